@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* certnn/bounds.h: sound bounds of a graph over an input box, by IBP, CROWN and CROWN-IBP.
+ *
+ * Guarantee (CN_GUAR_REALS): every box and every lower bound returned here holds for the
+ * network evaluated in exact real arithmetic with its stored weights taken as exact, for every
+ * input in the given box.  Floating-point rounding is accounted for by the error-charging
+ * scheme of ALGORITHMS.md section 6.4: products run in round-to-nearest and every rounding
+ * error is charged with an a-posteriori bound; no rounding mode is ever changed.  A step whose
+ * preconditions fail (an infinite or NaN intermediate, FTZ/DAZ set) gives CN_EUNSOUND, never a
+ * wrong finite bound. */
+#ifndef CERTNN_BOUNDS_H
+#define CERTNN_BOUNDS_H
+
+#include "certnn/box.h"
+#include "certnn/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cn_method
+{
+  CN_METHOD_IBP,        /* interval propagation through every operator */
+  CN_METHOD_CROWN,      /* CROWN, intermediate bounds by full CROWN sweeps (intersected with IBP) */
+  CN_METHOD_CROWN_IBP   /* intermediate bounds by IBP, one CROWN sweep from the output */
+} cn_method;
+
+const char *cn_method_name (cn_method m);          /* "ibp", "crown", "crown-ibp" */
+/* CN_EINVAL if NAME is not one of the names above. */
+cn_status cn_method_lookup (const char *name, cn_method *m, cn_error *err);
+
+typedef struct cn_bounds_opts
+{
+  cn_method method;
+  int threads;          /* OpenMP threads for row-parallel work; 0 = the OpenMP default */
+} cn_bounds_opts;
+
+void cn_bounds_opts_init (cn_bounds_opts *o);      /* CROWN, default threads */
+
+/* An analysis of one graph over one input box: the sound box of every value, computed once,
+ * and CROWN sweeps from any value on demand. */
+typedef struct cn_analysis cn_analysis;
+
+/* Computes the box of every value of G, the graph having one input, over INPUT (borrowed for
+ * the call; the analysis keeps a copy).  With CN_METHOD_IBP the boxes are IBP's; with
+ * CN_METHOD_CROWN the input of every operator that needs bounds (relu, max pooling) is
+ * tightened by a CROWN sweep over its unstable entries; with CN_METHOD_CROWN_IBP intermediate
+ * boxes are IBP's and the graph outputs are tightened by one CROWN sweep each.
+ * G is borrowed until cn_analysis_free. */
+cn_status cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts,
+                              cn_analysis **out, cn_error *err);
+void cn_analysis_free (cn_analysis *a);
+/* The box of value V (borrowed from A). */
+const cn_box *cn_analysis_box (const cn_analysis *a, int v);
+/* Sound lower bounds of the ROWS linear functions C v (C is rows x numel(v), row-major) over the
+ * input box, by one CROWN sweep from V using the analysis's boxes for the relaxations.  With
+ * V a graph output and C a specification's rows this is the spec-fused bound of
+ * ALGORITHMS.md 1.8/2.6.  LOWER receives ROWS numbers (-inf where nothing is known). */
+cn_status cn_analysis_lower (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
+                             cn_error *err);
+/* Seconds spent in bound computation by A so far (creation and sweeps). */
+double cn_analysis_seconds (const cn_analysis *a);
+
+/* Convenience: the box of graph output 0 over INPUT by OPTS->method (for the CROWN methods, the
+ * output box comes from a sweep with rows [I; -I]).  OUT is initialised here. */
+cn_status cn_bounds_output (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts,
+                            cn_box *out, cn_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

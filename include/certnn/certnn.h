@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* certnn/certnn.h: the umbrella header of the certnn library.
+ * Link with `pkg-config --cflags --libs certnn`.  The MPFI reference (certnn/reference.h)
+ * is separate, since it brings in mpfi.h. */
+#ifndef CERTNN_CERTNN_H
+#define CERTNN_CERTNN_H
+
+#include "certnn/status.h"
+#include "certnn/tensor.h"
+#include "certnn/ops.h"
+#include "certnn/graph.h"
+#include "certnn/box.h"
+#include "certnn/spec.h"
+#include "certnn/bounds.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library version, "MAJOR.MINOR.PATCH". */
+const char *cn_version (void);
+
+/* CN_OK if the calling thread's floating-point environment is what the bounds need: round to
+ * nearest, and on x86 the flush-to-zero and denormals-are-zero bits clear.  Otherwise
+ * CN_EUNSOUND with the reason.  Every bound computation calls it. */
+cn_status cn_fpenv_check (cn_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/* certnn/graph.h: the graph IR, its builder, forward evaluation and ONNX import.
+ *
+ * A graph holds values and nodes.  A value is a graph input, a constant, or an output port of
+ * a node; values are numbered from 0 in the order they are created, and nodes in the order
+ * they are added, which is a topological order since a node may only read existing values.
+ * Every node is a registered operator (certnn/ops.def) with its typed attribute record; the
+ * builder checks the attributes and the input shapes through the operator's rule and fixes
+ * the output shapes, so a graph that was built is well-shaped.
+ *
+ * A graph owns everything in it; pointers it returns are borrowed until cn_graph_free. */
+#ifndef CERTNN_GRAPH_H
+#define CERTNN_GRAPH_H
+
+#include <stddef.h>
+#include "certnn/ops.h"
+#include "certnn/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cn_graph cn_graph;
+
+/* ---- building ------------------------------------------------------------------------ */
+
+cn_status cn_graph_create (cn_graph **out, cn_error *err);
+void cn_graph_free (cn_graph *g);                 /* NULL is allowed */
+
+/* Adds a graph input of the given sort and shape; its value number goes to *VALUE. */
+cn_status cn_graph_add_input (cn_graph *g, const char *name, cn_dtype dtype, const cn_shape *shape,
+                              int *value, cn_error *err);
+/* Adds a constant, a copy of T.  A floating-point constant must be finite: a NaN or an
+ * infinity is CN_ENUMERIC naming the constant and the first bad position. */
+cn_status cn_graph_add_constant (cn_graph *g, const char *name, const cn_tensor *t, int *value,
+                                 cn_error *err);
+/* Adds a node applying OP to the N_IN values IN.  PARAMS points to OP's attribute record
+ * (NULL for operators without attributes).  The rule's check runs first: an operator without
+ * a rule is CN_EUNSUPPORTED; bad attributes or input shapes are CN_EINVAL or CN_ESHAPE with a
+ * message naming the operator and NAME.  The output value numbers go to OUT (as many as the
+ * operator has outputs; all current operators have one). */
+cn_status cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const int *in,
+                             const char *name, int *out, cn_error *err);
+/* Declares the graph outputs (replacing earlier ones). */
+cn_status cn_graph_set_outputs (cn_graph *g, int n, const int *values, cn_error *err);
+
+/* ---- queries ------------------------------------------------------------------------- */
+
+int cn_graph_n_values (const cn_graph *g);
+int cn_graph_n_nodes (const cn_graph *g);
+int cn_graph_n_inputs (const cn_graph *g);
+int cn_graph_n_outputs (const cn_graph *g);
+int cn_graph_input (const cn_graph *g, int i);     /* value number of input i */
+int cn_graph_output (const cn_graph *g, int i);    /* value number of output i */
+const char *cn_graph_value_name (const cn_graph *g, int v);
+const cn_shape *cn_graph_value_shape (const cn_graph *g, int v);
+cn_dtype cn_graph_value_dtype (const cn_graph *g, int v);
+/* The constant's tensor, or NULL if V is not a constant. */
+const cn_tensor *cn_graph_value_constant (const cn_graph *g, int v);
+/* The node that produces V, or -1 for inputs and constants. */
+int cn_graph_value_producer (const cn_graph *g, int v);
+cn_op cn_graph_node_op (const cn_graph *g, int node);
+const char *cn_graph_node_name (const cn_graph *g, int node);
+int cn_graph_node_n_inputs (const cn_graph *g, int node);
+int cn_graph_node_input (const cn_graph *g, int node, int i);
+int cn_graph_node_output (const cn_graph *g, int node, int i);
+const void *cn_graph_node_params (const cn_graph *g, int node);
+
+/* ---- evaluation ---------------------------------------------------------------------- */
+
+/* Evaluates the graph in DTYPE (CN_DTYPE_F64 or CN_DTYPE_F32), each operator rounding to
+ * nearest in that format in a fixed order.  INPUTS holds one tensor per graph input (any
+ * floating sort: converted); OUTPUTS receives one initialised tensor per graph output, which
+ * the caller clears.  On failure no output is left initialised. */
+cn_status cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs,
+                         cn_tensor *outputs, cn_error *err);
+
+/* ---- ONNX ---------------------------------------------------------------------------- */
+
+/* Imports an ONNX model (opsets 8 to 17, the default domain).  The graph has the model's
+ * non-initializer inputs and its outputs; every node maps onto registered operators, implicit
+ * broadcasting becomes broadcast nodes, and shape computations with constant results are
+ * folded.  Errors name the ONNX operator type and node: an unsupported operator or attribute
+ * (CN_EUNSUPPORTED), a truncated or malformed file (CN_EPARSE), external data, a missing
+ * initializer, a shape mismatch (CN_ESHAPE), a NaN weight (CN_ENUMERIC). */
+cn_status cn_graph_load_onnx (const char *path, cn_graph **out, cn_error *err);
+cn_status cn_graph_load_onnx_buffer (const void *data, size_t size, cn_graph **out, cn_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/* certnn/ops.h: the operator table, generated from the one list in certnn/ops.def, and the
+ * typed attribute records of the operators that take attributes.
+ *
+ * Shapes are attributes: a node's input and output shapes are fixed when the graph builder
+ * checks it, as the seed's operator values carry their shapes. */
+#ifndef CERTNN_OPS_H
+#define CERTNN_OPS_H
+
+#include <stdint.h>
+#include "certnn/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cn_op
+{
+#define CN_OP(id, name, family, rule) CN_OP_##id,
+#include "certnn/ops.def"
+#undef CN_OP
+  CN_OP_COUNT
+} cn_op;
+
+typedef enum cn_family
+{
+  CN_FAMILY_ELEMENTWISE,     /* elementwise arithmetic */
+  CN_FAMILY_TRANSCENDENTAL,  /* exponentials, logarithms, trigonometric and hyperbolic functions */
+  CN_FAMILY_ROUNDING,        /* roundings and signs */
+  CN_FAMILY_EXTREMA,         /* max, min, fmax, fmin, clamp */
+  CN_FAMILY_ACTIVATION,      /* activations */
+  CN_FAMILY_LOGIC,           /* comparisons, predicates and logic, select, cast */
+  CN_FAMILY_INTEGER,         /* integer words */
+  CN_FAMILY_SCAN,            /* scans and orderings */
+  CN_FAMILY_INDEXING,        /* gather, scatter, slice, ... */
+  CN_FAMILY_MOVEMENT,        /* data movement */
+  CN_FAMILY_REDUCTION,       /* reductions and contractions */
+  CN_FAMILY_PRODUCT,         /* matmul, scaledMatmul, linear */
+  CN_FAMILY_CONV,            /* convolution and pooling */
+  CN_FAMILY_NORMALIZATION,   /* layerNorm, batchNorm, batchNormRunning */
+  CN_FAMILY_SOFTMAX,         /* softmax and attention */
+  CN_FAMILY_LOSS,            /* losses */
+  CN_FAMILY_RANDOM,          /* masks and random draws */
+  CN_FAMILY_SPECTRAL,        /* spectral transforms and the selective scan */
+  CN_FAMILY_GRAPH,           /* graph structure */
+  CN_FAMILY_COUNT
+} cn_family;
+
+/* What the table holds for one operator; every flag is read off the operator's rule. */
+typedef struct cn_op_coverage
+{
+  int rule;       /* the operator has a rule at all */
+  int forward;    /* forward evaluation in binary64 and binary32 */
+  int pullback;   /* reverse mode */
+  int jvp;        /* forward mode */
+  int ibp;        /* an interval (IBP) arm */
+  int crown;      /* a CROWN (linear relaxation) arm */
+  int cuda;       /* a CUDA kernel */
+} cn_op_coverage;
+
+const char *cn_op_name (cn_op op);           /* the seed's name, "batchNormRunning"; NULL if out of range */
+cn_family cn_op_family (cn_op op);
+const char *cn_family_name (cn_family f);     /* "elementwise", "activation", ... */
+/* The operator whose name is NAME, or CN_OP_COUNT if there is none. */
+cn_op cn_op_lookup (const char *name);
+void cn_op_coverage_get (cn_op op, cn_op_coverage *cov);
+
+/* ---- attribute records ----------------------------------------------------------------- */
+
+/* conv: inputs x [N, C, S_1..S_d], weight [F, C/groups, K_1..K_d], bias [F]; output
+ * [N, F, O_1..O_d] with O_i = floor((S_i + pad_begin_i + pad_end_i - dilation_i*(K_i-1) - 1)/stride_i) + 1.
+ * Zero padding.  1 <= d <= 3. */
+typedef struct cn_params_conv
+{
+  int nd;
+  int64_t stride[3], pad_begin[3], pad_end[3], dilation[3];
+  int64_t groups;
+} cn_params_conv;
+
+typedef enum cn_pool_kind { CN_POOL_MAX, CN_POOL_AVG } cn_pool_kind;
+
+/* pool: input [N, C, S_1..S_d] -> [N, C, O_1..O_d], window K, output size as for conv.
+ * Max pooling ignores padded positions (they act as -infinity); average pooling divides by the
+ * window size if count_include_pad, else by the number of in-bounds positions. */
+typedef struct cn_params_pool
+{
+  cn_pool_kind kind;
+  int nd;
+  int64_t kernel[3], stride[3], pad_begin[3], pad_end[3], dilation[3];
+  int count_include_pad;
+} cn_params_pool;
+
+/* reshape: the same elements in C order under the target shape (equal element counts). */
+typedef struct cn_params_reshape { cn_shape shape; } cn_params_reshape;
+
+/* permute: output axis i is input axis perm[i]; perm is a permutation of 0..rank-1. */
+typedef struct cn_params_permute { int rank; int perm[CN_MAX_RANK]; } cn_params_permute;
+
+/* broadcast: numpy broadcasting of the input to SHAPE (trailing axes aligned; an input extent
+ * is 1 or equal to the target's). */
+typedef struct cn_params_broadcast { cn_shape shape; } cn_params_broadcast;
+
+/* pad: constant padding, begin[i] and end[i] >= 0 elements before and after axis i. */
+typedef struct cn_params_pad
+{
+  int rank;
+  int64_t begin[CN_MAX_RANK], end[CN_MAX_RANK];
+  double value;
+} cn_params_pad;
+
+/* slice: on every axis i, the elements start[i], start[i]+step[i], ... below stop[i], with
+ * 0 <= start[i] <= stop[i] <= extent and step[i] >= 1 (normalised by the importer). */
+typedef struct cn_params_slice
+{
+  int rank;
+  int64_t start[CN_MAX_RANK], stop[CN_MAX_RANK], step[CN_MAX_RANK];
+} cn_params_slice;
+
+/* cat: concatenation of its inputs (at least one) along AXIS. */
+typedef struct cn_params_cat { int axis; } cn_params_cat;
+
+typedef enum cn_reduce_kind { CN_REDUCE_SUM, CN_REDUCE_PROD, CN_REDUCE_MAX, CN_REDUCE_MIN } cn_reduce_kind;
+
+/* reduce and mean: over the axes whose bit is set in AXES (bit i = axis i), keeping them as
+ * extent 1 if keepdims.  The axes are distinct by construction. */
+typedef struct cn_params_reduce
+{
+  cn_reduce_kind kind;          /* ignored by mean */
+  uint32_t axes;
+  int keepdims;
+} cn_params_reduce;
+
+typedef enum cn_div_rounding { CN_DIV_TRUE, CN_DIV_TRUNC, CN_DIV_FLOOR } cn_div_rounding;
+
+/* div: torch.div's rounding_mode (None, "trunc", "floor"). */
+typedef struct cn_params_div { cn_div_rounding rounding; } cn_params_div;
+
+/* batchNormRunning: inputs x, scale, bias, running mean, running variance (the last four of
+ * extent C = x's extent on AXIS); y = scale*(x - mean)/sqrt(var + eps) + bias, eps > 0. */
+typedef struct cn_params_batchnorm { int axis; double eps; } cn_params_batchnorm;
+
+/* The attribute record size an operator takes (0 for none); the graph builder copies that
+ * many bytes from the pointer it is given. */
+size_t cn_op_params_size (cn_op op);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

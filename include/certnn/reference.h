@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* certnn/reference.h: the MPFI reference, for tests and audits, not for speed.
+ *
+ * cn_reference_ibp evaluates every operator's MPFI arm over boxes held as MPFI intervals at a
+ * chosen precision.  On a degenerate box (lo == hi) it is a point evaluation whose enclosure is
+ * as tight as the precision allows: the oracle every soundness test compares against. */
+#ifndef CERTNN_REFERENCE_H
+#define CERTNN_REFERENCE_H
+
+#include <mpfi.h>
+#include "certnn/box.h"
+#include "certnn/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cn_mpfi_vec
+{
+  int64_t n;
+  mpfi_t *v;        /* owned; n intervals of one precision */
+} cn_mpfi_vec;
+
+cn_status cn_mpfi_vec_init (cn_mpfi_vec *x, int64_t n, mpfr_prec_t prec, cn_error *err);
+void cn_mpfi_vec_clear (cn_mpfi_vec *x);
+
+/* IBP of G in MPFI at PREC bits over INPUT (G has one input).  OUT is initialised here with the
+ * enclosure of graph output 0.  CN_EUNSUPPORTED if some operator on the way has no MPFI arm. */
+cn_status cn_reference_ibp (const cn_graph *g, const cn_mpfi_vec *input, mpfr_prec_t prec,
+                            cn_mpfi_vec *out, cn_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* src/bounds/sound.c: the sound floating-point kernels (see sound.h for the error model). */
+#include <config.h>
+#include <math.h>
+#include "bounds/sound.h"
+
+double
+cn__gamma (int64_t k)
+{
+  if (k <= 0)
+    return 0;
+  /* k u is exact (k < 2^53); den = fl(1 - k u) may round, down(den) <= 1 - k u, so
+   * k u / down(den) >= gamma_k and up() of the RN quotient bounds it from above. */
+  double ku = (double) k * CN_U;
+  if (!(ku < 0.5))
+    return INFINITY;
+  double den = cn__down (1.0 - ku);
+  return cn__up (ku / den);
+}
+
+double
+cn__kappa (int64_t k)
+{
+  double g = cn__gamma (k);
+  if (!(g < 0.5))
+    return INFINITY;
+  /* 1 - g rounded down, then 1/(that) rounded up: >= 1/(1 - gamma_k). */
+  return cn__up (1.0 / cn__down (1.0 - g));
+}
+
+double
+cn__dot_nonneg_up (int64_t k, const double *a, const double *b)
+{
+  double s = 0;
+  for (int64_t j = 0; j < k; j++)
+    s += a[j] * b[j];
+  /* now s = fl(a.b) in this order; (N) gives a.b <= kappa_k (s + k eta). */
+  return cn__up (cn__kappa (k) * cn__up (s + (double) k * CN_ETA));
+}
+
+void
+cn__dot_bounds (int64_t k, const double *a, const double *b, double *lo, double *hi)
+{
+  double s = 0, t = 0;
+  for (int64_t j = 0; j < k; j++)
+    {
+      s += a[j] * b[j];
+      t += fabs (a[j]) * fabs (b[j]);
+    }
+  /* now s = fl(a.b) and t = fl(|a|.|b|); by (N) |a|.|b| <= kappa_k (t + k eta), and by (G)
+   * |s - a.b| <= gamma_k |a|.|b| + k eta. */
+  double e = cn__dot_err (t, k);
+  *lo = cn__down (s - e);
+  *hi = cn__up (s + e);
+}
+
+double
+cn__dot_err (double t, int64_t k)
+{
+  if (k <= 0)
+    return 0;
+  if (isnan (t))
+    return INFINITY;
+  double abs_up = cn__up (cn__kappa (k) * cn__up (t + (double) k * CN_ETA));
+  return cn__up (cn__up (cn__gamma (k) * abs_up) + (double) k * CN_ETA);
+}
+
+double
+cn__box_max_dot (int64_t k, const double *lam, const double *xl, const double *xu)
+{
+  double s = 0, t = 0;
+  for (int64_t j = 0; j < k; j++)
+    {
+      double c = lam[j];
+      if (c == 0)
+        continue;
+      double x = c > 0 ? xu[j] : xl[j];
+      if (isinf (x))
+        return INFINITY;
+      s += c * x;
+      t += fabs (c) * fabs (x);
+    }
+  double r = cn__up (s + cn__dot_err (t, k));
+  return isnan (r) ? INFINITY : r;
+}
+
+double
+cn__box_min_dot (int64_t k, const double *lam, const double *xl, const double *xu)
+{
+  double s = 0, t = 0;
+  for (int64_t j = 0; j < k; j++)
+    {
+      double c = lam[j];
+      if (c == 0)
+        continue;
+      double x = c > 0 ? xl[j] : xu[j];
+      if (isinf (x))
+        return -INFINITY;
+      s += c * x;
+      t += fabs (c) * fabs (x);
+    }
+  double r = cn__down (s - cn__dot_err (t, k));
+  return isnan (r) ? -INFINITY : r;
+}
+
+cn_status
+cn__check_finite (int64_t n, const double *x, const char *what, cn_error *err)
+{
+  for (int64_t i = 0; i < n; i++)
+    if (!isfinite (x[i]))
+      return cn_error_set (err, CN_EUNSOUND, "%s: entry %lld is %g", what, (long long) i, x[i]);
+  return CN_OK;
+}

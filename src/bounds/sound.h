@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* src/bounds/sound.h: the sound floating-point kernels of ALGORITHMS.md section 6 (internal).
+ *
+ * Everything here computes in round-to-nearest (the default environment; no fesetround) and
+ * turns the result into a rigorous bound by charging its rounding error:
+ *
+ *   u = 2^-53 (unit roundoff), eta = 2^-1074 (smallest subnormal).
+ *   up(c)   := fl(c + fl(fl(2u*|c|) + eta))  satisfies  x <= up(c) for every real x with
+ *              fl(x) = c (Rump, Zimmermann, Boldo, Melquiond 2009), for normal, subnormal and
+ *              zero c; down(c) := -up(-c).
+ *   (G) for a dot product of length k computed in any order,
+ *              |fl(a.b) - a.b| <= gamma_k |a|.|b| + k*eta,  gamma_k = k u/(1 - k u).
+ *   (N) for a, b >= 0:  a.b <= kappa_k (fl(a.b) + k*eta),  kappa_k = 1/(1 - gamma_k).
+ *
+ * The translation units are compiled with -ffp-contract=off: a fused multiply-add would not
+ * invalidate (G) but would change which roundings the proofs of up() count. */
+#ifndef CN_BOUNDS_SOUND_H
+#define CN_BOUNDS_SOUND_H
+
+#include <math.h>
+#include <stdint.h>
+#include "certnn/status.h"
+
+#define CN_U 0x1p-53
+#define CN_ETA 0x1p-1074
+
+/* Smallest double >= the real number whose round-to-nearest value is C.  For c = +inf the
+ * result is +inf; NaN stays NaN. */
+static inline double
+cn__up (double c)
+{
+  return c + (2 * CN_U * fabs (c) + CN_ETA);
+}
+
+/* Largest-enough lower counterpart of cn__up. */
+static inline double
+cn__down (double c)
+{
+  return -cn__up (-c);
+}
+
+/* Upper bounds of the sum and product of two reals given as doubles (exact inputs). */
+static inline double cn__add_up (double a, double b) { return cn__up (a + b); }
+static inline double cn__add_down (double a, double b) { return cn__down (a + b); }
+static inline double cn__mul_up (double a, double b) { return cn__up (a * b); }
+static inline double cn__mul_down (double a, double b) { return cn__down (a * b); }
+/* Quotient bounds (b != 0). */
+static inline double cn__div_up (double a, double b) { return cn__up (a / b); }
+static inline double cn__div_down (double a, double b) { return cn__down (a / b); }
+
+/* gamma^_k >= k u/(1 - k u), for 1 <= k with k u < 1/2 (else +inf). */
+double cn__gamma (int64_t k);
+/* kappa^_k >= 1/(1 - gamma_k). */
+double cn__kappa (int64_t k);
+
+/* Upper bound of the exact dot product a.b of nonnegative vectors: kappa_k (fl(a.b) + k eta). */
+double cn__dot_nonneg_up (int64_t k, const double *a, const double *b);
+
+/* Rigorous bounds of the exact dot product sum_j a_j b_j (a, b exact doubles):
+ * *lo <= a.b <= *hi.  Uses one RN dot product and its (G) error from sum |a_j||b_j|. */
+void cn__dot_bounds (int64_t k, const double *a, const double *b, double *lo, double *hi);
+
+/* Lower bound of min over the box [xl, xu] of lam . x, exactly:
+ * sum_j (lam_j >= 0 ? lam_j xl_j : lam_j xu_j), computed in RN with its (G) error.
+ * -inf if some needed end is infinite with a nonzero coefficient. */
+double cn__box_min_dot (int64_t k, const double *lam, const double *xl, const double *xu);
+
+/* Upper bound of the rounding error of a dot product of length K computed in round-to-nearest
+ * in any order, given T = fl(sum |a_j||b_j|) computed in any order:
+ *     |fl(a.b) - a.b| <= gamma_k kappa_k (T + k eta) + k eta  <=  cn__dot_err (T, k).
+ * So  cn__down (s - cn__dot_err (t, k)) <= a.b <= cn__up (s + cn__dot_err (t, k)). */
+double cn__dot_err (double t, int64_t k);
+
+/* Upper bound of max over the box of lam . x (the mirror of cn__box_min_dot); +inf if an
+ * infinite end is needed. */
+double cn__box_max_dot (int64_t k, const double *lam, const double *xl, const double *xu);
+
+/* An upper bound of x summed with y, both upper bounds of nonnegative reals. */
+static inline double
+cn__acc_up (double x, double y)
+{
+  return cn__up (x + y);
+}
+
+/* CN_EUNSOUND unless every entry is finite; WHAT names the array in the message. */
+cn_status cn__check_finite (int64_t n, const double *x, const char *what, cn_error *err);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* src/cli/cli.h: the certnn command's subcommands and shared helpers. */
+#ifndef CN_CLI_H
+#define CN_CLI_H
+
+#include <stdio.h>
+#include "certnn/certnn.h"
+
+/* Exit statuses: 0 success, 2 bad input or usage, 1 an internal failure (out of memory,
+ * an unsound precondition). */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_BAD_INPUT = 2 };
+
+int cli_run (int argc, char **argv);
+int cli_bounds (int argc, char **argv);
+int cli_ops (int argc, char **argv);
+int cli_verify (int argc, char **argv);
+
+/* Prints "certnn: <msg>" for ERR on stderr and returns the exit status for its code. */
+int cli_fail (const cn_error *err);
+/* Prints "certnn <cmd>: <printf message>" on stderr and returns CLI_BAD_INPUT. */
+int cli_usage_error (const char *cmd, const char *fmt, ...)
+#ifdef __GNUC__
+  __attribute__ ((format (printf, 2, 3)))
+#endif
+  ;
+/* Writes X with the shortest decimal form that reads back to the same double. */
+void cli_print_double (FILE *f, double x);
+/* Reads whitespace-separated numbers from PATH into a malloc'd array; N gets the count. */
+cn_status cli_read_numbers (const char *path, double **x, int64_t *n, cn_error *err);
+
+#endif

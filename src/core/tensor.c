@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/* src/core/tensor.c: shapes and dense tensors. */
+#include <config.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "certnn/tensor.h"
+
+static const struct
+{
+  const char *name;
+  size_t size;
+} dtype_info[] = {
+  [CN_DTYPE_F64] = { "f64", 8 },  [CN_DTYPE_F32] = { "f32", 4 }, [CN_DTYPE_BOOL] = { "bool", 1 },
+  [CN_DTYPE_I8] = { "i8", 1 },    [CN_DTYPE_I16] = { "i16", 2 }, [CN_DTYPE_I32] = { "i32", 4 },
+  [CN_DTYPE_I64] = { "i64", 8 },  [CN_DTYPE_U8] = { "u8", 1 },   [CN_DTYPE_U16] = { "u16", 2 },
+  [CN_DTYPE_U32] = { "u32", 4 },  [CN_DTYPE_U64] = { "u64", 8 },
+};
+_Static_assert (sizeof dtype_info / sizeof dtype_info[0] == CN_DTYPE_COUNT, "dtype table incomplete");
+
+size_t
+cn_dtype_size (cn_dtype t)
+{
+  return (unsigned) t < CN_DTYPE_COUNT ? dtype_info[t].size : 0;
+}
+
+const char *
+cn_dtype_name (cn_dtype t)
+{
+  return (unsigned) t < CN_DTYPE_COUNT ? dtype_info[t].name : "invalid";
+}
+
+int
+cn_dtype_is_float (cn_dtype t)
+{
+  return t == CN_DTYPE_F64 || t == CN_DTYPE_F32;
+}
+
+cn_status
+cn_shape_make (cn_shape *s, int rank, const int64_t *dim, cn_error *err)
+{
+  if (rank < 0 || rank > CN_MAX_RANK)
+    return cn_error_set (err, CN_EINVAL, "shape: rank %d outside 0..%d", rank, CN_MAX_RANK);
+  memset (s, 0, sizeof *s);
+  s->rank = rank;
+  for (int i = 0; i < rank; i++)
+    {
+      if (dim[i] < 0)
+        return cn_error_set (err, CN_EINVAL, "shape: negative extent %lld on axis %d",
+                             (long long) dim[i], i);
+      s->dim[i] = dim[i];
+    }
+  if (cn_shape_numel (s) < 0)
+    return cn_error_set (err, CN_EINVAL, "shape: element count overflows");
+  return CN_OK;
+}
+
+int64_t
+cn_shape_numel (const cn_shape *s)
+{
+  int64_t n = 1;
+  for (int i = 0; i < s->rank; i++)
+    {
+      if (s->dim[i] != 0 && n > INT64_MAX / s->dim[i])
+        return -1;
+      n *= s->dim[i];
+    }
+  return n;
+}
+
+int
+cn_shape_equal (const cn_shape *a, const cn_shape *b)
+{
+  if (a->rank != b->rank)
+    return 0;
+  for (int i = 0; i < a->rank; i++)
+    if (a->dim[i] != b->dim[i])
+      return 0;
+  return 1;
+}
+
+char *
+cn_shape_format (const cn_shape *s, char *buf, size_t size)
+{
+  size_t k = 0;
+  if (size == 0)
+    return buf;
+  buf[0] = '\0';
+  k += (size_t) snprintf (buf + k, size - k, "[");
+  for (int i = 0; i < s->rank && k < size; i++)
+    k += (size_t) snprintf (buf + k, size - k, i ? ",%lld" : "%lld", (long long) s->dim[i]);
+  if (k < size)
+    snprintf (buf + k, size - k, "]");
+  return buf;
+}
+
+cn_status
+cn_tensor_init (cn_tensor *t, cn_dtype dtype, const cn_shape *shape, cn_error *err)
+{
+  memset (t, 0, sizeof *t);
+  if ((unsigned) dtype >= CN_DTYPE_COUNT)
+    return cn_error_set (err, CN_EINVAL, "tensor: invalid element sort %d", (int) dtype);
+  int64_t n = cn_shape_numel (shape);
+  if (n < 0 || (uint64_t) n > SIZE_MAX / 8)
+    return cn_error_set (err, CN_EINVAL, "tensor: element count overflows");
+  t->dtype = dtype;
+  t->shape = *shape;
+  if (n > 0)
+    {
+      t->data = calloc ((size_t) n, cn_dtype_size (dtype));
+      if (t->data == NULL)
+        return cn_error_set (err, CN_ENOMEM, "tensor: cannot allocate %lld elements", (long long) n);
+    }
+  return CN_OK;
+}
+
+void
+cn_tensor_clear (cn_tensor *t)
+{
+  if (t == NULL)
+    return;
+  free (t->data);
+  t->data = NULL;
+}
+
+int64_t
+cn_tensor_numel (const cn_tensor *t)
+{
+  return cn_shape_numel (&t->shape);
+}
+
+double
+cn_tensor_get_f64 (const cn_tensor *t, int64_t i)
+{
+  switch (t->dtype)
+    {
+    case CN_DTYPE_F64: return ((const double *) t->data)[i];
+    case CN_DTYPE_F32: return ((const float *) t->data)[i];
+    case CN_DTYPE_BOOL: return ((const uint8_t *) t->data)[i] != 0;
+    case CN_DTYPE_I8: return ((const int8_t *) t->data)[i];
+    case CN_DTYPE_I16: return ((const int16_t *) t->data)[i];
+    case CN_DTYPE_I32: return ((const int32_t *) t->data)[i];
+    case CN_DTYPE_I64: return (double) ((const int64_t *) t->data)[i];
+    case CN_DTYPE_U8: return ((const uint8_t *) t->data)[i];
+    case CN_DTYPE_U16: return ((const uint16_t *) t->data)[i];
+    case CN_DTYPE_U32: return ((const uint32_t *) t->data)[i];
+    case CN_DTYPE_U64: return (double) ((const uint64_t *) t->data)[i];
+    default: return NAN;
+    }
+}
+
+/* Writes V into element I of T; 0 if V is representable there (exactly for integer sorts,
+ * rounded to nearest for f32), -1 otherwise. */
+static int
+put_f64 (cn_tensor *t, int64_t i, double v)
+{
+  switch (t->dtype)
+    {
+    case CN_DTYPE_F64: ((double *) t->data)[i] = v; return 0;
+    case CN_DTYPE_F32: ((float *) t->data)[i] = (float) v; return 0;
+    case CN_DTYPE_BOOL: ((uint8_t *) t->data)[i] = v != 0; return 0;
+    default: break;
+    }
+  if (v != floor (v))
+    return -1;
+#define PUT(type, lo, hi)                                    \
+  do {                                                       \
+    if (!(v >= (double) (lo) && v <= (double) (hi)))         \
+      return -1;                                             \
+    ((type *) t->data)[i] = (type) v;                        \
+    return 0;                                                \
+  } while (0)
+  switch (t->dtype)
+    {
+    case CN_DTYPE_I8: PUT (int8_t, INT8_MIN, INT8_MAX);
+    case CN_DTYPE_I16: PUT (int16_t, INT16_MIN, INT16_MAX);
+    case CN_DTYPE_I32: PUT (int32_t, INT32_MIN, INT32_MAX);
+    case CN_DTYPE_I64: PUT (int64_t, -9223372036854775808.0, 9223372036854774784.0);
+    case CN_DTYPE_U8: PUT (uint8_t, 0, UINT8_MAX);
+    case CN_DTYPE_U16: PUT (uint16_t, 0, UINT16_MAX);
+    case CN_DTYPE_U32: PUT (uint32_t, 0, UINT32_MAX);
+    case CN_DTYPE_U64: PUT (uint64_t, 0, 18446744073709549568.0);
+    default: return -1;
+    }
+#undef PUT
+}
+
+cn_status
+cn_tensor_convert (cn_tensor *dst, cn_dtype dtype, const cn_tensor *src, cn_error *err)
+{
+  cn_status st = cn_tensor_init (dst, dtype, &src->shape, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (src);
+  if (dtype == src->dtype)
+    {
+      if (n > 0)
+        memcpy (dst->data, src->data, (size_t) n * cn_dtype_size (dtype));
+      return CN_OK;
+    }
+  for (int64_t i = 0; i < n; i++)
+    if (put_f64 (dst, i, cn_tensor_get_f64 (src, i)) != 0)
+      {
+        cn_tensor_clear (dst);
+        return cn_error_set (err, CN_ENUMERIC, "tensor: element %lld (%g) not representable as %s",
+                             (long long) i, cn_tensor_get_f64 (src, i), cn_dtype_name (dtype));
+      }
+  return CN_OK;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/* src/crown/charge.c: the error charges of the CROWN arms (see crown_impl.h). */
+#include <config.h>
+#include <math.h>
+#include <stdlib.h>
+#include "crown/crown_impl.h"
+
+/* charge[s] := an upper bound of charge[s] + e, e >= 0 an upper bound (NaN read as +inf). */
+static void
+charge_add (const cn_crown_step *st, int64_t s, double e)
+{
+  if (isnan (e))
+    e = INFINITY;
+  st->charge[s] = cn__acc_up (st->charge[s], e);
+}
+
+void
+cn__crown_add_bias (const cn_crown_step *st, int64_t s, double v)
+{
+  double nb = st->bias[s] + v;
+  /* now nb = fl(bias + v); |nb - (bias + v)| <= u |bias + v| <= 2u |nb| (no eta: addition is
+   * exact in the subnormal range). */
+  st->bias[s] = nb;
+  charge_add (st, s, cn__up (2 * CN_U * fabs (nb)));
+}
+
+void
+cn__crown_add_dot (const cn_crown_step *st, int64_t s, int64_t k, const double *a, const double *b)
+{
+  double d = 0, t = 0;
+  for (int64_t j = 0; j < k; j++)
+    {
+      d += a[j] * b[j];
+      t += fabs (a[j]) * fabs (b[j]);
+    }
+  charge_add (st, s, cn__dot_err (t, k));
+  cn__crown_add_bias (st, s, d);
+}
+
+double
+cn__box_magnitude (const cn_box *box, double *m)
+{
+  double t = 0;
+  for (int64_t j = 0; j < box->n; j++)
+    {
+      double a = fabs (box->lo[j]), b = fabs (box->hi[j]);
+      m[j] = a > b ? a : b;
+      if (isnan (m[j]))
+        m[j] = INFINITY;
+      t += m[j];
+    }
+  /* now t = fl(||m||_1); (N) with b = 1 gives ||m||_1 <= kappa_n (t + n eta). */
+  return cn__up (cn__kappa (box->n) * cn__up (t + (double) box->n * CN_ETA));
+}
+
+void
+cn__crown_charge_entrywise (const cn_crown_step *st, const double *lam_in, int64_t n, const cn_box *box)
+{
+  double *m = malloc ((size_t) (n ? n : 1) * sizeof *m);
+  if (m == NULL)
+    {
+      for (int64_t s = 0; s < st->rows; s++)
+        charge_add (st, s, INFINITY);   /* sound: the bound becomes -inf */
+      return;
+    }
+  double m1 = cn__box_magnitude (box, m);
+#pragma omp parallel for num_threads(st->threads > 0 ? st->threads : 1) if (st->rows > 64)
+  for (int64_t s = 0; s < st->rows; s++)
+    {
+      const double *l = lam_in + s * n;
+      double t = 0;
+      for (int64_t j = 0; j < n; j++)
+        if (l[j] != 0)
+          t += fabs (l[j]) * m[j];
+      /* now t = fl(|l| . m); |l| . m <= kappa_n (t + n eta) by (N); the charge is
+       * 2u (|l| . m) + eta ||m||_1. */
+      double lm = cn__up (cn__kappa (n) * cn__up (t + (double) n * CN_ETA));
+      charge_add (st, s, cn__up (cn__up (2 * CN_U * lm) + cn__up (CN_ETA * m1)));
+    }
+  free (m);
+}
+
+void
+cn__crown_charge_affine (const cn_crown_step *st, const double *w_up, int64_t k, double m1_up)
+{
+  int64_t n = cn__numel (st->nv->out_shape);
+  double g = cn__gamma (k);
+  double kap = cn__kappa (n);
+  double tail = cn__up ((double) k * CN_ETA * cn__up (m1_up + 1));
+#pragma omp parallel for num_threads(st->threads > 0 ? st->threads : 1) if (st->rows > 64)
+  for (int64_t s = 0; s < st->rows; s++)
+    {
+      const double *l = st->lam_out + s * n;
+      double t = 0;
+      for (int64_t o = 0; o < n; o++)
+        if (l[o] != 0)
+          t += fabs (l[o]) * w_up[o];
+      /* now t = fl(|lam_out| . w_up) and the exact product is <= kappa_n (t + n eta). */
+      double tw = cn__up (kap * cn__up (t + (double) n * CN_ETA));
+      charge_add (st, s, cn__up (cn__up (g * tw) + tail));
+    }
+}

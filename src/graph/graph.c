@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/* src/graph/graph.c: building and querying graphs. */
+#include <config.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "graph/graph_impl.h"
+
+static char *
+dup_name (const char *s)
+{
+  if (s == NULL)
+    s = "";
+  size_t n = strlen (s);
+  char *d = malloc (n + 1);
+  if (d != NULL)
+    memcpy (d, s, n + 1);
+  return d;
+}
+
+cn_status
+cn_graph_create (cn_graph **out, cn_error *err)
+{
+  *out = calloc (1, sizeof **out);
+  if (*out == NULL)
+    return cn_error_set (err, CN_ENOMEM, "graph: out of memory");
+  return CN_OK;
+}
+
+void
+cn_graph_free (cn_graph *g)
+{
+  if (g == NULL)
+    return;
+  for (int i = 0; i < g->n_values; i++)
+    {
+      free (g->values[i].name);
+      cn_tensor_clear (&g->values[i].constant);
+      free (g->values[i].cdata);
+    }
+  for (int i = 0; i < g->n_nodes; i++)
+    {
+      struct cn__node *nd = &g->nodes[i];
+      free (nd->params);
+      free (nd->name);
+      free (nd->in);
+      free (nd->in_shape);
+      free (nd->in_const);
+    }
+  free (g->values);
+  free (g->nodes);
+  free (g->inputs);
+  free (g->outputs);
+  free (g);
+}
+
+cn_status
+cn__graph_check_value (const cn_graph *g, int v, const char *who, cn_error *err)
+{
+  if (v < 0 || v >= g->n_values)
+    return cn_error_set (err, CN_EINVAL, "%s: no value %d in the graph", who, v);
+  return CN_OK;
+}
+
+/* Appends a value with the given name, sort and shape; its number goes to *V. */
+static cn_status
+new_value (cn_graph *g, const char *name, cn_dtype dtype, const cn_shape *shape, int *v, cn_error *err)
+{
+  if (g->n_values == g->cap_values)
+    {
+      int cap = g->cap_values ? 2 * g->cap_values : 16;
+      struct cn__value *nv = realloc (g->values, (size_t) cap * sizeof *nv);
+      if (nv == NULL)
+        return cn_error_set (err, CN_ENOMEM, "graph: out of memory");
+      g->values = nv;
+      g->cap_values = cap;
+    }
+  struct cn__value *val = &g->values[g->n_values];
+  memset (val, 0, sizeof *val);
+  val->name = dup_name (name);
+  if (val->name == NULL)
+    return cn_error_set (err, CN_ENOMEM, "graph: out of memory");
+  val->dtype = dtype;
+  val->shape = *shape;
+  val->numel = cn_shape_numel (shape);
+  val->producer = -1;
+  *v = g->n_values++;
+  return CN_OK;
+}
+
+cn_status
+cn_graph_add_input (cn_graph *g, const char *name, cn_dtype dtype, const cn_shape *shape, int *value,
+                    cn_error *err)
+{
+  if (!cn_dtype_is_float (dtype))
+    return cn_error_set (err, CN_EUNSUPPORTED, "graph: input '%s' has sort %s; only f32 and f64 inputs are supported",
+                         name ? name : "", cn_dtype_name (dtype));
+  if (cn_shape_numel (shape) < 0)
+    return cn_error_set (err, CN_EINVAL, "graph: input '%s' has an invalid shape", name ? name : "");
+  int *ni = realloc (g->inputs, (size_t) (g->n_inputs + 1) * sizeof *ni);
+  if (ni == NULL)
+    return cn_error_set (err, CN_ENOMEM, "graph: out of memory");
+  g->inputs = ni;
+  int v;
+  cn_status st = new_value (g, name, dtype, shape, &v, err);
+  if (st != CN_OK)
+    return st;
+  g->values[v].is_input = 1;
+  g->inputs[g->n_inputs++] = v;
+  *value = v;
+  return CN_OK;
+}
+
+cn_status
+cn_graph_add_constant (cn_graph *g, const char *name, const cn_tensor *t, int *value, cn_error *err)
+{
+  int64_t n = cn_tensor_numel (t);
+  if (n < 0)
+    return cn_error_set (err, CN_EINVAL, "graph: constant '%s' has an invalid shape", name ? name : "");
+  if (cn_dtype_is_float (t->dtype))
+    for (int64_t i = 0; i < n; i++)
+      {
+        double x = cn_tensor_get_f64 (t, i);
+        if (!isfinite (x))
+          return cn_error_set (err, CN_ENUMERIC, "graph: constant '%s' holds %s at position %lld",
+                               name ? name : "", isnan (x) ? "NaN" : "an infinity", (long long) i);
+      }
+  int v;
+  cn_status st = new_value (g, name, t->dtype, &t->shape, &v, err);
+  if (st != CN_OK)
+    return st;
+  struct cn__value *val = &g->values[v];
+  st = cn_tensor_convert (&val->constant, t->dtype, t, err);
+  if (st != CN_OK)
+    {
+      g->n_values--;
+      free (val->name);
+      return st;
+    }
+  val->is_constant = 1;
+  val->cdata = malloc ((size_t) (n ? n : 1) * sizeof (double));
+  if (val->cdata == NULL)
+    {
+      cn_tensor_clear (&val->constant);
+      g->n_values--;
+      free (val->name);
+      return cn_error_set (err, CN_ENOMEM, "graph: out of memory");
+    }
+  for (int64_t i = 0; i < n; i++)
+    val->cdata[i] = cn_tensor_get_f64 (t, i);
+  *value = v;
+  return CN_OK;
+}
+
+cn_status
+cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const int *in, const char *name,
+                   int *out, cn_error *err)
+{
+  const char *nm = name ? name : "";
+  if ((unsigned) op >= CN_OP_COUNT)
+    return cn_error_set (err, CN_EINVAL, "graph: invalid operator %d at node '%s'", (int) op, nm);
+  const struct cn_op_rule *rule = cn__op_rule (op);
+  if (rule == NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "%s: the operator has no rule yet (node '%s')",
+                         cn_op_name (op), nm);
+  if ((rule->n_in >= 0 && n_in != rule->n_in) || n_in < 1)
+    return cn_error_set (err, CN_EINVAL, "%s: node '%s' has %d inputs, the operator takes %d",
+                         cn_op_name (op), nm, n_in, rule->n_in);
+  if (rule->params_size > 0 && params == NULL)
+    return cn_error_set (err, CN_EINVAL, "%s: node '%s' lacks its attribute record", cn_op_name (op), nm);
+  const cn_shape **shapes = calloc ((size_t) n_in, sizeof *shapes);
+  const cn_tensor **consts = calloc ((size_t) n_in, sizeof *consts);
+  int *ins = malloc ((size_t) n_in * sizeof *ins);
+  void *pcopy = NULL;
+  char *ncopy = dup_name (name);
+  cn_status st = CN_OK;
+  if (shapes == NULL || consts == NULL || ins == NULL || ncopy == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "graph: out of memory");
+      goto fail;
+    }
+  for (int i = 0; i < n_in; i++)
+    {
+      if ((st = cn__graph_check_value (g, in[i], cn_op_name (op), err)) != CN_OK)
+        goto fail;
+      if (!cn_dtype_is_float (g->values[in[i]].dtype))
+        {
+          st = cn_error_set (err, CN_EUNSUPPORTED, "%s: node '%s' input %d has sort %s; only f32/f64 values are supported yet",
+                             cn_op_name (op), nm, i, cn_dtype_name (g->values[in[i]].dtype));
+          goto fail;
+        }
+      ins[i] = in[i];
+      shapes[i] = &g->values[in[i]].shape;
+    }
+  cn_shape oshape;
+  memset (&oshape, 0, sizeof oshape);
+  cn_error local;
+  cn_error_clear (&local);
+  if ((st = rule->check (params, n_in, shapes, &oshape, &local)) != CN_OK)
+    {
+      cn_error_set (err, st, "%s (node '%s')", local.msg, nm);
+      goto fail;
+    }
+  if (rule->params_size > 0)
+    {
+      pcopy = malloc (rule->params_size);
+      if (pcopy == NULL)
+        {
+          st = cn_error_set (err, CN_ENOMEM, "graph: out of memory");
+          goto fail;
+        }
+      memcpy (pcopy, params, rule->params_size);
+    }
+  if (g->n_nodes == g->cap_nodes)
+    {
+      int cap = g->cap_nodes ? 2 * g->cap_nodes : 16;
+      struct cn__node *nn = realloc (g->nodes, (size_t) cap * sizeof *nn);
+      if (nn == NULL)
+        {
+          st = cn_error_set (err, CN_ENOMEM, "graph: out of memory");
+          goto fail;
+        }
+      g->nodes = nn;
+      g->cap_nodes = cap;
+    }
+  /* The output takes the sort of the first input (all inputs are floating here). */
+  int v;
+  if ((st = new_value (g, name, g->values[in[0]].dtype, &oshape, &v, err)) != CN_OK)
+    goto fail;
+  /* Values may have moved in memory: refresh the shape and constant pointers. */
+  for (int i = 0; i < n_in; i++)
+    {
+      shapes[i] = &g->values[in[i]].shape;
+      consts[i] = g->values[in[i]].is_constant ? &g->values[in[i]].constant : NULL;
+    }
+  struct cn__node *nd = &g->nodes[g->n_nodes];
+  memset (nd, 0, sizeof *nd);
+  nd->op = op;
+  nd->rule = rule;
+  nd->params = pcopy;
+  nd->name = ncopy;
+  nd->n_in = n_in;
+  nd->in = ins;
+  nd->out = v;
+  nd->in_shape = shapes;
+  nd->in_const = consts;
+  g->values[v].producer = g->n_nodes;
+  g->n_nodes++;
+  /* Every node's view points into g->values, which new_value may move: rebuild them all. */
+  for (int k = 0; k < g->n_nodes; k++)
+    {
+      struct cn__node *m = &g->nodes[k];
+      for (int i = 0; i < m->n_in; i++)
+        {
+          m->in_shape[i] = &g->values[m->in[i]].shape;
+          m->in_const[i] = g->values[m->in[i]].is_constant ? &g->values[m->in[i]].constant : NULL;
+        }
+      m->view.op = m->op;
+      m->view.params = m->params;
+      m->view.n_in = m->n_in;
+      m->view.in_shape = m->in_shape;
+      m->view.in_const = m->in_const;
+      m->view.out_shape = &g->values[m->out].shape;
+      m->view.name = m->name;
+    }
+  if (out != NULL)
+    out[0] = v;
+  return CN_OK;
+
+fail:
+  free (shapes);
+  free (consts);
+  free (ins);
+  free (pcopy);
+  free (ncopy);
+  return st;
+}
+
+cn_status
+cn_graph_set_outputs (cn_graph *g, int n, const int *values, cn_error *err)
+{
+  for (int i = 0; i < n; i++)
+    {
+      cn_status st = cn__graph_check_value (g, values[i], "graph", err);
+      if (st != CN_OK)
+        return st;
+    }
+  int *o = malloc ((size_t) (n ? n : 1) * sizeof *o);
+  if (o == NULL)
+    return cn_error_set (err, CN_ENOMEM, "graph: out of memory");
+  memcpy (o, values, (size_t) n * sizeof *o);
+  free (g->outputs);
+  g->outputs = o;
+  g->n_outputs = n;
+  return CN_OK;
+}
+
+int cn_graph_n_values (const cn_graph *g) { return g->n_values; }
+int cn_graph_n_nodes (const cn_graph *g) { return g->n_nodes; }
+int cn_graph_n_inputs (const cn_graph *g) { return g->n_inputs; }
+int cn_graph_n_outputs (const cn_graph *g) { return g->n_outputs; }
+int cn_graph_input (const cn_graph *g, int i) { return i >= 0 && i < g->n_inputs ? g->inputs[i] : -1; }
+int cn_graph_output (const cn_graph *g, int i) { return i >= 0 && i < g->n_outputs ? g->outputs[i] : -1; }
+
+const char *
+cn_graph_value_name (const cn_graph *g, int v)
+{
+  return v >= 0 && v < g->n_values ? g->values[v].name : NULL;
+}
+
+const cn_shape *
+cn_graph_value_shape (const cn_graph *g, int v)
+{
+  return v >= 0 && v < g->n_values ? &g->values[v].shape : NULL;
+}
+
+cn_dtype
+cn_graph_value_dtype (const cn_graph *g, int v)
+{
+  return v >= 0 && v < g->n_values ? g->values[v].dtype : CN_DTYPE_COUNT;
+}
+
+const cn_tensor *
+cn_graph_value_constant (const cn_graph *g, int v)
+{
+  return v >= 0 && v < g->n_values && g->values[v].is_constant ? &g->values[v].constant : NULL;
+}
+
+int
+cn_graph_value_producer (const cn_graph *g, int v)
+{
+  return v >= 0 && v < g->n_values ? g->values[v].producer : -1;
+}
+
+cn_op cn_graph_node_op (const cn_graph *g, int n) { return n >= 0 && n < g->n_nodes ? g->nodes[n].op : CN_OP_COUNT; }
+const char *cn_graph_node_name (const cn_graph *g, int n) { return n >= 0 && n < g->n_nodes ? g->nodes[n].name : NULL; }
+int cn_graph_node_n_inputs (const cn_graph *g, int n) { return n >= 0 && n < g->n_nodes ? g->nodes[n].n_in : -1; }
+
+int
+cn_graph_node_input (const cn_graph *g, int n, int i)
+{
+  return n >= 0 && n < g->n_nodes && i >= 0 && i < g->nodes[n].n_in ? g->nodes[n].in[i] : -1;
+}
+
+int
+cn_graph_node_output (const cn_graph *g, int n, int i)
+{
+  return n >= 0 && n < g->n_nodes && i == 0 ? g->nodes[n].out : -1;
+}
+
+const void *
+cn_graph_node_params (const cn_graph *g, int n)
+{
+  return n >= 0 && n < g->n_nodes ? g->nodes[n].params : NULL;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* src/graph/graph_impl.h: the body of cn_graph (internal). */
+#ifndef CN_GRAPH_IMPL_H
+#define CN_GRAPH_IMPL_H
+
+#include "certnn/graph.h"
+#include "ops/ops_impl.h"
+
+struct cn__value
+{
+  char *name;
+  cn_dtype dtype;
+  cn_shape shape;
+  int64_t numel;
+  int producer;              /* node number, -1 for inputs and constants */
+  int is_input;
+  cn_tensor constant;        /* valid iff is_constant */
+  int is_constant;
+  double *cdata;             /* the constant as binary64 (exact for f32/f64 sources), or NULL */
+};
+
+struct cn__node
+{
+  cn_op op;
+  const struct cn_op_rule *rule;
+  void *params;              /* owned copy, NULL if the op has none */
+  char *name;
+  int n_in;
+  int *in;                   /* n_in value numbers */
+  int out;                   /* the output value number (one output per node for now) */
+  /* Views for the arms, filled once when the node is added. */
+  const cn_shape **in_shape;
+  const cn_tensor **in_const;
+  cn_node_view view;
+};
+
+struct cn_graph
+{
+  struct cn__value *values;
+  int n_values, cap_values;
+  struct cn__node *nodes;
+  int n_nodes, cap_nodes;
+  int *inputs;
+  int n_inputs;
+  int *outputs;
+  int n_outputs;
+};
+
+/* Returns CN_EINVAL unless V is a value of G. */
+cn_status cn__graph_check_value (const cn_graph *g, int v, const char *who, cn_error *err);
+
+#endif

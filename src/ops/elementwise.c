@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* src/ops/elementwise.c: placeholder until the rules land (no arms). */
+#include <config.h>
+#include "ops/ops_impl.h"
+
+static cn_status
+no_rule_yet (const void *p, int n, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  (void) p; (void) n; (void) in; (void) out;
+  return cn_error_set (err, CN_EUNSUPPORTED, "operator not implemented yet");
+}
+
+const struct cn_op_rule cn__rule_ADD = { .n_in = 2, .check = no_rule_yet };
+const struct cn_op_rule cn__rule_SUB = { .n_in = 2, .check = no_rule_yet };
+const struct cn_op_rule cn__rule_MUL = { .n_in = 2, .check = no_rule_yet };
+const struct cn_op_rule cn__rule_DIV = { .n_in = 2, .check = no_rule_yet };
+const struct cn_op_rule cn__rule_NEG = { .n_in = 1, .check = no_rule_yet };

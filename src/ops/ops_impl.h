@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* src/ops/ops_impl.h: the rule of an operator, as the engines see it (internal).
+ *
+ * Each operator's rule is one designated-initializer struct, cn__rule_<ID>, in its family's
+ * file under src/ops/.  Consumers (the graph builder and evaluator, IBP, CROWN, the MPFI
+ * reference, the coverage report) call through these pointers and never switch on the
+ * operator.  An arm left NULL means "not supported", and the coverage report says so. */
+#ifndef CN_OPS_IMPL_H
+#define CN_OPS_IMPL_H
+
+#include <mpfi.h>
+#include "certnn/certnn.h"
+#include "certnn/reference.h"
+
+/* The element sort of a port (the seed's Port.Kind). */
+typedef enum cn_port_kind
+{
+  CN_PORT_VALUE,      /* the model's scalar; receives a gradient */
+  CN_PORT_FROZEN,     /* the model's scalar, never differentiated (attributes as data) */
+  CN_PORT_DETACHED,
+  CN_PORT_INDEX,
+  CN_PORT_BOOL,
+  CN_PORT_INTEGER
+} cn_port_kind;
+
+/* What an arm sees of a node: its attributes and the shapes of its ports. */
+typedef struct cn_node_view
+{
+  cn_op op;
+  const void *params;                 /* the attribute record, NULL if the op has none */
+  int n_in;
+  const cn_shape *const *in_shape;    /* n_in shapes */
+  const cn_tensor *const *in_const;   /* n_in entries: the constant tensor, or NULL */
+  const cn_shape *out_shape;          /* the (single) output's shape */
+  const char *name;                   /* the node's name, for messages */
+} cn_node_view;
+
+/* One backward step of a CROWN sweep through a node v = f(u_1..u_n) (ALGORITHMS.md 2.2).
+ * On entry the sweep's invariant holds for every row s:
+ *     C o(x) >= lam_out[s] . v(x) + (other frontier terms) + bias[s] - charge[s].
+ * The arm writes lam_in[i] (zero on entry, rows x numel(u_i)) for every non-constant input,
+ * adds to bias[s] and charge[s], so that afterwards
+ *     lam_out[s] . v(x) >= sum_i lam_in[i][s] . u_i(x) + (bias added) - (charge added)
+ * holds for every x with u_i(x) in in_box[i], the arrays read as exact reals. */
+typedef struct cn_crown_step
+{
+  const cn_node_view *nv;
+  int64_t rows;
+  const double *lam_out;              /* rows x numel(out) */
+  double *const *lam_in;              /* n_in entries; NULL for a constant input */
+  const cn_box *const *in_box;        /* n_in sound boxes (degenerate for constants) */
+  double *bias;                       /* rows; round-to-nearest accumulations */
+  double *charge;                     /* rows; >= 0, accumulated upward */
+  int threads;
+} cn_crown_step;
+
+enum
+{
+  CN_RULE_NEEDS_BOUNDS = 1u << 0      /* the CROWN arm relaxes: its inputs need sound boxes */
+};
+
+struct cn_op_rule
+{
+  int n_in;                           /* number of inputs; -1 for variadic (at least one) */
+  const cn_port_kind *in_kind;        /* n_in port sorts (NULL: all value ports) */
+  size_t params_size;                 /* sizeof the attribute record, 0 for none */
+  unsigned flags;
+
+  /* Checks the attributes and the input shapes; on success writes the output shape.  The
+   * message names the operator ("conv: kernel extent 0 on axis 1"). */
+  cn_status (*check) (const void *params, int n_in, const cn_shape *const *in, cn_shape *out,
+                      cn_error *err);
+  /* Forward evaluation; all tensors are of one floating sort (f64 or f32), OUT is initialised
+   * by the caller with the checked shape. */
+  cn_status (*forward) (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
+                        cn_error *err);
+  void *pullback;                     /* reverse mode: not yet (issue 4) */
+  void *jvp;                          /* forward mode: not yet (issue 4) */
+  /* Sound interval propagation: OUT (initialised, numel(out)) must contain f(x) for every x
+   * in the input boxes, in exact real arithmetic. */
+  cn_status (*ibp) (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err);
+  /* The same in MPFI at the precision of OUT's intervals (the reference). */
+  cn_status (*ibp_mpfi) (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out,
+                         cn_error *err);
+  /* One CROWN backward step (see cn_crown_step). */
+  cn_status (*crown) (const cn_crown_step *st, cn_error *err);
+  int cuda;                           /* a CUDA kernel implements the operator */
+};
+
+/* The rule of OP, or NULL if the operator has none yet. */
+const struct cn_op_rule *cn__op_rule (cn_op op);
+
+/* Declarations of the rule objects that ops.def says exist. */
+#define CN__RULE_DECL_0(id)
+#define CN__RULE_DECL_1(id) extern const struct cn_op_rule cn__rule_##id;
+#define CN_OP(id, name, family, rule) CN__RULE_DECL_##rule (id)
+#include "certnn/ops.def"
+#undef CN_OP
+
+/* Helpers shared by the rule files (src/ops/shape.c). */
+int64_t cn__numel (const cn_shape *s);
+/* Row-major strides of S into STRIDE. */
+void cn__strides (const cn_shape *s, int64_t *stride);
+
+#endif

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* src/ops/product.c: placeholder until the rules land (no arms). */
+#include <config.h>
+#include "ops/ops_impl.h"
+
+static cn_status
+no_rule_yet (const void *p, int n, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  (void) p; (void) n; (void) in; (void) out;
+  return cn_error_set (err, CN_EUNSUPPORTED, "operator not implemented yet");
+}
+
+const struct cn_op_rule cn__rule_LINEAR = { .n_in = 3, .check = no_rule_yet };
+const struct cn_op_rule cn__rule_MATMUL = { .n_in = 2, .check = no_rule_yet };

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/testutil.h: helpers shared by the test programs (seed, data paths, MPFR oracle,
+ * operator cases for the generic tests). */
+#ifndef CN_TESTUTIL_H
+#define CN_TESTUTIL_H
+
+#include <stdint.h>
+#include <mpfi.h>
+#include "certnn/certnn.h"
+#include "certnn/reference.h"
+
+/* ---- seed and random numbers ---------------------------------------------------------- */
+/* The seed comes from CN_TEST_SEED if set, else from the clock; tu_init prints it once to
+ * stderr as "CN_TEST_SEED=<n> (include this in bug reports)". */
+void tu_init (void);
+unsigned long tu_seed (void);
+uint64_t tu_rand (void);               /* 64 random bits (xoshiro256**; thread-unsafe) */
+double tu_uniform (double a, double b); /* uniform in [a, b] */
+int64_t tu_int (int64_t a, int64_t b);  /* uniform integer in [a, b] */
+
+/* ---- paths ---------------------------------------------------------------------------- */
+/* $CN_SRCDIR (the source tree; "." if unset). */
+const char *tu_srcdir (void);
+/* The benchmark directory SRCDIR/../shared/benchmarks (or $CN_BENCHMARKS), NULL if absent:
+ * tests that need it skip with exit status 77. */
+const char *tu_benchmarks (void);
+/* Reads a whole file into a malloc'd, NUL-terminated buffer; NULL on failure. */
+char *tu_read_file (const char *path, size_t *len);
+
+/* ---- an operator instance for the generic tests ---------------------------------------- */
+#define TU_MAX_IN 8
+struct tu_op_case
+{
+  cn_op op;
+  union
+  {
+    cn_params_conv conv;
+    cn_params_pool pool;
+    cn_params_reshape reshape;
+    cn_params_permute permute;
+    cn_params_broadcast broadcast;
+    cn_params_pad pad;
+    cn_params_slice slice;
+    cn_params_cat cat;
+    cn_params_reduce reduce;
+    cn_params_div div;
+    cn_params_batchnorm batchnorm;
+  } params;
+  int n_in;
+  cn_shape in_shape[TU_MAX_IN];
+  int in_const[TU_MAX_IN];   /* 1: the input is a constant (weights), drawn by the test */
+  double const_lo[TU_MAX_IN], const_hi[TU_MAX_IN]; /* range of the random constant entries */
+  int crown_ok;              /* the case is within the CROWN arm's scope (e.g. mul by a constant) */
+};
+
+/* Fills CASE with a random, valid instance of OP (a new draw every call); returns 0 if the
+ * operator has no case generator (an operator without a rule).  Generators live in
+ * tests/op_cases_*.c, one function per group of families. */
+int tu_op_case (cn_op op, struct tu_op_case *c);
+int tu_op_case_basic (cn_op op, struct tu_op_case *c);     /* tests/op_cases_basic.c */
+int tu_op_case_linear (cn_op op, struct tu_op_case *c);    /* tests/op_cases_linear.c */
+
+/* Builds the graph of one operator instance: one graph input X (f64, length = the sum of the
+ * element counts of the non-constant ports), each non-constant port fed by a slice of X
+ * reshaped to the port's shape, constants drawn uniformly in their range.  The output of the
+ * op is the graph output. */
+cn_status tu_op_graph (const struct tu_op_case *c, cn_graph **out, cn_error *err);
+
+/* ---- MPFR/MPFI oracle ----------------------------------------------------------------- */
+/* Evaluates output 0 of G at the point X (length = the input's numel) in MPFI at PREC bits;
+ * OUT is initialised here.  Returns the status of the reference run. */
+cn_status tu_eval_mpfi (const cn_graph *g, const double *x, mpfr_prec_t prec, cn_mpfi_vec *out,
+                        cn_error *err);
+
+#endif
