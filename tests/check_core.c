@@ -1,2 +1,272 @@
 /* SPDX-License-Identifier: MIT */
-int main (void) { return 77; }
+/* tests/check_core.c: units for statuses, tensors, boxes, the graph builder, and the sound
+ * floating-point kernels of src/bounds/sound.h checked against MPFR. */
+#include <config.h>
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+#include "bounds/sound.h"
+
+START_TEST (status_strings)
+{
+  for (int s = 0; s < CN_STATUS_COUNT; s++)
+    {
+      ck_assert_ptr_nonnull (cn_status_str ((cn_status) s));
+      ck_assert_ptr_nonnull (cn_status_name ((cn_status) s));
+    }
+  ck_assert_str_eq (cn_status_name (CN_ESHAPE), "ESHAPE");
+  cn_error e;
+  cn_error_clear (&e);
+  ck_assert_int_eq (cn_error_set (&e, CN_EINVAL, "first %d", 1), CN_EINVAL);
+  cn_error_set (&e, CN_ESHAPE, "second");
+  ck_assert_int_eq (e.code, CN_EINVAL);         /* the first error wins */
+  ck_assert_str_eq (e.msg, "first 1");
+  ck_assert_int_eq (cn_error_set (NULL, CN_EIO, "ignored"), CN_EIO);
+}
+END_TEST
+
+START_TEST (tensor_basics)
+{
+  cn_shape s;
+  int64_t d[3] = { 2, 3, 4 };
+  ck_assert_int_eq (cn_shape_make (&s, 3, d, NULL), CN_OK);
+  ck_assert_int_eq (cn_shape_numel (&s), 24);
+  char buf[64];
+  ck_assert_str_eq (cn_shape_format (&s, buf, sizeof buf), "[2,3,4]");
+  int64_t bad[1] = { -1 };
+  cn_error e;
+  cn_error_clear (&e);
+  ck_assert_int_eq (cn_shape_make (&s, 1, bad, &e), CN_EINVAL);
+  ck_assert_int_eq (cn_shape_make (&s, CN_MAX_RANK + 1, d, NULL), CN_EINVAL);
+  ck_assert_int_eq (cn_shape_make (&s, 3, d, NULL), CN_OK);
+  cn_tensor t, u;
+  ck_assert_int_eq (cn_tensor_init (&t, CN_DTYPE_F32, &s, NULL), CN_OK);
+  for (int i = 0; i < 24; i++)
+    ((float *) t.data)[i] = (float) i / 3.0f;
+  ck_assert_int_eq (cn_tensor_convert (&u, CN_DTYPE_F64, &t, NULL), CN_OK);
+  for (int i = 0; i < 24; i++)
+    ck_assert (cn_tensor_get_f64 (&u, i) == (double) ((float) i / 3.0f));   /* f32 -> f64 is exact */
+  cn_tensor_clear (&u);
+  cn_error_clear (&e);
+  ((float *) t.data)[5] = 2.5f;
+  ck_assert_int_eq (cn_tensor_convert (&u, CN_DTYPE_I32, &t, &e), CN_ENUMERIC);  /* 1/3 is no integer */
+  ck_assert_ptr_null (u.data);
+  cn_tensor_clear (&t);
+  cn_tensor_clear (&t);   /* clearing twice is harmless */
+}
+END_TEST
+
+START_TEST (box_basics)
+{
+  cn_box b;
+  cn_error e;
+  cn_error_clear (&e);
+  double x0[3] = { 0.1, -1e300, 0 };
+  ck_assert_int_eq (cn_box_init_linf (&b, 3, x0, 0.3, &e), CN_OK);
+  mpfr_t t;
+  mpfr_init2 (t, 2000);
+  for (int i = 0; i < 3; i++)
+    {
+      /* lo <= x0 - eps and hi >= x0 + eps exactly */
+      mpfr_set_d (t, x0[i], MPFR_RNDN);
+      mpfr_sub_d (t, t, 0.3, MPFR_RNDN);
+      ck_assert (mpfr_cmp_d (t, b.lo[i]) >= 0);
+      mpfr_set_d (t, x0[i], MPFR_RNDN);
+      mpfr_add_d (t, t, 0.3, MPFR_RNDN);
+      ck_assert (mpfr_cmp_d (t, b.hi[i]) <= 0);
+    }
+  mpfr_clear (t);
+  ck_assert_int_eq (cn_box_validate (&b, "box", &e), CN_OK);
+  b.lo[1] = 1e301;
+  ck_assert_int_eq (cn_box_validate (&b, "box", &e), CN_EINVAL);
+  ck_assert_msg (strstr (e.msg, "empty") != NULL, "%s", e.msg);
+  cn_box_clear (&b);
+  cn_error_clear (&e);
+  ck_assert_int_eq (cn_box_init_linf (&b, 1, x0, NAN, &e), CN_EINVAL);
+}
+END_TEST
+
+/* A random double of any magnitude, sign, normal or subnormal. */
+static double
+random_double (void)
+{
+  switch (tu_int (0, 5))
+    {
+    case 0: return 0;
+    case 1: return ldexp (tu_uniform (-1, 1), -1074 + (int) tu_int (0, 60));  /* subnormal range */
+    case 2: return ldexp (tu_uniform (-1, 1), (int) tu_int (-1020, 1020));
+    case 3: return nextafter (1.0, tu_rand () & 1 ? 2.0 : 0.0);
+    default: return tu_uniform (-10, 10);
+    }
+}
+
+START_TEST (sound_up_down)
+{
+  for (int i = 0; i < 100000; i++)
+    {
+      double c = random_double ();
+      /* every real that rounds to c is at most succ(c) */
+      ck_assert_msg (cn__up (c) >= nextafter (c, INFINITY), "up(%a) = %a (CN_TEST_SEED=%lu)", c, cn__up (c), tu_seed ());
+      ck_assert_msg (cn__down (c) <= nextafter (c, -INFINITY), "down(%a) = %a", c, cn__down (c));
+      ck_assert (cn__up (c) <= c + 8 * CN_U * fabs (c) + 4 * CN_ETA + 0x1p-1070);  /* and not much more */
+    }
+  ck_assert (cn__up (DBL_MAX) == INFINITY);
+  ck_assert (cn__down (-DBL_MAX) == -INFINITY);
+}
+END_TEST
+
+START_TEST (sound_gamma_kappa)
+{
+  mpfr_t g, t;
+  mpfr_init2 (g, 300);
+  mpfr_init2 (t, 300);
+  int64_t ks[] = { 1, 2, 3, 7, 100, 4096, 123457, 1 << 26, (int64_t) 1 << 40 };
+  for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+    {
+      int64_t k = ks[i];
+      /* gamma_k = k u / (1 - k u) */
+      mpfr_set_si (t, 1, MPFR_RNDN);
+      mpfr_mul_2si (t, t, -53, MPFR_RNDN);
+      mpfr_mul_si (t, t, (long) k, MPFR_RNDN);
+      mpfr_si_sub (g, 1, t, MPFR_RNDN);
+      mpfr_div (g, t, g, MPFR_RNDU);
+      ck_assert_msg (mpfr_cmp_d (g, cn__gamma (k)) <= 0, "gamma_%lld too small", (long long) k);
+      /* kappa_k = 1/(1 - gamma_k) */
+      mpfr_si_sub (g, 1, g, MPFR_RNDD);
+      mpfr_si_div (g, 1, g, MPFR_RNDU);
+      ck_assert_msg (mpfr_cmp_d (g, cn__kappa (k)) <= 0, "kappa_%lld too small", (long long) k);
+    }
+  mpfr_clear (g);
+  mpfr_clear (t);
+}
+END_TEST
+
+START_TEST (sound_dot)
+{
+  enum { K = 300 };
+  double a[K], b[K], l[K], u[K];
+  mpfr_t exact, t;
+  mpfr_init2 (exact, 4400);
+  mpfr_init2 (t, 4400);
+  for (int rep = 0; rep < 300; rep++)
+    {
+      int k = (int) tu_int (1, K);
+      int scale = (int) tu_int (-1000, 1000);
+      mpfr_set_ui (exact, 0, MPFR_RNDN);
+      for (int j = 0; j < k; j++)
+        {
+          a[j] = ldexp (tu_uniform (-1, 1), scale / 2 + (int) tu_int (-30, 30));
+          b[j] = rep % 3 == 0 ? -a[j] * (1 + 0x1p-40 * tu_uniform (-1, 1)) : ldexp (tu_uniform (-1, 1), scale / 2);
+          mpfr_set_d (t, a[j], MPFR_RNDN);
+          mpfr_mul_d (t, t, b[j], MPFR_RNDN);    /* exact at 4400 bits */
+          mpfr_add (exact, exact, t, MPFR_RNDN); /* exact: the span of the exponents fits */
+          l[j] = b[j] - fabs (tu_uniform (0, 1)) * fabs (b[j]);
+          u[j] = b[j] + fabs (tu_uniform (0, 1)) * fabs (b[j]);
+        }
+      double lo, hi;
+      cn__dot_bounds (k, a, b, &lo, &hi);
+      ck_assert_msg (mpfr_cmp_d (exact, lo) >= 0 && mpfr_cmp_d (exact, hi) <= 0, "dot bounds miss the exact value (CN_TEST_SEED=%lu)",
+                     tu_seed ());
+      /* the selection form bounds the exact minimum over the box [l, u] */
+      double mn = cn__box_min_dot (k, a, l, u), mx = cn__box_max_dot (k, a, l, u);
+      mpfr_set_ui (exact, 0, MPFR_RNDN);
+      for (int j = 0; j < k; j++)
+        {
+          mpfr_set_d (t, a[j], MPFR_RNDN);
+          mpfr_mul_d (t, t, a[j] >= 0 ? l[j] : u[j], MPFR_RNDN);
+          mpfr_add (exact, exact, t, MPFR_RNDN);
+        }
+      ck_assert (mpfr_cmp_d (exact, mn) >= 0);
+      mpfr_set_ui (exact, 0, MPFR_RNDN);
+      for (int j = 0; j < k; j++)
+        {
+          mpfr_set_d (t, a[j], MPFR_RNDN);
+          mpfr_mul_d (t, t, a[j] >= 0 ? u[j] : l[j], MPFR_RNDN);
+          mpfr_add (exact, exact, t, MPFR_RNDN);
+        }
+      ck_assert (mpfr_cmp_d (exact, mx) <= 0);
+    }
+  mpfr_clear (exact);
+  mpfr_clear (t);
+}
+END_TEST
+
+START_TEST (fpenv)
+{
+  cn_error e;
+  cn_error_clear (&e);
+  ck_assert_int_eq (cn_fpenv_check (&e), CN_OK);
+}
+END_TEST
+
+START_TEST (graph_builder_errors)
+{
+  cn_graph *g;
+  cn_error e;
+  cn_error_clear (&e);
+  ck_assert_int_eq (cn_graph_create (&g, &e), CN_OK);
+  cn_shape s;
+  int64_t d[2] = { 2, 3 };
+  cn_shape_make (&s, 2, d, NULL);
+  int x, y, z;
+  ck_assert_int_eq (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s, &x, &e), CN_OK);
+  /* an operator without a rule is refused, naming it */
+  ck_assert_int_eq (cn_graph_add_node (g, CN_OP_SOFTMAX, NULL, 1, &x, "sm", &y, &e), CN_EUNSUPPORTED);
+  ck_assert_msg (strstr (e.msg, "softmax") && strstr (e.msg, "sm"), "%s", e.msg);
+  /* a NaN constant is refused */
+  cn_tensor t;
+  cn_tensor_init (&t, CN_DTYPE_F32, &s, NULL);
+  ((float *) t.data)[4] = NAN;
+  cn_error_clear (&e);
+  ck_assert_int_eq (cn_graph_add_constant (g, "w", &t, &z, &e), CN_ENUMERIC);
+  ck_assert_msg (strstr (e.msg, "NaN") && strstr (e.msg, "4"), "%s", e.msg);
+  cn_tensor_clear (&t);
+  /* a value that does not exist */
+  int bad = 99;
+  cn_error_clear (&e);
+  ck_assert_int_eq (cn_graph_add_node (g, CN_OP_RELU, NULL, 1, &bad, "r", &y, &e), CN_EINVAL);
+  /* wrong arity */
+  int two[2] = { x, x };
+  cn_error_clear (&e);
+  ck_assert_int_eq (cn_graph_add_node (g, CN_OP_RELU, NULL, 2, two, "r", &y, &e), CN_EINVAL);
+  /* shape mismatch in a binary elementwise op, named */
+  int64_t d2[1] = { 3 };
+  cn_shape s2;
+  cn_shape_make (&s2, 1, d2, NULL);
+  int w;
+  ck_assert_int_eq (cn_graph_add_input (g, "w", CN_DTYPE_F64, &s2, &w, NULL), CN_OK);
+  int xw[2] = { x, w };
+  cn_error_clear (&e);
+  ck_assert_int_eq (cn_graph_add_node (g, CN_OP_ADD, NULL, 2, xw, "plus", &y, &e), CN_ESHAPE);
+  ck_assert_msg (strstr (e.msg, "add") && strstr (e.msg, "plus"), "%s", e.msg);
+  cn_graph_free (g);
+  cn_graph_free (NULL);
+}
+END_TEST
+
+int
+main (void)
+{
+  tu_init ();
+  Suite *s = suite_create ("core");
+  TCase *tc = tcase_create ("core");
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, status_strings);
+  tcase_add_test (tc, tensor_basics);
+  tcase_add_test (tc, box_basics);
+  tcase_add_test (tc, sound_up_down);
+  tcase_add_test (tc, sound_gamma_kappa);
+  tcase_add_test (tc, sound_dot);
+  tcase_add_test (tc, fpenv);
+  tcase_add_test (tc, graph_builder_errors);
+  suite_add_tcase (s, tc);
+  SRunner *sr = srunner_create (s);
+  srunner_set_fork_status (sr, CK_NOFORK);
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}

@@ -1,2 +1,631 @@
 /* SPDX-License-Identifier: MIT */
-int main (void) { return 77; }
+/* tests/check_onnx.c: the ONNX importer.
+ *
+ * 1. Every benchmark network of ../shared/benchmarks imports, and its forward values on fixed
+ *    inputs match the references of tests/data/onnx/ref/ (numpy in binary64: within 1e-6
+ *    relative; PyTorch in binary32: within a few ulps of the output's largest magnitude).
+ *    Skipped when the benchmarks are absent.
+ * 2. The small models of tests/data/onnx/ops/ (every supported operator and attribute variant,
+ *    opsets 8 to 17) import and evaluate to their references, with a few structural checks.
+ * 3. Malformed and unsupported models give the right status and a message naming the node.
+ * The data is written by tools/gen_onnx_tests.py. */
+#include <config.h>
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+
+#define F32_ULPS 8             /* binary32 tolerance, in ulps of the output's largest magnitude */
+
+/* ---- reference files ---------------------------------------------------------------------- */
+
+struct vec
+{
+  int64_t n;
+  double *v;
+};
+
+struct refcase
+{
+  struct vec *in, *out64, *out32;
+};
+
+struct ref
+{
+  int n_in, n_out, n_cases;
+  struct refcase *cases;
+};
+
+/* The inputs' generator of tools/gen_onnx_tests.py (splitmix64), bit for bit. */
+static void
+gen_values (double *out, int64_t n, uint64_t seed, double lo, double hi, int f32)
+{
+  uint64_t s = seed;
+  for (int64_t i = 0; i < n; i++)
+    {
+      s += 0x9E3779B97F4A7C15ull;
+      uint64_t z = s;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      z ^= z >> 31;
+      double u = (double) (z >> 11) * 0x1p-53;
+      double x = lo + (hi - lo) * u;
+      out[i] = f32 ? (double) (float) x : x;
+    }
+}
+
+static void
+vec_free (struct vec *v, int n)
+{
+  for (int i = 0; v && i < n; i++)
+    free (v[i].v);
+  free (v);
+}
+
+static void
+ref_free (struct ref *r)
+{
+  for (int c = 0; c < r->n_cases; c++)
+    {
+      vec_free (r->cases[c].in, r->n_in);
+      vec_free (r->cases[c].out64, r->n_out);
+      vec_free (r->cases[c].out32, r->n_out);
+    }
+  free (r->cases);
+  memset (r, 0, sizeof *r);
+}
+
+/* Reads "<tag> <n> v..." (or the generated forms of "in") from *P into V. */
+static int
+parse_vec (char **p, const char *tag, struct vec *v)
+{
+  char *s = *p;
+  while (*s == '\n' || *s == ' ')
+    s++;
+  size_t tl = strlen (tag);
+  if (strncmp (s, tag, tl) != 0 || s[tl] != ' ')
+    return 0;
+  s += tl;
+  int gen = 0;
+  while (*s == ' ')
+    s++;
+  if (strncmp (s, "vals ", 5) == 0)
+    s += 5;
+  else if (strncmp (s, "gen32 ", 6) == 0 || strncmp (s, "gen64 ", 6) == 0)
+    {
+      gen = s[3] == '3' ? 32 : 64;
+      s += 6;
+    }
+  char *e;
+  v->n = strtoll (s, &e, 10);
+  if (e == s || v->n < 0)
+    return 0;
+  s = e;
+  v->v = malloc ((size_t) (v->n ? v->n : 1) * sizeof (double));
+  if (v->v == NULL)
+    return 0;
+  if (gen)
+    {
+      uint64_t seed = strtoull (s, &e, 10);
+      double lo = strtod (e, &s);
+      double hi = strtod (s, &e);
+      s = e;
+      gen_values (v->v, v->n, seed, lo, hi, gen == 32);
+    }
+  else
+    for (int64_t i = 0; i < v->n; i++)
+      {
+        v->v[i] = strtod (s, &e);
+        if (e == s)
+          return 0;
+        s = e;
+      }
+  *p = s;
+  return 1;
+}
+
+static int
+ref_load (const char *path, struct ref *r)
+{
+  memset (r, 0, sizeof *r);
+  size_t len;
+  char *buf = tu_read_file (path, &len), *p;
+  if (buf == NULL)
+    return 0;
+  int ok = 0;
+  /* Skip comment lines. */
+  p = buf;
+  while (*p == '#')
+    {
+      p = strchr (p, '\n');
+      if (p == NULL)
+        goto done;
+      p++;
+    }
+  if (sscanf (p, "inputs %d\noutputs %d", &r->n_in, &r->n_out) != 2)
+    goto done;
+  for (;;)
+    {
+      char *c = strstr (p, "\ncase");
+      if (c == NULL)
+        break;
+      p = c + 5;
+      struct refcase *nc = realloc (r->cases, (size_t) (r->n_cases + 1) * sizeof *nc);
+      if (nc == NULL)
+        goto done;
+      r->cases = nc;
+      struct refcase *rc = &r->cases[r->n_cases++];
+      rc->in = calloc ((size_t) r->n_in + 1, sizeof *rc->in);
+      rc->out64 = calloc ((size_t) r->n_out + 1, sizeof *rc->out64);
+      rc->out32 = calloc ((size_t) r->n_out + 1, sizeof *rc->out32);
+      if (!rc->in || !rc->out64 || !rc->out32)
+        goto done;
+      for (int i = 0; i < r->n_in; i++)
+        if (!parse_vec (&p, "in", &rc->in[i]))
+          goto done;
+      for (int i = 0; i < r->n_out; i++)
+        if (!parse_vec (&p, "out64", &rc->out64[i]))
+          goto done;
+      for (int i = 0; i < r->n_out; i++)
+        if (!parse_vec (&p, "out32", &rc->out32[i]))
+          goto done;
+    }
+  ok = r->n_cases > 0;
+done:
+  free (buf);
+  if (!ok)
+    ref_free (r);
+  return ok;
+}
+
+/* ---- comparing -------------------------------------------------------------------------- */
+
+static struct
+{
+  int64_t values, exact32;
+  double max_ulps32, max_rel64;
+} stats[2];                    /* [0] benchmarks, [1] small models */
+
+static double
+ulp32 (double x)
+{
+  float f = (float) fabs (x);
+  if (f < FLT_MIN)
+    return 0x1p-149;
+  return (double) nextafterf (f, INFINITY) - (double) f;
+}
+
+/* Evaluates G on the case RC in both sorts and compares with the references; WHO names it. */
+static void
+check_case (const cn_graph *g, const struct ref *r, const struct refcase *rc, const char *who, int kind)
+{
+  int n_in = cn_graph_n_inputs (g), n_out = cn_graph_n_outputs (g);
+  ck_assert_msg (n_in == r->n_in && n_out == r->n_out, "%s: graph has %d inputs/%d outputs, reference %d/%d", who,
+                 n_in, n_out, r->n_in, r->n_out);
+  cn_tensor *in = calloc ((size_t) n_in + 1, sizeof *in);
+  cn_tensor *out = calloc ((size_t) n_out + 1, sizeof *out);
+  ck_assert (in && out);
+  for (int i = 0; i < n_in; i++)
+    {
+      int v = cn_graph_input (g, i);
+      cn_dtype dt = cn_graph_value_dtype (g, v);
+      ck_assert_int_eq (cn_tensor_init (&in[i], dt, cn_graph_value_shape (g, v), NULL), CN_OK);
+      ck_assert_msg (cn_tensor_numel (&in[i]) == rc->in[i].n, "%s: input %d has %lld elements, reference %lld", who, i,
+                     (long long) cn_tensor_numel (&in[i]), (long long) rc->in[i].n);
+      for (int64_t k = 0; k < rc->in[i].n; k++)
+        if (dt == CN_DTYPE_F32)
+          ((float *) in[i].data)[k] = (float) rc->in[i].v[k];
+        else
+          ((double *) in[i].data)[k] = rc->in[i].v[k];
+    }
+  for (int pass = 0; pass < 2; pass++)
+    {
+      cn_dtype dt = pass == 0 ? CN_DTYPE_F64 : CN_DTYPE_F32;
+      cn_error e;
+      cn_error_clear (&e);
+      cn_status st = cn_graph_eval (g, dt, in, out, &e);
+      ck_assert_msg (st == CN_OK, "%s: eval in %s: %s", who, cn_dtype_name (dt), e.msg);
+      for (int o = 0; o < n_out; o++)
+        {
+          const struct vec *ref = pass == 0 ? &rc->out64[o] : &rc->out32[o];
+          ck_assert_msg (cn_tensor_numel (&out[o]) == ref->n, "%s: output %d has %lld elements, reference %lld", who,
+                         o, (long long) cn_tensor_numel (&out[o]), (long long) ref->n);
+          double scale = 0;
+          for (int64_t k = 0; k < ref->n; k++)
+            scale = fmax (scale, fabs (ref->v[k]));
+          for (int64_t k = 0; k < ref->n; k++)
+            {
+              double y = cn_tensor_get_f64 (&out[o], k), x = ref->v[k];
+              if (pass == 0)
+                {
+                  /* Within 1e-6 relative (entries far below the output's scale are measured
+                   * against a thousandth of it). */
+                  double den = fmax (fmax (fabs (x), 1e-3 * scale), DBL_MIN);
+                  double rel = fabs (y - x) / den;
+                  stats[kind].max_rel64 = fmax (stats[kind].max_rel64, rel);
+                  ck_assert_msg (rel <= 1e-6, "%s: output %d[%lld] = %.17g in binary64, reference %.17g", who, o,
+                                 (long long) k, y, x);
+                }
+              else
+                {
+                  /* Within F32_ULPS ulps of the output's largest magnitude (normwise: the
+                   * summation orders differ, and cancellation makes small entries carry the
+                   * absolute error of the large terms they were summed from). */
+                  double u = ulp32 (scale);
+                  double d = fabs (y - x) / u;
+                  stats[kind].values++;
+                  stats[kind].exact32 += y == x;
+                  stats[kind].max_ulps32 = fmax (stats[kind].max_ulps32, d);
+                  ck_assert_msg (fabs (y - x) <= F32_ULPS * u, "%s: output %d[%lld] = %.9g in binary32, reference %.9g "
+                                 "(%.1f ulps)", who, o, (long long) k, y, x, d);
+                }
+            }
+          cn_tensor_clear (&out[o]);
+        }
+    }
+  for (int i = 0; i < n_in; i++)
+    cn_tensor_clear (&in[i]);
+  free (in);
+  free (out);
+}
+
+/* Loads MODEL and checks it against the reference file REFPATH. */
+static void
+check_model (const char *model, const char *refpath, const char *who, int kind)
+{
+  cn_graph *g = NULL;
+  cn_error e;
+  cn_error_clear (&e);
+  cn_status st = cn_graph_load_onnx (model, &g, &e);
+  ck_assert_msg (st == CN_OK, "%s: import failed: %s: %s", who, cn_status_name (st), e.msg);
+  struct ref r;
+  ck_assert_msg (ref_load (refpath, &r), "%s: cannot read the reference %s", who, refpath);
+  for (int c = 0; c < r.n_cases; c++)
+    check_case (g, &r, &r.cases[c], who, kind);
+  ref_free (&r);
+  cn_graph_free (g);
+}
+
+/* ---- lists ------------------------------------------------------------------------------- */
+
+static char **bench_list, **ops_list;
+static int n_bench, n_ops;
+
+/* Reads the lines of PATH; returns the count (-1 if the file is missing). */
+static int
+read_list (const char *path, char ***out)
+{
+  size_t len;
+  char *buf = tu_read_file (path, &len);
+  *out = NULL;
+  if (buf == NULL)
+    return -1;
+  int n = 0;
+  for (char *line = strtok (buf, "\n"); line; line = strtok (NULL, "\n"))
+    if (*line)
+      {
+        char **nl = realloc (*out, (size_t) (n + 1) * sizeof *nl);
+        if (nl == NULL)
+          break;
+        *out = nl;
+        (*out)[n++] = strdup (line);
+      }
+  free (buf);
+  return n;
+}
+
+static char *
+data_path (char *buf, size_t n, const char *fmt, const char *a, const char *b)
+{
+  char rel[512];
+  snprintf (rel, sizeof rel, fmt, a, b);
+  snprintf (buf, n, "%s/tests/data/onnx/%s", tu_srcdir (), rel);
+  return buf;
+}
+
+/* ---- 1. benchmark networks ------------------------------------------------------------------ */
+
+START_TEST (benchmark_forward)
+{
+  const char *bdir = tu_benchmarks ();
+  if (bdir == NULL)
+    return;
+  char bench[128], net[256], model[4096], ref[4096];
+  ck_assert_int_eq (sscanf (bench_list[_i], "%127s %255s", bench, net), 2);
+  snprintf (model, sizeof model, "%s/%s/onnx/%s.onnx", bdir, bench, net);
+  data_path (ref, sizeof ref, "ref/%s__%s.txt", bench, net);
+  check_model (model, ref, bench_list[_i], 0);
+}
+END_TEST
+
+START_TEST (benchmark_list)
+{
+  if (tu_benchmarks () == NULL)
+    return;
+  /* 45 acasxu, 3 mnist_fc, 3 oval21, 5 test networks. */
+  ck_assert_int_eq (n_bench, 56);
+}
+END_TEST
+
+/* ---- 2. small models ------------------------------------------------------------------------- */
+
+START_TEST (ops_forward)
+{
+  char model[4096], ref[4096];
+  data_path (model, sizeof model, "ops/%s%s", ops_list[_i], ".onnx");
+  data_path (ref, sizeof ref, "ops/%s%s", ops_list[_i], ".txt");
+  check_model (model, ref, ops_list[_i], 1);
+}
+END_TEST
+
+static cn_graph *
+load_ops (const char *name)
+{
+  char path[4096];
+  data_path (path, sizeof path, "ops/%s%s", name, ".onnx");
+  cn_graph *g = NULL;
+  cn_error e;
+  cn_error_clear (&e);
+  cn_status st = cn_graph_load_onnx (path, &g, &e);
+  ck_assert_msg (st == CN_OK, "%s: %s", name, e.msg);
+  return g;
+}
+
+/* The operators of G's nodes, as "op,op,..." */
+static char *
+node_ops (const cn_graph *g, char *buf, size_t n)
+{
+  buf[0] = '\0';
+  for (int k = 0; k < cn_graph_n_nodes (g); k++)
+    {
+      size_t l = strlen (buf);
+      snprintf (buf + l, n - l, "%s%s", k ? "," : "", cn_op_name (cn_graph_node_op (g, k)));
+    }
+  return buf;
+}
+
+static void
+expect_ops (const char *model, const char *ops)
+{
+  char buf[1024];
+  cn_graph *g = load_ops (model);
+  ck_assert_msg (strcmp (node_ops (g, buf, sizeof buf), ops) == 0, "%s: nodes %s, expected %s", model, buf, ops);
+  cn_graph_free (g);
+}
+
+START_TEST (structure)
+{
+  /* Gemm with a constant weight is one linear node; transposes of constants are folded;
+   * alpha of f32 weights folds exactly, of f64 weights it needs a mul node. */
+  expect_ops ("o9_gemm_transB", "linear");
+  expect_ops ("o11_gemm_alpha_beta", "linear");
+  expect_ops ("o11_gemm_alpha_odd", "linear,add");
+  expect_ops ("o17_gemm_f64", "linear,mul,add");
+  expect_ops ("o13_gemm_transA_input", "permute,linear");
+  expect_ops ("o13_gemm_transA_const", "matmul,add");
+  /* Constant operands are expanded at import; other operands get broadcast nodes. */
+  expect_ops ("o8_binary_const", "add,sub,mul,div");
+  expect_ops ("o13_binary_bcast", "broadcast,add,broadcast,mul,broadcast,sub,broadcast,div");
+  /* Shape computations and constant subgraphs fold away. */
+  expect_ops ("o9_shape_chain", "reshape");
+  expect_ops ("o13_shape_chain", "reshape");
+  expect_ops ("o13_fold", "matmul,add");
+  expect_ops ("o9_constant_of_shape", "mul");
+  expect_ops ("o13_reduce_noop", "relu");
+  expect_ops ("o8_dropout", "relu");
+  expect_ops ("o17_identity", "relu");
+  expect_ops ("o11_conv_group_nobias", "conv");
+
+  /* Names: ONNX node names on nodes ("<op_type>#<index>" when empty), ONNX value names on values. */
+  cn_graph *g = load_ops ("o8_relu_neg");
+  ck_assert_str_eq (cn_graph_node_name (g, 0), "neg");
+  ck_assert_str_eq (cn_graph_node_name (g, 1), "relu");
+  ck_assert_str_eq (cn_graph_value_name (g, cn_graph_node_output (g, 0, 0)), "n");
+  ck_assert_str_eq (cn_graph_value_name (g, cn_graph_output (g, 0)), "y");
+  ck_assert_str_eq (cn_graph_value_name (g, cn_graph_input (g, 0)), "x");
+  cn_graph_free (g);
+  g = load_ops ("o8_binary_const");
+  ck_assert_str_eq (cn_graph_node_name (g, 0), "Add#0");
+  ck_assert_str_eq (cn_graph_node_name (g, 3), "Div#3");
+  ck_assert_str_eq (cn_graph_value_name (g, cn_graph_output (g, 0)), "y");
+  cn_graph_free (g);
+  /* The linear node reads the stored weight itself, under its name. */
+  g = load_ops ("o9_gemm_transB");
+  ck_assert_str_eq (cn_graph_value_name (g, cn_graph_node_input (g, 0, 1)), "w");
+  ck_assert_ptr_nonnull (cn_graph_value_constant (g, cn_graph_node_input (g, 0, 1)));
+  cn_graph_free (g);
+  /* A symbolic batch extent is taken as 1; sorts are kept. */
+  g = load_ops ("o8_symbolic_batch");
+  char b[64];
+  ck_assert_str_eq (cn_shape_format (cn_graph_value_shape (g, cn_graph_input (g, 0)), b, sizeof b), "[1,4]");
+  ck_assert_int_eq (cn_graph_value_dtype (g, cn_graph_input (g, 0)), CN_DTYPE_F32);
+  cn_graph_free (g);
+  g = load_ops ("o11_f64");
+  ck_assert_int_eq (cn_graph_value_dtype (g, cn_graph_input (g, 0)), CN_DTYPE_F64);
+  cn_graph_free (g);
+}
+END_TEST
+
+START_TEST (buffer_api)
+{
+  char path[4096];
+  data_path (path, sizeof path, "ops/%s%s", "o11_conv_basic", ".onnx");
+  size_t len;
+  char *buf = tu_read_file (path, &len);
+  ck_assert_ptr_nonnull (buf);
+  cn_graph *g = NULL, *h = load_ops ("o11_conv_basic");
+  cn_error e;
+  cn_error_clear (&e);
+  ck_assert_int_eq (cn_graph_load_onnx_buffer (buf, len, &g, &e), CN_OK);
+  ck_assert_int_eq (cn_graph_n_nodes (g), cn_graph_n_nodes (h));
+  ck_assert_int_eq (cn_graph_n_values (g), cn_graph_n_values (h));
+  cn_graph_free (g);
+  cn_graph_free (h);
+  free (buf);
+}
+END_TEST
+
+/* ---- 3. malformed and unsupported models ----------------------------------------------------- */
+
+/* Loads bad/NAME.onnx: expects status ST and a message holding each of the words (NULL-ended). */
+static void
+expect_error (const char *name, cn_status st, ...)
+{
+  char path[4096];
+  data_path (path, sizeof path, "bad/%s%s", name, ".onnx");
+  cn_graph *g = (cn_graph *) 1;
+  cn_error e;
+  cn_error_clear (&e);
+  cn_status got = cn_graph_load_onnx (path, &g, &e);
+  ck_assert_msg (got == st, "%s: status %s, expected %s (%s)", name, cn_status_name (got), cn_status_name (st), e.msg);
+  ck_assert_ptr_null (g);
+  ck_assert_int_eq (e.code, st);
+  ck_assert_msg (strncmp (e.msg, "onnx: ", 6) == 0, "%s: message '%s'", name, e.msg);
+  va_list ap;
+  va_start (ap, st);
+  for (const char *w = va_arg (ap, const char *); w != NULL; w = va_arg (ap, const char *))
+    ck_assert_msg (strstr (e.msg, w) != NULL, "%s: message '%s' lacks '%s'", name, e.msg, w);
+  va_end (ap);
+}
+
+START_TEST (bad_truncated) { expect_error ("truncated", CN_EPARSE, "malformed", NULL); }
+END_TEST
+START_TEST (bad_random) { expect_error ("random", CN_EPARSE, NULL); }
+END_TEST
+START_TEST (bad_empty) { expect_error ("empty", CN_EPARSE, "no graph", NULL); }
+END_TEST
+START_TEST (bad_unsupported_op) { expect_error ("softmax", CN_EUNSUPPORTED, "node 'n3' (Softmax): operator not supported", NULL); }
+END_TEST
+START_TEST (bad_unsupported_op_lstm) { expect_error ("lstm", CN_EUNSUPPORTED, "'rnn'", "LSTM", NULL); }
+END_TEST
+START_TEST (bad_domain) { expect_error ("domain", CN_EUNSUPPORTED, "'custom'", "com.example", NULL); }
+END_TEST
+START_TEST (bad_attr_pad_reflect) { expect_error ("pad_reflect", CN_EUNSUPPORTED, "'padder'", "(Pad)", "reflect", NULL); }
+END_TEST
+START_TEST (bad_attr_ceil_mode) { expect_error ("maxpool_ceil", CN_EUNSUPPORTED, "'pool'", "(MaxPool)", "ceil_mode", NULL); }
+END_TEST
+START_TEST (bad_attr_unknown) { expect_error ("unknown_attr", CN_EUNSUPPORTED, "'r'", "(Relu)", "alpha", NULL); }
+END_TEST
+START_TEST (bad_external) { expect_error ("external", CN_EUNSUPPORTED, "'w'", "external", NULL); }
+END_TEST
+START_TEST (bad_missing_init) { expect_error ("missing_init", CN_EPARSE, "'add'", "(Add)", "'bias'", NULL); }
+END_TEST
+START_TEST (bad_matmul_shape) { expect_error ("matmul_shape", CN_ESHAPE, "'mm'", "(MatMul)", "[1,5]", "[4,3]", NULL); }
+END_TEST
+START_TEST (bad_add_shape) { expect_error ("add_shape", CN_ESHAPE, "'add'", "(Add)", "[2,3]", "[4]", NULL); }
+END_TEST
+START_TEST (bad_nan_weight) { expect_error ("nan_weight", CN_ENUMERIC, "'fc'", "(Gemm)", "NaN", "'w'", NULL); }
+END_TEST
+START_TEST (bad_raw_size) { expect_error ("raw_size", CN_EPARSE, "'w'", "raw_data", NULL); }
+END_TEST
+START_TEST (bad_elem_type) { expect_error ("fp16_weight", CN_EUNSUPPORTED, "FLOAT16", NULL); }
+END_TEST
+START_TEST (bad_int_input) { expect_error ("int_input", CN_EUNSUPPORTED, "'x'", "INT64", NULL); }
+END_TEST
+START_TEST (bad_opset) { expect_error ("opset18", CN_EUNSUPPORTED, "opset 18", NULL); }
+END_TEST
+
+START_TEST (bad_nonexistent)
+{
+  cn_graph *g = (cn_graph *) 1;
+  cn_error e;
+  cn_error_clear (&e);
+  ck_assert_int_eq (cn_graph_load_onnx ("/nonexistent/dir/model.onnx", &g, &e), CN_EIO);
+  ck_assert_ptr_null (g);
+  ck_assert_msg (strstr (e.msg, "/nonexistent/dir/model.onnx") != NULL, "%s", e.msg);
+}
+END_TEST
+
+START_TEST (bad_buffer_prefixes)
+{
+  /* Every proper prefix of a valid model is refused cleanly (never a crash), and the whole is
+   * accepted. */
+  char path[4096];
+  data_path (path, sizeof path, "bad/%s%s", "good", ".onnx");
+  size_t len;
+  char *buf = tu_read_file (path, &len);
+  ck_assert_ptr_nonnull (buf);
+  for (size_t n = 0; n < len; n++)
+    {
+      cn_graph *g = NULL;
+      cn_error e;
+      cn_error_clear (&e);
+      cn_status st = cn_graph_load_onnx_buffer (buf, n, &g, &e);
+      if (st == CN_OK)
+        cn_graph_free (g);
+      else
+        ck_assert_ptr_null (g);
+    }
+  cn_graph *g = NULL;
+  ck_assert_int_eq (cn_graph_load_onnx_buffer (buf, len, &g, NULL), CN_OK);
+  cn_graph_free (g);
+  free (buf);
+}
+END_TEST
+
+int
+main (void)
+{
+  tu_init ();
+  char path[4096];
+  n_ops = read_list (data_path (path, sizeof path, "ops/%s%s", "LIST", ""), &ops_list);
+  n_bench = read_list (data_path (path, sizeof path, "ref/%s%s", "LIST", ""), &bench_list);
+  if (n_ops < 0)
+    {
+      fprintf (stderr, "check_onnx: no test data under %s/tests/data/onnx\n", tu_srcdir ());
+      return 77;
+    }
+  if (tu_benchmarks () == NULL)
+    fprintf (stderr, "check_onnx: no ../shared/benchmarks: the benchmark part is skipped\n");
+
+  Suite *s = suite_create ("onnx");
+  TCase *tc = tcase_create ("onnx");
+  tcase_set_timeout (tc, 300);
+  tcase_add_loop_test (tc, benchmark_forward, 0, n_bench > 0 ? n_bench : 0);
+  tcase_add_test (tc, benchmark_list);
+  tcase_add_loop_test (tc, ops_forward, 0, n_ops);
+  tcase_add_test (tc, structure);
+  tcase_add_test (tc, buffer_api);
+  tcase_add_test (tc, bad_truncated);
+  tcase_add_test (tc, bad_random);
+  tcase_add_test (tc, bad_empty);
+  tcase_add_test (tc, bad_unsupported_op);
+  tcase_add_test (tc, bad_unsupported_op_lstm);
+  tcase_add_test (tc, bad_domain);
+  tcase_add_test (tc, bad_attr_pad_reflect);
+  tcase_add_test (tc, bad_attr_ceil_mode);
+  tcase_add_test (tc, bad_attr_unknown);
+  tcase_add_test (tc, bad_external);
+  tcase_add_test (tc, bad_missing_init);
+  tcase_add_test (tc, bad_matmul_shape);
+  tcase_add_test (tc, bad_add_shape);
+  tcase_add_test (tc, bad_nan_weight);
+  tcase_add_test (tc, bad_raw_size);
+  tcase_add_test (tc, bad_elem_type);
+  tcase_add_test (tc, bad_int_input);
+  tcase_add_test (tc, bad_opset);
+  tcase_add_test (tc, bad_nonexistent);
+  tcase_add_test (tc, bad_buffer_prefixes);
+  suite_add_tcase (s, tc);
+  SRunner *sr = srunner_create (s);
+  srunner_set_fork_status (sr, CK_NOFORK);
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  for (int k = 0; k < 2; k++)
+    if (stats[k].values > 0)
+      fprintf (stderr, "check_onnx: %s: binary64 max relative error %.3g; binary32 %lld of %lld values bit-exact, "
+               "max %.1f ulps\n", k == 0 ? "benchmarks" : "small models", stats[k].max_rel64,
+               (long long) stats[k].exact32, (long long) stats[k].values, stats[k].max_ulps32);
+  for (int i = 0; i < n_ops; i++)
+    free (ops_list[i]);
+  for (int i = 0; i < n_bench; i++)
+    free (bench_list[i]);
+  free (ops_list);
+  free (bench_list);
+  return failed == 0 ? 0 : 1;
+}

@@ -1,1 +1,242 @@
 /* SPDX-License-Identifier: MIT */
+/* tests/op_cases_basic.c: random instances of the elementwise, activation, movement, indexing
+ * and reduction operators (add, sub, mul, div, neg, relu, reshape, permute, broadcast, pad,
+ * cat, slice, reduce, mean) for the generic operator tests.
+ *
+ * Every draw is a valid instance: small shapes (at most 64 elements per input, every extent
+ * >= 1), random attributes, constants flagged with their range, and crown_ok set where the
+ * CROWN arm supports the instance. */
+#include <config.h>
+#include <string.h>
+#include "testutil.h"
+
+/* A random shape of rank in [RMIN, RMAX], extents in [1, EMAX], at most MAXN elements. */
+static cn_shape
+rand_shape (int rmin, int rmax, int64_t emax, int64_t maxn)
+{
+  cn_shape s;
+  memset (&s, 0, sizeof s);
+  s.rank = (int) tu_int (rmin, rmax);
+  int64_t n = 1;
+  for (int a = 0; a < s.rank; a++)
+    {
+      int64_t hi = emax;
+      while (hi > 1 && n * hi > maxn)
+        hi--;
+      s.dim[a] = tu_int (1, hi);
+      n *= s.dim[a];
+    }
+  return s;
+}
+
+static int64_t
+numel (const cn_shape *s)
+{
+  int64_t n = 1;
+  for (int a = 0; a < s->rank; a++)
+    n *= s->dim[a];
+  return n;
+}
+
+static void
+set_const (struct tu_op_case *c, int i, double lo, double hi)
+{
+  c->in_const[i] = 1;
+  c->const_lo[i] = lo;
+  c->const_hi[i] = hi;
+}
+
+/* A random permutation of 0..N-1 into P. */
+static void
+rand_perm (int n, int *p)
+{
+  for (int i = 0; i < n; i++)
+    p[i] = i;
+  for (int i = n - 1; i > 0; i--)
+    {
+      int j = (int) tu_int (0, i);
+      int t = p[i];
+      p[i] = p[j];
+      p[j] = t;
+    }
+}
+
+/* A random target shape with N elements (N <= 64): N's prime factors spread over a random rank,
+ * with some extents of 1 mixed in. */
+static cn_shape
+rand_factor_shape (int64_t n)
+{
+  int64_t f[16];
+  int nf = 0;
+  for (int64_t p = 2, m = n; m > 1 && nf < 16; )
+    if (m % p == 0)
+      {
+        f[nf++] = p;
+        m /= p;
+      }
+    else
+      p++;
+  cn_shape s;
+  memset (&s, 0, sizeof s);
+  int minr = nf > 0 ? 1 : 0;
+  s.rank = (int) tu_int (minr, 4);
+  if (s.rank == 0)
+    return s;
+  for (int a = 0; a < s.rank; a++)
+    s.dim[a] = 1;
+  for (int q = 0; q < nf; q++)
+    s.dim[tu_int (0, s.rank - 1)] *= f[q];
+  return s;
+}
+
+int
+tu_op_case_basic (cn_op op, struct tu_op_case *c)
+{
+  memset (c, 0, sizeof *c);
+  c->op = op;
+  c->crown_ok = 1;
+  switch (op)
+    {
+    case CN_OP_ADD:
+    case CN_OP_SUB:
+      {
+        c->n_in = 2;
+        c->in_shape[0] = c->in_shape[1] = rand_shape (0, 3, 4, 64);
+        int k = (int) tu_int (0, 2);   /* 0: no constant, 1/2: input k-1 constant */
+        if (k > 0)
+          set_const (c, k - 1, -2, 2);
+        return 1;
+      }
+    case CN_OP_MUL:
+      {
+        c->n_in = 2;
+        c->in_shape[0] = c->in_shape[1] = rand_shape (0, 3, 4, 64);
+        int k = (int) tu_int (0, 4);   /* 0: two variables (no CROWN), else a constant side */
+        if (k == 0)
+          c->crown_ok = 0;
+        else
+          set_const (c, k % 2, -2, 2);
+        return 1;
+      }
+    case CN_OP_DIV:
+      c->n_in = 2;
+      c->params.div.rounding = CN_DIV_TRUE;
+      c->in_shape[0] = c->in_shape[1] = rand_shape (0, 3, 4, 64);
+      if (tu_int (0, 1))
+        set_const (c, 1, 0.5, 2);
+      else
+        set_const (c, 1, -2, -0.5);
+      return 1;
+    case CN_OP_NEG:
+    case CN_OP_RELU:
+      c->n_in = 1;
+      c->in_shape[0] = rand_shape (0, 4, 4, 64);
+      return 1;
+    case CN_OP_RESHAPE:
+      c->n_in = 1;
+      c->in_shape[0] = rand_shape (0, 4, 4, 64);
+      c->params.reshape.shape = rand_factor_shape (numel (&c->in_shape[0]));
+      return 1;
+    case CN_OP_PERMUTE:
+      c->n_in = 1;
+      c->in_shape[0] = rand_shape (1, 4, 4, 64);
+      c->params.permute.rank = c->in_shape[0].rank;
+      rand_perm (c->in_shape[0].rank, c->params.permute.perm);
+      return 1;
+    case CN_OP_BROADCAST:
+      {
+        c->n_in = 1;
+        cn_shape in = rand_shape (0, 3, 3, 27);
+        for (int a = 0; a < in.rank; a++)
+          if (tu_int (0, 1))
+            in.dim[a] = 1;
+        cn_shape t;
+        memset (&t, 0, sizeof t);
+        int extra = (int) tu_int (0, 2);
+        if (in.rank + extra > CN_MAX_RANK)
+          extra = CN_MAX_RANK - in.rank;
+        t.rank = in.rank + extra;
+        int64_t n = 1;
+        for (int a = 0; a < t.rank; a++)
+          {
+            int64_t e = a < extra ? tu_int (1, 3) : in.dim[a - extra];
+            if (a >= extra && e == 1 && tu_int (0, 1))
+              e = tu_int (1, 3);
+            if (n * e > 128)
+              e = a >= extra ? in.dim[a - extra] : 1;
+            t.dim[a] = e;
+            n *= e;
+          }
+        c->in_shape[0] = in;
+        c->params.broadcast.shape = t;
+        if (tu_int (0, 5) == 0)
+          set_const (c, 0, -2, 2);
+        return 1;
+      }
+    case CN_OP_PAD:
+      c->n_in = 1;
+      c->in_shape[0] = rand_shape (0, 3, 4, 64);
+      c->params.pad.rank = c->in_shape[0].rank;
+      for (int a = 0; a < c->in_shape[0].rank; a++)
+        {
+          c->params.pad.begin[a] = tu_int (0, 2);
+          c->params.pad.end[a] = tu_int (0, 2);
+        }
+      c->params.pad.value = tu_int (0, 2) == 0 ? 0.0 : tu_uniform (-1, 1);
+      return 1;
+    case CN_OP_CAT:
+      {
+        c->n_in = (int) tu_int (1, 4);
+        cn_shape base = rand_shape (1, 3, 3, 16);
+        int axis = (int) tu_int (0, base.rank - 1);
+        c->params.cat.axis = axis;
+        for (int i = 0; i < c->n_in; i++)
+          {
+            c->in_shape[i] = base;
+            c->in_shape[i].dim[axis] = tu_int (1, 3);
+            /* input 0 stays a variable; the others are constants one time in four */
+            if (i > 0 && tu_int (0, 3) == 0)
+              set_const (c, i, -2, 2);
+          }
+        return 1;
+      }
+    case CN_OP_SLICE:
+      c->n_in = 1;
+      c->in_shape[0] = rand_shape (0, 3, 5, 64);
+      c->params.slice.rank = c->in_shape[0].rank;
+      for (int a = 0; a < c->in_shape[0].rank; a++)
+        {
+          int64_t e = c->in_shape[0].dim[a];
+          int64_t b = tu_int (0, e - 1);
+          c->params.slice.start[a] = b;
+          c->params.slice.stop[a] = tu_int (b + 1, e);
+          c->params.slice.step[a] = tu_int (1, 3);
+        }
+      return 1;
+    case CN_OP_REDUCE:
+    case CN_OP_MEAN:
+      {
+        c->n_in = 1;
+        c->in_shape[0] = rand_shape (1, 4, 4, 64);
+        uint32_t axes = 0;
+        for (int a = 0; a < c->in_shape[0].rank; a++)
+          if (tu_int (0, 1))
+            axes |= 1u << a;
+        if (axes == 0)
+          axes = 1u << tu_int (0, c->in_shape[0].rank - 1);
+        c->params.reduce.axes = axes;
+        c->params.reduce.keepdims = (int) tu_int (0, 1);
+        if (op == CN_OP_REDUCE)
+          {
+            static const cn_reduce_kind kinds[3] = { CN_REDUCE_SUM, CN_REDUCE_MAX, CN_REDUCE_MIN };
+            c->params.reduce.kind = kinds[tu_int (0, 2)];
+            c->crown_ok = c->params.reduce.kind == CN_REDUCE_SUM;
+          }
+        else
+          c->params.reduce.kind = CN_REDUCE_SUM;
+        return 1;
+      }
+    default:
+      return 0;
+    }
+}

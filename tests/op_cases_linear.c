@@ -1,1 +1,256 @@
 /* SPDX-License-Identifier: MIT */
+/* tests/op_cases_linear.c: random instances of the affine-family operators (linear, matmul, conv,
+ * pool, batchNormRunning) for the generic operator tests.  Every input holds at most about 100
+ * elements; weights are constants drawn in a range; crown_ok is set where the CROWN arm applies. */
+#include <config.h>
+#include <string.h>
+#include "testutil.h"
+
+static void
+shape_set (cn_shape *s, int rank, const int64_t *dim)
+{
+  memset (s, 0, sizeof *s);
+  s->rank = rank;
+  for (int i = 0; i < rank; i++)
+    s->dim[i] = dim[i];
+}
+
+static void
+set_const (struct tu_op_case *c, int i, double lo, double hi)
+{
+  c->in_const[i] = 1;
+  c->const_lo[i] = lo;
+  c->const_hi[i] = hi;
+}
+
+static void
+case_linear (struct tu_op_case *c)
+{
+  int64_t n_in = tu_int (1, 6), n_out = tu_int (1, 6), dim[4];
+  int rank = (int) tu_int (1, 3);
+  for (int i = 0; i < rank - 1; i++)
+    dim[i] = tu_int (1, 3);
+  dim[rank - 1] = n_in;
+  c->n_in = 3;
+  shape_set (&c->in_shape[0], rank, dim);
+  shape_set (&c->in_shape[1], 2, (int64_t[]) { n_out, n_in });
+  shape_set (&c->in_shape[2], 1, (int64_t[]) { n_out });
+  /* Mostly constant weights (the CROWN case); sometimes a varying weight or bias (IBP of interval
+   * products). */
+  int kind = (int) tu_int (0, 9);
+  if (kind < 8)
+    {
+      set_const (c, 1, -1, 1);
+      set_const (c, 2, -1, 1);
+      c->crown_ok = 1;
+    }
+  else if (kind == 8)
+    set_const (c, 2, -1, 1);
+  else
+    set_const (c, 1, -1, 1);
+}
+
+/* A matmul operand: batch prefix of rank BR (extents from BATCH, each possibly 1 for broadcasting),
+ * then the matrix extents (one extent for a vector operand). */
+static void
+case_matmul (struct tu_op_case *c)
+{
+  int64_t n = tu_int (1, 4), k = tu_int (1, 4), m = tu_int (1, 4);
+  int a_vec = tu_int (0, 4) == 0, b_vec = tu_int (0, 4) == 0;
+  int ra = a_vec ? 0 : (int) tu_int (0, 2), rb = b_vec ? 0 : (int) tu_int (0, 2);
+  int64_t batch[2] = { tu_int (1, 3), tu_int (1, 3) };
+  int64_t da[4], db[4];
+  int na = 0, nb = 0;
+  /* Batch prefixes aligned on the right; an operand sometimes reads extent 1 (broadcast). */
+  for (int i = 0; i < ra; i++)
+    da[na++] = tu_int (0, 3) == 0 ? 1 : batch[2 - ra + i];
+  for (int i = 0; i < rb; i++)
+    db[nb++] = tu_int (0, 3) == 0 ? 1 : batch[2 - rb + i];
+  if (!a_vec)
+    da[na++] = n;
+  da[na++] = k;
+  db[nb++] = k;
+  if (!b_vec)
+    db[nb++] = m;
+  c->n_in = 2;
+  shape_set (&c->in_shape[0], na, da);
+  shape_set (&c->in_shape[1], nb, db);
+  int which = (int) tu_int (0, 4);
+  if (which <= 1)
+    {
+      set_const (c, 1, -1, 1);          /* x @ W */
+      c->crown_ok = 1;
+    }
+  else if (which <= 3)
+    {
+      set_const (c, 0, -1, 1);          /* W @ x */
+      c->crown_ok = 1;
+    }
+  /* else both vary: IBP only */
+}
+
+static void
+case_conv (struct tu_op_case *c)
+{
+  cn_params_conv *p = &c->params.conv;
+  memset (p, 0, sizeof *p);
+  int r = (int) tu_int (0, 9);
+  p->nd = r < 2 ? 1 : r < 8 ? 2 : 3;
+  int64_t G = tu_int (0, 3) == 0 ? tu_int (2, 3) : 1, N = G > 1 ? 1 : tu_int (1, 2);
+  int64_t Cg = tu_int (1, 2), Fg = tu_int (1, 2);
+  int64_t xd[5] = { N, G * Cg }, wd[5] = { G * Fg, Cg };
+  int64_t budget = 100 / (N * G * Cg);     /* spatial elements allowed */
+  int64_t sp = 1;
+  for (int i = 0; i < p->nd; i++)
+    {
+      int64_t K = tu_int (1, p->nd == 3 ? 2 : 3);
+      p->stride[i] = tu_int (1, 2);
+      p->dilation[i] = K > 1 && tu_int (0, 3) == 0 ? 2 : 1;
+      if (p->dilation[i] == 2 && K > 2)
+        K = 2;
+      p->pad_begin[i] = tu_int (0, 1);
+      p->pad_end[i] = tu_int (0, p->nd == 1 ? 2 : 1);
+      int64_t span = p->dilation[i] * (K - 1) + 1;
+      int64_t smin = span - p->pad_begin[i] - p->pad_end[i];
+      if (smin < 1)
+        smin = 1;
+      int64_t smax = p->nd == 1 ? 8 : p->nd == 2 ? 5 : 3;
+      if (smax < smin)
+        smax = smin;
+      int64_t S = tu_int (smin, smax);
+      while (S > smin && sp * S > budget)
+        S--;
+      sp *= S;
+      xd[2 + i] = S;
+      wd[2 + i] = K;
+    }
+  p->groups = G;
+  c->n_in = 3;
+  shape_set (&c->in_shape[0], p->nd + 2, xd);
+  shape_set (&c->in_shape[1], p->nd + 2, wd);
+  shape_set (&c->in_shape[2], 1, (int64_t[]) { G * Fg });
+  if (tu_int (0, 6) > 0)
+    {
+      set_const (c, 1, -1, 1);
+      set_const (c, 2, -1, 1);
+      c->crown_ok = 1;
+    }
+  else
+    set_const (c, 2, -1, 1);            /* a varying weight: IBP of interval products */
+}
+
+/* Whether some position a + k d (0 <= k < K) lies in [0, S). */
+static int
+window_hits (int64_t a, int64_t K, int64_t d, int64_t S)
+{
+  int64_t k0 = a >= 0 ? 0 : (-a + d - 1) / d;
+  return k0 < K && a + k0 * d < S;
+}
+
+static void
+case_pool (struct tu_op_case *c)
+{
+  cn_params_pool *p = &c->params.pool;
+  for (;;)
+    {
+      memset (p, 0, sizeof *p);
+      p->kind = tu_int (0, 1) ? CN_POOL_MAX : CN_POOL_AVG;
+      p->count_include_pad = (int) tu_int (0, 1);
+      int r = (int) tu_int (0, 9);
+      p->nd = r < 2 ? 1 : r < 8 ? 2 : 3;
+      int64_t N = tu_int (1, 2), C = tu_int (1, 3);
+      int64_t xd[5] = { N, C };
+      int64_t budget = 100 / (N * C), sp = 1;
+      int ok = 1;
+      for (int i = 0; i < p->nd && ok; i++)
+        {
+          int64_t K = tu_int (1, 3);
+          p->kernel[i] = K;
+          p->stride[i] = tu_int (1, 3);
+          p->dilation[i] = tu_int (0, 4) == 0 ? 2 : 1;
+          p->pad_begin[i] = tu_int (0, K / 2 + 1);
+          p->pad_end[i] = tu_int (0, K / 2 + 1);
+          int64_t span = p->dilation[i] * (K - 1) + 1;
+          int64_t smin = span - p->pad_begin[i] - p->pad_end[i];
+          if (smin < 1)
+            smin = 1;
+          int64_t smax = p->nd == 1 ? 9 : p->nd == 2 ? 6 : 3;
+          if (smax < smin)
+            smax = smin;
+          int64_t S = tu_int (smin, smax);
+          while (S > smin && sp * S > budget)
+            S--;
+          sp *= S;
+          xd[2 + i] = S;
+          int64_t O = (S + p->pad_begin[i] + p->pad_end[i] - span) / p->stride[i] + 1;
+          for (int64_t o = 0; o < O && ok; o++)
+            ok = window_hits (o * p->stride[i] - p->pad_begin[i], K, p->dilation[i], S);
+        }
+      if (!ok)
+        continue;                       /* a window entirely in the padding: draw again */
+      c->n_in = 1;
+      shape_set (&c->in_shape[0], p->nd + 2, xd);
+      c->crown_ok = 1;
+      return;
+    }
+}
+
+static void
+case_batchnorm (struct tu_op_case *c)
+{
+  cn_params_batchnorm *p = &c->params.batchnorm;
+  int rank = (int) tu_int (1, 4);
+  int64_t dim[4];
+  for (int i = 0; i < rank; i++)
+    dim[i] = tu_int (1, rank <= 2 ? 6 : 3);
+  p->axis = (int) tu_int (0, rank - 1);
+  static const double eps[] = { 1e-5, 1e-3, 0.1 };
+  p->eps = eps[tu_int (0, 2)];
+  c->n_in = 5;
+  shape_set (&c->in_shape[0], rank, dim);
+  for (int i = 1; i < 5; i++)
+    shape_set (&c->in_shape[i], 1, (int64_t[]) { dim[p->axis] });
+  set_const (c, 4, 0.1, 2);              /* var stays constant and positive */
+  if (tu_int (0, 4) > 0)
+    {
+      set_const (c, 1, -2, 2);
+      set_const (c, 2, -1, 1);
+      set_const (c, 3, -1, 1);
+      c->crown_ok = 1;
+    }
+  else
+    {
+      /* Varying scale or bias or mean: IBP only. */
+      int keep = (int) tu_int (1, 3);
+      for (int i = 1; i < 4; i++)
+        if (i != keep)
+          set_const (c, i, i == 1 ? -2 : -1, i == 1 ? 2 : 1);
+    }
+}
+
+int
+tu_op_case_linear (cn_op op, struct tu_op_case *c)
+{
+  memset (c, 0, sizeof *c);
+  c->op = op;
+  switch (op)
+    {
+    case CN_OP_LINEAR:
+      case_linear (c);
+      return 1;
+    case CN_OP_MATMUL:
+      case_matmul (c);
+      return 1;
+    case CN_OP_CONV:
+      case_conv (c);
+      return 1;
+    case CN_OP_POOL:
+      case_pool (c);
+      return 1;
+    case CN_OP_BATCH_NORM_RUNNING:
+      case_batchnorm (c);
+      return 1;
+    default:
+      return 0;
+    }
+}

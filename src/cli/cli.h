@@ -28,4 +28,11 @@ void cli_print_double (FILE *f, double x);
 /* Reads whitespace-separated numbers from PATH into a malloc'd array; N gets the count. */
 cn_status cli_read_numbers (const char *path, double **x, int64_t *n, cn_error *err);
 
+/* Loads NET (ONNX) and, if SPEC_PATH is not NULL, the VNN-LIB spec, checking that the spec's
+ * X and Y counts match the network's single input and output 0.  On failure nothing is left
+ * allocated. */
+cn_status cli_load (const char *net, const char *spec_path, cn_graph **g, cn_spec *spec, cn_error *err);
+/* Seconds from a monotonic clock. */
+double cli_now (void);
+
 #endif

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "cli/cli.h"
 
 int
@@ -93,4 +94,50 @@ cli_read_numbers (const char *path, double **x, int64_t *n, cn_error *err)
   *x = v;
   *n = cnt;
   return CN_OK;
+}
+
+double
+cli_now (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+cn_status
+cli_load (const char *net, const char *spec_path, cn_graph **g, cn_spec *spec, cn_error *err)
+{
+  cn_status st = cn_graph_load_onnx (net, g, err);
+  if (st != CN_OK)
+    return st;
+  if (cn_graph_n_inputs (*g) != 1 || cn_graph_n_outputs (*g) < 1)
+    {
+      st = cn_error_set (err, CN_EUNSUPPORTED, "%s: the network has %d inputs and %d outputs; one input and at least one output are supported",
+                         net, cn_graph_n_inputs (*g), cn_graph_n_outputs (*g));
+      goto fail;
+    }
+  if (spec_path == NULL)
+    return CN_OK;
+  if ((st = cn_spec_load_vnnlib (spec_path, spec, err)) != CN_OK)
+    goto fail;
+  int64_t nx = cn_shape_numel (cn_graph_value_shape (*g, cn_graph_input (*g, 0)));
+  int64_t ny = cn_shape_numel (cn_graph_value_shape (*g, cn_graph_output (*g, 0)));
+  if (spec->n_x != nx || spec->n_y != ny)
+    {
+      st = cn_error_set (err, CN_ESHAPE, "%s declares %lld inputs and %lld outputs; the network %s has %lld and %lld",
+                         spec_path, (long long) spec->n_x, (long long) spec->n_y, net, (long long) nx, (long long) ny);
+      cn_spec_clear (spec);
+      goto fail;
+    }
+  if (spec->n_cases < 1)
+    {
+      st = cn_error_set (err, CN_EPARSE, "%s: the property has no input box", spec_path);
+      cn_spec_clear (spec);
+      goto fail;
+    }
+  return CN_OK;
+fail:
+  cn_graph_free (*g);
+  *g = NULL;
+  return st;
 }

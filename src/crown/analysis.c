@@ -1,2 +1,332 @@
 /* SPDX-License-Identifier: MIT */
+/* src/crown/analysis.c: the sound box of every value by IBP, CROWN or CROWN-IBP.
+ *
+ * Nodes are visited in topological order.  Each output gets its IBP box from the boxes of its
+ * inputs (which are already as tight as this method makes them).  With CN_METHOD_CROWN, a
+ * value read by an operator that relaxes (CN_RULE_NEEDS_BOUNDS: relu, max pooling) is then
+ * tightened: one CROWN sweep from the value with rows [e_j; -e_j] for each entry j whose sign
+ * the box leaves open (lo < 0 < hi), and the result intersected with the IBP box, both being
+ * sound (ALGORITHMS.md 2.5).  A value computed by one node straight from the graph input is
+ * left to IBP, which is then as tight as a sweep (the first affine layer). */
 #include <config.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "crown/crown_impl.h"
+#include "ibp/ibp_impl.h"
+
+struct cn_analysis
+{
+  const cn_graph *g;
+  cn_bounds_opts opts;
+  cn_box *boxes;             /* one per value */
+  unsigned char *depends;    /* value depends on a graph input */
+  double seconds;
+};
+
+static double
+now (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+const char *
+cn_method_name (cn_method m)
+{
+  switch (m)
+    {
+    case CN_METHOD_IBP: return "ibp";
+    case CN_METHOD_CROWN: return "crown";
+    case CN_METHOD_CROWN_IBP: return "crown-ibp";
+    default: return "invalid";
+    }
+}
+
+cn_status
+cn_method_lookup (const char *name, cn_method *m, cn_error *err)
+{
+  static const cn_method all[] = { CN_METHOD_IBP, CN_METHOD_CROWN, CN_METHOD_CROWN_IBP };
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (strcmp (name, cn_method_name (all[i])) == 0)
+      {
+        *m = all[i];
+        return CN_OK;
+      }
+  return cn_error_set (err, CN_EINVAL, "method: '%s' is not one of ibp, crown, crown-ibp", name);
+}
+
+void
+cn_bounds_opts_init (cn_bounds_opts *o)
+{
+  memset (o, 0, sizeof *o);
+  o->method = CN_METHOD_CROWN;
+  o->threads = 0;
+}
+
+void
+cn_analysis_free (cn_analysis *a)
+{
+  if (a == NULL)
+    return;
+  if (a->boxes != NULL)
+    for (int v = 0; v < a->g->n_values; v++)
+      cn_box_clear (&a->boxes[v]);
+  free (a->boxes);
+  free (a->depends);
+  free (a);
+}
+
+const cn_box *
+cn_analysis_box (const cn_analysis *a, int v)
+{
+  return v >= 0 && v < a->g->n_values ? &a->boxes[v] : NULL;
+}
+
+double
+cn_analysis_seconds (const cn_analysis *a)
+{
+  return a->seconds;
+}
+
+/* Rows per sweep when tightening, so that one coefficient block stays near 256 MiB. */
+static int64_t
+chunk_rows (const cn_graph *g)
+{
+  int64_t widest = 1;
+  for (int v = 0; v < g->n_values; v++)
+    widest = g->values[v].numel > widest ? g->values[v].numel : widest;
+  int64_t r = ((int64_t) 256 << 20) / (8 * widest);
+  return r < 2 ? 2 : (r & ~(int64_t) 1);
+}
+
+/* Tightens the box of value V by CROWN sweeps over its undecided entries. */
+static cn_status
+tighten (cn_analysis *a, int v, cn_error *err)
+{
+  const cn_graph *g = a->g;
+  cn_box *b = &a->boxes[v];
+  int64_t n = b->n, m = 0;
+  for (int64_t j = 0; j < n; j++)
+    m += b->lo[j] < 0 && b->hi[j] > 0;
+  if (m == 0)
+    return CN_OK;
+  int64_t *idx = malloc ((size_t) m * sizeof *idx);
+  int64_t chunk = chunk_rows (g);
+  if (chunk > 2 * m)
+    chunk = 2 * m;
+  double *c = calloc ((size_t) chunk * (size_t) n, sizeof *c);
+  double *lower = malloc ((size_t) chunk * sizeof *lower);
+  cn_status st = CN_OK;
+  if (idx == NULL || c == NULL || lower == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "crown: out of memory tightening '%s'", g->values[v].name);
+      goto done;
+    }
+  m = 0;
+  for (int64_t j = 0; j < n; j++)
+    if (b->lo[j] < 0 && b->hi[j] > 0)
+      idx[m++] = j;
+  for (int64_t first = 0; first < m; first += chunk / 2)
+    {
+      int64_t cnt = m - first < chunk / 2 ? m - first : chunk / 2;
+      memset (c, 0, (size_t) (2 * cnt) * (size_t) n * sizeof *c);
+      for (int64_t r = 0; r < cnt; r++)
+        {
+          c[(2 * r) * n + idx[first + r]] = 1;       /* lower bound of v_j */
+          c[(2 * r + 1) * n + idx[first + r]] = -1;  /* lower bound of -v_j */
+        }
+      if ((st = cn__crown_sweep (g, a->boxes, a->depends, v, c, 2 * cnt, a->opts.threads, lower, err)) != CN_OK)
+        goto done;
+      for (int64_t r = 0; r < cnt; r++)
+        {
+          int64_t j = idx[first + r];
+          double lo = lower[2 * r], hi = -lower[2 * r + 1];
+          /* both boxes are sound, so is their intersection */
+          if (lo > b->lo[j])
+            b->lo[j] = lo;
+          if (hi < b->hi[j])
+            b->hi[j] = hi;
+          if (b->lo[j] > b->hi[j])
+            {
+              st = cn_error_set (err, CN_EUNSOUND,
+                                 "crown: empty intersection at entry %lld of '%s' ([%.17g, %.17g]); the input set is empty or a bound is wrong",
+                                 (long long) j, g->values[v].name, b->lo[j], b->hi[j]);
+              goto done;
+            }
+        }
+    }
+done:
+  free (idx);
+  free (c);
+  free (lower);
+  return st;
+}
+
+/* Whether value V feeds a node whose CROWN arm relaxes with its input box. */
+static int
+feeds_relaxation (const cn_graph *g, int v)
+{
+  for (int k = 0; k < g->n_nodes; k++)
+    if (g->nodes[k].rule->flags & CN_RULE_NEEDS_BOUNDS)
+      for (int i = 0; i < g->nodes[k].n_in; i++)
+        if (g->nodes[k].in[i] == v)
+          return 1;
+  return 0;
+}
+
+/* Whether V is computed by one node from graph inputs and constants only (IBP suffices). */
+static int
+first_layer (const cn_graph *g, int v)
+{
+  int p = g->values[v].producer;
+  if (p < 0 || (g->nodes[p].rule->flags & CN_RULE_NEEDS_BOUNDS))
+    return 0;
+  for (int i = 0; i < g->nodes[p].n_in; i++)
+    {
+      const struct cn__value *u = &g->values[g->nodes[p].in[i]];
+      if (!u->is_constant && !u->is_input)
+        return 0;
+    }
+  return 1;
+}
+
+cn_status
+cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts, cn_analysis **out,
+                    cn_error *err)
+{
+  double t0 = now ();
+  *out = NULL;
+  cn_status st = cn_fpenv_check (err);
+  if (st != CN_OK)
+    return st;
+  if (g->n_inputs != 1)
+    return cn_error_set (err, CN_EINVAL, "bounds: the graph has %d inputs; exactly one is supported", g->n_inputs);
+  int xin = g->inputs[0];
+  if (input->n != g->values[xin].numel)
+    return cn_error_set (err, CN_ESHAPE, "bounds: the input box has %lld entries, the graph input '%s' has %lld",
+                         (long long) input->n, g->values[xin].name, (long long) g->values[xin].numel);
+  if ((st = cn_box_validate (input, "bounds: input box", err)) != CN_OK)
+    return st;
+  cn_analysis *a = calloc (1, sizeof *a);
+  if (a == NULL)
+    return cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+  a->g = g;
+  if (opts != NULL)
+    a->opts = *opts;
+  else
+    cn_bounds_opts_init (&a->opts);
+  a->boxes = calloc ((size_t) (g->n_values ? g->n_values : 1), sizeof *a->boxes);
+  a->depends = calloc ((size_t) (g->n_values ? g->n_values : 1), 1);
+  if (a->boxes == NULL || a->depends == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+      goto fail;
+    }
+  for (int v = 0; v < g->n_values; v++)
+    {
+      const struct cn__value *val = &g->values[v];
+      if (val->is_input || val->is_constant)
+        {
+          if ((st = cn_box_init (&a->boxes[v], val->numel, err)) != CN_OK)
+            goto fail;
+          for (int64_t j = 0; j < val->numel; j++)
+            {
+              a->boxes[v].lo[j] = val->is_constant ? val->cdata[j] : input->lo[j];
+              a->boxes[v].hi[j] = val->is_constant ? val->cdata[j] : input->hi[j];
+            }
+          a->depends[v] = (unsigned char) val->is_input;
+        }
+    }
+  for (int k = 0; k < g->n_nodes; k++)
+    {
+      const struct cn__node *nd = &g->nodes[k];
+      if ((st = cn_box_init (&a->boxes[nd->out], g->values[nd->out].numel, err)) != CN_OK)
+        goto fail;
+      for (int i = 0; i < nd->n_in; i++)
+        a->depends[nd->out] |= a->depends[nd->in[i]];
+      if ((st = cn__ibp_node (g, k, a->boxes, err)) != CN_OK)
+        goto fail;
+      if (a->opts.method == CN_METHOD_CROWN && a->depends[nd->out] && feeds_relaxation (g, nd->out)
+          && !first_layer (g, nd->out))
+        if ((st = tighten (a, nd->out, err)) != CN_OK)
+          goto fail;
+    }
+  a->seconds = now () - t0;
+  *out = a;
+  return CN_OK;
+fail:
+  cn_analysis_free (a);
+  return st;
+}
+
+cn_status
+cn_analysis_lower (cn_analysis *a, int v, const double *c, int64_t rows, double *lower, cn_error *err)
+{
+  double t0 = now ();
+  cn_status st = cn__graph_check_value (a->g, v, "bounds", err);
+  if (st != CN_OK)
+    return st;
+  if ((st = cn_fpenv_check (err)) != CN_OK)
+    return st;
+  if (rows < 0)
+    return cn_error_set (err, CN_EINVAL, "bounds: negative row count");
+  int64_t n = a->g->values[v].numel;
+  for (int64_t j = 0; j < rows * n; j++)
+    if (!isfinite (c[j]))
+      return cn_error_set (err, CN_EINVAL, "bounds: coefficient %lld of C is not finite", (long long) j);
+  if (rows > 0)
+    st = cn__crown_sweep (a->g, a->boxes, a->depends, v, c, rows, a->opts.threads, lower, err);
+  a->seconds += now () - t0;
+  return st;
+}
+
+cn_status
+cn_bounds_output (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts, cn_box *out, cn_error *err)
+{
+  cn_analysis *a = NULL;
+  double *c = NULL, *lower = NULL;
+  memset (out, 0, sizeof *out);
+  if (g->n_outputs < 1)
+    return cn_error_set (err, CN_EINVAL, "bounds: the graph has no output");
+  cn_status st = cn_analysis_create (g, input, opts, &a, err);
+  if (st != CN_OK)
+    return st;
+  int v = g->outputs[0];
+  if ((st = cn_box_copy (out, &a->boxes[v], err)) != CN_OK)
+    goto done;
+  if (a->opts.method != CN_METHOD_IBP && a->depends[v])
+    {
+      int64_t n = out->n;
+      c = calloc ((size_t) (n > 0 ? 2 * n : 1) * (size_t) (n > 0 ? n : 1), sizeof *c);
+      lower = malloc ((size_t) (n > 0 ? 2 * n : 1) * sizeof *lower);
+      if (c == NULL || lower == NULL)
+        {
+          st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+          goto done;
+        }
+      for (int64_t j = 0; j < n; j++)
+        {
+          c[(2 * j) * n + j] = 1;
+          c[(2 * j + 1) * n + j] = -1;
+        }
+      if ((st = cn_analysis_lower (a, v, c, 2 * n, lower, err)) != CN_OK)
+        goto done;
+      for (int64_t j = 0; j < n; j++)
+        {
+          if (lower[2 * j] > out->lo[j])
+            out->lo[j] = lower[2 * j];
+          if (-lower[2 * j + 1] < out->hi[j])
+            out->hi[j] = -lower[2 * j + 1];
+        }
+    }
+done:
+  if (st != CN_OK)
+    cn_box_clear (out);
+  free (c);
+  free (lower);
+  cn_analysis_free (a);
+  return st;
+}

@@ -38,4 +38,15 @@ void cn__crown_charge_affine (const cn_crown_step *st, const double *w_up, int64
  * (+inf if some entry is infinite). */
 double cn__box_magnitude (const cn_box *box, double *m);
 
+/* ---- the engine (src/crown/sweep.c, src/crown/analysis.c) ---------------------------- */
+
+#include "graph/graph_impl.h"
+
+/* Lower bounds of the ROWS linear functions C v over the input boxes, by one CROWN sweep from
+ * value V of G using BOXES (one sound box per value) for every relaxation.  DEPENDS[w] is
+ * nonzero iff value w depends on a graph input (others are concretised with their box).
+ * LOWER receives ROWS numbers; -inf where nothing finite is proved. */
+cn_status cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
+                           const double *c, int64_t rows, int threads, double *lower, cn_error *err);
+
 #endif

@@ -1,2 +1,2747 @@
 /* SPDX-License-Identifier: MIT */
+/* src/graph/onnx.c: the ONNX importer (opsets 8 to 17 of the default domain).
+ *
+ * The model is unpacked with the protobuf-c bindings generated at build time from onnx.proto.
+ * Every ONNX value is known to the importer as either a graph value (a graph input or the
+ * output of one of our nodes) or a host constant: an initializer, a Constant node, or the
+ * result of folding a node whose inputs are all constants.  Host constants are f32, f64 or
+ * i64 tensors (every ONNX integer sort is widened to i64, which is exact); a floating-point
+ * constant enters the graph, through cn_graph_add_constant, only when a node uses it as an
+ * operand, and integer constants never do (they are shapes, axes and indices).
+ *
+ * Each ONNX node maps onto registered operators through cn_graph_add_node; nothing here
+ * switches on our operators.  The mapping preserves the exact real semantics of the model for
+ * its stored weights:
+ *   - data movement of constants (transpose, reshape, broadcast, slice, gather, concat) is
+ *     done here, exactly;
+ *   - Gemm's alpha and beta are folded into the weights only when the products are exact
+ *     (always so for f32 weights, whose products with an f32 factor fit in binary64), and
+ *     written as a mul node otherwise;
+ *   - a node whose inputs are all floating-point constants is evaluated once in binary64 with
+ *     cn_graph_eval on a scratch graph holding that node alone; its result is kept in f32 if
+ *     every entry is exactly an f32 number (pure data movement of f32 weights), else in f64;
+ *   - implicit broadcasting becomes a broadcast node on a non-constant operand and an
+ *     expanded constant on a constant operand.
+ * Casts of non-constant values between f32 and f64 are kept as identities: the graph is
+ * evaluated in one sort chosen by its user.
+ *
+ * Errors name the ONNX node and its operator type: "onnx: node 'n3' (Softmax): operator not
+ * supported".  Statuses: CN_EIO (the file cannot be read), CN_EPARSE (malformed protobuf,
+ * missing or unknown value names, malformed tensors), CN_EUNSUPPORTED (operators, attribute
+ * values, element sorts, external data, opsets), CN_ESHAPE (shape mismatches), CN_ENUMERIC (a
+ * NaN or infinite weight), CN_ENOMEM. */
 #include <config.h>
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "graph/graph_impl.h"
+#include "onnx.pb-c.h"
+
+#define OPSET_MIN 8
+#define OPSET_MAX 17
+#define MAX_OUT 2                       /* outputs of one ONNX node we may define */
+
+/* ---- the importer's values ------------------------------------------------------------ */
+
+/* An ONNX value. */
+struct oval
+{
+  char *name;
+  int next;                  /* the next value in the same hash bucket, -1 at the end */
+  int is_const;
+  int gv;                    /* its graph value in the main graph, -1 while a constant is not in it */
+  cn_tensor c;               /* the constant (f32, f64 or i64) when is_const */
+};
+
+struct imp
+{
+  cn_graph *g;               /* the graph being built: the main graph, or a scratch graph while folding */
+  int folding;
+  int64_t opset;
+  struct oval **vals;
+  int n_vals, cap_vals;
+  int *bucket;
+  size_t n_bucket;           /* a power of two */
+};
+
+/* One ONNX node being imported. */
+struct nctx
+{
+  struct imp *imp;
+  const Onnx__NodeProto *np;
+  const char *type;          /* the ONNX operator type */
+  const char *name;          /* the node's name: the ONNX name or "<op_type>#<index>" */
+  int n_in;
+  struct oval **in;          /* n_in entries, NULL for an absent optional input */
+  int fold_gv[MAX_OUT];      /* while folding: the scratch graph value of each output, or -1 */
+  cn_error *err;             /* the node's own error record (wrapped by the caller) */
+};
+
+static char *
+dup_str (const char *s)
+{
+  size_t n = strlen (s);
+  char *d = malloc (n + 1);
+  if (d != NULL)
+    memcpy (d, s, n + 1);
+  return d;
+}
+
+static size_t
+hash_str (const char *s)
+{
+  size_t h = 1469598103934665603u;
+  for (; *s; s++)
+    h = (h ^ (unsigned char) *s) * 1099511628211u;
+  return h;
+}
+
+static struct oval *
+lookup (const struct imp *imp, const char *name)
+{
+  for (int k = imp->bucket[hash_str (name) & (imp->n_bucket - 1)]; k >= 0; k = imp->vals[k]->next)
+    if (strcmp (imp->vals[k]->name, name) == 0)
+      return imp->vals[k];
+  return NULL;
+}
+
+/* Defines the ONNX value NAME as graph value GV (if C is NULL) or as the constant *C, whose
+ * buffer is taken (C is left empty) in every case.  A name defined twice is CN_EPARSE. */
+static cn_status
+define (struct imp *imp, const char *name, int gv, cn_tensor *c, cn_error *err)
+{
+  cn_status st = CN_OK;
+  struct oval *o = NULL;
+  if (lookup (imp, name) != NULL)
+    {
+      st = cn_error_set (err, CN_EPARSE, "value '%s' is defined twice", name);
+      goto fail;
+    }
+  if (imp->n_vals == imp->cap_vals)
+    {
+      int cap = imp->cap_vals ? 2 * imp->cap_vals : 64;
+      struct oval **nv = realloc (imp->vals, (size_t) cap * sizeof *nv);
+      if (nv == NULL)
+        goto nomem;
+      imp->vals = nv;
+      imp->cap_vals = cap;
+    }
+  o = calloc (1, sizeof *o);
+  if (o == NULL || (o->name = dup_str (name)) == NULL)
+    goto nomem;
+  o->gv = gv;
+  if (c != NULL)
+    {
+      o->is_const = 1;
+      o->gv = -1;
+      o->c = *c;
+      c->data = NULL;
+    }
+  size_t b = hash_str (name) & (imp->n_bucket - 1);
+  o->next = imp->bucket[b];
+  imp->bucket[b] = imp->n_vals;
+  imp->vals[imp->n_vals++] = o;
+  return CN_OK;
+
+nomem:
+  st = cn_error_set (err, CN_ENOMEM, "out of memory");
+fail:
+  if (o != NULL)
+    free (o->name);
+  free (o);
+  if (c != NULL)
+    cn_tensor_clear (c);
+  return st;
+}
+
+static void
+imp_clear (struct imp *imp)
+{
+  for (int k = 0; k < imp->n_vals; k++)
+    {
+      free (imp->vals[k]->name);
+      cn_tensor_clear (&imp->vals[k]->c);
+      free (imp->vals[k]);
+    }
+  free (imp->vals);
+  free (imp->bucket);
+}
+
+/* ---- host tensors: exact data movement on constants of any sort --------------------------- */
+
+static int
+is_int (const cn_tensor *t)
+{
+  return !cn_dtype_is_float (t->dtype);
+}
+
+static char *
+fmt_shape (const cn_shape *s, char *buf, size_t n)
+{
+  return cn_shape_format (s, buf, n);
+}
+
+/* Copies the elements of SHAPE from SRC, read with the element strides SSTR from offset 0, to
+ * DST, written with the strides DSTR; elements are ES bytes.  A stride may be 0 (broadcast). */
+static void
+strided_copy (char *dst, const int64_t *dstr, const char *src, const int64_t *sstr, const cn_shape *shape,
+              size_t es)
+{
+  int64_t n = cn_shape_numel (shape);
+  int r = shape->rank;
+  int64_t idx[CN_MAX_RANK] = { 0 };
+  int64_t doff = 0, soff = 0;
+  for (int64_t k = 0; k < n; k++)
+    {
+      memcpy (dst + doff * (int64_t) es, src + soff * (int64_t) es, es);
+      for (int a = r - 1; a >= 0; a--)
+        {
+          idx[a]++;
+          doff += dstr[a];
+          soff += sstr[a];
+          if (idx[a] < shape->dim[a])
+            break;
+          doff -= dstr[a] * idx[a];
+          soff -= sstr[a] * idx[a];
+          idx[a] = 0;
+        }
+    }
+}
+
+/* DST = the permutation of SRC whose output axis i is input axis PERM[i]. */
+static cn_status
+host_permute (const cn_tensor *src, const int *perm, cn_tensor *dst, cn_error *err)
+{
+  cn_shape os;
+  memset (&os, 0, sizeof os);
+  os.rank = src->shape.rank;
+  int64_t istr[CN_MAX_RANK], sstr[CN_MAX_RANK], dstr[CN_MAX_RANK];
+  cn__strides (&src->shape, istr);
+  for (int i = 0; i < os.rank; i++)
+    {
+      os.dim[i] = src->shape.dim[perm[i]];
+      sstr[i] = istr[perm[i]];
+    }
+  cn_status st = cn_tensor_init (dst, src->dtype, &os, err);
+  if (st != CN_OK)
+    return st;
+  cn__strides (&os, dstr);
+  strided_copy (dst->data, dstr, src->data, sstr, &os, cn_dtype_size (src->dtype));
+  return CN_OK;
+}
+
+/* Numpy broadcasting of shapes A and B into OUT; 0 if they do not broadcast. */
+static int
+broadcast_shape (const cn_shape *a, const cn_shape *b, cn_shape *out)
+{
+  int r = a->rank > b->rank ? a->rank : b->rank;
+  memset (out, 0, sizeof *out);
+  out->rank = r;
+  for (int i = 0; i < r; i++)
+    {
+      int ia = i - (r - a->rank), ib = i - (r - b->rank);
+      int64_t da = ia >= 0 ? a->dim[ia] : 1, db = ib >= 0 ? b->dim[ib] : 1;
+      if (da != db && da != 1 && db != 1)
+        return 0;
+      out->dim[i] = da == 1 ? db : da;
+    }
+  return 1;
+}
+
+/* DST = SRC broadcast (numpy rules) to SHAPE; CN_ESHAPE if it does not broadcast. */
+static cn_status
+host_broadcast (const cn_tensor *src, const cn_shape *shape, cn_tensor *dst, cn_error *err)
+{
+  const cn_shape *is = &src->shape;
+  int64_t istr[CN_MAX_RANK], sstr[CN_MAX_RANK], dstr[CN_MAX_RANK];
+  cn__strides (is, istr);
+  if (is->rank > shape->rank)
+    goto bad;
+  for (int i = 0; i < shape->rank; i++)
+    {
+      int j = i - (shape->rank - is->rank);
+      if (j < 0)
+        sstr[i] = 0;
+      else if (is->dim[j] == shape->dim[i])
+        sstr[i] = istr[j];
+      else if (is->dim[j] == 1)
+        sstr[i] = 0;
+      else
+        goto bad;
+    }
+  cn_status st = cn_tensor_init (dst, src->dtype, shape, err);
+  if (st != CN_OK)
+    return st;
+  cn__strides (shape, dstr);
+  strided_copy (dst->data, dstr, src->data, sstr, shape, cn_dtype_size (src->dtype));
+  return CN_OK;
+bad:;
+  char a[128], b[128];
+  return cn_error_set (err, CN_ESHAPE, "a constant of shape %s does not broadcast to %s", fmt_shape (is, a, sizeof a),
+                       fmt_shape (shape, b, sizeof b));
+}
+
+/* DST = SRC[start:stop:step] on every axis (normalised: 0 <= start <= stop <= extent, step >= 1). */
+static cn_status
+host_slice (const cn_tensor *src, const cn_params_slice *p, cn_tensor *dst, cn_error *err)
+{
+  cn_shape os;
+  memset (&os, 0, sizeof os);
+  os.rank = src->shape.rank;
+  int64_t istr[CN_MAX_RANK], sstr[CN_MAX_RANK], dstr[CN_MAX_RANK], base = 0;
+  cn__strides (&src->shape, istr);
+  for (int i = 0; i < os.rank; i++)
+    {
+      os.dim[i] = (p->stop[i] - p->start[i] + p->step[i] - 1) / p->step[i];
+      sstr[i] = istr[i] * p->step[i];
+      base += p->start[i] * istr[i];
+    }
+  cn_status st = cn_tensor_init (dst, src->dtype, &os, err);
+  if (st != CN_OK)
+    return st;
+  size_t es = cn_dtype_size (src->dtype);
+  cn__strides (&os, dstr);
+  if (cn_shape_numel (&os) > 0)
+    strided_copy (dst->data, dstr, (const char *) src->data + base * (int64_t) es, sstr, &os, es);
+  return CN_OK;
+}
+
+/* DST = the concatenation of the N tensors SRC (one sort, equal shapes off AXIS) along AXIS. */
+static cn_status
+host_concat (int n, const cn_tensor *const *src, int axis, cn_tensor *dst, cn_error *err)
+{
+  cn_shape os = src[0]->shape;
+  os.dim[axis] = 0;
+  for (int k = 0; k < n; k++)
+    os.dim[axis] += src[k]->shape.dim[axis];
+  cn_status st = cn_tensor_init (dst, src[0]->dtype, &os, err);
+  if (st != CN_OK)
+    return st;
+  size_t es = cn_dtype_size (src[0]->dtype);
+  int64_t dstr[CN_MAX_RANK], sstr[CN_MAX_RANK], off = 0;
+  cn__strides (&os, dstr);
+  for (int k = 0; k < n; k++)
+    {
+      cn__strides (&src[k]->shape, sstr);
+      if (cn_shape_numel (&src[k]->shape) > 0)
+        strided_copy ((char *) dst->data + off * dstr[axis] * (int64_t) es, dstr, src[k]->data, sstr, &src[k]->shape,
+                      es);
+      off += src[k]->shape.dim[axis];
+    }
+  return CN_OK;
+}
+
+/* DST = a copy of SRC with the shape S (same element count). */
+static cn_status
+host_reshape (const cn_tensor *src, const cn_shape *s, cn_tensor *dst, cn_error *err)
+{
+  cn_status st = cn_tensor_convert (dst, src->dtype, src, err);
+  if (st == CN_OK)
+    dst->shape = *s;
+  return st;
+}
+
+/* A host tensor of sort DT and shape S filled with the value V (i64 tensors take (int64_t) V). */
+static cn_status
+host_fill (cn_dtype dt, const cn_shape *s, double v, cn_tensor *dst, cn_error *err)
+{
+  cn_status st = cn_tensor_init (dst, dt, s, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_shape_numel (s);
+  for (int64_t i = 0; i < n; i++)
+    if (dt == CN_DTYPE_F32)
+      ((float *) dst->data)[i] = (float) v;
+    else if (dt == CN_DTYPE_F64)
+      ((double *) dst->data)[i] = v;
+    else
+      ((int64_t *) dst->data)[i] = (int64_t) v;
+  return CN_OK;
+}
+
+/* ---- ONNX tensors ------------------------------------------------------------------------ */
+
+static const char *
+onnx_type_name (int32_t t)
+{
+  static const char *const names[] = {
+    "UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING", "BOOL",
+    "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"
+  };
+  return t >= 0 && t < (int32_t) (sizeof names / sizeof names[0]) ? names[t] : "unknown";
+}
+
+/* Byte width of an ONNX element type we read (0 for the others). */
+static size_t
+onnx_type_size (int32_t t)
+{
+  switch (t)
+    {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
+      return 4;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64:
+      return 8;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT16: case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16:
+      return 2;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+      return 1;
+    default:
+      return 0;
+    }
+}
+
+/* The unsigned little-endian word of W bytes at P. */
+static uint64_t
+read_le (const uint8_t *p, size_t w)
+{
+  uint64_t x = 0;
+  for (size_t i = 0; i < w; i++)
+    x |= (uint64_t) p[i] << (8 * i);
+  return x;
+}
+
+/* Reads the tensor TP (named WHAT in messages) into OUT: FLOAT as f32, DOUBLE as f64, every
+ * integer sort and BOOL as i64.  Messages start with "tensor 'WHAT'". */
+static cn_status
+parse_tensor (const Onnx__TensorProto *tp, const char *what, cn_tensor *out, cn_error *err)
+{
+  int32_t dt = tp->has_data_type ? tp->data_type : 0;
+  if ((tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+      || tp->n_external_data > 0)
+    return cn_error_set (err, CN_EUNSUPPORTED, "tensor '%s' keeps its data in an external file (not supported)", what);
+  if (tp->segment != NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "tensor '%s' is segmented (not supported)", what);
+  size_t w = onnx_type_size (dt);
+  if (w == 0)
+    return cn_error_set (err, CN_EUNSUPPORTED, "tensor '%s' has element type %s (%d), not supported", what,
+                         onnx_type_name (dt), (int) dt);
+  if (tp->n_dims > CN_MAX_RANK)
+    return cn_error_set (err, CN_EUNSUPPORTED, "tensor '%s' has rank %zu, above %d", what, tp->n_dims, CN_MAX_RANK);
+  cn_shape s;
+  memset (&s, 0, sizeof s);
+  s.rank = (int) tp->n_dims;
+  for (size_t i = 0; i < tp->n_dims; i++)
+    {
+      if (tp->dims[i] < 0)
+        return cn_error_set (err, CN_EPARSE, "tensor '%s' has the negative extent %lld", what, (long long) tp->dims[i]);
+      s.dim[i] = tp->dims[i];
+    }
+  int64_t n = cn_shape_numel (&s);
+  if (n < 0 || (uint64_t) n > SIZE_MAX / 8)
+    return cn_error_set (err, CN_EPARSE, "tensor '%s' has too many elements", what);
+  cn_dtype cdt = dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ? CN_DTYPE_F32
+    : dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE ? CN_DTYPE_F64 : CN_DTYPE_I64;
+  /* Where the typed data lives: float_data, double_data, int64_data, uint64_data or int32_data. */
+  size_t typed_n;
+  switch (dt)
+    {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: typed_n = tp->n_float_data; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: typed_n = tp->n_double_data; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: typed_n = tp->n_int64_data; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32: case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64:
+      typed_n = tp->n_uint64_data; break;
+    default: typed_n = tp->n_int32_data; break;
+    }
+  int raw = tp->has_raw_data && (tp->raw_data.len > 0 || typed_n == 0);
+  if (raw && tp->raw_data.len != (size_t) n * w)
+    return cn_error_set (err, CN_EPARSE, "tensor '%s' has %zu bytes of raw_data, expected %lld (%lld elements of %s)",
+                         what, tp->raw_data.len, (long long) ((size_t) n * w), (long long) n, onnx_type_name (dt));
+  if (!raw && typed_n != (size_t) n)
+    return cn_error_set (err, CN_EPARSE, "tensor '%s' holds %zu values, its shape has %lld elements", what, typed_n,
+                         (long long) n);
+  cn_status st = cn_tensor_init (out, cdt, &s, err);
+  if (st != CN_OK)
+    return st;
+  for (int64_t i = 0; i < n; i++)
+    {
+      const uint8_t *p = raw ? tp->raw_data.data + (size_t) i * w : NULL;
+      uint64_t u = p ? read_le (p, w) : 0;
+      switch (dt)
+        {
+        case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+          {
+            float f;
+            uint32_t u32 = (uint32_t) u;
+            if (p)
+              memcpy (&f, &u32, 4);
+            else
+              f = tp->float_data[i];
+            ((float *) out->data)[i] = f;
+            break;
+          }
+        case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+          {
+            double d;
+            if (p)
+              memcpy (&d, &u, 8);
+            else
+              d = tp->double_data[i];
+            ((double *) out->data)[i] = d;
+            break;
+          }
+        case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+          ((int64_t *) out->data)[i] = p ? (int64_t) u : tp->int64_data[i];
+          break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64:
+        case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
+          {
+            uint64_t v = p ? u : tp->uint64_data[i];
+            if (v > (uint64_t) INT64_MAX)
+              {
+                cn_tensor_clear (out);
+                return cn_error_set (err, CN_ENUMERIC, "tensor '%s' holds %llu, beyond the int64 range", what,
+                                     (unsigned long long) v);
+              }
+            ((int64_t *) out->data)[i] = (int64_t) v;
+            break;
+          }
+        case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+          ((int64_t *) out->data)[i] = p ? (int64_t) (int32_t) (uint32_t) u : tp->int32_data[i];
+          break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__INT16:
+          ((int64_t *) out->data)[i] = p ? (int64_t) (int16_t) (uint16_t) u : tp->int32_data[i];
+          break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
+          ((int64_t *) out->data)[i] = p ? (int64_t) (int8_t) (uint8_t) u : tp->int32_data[i];
+          break;
+        case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+          ((int64_t *) out->data)[i] = (p ? u : (uint64_t) tp->int32_data[i]) != 0;
+          break;
+        default: /* UINT8, UINT16 */
+          ((int64_t *) out->data)[i] = p ? (int64_t) u : tp->int32_data[i];
+          break;
+        }
+    }
+  return CN_OK;
+}
+
+/* ---- node context helpers ------------------------------------------------------------------ */
+
+static cn_status
+nomem (struct nctx *nc)
+{
+  return cn_error_set (nc->err, CN_ENOMEM, "out of memory");
+}
+
+static const cn_shape *
+in_shape (const struct nctx *nc, int i)
+{
+  const struct oval *o = nc->in[i];
+  return o->is_const ? &o->c.shape : cn_graph_value_shape (nc->imp->g, o->gv);
+}
+
+/* Input I must be present. */
+static cn_status
+need_in (struct nctx *nc, int i)
+{
+  if (i >= nc->n_in || nc->in[i] == NULL)
+    return cn_error_set (nc->err, CN_EPARSE, "input %d is missing", i);
+  return CN_OK;
+}
+
+static int
+has_in (const struct nctx *nc, int i)
+{
+  return i < nc->n_in && nc->in[i] != NULL;
+}
+
+/* The graph value of input I; a floating-point constant is added to the graph on first use. */
+static cn_status
+in_gv (struct nctx *nc, int i, int *v)
+{
+  struct imp *imp = nc->imp;
+  struct oval *o = nc->in[i];
+  if (!o->is_const)
+    {
+      *v = o->gv;
+      return CN_OK;
+    }
+  if (is_int (&o->c))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED,
+                         "input %d ('%s') is an integer tensor; only floating-point tensors can be operands", i, o->name);
+  if (!imp->folding && o->gv >= 0)
+    {
+      *v = o->gv;
+      return CN_OK;
+    }
+  cn_status st = cn_graph_add_constant (imp->g, o->name, &o->c, v, nc->err);
+  if (st == CN_OK && !imp->folding)
+    o->gv = *v;
+  return st;
+}
+
+/* Builds "<node>/<suffix>" (or the node name if SUFFIX is NULL) into a malloc'd string. */
+static char *
+sub_name (const struct nctx *nc, const char *suffix)
+{
+  if (suffix == NULL)
+    return dup_str (nc->name);
+  size_t a = strlen (nc->name), b = strlen (suffix);
+  char *s = malloc (a + b + 2);
+  if (s != NULL)
+    {
+      memcpy (s, nc->name, a);
+      s[a] = '/';
+      memcpy (s + a + 1, suffix, b + 1);
+    }
+  return s;
+}
+
+/* Adds the constant T (copied) to the graph under the name "<node>/<suffix>". */
+static cn_status
+add_const (struct nctx *nc, const cn_tensor *t, const char *suffix, int *v)
+{
+  char *nm = sub_name (nc, suffix);
+  if (nm == NULL)
+    return nomem (nc);
+  cn_status st = cn_graph_add_constant (nc->imp->g, nm, t, v, nc->err);
+  free (nm);
+  return st;
+}
+
+/* Adds one of our nodes, named after the ONNX node (with "/SUFFIX" for helper nodes). */
+static cn_status
+add_node (struct nctx *nc, cn_op op, const void *params, int n, const int *in, const char *suffix, int *out)
+{
+  char *nm = sub_name (nc, suffix);
+  if (nm == NULL)
+    return nomem (nc);
+  cn_status st = cn_graph_add_node (nc->imp->g, op, params, n, in, nm, out, nc->err);
+  free (nm);
+  return st;
+}
+
+static int
+out_wanted (const struct nctx *nc, int k)
+{
+  return k < (int) nc->np->n_output && nc->np->output[k][0] != '\0';
+}
+
+/* Defines output K of the node as the graph value V; FRESH says V was made by this node, and
+ * then takes the ONNX output's name. */
+static cn_status
+set_out (struct nctx *nc, int k, int v, int fresh)
+{
+  struct imp *imp = nc->imp;
+  if (!out_wanted (nc, k))
+    return CN_OK;
+  if (imp->folding)
+    {
+      nc->fold_gv[k] = v;
+      return CN_OK;
+    }
+  if (fresh)
+    {
+      char *nm = dup_str (nc->np->output[k]);
+      if (nm == NULL)
+        return nomem (nc);
+      free (imp->g->values[v].name);
+      imp->g->values[v].name = nm;
+    }
+  return define (imp, nc->np->output[k], v, NULL, nc->err);
+}
+
+/* Defines output K of the node as the host constant *T (taken). */
+static cn_status
+set_out_const (struct nctx *nc, int k, cn_tensor *t)
+{
+  if (!out_wanted (nc, k))
+    {
+      cn_tensor_clear (t);
+      return CN_OK;
+    }
+  return define (nc->imp, nc->np->output[k], -1, t, nc->err);
+}
+
+/* Output K is input I, unchanged. */
+static cn_status
+set_out_alias (struct nctx *nc, int k, int i)
+{
+  struct oval *o = nc->in[i];
+  if (nc->imp->folding || !o->is_const)
+    {
+      int v;
+      cn_status st = in_gv (nc, i, &v);
+      return st != CN_OK ? st : set_out (nc, k, v, 0);
+    }
+  cn_tensor t;
+  cn_status st = cn_tensor_convert (&t, o->c.dtype, &o->c, nc->err);
+  return st != CN_OK ? st : set_out_const (nc, k, &t);
+}
+
+/* ---- attributes ------------------------------------------------------------------------ */
+
+static const Onnx__AttributeProto *
+attr_find (const struct nctx *nc, const char *name)
+{
+  for (size_t k = 0; k < nc->np->n_attribute; k++)
+    if (nc->np->attribute[k]->name != NULL && strcmp (nc->np->attribute[k]->name, name) == 0)
+      return nc->np->attribute[k];
+  return NULL;
+}
+
+/* Whether attribute A holds type T: its declared type if any, else the field that is set. */
+static int
+attr_is (const Onnx__AttributeProto *a, Onnx__AttributeProto__AttributeType t)
+{
+  if (a->has_type)
+    return a->type == t;
+  switch (t)
+    {
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: return a->has_i;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: return a->has_f;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: return a->has_s;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: return a->t != NULL;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: return 1;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS: return 1;
+    default: return 0;
+    }
+}
+
+static cn_status
+attr_int (struct nctx *nc, const char *name, int64_t def, int64_t *v)
+{
+  const Onnx__AttributeProto *a = attr_find (nc, name);
+  *v = def;
+  if (a == NULL)
+    return CN_OK;
+  if (!attr_is (a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT))
+    return cn_error_set (nc->err, CN_EPARSE, "attribute '%s' is not an integer", name);
+  *v = a->i;
+  return CN_OK;
+}
+
+static cn_status
+attr_float (struct nctx *nc, const char *name, double def, double *v)
+{
+  const Onnx__AttributeProto *a = attr_find (nc, name);
+  *v = def;
+  if (a == NULL)
+    return CN_OK;
+  if (!attr_is (a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT))
+    return cn_error_set (nc->err, CN_EPARSE, "attribute '%s' is not a float", name);
+  *v = a->f;
+  return CN_OK;
+}
+
+/* Reads the integer list attribute NAME (at most MAX entries) into BUF; *N = -1 if absent. */
+static cn_status
+attr_ints (struct nctx *nc, const char *name, int64_t *buf, int max, int *n)
+{
+  const Onnx__AttributeProto *a = attr_find (nc, name);
+  *n = -1;
+  if (a == NULL)
+    return CN_OK;
+  if (!attr_is (a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS))
+    return cn_error_set (nc->err, CN_EPARSE, "attribute '%s' is not a list of integers", name);
+  if (a->n_ints > (size_t) max)
+    return cn_error_set (nc->err, CN_EINVAL, "attribute '%s' has %zu entries, at most %d expected", name, a->n_ints,
+                         max);
+  memcpy (buf, a->ints, a->n_ints * sizeof *buf);
+  *n = (int) a->n_ints;
+  return CN_OK;
+}
+
+/* Compares the string attribute NAME (default DEF) with each of the NULL-terminated list
+ * ALLOWED; *IDX is the index of the match.  A value outside the list is CN_EUNSUPPORTED. */
+static cn_status
+attr_choice (struct nctx *nc, const char *name, const char *def, const char *const *allowed, int *idx)
+{
+  const Onnx__AttributeProto *a = attr_find (nc, name);
+  char buf[64];
+  const char *s = def;
+  if (a != NULL)
+    {
+      if (!attr_is (a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING))
+        return cn_error_set (nc->err, CN_EPARSE, "attribute '%s' is not a string", name);
+      size_t n = a->s.len < sizeof buf - 1 ? a->s.len : sizeof buf - 1;
+      memcpy (buf, a->s.data, n);
+      buf[n] = '\0';
+      s = buf;
+    }
+  for (int k = 0; allowed[k] != NULL; k++)
+    if (strcmp (s, allowed[k]) == 0)
+      {
+        *idx = k;
+        return CN_OK;
+      }
+  return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute %s = '%s' is not supported", name, s);
+}
+
+/* Reads the integer vector (rank 0 or 1) of constant input I into BUF (at most MAX entries). */
+static cn_status
+const_ints (struct nctx *nc, int i, const char *what, int64_t *buf, int max, int *n)
+{
+  struct oval *o = nc->in[i];
+  if (!o->is_const)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the %s (input %d, '%s') must be a constant", what, i, o->name);
+  if (!is_int (&o->c))
+    return cn_error_set (nc->err, CN_EPARSE, "the %s (input %d, '%s') must be an integer tensor", what, i, o->name);
+  int64_t k = cn_tensor_numel (&o->c);
+  if (o->c.shape.rank > 1 || k > max)
+    return cn_error_set (nc->err, CN_EINVAL, "the %s (input %d, '%s') must be a vector of at most %d entries", what, i,
+                         o->name, max);
+  memcpy (buf, o->c.data, (size_t) k * sizeof *buf);
+  *n = (int) k;
+  return CN_OK;
+}
+
+/* Normalises AXIS (negative counts from the end) into [0, RANK). */
+static cn_status
+norm_axis (struct nctx *nc, int64_t axis, int rank, const char *what, int *out)
+{
+  if (axis < -rank || axis >= rank)
+    return cn_error_set (nc->err, CN_EINVAL, "%s %lld is out of range for rank %d", what, (long long) axis, rank);
+  *out = (int) (axis < 0 ? axis + rank : axis);
+  return CN_OK;
+}
+
+/* Shape of an ONNX-style list of extents. */
+static cn_status
+make_shape (struct nctx *nc, int rank, const int64_t *dim, cn_shape *s)
+{
+  if (rank > CN_MAX_RANK)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "rank %d is above %d", rank, CN_MAX_RANK);
+  memset (s, 0, sizeof *s);
+  s->rank = rank;
+  for (int i = 0; i < rank; i++)
+    {
+      if (dim[i] < 0)
+        return cn_error_set (nc->err, CN_EINVAL, "negative extent %lld", (long long) dim[i]);
+      s->dim[i] = dim[i];
+    }
+  return CN_OK;
+}
+
+/* ---- shared mappings ------------------------------------------------------------------------ */
+
+/* Output K = input I under the shape S: a host copy for a constant, else a reshape node (or
+ * the input itself when the shape is unchanged). */
+static cn_status
+emit_reshape (struct nctx *nc, int k, int i, const cn_shape *s)
+{
+  const cn_shape *is = in_shape (nc, i);
+  char a[128], b[128];
+  if (cn_shape_numel (is) != cn_shape_numel (s))
+    return cn_error_set (nc->err, CN_ESHAPE, "cannot reshape %s into %s", fmt_shape (is, a, sizeof a),
+                         fmt_shape (s, b, sizeof b));
+  struct oval *o = nc->in[i];
+  if (o->is_const && !nc->imp->folding)
+    {
+      cn_tensor t;
+      cn_status st = host_reshape (&o->c, s, &t, nc->err);
+      return st != CN_OK ? st : set_out_const (nc, k, &t);
+    }
+  if (cn_shape_equal (is, s))
+    return set_out_alias (nc, k, i);
+  int x, v;
+  cn_params_reshape p;
+  p.shape = *s;
+  cn_status st = in_gv (nc, i, &x);
+  if (st == CN_OK)
+    st = add_node (nc, CN_OP_RESHAPE, &p, 1, &x, NULL, &v);
+  return st != CN_OK ? st : set_out (nc, k, v, 1);
+}
+
+/* *V = graph value X broadcast to SHAPE (X itself when its shape is SHAPE already). */
+static cn_status
+broadcast_value (struct nctx *nc, int x, const cn_shape *shape, const char *suffix, int *v)
+{
+  if (cn_shape_equal (cn_graph_value_shape (nc->imp->g, x), shape))
+    {
+      *v = x;
+      return CN_OK;
+    }
+  cn_params_broadcast p;
+  p.shape = *shape;
+  return add_node (nc, CN_OP_BROADCAST, &p, 1, &x, suffix, v);
+}
+
+/* *V = the graph value of input I at SHAPE: constants are expanded here, other values get a
+ * broadcast node. */
+static cn_status
+operand_at (struct nctx *nc, int i, const cn_shape *shape, const char *suffix, int *v)
+{
+  struct oval *o = nc->in[i];
+  if (o->is_const && !cn_shape_equal (&o->c.shape, shape))
+    {
+      if (is_int (&o->c))
+        return in_gv (nc, i, v);           /* refused there */
+      cn_tensor t;
+      cn_status st = host_broadcast (&o->c, shape, &t, nc->err);
+      if (st == CN_OK)
+        st = add_const (nc, &t, suffix, v);
+      cn_tensor_clear (&t);
+      return st;
+    }
+  int x;
+  cn_status st = in_gv (nc, i, &x);
+  return st != CN_OK ? st : broadcast_value (nc, x, shape, suffix, v);
+}
+
+/* ---- operators ---------------------------------------------------------------------------- */
+
+static cn_status
+op_identity (struct nctx *nc)
+{
+  cn_status st = need_in (nc, 0);
+  return st != CN_OK ? st : set_out_alias (nc, 0, 0);
+}
+
+static cn_status
+op_dropout (struct nctx *nc)
+{
+  cn_status st = need_in (nc, 0);
+  if (st != CN_OK)
+    return st;
+  /* Opset 12 moved ratio and training_mode to inputs; only inference (training_mode false) is
+   * supported, where dropout is the identity. */
+  if (has_in (nc, 2))
+    {
+      struct oval *t = nc->in[2];
+      if (!t->is_const || cn_tensor_numel (&t->c) != 1)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "training_mode must be a constant scalar");
+      if (cn_tensor_get_f64 (&t->c, 0) != 0)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "training_mode = true is not supported (inference only)");
+    }
+  if ((st = set_out_alias (nc, 0, 0)) != CN_OK)
+    return st;
+  if (out_wanted (nc, 1))
+    {
+      /* The mask of inference is all true. */
+      cn_tensor m;
+      if ((st = host_fill (CN_DTYPE_I64, in_shape (nc, 0), 1, &m, nc->err)) != CN_OK)
+        return st;
+      return set_out_const (nc, 1, &m);
+    }
+  return CN_OK;
+}
+
+/* One-input operators that map onto one of ours without attributes. */
+static cn_status
+op_unary (struct nctx *nc, cn_op op)
+{
+  int x, v;
+  cn_status st = need_in (nc, 0);
+  if (st == CN_OK)
+    st = in_gv (nc, 0, &x);
+  if (st == CN_OK)
+    st = add_node (nc, op, NULL, 1, &x, NULL, &v);
+  return st != CN_OK ? st : set_out (nc, 0, v, 1);
+}
+
+static cn_status op_relu (struct nctx *nc) { return op_unary (nc, CN_OP_RELU); }
+static cn_status op_neg (struct nctx *nc) { return op_unary (nc, CN_OP_NEG); }
+
+/* Integer arithmetic on constants (shape computations): numpy broadcasting, C division. */
+static cn_status
+int_binary (struct nctx *nc, const cn_shape *os, char opc)
+{
+  cn_tensor a, b, r;
+  memset (&a, 0, sizeof a);
+  memset (&b, 0, sizeof b);
+  memset (&r, 0, sizeof r);
+  cn_status st;
+  if (!is_int (&nc->in[0]->c) || !is_int (&nc->in[1]->c))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "operands of different element sorts");
+  if ((st = host_broadcast (&nc->in[0]->c, os, &a, nc->err)) != CN_OK
+      || (st = host_broadcast (&nc->in[1]->c, os, &b, nc->err)) != CN_OK
+      || (st = cn_tensor_init (&r, CN_DTYPE_I64, os, nc->err)) != CN_OK)
+    goto done;
+  int64_t n = cn_shape_numel (os);
+  const int64_t *pa = a.data, *pb = b.data;
+  int64_t *pr = r.data;
+  for (int64_t i = 0; i < n; i++)
+    {
+      int64_t x = pa[i], y = pb[i], z;
+      int ovf = 0;
+      switch (opc)
+        {
+        case '+': ovf = __builtin_add_overflow (x, y, &z); break;
+        case '-': ovf = __builtin_sub_overflow (x, y, &z); break;
+        case '*': ovf = __builtin_mul_overflow (x, y, &z); break;
+        default:
+          if (y == 0)
+            {
+              st = cn_error_set (nc->err, CN_EINVAL, "integer division by zero");
+              goto done;
+            }
+          ovf = x == INT64_MIN && y == -1;
+          z = ovf ? 0 : x / y;
+          break;
+        }
+      if (ovf)
+        {
+          st = cn_error_set (nc->err, CN_ENUMERIC, "integer overflow");
+          goto done;
+        }
+      pr[i] = z;
+    }
+  st = set_out_const (nc, 0, &r);
+done:
+  cn_tensor_clear (&a);
+  cn_tensor_clear (&b);
+  cn_tensor_clear (&r);
+  return st;
+}
+
+/* Add, Sub, Mul, Div with numpy broadcasting: operands of another shape are broadcast to the
+ * common shape (constants expanded here, other values through a broadcast node). */
+static cn_status
+op_binary (struct nctx *nc, cn_op op, char opc)
+{
+  cn_status st;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = need_in (nc, 1)) != CN_OK)
+    return st;
+  const cn_shape *sa = in_shape (nc, 0), *sb = in_shape (nc, 1);
+  cn_shape os;
+  char a[128], b[128];
+  if (!broadcast_shape (sa, sb, &os))
+    return cn_error_set (nc->err, CN_ESHAPE, "input shapes %s and %s do not broadcast", fmt_shape (sa, a, sizeof a),
+                         fmt_shape (sb, b, sizeof b));
+  if (nc->in[0]->is_const && nc->in[1]->is_const && (is_int (&nc->in[0]->c) || is_int (&nc->in[1]->c)))
+    return int_binary (nc, &os, opc);
+  int x[2], v;
+  if ((st = operand_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
+      || (st = operand_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK)
+    return st;
+  cn_params_div pd = { CN_DIV_TRUE };
+  if ((st = add_node (nc, op, op == CN_OP_DIV ? &pd : NULL, 2, x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+static cn_status op_add (struct nctx *nc) { return op_binary (nc, CN_OP_ADD, '+'); }
+static cn_status op_sub (struct nctx *nc) { return op_binary (nc, CN_OP_SUB, '-'); }
+static cn_status op_mul (struct nctx *nc) { return op_binary (nc, CN_OP_MUL, '*'); }
+static cn_status op_div (struct nctx *nc) { return op_binary (nc, CN_OP_DIV, '/'); }
+
+/* Checks numpy matmul shapes (1-D operands promoted, batch prefixes broadcast). */
+static cn_status
+check_matmul (struct nctx *nc, const cn_shape *a, const cn_shape *b)
+{
+  char x[128], y[128];
+  if (a->rank == 0 || b->rank == 0)
+    goto bad;
+  int64_t ka = a->dim[a->rank - 1];
+  int64_t kb = b->rank == 1 ? b->dim[0] : b->dim[b->rank - 2];
+  if (ka != kb)
+    goto bad;
+  if (a->rank > 2 || b->rank > 2)
+    {
+      cn_shape pa, pb, po;
+      memset (&pa, 0, sizeof pa);
+      memset (&pb, 0, sizeof pb);
+      pa.rank = a->rank > 2 ? a->rank - 2 : 0;
+      pb.rank = b->rank > 2 ? b->rank - 2 : 0;
+      memcpy (pa.dim, a->dim, (size_t) pa.rank * sizeof pa.dim[0]);
+      memcpy (pb.dim, b->dim, (size_t) pb.rank * sizeof pb.dim[0]);
+      if (!broadcast_shape (&pa, &pb, &po))
+        goto bad;
+    }
+  return CN_OK;
+bad:
+  return cn_error_set (nc->err, CN_ESHAPE, "input shapes %s and %s do not multiply", fmt_shape (a, x, sizeof x),
+                       fmt_shape (b, y, sizeof y));
+}
+
+static cn_status
+op_matmul (struct nctx *nc)
+{
+  cn_status st;
+  int x[2], v;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = need_in (nc, 1)) != CN_OK
+      || (st = check_matmul (nc, in_shape (nc, 0), in_shape (nc, 1))) != CN_OK
+      || (st = in_gv (nc, 0, &x[0])) != CN_OK || (st = in_gv (nc, 1, &x[1])) != CN_OK
+      || (st = add_node (nc, CN_OP_MATMUL, NULL, 2, x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* *DST = F * SRC if every product is exact, with *EXACT = 1; else *EXACT = 0.  An f32 source
+ * is scaled in binary64, where the product of two f32 numbers is always exact (24 + 24
+ * significant bits, exponents within range); an f64 source is checked product by product with
+ * an exact fma residual. */
+static cn_status
+scale_exact (struct nctx *nc, const cn_tensor *src, double f, cn_tensor *dst, int *exact)
+{
+  *exact = 0;
+  if (f == 1.0)
+    {
+      *exact = 1;
+      return cn_tensor_convert (dst, src->dtype, src, nc->err);
+    }
+  cn_status st = cn_tensor_init (dst, CN_DTYPE_F64, &src->shape, nc->err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (src);
+  double *d = dst->data;
+  for (int64_t i = 0; i < n; i++)
+    {
+      double w = cn_tensor_get_f64 (src, i);
+      d[i] = w * f;
+      if (src->dtype != CN_DTYPE_F32
+          && (!isfinite (d[i]) || fma (w, f, -d[i]) != 0 || (d[i] != 0 && fabs (d[i]) < DBL_MIN)
+              || (d[i] == 0 && w != 0 && f != 0)))
+        {
+          cn_tensor_clear (dst);
+          return CN_OK;
+        }
+    }
+  *exact = 1;
+  return CN_OK;
+}
+
+/* *V = X * f (a mul node by a constant of X's shape), for a factor that cannot be folded. */
+static cn_status
+mul_scalar (struct nctx *nc, int x, double f, const char *suffix, int *v)
+{
+  cn_tensor t;
+  int c, in[2];
+  char nm[64];
+  cn_status st = host_fill (CN_DTYPE_F64, cn_graph_value_shape (nc->imp->g, x), f, &t, nc->err);
+  if (st != CN_OK)
+    return st;
+  snprintf (nm, sizeof nm, "%s_factor", suffix);
+  st = add_const (nc, &t, nm, &c);
+  cn_tensor_clear (&t);
+  if (st != CN_OK)
+    return st;
+  in[0] = x;
+  in[1] = c;
+  return add_node (nc, CN_OP_MUL, NULL, 2, in, suffix, v);
+}
+
+/* Gemm: Y = alpha A' B' + beta C with A' = transA ? A^T : A, B' likewise.  With a constant B it
+ * is linear(A', alpha B'^T, beta C) (the bias as a vector when C is the same for every row);
+ * transposes of constants are folded, of other values written as permute nodes. */
+static cn_status
+op_gemm (struct nctx *nc)
+{
+  cn_status st;
+  int64_t ta, tb;
+  double alpha, beta;
+  cn_tensor wt, ws, cb, cs;
+  memset (&wt, 0, sizeof wt);
+  memset (&ws, 0, sizeof ws);
+  memset (&cb, 0, sizeof cb);
+  memset (&cs, 0, sizeof cs);
+  const int perm[2] = { 1, 0 };
+  char s1[128], s2[128];
+  if ((st = need_in (nc, 0)) != CN_OK || (st = need_in (nc, 1)) != CN_OK
+      || (st = attr_int (nc, "transA", 0, &ta)) != CN_OK || (st = attr_int (nc, "transB", 0, &tb)) != CN_OK
+      || (st = attr_float (nc, "alpha", 1.0, &alpha)) != CN_OK || (st = attr_float (nc, "beta", 1.0, &beta)) != CN_OK)
+    return st;
+  const cn_shape *sa = in_shape (nc, 0), *sb = in_shape (nc, 1);
+  if (sa->rank != 2 || sb->rank != 2)
+    return cn_error_set (nc->err, CN_ESHAPE, "A %s and B %s must be matrices", fmt_shape (sa, s1, sizeof s1),
+                         fmt_shape (sb, s2, sizeof s2));
+  int64_t m = ta ? sa->dim[1] : sa->dim[0], k = ta ? sa->dim[0] : sa->dim[1];
+  int64_t kb = tb ? sb->dim[1] : sb->dim[0], n = tb ? sb->dim[0] : sb->dim[1];
+  if (k != kb)
+    return cn_error_set (nc->err, CN_ESHAPE, "A %s%s and B %s%s do not multiply", fmt_shape (sa, s1, sizeof s1),
+                         ta ? " (transposed)" : "", fmt_shape (sb, s2, sizeof s2), tb ? " (transposed)" : "");
+  cn_shape ys;
+  int64_t yd[2] = { m, n };
+  cn_shape_make (&ys, 2, yd, NULL);
+
+  /* a = A' as a graph value. */
+  int a, y;
+  struct oval *A = nc->in[0], *B = nc->in[1];
+  if (ta && A->is_const)
+    {
+      cn_tensor at;
+      if ((st = host_permute (&A->c, perm, &at, nc->err)) != CN_OK)
+        return st;
+      st = add_const (nc, &at, "A_T", &a);
+      cn_tensor_clear (&at);
+      if (st != CN_OK)
+        return st;
+    }
+  else if ((st = in_gv (nc, 0, &a)) != CN_OK)
+    return st;
+  else if (ta)
+    {
+      cn_params_permute pp = { 2, { 1, 0 } };
+      if ((st = add_node (nc, CN_OP_PERMUTE, &pp, 1, &a, "A_T", &a)) != CN_OK)
+        return st;
+    }
+
+  int c_done = 0;          /* beta C already in the linear node's bias */
+  int alpha_done = 0;      /* alpha already folded into the weight */
+  if (B->is_const && !is_int (&B->c))
+    {
+      /* W = alpha B'^T, [n, k], folded exactly when possible. */
+      int exact, w, bias, in3[3];
+      if (!tb && (st = host_permute (&B->c, perm, &wt, nc->err)) != CN_OK)
+        goto done;
+      if ((st = scale_exact (nc, tb ? &B->c : &wt, alpha, &ws, &exact)) != CN_OK)
+        goto done;
+      if (exact)
+        alpha_done = 1;
+      else if ((st = tb ? cn_tensor_convert (&ws, B->c.dtype, &B->c, nc->err)
+                        : cn_tensor_convert (&ws, wt.dtype, &wt, nc->err)) != CN_OK)
+        goto done;
+      if (tb && alpha_done && alpha == 1.0)
+        st = in_gv (nc, 1, &w);    /* the stored weight itself, under its own name */
+      else
+        st = add_const (nc, &ws, "W", &w);
+      if (st != CN_OK)
+        goto done;
+      /* The bias: beta C as a vector [n] when C is constant and row-independent (rank < 2 or
+       * one row), scaled exactly; zeros otherwise (C is then added after the product). */
+      struct oval *C = has_in (nc, 2) ? nc->in[2] : NULL;
+      cn_shape bs, rs;
+      int64_t one_n[2] = { 1, n };
+      cn_shape_make (&bs, 1, &n, NULL);
+      cn_shape_make (&rs, 2, one_n, NULL);
+      if (C != NULL && C->is_const && !is_int (&C->c) && alpha_done
+          && (C->c.shape.rank < 2 || C->c.shape.dim[0] == 1))
+        {
+          if ((st = host_broadcast (&C->c, &rs, &cb, nc->err)) != CN_OK
+              || (st = scale_exact (nc, &cb, beta, &cs, &exact)) != CN_OK)
+            goto done;
+          if (exact)
+            {
+              cs.shape = bs;
+              if (beta == 1.0 && cn_shape_equal (&C->c.shape, &bs))
+                st = in_gv (nc, 2, &bias);
+              else
+                st = add_const (nc, &cs, "bias", &bias);
+              if (st != CN_OK)
+                goto done;
+              c_done = 1;
+            }
+          cn_tensor_clear (&cs);
+        }
+      if (!c_done)
+        {
+          cn_tensor z;
+          if ((st = host_fill (ws.dtype, &bs, 0.0, &z, nc->err)) != CN_OK)
+            goto done;
+          st = add_const (nc, &z, "zero_bias", &bias);
+          cn_tensor_clear (&z);
+          if (st != CN_OK)
+            goto done;
+        }
+      in3[0] = a;
+      in3[1] = w;
+      in3[2] = bias;
+      if ((st = add_node (nc, CN_OP_LINEAR, NULL, 3, in3, (c_done || C == NULL) && alpha_done ? NULL : "linear",
+                          &y)) != CN_OK)
+        goto done;
+    }
+  else
+    {
+      int b, in2[2];
+      if ((st = in_gv (nc, 1, &b)) != CN_OK)
+        goto done;
+      if (tb)
+        {
+          cn_params_permute pp = { 2, { 1, 0 } };
+          if ((st = add_node (nc, CN_OP_PERMUTE, &pp, 1, &b, "B_T", &b)) != CN_OK)
+            goto done;
+        }
+      in2[0] = a;
+      in2[1] = b;
+      int last = !has_in (nc, 2) && alpha == 1.0;
+      if ((st = add_node (nc, CN_OP_MATMUL, NULL, 2, in2, last ? NULL : "matmul", &y)) != CN_OK)
+        goto done;
+    }
+  if (!alpha_done && alpha != 1.0)
+    {
+      int last = !has_in (nc, 2) || c_done;
+      if ((st = mul_scalar (nc, y, alpha, last ? NULL : "alpha", &y)) != CN_OK)
+        goto done;
+    }
+  if (has_in (nc, 2) && !c_done)
+    {
+      /* Y = y + beta C, C broadcast to [m, n]. */
+      struct oval *C = nc->in[2];
+      int c, in2[2], exact;
+      cn_shape cshape = *in_shape (nc, 2);
+      cn_shape tmp;
+      if (!broadcast_shape (&cshape, &ys, &tmp) || !cn_shape_equal (&tmp, &ys))
+        {
+          st = cn_error_set (nc->err, CN_ESHAPE, "C %s does not broadcast to %s", fmt_shape (&cshape, s1, sizeof s1),
+                             fmt_shape (&ys, s2, sizeof s2));
+          goto done;
+        }
+      if (C->is_const && !is_int (&C->c))
+        {
+          if ((st = host_broadcast (&C->c, &ys, &cb, nc->err)) != CN_OK
+              || (st = scale_exact (nc, &cb, beta, &cs, &exact)) != CN_OK)
+            goto done;
+          if (!exact && (st = cn_tensor_convert (&cs, cb.dtype, &cb, nc->err)) != CN_OK)
+            goto done;
+          if ((st = add_const (nc, &cs, "C", &c)) != CN_OK)
+            goto done;
+          if (!exact && (st = mul_scalar (nc, c, beta, "beta", &c)) != CN_OK)
+            goto done;
+        }
+      else
+        {
+          if ((st = operand_at (nc, 2, &ys, "C", &c)) != CN_OK)
+            goto done;
+          if (beta != 1.0 && (st = mul_scalar (nc, c, beta, "beta", &c)) != CN_OK)
+            goto done;
+        }
+      in2[0] = y;
+      in2[1] = c;
+      if ((st = add_node (nc, CN_OP_ADD, NULL, 2, in2, NULL, &y)) != CN_OK)
+        goto done;
+    }
+  st = set_out (nc, 0, y, 1);
+done:
+  cn_tensor_clear (&wt);
+  cn_tensor_clear (&ws);
+  cn_tensor_clear (&cb);
+  cn_tensor_clear (&cs);
+  return st;
+}
+
+/* The spatial geometry shared by Conv, MaxPool and AveragePool: kernel K (given), strides,
+ * dilations, pads (or auto_pad) for the ND spatial axes of an input of shape S. */
+struct geometry
+{
+  int64_t kernel[3], stride[3], dilation[3], pad_begin[3], pad_end[3];
+};
+
+static cn_status
+read_geometry (struct nctx *nc, const cn_shape *s, int nd, int with_dilations, struct geometry *gm)
+{
+  static const char *const modes[] = { "NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER", NULL };
+  int64_t buf[6];
+  int n, mode;
+  cn_status st;
+  for (int i = 0; i < nd; i++)
+    {
+      gm->stride[i] = 1;
+      gm->dilation[i] = 1;
+      gm->pad_begin[i] = gm->pad_end[i] = 0;
+    }
+  if ((st = attr_ints (nc, "strides", buf, 3, &n)) != CN_OK)
+    return st;
+  if (n >= 0 && n != nd)
+    return cn_error_set (nc->err, CN_EINVAL, "strides has %d entries for %d spatial axes", n, nd);
+  for (int i = 0; i < n; i++)
+    gm->stride[i] = buf[i];
+  if (with_dilations)
+    {
+      if ((st = attr_ints (nc, "dilations", buf, 3, &n)) != CN_OK)
+        return st;
+      if (n >= 0 && n != nd)
+        return cn_error_set (nc->err, CN_EINVAL, "dilations has %d entries for %d spatial axes", n, nd);
+      for (int i = 0; i < n; i++)
+        gm->dilation[i] = buf[i];
+    }
+  for (int i = 0; i < nd; i++)
+    if (gm->stride[i] < 1 || gm->dilation[i] < 1 || gm->kernel[i] < 1)
+      return cn_error_set (nc->err, CN_EINVAL, "kernel %lld, stride %lld, dilation %lld on spatial axis %d",
+                           (long long) gm->kernel[i], (long long) gm->stride[i], (long long) gm->dilation[i], i);
+  if ((st = attr_choice (nc, "auto_pad", "NOTSET", modes, &mode)) != CN_OK
+      || (st = attr_ints (nc, "pads", buf, 6, &n)) != CN_OK)
+    return st;
+  if (mode != 0 && n >= 0)
+    return cn_error_set (nc->err, CN_EINVAL, "attributes auto_pad and pads are both given");
+  if (n >= 0 && n != 2 * nd)
+    return cn_error_set (nc->err, CN_EINVAL, "pads has %d entries for %d spatial axes", n, nd);
+  for (int i = 0; i < nd && n >= 0; i++)
+    {
+      gm->pad_begin[i] = buf[i];
+      gm->pad_end[i] = buf[nd + i];
+      if (buf[i] < 0 || buf[nd + i] < 0)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "negative pads are not supported");
+    }
+  if (mode >= 2)
+    for (int i = 0; i < nd; i++)
+      {
+        /* SAME: the output extent is ceil(S / stride); the total padding is split evenly, the
+         * odd element at the end (SAME_UPPER) or at the beginning (SAME_LOWER). */
+        int64_t sz = s->dim[2 + i], o = (sz + gm->stride[i] - 1) / gm->stride[i];
+        int64_t keff = gm->dilation[i] * (gm->kernel[i] - 1) + 1;
+        int64_t total = (o - 1) * gm->stride[i] + keff - sz;
+        if (total < 0)
+          total = 0;
+        gm->pad_begin[i] = mode == 2 ? total / 2 : total - total / 2;
+        gm->pad_end[i] = total - gm->pad_begin[i];
+      }
+  return CN_OK;
+}
+
+static cn_status
+op_conv (struct nctx *nc)
+{
+  cn_status st;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = need_in (nc, 1)) != CN_OK)
+    return st;
+  const cn_shape *xs = in_shape (nc, 0), *ws = in_shape (nc, 1);
+  char s1[128], s2[128];
+  int nd = xs->rank - 2;
+  if (nd < 1 || nd > 3 || ws->rank != xs->rank)
+    return cn_error_set (nc->err, CN_ESHAPE, "input %s and weight %s: expected [N,C,S...] and [F,C/group,K...] with 1 to 3 "
+                         "spatial axes", fmt_shape (xs, s1, sizeof s1), fmt_shape (ws, s2, sizeof s2));
+  struct geometry gm;
+  int64_t ks[3], group;
+  int n;
+  if ((st = attr_ints (nc, "kernel_shape", ks, 3, &n)) != CN_OK || (st = attr_int (nc, "group", 1, &group)) != CN_OK)
+    return st;
+  for (int i = 0; i < nd; i++)
+    {
+      gm.kernel[i] = ws->dim[2 + i];
+      if (n >= 0 && (n != nd || ks[i] != ws->dim[2 + i]))
+        return cn_error_set (nc->err, CN_ESHAPE, "kernel_shape disagrees with the weight %s", fmt_shape (ws, s1, sizeof s1));
+    }
+  if ((st = read_geometry (nc, xs, nd, 1, &gm)) != CN_OK)
+    return st;
+  cn_params_conv p;
+  memset (&p, 0, sizeof p);
+  p.nd = nd;
+  p.groups = group;
+  for (int i = 0; i < nd; i++)
+    {
+      p.stride[i] = gm.stride[i];
+      p.dilation[i] = gm.dilation[i];
+      p.pad_begin[i] = gm.pad_begin[i];
+      p.pad_end[i] = gm.pad_end[i];
+    }
+  int in[3], v;
+  if ((st = in_gv (nc, 0, &in[0])) != CN_OK || (st = in_gv (nc, 1, &in[1])) != CN_OK)
+    return st;
+  if (has_in (nc, 2))
+    st = in_gv (nc, 2, &in[2]);
+  else
+    {
+      /* No bias in the model: zeros of extent F. */
+      cn_tensor z;
+      cn_shape bs;
+      cn_shape_make (&bs, 1, &ws->dim[0], NULL);
+      if ((st = host_fill (cn_graph_value_dtype (nc->imp->g, in[1]), &bs, 0.0, &z, nc->err)) != CN_OK)
+        return st;
+      st = add_const (nc, &z, "zero_bias", &in[2]);
+      cn_tensor_clear (&z);
+    }
+  if (st == CN_OK)
+    st = add_node (nc, CN_OP_CONV, &p, 3, in, NULL, &v);
+  return st != CN_OK ? st : set_out (nc, 0, v, 1);
+}
+
+static cn_status
+op_pool (struct nctx *nc, cn_pool_kind kind)
+{
+  cn_status st;
+  if ((st = need_in (nc, 0)) != CN_OK)
+    return st;
+  if (out_wanted (nc, 1))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the Indices output is not supported");
+  const cn_shape *xs = in_shape (nc, 0);
+  char s1[128];
+  int nd = xs->rank - 2, n;
+  if (nd < 1 || nd > 3)
+    return cn_error_set (nc->err, CN_ESHAPE, "input %s: expected [N,C,S...] with 1 to 3 spatial axes",
+                         fmt_shape (xs, s1, sizeof s1));
+  struct geometry gm;
+  int64_t ks[3], ceil_mode, cip = 0, order;
+  if ((st = attr_ints (nc, "kernel_shape", ks, 3, &n)) != CN_OK)
+    return st;
+  if (n != nd)
+    return cn_error_set (nc->err, CN_EINVAL, "kernel_shape must have %d entries", nd);
+  memcpy (gm.kernel, ks, sizeof ks);
+  if ((st = read_geometry (nc, xs, nd, kind == CN_POOL_MAX, &gm)) != CN_OK
+      || (st = attr_int (nc, "ceil_mode", 0, &ceil_mode)) != CN_OK
+      || (st = attr_int (nc, "storage_order", 0, &order)) != CN_OK
+      || (kind == CN_POOL_AVG && (st = attr_int (nc, "count_include_pad", 0, &cip)) != CN_OK))
+    return st;
+  if (ceil_mode)
+    for (int i = 0; i < nd; i++)
+      {
+        /* Ceil mode is accepted where it gives the floor mode's extent.  The ceil extent drops a
+         * last window that would start past the input and the begin padding (as PyTorch). */
+        int64_t span = xs->dim[2 + i] + gm.pad_begin[i] + gm.pad_end[i] - gm.dilation[i] * (gm.kernel[i] - 1) - 1;
+        int64_t fl = span / gm.stride[i] + 1, ce = (span + gm.stride[i] - 1) / gm.stride[i] + 1;
+        if (ce > fl && (ce - 1) * gm.stride[i] >= xs->dim[2 + i] + gm.pad_begin[i])
+          ce--;
+        if (span >= 0 && ce != fl)
+          return cn_error_set (nc->err, CN_EUNSUPPORTED, "ceil_mode = 1 is not supported (it changes the output extent "
+                               "on spatial axis %d)", i);
+      }
+  cn_params_pool p;
+  memset (&p, 0, sizeof p);
+  p.kind = kind;
+  p.nd = nd;
+  p.count_include_pad = (int) cip;
+  for (int i = 0; i < nd; i++)
+    {
+      p.kernel[i] = gm.kernel[i];
+      p.stride[i] = gm.stride[i];
+      p.dilation[i] = gm.dilation[i];
+      p.pad_begin[i] = gm.pad_begin[i];
+      p.pad_end[i] = gm.pad_end[i];
+    }
+  int x, v;
+  if ((st = in_gv (nc, 0, &x)) != CN_OK || (st = add_node (nc, CN_OP_POOL, &p, 1, &x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+static cn_status op_maxpool (struct nctx *nc) { return op_pool (nc, CN_POOL_MAX); }
+static cn_status op_avgpool (struct nctx *nc) { return op_pool (nc, CN_POOL_AVG); }
+
+/* Reductions over AXES (bitmask) of input 0. */
+static cn_status
+emit_reduce (struct nctx *nc, cn_op op, cn_reduce_kind kind, uint32_t axes, int keepdims)
+{
+  cn_params_reduce p = { kind, axes, keepdims };
+  int x, v;
+  cn_status st;
+  if ((st = in_gv (nc, 0, &x)) != CN_OK || (st = add_node (nc, op, &p, 1, &x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+static cn_status
+op_global_pool (struct nctx *nc, cn_op op, cn_reduce_kind kind)
+{
+  cn_status st = need_in (nc, 0);
+  if (st != CN_OK)
+    return st;
+  int r = in_shape (nc, 0)->rank;
+  if (r < 3)
+    return cn_error_set (nc->err, CN_ESHAPE, "the input must have rank 3 or more");
+  uint32_t axes = 0;
+  for (int i = 2; i < r; i++)
+    axes |= 1u << i;
+  return emit_reduce (nc, op, kind, axes, 1);
+}
+
+static cn_status op_gap (struct nctx *nc) { return op_global_pool (nc, CN_OP_MEAN, CN_REDUCE_SUM); }
+static cn_status op_gmp (struct nctx *nc) { return op_global_pool (nc, CN_OP_REDUCE, CN_REDUCE_MAX); }
+
+static cn_status
+op_reduce (struct nctx *nc, cn_op op, cn_reduce_kind kind, int axes_input)
+{
+  cn_status st = need_in (nc, 0);
+  if (st != CN_OK)
+    return st;
+  int64_t keep, noop, ax[CN_MAX_RANK];
+  int n = -1, r = in_shape (nc, 0)->rank;
+  if ((st = attr_int (nc, "keepdims", 1, &keep)) != CN_OK
+      || (st = attr_int (nc, "noop_with_empty_axes", 0, &noop)) != CN_OK
+      || (st = attr_ints (nc, "axes", ax, CN_MAX_RANK, &n)) != CN_OK)
+    return st;
+  /* ReduceSum takes its axes from an input since opset 13. */
+  if (axes_input && has_in (nc, 1))
+    {
+      if (n >= 0)
+        return cn_error_set (nc->err, CN_EINVAL, "axes given both as attribute and input");
+      if ((st = const_ints (nc, 1, "axes", ax, CN_MAX_RANK, &n)) != CN_OK)
+        return st;
+    }
+  if (n <= 0 && noop)
+    return set_out_alias (nc, 0, 0);
+  uint32_t mask = 0;
+  if (n <= 0)
+    mask = r ? (uint32_t) ((1u << r) - 1) : 0;
+  for (int i = 0; i < n; i++)
+    {
+      int a = 0;
+      if ((st = norm_axis (nc, ax[i], r, "axis", &a)) != CN_OK)
+        return st;
+      if (mask & (1u << a))
+        return cn_error_set (nc->err, CN_EINVAL, "axis %d is repeated", a);
+      mask |= 1u << a;
+    }
+  if (mask == 0)
+    return set_out_alias (nc, 0, 0);
+  return emit_reduce (nc, op, kind, mask, keep != 0);
+}
+
+static cn_status op_reduce_sum (struct nctx *nc) { return op_reduce (nc, CN_OP_REDUCE, CN_REDUCE_SUM, 1); }
+static cn_status op_reduce_mean (struct nctx *nc) { return op_reduce (nc, CN_OP_MEAN, CN_REDUCE_SUM, 0); }
+static cn_status op_reduce_max (struct nctx *nc) { return op_reduce (nc, CN_OP_REDUCE, CN_REDUCE_MAX, 0); }
+static cn_status op_reduce_min (struct nctx *nc) { return op_reduce (nc, CN_OP_REDUCE, CN_REDUCE_MIN, 0); }
+static cn_status op_reduce_prod (struct nctx *nc) { return op_reduce (nc, CN_OP_REDUCE, CN_REDUCE_PROD, 0); }
+
+static cn_status
+op_batchnorm (struct nctx *nc)
+{
+  cn_status st;
+  for (int i = 0; i < 5; i++)
+    if ((st = need_in (nc, i)) != CN_OK)
+      return st;
+  double eps;
+  int64_t spatial, training;
+  if ((st = attr_float (nc, "epsilon", 1e-5, &eps)) != CN_OK || (st = attr_int (nc, "spatial", 1, &spatial)) != CN_OK
+      || (st = attr_int (nc, "training_mode", 0, &training)) != CN_OK)
+    return st;
+  if (!spatial)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "spatial = 0 is not supported");
+  if (training)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "training_mode = 1 is not supported (inference only)");
+  for (int k = 1; k < (int) nc->np->n_output; k++)
+    if (out_wanted (nc, k))
+      return cn_error_set (nc->err, CN_EUNSUPPORTED, "the training outputs (running statistics) are not supported");
+  if (in_shape (nc, 0)->rank < 2)
+    return cn_error_set (nc->err, CN_ESHAPE, "the input must have rank 2 or more");
+  cn_params_batchnorm p = { 1, eps };
+  int in[5], v;
+  for (int i = 0; i < 5; i++)
+    if ((st = in_gv (nc, i, &in[i])) != CN_OK)
+      return st;
+  if ((st = add_node (nc, CN_OP_BATCH_NORM_RUNNING, &p, 5, in, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+static cn_status
+op_pad (struct nctx *nc)
+{
+  static const char *const modes[] = { "constant", NULL };
+  cn_status st;
+  int mode, n = -1;
+  int64_t pads[2 * CN_MAX_RANK];
+  double value;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = attr_choice (nc, "mode", "constant", modes, &mode)) != CN_OK
+      || (st = attr_float (nc, "value", 0.0, &value)) != CN_OK
+      || (st = attr_ints (nc, "pads", pads, 2 * CN_MAX_RANK, &n)) != CN_OK)
+    return st;
+  /* Opset 11 moved pads and the constant value to inputs. */
+  if (has_in (nc, 1))
+    {
+      if (n >= 0)
+        return cn_error_set (nc->err, CN_EINVAL, "pads given both as attribute and input");
+      if ((st = const_ints (nc, 1, "pads", pads, 2 * CN_MAX_RANK, &n)) != CN_OK)
+        return st;
+    }
+  if (has_in (nc, 2))
+    {
+      struct oval *c = nc->in[2];
+      if (!c->is_const || cn_tensor_numel (&c->c) != 1)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "constant_value must be a constant scalar");
+      value = cn_tensor_get_f64 (&c->c, 0);
+    }
+  if (has_in (nc, 3))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the axes input is not supported");
+  int r = in_shape (nc, 0)->rank;
+  if (n != 2 * r)
+    return cn_error_set (nc->err, CN_EINVAL, "pads has %d entries for rank %d", n < 0 ? 0 : n, r);
+  if (!isfinite (value))
+    return cn_error_set (nc->err, CN_ENUMERIC, "the padding value is not finite");
+  cn_params_pad p;
+  memset (&p, 0, sizeof p);
+  p.rank = r;
+  p.value = value;
+  int zero = 1;
+  for (int i = 0; i < r; i++)
+    {
+      p.begin[i] = pads[i];
+      p.end[i] = pads[r + i];
+      if (p.begin[i] < 0 || p.end[i] < 0)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "negative pads are not supported");
+      zero &= p.begin[i] == 0 && p.end[i] == 0;
+    }
+  if (zero)
+    return set_out_alias (nc, 0, 0);
+  int x, v;
+  if ((st = in_gv (nc, 0, &x)) != CN_OK || (st = add_node (nc, CN_OP_PAD, &p, 1, &x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+static cn_status
+op_flatten (struct nctx *nc)
+{
+  cn_status st = need_in (nc, 0);
+  int64_t axis;
+  if (st != CN_OK || (st = attr_int (nc, "axis", 1, &axis)) != CN_OK)
+    return st;
+  const cn_shape *s = in_shape (nc, 0);
+  if (axis < -s->rank || axis > s->rank)
+    return cn_error_set (nc->err, CN_EINVAL, "axis %lld is out of range for rank %d", (long long) axis, s->rank);
+  if (axis < 0)
+    axis += s->rank;
+  int64_t d[2] = { 1, 1 };
+  for (int i = 0; i < s->rank; i++)
+    d[i >= axis] *= s->dim[i];
+  cn_shape os;
+  cn_shape_make (&os, 2, d, NULL);
+  return emit_reshape (nc, 0, 0, &os);
+}
+
+static cn_status
+op_reshape (struct nctx *nc)
+{
+  cn_status st;
+  int64_t sh[CN_MAX_RANK], allowzero;
+  int n;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = need_in (nc, 1)) != CN_OK
+      || (st = attr_int (nc, "allowzero", 0, &allowzero)) != CN_OK
+      || (st = const_ints (nc, 1, "target shape", sh, CN_MAX_RANK, &n)) != CN_OK)
+    return st;
+  const cn_shape *is = in_shape (nc, 0);
+  int infer = -1;
+  int64_t known = 1;
+  for (int i = 0; i < n; i++)
+    {
+      if (sh[i] == 0 && !allowzero)
+        {
+          if (i >= is->rank)
+            return cn_error_set (nc->err, CN_ESHAPE, "target extent 0 on axis %d copies a missing input axis", i);
+          sh[i] = is->dim[i];
+        }
+      if (sh[i] == -1)
+        {
+          if (infer >= 0)
+            return cn_error_set (nc->err, CN_EINVAL, "the target shape has two -1 extents");
+          infer = i;
+        }
+      else if (sh[i] < 0)
+        return cn_error_set (nc->err, CN_EINVAL, "negative target extent %lld", (long long) sh[i]);
+      else
+        known *= sh[i];
+    }
+  int64_t total = cn_shape_numel (is);
+  if (infer >= 0)
+    {
+      if (known == 0 || total % known != 0)
+        {
+          char a[128];
+          return cn_error_set (nc->err, CN_ESHAPE, "cannot infer the -1 extent reshaping %s", fmt_shape (is, a, sizeof a));
+        }
+      sh[infer] = total / known;
+    }
+  cn_shape os;
+  if ((st = make_shape (nc, n, sh, &os)) != CN_OK)
+    return st;
+  return emit_reshape (nc, 0, 0, &os);
+}
+
+/* Squeeze and Unsqueeze: axes from the attribute (before opset 13) or from input 1. */
+static cn_status
+read_axes (struct nctx *nc, int64_t *ax, int *n)
+{
+  cn_status st = attr_ints (nc, "axes", ax, CN_MAX_RANK, n);
+  if (st == CN_OK && has_in (nc, 1))
+    {
+      if (*n >= 0)
+        return cn_error_set (nc->err, CN_EINVAL, "axes given both as attribute and input");
+      st = const_ints (nc, 1, "axes", ax, CN_MAX_RANK, n);
+    }
+  return st;
+}
+
+static cn_status
+op_squeeze (struct nctx *nc)
+{
+  cn_status st;
+  int64_t ax[CN_MAX_RANK];
+  int n;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = read_axes (nc, ax, &n)) != CN_OK)
+    return st;
+  const cn_shape *is = in_shape (nc, 0);
+  uint32_t drop = 0;
+  for (int i = 0; i < n; i++)
+    {
+      int a = 0;
+      if ((st = norm_axis (nc, ax[i], is->rank, "axis", &a)) != CN_OK)
+        return st;
+      if (is->dim[a] != 1)
+        return cn_error_set (nc->err, CN_ESHAPE, "axis %d has extent %lld, not 1", a, (long long) is->dim[a]);
+      drop |= 1u << a;
+    }
+  if (n < 0)
+    for (int a = 0; a < is->rank; a++)
+      if (is->dim[a] == 1)
+        drop |= 1u << a;
+  cn_shape os;
+  memset (&os, 0, sizeof os);
+  for (int a = 0; a < is->rank; a++)
+    if (!(drop & (1u << a)))
+      os.dim[os.rank++] = is->dim[a];
+  return emit_reshape (nc, 0, 0, &os);
+}
+
+static cn_status
+op_unsqueeze (struct nctx *nc)
+{
+  cn_status st;
+  int64_t ax[CN_MAX_RANK];
+  int n;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = read_axes (nc, ax, &n)) != CN_OK)
+    return st;
+  if (n < 0)
+    return cn_error_set (nc->err, CN_EPARSE, "the axes are missing");
+  const cn_shape *is = in_shape (nc, 0);
+  int r = is->rank + n;
+  if (r > CN_MAX_RANK)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "rank %d is above %d", r, CN_MAX_RANK);
+  uint32_t ins = 0;
+  for (int i = 0; i < n; i++)
+    {
+      int a = 0;
+      if ((st = norm_axis (nc, ax[i], r, "axis", &a)) != CN_OK)
+        return st;
+      if (ins & (1u << a))
+        return cn_error_set (nc->err, CN_EINVAL, "axis %d is repeated", a);
+      ins |= 1u << a;
+    }
+  cn_shape os;
+  memset (&os, 0, sizeof os);
+  os.rank = r;
+  for (int a = 0, j = 0; a < r; a++)
+    os.dim[a] = (ins & (1u << a)) ? 1 : is->dim[j++];
+  return emit_reshape (nc, 0, 0, &os);
+}
+
+static cn_status
+op_transpose (struct nctx *nc)
+{
+  cn_status st;
+  int64_t pv[CN_MAX_RANK];
+  int n;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = attr_ints (nc, "perm", pv, CN_MAX_RANK, &n)) != CN_OK)
+    return st;
+  int r = in_shape (nc, 0)->rank;
+  cn_params_permute p;
+  memset (&p, 0, sizeof p);
+  p.rank = r;
+  if (n < 0)
+    for (int i = 0; i < r; i++)
+      p.perm[i] = r - 1 - i;
+  else
+    {
+      uint32_t seen = 0;
+      if (n != r)
+        return cn_error_set (nc->err, CN_EINVAL, "perm has %d entries for rank %d", n, r);
+      for (int i = 0; i < r; i++)
+        {
+          if (pv[i] < 0 || pv[i] >= r || (seen & (1u << pv[i])))
+            return cn_error_set (nc->err, CN_EINVAL, "perm is not a permutation of 0..%d", r - 1);
+          seen |= 1u << pv[i];
+          p.perm[i] = (int) pv[i];
+        }
+    }
+  struct oval *o = nc->in[0];
+  if (o->is_const && !nc->imp->folding)
+    {
+      cn_tensor t;
+      if ((st = host_permute (&o->c, p.perm, &t, nc->err)) != CN_OK)
+        return st;
+      return set_out_const (nc, 0, &t);
+    }
+  int identity = 1;
+  for (int i = 0; i < r; i++)
+    identity &= p.perm[i] == i;
+  if (identity)
+    return set_out_alias (nc, 0, 0);
+  int x, v;
+  if ((st = in_gv (nc, 0, &x)) != CN_OK || (st = add_node (nc, CN_OP_PERMUTE, &p, 1, &x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+static cn_status
+op_concat (struct nctx *nc)
+{
+  cn_status st;
+  int64_t axis;
+  if ((st = attr_int (nc, "axis", 0, &axis)) != CN_OK)
+    return st;
+  if (nc->n_in < 1)
+    return cn_error_set (nc->err, CN_EPARSE, "no inputs");
+  int all_const = 1, any_int = 0, n = 0;
+  for (int i = 0; i < nc->n_in; i++)
+    if (nc->in[i] != NULL)
+      {
+        all_const &= nc->in[i]->is_const;
+        any_int |= nc->in[i]->is_const && is_int (&nc->in[i]->c);
+        n++;
+      }
+  if (n == 0)
+    return cn_error_set (nc->err, CN_EPARSE, "no inputs");
+  const cn_shape *s0 = NULL;
+  for (int i = 0; i < nc->n_in && s0 == NULL; i++)
+    if (nc->in[i] != NULL)
+      s0 = in_shape (nc, i);
+  int a = 0;
+  if ((st = norm_axis (nc, axis, s0->rank, "axis", &a)) != CN_OK)
+    return st;
+  for (int i = 0; i < nc->n_in; i++)
+    if (nc->in[i] != NULL)
+      {
+        const cn_shape *si = in_shape (nc, i);
+        int ok = si->rank == s0->rank;
+        for (int d = 0; ok && d < s0->rank; d++)
+          ok = d == a || si->dim[d] == s0->dim[d];
+        if (!ok)
+          {
+            char x[128], y[128];
+            return cn_error_set (nc->err, CN_ESHAPE, "input shapes %s and %s differ off axis %d",
+                                 fmt_shape (s0, x, sizeof x), fmt_shape (si, y, sizeof y), a);
+          }
+      }
+  if (all_const && (any_int || !nc->imp->folding))
+    {
+      /* Constants are concatenated here, in one sort: i64 if all are integers, else the
+       * widest floating sort present (integers convert exactly or fail). */
+      cn_dtype dt = CN_DTYPE_I64;
+      for (int i = 0; i < nc->n_in; i++)
+        if (nc->in[i] != NULL && !is_int (&nc->in[i]->c))
+          dt = (dt == CN_DTYPE_F64 || nc->in[i]->c.dtype == CN_DTYPE_F64) ? CN_DTYPE_F64 : CN_DTYPE_F32;
+      cn_tensor *conv = calloc ((size_t) n, sizeof *conv);
+      const cn_tensor **src = calloc ((size_t) n, sizeof *src);
+      cn_tensor r;
+      memset (&r, 0, sizeof r);
+      st = conv && src ? CN_OK : nomem (nc);
+      for (int i = 0, j = 0; st == CN_OK && i < nc->n_in; i++)
+        if (nc->in[i] != NULL)
+          {
+            st = cn_tensor_convert (&conv[j], dt, &nc->in[i]->c, nc->err);
+            src[j] = &conv[j];
+            j++;
+          }
+      if (st == CN_OK)
+        st = host_concat (n, src, a, &r, nc->err);
+      for (int j = 0; conv && j < n; j++)
+        cn_tensor_clear (&conv[j]);
+      free (conv);
+      free (src);
+      return st != CN_OK ? st : set_out_const (nc, 0, &r);
+    }
+  if (n == 1)
+    {
+      for (int i = 0; i < nc->n_in; i++)
+        if (nc->in[i] != NULL)
+          return set_out_alias (nc, 0, i);
+    }
+  int *in = malloc ((size_t) n * sizeof *in), v;
+  if (in == NULL)
+    return nomem (nc);
+  st = CN_OK;
+  for (int i = 0, j = 0; st == CN_OK && i < nc->n_in; i++)
+    if (nc->in[i] != NULL)
+      st = in_gv (nc, i, &in[j++]);
+  cn_params_cat p = { a };
+  if (st == CN_OK)
+    st = add_node (nc, CN_OP_CAT, &p, n, in, NULL, &v);
+  free (in);
+  if (st != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* Slice: starts, ends, axes, steps from the attributes (before opset 10) or inputs 1 to 4. */
+static cn_status
+op_slice (struct nctx *nc)
+{
+  cn_status st;
+  int64_t starts[CN_MAX_RANK], ends[CN_MAX_RANK], axes[CN_MAX_RANK], steps[CN_MAX_RANK];
+  int ns, ne, na = -1, nt = -1;
+  if ((st = need_in (nc, 0)) != CN_OK)
+    return st;
+  if (has_in (nc, 1))
+    {
+      if ((st = need_in (nc, 2)) != CN_OK || (st = const_ints (nc, 1, "starts", starts, CN_MAX_RANK, &ns)) != CN_OK
+          || (st = const_ints (nc, 2, "ends", ends, CN_MAX_RANK, &ne)) != CN_OK
+          || (has_in (nc, 3) && (st = const_ints (nc, 3, "axes", axes, CN_MAX_RANK, &na)) != CN_OK)
+          || (has_in (nc, 4) && (st = const_ints (nc, 4, "steps", steps, CN_MAX_RANK, &nt)) != CN_OK))
+        return st;
+    }
+  else if ((st = attr_ints (nc, "starts", starts, CN_MAX_RANK, &ns)) != CN_OK
+           || (st = attr_ints (nc, "ends", ends, CN_MAX_RANK, &ne)) != CN_OK
+           || (st = attr_ints (nc, "axes", axes, CN_MAX_RANK, &na)) != CN_OK)
+    return st;
+  if (ns < 0 || ns != ne || (na >= 0 && na != ns) || (nt >= 0 && nt != ns))
+    return cn_error_set (nc->err, CN_EINVAL, "starts, ends, axes and steps must have equal lengths");
+  const cn_shape *is = in_shape (nc, 0);
+  cn_params_slice p;
+  memset (&p, 0, sizeof p);
+  p.rank = is->rank;
+  for (int i = 0; i < is->rank; i++)
+    {
+      p.stop[i] = is->dim[i];
+      p.step[i] = 1;
+    }
+  uint32_t seen = 0;
+  for (int k = 0; k < ns; k++)
+    {
+      int a = 0;
+      if ((st = norm_axis (nc, na >= 0 ? axes[k] : k, is->rank, "axis", &a)) != CN_OK)
+        return st;
+      if (seen & (1u << a))
+        return cn_error_set (nc->err, CN_EINVAL, "axis %d is repeated", a);
+      seen |= 1u << a;
+      int64_t d = is->dim[a], step = nt >= 0 ? steps[k] : 1, b = starts[k], e = ends[k];
+      if (step < 1)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "step %lld on axis %d is not supported (steps must be >= 1)",
+                             (long long) step, a);
+      /* Negative positions count from the end; both ends are clamped into [0, d]. */
+      if (b < 0)
+        b = b < -d ? 0 : b + d;
+      if (e < 0)
+        e = e < -d ? 0 : e + d;
+      b = b > d ? d : b;
+      e = e > d ? d : e;
+      p.start[a] = b;
+      p.stop[a] = e < b ? b : e;
+      p.step[a] = step;
+    }
+  struct oval *o = nc->in[0];
+  if (o->is_const && !nc->imp->folding)
+    {
+      cn_tensor t;
+      if ((st = host_slice (&o->c, &p, &t, nc->err)) != CN_OK)
+        return st;
+      return set_out_const (nc, 0, &t);
+    }
+  int x, v;
+  if ((st = in_gv (nc, 0, &x)) != CN_OK || (st = add_node (nc, CN_OP_SLICE, &p, 1, &x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* Gather(data, indices, axis): constants are gathered here; a non-constant data tensor with
+ * a scalar index or an arithmetic progression of indices becomes a slice (and a reshape). */
+static cn_status
+op_gather (struct nctx *nc)
+{
+  cn_status st;
+  int64_t axis;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = need_in (nc, 1)) != CN_OK
+      || (st = attr_int (nc, "axis", 0, &axis)) != CN_OK)
+    return st;
+  struct oval *D = nc->in[0], *I = nc->in[1];
+  const cn_shape *ds = in_shape (nc, 0);
+  int a = 0;
+  if ((st = norm_axis (nc, axis, ds->rank, "axis", &a)) != CN_OK)
+    return st;
+  if (!I->is_const || !is_int (&I->c))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the indices must be an integer constant");
+  const cn_shape *is = &I->c.shape;
+  int64_t ni = cn_tensor_numel (&I->c), d = ds->dim[a];
+  int64_t *idx = malloc ((size_t) (ni ? ni : 1) * sizeof *idx);
+  cn_tensor r;
+  memset (&r, 0, sizeof r);
+  if (idx == NULL)
+    return nomem (nc);
+  for (int64_t k = 0; k < ni; k++)
+    {
+      int64_t j = ((const int64_t *) I->c.data)[k];
+      if (j < -d || j >= d)
+        {
+          free (idx);
+          return cn_error_set (nc->err, CN_EINVAL, "index %lld is out of range for extent %lld", (long long) j,
+                               (long long) d);
+        }
+      idx[k] = j < 0 ? j + d : j;
+    }
+  cn_shape os;
+  memset (&os, 0, sizeof os);
+  os.rank = ds->rank - 1 + is->rank;
+  if (os.rank > CN_MAX_RANK)
+    {
+      free (idx);
+      return cn_error_set (nc->err, CN_EUNSUPPORTED, "rank %d is above %d", os.rank, CN_MAX_RANK);
+    }
+  for (int i = 0, j = 0; i < ds->rank; i++)
+    if (i == a)
+      for (int q = 0; q < is->rank; q++)
+        os.dim[j++] = is->dim[q];
+    else
+      os.dim[j++] = ds->dim[i];
+  if (D->is_const && (!nc->imp->folding || is_int (&D->c)))
+    {
+      /* out[pre, k, post] = data[pre, idx[k], post], one slab per index. */
+      size_t es = cn_dtype_size (D->c.dtype);
+      int64_t pre = 1, post = 1;
+      for (int i = 0; i < a; i++)
+        pre *= ds->dim[i];
+      for (int i = a + 1; i < ds->rank; i++)
+        post *= ds->dim[i];
+      if ((st = cn_tensor_init (&r, D->c.dtype, &os, nc->err)) == CN_OK)
+        for (int64_t p = 0; p < pre; p++)
+          for (int64_t k = 0; k < ni; k++)
+            memcpy ((char *) r.data + ((p * ni + k) * post) * (int64_t) es,
+                    (const char *) D->c.data + ((p * d + idx[k]) * post) * (int64_t) es, (size_t) post * es);
+      free (idx);
+      return st != CN_OK ? st : set_out_const (nc, 0, &r);
+    }
+  /* A non-constant data tensor: the indices must be j0, j0 + s, ..., with s >= 1. */
+  int64_t step = ni >= 2 ? idx[1] - idx[0] : 1;
+  int prog = ni >= 1 && step >= 1;
+  for (int64_t k = 1; prog && k < ni; k++)
+    prog = idx[k] - idx[k - 1] == step;
+  cn_params_slice p;
+  memset (&p, 0, sizeof p);
+  p.rank = ds->rank;
+  for (int i = 0; i < ds->rank; i++)
+    {
+      p.stop[i] = ds->dim[i];
+      p.step[i] = 1;
+    }
+  if (prog)
+    {
+      p.start[a] = idx[0];
+      p.stop[a] = idx[ni - 1] + 1;
+      p.step[a] = step;
+    }
+  free (idx);
+  if (!prog)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "gathering a non-constant tensor is supported only for indices in "
+                         "arithmetic progression");
+  int x, v;
+  if ((st = in_gv (nc, 0, &x)) != CN_OK || (st = add_node (nc, CN_OP_SLICE, &p, 1, &x, "slice", &v)) != CN_OK)
+    return st;
+  cn_params_reshape rp;
+  rp.shape = os;
+  if ((st = add_node (nc, CN_OP_RESHAPE, &rp, 1, &v, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+static cn_status
+op_shape (struct nctx *nc)
+{
+  cn_status st = need_in (nc, 0);
+  int64_t start, end;
+  if (st != CN_OK || (st = attr_int (nc, "start", 0, &start)) != CN_OK
+      || (st = attr_int (nc, "end", INT64_MAX, &end)) != CN_OK)
+    return st;
+  const cn_shape *s = in_shape (nc, 0);
+  int64_t r = s->rank;
+  start = start < 0 ? (start + r < 0 ? 0 : start + r) : (start > r ? r : start);
+  end = end < 0 ? (end + r < 0 ? 0 : end + r) : (end > r ? r : end);
+  int64_t n = end > start ? end - start : 0;
+  cn_shape os;
+  cn_shape_make (&os, 1, &n, NULL);
+  cn_tensor t;
+  if ((st = cn_tensor_init (&t, CN_DTYPE_I64, &os, nc->err)) != CN_OK)
+    return st;
+  for (int64_t i = 0; i < n; i++)
+    ((int64_t *) t.data)[i] = s->dim[start + i];
+  return set_out_const (nc, 0, &t);
+}
+
+static cn_status
+op_size (struct nctx *nc)
+{
+  cn_status st = need_in (nc, 0);
+  if (st != CN_OK)
+    return st;
+  cn_shape os;
+  memset (&os, 0, sizeof os);
+  cn_tensor t;
+  if ((st = host_fill (CN_DTYPE_I64, &os, (double) cn_shape_numel (in_shape (nc, 0)), &t, nc->err)) != CN_OK)
+    return st;
+  return set_out_const (nc, 0, &t);
+}
+
+/* Cast: constants are converted here; a non-constant floating value cast to FLOAT or DOUBLE is
+ * kept as it is (the graph is evaluated in one floating sort). */
+static cn_status
+op_cast (struct nctx *nc)
+{
+  cn_status st = need_in (nc, 0);
+  int64_t to;
+  if (st != CN_OK || (st = attr_int (nc, "to", 0, &to)) != CN_OK)
+    return st;
+  int to_float = to == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT || to == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE;
+  int to_int = !to_float && onnx_type_size ((int32_t) to) != 0;
+  if (!to_float && !to_int)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "cast to %s is not supported", onnx_type_name ((int32_t) to));
+  struct oval *o = nc->in[0];
+  if (!o->is_const)
+    {
+      if (!to_float)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "cast of a non-constant value to %s is not supported",
+                             onnx_type_name ((int32_t) to));
+      return set_out_alias (nc, 0, 0);
+    }
+  cn_tensor t;
+  int64_t n = cn_tensor_numel (&o->c);
+  if (to_float)
+    st = cn_tensor_convert (&t, to == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ? CN_DTYPE_F32 : CN_DTYPE_F64, &o->c,
+                            nc->err);
+  else if ((st = cn_tensor_init (&t, CN_DTYPE_I64, &o->c.shape, nc->err)) == CN_OK)
+    for (int64_t i = 0; i < n; i++)
+      {
+        /* Floating to integer truncates toward zero; to BOOL is x != 0. */
+        double x = cn_tensor_get_f64 (&o->c, i);
+        if (!is_int (&o->c) && to != ONNX__TENSOR_PROTO__DATA_TYPE__BOOL && !(fabs (x) < 9.2e18))
+          {
+            cn_tensor_clear (&t);
+            return cn_error_set (nc->err, CN_ENUMERIC, "cast of %g to %s is out of range", x, onnx_type_name ((int32_t) to));
+          }
+        ((int64_t *) t.data)[i] = to == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL ? x != 0
+          : is_int (&o->c) ? ((const int64_t *) o->c.data)[i] : (int64_t) x;
+      }
+  return st != CN_OK ? st : set_out_const (nc, 0, &t);
+}
+
+static cn_status
+op_constant (struct nctx *nc)
+{
+  cn_status st;
+  cn_tensor t;
+  memset (&t, 0, sizeof t);
+  const Onnx__AttributeProto *a;
+  cn_shape s;
+  memset (&s, 0, sizeof s);
+  if ((a = attr_find (nc, "value")) != NULL)
+    {
+      if (!attr_is (a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR) || a->t == NULL)
+        return cn_error_set (nc->err, CN_EPARSE, "attribute 'value' is not a tensor");
+      st = parse_tensor (a->t, nc->np->n_output > 0 ? nc->np->output[0] : nc->name, &t, nc->err);
+    }
+  else if ((a = attr_find (nc, "value_float")) != NULL)
+    st = host_fill (CN_DTYPE_F32, &s, a->f, &t, nc->err);
+  else if ((a = attr_find (nc, "value_int")) != NULL)
+    {
+      st = cn_tensor_init (&t, CN_DTYPE_I64, &s, nc->err);
+      if (st == CN_OK)
+        ((int64_t *) t.data)[0] = a->i;
+    }
+  else if ((a = attr_find (nc, "value_floats")) != NULL || (a = attr_find (nc, "value_ints")) != NULL)
+    {
+      int fl = strcmp (a->name, "value_floats") == 0;
+      int64_t n = fl ? (int64_t) a->n_floats : (int64_t) a->n_ints;
+      cn_shape_make (&s, 1, &n, NULL);
+      st = cn_tensor_init (&t, fl ? CN_DTYPE_F32 : CN_DTYPE_I64, &s, nc->err);
+      for (int64_t i = 0; st == CN_OK && i < n; i++)
+        if (fl)
+          ((float *) t.data)[i] = a->floats[i];
+        else
+          ((int64_t *) t.data)[i] = a->ints[i];
+    }
+  else
+    return cn_error_set (nc->err, CN_EPARSE, "no value attribute");
+  return st != CN_OK ? st : set_out_const (nc, 0, &t);
+}
+
+static cn_status
+op_constant_of_shape (struct nctx *nc)
+{
+  cn_status st;
+  int64_t sh[CN_MAX_RANK];
+  int n;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = const_ints (nc, 0, "shape", sh, CN_MAX_RANK, &n)) != CN_OK)
+    return st;
+  cn_shape s;
+  if ((st = make_shape (nc, n, sh, &s)) != CN_OK)
+    return st;
+  cn_dtype dt = CN_DTYPE_F32;
+  double v = 0;
+  const Onnx__AttributeProto *a = attr_find (nc, "value");
+  if (a != NULL)
+    {
+      cn_tensor vt;
+      if (!attr_is (a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR) || a->t == NULL)
+        return cn_error_set (nc->err, CN_EPARSE, "attribute 'value' is not a tensor");
+      if ((st = parse_tensor (a->t, "value", &vt, nc->err)) != CN_OK)
+        return st;
+      if (cn_tensor_numel (&vt) != 1)
+        {
+          cn_tensor_clear (&vt);
+          return cn_error_set (nc->err, CN_EINVAL, "attribute 'value' must hold one element");
+        }
+      dt = vt.dtype;
+      v = cn_tensor_get_f64 (&vt, 0);
+      if (dt == CN_DTYPE_I64)
+        v = (double) ((int64_t *) vt.data)[0];
+      cn_tensor_clear (&vt);
+    }
+  cn_tensor t;
+  if ((st = host_fill (dt, &s, v, &t, nc->err)) != CN_OK)
+    return st;
+  return set_out_const (nc, 0, &t);
+}
+
+/* ---- the operator table ------------------------------------------------------------------- */
+
+struct onnx_op
+{
+  const char *type;
+  cn_status (*fn) (struct nctx *);
+  const char *attrs;         /* the accepted attributes, space separated */
+  int fold;                  /* 1: all floating-point constant inputs are folded through a scratch graph */
+};
+
+static const struct onnx_op onnx_ops[] = {
+  { "Add", op_add, "", 1 },
+  { "AveragePool", op_avgpool, "auto_pad ceil_mode count_include_pad kernel_shape pads strides", 1 },
+  { "BatchNormalization", op_batchnorm, "epsilon momentum spatial training_mode", 1 },
+  { "Cast", op_cast, "to", 0 },
+  { "Concat", op_concat, "axis", 0 },
+  { "Constant", op_constant, "value value_float value_floats value_int value_ints", 0 },
+  { "ConstantOfShape", op_constant_of_shape, "value", 0 },
+  { "Conv", op_conv, "auto_pad dilations group kernel_shape pads strides", 1 },
+  { "Div", op_div, "", 1 },
+  { "Dropout", op_dropout, "ratio seed", 0 },
+  { "Flatten", op_flatten, "axis", 0 },
+  { "Gather", op_gather, "axis", 0 },
+  { "Gemm", op_gemm, "alpha beta transA transB", 1 },
+  { "GlobalAveragePool", op_gap, "", 1 },
+  { "GlobalMaxPool", op_gmp, "", 1 },
+  { "Identity", op_identity, "", 0 },
+  { "MatMul", op_matmul, "", 1 },
+  { "MaxPool", op_maxpool, "auto_pad ceil_mode dilations kernel_shape pads storage_order strides", 1 },
+  { "Mul", op_mul, "", 1 },
+  { "Neg", op_neg, "", 1 },
+  { "Pad", op_pad, "mode pads value", 1 },
+  { "ReduceMax", op_reduce_max, "axes keepdims", 1 },
+  { "ReduceMean", op_reduce_mean, "axes keepdims", 1 },
+  { "ReduceMin", op_reduce_min, "axes keepdims", 1 },
+  { "ReduceProd", op_reduce_prod, "axes keepdims", 1 },
+  { "ReduceSum", op_reduce_sum, "axes keepdims noop_with_empty_axes", 1 },
+  { "Relu", op_relu, "", 1 },
+  { "Reshape", op_reshape, "allowzero", 0 },
+  { "Shape", op_shape, "start end", 0 },
+  { "Size", op_size, "", 0 },
+  { "Slice", op_slice, "starts ends axes", 0 },
+  { "Squeeze", op_squeeze, "axes", 0 },
+  { "Sub", op_sub, "", 1 },
+  { "Transpose", op_transpose, "perm", 0 },
+  { "Unsqueeze", op_unsqueeze, "axes", 0 },
+};
+
+static const struct onnx_op *
+find_op (const char *type)
+{
+  for (size_t k = 0; k < sizeof onnx_ops / sizeof onnx_ops[0]; k++)
+    if (strcmp (onnx_ops[k].type, type) == 0)
+      return &onnx_ops[k];
+  return NULL;
+}
+
+/* Whether NAME is one of the space-separated words of LIST. */
+static int
+in_list (const char *list, const char *name)
+{
+  size_t n = strlen (name);
+  for (const char *p = list; *p;)
+    {
+      const char *e = strchr (p, ' ');
+      size_t len = e ? (size_t) (e - p) : strlen (p);
+      if (len == n && strncmp (p, name, n) == 0)
+        return 1;
+      p += len;
+      while (*p == ' ')
+        p++;
+    }
+  return 0;
+}
+
+/* Evaluates the node NC (all inputs floating-point constants) on a scratch graph and defines
+ * its outputs as constants: f32 when every input was f32 and every result entry is exactly an
+ * f32 number, else f64 (the binary64 evaluation). */
+static cn_status
+fold_node (struct nctx *nc, const struct onnx_op *op)
+{
+  struct imp *imp = nc->imp;
+  cn_graph *main = imp->g, *scratch = NULL;
+  cn_tensor res[MAX_OUT];
+  int outs[MAX_OUT], n_outs = 0, which[MAX_OUT];
+  cn_status st;
+  memset (res, 0, sizeof res);
+  if ((st = cn_graph_create (&scratch, nc->err)) != CN_OK)
+    return st;
+  for (int k = 0; k < MAX_OUT; k++)
+    nc->fold_gv[k] = -1;
+  imp->g = scratch;
+  imp->folding = 1;
+  st = op->fn (nc);
+  imp->g = main;
+  imp->folding = 0;
+  if (st != CN_OK)
+    goto done;
+  for (int k = 0; k < MAX_OUT; k++)
+    if (nc->fold_gv[k] >= 0)
+      {
+        which[n_outs] = k;
+        outs[n_outs++] = nc->fold_gv[k];
+      }
+  if (n_outs == 0)
+    goto done;
+  if ((st = cn_graph_set_outputs (scratch, n_outs, outs, nc->err)) != CN_OK
+      || (st = cn_graph_eval (scratch, CN_DTYPE_F64, NULL, res, nc->err)) != CN_OK)
+    goto done;
+  int all_f32 = 1;
+  for (int i = 0; i < nc->n_in; i++)
+    if (nc->in[i] != NULL)
+      all_f32 &= nc->in[i]->c.dtype == CN_DTYPE_F32;
+  for (int j = 0; j < n_outs && st == CN_OK; j++)
+    {
+      int64_t n = cn_tensor_numel (&res[j]);
+      const double *d = res[j].data;
+      int f32 = all_f32;
+      for (int64_t i = 0; f32 && i < n; i++)
+        f32 = (double) (float) d[i] == d[i];
+      if (f32)
+        {
+          cn_tensor t;
+          if ((st = cn_tensor_convert (&t, CN_DTYPE_F32, &res[j], nc->err)) == CN_OK)
+            st = set_out_const (nc, which[j], &t);
+        }
+      else
+        st = set_out_const (nc, which[j], &res[j]);
+    }
+done:
+  for (int j = 0; j < MAX_OUT; j++)
+    cn_tensor_clear (&res[j]);
+  cn_graph_free (scratch);
+  return st;
+}
+
+/* Imports node K of the ONNX graph. */
+static cn_status
+import_node (struct imp *imp, const Onnx__NodeProto *np, int k, cn_error *err)
+{
+  const char *type = np->op_type ? np->op_type : "";
+  char namebuf[160];
+  const char *name = np->name;
+  if (name == NULL || name[0] == '\0')
+    {
+      snprintf (namebuf, sizeof namebuf, "%s#%d", type, k);
+      name = namebuf;
+    }
+  cn_error local;
+  cn_error_clear (&local);
+  struct nctx nc;
+  memset (&nc, 0, sizeof nc);
+  nc.imp = imp;
+  nc.np = np;
+  nc.type = type;
+  nc.name = name;
+  nc.err = &local;
+  cn_status st = CN_OK;
+  const struct onnx_op *op = NULL;
+  if (np->domain != NULL && np->domain[0] != '\0' && strcmp (np->domain, "ai.onnx") != 0)
+    {
+      st = cn_error_set (&local, CN_EUNSUPPORTED, "domain '%s' is not supported", np->domain);
+      goto done;
+    }
+  if ((op = find_op (type)) == NULL)
+    {
+      st = cn_error_set (&local, CN_EUNSUPPORTED, "operator not supported");
+      goto done;
+    }
+  for (size_t a = 0; a < np->n_attribute; a++)
+    {
+      const char *an = np->attribute[a]->name ? np->attribute[a]->name : "";
+      if (!in_list (op->attrs, an))
+        {
+          st = cn_error_set (&local, CN_EUNSUPPORTED, "attribute '%s' is not supported", an);
+          goto done;
+        }
+      if (np->attribute[a]->ref_attr_name != NULL && np->attribute[a]->ref_attr_name[0] != '\0')
+        {
+          st = cn_error_set (&local, CN_EUNSUPPORTED, "attribute '%s' refers to a function attribute", an);
+          goto done;
+        }
+    }
+  nc.n_in = (int) np->n_input;
+  nc.in = calloc (np->n_input ? np->n_input : 1, sizeof *nc.in);
+  if (nc.in == NULL)
+    {
+      st = nomem (&nc);
+      goto done;
+    }
+  int all_const = 1, all_float = 1, n_present = 0;
+  for (int i = 0; i < nc.n_in; i++)
+    {
+      if (np->input[i][0] == '\0')
+        continue;                 /* an absent optional input */
+      if ((nc.in[i] = lookup (imp, np->input[i])) == NULL)
+        {
+          st = cn_error_set (&local, CN_EPARSE, "input '%s' is not a graph input, an initializer or a node output",
+                             np->input[i]);
+          goto done;
+        }
+      n_present++;
+      all_const &= nc.in[i]->is_const;
+      all_float &= !nc.in[i]->is_const || !is_int (&nc.in[i]->c);
+    }
+  if (op->fold && all_const && all_float && n_present > 0)
+    st = fold_node (&nc, op);
+  else
+    st = op->fn (&nc);
+done:
+  free (nc.in);
+  if (st != CN_OK)
+    return cn_error_set (err, st, "onnx: node '%s' (%s): %s", name, type, local.msg);
+  return CN_OK;
+}
+
+/* ---- the model -------------------------------------------------------------------------- */
+
+/* Reads the type of graph input VI: f32 or f64, with a static shape (a symbolic or unset
+ * extent on axis 0 is taken as 1). */
+static cn_status
+input_type (const Onnx__ValueInfoProto *vi, cn_dtype *dt, cn_shape *s, cn_error *err)
+{
+  const char *nm = vi->name;
+  if (vi->type == NULL || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || vi->type->tensor_type == NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph input '%s' is not a tensor", nm);
+  const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
+  int32_t et = tt->has_elem_type ? tt->elem_type : 0;
+  if (et == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT)
+    *dt = CN_DTYPE_F32;
+  else if (et == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE)
+    *dt = CN_DTYPE_F64;
+  else
+    return cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph input '%s' has element type %s; only FLOAT and DOUBLE "
+                         "inputs are supported", nm, onnx_type_name (et));
+  if (tt->shape == NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph input '%s' has no shape", nm);
+  if (tt->shape->n_dim > CN_MAX_RANK)
+    return cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph input '%s' has rank %zu, above %d", nm, tt->shape->n_dim,
+                         CN_MAX_RANK);
+  memset (s, 0, sizeof *s);
+  s->rank = (int) tt->shape->n_dim;
+  for (int i = 0; i < s->rank; i++)
+    {
+      const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+      if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value > 0)
+        s->dim[i] = d->dim_value;
+      else if (i == 0)
+        s->dim[i] = 1;              /* the batch */
+      else
+        return cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph input '%s' has a symbolic extent '%s' on axis %d", nm,
+                             d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param
+                             ? d->dim_param : "?", i);
+    }
+  return CN_OK;
+}
+
+/* Checks the shape a graph output declares (where it declares one) against ours. */
+static cn_status
+check_output_shape (const Onnx__ValueInfoProto *vi, const cn_shape *s, cn_error *err)
+{
+  if (vi->type == NULL || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || vi->type->tensor_type == NULL
+      || vi->type->tensor_type->shape == NULL)
+    return CN_OK;
+  const Onnx__TensorShapeProto *sp = vi->type->tensor_type->shape;
+  int ok = (int) sp->n_dim == s->rank;
+  for (int i = 0; ok && i < s->rank; i++)
+    if (sp->dim[i]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && sp->dim[i]->dim_value > 0)
+      ok = sp->dim[i]->dim_value == s->dim[i];
+  if (!ok)
+    {
+      char a[128], b[256];
+      size_t off = 0;
+      b[off++] = '[';
+      for (size_t i = 0; i < sp->n_dim && off < sizeof b - 24; i++)
+        {
+          const Onnx__TensorShapeProto__Dimension *d = sp->dim[i];
+          if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+            off += (size_t) snprintf (b + off, sizeof b - off, "%s%lld", i ? "," : "", (long long) d->dim_value);
+          else
+            off += (size_t) snprintf (b + off, sizeof b - off, "%s?", i ? "," : "");
+        }
+      snprintf (b + off, sizeof b - off, "]");
+      return cn_error_set (err, CN_ESHAPE, "onnx: graph output '%s' has shape %s, the model declares %s", vi->name,
+                           fmt_shape (s, a, sizeof a), b);
+    }
+  return CN_OK;
+}
+
+static cn_status
+import_model (const Onnx__ModelProto *m, cn_graph **out, cn_error *err)
+{
+  struct imp imp;
+  memset (&imp, 0, sizeof imp);
+  cn_status st = CN_OK;
+  int *outs = NULL;
+  const Onnx__GraphProto *gp = m->graph;
+  if (gp == NULL)
+    return cn_error_set (err, CN_EPARSE, "onnx: the model has no graph (empty file or not an ONNX model)");
+
+  /* The opset of the default domain. */
+  imp.opset = -1;
+  for (size_t k = 0; k < m->n_opset_import; k++)
+    {
+      const Onnx__OperatorSetIdProto *os = m->opset_import[k];
+      if (os->domain == NULL || os->domain[0] == '\0' || strcmp (os->domain, "ai.onnx") == 0)
+        imp.opset = os->has_version ? os->version : 1;
+    }
+  if (imp.opset < 0)
+    return cn_error_set (err, CN_EUNSUPPORTED, "onnx: the model imports no opset of the default domain");
+  if (imp.opset < OPSET_MIN || imp.opset > OPSET_MAX)
+    return cn_error_set (err, CN_EUNSUPPORTED, "onnx: opset %lld of the default domain is not supported (%d to %d)",
+                         (long long) imp.opset, OPSET_MIN, OPSET_MAX);
+
+  /* The name table: a power of two above twice the number of names. */
+  size_t names = gp->n_initializer + gp->n_input + 1;
+  for (size_t k = 0; k < gp->n_node; k++)
+    names += gp->node[k]->n_output;
+  imp.n_bucket = 64;
+  while (imp.n_bucket < 2 * names)
+    imp.n_bucket *= 2;
+  imp.bucket = malloc (imp.n_bucket * sizeof *imp.bucket);
+  if (imp.bucket == NULL)
+    return cn_error_set (err, CN_ENOMEM, "onnx: out of memory");
+  for (size_t k = 0; k < imp.n_bucket; k++)
+    imp.bucket[k] = -1;
+  if ((st = cn_graph_create (&imp.g, err)) != CN_OK)
+    goto fail;
+
+  /* Initializers first: an initializer also listed as a graph input (IR < 4) is a constant. */
+  for (size_t k = 0; k < gp->n_initializer; k++)
+    {
+      const Onnx__TensorProto *tp = gp->initializer[k];
+      const char *nm = tp->name ? tp->name : "";
+      cn_tensor t;
+      cn_error local;
+      cn_error_clear (&local);
+      if ((st = parse_tensor (tp, nm, &t, &local)) != CN_OK || (st = define (&imp, nm, -1, &t, &local)) != CN_OK)
+        {
+          cn_error_set (err, st, "onnx: initializer: %s", local.msg);
+          goto fail;
+        }
+    }
+  if (gp->n_sparse_initializer > 0)
+    {
+      st = cn_error_set (err, CN_EUNSUPPORTED, "onnx: sparse initializers are not supported");
+      goto fail;
+    }
+  for (size_t k = 0; k < gp->n_input; k++)
+    {
+      const Onnx__ValueInfoProto *vi = gp->input[k];
+      const char *nm = vi->name ? vi->name : "";
+      if (lookup (&imp, nm) != NULL)
+        continue;
+      cn_dtype dt = CN_DTYPE_F32;
+      cn_shape s;
+      int v;
+      cn_error local;
+      cn_error_clear (&local);
+      if ((st = input_type (vi, &dt, &s, err)) != CN_OK)
+        goto fail;
+      if ((st = cn_graph_add_input (imp.g, nm, dt, &s, &v, &local)) != CN_OK
+          || (st = define (&imp, nm, v, NULL, &local)) != CN_OK)
+        {
+          cn_error_set (err, st, "onnx: graph input '%s': %s", nm, local.msg);
+          goto fail;
+        }
+    }
+
+  /* The nodes, in order (ONNX requires a topological order). */
+  for (size_t k = 0; k < gp->n_node; k++)
+    if ((st = import_node (&imp, gp->node[k], (int) k, err)) != CN_OK)
+      goto fail;
+
+  /* The outputs; a constant output enters the graph as a constant. */
+  if (gp->n_output == 0)
+    {
+      st = cn_error_set (err, CN_EPARSE, "onnx: the graph has no outputs");
+      goto fail;
+    }
+  outs = malloc (gp->n_output * sizeof *outs);
+  if (outs == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "onnx: out of memory");
+      goto fail;
+    }
+  for (size_t k = 0; k < gp->n_output; k++)
+    {
+      const char *nm = gp->output[k]->name ? gp->output[k]->name : "";
+      struct oval *o = lookup (&imp, nm);
+      cn_error local;
+      cn_error_clear (&local);
+      if (o == NULL)
+        {
+          st = cn_error_set (err, CN_EPARSE, "onnx: graph output '%s' is not produced by any node", nm);
+          goto fail;
+        }
+      if (o->is_const && is_int (&o->c))
+        {
+          st = cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph output '%s' is an integer tensor", nm);
+          goto fail;
+        }
+      if (o->is_const && o->gv < 0 && (st = cn_graph_add_constant (imp.g, nm, &o->c, &o->gv, &local)) != CN_OK)
+        {
+          cn_error_set (err, st, "onnx: graph output '%s': %s", nm, local.msg);
+          goto fail;
+        }
+      outs[k] = o->gv;
+      if ((st = check_output_shape (gp->output[k], cn_graph_value_shape (imp.g, o->gv), err)) != CN_OK)
+        goto fail;
+    }
+  if ((st = cn_graph_set_outputs (imp.g, (int) gp->n_output, outs, err)) != CN_OK)
+    goto fail;
+  free (outs);
+  imp_clear (&imp);
+  *out = imp.g;
+  return CN_OK;
+
+fail:
+  free (outs);
+  cn_graph_free (imp.g);
+  imp_clear (&imp);
+  return st;
+}
+
+cn_status
+cn_graph_load_onnx_buffer (const void *data, size_t size, cn_graph **out, cn_error *err)
+{
+  *out = NULL;
+  if (data == NULL && size > 0)
+    return cn_error_set (err, CN_EINVAL, "onnx: no data");
+  Onnx__ModelProto *m = onnx__model_proto__unpack (NULL, size, data ? data : (const void *) "");
+  if (m == NULL)
+    return cn_error_set (err, CN_EPARSE, "onnx: malformed protobuf (%zu bytes): truncated or not an ONNX model", size);
+  cn_status st = import_model (m, out, err);
+  onnx__model_proto__free_unpacked (m, NULL);
+  return st;
+}
+
+cn_status
+cn_graph_load_onnx (const char *path, cn_graph **out, cn_error *err)
+{
+  *out = NULL;
+  FILE *f = fopen (path, "rb");
+  if (f == NULL)
+    return cn_error_set (err, CN_EIO, "onnx: cannot open '%s': %s", path, strerror (errno));
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc (cap);
+  cn_status st = CN_OK;
+  if (buf == NULL)
+    {
+      fclose (f);
+      return cn_error_set (err, CN_ENOMEM, "onnx: out of memory reading '%s'", path);
+    }
+  for (;;)
+    {
+      if (len == cap)
+        {
+          char *nb = cap <= SIZE_MAX / 2 ? realloc (buf, cap * 2) : NULL;
+          if (nb == NULL)
+            {
+              st = cn_error_set (err, CN_ENOMEM, "onnx: out of memory reading '%s'", path);
+              goto done;
+            }
+          buf = nb;
+          cap *= 2;
+        }
+      size_t got = fread (buf + len, 1, cap - len, f);
+      len += got;
+      if (got == 0)
+        break;
+    }
+  if (ferror (f))
+    {
+      st = cn_error_set (err, CN_EIO, "onnx: cannot read '%s': %s", path, strerror (errno));
+      goto done;
+    }
+  st = cn_graph_load_onnx_buffer (buf, len, out, err);
+done:
+  free (buf);
+  fclose (f);
+  return st;
+}

@@ -1,13 +1,552 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/conv.c: placeholder until the rules land (no arms). */
+/* src/ops/conv.c: convolution (cn_params_conv).
+ *
+ * conv: x [N, C, S_1..S_d], W [F, C/G, K_1..K_d], b [F] -> y [N, F, O_1..O_d], 1 <= d <= 3, G groups,
+ * zero padding, O_i = floor((S_i + pad_begin_i + pad_end_i - dilation_i (K_i - 1) - 1) / stride_i) + 1.
+ * With g = f / (F/G), output position p and kernel offset kk read the input position
+ *     i(p, kk) = p stride - pad_begin + kk dilation   (per spatial axis; padded positions read 0).
+ *   Forward  y[n,f,p] = (sum_{c < C/G} sum_kk x[n, g C/G + c, i(p,kk)] W[f,c,kk]) + b[f], summed with c
+ *            outer and kk inner (in C order), in-bounds terms only, in the sort of the tensors, then the
+ *            bias added.
+ *   IBP      selection form per output (ALGORITHMS.md 1.1): each term W[f,c,kk] x[...] is an interval
+ *            product whose lower (upper) end is the least (greatest) corner product, 0 times anything
+ *            being 0; the RN sum s of the chosen RN products and t = fl(sum |p|) give
+ *            lower = down(s - cn__dot_err (t, C/G prod(K) + 1)), the bias counted as one more term (6.4,
+ *            "sound IBP").  Infinite ends, overflows and NaNs give infinite ends.  W and b may be boxes.
+ *   CROWN    (2.2(c)) with W and b constant: lam_x[s] is the transposed convolution of lam_y[s],
+ *                lam_x[s][n, gC/G + c, j] = sum_{f in group g} sum_{(p,kk): i(p,kk) = j} lam_y[s][n,f,p] W[f,c,kk],
+ *            computed im2col style in round-to-nearest: for a chunk of rows, lam_y is transposed to
+ *            T[(s,n,p), f] per group, one cblas_dgemm forms cols = T W_g ((rows*N*P x F/G) (F/G x C/G*prod K)),
+ *            and a col2im pass scatter-adds cols into lam_x (OpenMP over rows).  Each lam_x entry is then an
+ *            RN sum, in some order, of at most F/G prod(K) products of doubles, so (G) applies with that
+ *            length.  bias[s] += fl(lam_y[s] . b[f(o)]) over all numel(y) outputs.  Charge:
+ *            cn__crown_charge_affine with w_up[n,f,p] >= sum_{c,kk} |W[f,c,kk]| m[n, gC/G + c, i(p,kk)] + |b[f]|
+ *            (the forward of |W| on m = max(|l_x|, |u_x|) plus |b|, in RN, rounded up by (N)) and
+ *            K = max(F/G prod(K), numel(y)), the longest inner product of a lam_x entry or of the bias dot. */
 #include <config.h>
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "ops/ops_impl.h"
+#include "crown/crown_impl.h"
 
-static cn_status
-no_rule_yet (const void *p, int n, const cn_shape *const *in, cn_shape *out, cn_error *err)
+/* Doubles per scratch buffer of the CROWN arm (two buffers: 2 x 32 MiB). */
+#define CONV_CHUNK_DOUBLES ((int64_t) 1 << 22)
+
+static const char *
+node_name (const cn_node_view *nv)
 {
-  (void) p; (void) n; (void) in; (void) out;
-  return cn_error_set (err, CN_EUNSUPPORTED, "operator not implemented yet");
+  return nv->name ? nv->name : "";
 }
 
-const struct cn_op_rule cn__rule_CONV = { .n_in = 3, .check = no_rule_yet };
+/* a*b with 0 times anything (an infinity included) equal to 0, the interval convention. */
+static inline double
+mul0 (double a, double b)
+{
+  return (a == 0 || b == 0) ? 0 : a * b;
+}
+
+/* Adds the term [al,ah] * [bl,bh] to the selection sums (see product.c): SL/TL for the lower corner
+ * products and their magnitudes, SH/TH for the upper ones; each chosen value is the RN rounding of the
+ * exact extreme corner product. */
+static inline void
+term_acc (double al, double ah, double bl, double bh, double *sl, double *tl, double *sh, double *th)
+{
+  double pl, ph;
+  if (al == ah)
+    {
+      if (al == 0)
+        return;
+      pl = al > 0 ? al * bl : al * bh;
+      ph = al > 0 ? al * bh : al * bl;
+    }
+  else if (bl == bh)
+    {
+      if (bl == 0)
+        return;
+      pl = bl > 0 ? bl * al : bl * ah;
+      ph = bl > 0 ? bl * ah : bl * al;
+    }
+  else
+    {
+      double p1 = mul0 (al, bl), p2 = mul0 (al, bh), p3 = mul0 (ah, bl), p4 = mul0 (ah, bh);
+      pl = fmin (fmin (p1, p2), fmin (p3, p4));
+      ph = fmax (fmax (p1, p2), fmax (p3, p4));
+    }
+  *sl += pl;
+  *tl += fabs (pl);
+  *sh += ph;
+  *th += fabs (ph);
+}
+
+static inline double
+lower_end (double s, double t, int64_t k)
+{
+  double r = cn__down (s - cn__dot_err (t, k));
+  return isnan (r) ? -INFINITY : r;
+}
+
+static inline double
+upper_end (double s, double t, int64_t k)
+{
+  double r = cn__up (s + cn__dot_err (t, k));
+  return isnan (r) ? INFINITY : r;
+}
+
+/* The geometry of a conv node, its spatial axes padded in front to three (extent 1, kernel 1,
+ * stride 1, no padding, dilation 1). */
+struct conv_geom
+{
+  int64_t N, C, F, G, Cg, Fg;
+  int64_t S[3], K[3], O[3], str[3], pb[3], dil[3];
+  int64_t Sn, Kn, On;               /* spatial element counts of x, W and y */
+};
+
+static cn_status
+conv_geometry (const cn_params_conv *p, const cn_shape *x, const cn_shape *w, const cn_shape *b, struct conv_geom *g,
+               cn_shape *out, cn_error *err)
+{
+  char sx[128], sw[128];
+  if (p->nd < 1 || p->nd > 3)
+    return cn_error_set (err, CN_EUNSUPPORTED, "conv: %d spatial axes; 1 to 3 are supported", p->nd);
+  int nd = p->nd;
+  if (x->rank != nd + 2)
+    return cn_error_set (err, CN_ESHAPE, "conv: input %s has rank %d, expected %d", cn_shape_format (x, sx, sizeof sx),
+                         x->rank, nd + 2);
+  if (w->rank != nd + 2)
+    return cn_error_set (err, CN_ESHAPE, "conv: weight %s has rank %d, expected %d", cn_shape_format (w, sw, sizeof sw),
+                         w->rank, nd + 2);
+  if (b->rank != 1)
+    return cn_error_set (err, CN_ESHAPE, "conv: bias has rank %d, expected 1", b->rank);
+  g->N = x->dim[0];
+  g->C = x->dim[1];
+  g->F = w->dim[0];
+  g->G = p->groups;
+  if (g->G < 1)
+    return cn_error_set (err, CN_EINVAL, "conv: groups %lld, expected at least 1", (long long) g->G);
+  if (g->C % g->G != 0)
+    return cn_error_set (err, CN_ESHAPE, "conv: %lld input channels are not divisible by %lld groups",
+                         (long long) g->C, (long long) g->G);
+  if (g->F % g->G != 0)
+    return cn_error_set (err, CN_ESHAPE, "conv: %lld filters are not divisible by %lld groups", (long long) g->F,
+                         (long long) g->G);
+  g->Cg = g->C / g->G;
+  g->Fg = g->F / g->G;
+  if (w->dim[1] != g->Cg)
+    return cn_error_set (err, CN_ESHAPE, "conv: weight %s has %lld input channels, expected %lld (= %lld / %lld groups)",
+                         cn_shape_format (w, sw, sizeof sw), (long long) w->dim[1], (long long) g->Cg,
+                         (long long) g->C, (long long) g->G);
+  if (b->dim[0] != g->F)
+    return cn_error_set (err, CN_ESHAPE, "conv: bias has extent %lld, the weight %lld filters", (long long) b->dim[0],
+                         (long long) g->F);
+  for (int a = 0; a < 3; a++)
+    {
+      g->S[a] = g->K[a] = g->O[a] = g->str[a] = g->dil[a] = 1;
+      g->pb[a] = 0;
+    }
+  for (int i = 0; i < nd; i++)
+    {
+      int a = 3 - nd + i;
+      int64_t S = x->dim[2 + i], K = w->dim[2 + i], st = p->stride[i], dl = p->dilation[i];
+      int64_t pb = p->pad_begin[i], pe = p->pad_end[i];
+      if (K < 1)
+        return cn_error_set (err, CN_EINVAL, "conv: kernel extent %lld on spatial axis %d", (long long) K, i);
+      if (st < 1)
+        return cn_error_set (err, CN_EINVAL, "conv: stride %lld on spatial axis %d, expected at least 1",
+                             (long long) st, i);
+      if (dl < 1)
+        return cn_error_set (err, CN_EINVAL, "conv: dilation %lld on spatial axis %d, expected at least 1",
+                             (long long) dl, i);
+      if (pb < 0 || pe < 0)
+        return cn_error_set (err, CN_EINVAL, "conv: negative padding (%lld, %lld) on spatial axis %d", (long long) pb,
+                             (long long) pe, i);
+      int64_t span, padded;
+      /* span = dilation (K - 1) + 1 and padded = S + pb + pe, both without overflow. */
+      if (__builtin_mul_overflow (dl, K - 1, &span) || __builtin_add_overflow (span, 1, &span)
+          || __builtin_add_overflow (S, pb, &padded) || __builtin_add_overflow (padded, pe, &padded))
+        return cn_error_set (err, CN_EINVAL, "conv: extents overflow on spatial axis %d", i);
+      if (padded < span)
+        return cn_error_set (err, CN_ESHAPE,
+                             "conv: output extent on spatial axis %d is not positive (padded input %lld, kernel span %lld)",
+                             i, (long long) padded, (long long) span);
+      g->S[a] = S;
+      g->K[a] = K;
+      g->O[a] = (padded - span) / st + 1;
+      g->str[a] = st;
+      g->dil[a] = dl;
+      g->pb[a] = pb;
+    }
+  if (__builtin_mul_overflow (g->S[0], g->S[1], &g->Sn) || __builtin_mul_overflow (g->Sn, g->S[2], &g->Sn)
+      || __builtin_mul_overflow (g->K[0], g->K[1], &g->Kn) || __builtin_mul_overflow (g->Kn, g->K[2], &g->Kn)
+      || __builtin_mul_overflow (g->O[0], g->O[1], &g->On) || __builtin_mul_overflow (g->On, g->O[2], &g->On))
+    return cn_error_set (err, CN_ESHAPE, "conv: element counts overflow");
+  cn_shape o;
+  memset (&o, 0, sizeof o);
+  o.rank = nd + 2;
+  o.dim[0] = g->N;
+  o.dim[1] = g->F;
+  for (int i = 0; i < nd; i++)
+    o.dim[2 + i] = g->O[3 - nd + i];
+  int64_t wk;
+  if (cn_shape_numel (&o) < 0 || cn_shape_numel (w) < 0
+      || __builtin_mul_overflow (g->On, g->Kn, &wk) || __builtin_mul_overflow (wk, g->Cg > 1 ? g->Cg : 1, &wk))
+    return cn_error_set (err, CN_ESHAPE, "conv: element counts overflow");
+  if (out != NULL)
+    *out = o;
+  return CN_OK;
+}
+
+/* The input spatial index read by output position p at kernel offset kk, -1 for a padded position,
+ * as an On x Kn table; NULL if out of memory. */
+static int64_t *
+conv_map (const struct conv_geom *g)
+{
+  int64_t *map = malloc ((size_t) (g->On * g->Kn > 0 ? g->On * g->Kn : 1) * sizeof *map);
+  if (map == NULL)
+    return NULL;
+  for (int64_t o0 = 0; o0 < g->O[0]; o0++)
+    for (int64_t o1 = 0; o1 < g->O[1]; o1++)
+      for (int64_t o2 = 0; o2 < g->O[2]; o2++)
+        {
+          int64_t p = (o0 * g->O[1] + o1) * g->O[2] + o2;
+          for (int64_t k0 = 0; k0 < g->K[0]; k0++)
+            for (int64_t k1 = 0; k1 < g->K[1]; k1++)
+              for (int64_t k2 = 0; k2 < g->K[2]; k2++)
+                {
+                  int64_t kk = (k0 * g->K[1] + k1) * g->K[2] + k2;
+                  int64_t i0 = o0 * g->str[0] - g->pb[0] + k0 * g->dil[0];
+                  int64_t i1 = o1 * g->str[1] - g->pb[1] + k1 * g->dil[1];
+                  int64_t i2 = o2 * g->str[2] - g->pb[2] + k2 * g->dil[2];
+                  int in = i0 >= 0 && i0 < g->S[0] && i1 >= 0 && i1 < g->S[1] && i2 >= 0 && i2 < g->S[2];
+                  map[p * g->Kn + kk] = in ? (i0 * g->S[1] + i1) * g->S[2] + i2 : -1;
+                }
+        }
+  return map;
+}
+
+static cn_status
+conv_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  if (params == NULL)
+    return cn_error_set (err, CN_EINVAL, "conv: missing attributes");
+  if (n_in != 3)
+    return cn_error_set (err, CN_EINVAL, "conv: %d inputs, expected 3 (x, weight, bias)", n_in);
+  struct conv_geom g;
+  return conv_geometry (params, in[0], in[1], in[2], &g, out, err);
+}
+
+/* The geometry and input map of a node whose shapes were checked. */
+static cn_status
+conv_prepare (const cn_node_view *nv, struct conv_geom *g, int64_t **map, cn_error *err)
+{
+  cn_status st = conv_geometry (nv->params, nv->in_shape[0], nv->in_shape[1], nv->in_shape[2], g, NULL, err);
+  if (st != CN_OK)
+    return st;
+  *map = conv_map (g);
+  if (*map == NULL)
+    return cn_error_set (err, CN_ENOMEM, "conv: out of memory (node '%s')", node_name (nv));
+  return CN_OK;
+}
+
+#define CONV_FORWARD(T)                                                                     \
+  do                                                                                        \
+    {                                                                                       \
+      const T *x = in[0]->data, *w = in[1]->data, *b = in[2]->data;                         \
+      T *y = out->data;                                                                     \
+      for (int64_t n = 0; n < g.N; n++)                                                     \
+        for (int64_t f = 0; f < g.F; f++)                                                   \
+          {                                                                                 \
+            const T *xg = x + (n * g.C + (f / g.Fg) * g.Cg) * g.Sn;                         \
+            const T *wf = w + f * g.Cg * g.Kn;                                              \
+            for (int64_t p = 0; p < g.On; p++)                                              \
+              {                                                                             \
+                const int64_t *mp = map + p * g.Kn;                                         \
+                T acc = 0;                                                                  \
+                for (int64_t c = 0; c < g.Cg; c++)                                          \
+                  for (int64_t kk = 0; kk < g.Kn; kk++)                                     \
+                    if (mp[kk] >= 0)                                                        \
+                      acc += xg[c * g.Sn + mp[kk]] * wf[c * g.Kn + kk];                     \
+                y[(n * g.F + f) * g.On + p] = acc + b[f];                                   \
+              }                                                                             \
+          }                                                                                 \
+    }                                                                                       \
+  while (0)
+
+static cn_status
+conv_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  if (!cn_dtype_is_float (out->dtype))
+    return cn_error_set (err, CN_EINVAL, "conv: evaluation sort %s is not f64 or f32 (node '%s')",
+                         cn_dtype_name (out->dtype), node_name (nv));
+  for (int i = 0; i < 3; i++)
+    if (in[i]->dtype != out->dtype)
+      return cn_error_set (err, CN_EINVAL, "conv: input %d has sort %s, the output %s (node '%s')", i,
+                           cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), node_name (nv));
+  struct conv_geom g;
+  int64_t *map;
+  cn_status st = conv_prepare (nv, &g, &map, err);
+  if (st != CN_OK)
+    return st;
+  if (out->dtype == CN_DTYPE_F64)
+    CONV_FORWARD (double);
+  else
+    CONV_FORWARD (float);
+  free (map);
+  return CN_OK;
+}
+
+static cn_status
+check_box_sizes (const cn_node_view *nv, const int64_t *n, int64_t n_out, cn_error *err)
+{
+  for (int i = 0; i < 3; i++)
+    if (n[i] != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL, "conv: input %d has %lld entries, the shape %lld (node '%s')", i,
+                           (long long) n[i], (long long) cn__numel (nv->in_shape[i]), node_name (nv));
+  if (n_out >= 0 && n_out != cn__numel (nv->out_shape))
+    return cn_error_set (err, CN_EINVAL, "conv: output has %lld entries, the shape %lld (node '%s')", (long long) n_out,
+                         (long long) cn__numel (nv->out_shape), node_name (nv));
+  return CN_OK;
+}
+
+static cn_status
+conv_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  int64_t sizes[3] = { in[0]->n, in[1]->n, in[2]->n };
+  cn_status st = check_box_sizes (nv, sizes, out->n, err);
+  if (st != CN_OK)
+    return st;
+  struct conv_geom g;
+  int64_t *map;
+  if ((st = conv_prepare (nv, &g, &map, err)) != CN_OK)
+    return st;
+  int64_t k = g.Cg * g.Kn + 1;
+  for (int64_t n = 0; n < g.N; n++)
+    for (int64_t f = 0; f < g.F; f++)
+      {
+        int64_t xo = (n * g.C + (f / g.Fg) * g.Cg) * g.Sn;
+        const double *xl = in[0]->lo + xo, *xh = in[0]->hi + xo;
+        const double *wl = in[1]->lo + f * g.Cg * g.Kn, *wh = in[1]->hi + f * g.Cg * g.Kn;
+        for (int64_t p = 0; p < g.On; p++)
+          {
+            const int64_t *mp = map + p * g.Kn;
+            double sl = 0, tl = 0, sh = 0, th = 0;
+            for (int64_t c = 0; c < g.Cg; c++)
+              for (int64_t kk = 0; kk < g.Kn; kk++)
+                {
+                  int64_t j = mp[kk];
+                  if (j >= 0)
+                    term_acc (wl[c * g.Kn + kk], wh[c * g.Kn + kk], xl[c * g.Sn + j], xh[c * g.Sn + j], &sl, &tl, &sh,
+                              &th);
+                }
+            term_acc (1, 1, in[2]->lo[f], in[2]->hi[f], &sl, &tl, &sh, &th);
+            /* now sl, sh are RN sums of at most k extreme products, tl, th their magnitudes. */
+            int64_t o = (n * g.F + f) * g.On + p;
+            out->lo[o] = lower_end (sl, tl, k);
+            out->hi[o] = upper_end (sh, th, k);
+          }
+      }
+  free (map);
+  return CN_OK;
+}
+
+static cn_status
+conv_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  int64_t sizes[3] = { in[0]->n, in[1]->n, in[2]->n };
+  cn_status st = check_box_sizes (nv, sizes, out->n, err);
+  if (st != CN_OK || out->n == 0)
+    return st;
+  struct conv_geom g;
+  int64_t *map;
+  if ((st = conv_prepare (nv, &g, &map, err)) != CN_OK)
+    return st;
+  mpfi_t p, acc;
+  mpfi_init2 (p, mpfi_get_prec (out->v[0]));
+  mpfi_init2 (acc, mpfi_get_prec (out->v[0]));
+  for (int64_t n = 0; n < g.N; n++)
+    for (int64_t f = 0; f < g.F; f++)
+      {
+        int64_t xo = (n * g.C + (f / g.Fg) * g.Cg) * g.Sn, wo = f * g.Cg * g.Kn;
+        for (int64_t q = 0; q < g.On; q++)
+          {
+            mpfi_set_ui (acc, 0);
+            for (int64_t c = 0; c < g.Cg; c++)
+              for (int64_t kk = 0; kk < g.Kn; kk++)
+                {
+                  int64_t j = map[q * g.Kn + kk];
+                  if (j < 0)
+                    continue;
+                  mpfi_mul (p, in[0]->v[xo + c * g.Sn + j], in[1]->v[wo + c * g.Kn + kk]);
+                  mpfi_add (acc, acc, p);
+                }
+            mpfi_add (out->v[(n * g.F + f) * g.On + q], acc, in[2]->v[f]);
+          }
+      }
+  mpfi_clear (p);
+  mpfi_clear (acc);
+  free (map);
+  return CN_OK;
+}
+
+static cn_status
+conv_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  if (nv->in_const[1] == NULL || nv->in_const[2] == NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "conv: the CROWN arm needs a constant weight and bias (node '%s')",
+                         node_name (nv));
+  double *lam_x = st->lam_in[0];
+  if (lam_x == NULL)
+    return CN_OK;
+  int64_t sizes[3] = { st->in_box[0]->n, st->in_box[1]->n, st->in_box[2]->n };
+  cn_status ret = check_box_sizes (nv, sizes, -1, err);
+  if (ret != CN_OK)
+    return ret;
+  struct conv_geom g;
+  int64_t *map = NULL;
+  double *m = NULL, *w_up = NULL, *T = NULL, *cols = NULL;
+  if ((ret = conv_prepare (nv, &g, &map, err)) != CN_OK)
+    return ret;
+  const double *W = st->in_box[1]->lo, *b = st->in_box[2]->lo;
+  int64_t n_out = g.N * g.F * g.On, n_x = g.N * g.C * g.Sn, CK = g.Cg * g.Kn, P = g.On;
+  int nthr = st->threads > 0 ? st->threads : 1;
+  if (n_out == 0 || st->rows == 0)
+    goto done;
+  m = malloc ((size_t) (n_x ? n_x : 1) * sizeof *m);
+  w_up = malloc ((size_t) n_out * sizeof *w_up);
+  if (m == NULL || w_up == NULL)
+    goto nomem;
+
+  if (CK > 0 && g.Fg > 0 && n_x > 0)
+    {
+      if (CK > INT_MAX || g.Fg > INT_MAX)
+        {
+          ret = cn_error_set (err, CN_EUNSUPPORTED, "conv: extents too large for BLAS (node '%s')", node_name (nv));
+          goto fail;
+        }
+      /* Rows per chunk: the buffers T (rc N P x Fg) and cols (rc N P x CK) hold at most
+       * CONV_CHUNK_DOUBLES each (at least one row). */
+      int64_t per_row = g.N * P * (CK > g.Fg ? CK : g.Fg);
+      int64_t rc = per_row > 0 ? CONV_CHUNK_DOUBLES / per_row : st->rows;
+      if (rc < 1)
+        rc = 1;
+      if (rc > st->rows)
+        rc = st->rows;
+      if (rc * g.N * P > INT_MAX)
+        rc = INT_MAX / (g.N * P) > 0 ? INT_MAX / (g.N * P) : 1;
+      if (g.N * P > INT_MAX)
+        {
+          ret = cn_error_set (err, CN_EUNSUPPORTED, "conv: extents too large for BLAS (node '%s')", node_name (nv));
+          goto fail;
+        }
+      T = malloc ((size_t) (rc * g.N * P * g.Fg) * sizeof *T);
+      cols = malloc ((size_t) (rc * g.N * P * CK) * sizeof *cols);
+      if (T == NULL || cols == NULL)
+        goto nomem;
+      for (int64_t s0 = 0; s0 < st->rows; s0 += rc)
+        {
+          int64_t nr = st->rows - s0 < rc ? st->rows - s0 : rc;
+          for (int64_t gi = 0; gi < g.G; gi++)
+            {
+              /* T[(s,n,p), f] = lam_y[s0+s][n, gi Fg + f, p]: exact copies. */
+#pragma omp parallel for num_threads(nthr) if (nr * g.N * P * g.Fg > 65536)
+              for (int64_t s = 0; s < nr; s++)
+                for (int64_t n = 0; n < g.N; n++)
+                  for (int64_t f = 0; f < g.Fg; f++)
+                    {
+                      const double *src = st->lam_out + (s0 + s) * n_out + (n * g.F + gi * g.Fg + f) * P;
+                      double *dst = T + (s * g.N + n) * P * g.Fg + f;
+                      for (int64_t p = 0; p < P; p++)
+                        dst[p * g.Fg] = src[p];
+                    }
+              /* cols = fl(T W_g): (nr N P x Fg) (Fg x CK), W_g the filters of group gi. */
+              cblas_dgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (int) (nr * g.N * P), (int) CK, (int) g.Fg, 1.0, T,
+                           (int) g.Fg, W + gi * g.Fg * CK, (int) CK, 0.0, cols, (int) CK);
+              /* col2im: lam_x[s][n, gi Cg + c, map(p,kk)] += cols[(s,n,p), c Kn + kk]. */
+#pragma omp parallel for num_threads(nthr) if (nr * g.N * P * CK > 65536)
+              for (int64_t s = 0; s < nr; s++)
+                for (int64_t n = 0; n < g.N; n++)
+                  {
+                    double *dst = lam_x + (s0 + s) * n_x + (n * g.C + gi * g.Cg) * g.Sn;
+                    for (int64_t p = 0; p < P; p++)
+                      {
+                        const double *cr = cols + ((s * g.N + n) * P + p) * CK;
+                        const int64_t *mp = map + p * g.Kn;
+                        for (int64_t c = 0; c < g.Cg; c++)
+                          {
+                            double *dc = dst + c * g.Sn;
+                            const double *cc = cr + c * g.Kn;
+                            for (int64_t kk = 0; kk < g.Kn; kk++)
+                              if (mp[kk] >= 0)
+                                dc[mp[kk]] += cc[kk];
+                          }
+                      }
+                  }
+            }
+        }
+    }
+
+  /* bias[s] += fl(sum_{n,f,p} lam_y[s][n,f,p] b[f]); its (G) error is part of the affine charge. */
+#pragma omp parallel for num_threads(nthr) if (st->rows * n_out > 65536)
+  for (int64_t s = 0; s < st->rows; s++)
+    {
+      const double *l = st->lam_out + s * n_out;
+      double d = 0;
+      for (int64_t n = 0; n < g.N; n++)
+        for (int64_t f = 0; f < g.F; f++)
+          {
+            const double *lf = l + (n * g.F + f) * P;
+            double bf = b[f];
+            for (int64_t p = 0; p < P; p++)
+              d += lf[p] * bf;
+          }
+      cn__crown_add_bias (st, s, d);
+    }
+
+  /* w_up[n,f,p] >= sum_{c,kk} |W[f,c,kk]| m[n, g Cg + c, map(p,kk)] + |b[f]|: an RN sum of at most
+   * CK + 1 nonnegative products, rounded up by (N). */
+  double m1 = cn__box_magnitude (st->in_box[0], m);
+  double kap = cn__kappa (CK + 1);
+  for (int64_t n = 0; n < g.N; n++)
+    for (int64_t f = 0; f < g.F; f++)
+      {
+        const double *mg = m + (n * g.C + (f / g.Fg) * g.Cg) * g.Sn, *wf = W + f * CK;
+        for (int64_t p = 0; p < P; p++)
+          {
+            const int64_t *mp = map + p * g.Kn;
+            double t = fabs (b[f]);
+            for (int64_t c = 0; c < g.Cg; c++)
+              for (int64_t kk = 0; kk < g.Kn; kk++)
+                if (mp[kk] >= 0 && wf[c * g.Kn + kk] != 0)
+                  t += fabs (wf[c * g.Kn + kk]) * mg[c * g.Sn + mp[kk]];
+            double u = cn__up (kap * cn__up (t + (double) (CK + 1) * CN_ETA));
+            w_up[(n * g.F + f) * P + p] = isnan (u) ? INFINITY : u;
+          }
+      }
+  int64_t K = g.Fg * g.Kn > n_out ? g.Fg * g.Kn : n_out;
+  cn__crown_charge_affine (st, w_up, K, m1);
+done:
+  ret = CN_OK;
+fail:
+  free (map);
+  free (m);
+  free (w_up);
+  free (T);
+  free (cols);
+  return ret;
+nomem:
+  ret = cn_error_set (err, CN_ENOMEM, "conv: out of memory (node '%s')", node_name (nv));
+  goto fail;
+}
+
+const struct cn_op_rule cn__rule_CONV = {
+  .n_in = 3,
+  .params_size = sizeof (cn_params_conv),
+  .check = conv_check,
+  .forward = conv_forward,
+  .ibp = conv_ibp,
+  .ibp_mpfi = conv_ibp_mpfi,
+  .crown = conv_crown,
+};

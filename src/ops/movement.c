@@ -1,17 +1,590 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/movement.c: placeholder until the rules land (no arms). */
+/* src/ops/movement.c: reshape, permute, broadcast, pad, cat.
+ *
+ * Each of these operators reads every output entry o off one input entry, or writes the
+ * padding value there:  v_o = u_{k(o)}[j(o)]  (or v_o = value for pad).  The arms share one
+ * engine built on that map (k, j):
+ *   forward  copies (and the pad value rounded to the evaluation sort).  Exact.
+ *   IBP      [lo, hi]_o = [lo, hi] of u_{k(o)}[j(o)] (or [value, value]).  Exact, no rounding;
+ *            infinite ends are copied as they are.
+ *   CROWN    lam . v = sum_o lam_o u_{k(o)}[j(o)] + value sum_{o padded} lam_o, so
+ *            lam_in[k][j] = sum_{o : (k(o), j(o)) = (k, j)} lam_o.
+ *            reshape, permute, pad, cat and slice hit every (k, j) at most once: a scatter of
+ *            exact copies, no charge.
+ *            broadcast hits input entry j from K = numel(out)/numel(in) outputs: the sums are
+ *            computed in round-to-nearest, sequentially in output order, so lam_in = fl(lam A)
+ *            with A the 0/1 matrix of the copies and inner length K; charged by
+ *            cn__crown_charge_affine with w_up[o] = m_{j(o)} = (|A| m)[o] exactly (one 1 per
+ *            row of A), m from cn__box_magnitude.  K = 1 is a plain copy (no charge).
+ *            The pad value and the entries of an input without coefficients (a constant) are
+ *            discharged over their boxes: the bias gets fl(sum_o lam_o sel_o), sel_o the box end
+ *            that minimises lam_o x (the value itself for padding), and the charge its (G) error
+ *            (cn__dot_err) plus the rounding of the addition (cn__crown_add_bias); an infinite end
+ *            needed there makes the charge +inf.
+ *   MPFI     mpfi_set of the mapped entry (mpfi_set_d of the pad value).
+ *
+ * reshape    the same elements in C order: j(o) = o.  Equal element counts.
+ * permute    output axis a is input axis perm[a]: j(i_0..i_{r-1}) = sum_a i_a stride_in[perm[a]].
+ * broadcast  numpy rules: trailing axes aligned, an input extent is 1 (index 0 is read) or the
+ *            target's; leading target axes are new.
+ * pad        constant padding, begin[a], end[a] >= 0; the value must be finite (a box end must be
+ *            a real number or an infinity meaning "unknown", never a NaN).
+ * cat        the inputs (at least one, equal ranks, equal extents off AXIS) one after the other
+ *            along AXIS. */
 #include <config.h>
-#include "ops/ops_impl.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "crown/crown_impl.h"
+
+/* ---- shape checks --------------------------------------------------------------------- */
 
 static cn_status
-no_rule_yet (const void *p, int n, const cn_shape *const *in, cn_shape *out, cn_error *err)
+shape_valid (const char *op, const char *what, const cn_shape *s, cn_error *err)
 {
-  (void) p; (void) n; (void) in; (void) out;
-  return cn_error_set (err, CN_EUNSUPPORTED, "operator not implemented yet");
+  if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
+    return cn_error_set (err, CN_EINVAL, "%s: %s has an invalid rank", op, what);
+  for (int a = 0; a < s->rank; a++)
+    if (s->dim[a] < 0)
+      return cn_error_set (err, CN_EINVAL, "%s: %s has extent %lld on axis %d", op, what, (long long) s->dim[a], a);
+  if (cn_shape_numel (s) < 0)
+    return cn_error_set (err, CN_EINVAL, "%s: %s has too many elements", op, what);
+  return CN_OK;
 }
 
-const struct cn_op_rule cn__rule_RESHAPE = { .n_in = 1, .check = no_rule_yet };
-const struct cn_op_rule cn__rule_PERMUTE = { .n_in = 1, .check = no_rule_yet };
-const struct cn_op_rule cn__rule_BROADCAST = { .n_in = 1, .check = no_rule_yet };
-const struct cn_op_rule cn__rule_PAD = { .n_in = 1, .check = no_rule_yet };
-const struct cn_op_rule cn__rule_CAT = { .n_in = -1, .check = no_rule_yet };
+/* A copy of S with the extents past its rank cleared. */
+static cn_shape
+shape_clean (const cn_shape *s)
+{
+  cn_shape r;
+  memset (&r, 0, sizeof r);
+  r.rank = s->rank;
+  for (int a = 0; a < s->rank; a++)
+    r.dim[a] = s->dim[a];
+  return r;
+}
+
+static cn_status
+reshape_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  const cn_params_reshape *r = p;
+  cn_status st;
+  if (r == NULL)
+    return cn_error_set (err, CN_EINVAL, "reshape: missing attributes");
+  if (n_in != 1)
+    return cn_error_set (err, CN_EINVAL, "reshape: takes 1 input, got %d", n_in);
+  if ((st = shape_valid ("reshape", "input", in[0], err)) != CN_OK
+      || (st = shape_valid ("reshape", "target shape", &r->shape, err)) != CN_OK)
+    return st;
+  if (cn_shape_numel (&r->shape) != cn_shape_numel (in[0]))
+    {
+      char a[128], b[128];
+      return cn_error_set (err, CN_ESHAPE, "reshape: cannot reshape %s (%lld elements) to %s (%lld elements)",
+                           cn_shape_format (in[0], a, sizeof a), (long long) cn_shape_numel (in[0]),
+                           cn_shape_format (&r->shape, b, sizeof b), (long long) cn_shape_numel (&r->shape));
+    }
+  *out = shape_clean (&r->shape);
+  return CN_OK;
+}
+
+static cn_status
+permute_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  const cn_params_permute *pm = p;
+  cn_status st;
+  if (pm == NULL)
+    return cn_error_set (err, CN_EINVAL, "permute: missing attributes");
+  if (n_in != 1)
+    return cn_error_set (err, CN_EINVAL, "permute: takes 1 input, got %d", n_in);
+  if ((st = shape_valid ("permute", "input", in[0], err)) != CN_OK)
+    return st;
+  if (pm->rank != in[0]->rank)
+    return cn_error_set (err, CN_EINVAL, "permute: permutation of rank %d for an input of rank %d", pm->rank,
+                         in[0]->rank);
+  int seen[CN_MAX_RANK] = { 0 };
+  cn_shape o;
+  memset (&o, 0, sizeof o);
+  o.rank = pm->rank;
+  for (int a = 0; a < pm->rank; a++)
+    {
+      int q = pm->perm[a];
+      if (q < 0 || q >= pm->rank)
+        return cn_error_set (err, CN_EINVAL, "permute: perm[%d] = %d is not an axis of rank %d", a, q, pm->rank);
+      if (seen[q]++)
+        return cn_error_set (err, CN_EINVAL, "permute: axis %d appears twice in the permutation", q);
+      o.dim[a] = in[0]->dim[q];
+    }
+  *out = o;
+  return CN_OK;
+}
+
+static cn_status
+broadcast_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  const cn_params_broadcast *b = p;
+  cn_status st;
+  if (b == NULL)
+    return cn_error_set (err, CN_EINVAL, "broadcast: missing attributes");
+  if (n_in != 1)
+    return cn_error_set (err, CN_EINVAL, "broadcast: takes 1 input, got %d", n_in);
+  if ((st = shape_valid ("broadcast", "input", in[0], err)) != CN_OK
+      || (st = shape_valid ("broadcast", "target shape", &b->shape, err)) != CN_OK)
+    return st;
+  char sa[128], sb[128];
+  int r = in[0]->rank, R = b->shape.rank;
+  if (r > R)
+    return cn_error_set (err, CN_ESHAPE, "broadcast: cannot broadcast %s to the lower rank %s",
+                         cn_shape_format (in[0], sa, sizeof sa), cn_shape_format (&b->shape, sb, sizeof sb));
+  for (int a = 0; a < r; a++)
+    {
+      int64_t e = in[0]->dim[a], t = b->shape.dim[a + R - r];
+      if (e != t && e != 1)
+        return cn_error_set (err, CN_ESHAPE, "broadcast: cannot broadcast %s to %s (extent %lld against %lld)",
+                             cn_shape_format (in[0], sa, sizeof sa), cn_shape_format (&b->shape, sb, sizeof sb),
+                             (long long) e, (long long) t);
+    }
+  *out = shape_clean (&b->shape);
+  return CN_OK;
+}
+
+static cn_status
+pad_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  const cn_params_pad *pd = p;
+  cn_status st;
+  if (pd == NULL)
+    return cn_error_set (err, CN_EINVAL, "pad: missing attributes");
+  if (n_in != 1)
+    return cn_error_set (err, CN_EINVAL, "pad: takes 1 input, got %d", n_in);
+  if ((st = shape_valid ("pad", "input", in[0], err)) != CN_OK)
+    return st;
+  if (pd->rank != in[0]->rank)
+    return cn_error_set (err, CN_EINVAL, "pad: padding of rank %d for an input of rank %d", pd->rank, in[0]->rank);
+  if (!isfinite (pd->value))
+    return cn_error_set (err, CN_EINVAL, "pad: the value %g is not finite", pd->value);
+  cn_shape o;
+  memset (&o, 0, sizeof o);
+  o.rank = pd->rank;
+  for (int a = 0; a < pd->rank; a++)
+    {
+      if (pd->begin[a] < 0)
+        return cn_error_set (err, CN_EINVAL, "pad: negative padding %lld before axis %d", (long long) pd->begin[a], a);
+      if (pd->end[a] < 0)
+        return cn_error_set (err, CN_EINVAL, "pad: negative padding %lld after axis %d", (long long) pd->end[a], a);
+      int64_t e = in[0]->dim[a];
+      if (pd->begin[a] > INT64_MAX - e || pd->end[a] > INT64_MAX - e - pd->begin[a])
+        return cn_error_set (err, CN_EINVAL, "pad: padded extent of axis %d overflows", a);
+      o.dim[a] = e + pd->begin[a] + pd->end[a];
+    }
+  if (cn_shape_numel (&o) < 0)
+    return cn_error_set (err, CN_EINVAL, "pad: the output has too many elements");
+  *out = o;
+  return CN_OK;
+}
+
+static cn_status
+cat_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  const cn_params_cat *c = p;
+  cn_status st;
+  if (c == NULL)
+    return cn_error_set (err, CN_EINVAL, "cat: missing attributes");
+  if (n_in < 1)
+    return cn_error_set (err, CN_EINVAL, "cat: takes at least 1 input, got %d", n_in);
+  char what[32];
+  for (int i = 0; i < n_in; i++)
+    {
+      snprintf (what, sizeof what, "input %d", i);
+      if ((st = shape_valid ("cat", what, in[i], err)) != CN_OK)
+        return st;
+    }
+  int r = in[0]->rank;
+  if (r == 0)
+    return cn_error_set (err, CN_EINVAL, "cat: cannot concatenate rank-0 inputs");
+  if (c->axis < 0 || c->axis >= r)
+    return cn_error_set (err, CN_EINVAL, "cat: axis %d out of range for rank %d", c->axis, r);
+  cn_shape o = shape_clean (in[0]);
+  for (int i = 1; i < n_in; i++)
+    {
+      char sa[128], sb[128];
+      if (in[i]->rank != r)
+        return cn_error_set (err, CN_ESHAPE, "cat: input %d has rank %d, input 0 rank %d", i, in[i]->rank, r);
+      for (int a = 0; a < r; a++)
+        if (a != c->axis && in[i]->dim[a] != in[0]->dim[a])
+          return cn_error_set (err, CN_ESHAPE, "cat: input shapes %s and %s differ on axis %d",
+                               cn_shape_format (in[0], sa, sizeof sa), cn_shape_format (in[i], sb, sizeof sb), a);
+      if (in[i]->dim[c->axis] > INT64_MAX - o.dim[c->axis])
+        return cn_error_set (err, CN_EINVAL, "cat: the extent of axis %d overflows", c->axis);
+      o.dim[c->axis] += in[i]->dim[c->axis];
+    }
+  if (cn_shape_numel (&o) < 0)
+    return cn_error_set (err, CN_EINVAL, "cat: the output has too many elements");
+  *out = o;
+  return CN_OK;
+}
+
+/* ---- the map -------------------------------------------------------------------------- */
+
+/* out[o] = input K[o] (0 if K is NULL) at entry J[o], or the pad value where J[o] < 0. */
+struct movemap
+{
+  int64_t n;
+  int *k;
+  int64_t *j;
+  double value;
+  int sums;        /* several outputs may read one input entry (broadcast) */
+};
+
+/* Walks the output multi-index IDX (rank R, extents DIM) to the next entry in C order. */
+static inline void
+next_index (int r, const int64_t *dim, int64_t *idx)
+{
+  for (int a = r - 1; a >= 0; a--)
+    {
+      if (++idx[a] < dim[a])
+        return;
+      idx[a] = 0;
+    }
+}
+
+static void
+map_fill (const cn_node_view *nv, struct movemap *m)
+{
+  const cn_shape *os = nv->out_shape, *is = nv->in_shape[0];
+  int64_t idx[CN_MAX_RANK] = { 0 };
+  int64_t istr[CN_MAX_RANK];
+  cn__strides (is, istr);
+  switch (nv->op)
+    {
+    case CN_OP_PERMUTE:
+      {
+        const cn_params_permute *pm = nv->params;
+        for (int64_t o = 0; o < m->n; o++)
+          {
+            int64_t j = 0;
+            for (int a = 0; a < os->rank; a++)
+              j += idx[a] * istr[pm->perm[a]];
+            m->j[o] = j;
+            next_index (os->rank, os->dim, idx);
+          }
+        break;
+      }
+    case CN_OP_BROADCAST:
+      {
+        int off = os->rank - is->rank;
+        for (int64_t o = 0; o < m->n; o++)
+          {
+            int64_t j = 0;
+            for (int a = off; a < os->rank; a++)
+              if (is->dim[a - off] != 1)
+                j += idx[a] * istr[a - off];
+            m->j[o] = j;
+            next_index (os->rank, os->dim, idx);
+          }
+        break;
+      }
+    case CN_OP_PAD:
+      {
+        const cn_params_pad *pd = nv->params;
+        for (int64_t o = 0; o < m->n; o++)
+          {
+            int64_t j = 0;
+            for (int a = 0; a < os->rank; a++)
+              {
+                int64_t q = idx[a] - pd->begin[a];
+                if (q < 0 || q >= is->dim[a])
+                  {
+                    j = -1;
+                    break;
+                  }
+                j += q * istr[a];
+              }
+            m->j[o] = j;
+            next_index (os->rank, os->dim, idx);
+          }
+        break;
+      }
+    case CN_OP_CAT:
+      {
+        const cn_params_cat *c = nv->params;
+        int ax = c->axis;
+        for (int64_t o = 0; o < m->n; o++)
+          {
+            int64_t q = idx[ax];
+            int k = 0;
+            while (k < nv->n_in - 1 && q >= nv->in_shape[k]->dim[ax])
+              q -= nv->in_shape[k++]->dim[ax];
+            /* now q < extent of input k on AXIS (the output's extent is the sum) */
+            int64_t j = 0, acc = 1;
+            const cn_shape *ks = nv->in_shape[k];
+            for (int a = ks->rank - 1; a >= 0; a--)
+              {
+                j += (a == ax ? q : idx[a]) * acc;
+                acc *= ks->dim[a];
+              }
+            m->k[o] = k;
+            m->j[o] = j;
+            next_index (os->rank, os->dim, idx);
+          }
+        break;
+      }
+    default: /* reshape */
+      for (int64_t o = 0; o < m->n; o++)
+        m->j[o] = o;
+      break;
+    }
+}
+
+static void
+map_clear (struct movemap *m)
+{
+  free (m->k);
+  free (m->j);
+  m->k = NULL;
+  m->j = NULL;
+}
+
+static cn_status
+map_build (const char *opn, const cn_node_view *nv, struct movemap *m, cn_error *err)
+{
+  memset (m, 0, sizeof *m);
+  m->n = cn__numel (nv->out_shape);
+  m->sums = nv->op == CN_OP_BROADCAST;
+  if (nv->op == CN_OP_PAD)
+    m->value = ((const cn_params_pad *) nv->params)->value;
+  m->j = malloc ((size_t) (m->n ? m->n : 1) * sizeof *m->j);
+  if (nv->op == CN_OP_CAT)
+    m->k = malloc ((size_t) (m->n ? m->n : 1) * sizeof *m->k);
+  if (m->j == NULL || (nv->op == CN_OP_CAT && m->k == NULL))
+    {
+      map_clear (m);
+      return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", opn, nv->name);
+    }
+  map_fill (nv, m);
+  return CN_OK;
+}
+
+/* ---- the arms ------------------------------------------------------------------------- */
+
+static cn_status
+move_forward (const char *opn, const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != n)
+    return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", opn, nv->name);
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != out->dtype || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL, "%s: input %d does not match the node (node '%s')", opn, i, nv->name);
+  struct movemap m;
+  cn_status st = map_build (opn, nv, &m, err);
+  if (st != CN_OK)
+    return st;
+  if (out->dtype == CN_DTYPE_F64)
+    {
+      double *y = out->data;
+      for (int64_t o = 0; o < n; o++)
+        y[o] = m.j[o] < 0 ? m.value : ((const double *) in[m.k ? m.k[o] : 0]->data)[m.j[o]];
+    }
+  else
+    {
+      float *y = out->data;
+      float fv = (float) m.value;
+      for (int64_t o = 0; o < n; o++)
+        y[o] = m.j[o] < 0 ? fv : ((const float *) in[m.k ? m.k[o] : 0]->data)[m.j[o]];
+    }
+  map_clear (&m);
+  return CN_OK;
+}
+
+static cn_status
+move_ibp (const char *opn, const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->n != n)
+    return cn_error_set (err, CN_EINVAL, "%s: output box does not match the node (node '%s')", opn, nv->name);
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->n != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL, "%s: input box %d does not match the node (node '%s')", opn, i, nv->name);
+  struct movemap m;
+  cn_status st = map_build (opn, nv, &m, err);
+  if (st != CN_OK)
+    return st;
+  for (int64_t o = 0; o < n; o++)
+    {
+      if (m.j[o] < 0)
+        {
+          out->lo[o] = out->hi[o] = m.value;
+          continue;
+        }
+      const cn_box *b = in[m.k ? m.k[o] : 0];
+      out->lo[o] = b->lo[m.j[o]];
+      out->hi[o] = b->hi[m.j[o]];
+    }
+  /* now out is the image of the input boxes under the map, exactly */
+  map_clear (&m);
+  return CN_OK;
+}
+
+static cn_status
+move_mpfi (const char *opn, const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->n != n)
+    return cn_error_set (err, CN_EINVAL, "%s: output vector does not match the node (node '%s')", opn, nv->name);
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->n != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL, "%s: input vector %d does not match the node (node '%s')", opn, i,
+                           nv->name);
+  struct movemap m;
+  cn_status st = map_build (opn, nv, &m, err);
+  if (st != CN_OK)
+    return st;
+  for (int64_t o = 0; o < n; o++)
+    if (m.j[o] < 0)
+      mpfi_set_d (out->v[o], m.value);
+    else
+      mpfi_set (out->v[o], in[m.k ? m.k[o] : 0]->v[m.j[o]]);
+  map_clear (&m);
+  return CN_OK;
+}
+
+static cn_status
+move_crown (const char *opn, const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  int64_t n = cn__numel (nv->out_shape);
+  for (int i = 0; i < nv->n_in; i++)
+    if (st->in_box[i]->n != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL, "%s: input box %d does not match the node (node '%s')", opn, i, nv->name);
+  struct movemap m;
+  cn_status status = map_build (opn, nv, &m, err);
+  if (status != CN_OK)
+    return status;
+#pragma omp parallel for num_threads(st->threads > 0 ? st->threads : 1) if (st->rows * n > 65536)
+  for (int64_t s = 0; s < st->rows; s++)
+    {
+      const double *lo = st->lam_out + s * n;
+      double d = 0, t = 0;
+      int64_t cnt = 0;
+      int unbounded = 0;
+      for (int64_t o = 0; o < n; o++)
+        {
+          double lam = lo[o];
+          if (lam == 0)
+            continue;
+          int k = m.k ? m.k[o] : 0;
+          int64_t j = m.j[o];
+          double x;
+          if (j >= 0 && st->lam_in[k] != NULL)
+            {
+              int64_t nk = st->in_box[k]->n;
+              st->lam_in[k][s * nk + j] += lam;
+              continue;
+            }
+          if (j < 0)
+            x = m.value;
+          else
+            x = lam > 0 ? st->in_box[k]->lo[j] : st->in_box[k]->hi[j];
+          if (x == 0)
+            continue;
+          if (isinf (x))
+            unbounded = 1;
+          d += lam * x;
+          t += fabs (lam) * fabs (x);
+          cnt++;
+        }
+      /* now every lam_in entry is the RN sum, in output order, of the lam_o that read it (a
+       * plain copy unless m.sums); d = fl(sum lam_o sel_o) over the padded and constant
+       * entries, |d - sum lam_o sel_o| <= cn__dot_err (t, cnt) by (G) */
+      if (unbounded)
+        st->charge[s] = INFINITY;
+      else if (cnt > 0)
+        {
+          double e = cn__dot_err (t, cnt);
+          st->charge[s] = cn__acc_up (st->charge[s], isnan (e) ? INFINITY : e);
+          if (d != 0)
+            cn__crown_add_bias (st, s, d);
+        }
+    }
+  if (m.sums && st->lam_in[0] != NULL)
+    {
+      int64_t ni = st->in_box[0]->n;
+      int64_t K = ni > 0 ? n / ni : 0;
+      if (K > 1)
+        {
+          double *mag = malloc ((size_t) ni * sizeof *mag);
+          double *w = malloc ((size_t) (n ? n : 1) * sizeof *w);
+          if (mag == NULL || w == NULL)
+            {
+              free (mag);
+              free (w);
+              map_clear (&m);
+              return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", opn, nv->name);
+            }
+          double m1 = cn__box_magnitude (st->in_box[0], mag);
+          for (int64_t o = 0; o < n; o++)
+            w[o] = mag[m.j[o]];
+          /* now w[o] = (|A| m)[o] exactly, A the 0/1 copy matrix */
+          cn__crown_charge_affine (st, w, K, m1);
+          free (mag);
+          free (w);
+        }
+    }
+  map_clear (&m);
+  return CN_OK;
+}
+
+/* ---- the operators -------------------------------------------------------------------- */
+
+#define MOVE_ARMS(lower, NAME)                                                                     \
+  static cn_status lower##_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, \
+                                    cn_error *err)                                                 \
+  {                                                                                                \
+    return move_forward (NAME, nv, in, out, err);                                                  \
+  }                                                                                                \
+  static cn_status lower##_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out,     \
+                                cn_error *err)                                                     \
+  {                                                                                                \
+    return move_ibp (NAME, nv, in, out, err);                                                      \
+  }                                                                                                \
+  static cn_status lower##_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in,            \
+                                 cn_mpfi_vec *out, cn_error *err)                                  \
+  {                                                                                                \
+    return move_mpfi (NAME, nv, in, out, err);                                                     \
+  }                                                                                                \
+  static cn_status lower##_crown (const cn_crown_step *st, cn_error *err)                          \
+  {                                                                                                \
+    return move_crown (NAME, st, err);                                                             \
+  }
+
+MOVE_ARMS (reshape, "reshape")
+MOVE_ARMS (permute, "permute")
+MOVE_ARMS (broadcast, "broadcast")
+MOVE_ARMS (pad, "pad")
+MOVE_ARMS (cat, "cat")
+
+const struct cn_op_rule cn__rule_RESHAPE = {
+  .n_in = 1, .params_size = sizeof (cn_params_reshape), .check = reshape_check, .forward = reshape_forward,
+  .ibp = reshape_ibp, .ibp_mpfi = reshape_mpfi, .crown = reshape_crown,
+};
+
+const struct cn_op_rule cn__rule_PERMUTE = {
+  .n_in = 1, .params_size = sizeof (cn_params_permute), .check = permute_check, .forward = permute_forward,
+  .ibp = permute_ibp, .ibp_mpfi = permute_mpfi, .crown = permute_crown,
+};
+
+const struct cn_op_rule cn__rule_BROADCAST = {
+  .n_in = 1, .params_size = sizeof (cn_params_broadcast), .check = broadcast_check,
+  .forward = broadcast_forward, .ibp = broadcast_ibp, .ibp_mpfi = broadcast_mpfi, .crown = broadcast_crown,
+};
+
+const struct cn_op_rule cn__rule_PAD = {
+  .n_in = 1, .params_size = sizeof (cn_params_pad), .check = pad_check, .forward = pad_forward,
+  .ibp = pad_ibp, .ibp_mpfi = pad_mpfi, .crown = pad_crown,
+};
+
+const struct cn_op_rule cn__rule_CAT = {
+  .n_in = -1, .params_size = sizeof (cn_params_cat), .check = cat_check, .forward = cat_forward,
+  .ibp = cat_ibp, .ibp_mpfi = cat_mpfi, .crown = cat_crown,
+};

@@ -1,13 +1,552 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/pool.c: placeholder until the rules land (no arms). */
+/* src/ops/pool.c: max and average pooling (cn_params_pool).
+ *
+ * pool: x [N, C, S_1..S_d] -> y [N, C, O_1..O_d], 1 <= d <= 3, window K, stride, padding, dilation;
+ * O_i as for conv.  Output position p at kernel offset kk reads i(p,kk) = p stride - pad_begin +
+ * kk dilation per axis; W(p) is the set of in-bounds positions of the window (never empty: check
+ * refuses attributes with a window entirely in the padding).
+ *   max      Forward  y = max over W(p) (padded positions ignored; a NaN in the window gives NaN).
+ *            IBP      [max_j l_j, max_j u_j] over W(p): exact, no rounding.
+ *            CROWN    (ALGORITHMS.md 3, maxpool; needs the input box) with i* = the first argmax of l over
+ *                     W(p): y >= x_{i*} always; if l_{i*} >= max_{j != i*} u_j then y = x_{i*} exactly, else
+ *                     y <= U = max_j u_j.  A row with lam >= 0 at p (or p exact) sends lam to lam_x[i*]; one
+ *                     with lam < 0 at an inexact p adds lam U to its bias (an RN dot product charged by (G),
+ *                     cn__dot_err; the row's charge is +inf if some needed U is infinite).  The scatter-add
+ *                     into lam_x is exact when no input position lies in two windows; otherwise each lam_x
+ *                     entry is an RN sum of at most M (the largest number of windows sharing a position)
+ *                     lams, charged as an affine step with w_up[p] = m_{i*(p)}, K = M.
+ *   average  Forward  y = (sum over W(p) in C order) / D(p), D(p) = prod(K) if count_include_pad, else
+ *                     |W(p)|; padded positions count as 0.
+ *            IBP      lower = down(down(s - cn__dot_err (t, |W(p)|)) / D(p)) with s = fl(sum l_j),
+ *                     t = fl(sum |l_j|): the RN sum bounded by (G), then a correctly rounded division of the
+ *                     bound, rounded down again.  The upper end mirrors it.
+ *            CROWN    affine: lam_x[s][j] = sum over the windows containing j of fl(lam_y[s][p] / D(p)), each
+ *                     quotient one rounding of the exact product lam (1/D) and the sum an RN sum of at most
+ *                     M terms, so (G) holds with K = M; charge cn__crown_charge_affine with
+ *                     w_up[p] >= (sum_{j in W(p)} m_j) / D(p) (RN sum rounded up by (N), then a division
+ *                     rounded up).  No bias. */
 #include <config.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "ops/ops_impl.h"
+#include "crown/crown_impl.h"
 
-static cn_status
-no_rule_yet (const void *p, int n, const cn_shape *const *in, cn_shape *out, cn_error *err)
+static const char *
+node_name (const cn_node_view *nv)
 {
-  (void) p; (void) n; (void) in; (void) out;
-  return cn_error_set (err, CN_EUNSUPPORTED, "operator not implemented yet");
+  return nv->name ? nv->name : "";
 }
 
-const struct cn_op_rule cn__rule_POOL = { .n_in = 1, .check = no_rule_yet };
+/* The geometry of a pool node, its spatial axes padded in front to three. */
+struct pool_geom
+{
+  int64_t N, C;
+  int64_t S[3], K[3], O[3], str[3], pb[3], dil[3];
+  int64_t Sn, Kn, On;
+  int64_t mult;                     /* the largest number of windows that share an input position */
+};
+
+/* Whether some position a + k d (0 <= k < K) lies in [0, S). */
+static int
+window_hits (int64_t a, int64_t K, int64_t d, int64_t S)
+{
+  int64_t k0 = a >= 0 ? 0 : (-a + d - 1) / d;
+  return k0 < K && a + k0 * d < S;
+}
+
+static cn_status
+pool_geometry (const cn_params_pool *p, const cn_shape *x, struct pool_geom *g, cn_shape *out, cn_error *err)
+{
+  char sx[128];
+  if (p->kind != CN_POOL_MAX && p->kind != CN_POOL_AVG)
+    return cn_error_set (err, CN_EINVAL, "pool: unknown kind %d", (int) p->kind);
+  if (p->nd < 1 || p->nd > 3)
+    return cn_error_set (err, CN_EUNSUPPORTED, "pool: %d spatial axes; 1 to 3 are supported", p->nd);
+  int nd = p->nd;
+  if (x->rank != nd + 2)
+    return cn_error_set (err, CN_ESHAPE, "pool: input %s has rank %d, expected %d", cn_shape_format (x, sx, sizeof sx),
+                         x->rank, nd + 2);
+  g->N = x->dim[0];
+  g->C = x->dim[1];
+  for (int a = 0; a < 3; a++)
+    {
+      g->S[a] = g->K[a] = g->O[a] = g->str[a] = g->dil[a] = 1;
+      g->pb[a] = 0;
+    }
+  g->mult = 1;
+  for (int i = 0; i < nd; i++)
+    {
+      int a = 3 - nd + i;
+      int64_t S = x->dim[2 + i], K = p->kernel[i], st = p->stride[i], dl = p->dilation[i];
+      int64_t pb = p->pad_begin[i], pe = p->pad_end[i];
+      if (K < 1)
+        return cn_error_set (err, CN_EINVAL, "pool: kernel extent %lld on spatial axis %d", (long long) K, i);
+      if (st < 1)
+        return cn_error_set (err, CN_EINVAL, "pool: stride %lld on spatial axis %d, expected at least 1",
+                             (long long) st, i);
+      if (dl < 1)
+        return cn_error_set (err, CN_EINVAL, "pool: dilation %lld on spatial axis %d, expected at least 1",
+                             (long long) dl, i);
+      if (pb < 0 || pe < 0)
+        return cn_error_set (err, CN_EINVAL, "pool: negative padding (%lld, %lld) on spatial axis %d", (long long) pb,
+                             (long long) pe, i);
+      int64_t span, padded;
+      if (__builtin_mul_overflow (dl, K - 1, &span) || __builtin_add_overflow (span, 1, &span)
+          || __builtin_add_overflow (S, pb, &padded) || __builtin_add_overflow (padded, pe, &padded))
+        return cn_error_set (err, CN_EINVAL, "pool: extents overflow on spatial axis %d", i);
+      if (padded < span)
+        return cn_error_set (err, CN_ESHAPE,
+                             "pool: output extent on spatial axis %d is not positive (padded input %lld, kernel span %lld)",
+                             i, (long long) padded, (long long) span);
+      int64_t O = (padded - span) / st + 1;
+      /* Every window must read some input position (a window in the padding alone has no maximum and
+       * no average); an invalid window is found after at most about (S + pb) / st + 1 steps. */
+      for (int64_t o = 0; o < O; o++)
+        if (!window_hits (o * st - pb, K, dl, S))
+          return cn_error_set (err, CN_EINVAL,
+                               "pool: window %lld on spatial axis %d lies in the padding only (pads %lld, %lld, kernel %lld)",
+                               (long long) o, i, (long long) pb, (long long) pe, (long long) K);
+      /* The largest number of (window, offset) pairs that read one position on this axis. */
+      int64_t *cnt = calloc ((size_t) (S > 0 ? S : 1), sizeof *cnt);
+      if (cnt == NULL)
+        return cn_error_set (err, CN_ENOMEM, "pool: out of memory");
+      int64_t mx = 0;
+      for (int64_t o = 0; o < O; o++)
+        for (int64_t k = 0; k < K; k++)
+          {
+            int64_t j = o * st - pb + k * dl;
+            if (j >= 0 && j < S && ++cnt[j] > mx)
+              mx = cnt[j];
+          }
+      free (cnt);
+      g->mult *= mx > 0 ? mx : 1;
+      g->S[a] = S;
+      g->K[a] = K;
+      g->O[a] = O;
+      g->str[a] = st;
+      g->dil[a] = dl;
+      g->pb[a] = pb;
+    }
+  if (__builtin_mul_overflow (g->S[0], g->S[1], &g->Sn) || __builtin_mul_overflow (g->Sn, g->S[2], &g->Sn)
+      || __builtin_mul_overflow (g->K[0], g->K[1], &g->Kn) || __builtin_mul_overflow (g->Kn, g->K[2], &g->Kn)
+      || __builtin_mul_overflow (g->O[0], g->O[1], &g->On) || __builtin_mul_overflow (g->On, g->O[2], &g->On))
+    return cn_error_set (err, CN_ESHAPE, "pool: element counts overflow");
+  cn_shape o;
+  memset (&o, 0, sizeof o);
+  o.rank = nd + 2;
+  o.dim[0] = g->N;
+  o.dim[1] = g->C;
+  for (int i = 0; i < nd; i++)
+    o.dim[2 + i] = g->O[3 - nd + i];
+  int64_t mk;
+  if (cn_shape_numel (&o) < 0 || __builtin_mul_overflow (g->On, g->Kn, &mk))
+    return cn_error_set (err, CN_ESHAPE, "pool: element counts overflow");
+  if (out != NULL)
+    *out = o;
+  return CN_OK;
+}
+
+/* The input spatial index read by output position p at kernel offset kk (-1 if padded), an On x Kn
+ * table, and D(p), the divisor of average pooling (the kernel size or the in-bounds count). */
+static int64_t *
+pool_map (const struct pool_geom *g, int count_include_pad, int64_t **div)
+{
+  int64_t *map = malloc ((size_t) (g->On * g->Kn > 0 ? g->On * g->Kn : 1) * sizeof *map);
+  int64_t *d = malloc ((size_t) (g->On > 0 ? g->On : 1) * sizeof *d);
+  if (map == NULL || d == NULL)
+    {
+      free (map);
+      free (d);
+      return NULL;
+    }
+  for (int64_t o0 = 0; o0 < g->O[0]; o0++)
+    for (int64_t o1 = 0; o1 < g->O[1]; o1++)
+      for (int64_t o2 = 0; o2 < g->O[2]; o2++)
+        {
+          int64_t p = (o0 * g->O[1] + o1) * g->O[2] + o2, cnt = 0;
+          for (int64_t k0 = 0; k0 < g->K[0]; k0++)
+            for (int64_t k1 = 0; k1 < g->K[1]; k1++)
+              for (int64_t k2 = 0; k2 < g->K[2]; k2++)
+                {
+                  int64_t kk = (k0 * g->K[1] + k1) * g->K[2] + k2;
+                  int64_t i0 = o0 * g->str[0] - g->pb[0] + k0 * g->dil[0];
+                  int64_t i1 = o1 * g->str[1] - g->pb[1] + k1 * g->dil[1];
+                  int64_t i2 = o2 * g->str[2] - g->pb[2] + k2 * g->dil[2];
+                  int in = i0 >= 0 && i0 < g->S[0] && i1 >= 0 && i1 < g->S[1] && i2 >= 0 && i2 < g->S[2];
+                  map[p * g->Kn + kk] = in ? (i0 * g->S[1] + i1) * g->S[2] + i2 : -1;
+                  cnt += in;
+                }
+          d[p] = count_include_pad ? g->Kn : cnt;
+        }
+  *div = d;
+  return map;
+}
+
+static cn_status
+pool_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  if (params == NULL)
+    return cn_error_set (err, CN_EINVAL, "pool: missing attributes");
+  if (n_in != 1)
+    return cn_error_set (err, CN_EINVAL, "pool: %d inputs, expected 1", n_in);
+  struct pool_geom g;
+  return pool_geometry (params, in[0], &g, out, err);
+}
+
+static cn_status
+pool_prepare (const cn_node_view *nv, struct pool_geom *g, int64_t **map, int64_t **div, cn_error *err)
+{
+  const cn_params_pool *p = nv->params;
+  cn_status st = pool_geometry (p, nv->in_shape[0], g, NULL, err);
+  if (st != CN_OK)
+    return st;
+  *map = pool_map (g, p->count_include_pad, div);
+  if (*map == NULL)
+    return cn_error_set (err, CN_ENOMEM, "pool: out of memory (node '%s')", node_name (nv));
+  return CN_OK;
+}
+
+#define POOL_FORWARD(T)                                                                     \
+  do                                                                                        \
+    {                                                                                       \
+      const T *x = in[0]->data;                                                             \
+      T *y = out->data;                                                                     \
+      for (int64_t nc = 0; nc < g.N * g.C; nc++)                                            \
+        for (int64_t p = 0; p < g.On; p++)                                                  \
+          {                                                                                 \
+            const int64_t *mp = map + p * g.Kn;                                             \
+            const T *xp = x + nc * g.Sn;                                                    \
+            T acc = 0;                                                                      \
+            int first = 1;                                                                  \
+            for (int64_t kk = 0; kk < g.Kn; kk++)                                           \
+              {                                                                             \
+                if (mp[kk] < 0)                                                             \
+                  continue;                                                                 \
+                T v = xp[mp[kk]];                                                           \
+                if (is_max)                                                                 \
+                  {                                                                         \
+                    if (first || v > acc || isnan (v))                                      \
+                      acc = isnan (acc) ? acc : v;                                          \
+                  }                                                                         \
+                else                                                                        \
+                  acc += v;                                                                 \
+                first = 0;                                                                  \
+              }                                                                             \
+            y[nc * g.On + p] = is_max ? acc : acc / (T) div[p];                             \
+          }                                                                                 \
+    }                                                                                       \
+  while (0)
+
+static cn_status
+pool_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype)
+    return cn_error_set (err, CN_EINVAL, "pool: sorts %s -> %s; both must be f64 or both f32 (node '%s')",
+                         cn_dtype_name (in[0]->dtype), cn_dtype_name (out->dtype), node_name (nv));
+  struct pool_geom g;
+  int64_t *map, *div;
+  cn_status st = pool_prepare (nv, &g, &map, &div, err);
+  if (st != CN_OK)
+    return st;
+  int is_max = ((const cn_params_pool *) nv->params)->kind == CN_POOL_MAX;
+  if (out->dtype == CN_DTYPE_F64)
+    POOL_FORWARD (double);
+  else
+    POOL_FORWARD (float);
+  free (map);
+  free (div);
+  return CN_OK;
+}
+
+static cn_status
+check_sizes (const cn_node_view *nv, int64_t n_in, int64_t n_out, cn_error *err)
+{
+  if (n_in != cn__numel (nv->in_shape[0]))
+    return cn_error_set (err, CN_EINVAL, "pool: input has %lld entries, the shape %lld (node '%s')", (long long) n_in,
+                         (long long) cn__numel (nv->in_shape[0]), node_name (nv));
+  if (n_out >= 0 && n_out != cn__numel (nv->out_shape))
+    return cn_error_set (err, CN_EINVAL, "pool: output has %lld entries, the shape %lld (node '%s')", (long long) n_out,
+                         (long long) cn__numel (nv->out_shape), node_name (nv));
+  return CN_OK;
+}
+
+static cn_status
+pool_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  cn_status st = check_sizes (nv, in[0]->n, out->n, err);
+  if (st != CN_OK)
+    return st;
+  struct pool_geom g;
+  int64_t *map, *div;
+  if ((st = pool_prepare (nv, &g, &map, &div, err)) != CN_OK)
+    return st;
+  int is_max = ((const cn_params_pool *) nv->params)->kind == CN_POOL_MAX;
+  for (int64_t nc = 0; nc < g.N * g.C; nc++)
+    {
+      const double *xl = in[0]->lo + nc * g.Sn, *xh = in[0]->hi + nc * g.Sn;
+      for (int64_t p = 0; p < g.On; p++)
+        {
+          const int64_t *mp = map + p * g.Kn;
+          int64_t o = nc * g.On + p;
+          if (is_max)
+            {
+              /* The max of the lower (upper) ends bounds the max from below (above), exactly. */
+              double lo = -INFINITY, hi = -INFINITY;
+              for (int64_t kk = 0; kk < g.Kn; kk++)
+                if (mp[kk] >= 0)
+                  {
+                    lo = fmax (lo, xl[mp[kk]]);
+                    hi = fmax (hi, xh[mp[kk]]);
+                  }
+              out->lo[o] = lo;
+              out->hi[o] = hi;
+            }
+          else
+            {
+              double sl = 0, tl = 0, sh = 0, th = 0;
+              int64_t k = 0;
+              for (int64_t kk = 0; kk < g.Kn; kk++)
+                if (mp[kk] >= 0)
+                  {
+                    sl += xl[mp[kk]];
+                    tl += fabs (xl[mp[kk]]);
+                    sh += xh[mp[kk]];
+                    th += fabs (xh[mp[kk]]);
+                    k++;
+                  }
+              /* now sl, sh are RN sums of k terms; (G) bounds the exact sums, and dividing a bound by
+               * D > 0 and rounding outward keeps it a bound. */
+              double d = (double) div[p];
+              double lo = cn__down (cn__down (sl - cn__dot_err (tl, k)) / d);
+              double hi = cn__up (cn__up (sh + cn__dot_err (th, k)) / d);
+              out->lo[o] = isnan (lo) ? -INFINITY : lo;
+              out->hi[o] = isnan (hi) ? INFINITY : hi;
+            }
+        }
+    }
+  free (map);
+  free (div);
+  return CN_OK;
+}
+
+static cn_status
+pool_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  cn_status st = check_sizes (nv, in[0]->n, out->n, err);
+  if (st != CN_OK || out->n == 0)
+    return st;
+  struct pool_geom g;
+  int64_t *map, *div;
+  if ((st = pool_prepare (nv, &g, &map, &div, err)) != CN_OK)
+    return st;
+  int is_max = ((const cn_params_pool *) nv->params)->kind == CN_POOL_MAX;
+  mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
+  mpfr_t lo, hi, e;
+  mpfr_inits2 (prec, lo, hi, e, (mpfr_ptr) 0);
+  for (int64_t nc = 0; nc < g.N * g.C; nc++)
+    for (int64_t p = 0; p < g.On; p++)
+      {
+        const int64_t *mp = map + p * g.Kn;
+        mpfi_ptr y = out->v[nc * g.On + p];
+        if (is_max)
+          {
+            /* max is increasing in every argument: [max of left ends, max of right ends]. */
+            int first = 1;
+            for (int64_t kk = 0; kk < g.Kn; kk++)
+              {
+                if (mp[kk] < 0)
+                  continue;
+                mpfi_srcptr x = in[0]->v[nc * g.Sn + mp[kk]];
+                if (first)
+                  {
+                    mpfi_get_left (lo, x);
+                    mpfi_get_right (hi, x);
+                    first = 0;
+                  }
+                else
+                  {
+                    mpfi_get_left (e, x);
+                    mpfr_max (lo, lo, e, MPFR_RNDD);
+                    mpfi_get_right (e, x);
+                    mpfr_max (hi, hi, e, MPFR_RNDU);
+                  }
+              }
+            mpfi_interv_fr (y, lo, hi);
+          }
+        else
+          {
+            mpfi_set_ui (y, 0);
+            for (int64_t kk = 0; kk < g.Kn; kk++)
+              if (mp[kk] >= 0)
+                mpfi_add (y, y, in[0]->v[nc * g.Sn + mp[kk]]);
+            mpfi_div_ui (y, y, (unsigned long) div[p]);
+          }
+      }
+  mpfr_clears (lo, hi, e, (mpfr_ptr) 0);
+  free (map);
+  free (div);
+  return CN_OK;
+}
+
+static cn_status
+pool_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  double *lam_x = st->lam_in[0];
+  if (lam_x == NULL)
+    return CN_OK;
+  const cn_box *box = st->in_box[0];
+  cn_status ret = check_sizes (nv, box->n, -1, err);
+  if (ret != CN_OK)
+    return ret;
+  struct pool_geom g;
+  int64_t *map, *div;
+  if ((ret = pool_prepare (nv, &g, &map, &div, err)) != CN_OK)
+    return ret;
+  int is_max = ((const cn_params_pool *) nv->params)->kind == CN_POOL_MAX;
+  int64_t n_out = g.N * g.C * g.On, n_x = box->n, NC = g.N * g.C;
+  int nthr = st->threads > 0 ? st->threads : 1;
+  double *m = NULL, *w_up = NULL, *U = NULL;
+  int64_t *istar = NULL;
+  unsigned char *exact = NULL;
+  if (n_out == 0 || st->rows == 0)
+    goto done;
+  m = malloc ((size_t) (n_x ? n_x : 1) * sizeof *m);
+  w_up = malloc ((size_t) n_out * sizeof *w_up);
+  if (m == NULL || w_up == NULL)
+    goto nomem;
+  double m1 = cn__box_magnitude (box, m);
+
+  if (!is_max)
+    {
+      /* lam_x[s][nc, j] += fl(lam_y[s][nc, p] / D(p)) for every window p containing j. */
+#pragma omp parallel for num_threads(nthr) if (st->rows * n_out * g.Kn > 65536)
+      for (int64_t s = 0; s < st->rows; s++)
+        for (int64_t nc = 0; nc < NC; nc++)
+          {
+            const double *l = st->lam_out + s * n_out + nc * g.On;
+            double *dst = lam_x + s * n_x + nc * g.Sn;
+            for (int64_t p = 0; p < g.On; p++)
+              {
+                if (l[p] == 0)
+                  continue;
+                double v = l[p] / (double) div[p];
+                const int64_t *mp = map + p * g.Kn;
+                for (int64_t kk = 0; kk < g.Kn; kk++)
+                  if (mp[kk] >= 0)
+                    dst[mp[kk]] += v;
+              }
+          }
+      /* w_up[p] >= (sum_{j in W(p)} m_j) / D(p). */
+      for (int64_t nc = 0; nc < NC; nc++)
+        for (int64_t p = 0; p < g.On; p++)
+          {
+            const int64_t *mp = map + p * g.Kn;
+            double t = 0;
+            for (int64_t kk = 0; kk < g.Kn; kk++)
+              if (mp[kk] >= 0)
+                t += m[nc * g.Sn + mp[kk]];
+            double u = cn__up (cn__up (cn__kappa (g.Kn) * cn__up (t + (double) g.Kn * CN_ETA)) / (double) div[p]);
+            w_up[nc * g.On + p] = isnan (u) ? INFINITY : u;
+          }
+      cn__crown_charge_affine (st, w_up, g.mult, m1);
+      goto done;
+    }
+
+  /* Max pooling: per output, i* (first argmax of the lower ends), exactness and U = max of the
+   * upper ends. */
+  istar = malloc ((size_t) n_out * sizeof *istar);
+  U = malloc ((size_t) n_out * sizeof *U);
+  exact = malloc ((size_t) n_out);
+  if (istar == NULL || U == NULL || exact == NULL)
+    goto nomem;
+  for (int64_t nc = 0; nc < NC; nc++)
+    for (int64_t p = 0; p < g.On; p++)
+      {
+        const int64_t *mp = map + p * g.Kn;
+        const double *xl = box->lo + nc * g.Sn, *xh = box->hi + nc * g.Sn;
+        int64_t best = -1;
+        for (int64_t kk = 0; kk < g.Kn; kk++)
+          if (mp[kk] >= 0 && (best < 0 || xl[mp[kk]] > xl[best]))
+            best = mp[kk];
+        double u_max = -INFINITY, u_other = -INFINITY;
+        for (int64_t kk = 0; kk < g.Kn; kk++)
+          if (mp[kk] >= 0)
+            {
+              u_max = fmax (u_max, xh[mp[kk]]);
+              if (mp[kk] != best)
+                u_other = fmax (u_other, xh[mp[kk]]);
+            }
+        int64_t o = nc * g.On + p;
+        istar[o] = nc * g.Sn + best;
+        U[o] = u_max;
+        /* x_{i*} >= l_{i*} >= u_j >= x_j for every other j: then y = x_{i*}. */
+        exact[o] = xl[best] >= u_other;
+        w_up[o] = m[istar[o]];
+      }
+#pragma omp parallel for num_threads(nthr) if (st->rows * n_out > 65536)
+  for (int64_t s = 0; s < st->rows; s++)
+    {
+      const double *l = st->lam_out + s * n_out;
+      double *dst = lam_x + s * n_x;
+      double d = 0, t = 0;
+      int64_t k = 0;
+      int unbounded = 0;
+      for (int64_t o = 0; o < n_out; o++)
+        {
+          double v = l[o];
+          if (v == 0)
+            continue;
+          if (v > 0 || exact[o])
+            dst[istar[o]] += v;         /* lam y >= lam x_{i*} */
+          else if (isinf (U[o]))
+            unbounded = 1;              /* no upper line: the row's bound is -inf */
+          else
+            {
+              double p = v * U[o];      /* lam y >= lam U */
+              d += p;
+              t += fabs (p);
+              k++;
+            }
+        }
+      if (unbounded)
+        st->charge[s] = INFINITY;
+      else
+        {
+          /* now d = fl(sum lam U) over k terms; (G) bounds its error by cn__dot_err (t, k). */
+          double e = cn__dot_err (t, k);
+          st->charge[s] = cn__acc_up (st->charge[s], isnan (e) ? INFINITY : e);
+          cn__crown_add_bias (st, s, d);
+        }
+    }
+  /* Overlapping windows: lam_x entries are RN sums of up to g.mult lams, each lam_y[p] routed to
+   * x_{i*(p)} at most, so |A| m <= m_{i*} row by row. */
+  if (g.mult > 1)
+    cn__crown_charge_affine (st, w_up, g.mult, m1);
+done:
+  ret = CN_OK;
+fail:
+  free (map);
+  free (div);
+  free (m);
+  free (w_up);
+  free (U);
+  free (istar);
+  free (exact);
+  return ret;
+nomem:
+  ret = cn_error_set (err, CN_ENOMEM, "pool: out of memory (node '%s')", node_name (nv));
+  goto fail;
+}
+
+const struct cn_op_rule cn__rule_POOL = {
+  .n_in = 1,
+  .params_size = sizeof (cn_params_pool),
+  .flags = CN_RULE_NEEDS_BOUNDS,
+  .check = pool_check,
+  .forward = pool_forward,
+  .ibp = pool_ibp,
+  .ibp_mpfi = pool_ibp_mpfi,
+  .crown = pool_crown,
+};

@@ -1,14 +1,700 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/product.c: placeholder until the rules land (no arms). */
+/* src/ops/product.c: linear and matmul.
+ *
+ * linear: x [..., n_in], W [n_out, n_in], b [n_out] -> y [..., n_out] (torch.nn.functional.linear).
+ *   Forward  y[r,o] = (sum_j x[r,j] W[o,j]) + b[o], the sum taken in order j = 0, 1, ... in the sort of
+ *            the tensors (float arithmetic for f32), then the bias added.
+ *   IBP      selection form (ALGORITHMS.md 1.1): every term of the exact sum b[o] + sum_j W[o,j] x[r,j]
+ *            is an interval product; its lower end is the smallest of the corner products (for a point
+ *            factor w: w l or w u by the sign of w; 0 times anything is 0, also an infinite end).
+ *            Round-to-nearest is monotone, so the RN value of the smallest corner product is the
+ *            smallest RN corner product: the sum s of the chosen RN products is the RN evaluation of a
+ *            dot product of exact doubles, t = fl(sum |p_j|) its absolute counterpart, and by (G)
+ *            lower = down(s - cn__dot_err (t, n_in + 1)) (6.4, "sound IBP"); the upper end mirrors it.
+ *            An infinite end, an overflow or a NaN makes that end infinite, never finite.
+ *   CROWN    (2.2(c)) with W and b constant: lam_x[s][r,:] = fl(lam_y[s][r,:] W), all rows at once as
+ *            one GEMM (rows*R x n_out) (n_out x n_in) through cblas_dgemm in round-to-nearest;
+ *            bias[s] += fl(lam_y[s] . b) over all (r,o).  Charge (6.4, linear step): with
+ *            m = max(|l_x|,|u_x|), w_up[r,o] >= sum_j |W[o,j]| m[r,j] + |b[o]| computed in RN and rounded
+ *            up by (N), cn__crown_charge_affine (w_up, K) with K = numel(y) >= n_out, the longest inner
+ *            product of any lam_x entry or of the bias dot.
+ *
+ * matmul: numpy semantics.  A [..., n, k] (a 1-D A is [k], promoted to [1, k]), B [..., k, m] (a 1-D B
+ *   is [k], promoted to [k, 1]); the batch prefixes broadcast; the promoted axes are removed from the
+ *   output [batch..., n, m].
+ *   Forward  Y[t,i,j] = sum_kk A[ta,i,kk] B[tb,kk,j] in order kk = 0, 1, ...
+ *   IBP      the same selection form as linear, term by term (both operands may be boxes).
+ *   CROWN    exactly one constant operand.  x @ W (B constant): lam_A[s][ta,i,:] += lam_Y[s][t,i,:] B[tb]^T;
+ *            W @ x (A constant): lam_B[s][tb] += A[ta]^T lam_Y[s][t], through cblas_dgemm: one GEMM for
+ *            all rows when the batches allow it (no batch, or the constant unbatched and the variable
+ *            not broadcast, with m = 1 for W @ x), else one GEMM per row and batch matrix, accumulated
+ *            (beta = 1) where the variable operand broadcasts.  (G) holds for any summation order, so
+ *            the charge is cn__crown_charge_affine with w_up[t,i,j] >= sum_kk |A||B| with the variable's
+ *            magnitude m, rounded up by (N), and K = m * (copies) for x @ W, n * (copies) for W @ x, where
+ *            copies = the number of output batch matrices that read one matrix of the variable operand.
+ *            No bias. */
 #include <config.h>
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "ops/ops_impl.h"
+#include "crown/crown_impl.h"
 
-static cn_status
-no_rule_yet (const void *p, int n, const cn_shape *const *in, cn_shape *out, cn_error *err)
+/* ---- shared helpers ------------------------------------------------------------------- */
+
+static const char *
+node_name (const cn_node_view *nv)
 {
-  (void) p; (void) n; (void) in; (void) out;
-  return cn_error_set (err, CN_EUNSUPPORTED, "operator not implemented yet");
+  return nv->name ? nv->name : "";
 }
 
-const struct cn_op_rule cn__rule_LINEAR = { .n_in = 3, .check = no_rule_yet };
-const struct cn_op_rule cn__rule_MATMUL = { .n_in = 2, .check = no_rule_yet };
+/* a*b with 0 times anything (an infinity included) equal to 0, the interval convention. */
+static inline double
+mul0 (double a, double b)
+{
+  return (a == 0 || b == 0) ? 0 : a * b;
+}
+
+/* Adds the term [al,ah] * [bl,bh] to the running selection sums: SL (TL) the RN sum of the lower
+ * corner products (of their magnitudes), SH (TH) the same for the upper corner products.  Each chosen
+ * value is the RN rounding of the exact extreme corner product (RN is monotone). */
+static inline void
+term_acc (double al, double ah, double bl, double bh, double *sl, double *tl, double *sh, double *th)
+{
+  double pl, ph;
+  if (al == ah)
+    {
+      if (al == 0)
+        return;
+      pl = al > 0 ? al * bl : al * bh;
+      ph = al > 0 ? al * bh : al * bl;
+    }
+  else if (bl == bh)
+    {
+      if (bl == 0)
+        return;
+      pl = bl > 0 ? bl * al : bl * ah;
+      ph = bl > 0 ? bl * ah : bl * al;
+    }
+  else
+    {
+      double p1 = mul0 (al, bl), p2 = mul0 (al, bh), p3 = mul0 (ah, bl), p4 = mul0 (ah, bh);
+      pl = fmin (fmin (p1, p2), fmin (p3, p4));
+      ph = fmax (fmax (p1, p2), fmax (p3, p4));
+    }
+  *sl += pl;
+  *tl += fabs (pl);
+  *sh += ph;
+  *th += fabs (ph);
+}
+
+/* The sound ends from the selection sums of K terms: by (G) the exact lower sum is >= s - err. */
+static inline double
+lower_end (double s, double t, int64_t k)
+{
+  double r = cn__down (s - cn__dot_err (t, k));
+  return isnan (r) ? -INFINITY : r;
+}
+
+static inline double
+upper_end (double s, double t, int64_t k)
+{
+  double r = cn__up (s + cn__dot_err (t, k));
+  return isnan (r) ? INFINITY : r;
+}
+
+/* An upper bound of a nonnegative dot product given its RN value T over K terms, by (N). */
+static inline double
+nonneg_up (double t, int64_t k)
+{
+  double r = cn__up (cn__kappa (k) * cn__up (t + (double) k * CN_ETA));
+  return isnan (r) ? INFINITY : r;
+}
+
+static cn_status
+check_sorts (const char *op, const cn_node_view *nv, int n, const cn_tensor *const *in, const cn_tensor *out,
+             cn_error *err)
+{
+  if (!cn_dtype_is_float (out->dtype))
+    return cn_error_set (err, CN_EINVAL, "%s: evaluation sort %s is not f64 or f32 (node '%s')", op,
+                         cn_dtype_name (out->dtype), node_name (nv));
+  for (int i = 0; i < n; i++)
+    if (in[i]->dtype != out->dtype)
+      return cn_error_set (err, CN_EINVAL, "%s: input %d has sort %s, the output %s (node '%s')", op, i,
+                           cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), node_name (nv));
+  return CN_OK;
+}
+
+static cn_status
+check_boxes (const char *op, const cn_node_view *nv, const cn_box *const *in, const cn_box *out, cn_error *err)
+{
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->n != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL, "%s: box of input %d has %lld entries, the shape %lld (node '%s')", op, i,
+                           (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), node_name (nv));
+  if (out != NULL && out->n != cn__numel (nv->out_shape))
+    return cn_error_set (err, CN_EINVAL, "%s: output box has %lld entries, the shape %lld (node '%s')", op,
+                         (long long) out->n, (long long) cn__numel (nv->out_shape), node_name (nv));
+  return CN_OK;
+}
+
+static cn_status
+check_mpfi (const char *op, const cn_node_view *nv, const cn_mpfi_vec *const *in, const cn_mpfi_vec *out,
+            cn_error *err)
+{
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->n != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL, "%s: MPFI input %d has %lld entries, the shape %lld (node '%s')", op, i,
+                           (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), node_name (nv));
+  if (out->n != cn__numel (nv->out_shape))
+    return cn_error_set (err, CN_EINVAL, "%s: MPFI output has %lld entries, the shape %lld (node '%s')", op,
+                         (long long) out->n, (long long) cn__numel (nv->out_shape), node_name (nv));
+  return CN_OK;
+}
+
+/* C (m x n, row stride ldc) := beta C + A op(B) in round-to-nearest through cblas_dgemm, A (m x k,
+ * row stride lda) not transposed, split into row chunks whose extents fit OpenBLAS's int.  Returns 0
+ * (and computes nothing) if n, k or a leading dimension does not fit. */
+static int
+gemm_rows (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
+           int64_t ldb, double beta, double *c, int64_t ldc)
+{
+  if (m <= 0 || n <= 0 || k <= 0)
+    return 1;
+  if (n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
+    return 0;
+  const int64_t chunk = INT_MAX / 2;
+  for (int64_t r = 0; r < m; r += chunk)
+    {
+      int64_t mm = m - r < chunk ? m - r : chunk;
+      cblas_dgemm (CblasRowMajor, CblasNoTrans, tb, (int) mm, (int) n, (int) k, 1.0, a + r * lda, (int) lda, b,
+                   (int) ldb, beta, c + r * ldc, (int) ldc);
+    }
+  return 1;
+}
+
+/* ---- linear --------------------------------------------------------------------------- */
+
+static cn_status
+linear_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  (void) params;
+  char a[128], b[128];
+  if (n_in != 3)
+    return cn_error_set (err, CN_EINVAL, "linear: %d inputs, expected 3 (x, weight, bias)", n_in);
+  const cn_shape *x = in[0], *w = in[1], *bs = in[2];
+  if (x->rank < 1)
+    return cn_error_set (err, CN_ESHAPE, "linear: input has rank 0, expected at least 1");
+  if (w->rank != 2)
+    return cn_error_set (err, CN_ESHAPE, "linear: weight has rank %d, expected 2", w->rank);
+  if (bs->rank != 1)
+    return cn_error_set (err, CN_ESHAPE, "linear: bias has rank %d, expected 1", bs->rank);
+  if (w->dim[1] != x->dim[x->rank - 1])
+    return cn_error_set (err, CN_ESHAPE, "linear: input %s and weight %s: inner extents %lld and %lld differ",
+                         cn_shape_format (x, a, sizeof a), cn_shape_format (w, b, sizeof b),
+                         (long long) x->dim[x->rank - 1], (long long) w->dim[1]);
+  if (bs->dim[0] != w->dim[0])
+    return cn_error_set (err, CN_ESHAPE, "linear: bias has extent %lld, the weight %lld outputs",
+                         (long long) bs->dim[0], (long long) w->dim[0]);
+  *out = *x;
+  out->dim[x->rank - 1] = w->dim[0];
+  if (cn_shape_numel (out) < 0)
+    return cn_error_set (err, CN_ESHAPE, "linear: output element count overflows");
+  return CN_OK;
+}
+
+/* Geometry of a linear node: R rows of n_in inputs, n_out outputs. */
+static void
+linear_dims (const cn_node_view *nv, int64_t *r, int64_t *n_in, int64_t *n_out)
+{
+  const cn_shape *x = nv->in_shape[0];
+  int64_t rr = 1;
+  for (int i = 0; i < x->rank - 1; i++)
+    rr *= x->dim[i];
+  *r = rr;
+  *n_in = x->dim[x->rank - 1];
+  *n_out = nv->in_shape[1]->dim[0];
+}
+
+#define LINEAR_FORWARD(T)                                                                   \
+  do                                                                                        \
+    {                                                                                       \
+      const T *x = in[0]->data, *w = in[1]->data, *b = in[2]->data;                         \
+      T *y = out->data;                                                                     \
+      for (int64_t r = 0; r < R; r++)                                                       \
+        for (int64_t o = 0; o < NO; o++)                                                    \
+          {                                                                                 \
+            T acc = 0;                                                                      \
+            for (int64_t j = 0; j < NI; j++)                                                \
+              acc += x[r * NI + j] * w[o * NI + j];                                         \
+            y[r * NO + o] = acc + b[o];                                                     \
+          }                                                                                 \
+    }                                                                                       \
+  while (0)
+
+static cn_status
+linear_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  cn_status st = check_sorts ("linear", nv, 3, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t R, NI, NO;
+  linear_dims (nv, &R, &NI, &NO);
+  if (out->dtype == CN_DTYPE_F64)
+    LINEAR_FORWARD (double);
+  else
+    LINEAR_FORWARD (float);
+  return CN_OK;
+}
+
+static cn_status
+linear_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  cn_status st = check_boxes ("linear", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t R, NI, NO;
+  linear_dims (nv, &R, &NI, &NO);
+  const double *xl = in[0]->lo, *xu = in[0]->hi, *wl = in[1]->lo, *wu = in[1]->hi;
+  for (int64_t r = 0; r < R; r++)
+    for (int64_t o = 0; o < NO; o++)
+      {
+        double sl = 0, tl = 0, sh = 0, th = 0;
+        const double *xlr = xl + r * NI, *xur = xu + r * NI, *wlo = wl + o * NI, *wuo = wu + o * NI;
+        for (int64_t j = 0; j < NI; j++)
+          term_acc (wlo[j], wuo[j], xlr[j], xur[j], &sl, &tl, &sh, &th);
+        /* The bias is one more term with coefficient 1. */
+        term_acc (1, 1, in[2]->lo[o], in[2]->hi[o], &sl, &tl, &sh, &th);
+        /* now sl, sh are RN sums of NI + 1 extreme products; (G) bounds their error from tl, th. */
+        out->lo[r * NO + o] = lower_end (sl, tl, NI + 1);
+        out->hi[r * NO + o] = upper_end (sh, th, NI + 1);
+      }
+  return CN_OK;
+}
+
+static cn_status
+linear_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  cn_status st = check_mpfi ("linear", nv, in, out, err);
+  if (st != CN_OK || out->n == 0)
+    return st;
+  int64_t R, NI, NO;
+  linear_dims (nv, &R, &NI, &NO);
+  mpfi_t p, acc;
+  mpfi_init2 (p, mpfi_get_prec (out->v[0]));
+  mpfi_init2 (acc, mpfi_get_prec (out->v[0]));
+  for (int64_t r = 0; r < R; r++)
+    for (int64_t o = 0; o < NO; o++)
+      {
+        mpfi_set_ui (acc, 0);
+        for (int64_t j = 0; j < NI; j++)
+          {
+            mpfi_mul (p, in[0]->v[r * NI + j], in[1]->v[o * NI + j]);
+            mpfi_add (acc, acc, p);
+          }
+        mpfi_add (out->v[r * NO + o], acc, in[2]->v[o]);
+      }
+  mpfi_clear (p);
+  mpfi_clear (acc);
+  return CN_OK;
+}
+
+static cn_status
+linear_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  if (nv->in_const[1] == NULL || nv->in_const[2] == NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "linear: the CROWN arm needs a constant weight and bias (node '%s')",
+                         node_name (nv));
+  if (st->lam_in[0] == NULL)
+    return CN_OK;                       /* nothing varies */
+  cn_status ret = check_boxes ("linear", nv, st->in_box, NULL, err);
+  if (ret != CN_OK)
+    return ret;
+  int64_t R, NI, NO;
+  linear_dims (nv, &R, &NI, &NO);
+  int64_t n_out = R * NO, n_x = R * NI;
+  if (n_out == 0 || st->rows == 0)
+    return CN_OK;
+  const double *w = st->in_box[1]->lo, *b = st->in_box[2]->lo;
+  double *m = malloc ((size_t) (n_x ? n_x : 1) * sizeof *m);
+  double *w_up = malloc ((size_t) n_out * sizeof *w_up);
+  if (m == NULL || w_up == NULL)
+    {
+      ret = cn_error_set (err, CN_ENOMEM, "linear: out of memory (node '%s')", node_name (nv));
+      goto fail;
+    }
+
+  /* lam_x = fl(lam_y W): one GEMM over all rows and leading positions, (rows*R x NO) (NO x NI). */
+  if (!gemm_rows (CblasNoTrans, st->rows * R, NI, NO, st->lam_out, NO, w, NI, 0.0, st->lam_in[0], NI))
+    {
+      ret = cn_error_set (err, CN_EUNSUPPORTED, "linear: extents too large for BLAS (node '%s')", node_name (nv));
+      goto fail;
+    }
+
+  /* bias[s] += fl(lam_y[s] . b) over all (r, o); its (G) error is part of the affine charge. */
+#pragma omp parallel for num_threads(st->threads > 0 ? st->threads : 1) if (st->rows * n_out > 65536)
+  for (int64_t s = 0; s < st->rows; s++)
+    {
+      const double *l = st->lam_out + s * n_out;
+      double d = 0;
+      for (int64_t r = 0; r < R; r++)
+        for (int64_t o = 0; o < NO; o++)
+          d += l[r * NO + o] * b[o];
+      cn__crown_add_bias (st, s, d);
+    }
+
+  /* w_up[r,o] >= sum_j |W[o,j]| m[r,j] + |b[o]|: RN sum of NI + 1 nonnegative products, then (N). */
+  double m1 = cn__box_magnitude (st->in_box[0], m);
+  for (int64_t r = 0; r < R; r++)
+    for (int64_t o = 0; o < NO; o++)
+      {
+        const double *wo = w + o * NI, *mr = m + r * NI;
+        double t = fabs (b[o]);
+        for (int64_t j = 0; j < NI; j++)
+          if (wo[j] != 0)
+            t += fabs (wo[j]) * mr[j];
+        w_up[r * NO + o] = nonneg_up (t, NI + 1);
+      }
+  /* Every lam_x entry is an inner product of length NO <= numel(y), the bias dot has numel(y) terms. */
+  cn__crown_charge_affine (st, w_up, n_out, m1);
+  ret = CN_OK;
+fail:
+  free (m);
+  free (w_up);
+  return ret;
+}
+
+const struct cn_op_rule cn__rule_LINEAR = {
+  .n_in = 3,
+  .params_size = 0,
+  .check = linear_check,
+  .forward = linear_forward,
+  .ibp = linear_ibp,
+  .ibp_mpfi = linear_ibp_mpfi,
+  .crown = linear_crown,
+};
+
+/* ---- matmul --------------------------------------------------------------------------- */
+
+/* The batched-product view of a matmul node. */
+struct mm_geom
+{
+  int64_t n, k, m;                  /* A[t] is n x k, B[t] is k x m, Y[t] is n x m */
+  int rank;                         /* output batch rank */
+  int64_t dim[CN_MAX_RANK];         /* output batch extents */
+  int64_t sa[CN_MAX_RANK], sb[CN_MAX_RANK];  /* batch strides of A and B in matrices, 0 if broadcast */
+  int64_t nb, nba, nbb;             /* batch matrices of Y, A and B */
+};
+
+/* Fills G from the input shapes; CN_ESHAPE with a message if they do not multiply.  OUT (may be NULL)
+ * receives the output shape. */
+static cn_status
+mm_geometry (const cn_shape *a, const cn_shape *b, struct mm_geom *g, cn_shape *out, cn_error *err)
+{
+  char sa[128], sb[128];
+  if (a->rank < 1 || b->rank < 1)
+    return cn_error_set (err, CN_ESHAPE, "matmul: input %d is a scalar", a->rank < 1 ? 0 : 1);
+  int a_vec = a->rank == 1, b_vec = b->rank == 1;
+  int64_t ka;
+  g->n = a_vec ? 1 : a->dim[a->rank - 2];
+  ka = a->dim[a->rank - 1];
+  g->k = b->dim[b_vec ? 0 : b->rank - 2];
+  g->m = b_vec ? 1 : b->dim[b->rank - 1];
+  if (ka != g->k)
+    return cn_error_set (err, CN_ESHAPE, "matmul: inner extents differ: %s and %s (%lld and %lld)",
+                         cn_shape_format (a, sa, sizeof sa), cn_shape_format (b, sb, sizeof sb), (long long) ka,
+                         (long long) g->k);
+  int ra = a_vec ? 0 : a->rank - 2, rb = b_vec ? 0 : b->rank - 2;
+  g->rank = ra > rb ? ra : rb;
+  int64_t acc_a = 1, acc_b = 1;
+  g->nb = 1;
+  for (int d = g->rank - 1; d >= 0; d--)
+    {
+      int ia = d - (g->rank - ra), ib = d - (g->rank - rb);
+      int64_t ea = ia >= 0 ? a->dim[ia] : 1, eb = ib >= 0 ? b->dim[ib] : 1;
+      if (ea != eb && ea != 1 && eb != 1)
+        return cn_error_set (err, CN_ESHAPE, "matmul: batch extents %lld and %lld do not broadcast: %s and %s",
+                             (long long) ea, (long long) eb, cn_shape_format (a, sa, sizeof sa),
+                             cn_shape_format (b, sb, sizeof sb));
+      int64_t e = ea == 1 ? eb : ea;
+      g->dim[d] = e;
+      /* An operand of extent 1 on this axis is read at index 0 by every output batch matrix. */
+      g->sa[d] = ea == 1 ? 0 : acc_a;
+      g->sb[d] = eb == 1 ? 0 : acc_b;
+      acc_a *= ea;
+      acc_b *= eb;
+    }
+  g->nba = acc_a;
+  g->nbb = acc_b;
+  cn_shape o;
+  memset (&o, 0, sizeof o);
+  o.rank = g->rank;
+  for (int d = 0; d < g->rank; d++)
+    o.dim[d] = g->dim[d];
+  if (!a_vec)
+    o.dim[o.rank++] = g->n;
+  if (!b_vec)
+    o.dim[o.rank++] = g->m;
+  int64_t nb = 1;
+  for (int d = 0; d < g->rank; d++)
+    {
+      if (g->dim[d] != 0 && nb > INT64_MAX / g->dim[d])
+        return cn_error_set (err, CN_ESHAPE, "matmul: output element count overflows");
+      nb *= g->dim[d];
+    }
+  g->nb = nb;
+  if (cn_shape_numel (&o) < 0)
+    return cn_error_set (err, CN_ESHAPE, "matmul: output element count overflows");
+  if (out != NULL)
+    *out = o;
+  return CN_OK;
+}
+
+/* The A and B batch matrices read by output batch matrix T. */
+static inline void
+mm_index (const struct mm_geom *g, int64_t t, int64_t *ia, int64_t *ib)
+{
+  int64_t a = 0, b = 0;
+  for (int d = g->rank - 1; d >= 0; d--)
+    {
+      int64_t q = t % g->dim[d];
+      t /= g->dim[d];
+      a += q * g->sa[d];
+      b += q * g->sb[d];
+    }
+  *ia = a;
+  *ib = b;
+}
+
+static cn_status
+matmul_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  (void) params;
+  if (n_in != 2)
+    return cn_error_set (err, CN_EINVAL, "matmul: %d inputs, expected 2", n_in);
+  struct mm_geom g;
+  return mm_geometry (in[0], in[1], &g, out, err);
+}
+
+#define MATMUL_FORWARD(T)                                                                   \
+  do                                                                                        \
+    {                                                                                       \
+      const T *A = in[0]->data, *B = in[1]->data;                                           \
+      T *Y = out->data;                                                                     \
+      for (int64_t t = 0; t < g.nb; t++)                                                    \
+        {                                                                                   \
+          int64_t ia, ib;                                                                   \
+          mm_index (&g, t, &ia, &ib);                                                       \
+          const T *a = A + ia * g.n * g.k, *b = B + ib * g.k * g.m;                         \
+          T *y = Y + t * g.n * g.m;                                                         \
+          for (int64_t i = 0; i < g.n; i++)                                                 \
+            for (int64_t j = 0; j < g.m; j++)                                               \
+              {                                                                             \
+                T acc = 0;                                                                  \
+                for (int64_t kk = 0; kk < g.k; kk++)                                        \
+                  acc += a[i * g.k + kk] * b[kk * g.m + j];                                 \
+                y[i * g.m + j] = acc;                                                       \
+              }                                                                             \
+        }                                                                                   \
+    }                                                                                       \
+  while (0)
+
+static cn_status
+matmul_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  cn_status st = check_sorts ("matmul", nv, 2, in, out, err);
+  if (st != CN_OK)
+    return st;
+  struct mm_geom g;
+  if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
+    return st;
+  if (out->dtype == CN_DTYPE_F64)
+    MATMUL_FORWARD (double);
+  else
+    MATMUL_FORWARD (float);
+  return CN_OK;
+}
+
+static cn_status
+matmul_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  cn_status st = check_boxes ("matmul", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  struct mm_geom g;
+  if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
+    return st;
+  for (int64_t t = 0; t < g.nb; t++)
+    {
+      int64_t ia, ib;
+      mm_index (&g, t, &ia, &ib);
+      const double *al = in[0]->lo + ia * g.n * g.k, *ah = in[0]->hi + ia * g.n * g.k;
+      const double *bl = in[1]->lo + ib * g.k * g.m, *bh = in[1]->hi + ib * g.k * g.m;
+      for (int64_t i = 0; i < g.n; i++)
+        for (int64_t j = 0; j < g.m; j++)
+          {
+            double sl = 0, tl = 0, sh = 0, th = 0;
+            for (int64_t kk = 0; kk < g.k; kk++)
+              term_acc (al[i * g.k + kk], ah[i * g.k + kk], bl[kk * g.m + j], bh[kk * g.m + j], &sl, &tl, &sh, &th);
+            /* now sl, sh are RN sums of k extreme products. */
+            int64_t o = (t * g.n + i) * g.m + j;
+            out->lo[o] = lower_end (sl, tl, g.k);
+            out->hi[o] = upper_end (sh, th, g.k);
+          }
+    }
+  return CN_OK;
+}
+
+static cn_status
+matmul_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  cn_status st = check_mpfi ("matmul", nv, in, out, err);
+  if (st != CN_OK || out->n == 0)
+    return st;
+  struct mm_geom g;
+  if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
+    return st;
+  mpfi_t p;
+  mpfi_init2 (p, mpfi_get_prec (out->v[0]));
+  for (int64_t t = 0; t < g.nb; t++)
+    {
+      int64_t ia, ib;
+      mm_index (&g, t, &ia, &ib);
+      for (int64_t i = 0; i < g.n; i++)
+        for (int64_t j = 0; j < g.m; j++)
+          {
+            mpfi_ptr y = out->v[(t * g.n + i) * g.m + j];
+            mpfi_set_ui (y, 0);
+            for (int64_t kk = 0; kk < g.k; kk++)
+              {
+                mpfi_mul (p, in[0]->v[(ia * g.n + i) * g.k + kk], in[1]->v[(ib * g.k + kk) * g.m + j]);
+                mpfi_add (y, y, p);
+              }
+          }
+    }
+  mpfi_clear (p);
+  return CN_OK;
+}
+
+static cn_status
+matmul_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  int a_const = nv->in_const[0] != NULL, b_const = nv->in_const[1] != NULL;
+  if (a_const == b_const)
+    return cn_error_set (err, CN_EUNSUPPORTED,
+                         "matmul: the CROWN arm needs exactly one constant operand, not %s (node '%s')",
+                         a_const ? "two" : "none", node_name (nv));
+  cn_status ret = check_boxes ("matmul", nv, st->in_box, NULL, err);
+  if (ret != CN_OK)
+    return ret;
+  struct mm_geom g;
+  if ((ret = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
+    return ret;
+  int v = a_const ? 1 : 0;              /* the variable operand */
+  double *lam_v = st->lam_in[v];
+  int64_t n_out = g.nb * g.n * g.m, n_v = st->in_box[v]->n;
+  if (lam_v == NULL || n_out == 0 || st->rows == 0)
+    return CN_OK;
+  const double *W = st->in_box[1 - v]->lo;     /* the constant operand, exact doubles */
+  int64_t nbv = v == 0 ? g.nba : g.nbb;
+  int64_t copies = nbv > 0 ? g.nb / nbv : 1;
+  double *m = malloc ((size_t) (n_v ? n_v : 1) * sizeof *m);
+  double *w_up = malloc ((size_t) n_out * sizeof *w_up);
+  if (m == NULL || w_up == NULL)
+    {
+      ret = cn_error_set (err, CN_ENOMEM, "matmul: out of memory (node '%s')", node_name (nv));
+      goto fail;
+    }
+  int ok = 1;
+  if (v == 0)
+    {
+      /* x @ W: lam_A[s][ta,i,kk] += sum_j lam_Y[s][t,i,j] B[tb,kk,j]. */
+      if (g.nb == 1 || (g.nbb == 1 && g.nba == g.nb))
+        /* One GEMM: (rows*nb*n x m) times B^T (m x k), B stored k x m. */
+        ok = gemm_rows (CblasTrans, st->rows * g.nb * g.n, g.k, g.m, st->lam_out, g.m, W, g.m, 0.0,
+                        lam_v, g.k);
+      else
+        for (int64_t s = 0; s < st->rows && ok; s++)
+          for (int64_t t = 0; t < g.nb && ok; t++)
+            {
+              int64_t ia, ib;
+              mm_index (&g, t, &ia, &ib);
+              ok = gemm_rows (CblasTrans, g.n, g.k, g.m, st->lam_out + s * n_out + t * g.n * g.m, g.m,
+                              W + ib * g.k * g.m, g.m, 1.0, lam_v + s * n_v + ia * g.n * g.k, g.k);
+            }
+    }
+  else
+    {
+      /* W @ x: lam_B[s][tb,kk,j] += sum_i A[ta,i,kk] lam_Y[s][t,i,j]. */
+      if (g.m == 1 && (g.nb == 1 || (g.nba == 1 && g.nbb == g.nb)))
+        /* One GEMM: (rows*nb x n) times A (n x k). */
+        ok = gemm_rows (CblasNoTrans, st->rows * g.nb, g.k, g.n, st->lam_out, g.n, W, g.k, 0.0, lam_v,
+                        g.k);
+      else
+        for (int64_t s = 0; s < st->rows && ok; s++)
+          for (int64_t t = 0; t < g.nb && ok; t++)
+            {
+              int64_t ia, ib;
+              mm_index (&g, t, &ia, &ib);
+              /* (k x m) += A[ta]^T (k x n) lam_Y[s][t] (n x m). */
+              if (g.k > 0 && g.m > 0 && g.n > 0)
+                {
+                  if (g.k > INT_MAX || g.m > INT_MAX || g.n > INT_MAX)
+                    ok = 0;
+                  else
+                    cblas_dgemm (CblasRowMajor, CblasTrans, CblasNoTrans, (int) g.k, (int) g.m, (int) g.n, 1.0,
+                                 W + ia * g.n * g.k, (int) g.k, st->lam_out + s * n_out + t * g.n * g.m, (int) g.m, 1.0,
+                                 lam_v + s * n_v + ib * g.k * g.m, (int) g.m);
+                }
+            }
+    }
+  if (!ok)
+    {
+      ret = cn_error_set (err, CN_EUNSUPPORTED, "matmul: extents too large for BLAS (node '%s')", node_name (nv));
+      goto fail;
+    }
+
+  /* w_up[t,i,j] >= sum_kk |A[ta,i,kk]| |B[tb,kk,j]| with the variable operand replaced by its magnitude. */
+  double m1 = cn__box_magnitude (st->in_box[v], m);
+  const double *Am = v == 0 ? m : W, *Bm = v == 0 ? W : m;
+  for (int64_t t = 0; t < g.nb; t++)
+    {
+      int64_t ia, ib;
+      mm_index (&g, t, &ia, &ib);
+      const double *a = Am + ia * g.n * g.k, *b = Bm + ib * g.k * g.m;
+      for (int64_t i = 0; i < g.n; i++)
+        for (int64_t j = 0; j < g.m; j++)
+          {
+            double tt = 0;
+            for (int64_t kk = 0; kk < g.k; kk++)
+              {
+                double x = a[i * g.k + kk], y = b[kk * g.m + j];
+                if (x != 0 && y != 0)
+                  tt += fabs (x) * fabs (y);
+              }
+            w_up[(t * g.n + i) * g.m + j] = nonneg_up (tt, g.k > 0 ? g.k : 1);
+          }
+    }
+  /* Longest inner product of a lam entry: m (or n) products per output batch matrix that reads it. */
+  int64_t K = (v == 0 ? g.m : g.n) * copies;
+  cn__crown_charge_affine (st, w_up, K > 0 ? K : 1, m1);
+  ret = CN_OK;
+fail:
+  free (m);
+  free (w_up);
+  return ret;
+}
+
+const struct cn_op_rule cn__rule_MATMUL = {
+  .n_in = 2,
+  .params_size = 0,
+  .check = matmul_check,
+  .forward = matmul_forward,
+  .ibp = matmul_ibp,
+  .ibp_mpfi = matmul_ibp_mpfi,
+  .crown = matmul_crown,
+};

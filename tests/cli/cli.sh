@@ -1,2 +1,78 @@
 #!/bin/sh
-exit 77
+# SPDX-License-Identifier: MIT
+# tests/cli/cli.sh: end-to-end tests of the certnn command on the bundled example and on
+# malformed inputs (exit status 2 with a message, never a crash).
+set -u
+CERTNN=${CN_CERTNN:-./certnn}
+SRC=${CN_SRCDIR:-.}
+NET=$SRC/examples/acasxu/ACASXU_run2a_1_1_batch_2000.onnx
+P1=$SRC/examples/acasxu/prop_1.vnnlib
+P3=$SRC/examples/acasxu/prop_3.vnnlib
+DATA=$SRC/tests/data/cli
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+ok () { pass=$((pass + 1)); }
+bad () { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect STATUS PATTERN CMD...: runs CMD, checks its exit status and that stdout+stderr match PATTERN
+expect () {
+  want=$1; pat=$2; shift 2
+  "$@" > "$TMP/out" 2>&1
+  got=$?
+  if [ "$got" -ne "$want" ]; then bad "$* -> exit $got, expected $want"; sed 's/^/  | /' "$TMP/out" | head -5; return; fi
+  if [ -n "$pat" ] && ! grep -q -E -- "$pat" "$TMP/out"; then bad "$* -> output lacks /$pat/"; sed 's/^/  | /' "$TMP/out" | head -5; return; fi
+  ok
+}
+
+expect 0 "Usage: certnn" "$CERTNN" --help
+expect 0 "^certnn [0-9]" "$CERTNN" --version
+expect 2 "unknown command" "$CERTNN" frobnicate
+expect 2 "Usage" "$CERTNN"
+for c in run bounds ops verify; do expect 0 "Usage: certnn $c" "$CERTNN" "$c" --help; done
+
+# ops: the whole table, 154 operators, JSON with booleans
+expect 0 "154 operators" "$CERTNN" ops
+"$CERTNN" ops --json > "$TMP/ops.json" 2>&1 || bad "ops --json failed"
+n=$(grep -c '"name"' "$TMP/ops.json")
+[ "$n" -eq 154 ] && ok || bad "ops --json lists $n operators, not 154"
+grep -q '"crown": true' "$TMP/ops.json" && ok || bad "ops --json: no operator with a CROWN arm"
+
+# run: forward evaluation, five outputs
+expect 0 "" "$CERTNN" run "$NET" --input "$DATA/point5.txt"
+[ "$(wc -l < "$TMP/out")" -eq 5 ] && ok || bad "run printed $(wc -l < "$TMP/out") lines, not 5"
+expect 0 '"outputs"' "$CERTNN" run "$NET" --input "$DATA/point5.txt" --json
+expect 0 "" "$CERTNN" run "$NET" --input "$DATA/point5.txt" --dtype f32
+
+# bounds: every method, text and JSON
+for m in ibp crown crown-ibp; do
+  expect 0 "\"method\": \"$m\"" "$CERTNN" bounds "$NET" --vnnlib "$P1" --method "$m" --json
+  expect 0 "^4 " "$CERTNN" bounds "$NET" --vnnlib "$P1" --method "$m"
+done
+expect 0 '"lower"' "$CERTNN" bounds "$NET" --center "$DATA/point5.txt" --eps 0.01 --json
+
+# verify: the verdict is the first line; --output writes the same
+expect 0 "" "$CERTNN" verify "$NET" "$P3" --timeout 60 --quiet --output "$TMP/result.txt"
+v=$(head -n 1 "$TMP/out")
+case "$v" in unsat|sat|unknown|timeout) ok ;; *) bad "verify printed '$v' first" ;; esac
+[ "$(head -n 1 "$TMP/result.txt")" = "$v" ] && ok || bad "verify --output disagrees with stdout"
+[ "$v" != "sat" ] && ok || bad "prop_3 on net 1_1 is unsat in every published result; verify said sat"
+
+# malformed inputs: exit status 2 and a message naming the problem
+expect 2 "No such file" "$CERTNN" bounds "$SRC/no/such.onnx" --vnnlib "$P1"
+expect 2 "onnx" "$CERTNN" bounds "$DATA/garbage.onnx" --vnnlib "$P1"
+expect 2 "onnx" "$CERTNN" bounds "$DATA/truncated.onnx" --vnnlib "$P1"
+expect 2 "unbalanced.vnnlib:[0-9]+:[0-9]+" "$CERTNN" bounds "$NET" --vnnlib "$DATA/unbalanced.vnnlib"
+expect 2 "method" "$CERTNN" bounds "$NET" --vnnlib "$P1" --method magic
+expect 2 "unknown or incomplete option" "$CERTNN" bounds "$NET" --vnnlib "$P1" --frob
+expect 2 "not a number" "$CERTNN" run "$NET" --input "$P1"
+expect 2 "timeout" "$CERTNN" verify "$NET" "$P1" --timeout -3
+expect 2 "eps" "$CERTNN" bounds "$NET" --center "$DATA/point5.txt" --eps nan
+echo "0 1 2" > "$TMP/short.txt"
+expect 2 "needs 5" "$CERTNN" bounds "$NET" --center "$TMP/short.txt" --eps 0.1
+expect 2 "needs 5" "$CERTNN" run "$NET" --input "$TMP/short.txt"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,836 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Generates the ONNX test data of tests/check_onnx.c under tests/data/onnx/.
+
+    /usr/bin/python3 tools/gen_onnx_tests.py [--benchmarks DIR]
+
+Uses Debian's python3-onnx (1.12), python3-numpy and python3-torch; no network access.
+
+Writes:
+  ref/<benchmark>__<net>.txt  inputs and reference outputs of every network in ../shared/benchmarks
+  ref/LIST                    "<benchmark> <net>" per line
+  ops/<name>.onnx, .txt       small models built with onnx.helper (every supported operator and
+                              attribute variant, opsets 8 to 17) and their reference outputs
+  ops/LIST                    one model name per line
+  bad/*.onnx                  malformed or unsupported models (the C test knows what each must give)
+
+Reference outputs come from two evaluators of the ONNX graph written here: numpy in binary64
+(the weights as stored, every operation in float64) and PyTorch in binary32 (torch.nn.functional
+where it has the operator).  The two are cross-checked before anything is written.
+
+Reference file format (text, one token list per line):
+  # comment
+  inputs <k>
+  outputs <m>
+  case                                 (then k "in" lines, m "out64" lines, m "out32" lines)
+  in vals <n> v_1 .. v_n               explicit values (shortest round-trip decimal)
+  in gen32 <n> <seed> <lo> <hi>        generated: see gen_values (rounded to binary32)
+  in gen64 <n> <seed> <lo> <hi>        generated, kept in binary64
+  out64 <n> v_1 .. v_n                 numpy float64 reference
+  out32 <n> v_1 .. v_n                 PyTorch float32 reference (exact binary32 values)
+  end
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+import torch.nn.functional as F
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+OUT = os.path.join(TOP, "tests", "data", "onnx")
+M64 = (1 << 64) - 1
+
+torch.set_num_threads(1)
+
+
+# ---- deterministic inputs (the C test regenerates them bit for bit) ------------------------------
+def gen_values(n, seed, lo, hi, f32):
+    """splitmix64; u = (z >> 11) * 2^-53 in [0, 1); x = lo + (hi - lo) * u in binary64, then
+    rounded to binary32 if f32.  Every step is exact or correctly rounded, so C gets the same."""
+    out = np.empty(n, dtype=np.float64)
+    s = seed & M64
+    for i in range(n):
+        s = (s + 0x9E3779B97F4A7C15) & M64
+        z = s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+        z = z ^ (z >> 31)
+        u = float(z >> 11) * 2.0 ** -53
+        x = lo + (hi - lo) * u
+        out[i] = float(np.float32(x)) if f32 else x
+    return out
+
+
+# ---- the reference evaluators ----------------------------------------------------------------
+class Eval:
+    """Evaluates an ONNX graph; float tensors are numpy float64 arrays (mode 'f64') or torch
+    float32 tensors (mode 'f32'); integer tensors are numpy int64 arrays in both."""
+
+    def __init__(self, mode):
+        self.t = mode == "f32"
+
+    # conversions
+    def flt(self, a):
+        a = np.asarray(a)
+        return torch.tensor(a.astype(np.float32)) if self.t else a.astype(np.float64)
+
+    def is_f(self, v):
+        return isinstance(v, torch.Tensor) or v.dtype.kind == "f"
+
+    def np(self, v):
+        return v.detach().numpy() if isinstance(v, torch.Tensor) else np.asarray(v)
+
+    def const(self, tp):
+        a = numpy_helper.to_array(tp)
+        if a.dtype.kind == "f":
+            return self.flt(a)
+        return a.astype(np.int64)
+
+    def run(self, model, inputs):
+        g = model.graph
+        env = {}
+        for t in g.initializer:
+            env[t.name] = self.const(t)
+        k = 0
+        for vi in g.input:
+            if vi.name in env:
+                continue
+            env[vi.name] = self.flt(inputs[k]) if inputs[k].dtype.kind == "f" else inputs[k]
+            k += 1
+        opset = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")][0]
+        for node in g.node:
+            ins = [env[n] if n else None for n in node.input]
+            attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+            outs = getattr(self, "op_" + node.op_type)(ins, attrs, opset, node)
+            if not isinstance(outs, (list, tuple)):
+                outs = [outs]
+            for name, v in zip(node.output, outs):
+                if name:
+                    env[name] = v
+        return [self.np(env[o.name]).astype(np.float64) for o in g.output]
+
+    # elementwise
+    def op_Identity(self, i, a, o, n):
+        return i[0]
+
+    def op_Dropout(self, i, a, o, n):
+        return [i[0], np.ones(np.shape(self.np(i[0])), dtype=np.int64)]
+
+    def op_Relu(self, i, a, o, n):
+        return torch.relu(i[0]) if self.t else np.maximum(i[0], 0.0)
+
+    def op_Neg(self, i, a, o, n):
+        return -i[0]
+
+    def _bin(self, i, f):
+        x, y = i
+        if not self.is_f(x) and not self.is_f(y):
+            return f(x, y, True)
+        return f(x, y, False)
+
+    def op_Add(self, i, a, o, n):
+        return self._bin(i, lambda x, y, _: x + y)
+
+    def op_Sub(self, i, a, o, n):
+        return self._bin(i, lambda x, y, _: x - y)
+
+    def op_Mul(self, i, a, o, n):
+        return self._bin(i, lambda x, y, _: x * y)
+
+    def op_Div(self, i, a, o, n):
+        def d(x, y, ints):
+            if ints:
+                q = np.abs(x) // np.abs(y)
+                return np.where((x < 0) != (y < 0), -q, q).astype(np.int64)
+            return x / y
+        return self._bin(i, d)
+
+    def op_MatMul(self, i, a, o, n):
+        return torch.matmul(i[0], i[1]) if self.t else np.matmul(i[0], i[1])
+
+    def op_Gemm(self, i, a, o, n):
+        A, B = i[0], i[1]
+        if a.get("transA", 0):
+            A = A.T
+        if a.get("transB", 0):
+            B = B.T
+        alpha, beta = float(np.float32(a.get("alpha", 1.0))), float(np.float32(a.get("beta", 1.0)))
+        y = (torch.matmul(A, B) if self.t else A @ B)
+        if alpha != 1.0:
+            y = y * alpha
+        if len(i) > 2 and i[2] is not None:
+            y = y + (i[2] * beta if beta != 1.0 else i[2])
+        return y
+
+    # convolution and pooling
+    def _geometry(self, x, a, K):
+        nd = len(K)
+        strides = list(a.get("strides", [1] * nd))
+        dil = list(a.get("dilations", [1] * nd))
+        pads = list(a.get("pads", [0] * (2 * nd)))
+        mode = a.get("auto_pad", b"NOTSET")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        if mode == "VALID":
+            pads = [0] * (2 * nd)
+        elif mode in ("SAME_UPPER", "SAME_LOWER"):
+            for d in range(nd):
+                s = x.shape[2 + d]
+                out = -(-s // strides[d])
+                total = max(0, (out - 1) * strides[d] + dil[d] * (K[d] - 1) + 1 - s)
+                b = total // 2 if mode == "SAME_UPPER" else total - total // 2
+                pads[d], pads[nd + d] = b, total - b
+        return strides, dil, pads
+
+    def _tpad(self, pads, nd):
+        tp = []
+        for d in reversed(range(nd)):
+            tp += [pads[d], pads[nd + d]]
+        return tp
+
+    def op_Conv(self, i, a, o, n):
+        x, w = i[0], i[1]
+        b = i[2] if len(i) > 2 and i[2] is not None else None
+        K = list(w.shape[2:])
+        nd = len(K)
+        strides, dil, pads = self._geometry(x, a, K)
+        group = a.get("group", 1)
+        if self.t:
+            xp = F.pad(x, self._tpad(pads, nd))
+            conv = [None, F.conv1d, F.conv2d, F.conv3d][nd]
+            return conv(xp, w, b, stride=strides, padding=0, dilation=dil, groups=group)
+        xp = np.pad(x, [(0, 0), (0, 0)] + [(pads[d], pads[nd + d]) for d in range(nd)])
+        N, Fo, Cg = x.shape[0], w.shape[0], w.shape[1]
+        osp = [(xp.shape[2 + d] - dil[d] * (K[d] - 1) - 1) // strides[d] + 1 for d in range(nd)]
+        y = np.zeros([N, Fo] + osp)
+        Fg = Fo // group
+        for g in range(group):
+            xs = xp[:, g * Cg:(g + 1) * Cg]
+            ws = w[g * Fg:(g + 1) * Fg]
+            for kidx in np.ndindex(*K):
+                sl = tuple(slice(kidx[d] * dil[d], kidx[d] * dil[d] + strides[d] * (osp[d] - 1) + 1, strides[d])
+                           for d in range(nd))
+                patch = xs[(slice(None), slice(None)) + sl]
+                wk = ws[(slice(None), slice(None)) + tuple(kidx)]
+                y[:, g * Fg:(g + 1) * Fg] += np.einsum("nc...,fc->nf...", patch, wk)
+        if b is not None:
+            y += b.reshape([1, -1] + [1] * nd)
+        return y
+
+    def _pool(self, x, a, kind):
+        K = list(a["kernel_shape"])
+        nd = len(K)
+        strides, dil, pads = self._geometry(x, a, K)
+        cip = a.get("count_include_pad", 0)
+        if self.t:
+            if kind == "max":
+                xp = F.pad(x, self._tpad(pads, nd), value=-float("inf"))
+                mp = [None, F.max_pool1d, F.max_pool2d, F.max_pool3d][nd]
+                return mp(xp, K, strides, 0, dil)
+            xp = F.pad(x, self._tpad(pads, nd), value=0.0)
+            ones = F.pad(torch.ones_like(x), self._tpad(pads, nd), value=0.0)
+            ap = [None, None, F.avg_pool2d, F.avg_pool3d][nd]
+            s = ap(xp, K, strides, 0, divisor_override=1)
+            if cip:
+                return s / float(np.prod(K))
+            return s / ap(ones, K, strides, 0, divisor_override=1)
+        fill = -np.inf if kind == "max" else 0.0
+        pw = [(0, 0), (0, 0)] + [(pads[d], pads[nd + d]) for d in range(nd)]
+        xp = np.pad(x, pw, constant_values=fill)
+        ones = np.pad(np.ones(x.shape), pw)
+        osp = [(xp.shape[2 + d] - dil[d] * (K[d] - 1) - 1) // strides[d] + 1 for d in range(nd)]
+        acc, cnt = None, None
+        for kidx in np.ndindex(*K):
+            sl = (slice(None), slice(None)) + tuple(
+                slice(kidx[d] * dil[d], kidx[d] * dil[d] + strides[d] * (osp[d] - 1) + 1, strides[d]) for d in range(nd))
+            p = xp[sl]
+            if acc is None:
+                acc, cnt = p.copy(), ones[sl].copy()
+            else:
+                acc = np.maximum(acc, p) if kind == "max" else acc + p
+                cnt = cnt + ones[sl]
+        if kind == "max":
+            return acc
+        return acc / (float(np.prod(K)) if cip else cnt)
+
+    def op_MaxPool(self, i, a, o, n):
+        return self._pool(i[0], a, "max")
+
+    def op_AveragePool(self, i, a, o, n):
+        return self._pool(i[0], a, "avg")
+
+    def op_GlobalAveragePool(self, i, a, o, n):
+        axes = tuple(range(2, len(i[0].shape)))
+        return i[0].mean(dim=axes, keepdim=True) if self.t else i[0].mean(axis=axes, keepdims=True)
+
+    def op_GlobalMaxPool(self, i, a, o, n):
+        axes = tuple(range(2, len(i[0].shape)))
+        return torch.amax(i[0], dim=axes, keepdim=True) if self.t else i[0].max(axis=axes, keepdims=True)
+
+    def op_BatchNormalization(self, i, a, o, n):
+        x, s, b, m, v = i[:5]
+        eps = float(np.float32(a.get("epsilon", 1e-5)))
+        if self.t:
+            return F.batch_norm(x, m, v, s, b, False, 0.0, eps)
+        sh = [1, -1] + [1] * (x.ndim - 2)
+        return s.reshape(sh) * (x - m.reshape(sh)) / np.sqrt(v.reshape(sh) + eps) + b.reshape(sh)
+
+    def op_Pad(self, i, a, o, n):
+        x = i[0]
+        if len(i) > 1 and i[1] is not None:
+            pads = [int(p) for p in i[1]]
+            val = float(self.np(i[2]).reshape(-1)[0]) if len(i) > 2 and i[2] is not None else 0.0
+        else:
+            pads, val = list(a["pads"]), float(np.float32(a.get("value", 0.0)))
+        r = len(x.shape)
+        if self.t:
+            return F.pad(x, self._tpad(pads, r), value=val)
+        return np.pad(x, [(pads[d], pads[r + d]) for d in range(r)], constant_values=val)
+
+    def _axes(self, i, a, r, from_input):
+        if from_input and len(i) > 1 and i[1] is not None:
+            ax = [int(v) for v in i[1]]
+        else:
+            ax = list(a.get("axes", []))
+        return tuple(sorted(x % r for x in ax))
+
+    def _reduce(self, i, a, o, fn, from_input):
+        x = i[0]
+        r = len(x.shape)
+        ax = self._axes(i, a, r, from_input)
+        if not ax:
+            if a.get("noop_with_empty_axes", 0):
+                return x
+            ax = tuple(range(r))
+        keep = bool(a.get("keepdims", 1))
+        return fn(x, ax, keep)
+
+    def op_ReduceSum(self, i, a, o, n):
+        return self._reduce(i, a, o, lambda x, ax, k: torch.sum(x, dim=ax, keepdim=k) if self.t
+                            else np.sum(x, axis=ax, keepdims=k), o >= 13)
+
+    def op_ReduceMean(self, i, a, o, n):
+        return self._reduce(i, a, o, lambda x, ax, k: torch.mean(x, dim=ax, keepdim=k) if self.t
+                            else np.mean(x, axis=ax, keepdims=k), False)
+
+    def op_ReduceMax(self, i, a, o, n):
+        return self._reduce(i, a, o, lambda x, ax, k: torch.amax(x, dim=ax, keepdim=k) if self.t
+                            else np.max(x, axis=ax, keepdims=k), False)
+
+    def op_ReduceMin(self, i, a, o, n):
+        return self._reduce(i, a, o, lambda x, ax, k: torch.amin(x, dim=ax, keepdim=k) if self.t
+                            else np.min(x, axis=ax, keepdims=k), False)
+
+    # data movement
+    def _reshape(self, x, shape):
+        return x.reshape(tuple(int(s) for s in shape))
+
+    def op_Flatten(self, i, a, o, n):
+        x = i[0]
+        ax = a.get("axis", 1)
+        r = len(x.shape)
+        ax = ax + r if ax < 0 else ax
+        d0 = int(np.prod(x.shape[:ax])) if ax > 0 else 1
+        return self._reshape(x, (d0, -1) if d0 else (0, -1))
+
+    def op_Reshape(self, i, a, o, n):
+        x, sh = i[0], [int(s) for s in i[1]]
+        if not a.get("allowzero", 0):
+            sh = [x.shape[k] if s == 0 else s for k, s in enumerate(sh)]
+        return self._reshape(x, sh)
+
+    def op_Transpose(self, i, a, o, n):
+        x = i[0]
+        perm = a.get("perm", list(reversed(range(len(x.shape)))))
+        return x.permute(*perm) if self.t and isinstance(x, torch.Tensor) else np.transpose(x, perm)
+
+    def op_Squeeze(self, i, a, o, n):
+        x = i[0]
+        r = len(x.shape)
+        ax = self._axes(i, a, r, True)
+        if not ax:
+            ax = tuple(k for k in range(r) if x.shape[k] == 1)
+        return self._reshape(x, [x.shape[k] for k in range(r) if k not in ax])
+
+    def op_Unsqueeze(self, i, a, o, n):
+        x = i[0]
+        r = len(x.shape) + (len(i[1]) if len(i) > 1 and i[1] is not None else len(a["axes"]))
+        ax = self._axes(i, a, r, True)
+        sh, it = [], iter(x.shape)
+        for k in range(r):
+            sh.append(1 if k in ax else next(it))
+        return self._reshape(x, sh)
+
+    def op_Concat(self, i, a, o, n):
+        xs = [v for v in i if v is not None]
+        if all(not self.is_f(v) for v in xs):
+            return np.concatenate(xs, axis=a["axis"])
+        xs = [self.flt(v) if not self.is_f(v) else v for v in xs]
+        return torch.cat(xs, dim=a["axis"]) if self.t else np.concatenate(xs, axis=a["axis"])
+
+    def op_Slice(self, i, a, o, n):
+        x = i[0]
+        r = len(x.shape)
+        if len(i) > 1:
+            st, en = [int(v) for v in i[1]], [int(v) for v in i[2]]
+            ax = [int(v) for v in i[3]] if len(i) > 3 and i[3] is not None else list(range(len(st)))
+            sp = [int(v) for v in i[4]] if len(i) > 4 and i[4] is not None else [1] * len(st)
+        else:
+            st, en = list(a["starts"]), list(a["ends"])
+            ax = list(a.get("axes", range(len(st))))
+            sp = [1] * len(st)
+        sl = [slice(None)] * r
+        for s, e, x_, p in zip(st, en, ax, sp):
+            sl[x_ % r] = slice(s, e, p)
+        return x[tuple(sl)]
+
+    def op_Gather(self, i, a, o, n):
+        x, idx = i[0], np.asarray(i[1]).astype(np.int64)
+        ax = a.get("axis", 0)
+        if self.t and isinstance(x, torch.Tensor):
+            ax = ax % len(x.shape)
+            idx = np.where(idx < 0, idx + x.shape[ax], idx)
+            out = torch.index_select(x, ax, torch.tensor(idx.reshape(-1)))
+            return out.reshape(tuple(x.shape[:ax]) + idx.shape + tuple(x.shape[ax + 1:]))
+        return np.take(x, idx, axis=ax)
+
+    def op_Shape(self, i, a, o, n):
+        return np.array(list(i[0].shape), dtype=np.int64)
+
+    def op_Cast(self, i, a, o, n):
+        to = a["to"]
+        x = i[0]
+        if to in (TensorProto.FLOAT, TensorProto.DOUBLE):
+            return self.flt(self.np(x)) if not self.is_f(x) else x
+        return self.np(x).astype(np.int64)
+
+    def op_Constant(self, i, a, o, n):
+        if "value" in a:
+            v = numpy_helper.to_array(a["value"])
+        elif "value_float" in a:
+            v = np.array(a["value_float"], dtype=np.float32)
+        elif "value_floats" in a:
+            v = np.array(a["value_floats"], dtype=np.float32)
+        elif "value_int" in a:
+            v = np.array(a["value_int"], dtype=np.int64)
+        else:
+            v = np.array(a["value_ints"], dtype=np.int64)
+        return self.flt(v) if v.dtype.kind == "f" else v.astype(np.int64)
+
+    def op_ConstantOfShape(self, i, a, o, n):
+        v = numpy_helper.to_array(a["value"]) if "value" in a else np.zeros(1, np.float32)
+        arr = np.full([int(s) for s in i[0]], v.reshape(-1)[0], dtype=v.dtype)
+        return self.flt(arr) if arr.dtype.kind == "f" else arr.astype(np.int64)
+
+
+def evaluate(model, inputs):
+    y64 = Eval("f64").run(model, inputs)
+    y32 = Eval("f32").run(model, inputs)
+    for a, b in zip(y64, y32):
+        scale = max(1.0, float(np.max(np.abs(a))) if a.size else 1.0)
+        err = float(np.max(np.abs(a - b))) if a.size else 0.0
+        assert err <= 1e-4 * scale, "float64 and float32 references disagree by %g" % err
+    return y64, y32
+
+
+# ---- writing --------------------------------------------------------------------------------
+def fmt(v):
+    return " ".join(repr(float(x)) for x in np.asarray(v, dtype=np.float64).reshape(-1))
+
+
+def write_ref(path, title, specs_cases, model):
+    """specs_cases: list of cases, each a list of input specs ('vals', array) or
+    ('gen32'|'gen64', n, seed, lo, hi)."""
+    lines = ["# " + title, "# written by tools/gen_onnx_tests.py: numpy float64 (out64), PyTorch float32 (out32)"]
+    n_in = len(specs_cases[0])
+    lines.append("inputs %d" % n_in)
+    lines.append("outputs %d" % len(model.graph.output))
+    for specs in specs_cases:
+        arrays = []
+        lines.append("case")
+        for sp in specs:
+            if sp[0] == "vals":
+                arr = np.asarray(sp[1])
+                lines.append("in vals %d %s" % (arr.size, fmt(arr)))
+            else:
+                kind, cnt, seed, lo, hi = sp
+                arr = gen_values(cnt, seed, lo, hi, kind == "gen32")
+                arr = arr.astype(np.float32) if kind == "gen32" else arr
+                lines.append("in %s %d %d %r %r" % (kind, cnt, seed, float(lo), float(hi)))
+            arrays.append(arr)
+        ins = []
+        real_inputs = [vi for vi in model.graph.input if vi.name not in {t.name for t in model.graph.initializer}]
+        for vi, arr in zip(real_inputs, arrays):
+            dims = [d.dim_value if d.dim_value > 0 else 1 for d in vi.type.tensor_type.shape.dim]
+            dt = np.float32 if vi.type.tensor_type.elem_type == TensorProto.FLOAT else np.float64
+            ins.append(np.asarray(arr, dtype=dt).reshape(dims))
+        y64, y32 = evaluate(model, ins)
+        for y in y64:
+            lines.append("out64 %d %s" % (y.size, fmt(y)))
+        for y in y32:
+            lines.append("out32 %d %s" % (y.size, fmt(y)))
+        lines.append("end")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+# ---- the benchmark networks -------------------------------------------------------------------
+def benchmark_refs(bdir):
+    os.makedirs(os.path.join(OUT, "ref"), exist_ok=True)
+    nets = []
+    for bench, ncase, lo, hi in (("acasxu", 2, -0.5, 0.5), ("mnist_fc", 2, 0.0, 1.0), ("oval21", 2, -2.0, 2.0),
+                                 ("test", 3, -1.0, 1.0)):
+        d = os.path.join(bdir, bench, "onnx")
+        for fn in sorted(os.listdir(d)):
+            if fn.endswith(".onnx"):
+                nets.append((bench, fn[:-5], ncase, lo, hi))
+    for k, (bench, net, ncase, lo, hi) in enumerate(nets):
+        model = onnx.load(os.path.join(bdir, bench, "onnx", net + ".onnx"))
+        inits = {t.name for t in model.graph.initializer}
+        vi = [v for v in model.graph.input if v.name not in inits][0]
+        n = int(np.prod([d.dim_value if d.dim_value > 0 else 1 for d in vi.type.tensor_type.shape.dim]))
+        cases = [[("gen32", n, 1000 * k + c + 1, lo, hi)] for c in range(ncase)]
+        write_ref(os.path.join(OUT, "ref", "%s__%s.txt" % (bench, net)), "%s/onnx/%s.onnx" % (bench, net), cases, model)
+    with open(os.path.join(OUT, "ref", "LIST"), "w") as f:
+        for bench, net, _, _, _ in nets:
+            f.write("%s %s\n" % (bench, net))
+    print("benchmarks: %d networks" % len(nets))
+
+
+# ---- small models --------------------------------------------------------------------------------
+RNG = np.random.default_rng(20240611)
+
+
+def W(*shape, lo=-1.0, hi=1.0, dtype=np.float32):
+    """Weights rounded to a few bits so that products stay well within binary32."""
+    return (np.round(RNG.uniform(lo, hi, size=shape) * 64) / 64).astype(dtype)
+
+
+def init(name, arr, raw=True):
+    arr = np.asarray(arr)
+    if raw:
+        return numpy_helper.from_array(arr, name)
+    dt = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
+          np.dtype(np.int64): TensorProto.INT64, np.dtype(np.int32): TensorProto.INT32}[arr.dtype]
+    return helper.make_tensor(name, dt, list(arr.shape), arr.reshape(-1).tolist(), raw=False)
+
+
+def vinfo(name, shape, dt=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, dt, shape)
+
+
+MODELS = []
+
+
+def model(name, opset, nodes, inputs, outputs, inits=(), ranges=None, check=True):
+    """inputs: (name, shape[, elem type]); outputs: (name, shape or None[, elem type]);
+    ranges: per input (lo, hi), default (-1, 1)."""
+    ins = [vinfo(i[0], i[1], i[2] if len(i) > 2 else TensorProto.FLOAT) for i in inputs]
+    outs = [vinfo(o[0], o[1], o[2] if len(o) > 2 else TensorProto.FLOAT) for o in outputs]
+    g = helper.make_graph(nodes, name, ins, outs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], producer_name="gen_onnx_tests")
+    m.ir_version = 7 if opset < 15 else 8
+    if check:
+        onnx.checker.check_model(m)
+    MODELS.append((name, m, inputs, ranges or [(-1.0, 1.0)] * len(inputs)))
+
+
+N = helper.make_node
+
+
+def define_models():
+    # elementwise, broadcasting (constants expanded, inputs through broadcast nodes)
+    model("o8_relu_neg", 8, [N("Neg", ["x"], ["n"], name="neg"), N("Relu", ["n"], ["y"], name="relu")],
+          [("x", [2, 3])], [("y", [2, 3])])
+    model("o8_binary_const", 8,
+          [N("Add", ["x", "c3"], ["a"]), N("Sub", ["c21", "a"], ["b"]), N("Mul", ["b", "half"], ["m"]),
+           N("Div", ["m", "c13"], ["y"])],
+          [("x", [2, 3])], [("y", [2, 3])],
+          [init("c3", W(3)), init("c21", W(2, 1)), init("half", np.array(0.5, np.float32)),
+           init("c13", np.array([[2.0, -4.0, 0.25]], np.float32), raw=False)])
+    model("o13_binary_bcast", 13,
+          [N("Add", ["x", "y"], ["a"]), N("Mul", ["a", "z"], ["b"]), N("Sub", ["y", "b"], ["c"]),
+           N("Div", ["c", "y"], ["out"])],
+          [("x", [2, 3]), ("y", [3]), ("z", [2, 1])], [("out", [2, 3])], ranges=[(-1, 1), (1, 2), (-1, 1)])
+    # matmul: weight on the right, on the left with a 1-D input, batched, two inputs
+    model("o8_matmul_right", 8, [N("MatMul", ["x", "w"], ["m"]), N("Add", ["m", "b"], ["y"])],
+          [("x", [1, 4])], [("y", [1, 3])], [init("w", W(4, 3)), init("b", W(3))])
+    model("o13_matmul_left1d", 13, [N("MatMul", ["w", "x"], ["m"]), N("Relu", ["m"], ["y"])],
+          [("x", [4])], [("y", [3])], [init("w", W(3, 4), raw=False)])
+    model("o11_matmul_batched", 11, [N("MatMul", ["x", "w"], ["y"])],
+          [("x", [2, 2, 4])], [("y", [2, 2, 3])], [init("w", W(4, 3))])
+    model("o11_matmul_inputs", 11, [N("MatMul", ["x", "y"], ["z"])],
+          [("x", [2, 3]), ("y", [3, 2])], [("z", [2, 2])])
+    # gemm
+    model("o9_gemm_transB", 9, [N("Gemm", ["x", "w", "b"], ["y"], transB=1, alpha=1.0, beta=1.0)],
+          [("x", [1, 6])], [("y", [1, 4])], [init("w", W(4, 6)), init("b", W(4))])
+    model("o11_gemm_alpha_beta", 11, [N("Gemm", ["x", "w", "c"], ["y"], alpha=0.5, beta=2.0)],
+          [("x", [2, 5])], [("y", [2, 3])], [init("w", W(5, 3)), init("c", W(1, 3))])
+    model("o11_gemm_alpha_odd", 11, [N("Gemm", ["x", "w", "c"], ["y"], alpha=0.3, beta=0.7, transB=1)],
+          [("x", [2, 5])], [("y", [2, 3])], [init("w", W(3, 5)), init("c", W(2, 3))])
+    model("o13_gemm_transA_const", 13, [N("Gemm", ["a", "x", "c"], ["y"], transA=1)],
+          [("x", [4, 3])], [("y", [2, 3])], [init("a", W(4, 2)), init("c", W(3))])
+    model("o13_gemm_transA_input", 13, [N("Gemm", ["x", "w"], ["y"], transA=1)],
+          [("x", [5, 2])], [("y", [2, 3])], [init("w", W(5, 3))])
+    model("o17_gemm_f64", 17, [N("Gemm", ["x", "w", "c"], ["y"], alpha=0.1)],
+          [("x", [2, 3], TensorProto.DOUBLE)], [("y", [2, 2], TensorProto.DOUBLE)],
+          [init("w", W(3, 2, dtype=np.float64) + 1.0 / 3.0, raw=False), init("c", W(2, dtype=np.float64))])
+    model("o11_gemm_c_input", 11, [N("Gemm", ["x", "w", "c"], ["y"], beta=0.5, transB=1)],
+          [("x", [2, 3]), ("c", [2, 4])], [("y", [2, 4])], [init("w", W(4, 3))])
+    # convolution
+    model("o11_conv_basic", 11,
+          [N("Conv", ["x", "w", "b"], ["y"], pads=[1, 0, 2, 1], strides=[2, 1], dilations=[1, 2], kernel_shape=[3, 3])],
+          [("x", [1, 2, 6, 6])], [("y", [1, 4, 4, 3])], [init("w", W(4, 2, 3, 3)), init("b", W(4))])
+    model("o11_conv_group_nobias", 11, [N("Conv", ["x", "w"], ["y"], group=2, pads=[1, 1, 1, 1])],
+          [("x", [1, 4, 5, 5])], [("y", [1, 4, 5, 5])], [init("w", W(4, 2, 3, 3))])
+    model("o11_conv_same_upper", 11, [N("Conv", ["x", "w", "b"], ["y"], auto_pad="SAME_UPPER", strides=[2, 2])],
+          [("x", [1, 1, 7, 7])], [("y", [1, 2, 4, 4])], [init("w", W(2, 1, 4, 4)), init("b", W(2))])
+    model("o11_conv_same_lower", 11, [N("Conv", ["x", "w"], ["y"], auto_pad="SAME_LOWER")],
+          [("x", [1, 1, 5, 5])], [("y", [1, 1, 5, 5])], [init("w", W(1, 1, 2, 2))])
+    model("o8_conv_valid", 8, [N("Conv", ["x", "w", "b"], ["y"], auto_pad="VALID", strides=[1, 2])],
+          [("x", [1, 3, 5, 6])], [("y", [1, 2, 3, 2])], [init("w", W(2, 3, 3, 3)), init("b", W(2))])
+    model("o11_conv1d", 11, [N("Conv", ["x", "w", "b"], ["y"], pads=[1, 1])],
+          [("x", [1, 2, 7])], [("y", [1, 3, 7])], [init("w", W(3, 2, 3)), init("b", W(3))])
+    # pooling
+    model("o11_maxpool", 11, [N("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+          [("x", [1, 2, 6, 6])], [("y", [1, 2, 3, 3])])
+    model("o11_maxpool_pads_dil", 11,
+          [N("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], pads=[1, 0, 0, 1], dilations=[2, 1])],
+          [("x", [1, 1, 5, 5])], [("y", [1, 1, 4, 5])])
+    model("o8_maxpool", 8, [N("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])],
+          [("x", [1, 2, 5, 5])], [("y", [1, 2, 3, 3])])
+    model("o11_maxpool_ceil_same", 11, [N("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)],
+          [("x", [1, 1, 6, 6])], [("y", [1, 1, 3, 3])])
+    model("o11_avgpool_excl", 11,
+          [N("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])],
+          [("x", [1, 2, 5, 5])], [("y", [1, 2, 3, 3])])
+    model("o11_avgpool_incl", 11,
+          [N("AveragePool", ["x"], ["y"], kernel_shape=[2, 3], pads=[0, 1, 1, 0], count_include_pad=1)],
+          [("x", [1, 2, 4, 4])], [("y", [1, 2, 4, 3])])
+    model("o8_avgpool", 8, [N("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+          [("x", [1, 3, 4, 4])], [("y", [1, 3, 2, 2])])
+    model("o11_global_avgpool", 11, [N("GlobalAveragePool", ["x"], ["y"])], [("x", [1, 3, 4, 4])],
+          [("y", [1, 3, 1, 1])])
+    # padding
+    model("o8_pad", 8, [N("Pad", ["x"], ["y"], pads=[0, 0, 1, 2, 0, 0, 2, 1], value=0.5)],
+          [("x", [1, 2, 3, 3])], [("y", [1, 2, 6, 6])])
+    model("o11_pad", 11, [N("Pad", ["x", "p", "v"], ["y"], mode="constant")], [("x", [2, 3])], [("y", [3, 6])],
+          [init("p", np.array([1, 0, 0, 3], np.int64)), init("v", np.array(1.5, np.float32))])
+    model("o13_pad_default", 13, [N("Pad", ["x", "p"], ["y"])], [("x", [2, 3])], [("y", [2, 5])],
+          [init("p", np.array([0, 1, 0, 1], np.int64), raw=False)])
+    # reductions
+    model("o11_reduce", 11,
+          [N("ReduceSum", ["x"], ["s"], axes=[1], keepdims=0), N("ReduceMean", ["x"], ["m"], axes=[-1])],
+          [("x", [2, 3, 4])], [("s", [2, 4]), ("m", [2, 3, 1])])
+    model("o13_reduce", 13,
+          [N("ReduceSum", ["x", "ax"], ["s"], keepdims=1), N("ReduceMean", ["x"], ["m"], axes=[1, 2], keepdims=0),
+           N("ReduceSum", ["x"], ["t"])],
+          [("x", [2, 3, 4])], [("s", [1, 3, 1]), ("m", [2]), ("t", [1, 1, 1])],
+          [init("ax", np.array([0, 2], np.int64))])
+    model("o13_reduce_noop", 13, [N("ReduceSum", ["x"], ["s"], noop_with_empty_axes=1), N("Relu", ["s"], ["y"])],
+          [("x", [2, 3])], [("y", [2, 3])])
+    model("o13_reduce_maxmin", 13,
+          [N("ReduceMax", ["x"], ["a"], axes=[0]), N("ReduceMin", ["x"], ["b"], axes=[1], keepdims=0),
+           N("GlobalMaxPool", ["z"], ["c"])],
+          [("x", [3, 4]), ("z", [1, 2, 3, 3])], [("a", [1, 4]), ("b", [3]), ("c", [1, 2, 1, 1])])
+    # reshape, flatten, transpose, squeeze, unsqueeze, concat
+    model("o8_reshape", 8, [N("Reshape", ["x", "s1"], ["r"]), N("Reshape", ["r", "s2"], ["y"])],
+          [("x", [2, 3, 4])], [("y", [3, 8])],
+          [init("s1", np.array([0, -1], np.int64)), init("s2", np.array([3, 8], np.int64))])
+    model("o17_reshape_allowzero", 17, [N("Reshape", ["x", "s"], ["y"], allowzero=0)],
+          [("x", [2, 3, 4])], [("y", [2, 6, 2])], [init("s", np.array([2, -1, 2], np.int64), raw=False)])
+    model("o11_flatten", 11,
+          [N("Flatten", ["x"], ["a"], axis=0), N("Flatten", ["x"], ["b"], axis=-1), N("Flatten", ["x"], ["c"], axis=2)],
+          [("x", [2, 3, 4])], [("a", [1, 24]), ("b", [6, 4]), ("c", [6, 4])])
+    model("o8_transpose", 8, [N("Transpose", ["x"], ["a"], perm=[0, 2, 1]), N("Transpose", ["x"], ["b"])],
+          [("x", [2, 3, 4])], [("a", [2, 4, 3]), ("b", [4, 3, 2])])
+    model("o11_squeeze_unsqueeze", 11,
+          [N("Squeeze", ["x"], ["s"], axes=[0, 2]), N("Unsqueeze", ["s"], ["y"], axes=[0, -1])],
+          [("x", [1, 3, 1, 2])], [("y", [1, 3, 2, 1])])
+    model("o13_squeeze_unsqueeze", 13,
+          [N("Squeeze", ["x", "a1"], ["s"]), N("Squeeze", ["x"], ["t"]), N("Unsqueeze", ["t", "a2"], ["y"])],
+          [("x", [1, 3, 1, 2])], [("s", [3, 1, 2]), ("y", [3, 1, 2])],
+          [init("a1", np.array([0], np.int64)), init("a2", np.array([1], np.int64))])
+    model("o8_concat", 8, [N("Concat", ["x", "c"], ["a"], axis=1), N("Concat", ["x", "x"], ["b"], axis=0)],
+          [("x", [2, 3])], [("a", [2, 5]), ("b", [4, 3])], [init("c", W(2, 2))])
+    model("o11_concat_neg", 11, [N("Concat", ["x", "y"], ["z"], axis=-1)], [("x", [2, 3]), ("y", [2, 1])],
+          [("z", [2, 4])])
+    # batch normalization
+    bn = [init("s", W(3)), init("bb", W(3)), init("mu", W(3)), init("var", W(3, lo=0.25, hi=2.0))]
+    model("o9_batchnorm", 9, [N("BatchNormalization", ["x", "s", "bb", "mu", "var"], ["y"], epsilon=1e-3)],
+          [("x", [1, 3, 4, 4])], [("y", [1, 3, 4, 4])], bn)
+    model("o8_batchnorm_spatial", 8, [N("BatchNormalization", ["x", "s", "bb", "mu", "var"], ["y"], spatial=1)],
+          [("x", [2, 3, 2])], [("y", [2, 3, 2])], bn)
+    model("o17_batchnorm", 17, [N("BatchNormalization", ["x", "s", "bb", "mu", "var"], ["y"])],
+          [("x", [2, 3])], [("y", [2, 3])], bn)
+    # dropout and identity
+    model("o8_dropout", 8, [N("Dropout", ["x"], ["d"], ratio=0.3), N("Relu", ["d"], ["y"])],
+          [("x", [2, 3])], [("y", [2, 3])])
+    model("o13_dropout", 13, [N("Dropout", ["x", "r"], ["d", "mask"]), N("Relu", ["d"], ["y"])],
+          [("x", [2, 3])], [("y", [2, 3])], [init("r", np.array(0.5, np.float32))])
+    model("o17_identity", 17, [N("Identity", ["x"], ["i"]), N("Relu", ["i"], ["r"]), N("Identity", ["r"], ["y"])],
+          [("x", [3])], [("y", [3])])
+    # constants and shape computations (folded)
+    model("o13_constant", 13,
+          [N("Constant", [], ["c"], value=numpy_helper.from_array(W(3), "cv")), N("Add", ["x", "c"], ["a"]),
+           N("Constant", [], ["f"], value_float=1.5), N("Mul", ["a", "f"], ["m"]),
+           N("Constant", [], ["sh"], value_ints=[3, 2]), N("Reshape", ["m", "sh"], ["y"])],
+          [("x", [2, 3])], [("y", [3, 2])])
+    model("o9_constant_of_shape", 9,
+          [N("Shape", ["x"], ["s"]),
+           N("ConstantOfShape", ["s"], ["k"], value=numpy_helper.from_array(np.array([2.0], np.float32), "v")),
+           N("Mul", ["x", "k"], ["y"])],
+          [("x", [2, 3])], [("y", [2, 3])])
+    flat = lambda: [N("Shape", ["x"], ["s"]), N("Gather", ["s", "zero"], ["n"], axis=0)]
+    model("o9_shape_chain", 9,
+          flat() + [N("Unsqueeze", ["n"], ["nu"], axes=[0]), N("Concat", ["nu", "minus1"], ["shape"], axis=0),
+                    N("Reshape", ["x", "shape"], ["y"])],
+          [("x", [1, 2, 3, 2])], [("y", [1, 12])],
+          [init("zero", np.array(0, np.int64)), init("minus1", np.array([-1], np.int64))])
+    model("o13_shape_chain", 13,
+          flat() + [N("Unsqueeze", ["n", "ax0"], ["nu"]), N("Concat", ["nu", "minus1"], ["shape"], axis=0),
+                    N("Reshape", ["x", "shape"], ["y"])],
+          [("x", [1, 2, 3, 2])], [("y", [1, 12])],
+          [init("zero", np.array(0, np.int64)), init("minus1", np.array([-1], np.int64)),
+           init("ax0", np.array([0], np.int64))])
+    model("o11_cast", 11,
+          [N("Shape", ["x"], ["s"]), N("Gather", ["s", "one"], ["n"]), N("Cast", ["n"], ["nf"], to=TensorProto.FLOAT),
+           N("Mul", ["x", "nf"], ["m"]), N("Cast", ["m"], ["y"], to=TensorProto.FLOAT)],
+          [("x", [2, 3])], [("y", [2, 3])], [init("one", np.array(1, np.int64))])
+    # slicing and gathering
+    model("o8_slice", 8, [N("Slice", ["x"], ["y"], starts=[1, 0], ends=[3, -1], axes=[0, 1])],
+          [("x", [4, 5])], [("y", [2, 4])])
+    model("o11_slice", 11, [N("Slice", ["x", "st", "en", "ax"], ["y"])], [("x", [4, 5])], [("y", [4, 3])],
+          [init("st", np.array([-3], np.int64)), init("en", np.array([1000], np.int64)),
+           init("ax", np.array([1], np.int64))])
+    model("o13_slice_steps", 13,
+          [N("Slice", ["x", "st", "en", "ax", "sp"], ["a"]), N("Slice", ["w", "st", "en", "ax", "sp"], ["ws"]),
+           N("MatMul", ["a", "ws"], ["y"])],
+          [("x", [2, 5])], [("y", [2, 3])],
+          [init("st", np.array([0], np.int64)), init("en", np.array([5], np.int64)),
+           init("ax", np.array([1], np.int64)), init("sp", np.array([2], np.int64)),
+           init("w", W(3, 5))])
+    model("o11_gather", 11,
+          [N("Gather", ["x", "i0"], ["a"], axis=0), N("Gather", ["x", "i1"], ["b"], axis=1)],
+          [("x", [3, 4])], [("a", [4]), ("b", [3, 2])],
+          [init("i0", np.array(1, np.int64)), init("i1", np.array([0, 2], np.int32), raw=False)])
+    # folding of constant subgraphs (data movement exact, arithmetic evaluated once)
+    model("o13_fold", 13,
+          [N("Transpose", ["w"], ["wt"]), N("Transpose", ["wt"], ["w2"]), N("Mul", ["c1", "c2"], ["cc"]),
+           N("Add", ["cc", "c3"], ["bias"]), N("MatMul", ["x", "w2"], ["m"]), N("Add", ["m", "bias"], ["y"])],
+          [("x", [2, 4])], [("y", [2, 3])],
+          [init("w", W(4, 3)), init("c1", W(3) + np.float32(1 / 3)), init("c2", W(3) + np.float32(1 / 7)),
+           init("c3", W(3))])
+    # binary64 models, weights in double_data and raw_data
+    model("o11_f64", 11,
+          [N("MatMul", ["x", "w"], ["m"]), N("Add", ["m", "b"], ["h"]), N("Relu", ["h"], ["y"])],
+          [("x", [1, 3], TensorProto.DOUBLE)], [("y", [1, 2], TensorProto.DOUBLE)],
+          [init("w", W(3, 2, dtype=np.float64) / 3.0, raw=False), init("b", W(2, dtype=np.float64) / 7.0)])
+    # a symbolic batch extent
+    model("o8_symbolic_batch", 8, [N("Gemm", ["x", "w", "b"], ["y"], transB=1)],
+          [("x", ["N", 4])], [("y", ["N", 3])], [init("w", W(3, 4)), init("b", W(3))])
+
+
+def write_models():
+    d = os.path.join(OUT, "ops")
+    os.makedirs(d, exist_ok=True)
+    define_models()
+    for k, (name, m, inputs, ranges) in enumerate(MODELS):
+        with open(os.path.join(d, name + ".onnx"), "wb") as f:
+            f.write(m.SerializeToString())
+        cases = []
+        for c in range(2):
+            specs = []
+            for j, (inp, (lo, hi)) in enumerate(zip(inputs, ranges)):
+                n = int(np.prod([s if isinstance(s, int) else 1 for s in inp[1]]))
+                kind = "gen64" if len(inp) > 2 and inp[2] == TensorProto.DOUBLE else "gen32"
+                specs.append((kind, n, 100000 + 100 * k + 10 * c + j, float(lo), float(hi)))
+            cases.append(specs)
+        write_ref(os.path.join(d, name + ".txt"), "ops/%s.onnx (opset %d)" % (name, m.opset_import[0].version),
+                  cases, m)
+    with open(os.path.join(d, "LIST"), "w") as f:
+        for name, _, _, _ in MODELS:
+            f.write(name + "\n")
+    print("ops: %d models" % len(MODELS))
+
+
+# ---- malformed and unsupported models --------------------------------------------------------
+def write_bad():
+    d = os.path.join(OUT, "bad")
+    os.makedirs(d, exist_ok=True)
+
+    def save(name, nodes, inputs, outputs, inits=(), opset=13):
+        ins = [vinfo(i[0], i[1], i[2] if len(i) > 2 else TensorProto.FLOAT) for i in inputs]
+        outs = [vinfo(o[0], o[1]) for o in outputs]
+        g = helper.make_graph(nodes, name, ins, outs, list(inits))
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+        m.ir_version = 7
+        data = m.SerializeToString()
+        with open(os.path.join(d, name + ".onnx"), "wb") as f:
+            f.write(data)
+        return data
+
+    good = save("good", [N("Gemm", ["x", "w", "b"], ["y"], transB=1, name="fc")], [("x", [1, 4])], [("y", [1, 3])],
+                [init("w", W(3, 4)), init("b", W(3))])
+    with open(os.path.join(d, "truncated.onnx"), "wb") as f:
+        f.write(good[:len(good) // 2])
+    with open(os.path.join(d, "empty.onnx"), "wb") as f:
+        pass
+    rnd = np.random.default_rng(7).integers(0, 256, size=512, dtype=np.uint8).tobytes()
+    with open(os.path.join(d, "random.onnx"), "wb") as f:
+        f.write(b"\xff\xff\xff\xff" + rnd)
+    save("softmax", [N("Relu", ["x"], ["r"], name="n1"), N("Softmax", ["r"], ["y"], name="n3")],
+         [("x", [1, 4])], [("y", [1, 4])])
+    save("lstm", [N("LSTM", ["x", "w", "r"], ["y"], name="rnn", hidden_size=2)], [("x", [1, 1, 2])],
+         [("y", None)], [init("w", W(1, 8, 2)), init("r", W(1, 8, 2))])
+    save("domain", [N("Relu", ["x"], ["y"], name="custom", domain="com.example")], [("x", [2])], [("y", [2])])
+    save("pad_reflect", [N("Pad", ["x", "p"], ["y"], name="padder", mode="reflect")], [("x", [2, 3])],
+         [("y", [2, 5])], [init("p", np.array([0, 1, 0, 1], np.int64))], opset=11)
+    save("maxpool_ceil", [N("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)],
+         [("x", [1, 1, 5, 5])], [("y", [1, 1, 3, 3])], opset=11)
+    save("unknown_attr", [N("Relu", ["x"], ["y"], name="r", alpha=0.1)], [("x", [2])], [("y", [2])])
+    # external data: the initializer points to a file
+    ext = init("w", W(3, 4))
+    ext.ClearField("raw_data")
+    ext.data_location = TensorProto.EXTERNAL
+    e = ext.external_data.add()
+    e.key, e.value = "location", "weights.bin"
+    save("external", [N("Gemm", ["x", "w"], ["y"], transB=1, name="fc")], [("x", [1, 4])], [("y", [1, 3])], [ext])
+    save("missing_init", [N("MatMul", ["x", "w"], ["m"], name="mm"), N("Add", ["m", "bias"], ["y"], name="add")],
+         [("x", [1, 4])], [("y", [1, 3])], [init("w", W(4, 3))])
+    save("matmul_shape", [N("MatMul", ["x", "w"], ["y"], name="mm")], [("x", [1, 5])], [("y", [1, 3])],
+         [init("w", W(4, 3))])
+    save("add_shape", [N("Add", ["x", "c"], ["y"], name="add")], [("x", [2, 3])], [("y", [2, 3])],
+         [init("c", W(4))])
+    nanw = W(3, 4)
+    nanw[1, 2] = np.nan
+    save("nan_weight", [N("Gemm", ["x", "w", "b"], ["y"], transB=1, name="fc")], [("x", [1, 4])], [("y", [1, 3])],
+         [init("w", nanw), init("b", W(3))])
+    short = init("w", W(3, 4))
+    short.raw_data = short.raw_data[:-4]
+    save("raw_size", [N("Gemm", ["x", "w"], ["y"], transB=1, name="fc")], [("x", [1, 4])], [("y", [1, 3])], [short])
+    save("fp16_weight", [N("MatMul", ["x", "w"], ["y"], name="mm")], [("x", [1, 4], TensorProto.FLOAT16)],
+         [("y", [1, 3])], [init("w", W(4, 3).astype(np.float16))])
+    save("int_input", [N("Relu", ["x"], ["y"], name="r")], [("x", [2], TensorProto.INT64)], [("y", [2])])
+    save("opset18", [N("Relu", ["x"], ["y"], name="r")], [("x", [2])], [("y", [2])], opset=18)
+    print("bad: written")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--benchmarks", default=os.path.join(TOP, "..", "shared", "benchmarks"))
+    args = ap.parse_args()
+    write_models()
+    write_bad()
+    if os.path.isdir(args.benchmarks):
+        benchmark_refs(args.benchmarks)
+    else:
+        print("no benchmarks at %s: ref/ not regenerated" % args.benchmarks, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
