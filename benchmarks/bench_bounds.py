@@ -114,8 +114,10 @@ def instances(bdir, families, all_acas, quick):
 # ---------------------------------------------------------------------------------------------
 # Running the two sides
 
-def _floats(v):
-    return [float(x) for x in v]  # float() takes numbers and "Infinity"/"-Infinity"/"NaN"
+def _floats(v, none):
+    """Floats of list V.  float() takes numbers and "Infinity"/"-Infinity"/"NaN"; certnn writes an
+    infinite bound as null, which becomes NONE (-inf for a lower bound, +inf for an upper one)."""
+    return [none if x is None else float(x) for x in v]
 
 
 def _last_line(text, limit=70):
@@ -141,7 +143,7 @@ def _json_objects(text):
     return objs
 
 
-def run_certnn(certnn, net, spec, method, repeat, timeout):
+def run_certnn(certnn, net, spec, method, repeat, timeout, threads=None):
     """Returns dict(lower, upper, seconds (median reported), wall (median), error)."""
     res = {"lower": None, "upper": None, "seconds": None, "wall": None, "error": None}
     if certnn is None:
@@ -150,6 +152,8 @@ def run_certnn(certnn, net, spec, method, repeat, timeout):
     secs, walls = [], []
     for _ in range(repeat):
         cmd = [certnn, "bounds", net, "--vnnlib", spec, "--method", method, "--json"]
+        if threads is not None:
+            cmd += ["--threads", str(threads)]
         t0 = time.perf_counter()
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -169,7 +173,8 @@ def run_certnn(certnn, net, spec, method, repeat, timeout):
             return res
         o = objs[-1]
         try:
-            res["lower"], res["upper"] = _floats(o["lower"]), _floats(o["upper"])
+            res["lower"] = _floats(o["lower"], -math.inf)
+            res["upper"] = _floats(o["upper"], math.inf)
             if o.get("seconds") is not None:
                 secs.append(float(o["seconds"]))
         except (KeyError, TypeError, ValueError) as e:
@@ -225,7 +230,7 @@ class Peer:
                 out[m] = {"lower": None, "upper": None, "seconds": None, "error": err}
                 continue
             try:
-                out[m] = {"lower": _floats(o["lower"]), "upper": _floats(o["upper"]),
+                out[m] = {"lower": _floats(o["lower"], -math.inf), "upper": _floats(o["upper"], math.inf),
                           "seconds": float(o["seconds"]), "error": None}
             except (KeyError, TypeError, ValueError) as e:
                 out[m] = {"lower": None, "upper": None, "seconds": None,
@@ -249,7 +254,7 @@ def compare(fam, net, prop, method, c, p):
            "certnn_s": c["seconds"], "certnn_wall_s": c["wall"], "lirpa_s": p["seconds"],
            "speed_ratio": None, "width_certnn": None, "width_lirpa": None,
            "width_ratio": None, "width_ratio_max": None, "note": ""}
-    notes = [e for e in (c["error"], p["error"]) if e and e != "peer skipped"]
+    notes = [e for e in (c["error"], p["error"]) if e and e not in ("peer skipped", "certnn not run")]
     row["speed_ratio"] = _div(p["seconds"], c["seconds"])
     wc = wp = None
     if c["lower"] is not None:
@@ -292,7 +297,9 @@ def _fmt(v, kind):
         return "inf" if v > 0 else "-inf"
     if kind == "s":
         return "%.4f" % v if v < 10 else "%.2f" % v
-    if kind == "ratio":
+    if kind == "wratio" and v != 1.0 and abs(v - 1.0) < 5e-4:
+        return "1%+.1e" % (v - 1.0)  # 1+4.6e-14: the cost of sound rounding shows
+    if kind in ("ratio", "wratio"):
         return "%.3f" % v if v < 100 else "%.4g" % v
     return "%.4g" % v
 
@@ -301,8 +308,8 @@ COLUMNS = [("benchmark", "benchmark", None), ("net", "net", None), ("prop", "pro
            ("method", "method", None), ("certnn_s", "certnn s", "s"),
            ("certnn_wall_s", "certnn wall s", "s"), ("lirpa_s", "auto_LiRPA s", "s"),
            ("speed_ratio", "speed peer/certnn", "ratio"), ("width_certnn", "width certnn", "w"),
-           ("width_lirpa", "width peer", "w"), ("width_ratio", "width ratio", "ratio"),
-           ("width_ratio_max", "max width ratio", "ratio"), ("note", "note", None)]
+           ("width_lirpa", "width peer", "w"), ("width_ratio", "width ratio", "wratio"),
+           ("width_ratio_max", "max width ratio", "wratio"), ("note", "note", None)]
 
 
 def print_table(rows, out=sys.stdout):
@@ -338,8 +345,8 @@ def summaries(rows, methods):
             "summary %-9s rows %d, compared %d, with notes %d: median speed ratio %s, "
             "median width ratio %s, max width ratio %s"
             % (m, len(rs), both, errs, _fmt(statistics.median(sp), "ratio") if sp else "-",
-               _fmt(statistics.median(wr), "ratio") if wr else "-",
-               _fmt(max(wm), "ratio") if wm else "-"))
+               _fmt(statistics.median(wr), "wratio") if wr else "-",
+               _fmt(max(wm), "wratio") if wm else "-"))
     return lines
 
 
@@ -375,6 +382,8 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per child process")
     ap.add_argument("--python", default=None, help="Python with torch (default /usr/bin/python3)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads of the peer (default 2)")
+    ap.add_argument("--certnn-threads", type=int, default=None,
+                    help="pass --threads N to certnn (default: certnn's own default)")
     args = ap.parse_args(argv)
 
     methods = [m.strip().lower() for m in args.methods.split(",") if m.strip()]
@@ -415,7 +424,7 @@ def main(argv=None):
                 continue
             pres = peer.run(onnx_path, spec, methods)
             for m in methods:
-                cres = run_certnn(certnn, onnx_path, spec, m, repeat, args.timeout)
+                cres = run_certnn(certnn, onnx_path, spec, m, repeat, args.timeout, args.certnn_threads)
                 rows.append(compare(fam, net, prop, m, cres, pres[m]))
         except Exception as e:  # never stop the whole table for one instance
             for m in methods:

@@ -359,6 +359,15 @@ START_TEST (rounding_bounds)
   ck_assert (lo == DBL_MAX && isinf (hi) && hi > 0);
   bound_pair ("-1e400", &lo, &hi);
   ck_assert (isinf (lo) && lo < 0 && hi == -DBL_MAX);
+  /* Exponents beyond MPFR's own range. */
+  bound_pair ("1e99999999999999", &lo, &hi);
+  ck_assert (lo == DBL_MAX && isinf (hi) && hi > 0);
+  bound_pair ("-1e99999999999999", &lo, &hi);
+  ck_assert (isinf (lo) && lo < 0 && hi == -DBL_MAX);
+  bound_pair ("1e-99999999999999", &lo, &hi);
+  ck_assert (lo == 0 && hi == 0x1p-1074);
+  bound_pair ("-0e99999999999999", &lo, &hi);
+  ck_assert (lo == 0 && hi == 0 && !signbit (lo));
 }
 END_TEST
 

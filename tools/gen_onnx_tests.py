@@ -28,6 +28,9 @@ Reference file format (text, one token list per line):
   in gen64 <n> <seed> <lo> <hi>        generated, kept in binary64
   out64 <n> v_1 .. v_n                 numpy float64 reference
   out32 <n> v_1 .. v_n                 PyTorch float32 reference (exact binary32 values)
+  mag <n> v_1 .. v_n                   (benchmarks only) the magnitude of the computation along its
+                                       active paths (see magnitudes); rounding errors of any
+                                       summation order are a small multiple of ulp(mag)
   end
 """
 import argparse
@@ -427,6 +430,49 @@ class Eval:
         return self.flt(arr) if arr.dtype.kind == "f" else arr.astype(np.int64)
 
 
+def magnitudes(model, inputs):
+    """The magnitude of the computation along its active paths, for the operators of the
+    benchmark networks: every value v carries m >= |v| with m = |x| for inputs and |c| for
+    constants, sums of the magnitudes through Add, Sub, MatMul, Gemm and Conv (with |weights|),
+    and ReLU keeping m where its input is positive, else 0.  A binary32 evaluation in any
+    summation order is within a small multiple of n u m of the exact value (ReLU switching
+    aside)."""
+    ev = Eval("f64")
+    g = model.graph
+    val, mag = {}, {}
+    for t in g.initializer:
+        val[t.name] = numpy_helper.to_array(t).astype(np.float64)
+        mag[t.name] = np.abs(val[t.name])
+    k = 0
+    for vi in g.input:
+        if vi.name not in val:
+            val[vi.name] = inputs[k].astype(np.float64)
+            mag[vi.name] = np.abs(val[vi.name])
+            k += 1
+    for node in g.node:
+        i = [val[x] for x in node.input]
+        m = [mag[x] for x in node.input]
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        out = getattr(ev, "op_" + node.op_type)(i, attrs, 0, node)
+        op = node.op_type
+        if op in ("Add", "Sub"):
+            mo = m[0] + m[1]
+        elif op in ("Flatten", "Reshape"):
+            mo = m[0].reshape(out.shape)
+        elif op == "Relu":
+            mo = np.where(i[0] > 0, m[0], 0.0)
+        elif op in ("MatMul", "Gemm", "Conv"):
+            aattrs = dict(attrs)
+            for key in ("alpha", "beta"):
+                if key in aattrs:
+                    aattrs[key] = abs(aattrs[key])
+            mo = getattr(ev, "op_" + op)(m, aattrs, 0, node)
+        else:
+            raise ValueError("magnitudes: operator %s" % op)
+        val[node.output[0]], mag[node.output[0]] = out, mo
+    return [mag[o.name] for o in g.output]
+
+
 def evaluate(model, inputs):
     y64 = Eval("f64").run(model, inputs)
     y32 = Eval("f32").run(model, inputs)
@@ -442,7 +488,7 @@ def fmt(v):
     return " ".join(repr(float(x)) for x in np.asarray(v, dtype=np.float64).reshape(-1))
 
 
-def write_ref(path, title, specs_cases, model):
+def write_ref(path, title, specs_cases, model, with_mag=False):
     """specs_cases: list of cases, each a list of input specs ('vals', array) or
     ('gen32'|'gen64', n, seed, lo, hi)."""
     lines = ["# " + title, "# written by tools/gen_onnx_tests.py: numpy float64 (out64), PyTorch float32 (out32)"]
@@ -473,6 +519,9 @@ def write_ref(path, title, specs_cases, model):
             lines.append("out64 %d %s" % (y.size, fmt(y)))
         for y in y32:
             lines.append("out32 %d %s" % (y.size, fmt(y)))
+        if with_mag:
+            for y in magnitudes(model, ins):
+                lines.append("mag %d %s" % (y.size, fmt(y)))
         lines.append("end")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -493,8 +542,24 @@ def benchmark_refs(bdir):
         inits = {t.name for t in model.graph.initializer}
         vi = [v for v in model.graph.input if v.name not in inits][0]
         n = int(np.prod([d.dim_value if d.dim_value > 0 else 1 for d in vi.type.tensor_type.shape.dim]))
-        cases = [[("gen32", n, 1000 * k + c + 1, lo, hi)] for c in range(ncase)]
-        write_ref(os.path.join(OUT, "ref", "%s__%s.txt" % (bench, net)), "%s/onnx/%s.onnx" % (bench, net), cases, model)
+        # Inputs that leave the output a constant bias (every ReLU of a layer off) say little
+        # about the weights: draw until the output differs from the last node's constant operand.
+        last = model.graph.node[-1]
+        inits_arr = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+        bias = [inits_arr[v] for v in last.input if v in inits_arr] if last.op_type == "Add" else []
+        cases, seed = [], 1000 * k + 1
+        while len(cases) < ncase:
+            sp = ("gen32", n, seed, lo, hi)
+            seed += 1
+            if bias:
+                x = gen_values(n, sp[2], lo, hi, True).astype(np.float32)
+                dims = [d.dim_value if d.dim_value > 0 else 1 for d in vi.type.tensor_type.shape.dim]
+                y = Eval("f64").run(model, [x.reshape(dims)])[0]
+                if np.array_equal(y.reshape(-1), np.broadcast_to(bias[0], y.shape).reshape(-1)):
+                    continue
+            cases.append([sp])
+        write_ref(os.path.join(OUT, "ref", "%s__%s.txt" % (bench, net)), "%s/onnx/%s.onnx" % (bench, net), cases, model,
+                  with_mag=True)
     with open(os.path.join(OUT, "ref", "LIST"), "w") as f:
         for bench, net, _, _, _ in nets:
             f.write("%s %s\n" % (bench, net))
@@ -813,8 +878,9 @@ def write_bad():
     short = init("w", W(3, 4))
     short.raw_data = short.raw_data[:-4]
     save("raw_size", [N("Gemm", ["x", "w"], ["y"], transB=1, name="fc")], [("x", [1, 4])], [("y", [1, 3])], [short])
-    save("fp16_weight", [N("MatMul", ["x", "w"], ["y"], name="mm")], [("x", [1, 4], TensorProto.FLOAT16)],
+    save("fp16_weight", [N("MatMul", ["x", "w"], ["y"], name="mm")], [("x", [1, 4])],
          [("y", [1, 3])], [init("w", W(4, 3).astype(np.float16))])
+    save("unused_raw_size", [N("Relu", ["x"], ["y"], name="r")], [("x", [1, 4])], [("y", [1, 4])], [short])
     save("int_input", [N("Relu", ["x"], ["y"], name="r")], [("x", [2], TensorProto.INT64)], [("y", [2])])
     save("opset18", [N("Relu", ["x"], ["y"], name="r")], [("x", [2])], [("y", [2])], opset=18)
     print("bad: written")

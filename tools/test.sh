@@ -28,7 +28,8 @@ run_suite () {
 echo "== make check (build-test/)"
 run_suite build-test
 echo "== make check under ASan + UBSan (build-asan/)"
-# OpenBLAS and libgomp keep thread pools alive at exit: leak detection would only report those.
-ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  run_suite build-asan --enable-sanitizers CFLAGS="-O1 -g"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS UBSAN_OPTIONS
+run_suite build-asan --enable-sanitizers CFLAGS="-O1 -g"
 echo "== all tests passed (make check, and make check under ASan + UBSan)"

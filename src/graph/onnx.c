@@ -43,6 +43,7 @@
 #define OPSET_MIN 8
 #define OPSET_MAX 17
 #define MAX_OUT 2                       /* outputs of one ONNX node we may define */
+#define GEOM_MAX ((int64_t) 1 << 31)     /* bound on kernel, stride, dilation and pad attributes */
 
 /* ---- the importer's values ------------------------------------------------------------ */
 
@@ -54,6 +55,7 @@ struct oval
   int is_const;
   int gv;                    /* its graph value in the main graph, -1 while a constant is not in it */
   cn_tensor c;               /* the constant (f32, f64 or i64) when is_const */
+  const Onnx__TensorProto *pending;  /* an initializer not read yet (read on first use) */
 };
 
 struct imp
@@ -295,7 +297,7 @@ host_slice (const cn_tensor *src, const cn_params_slice *p, cn_tensor *dst, cn_e
   cn__strides (&src->shape, istr);
   for (int i = 0; i < os.rank; i++)
     {
-      os.dim[i] = (p->stop[i] - p->start[i] + p->step[i] - 1) / p->step[i];
+      os.dim[i] = p->stop[i] > p->start[i] ? (p->stop[i] - p->start[i] - 1) / p->step[i] + 1 : 0;
       sstr[i] = istr[i] * p->step[i];
       base += p->start[i] * istr[i];
     }
@@ -521,6 +523,18 @@ parse_tensor (const Onnx__TensorProto *tp, const char *what, cn_tensor *out, cn_
   return CN_OK;
 }
 
+/* Reads the initializer of O if it is still pending. */
+static cn_status
+materialize (struct oval *o, cn_error *err)
+{
+  if (o->pending == NULL)
+    return CN_OK;
+  cn_status st = parse_tensor (o->pending, o->name, &o->c, err);
+  if (st == CN_OK)
+    o->pending = NULL;
+  return st;
+}
+
 /* ---- node context helpers ------------------------------------------------------------------ */
 
 static cn_status
@@ -564,7 +578,8 @@ in_gv (struct nctx *nc, int i, int *v)
     }
   if (is_int (&o->c))
     return cn_error_set (nc->err, CN_EUNSUPPORTED,
-                         "input %d ('%s') is an integer tensor; only floating-point tensors can be operands", i, o->name);
+                         "input %d ('%s') is an integer tensor; only floating-point tensors can be operands", i,
+                         o->name);
   if (!imp->folding && o->gv >= 0)
     {
       *v = o->gv;
@@ -743,7 +758,8 @@ attr_ints (struct nctx *nc, const char *name, int64_t *buf, int max, int *n)
   if (a->n_ints > (size_t) max)
     return cn_error_set (nc->err, CN_EINVAL, "attribute '%s' has %zu entries, at most %d expected", name, a->n_ints,
                          max);
-  memcpy (buf, a->ints, a->n_ints * sizeof *buf);
+  if (a->n_ints > 0)
+    memcpy (buf, a->ints, a->n_ints * sizeof *buf);
   *n = (int) a->n_ints;
   return CN_OK;
 }
@@ -787,7 +803,8 @@ const_ints (struct nctx *nc, int i, const char *what, int64_t *buf, int max, int
   if (o->c.shape.rank > 1 || k > max)
     return cn_error_set (nc->err, CN_EINVAL, "the %s (input %d, '%s') must be a vector of at most %d entries", what, i,
                          o->name, max);
-  memcpy (buf, o->c.data, (size_t) k * sizeof *buf);
+  if (k > 0)
+    memcpy (buf, o->c.data, (size_t) k * sizeof *buf);
   *n = (int) k;
   return CN_OK;
 }
@@ -1342,7 +1359,8 @@ read_geometry (struct nctx *nc, const cn_shape *s, int nd, int with_dilations, s
         gm->dilation[i] = buf[i];
     }
   for (int i = 0; i < nd; i++)
-    if (gm->stride[i] < 1 || gm->dilation[i] < 1 || gm->kernel[i] < 1)
+    if (gm->stride[i] < 1 || gm->dilation[i] < 1 || gm->kernel[i] < 1 || gm->stride[i] > GEOM_MAX
+        || gm->dilation[i] > GEOM_MAX || gm->kernel[i] > GEOM_MAX)
       return cn_error_set (nc->err, CN_EINVAL, "kernel %lld, stride %lld, dilation %lld on spatial axis %d",
                            (long long) gm->kernel[i], (long long) gm->stride[i], (long long) gm->dilation[i], i);
   if ((st = attr_choice (nc, "auto_pad", "NOTSET", modes, &mode)) != CN_OK
@@ -1358,6 +1376,8 @@ read_geometry (struct nctx *nc, const cn_shape *s, int nd, int with_dilations, s
       gm->pad_end[i] = buf[nd + i];
       if (buf[i] < 0 || buf[nd + i] < 0)
         return cn_error_set (nc->err, CN_EUNSUPPORTED, "negative pads are not supported");
+      if (buf[i] > GEOM_MAX || buf[nd + i] > GEOM_MAX)
+        return cn_error_set (nc->err, CN_EINVAL, "pads above %lld", (long long) GEOM_MAX);
     }
   if (mode >= 2)
     for (int i = 0; i < nd; i++)
@@ -1385,8 +1405,8 @@ op_conv (struct nctx *nc)
   char s1[128], s2[128];
   int nd = xs->rank - 2;
   if (nd < 1 || nd > 3 || ws->rank != xs->rank)
-    return cn_error_set (nc->err, CN_ESHAPE, "input %s and weight %s: expected [N,C,S...] and [F,C/group,K...] with 1 to 3 "
-                         "spatial axes", fmt_shape (xs, s1, sizeof s1), fmt_shape (ws, s2, sizeof s2));
+    return cn_error_set (nc->err, CN_ESHAPE, "input %s and weight %s: expected [N,C,S...] and [F,C/group,K...] "
+                         "with 1 to 3 spatial axes", fmt_shape (xs, s1, sizeof s1), fmt_shape (ws, s2, sizeof s2));
   struct geometry gm;
   int64_t ks[3], group;
   int n;
@@ -1396,7 +1416,8 @@ op_conv (struct nctx *nc)
     {
       gm.kernel[i] = ws->dim[2 + i];
       if (n >= 0 && (n != nd || ks[i] != ws->dim[2 + i]))
-        return cn_error_set (nc->err, CN_ESHAPE, "kernel_shape disagrees with the weight %s", fmt_shape (ws, s1, sizeof s1));
+        return cn_error_set (nc->err, CN_ESHAPE, "kernel_shape disagrees with the weight %s",
+                             fmt_shape (ws, s1, sizeof s1));
     }
   if ((st = read_geometry (nc, xs, nd, 1, &gm)) != CN_OK)
     return st;
@@ -1461,13 +1482,10 @@ op_pool (struct nctx *nc, cn_pool_kind kind)
   if (ceil_mode)
     for (int i = 0; i < nd; i++)
       {
-        /* Ceil mode is accepted where it gives the floor mode's extent.  The ceil extent drops a
-         * last window that would start past the input and the begin padding (as PyTorch). */
+        /* Ceil mode is accepted where it gives the floor mode's extent: where the last window
+         * ends exactly at the padded input's end (the stride divides the span). */
         int64_t span = xs->dim[2 + i] + gm.pad_begin[i] + gm.pad_end[i] - gm.dilation[i] * (gm.kernel[i] - 1) - 1;
-        int64_t fl = span / gm.stride[i] + 1, ce = (span + gm.stride[i] - 1) / gm.stride[i] + 1;
-        if (ce > fl && (ce - 1) * gm.stride[i] >= xs->dim[2 + i] + gm.pad_begin[i])
-          ce--;
-        if (span >= 0 && ce != fl)
+        if (span >= 0 && span % gm.stride[i] != 0)
           return cn_error_set (nc->err, CN_EUNSUPPORTED, "ceil_mode = 1 is not supported (it changes the output extent "
                                "on spatial axis %d)", i);
       }
@@ -1644,6 +1662,8 @@ op_pad (struct nctx *nc)
       p.end[i] = pads[r + i];
       if (p.begin[i] < 0 || p.end[i] < 0)
         return cn_error_set (nc->err, CN_EUNSUPPORTED, "negative pads are not supported");
+      if (p.begin[i] > GEOM_MAX || p.end[i] > GEOM_MAX)
+        return cn_error_set (nc->err, CN_EINVAL, "pads above %lld", (long long) GEOM_MAX);
       zero &= p.begin[i] == 0 && p.end[i] == 0;
     }
   if (zero)
@@ -1703,8 +1723,8 @@ op_reshape (struct nctx *nc)
         }
       else if (sh[i] < 0)
         return cn_error_set (nc->err, CN_EINVAL, "negative target extent %lld", (long long) sh[i]);
-      else
-        known *= sh[i];
+      else if (__builtin_mul_overflow (known, sh[i], &known))
+        return cn_error_set (nc->err, CN_ESHAPE, "the target shape has too many elements");
     }
   int64_t total = cn_shape_numel (is);
   if (infer >= 0)
@@ -1712,7 +1732,8 @@ op_reshape (struct nctx *nc)
       if (known == 0 || total % known != 0)
         {
           char a[128];
-          return cn_error_set (nc->err, CN_ESHAPE, "cannot infer the -1 extent reshaping %s", fmt_shape (is, a, sizeof a));
+          return cn_error_set (nc->err, CN_ESHAPE, "cannot infer the -1 extent reshaping %s",
+                               fmt_shape (is, a, sizeof a));
         }
       sh[infer] = total / known;
     }
@@ -2176,7 +2197,8 @@ op_cast (struct nctx *nc)
         if (!is_int (&o->c) && to != ONNX__TENSOR_PROTO__DATA_TYPE__BOOL && !(fabs (x) < 9.2e18))
           {
             cn_tensor_clear (&t);
-            return cn_error_set (nc->err, CN_ENUMERIC, "cast of %g to %s is out of range", x, onnx_type_name ((int32_t) to));
+            return cn_error_set (nc->err, CN_ENUMERIC, "cast of %g to %s is out of range", x,
+                                 onnx_type_name ((int32_t) to));
           }
         ((int64_t *) t.data)[i] = to == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL ? x != 0
           : is_int (&o->c) ? ((const int64_t *) o->c.data)[i] : (int64_t) x;
@@ -2463,6 +2485,8 @@ import_node (struct imp *imp, const Onnx__NodeProto *np, int k, cn_error *err)
                              np->input[i]);
           goto done;
         }
+      if ((st = materialize (nc.in[i], &local)) != CN_OK)
+        goto done;
       n_present++;
       all_const &= nc.in[i]->is_const;
       all_float &= !nc.in[i]->is_const || !is_int (&nc.in[i]->c);
@@ -2591,19 +2615,22 @@ import_model (const Onnx__ModelProto *m, cn_graph **out, cn_error *err)
   if ((st = cn_graph_create (&imp.g, err)) != CN_OK)
     goto fail;
 
-  /* Initializers first: an initializer also listed as a graph input (IR < 4) is a constant. */
+  /* Initializers first: an initializer also listed as a graph input (IR < 4) is a constant.
+   * Each is read when a node first uses it, so that its errors name that node. */
   for (size_t k = 0; k < gp->n_initializer; k++)
     {
       const Onnx__TensorProto *tp = gp->initializer[k];
       const char *nm = tp->name ? tp->name : "";
       cn_tensor t;
       cn_error local;
+      memset (&t, 0, sizeof t);
       cn_error_clear (&local);
-      if ((st = parse_tensor (tp, nm, &t, &local)) != CN_OK || (st = define (&imp, nm, -1, &t, &local)) != CN_OK)
+      if ((st = define (&imp, nm, -1, &t, &local)) != CN_OK)
         {
           cn_error_set (err, st, "onnx: initializer: %s", local.msg);
           goto fail;
         }
+      lookup (&imp, nm)->pending = tp;
     }
   if (gp->n_sparse_initializer > 0)
     {
@@ -2659,6 +2686,11 @@ import_model (const Onnx__ModelProto *m, cn_graph **out, cn_error *err)
           st = cn_error_set (err, CN_EPARSE, "onnx: graph output '%s' is not produced by any node", nm);
           goto fail;
         }
+      if ((st = materialize (o, &local)) != CN_OK)
+        {
+          cn_error_set (err, st, "onnx: graph output '%s': %s", nm, local.msg);
+          goto fail;
+        }
       if (o->is_const && is_int (&o->c))
         {
           st = cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph output '%s' is an integer tensor", nm);
@@ -2675,6 +2707,17 @@ import_model (const Onnx__ModelProto *m, cn_graph **out, cn_error *err)
     }
   if ((st = cn_graph_set_outputs (imp.g, (int) gp->n_output, outs, err)) != CN_OK)
     goto fail;
+  /* Initializers no node used are still checked: a malformed file is refused. */
+  for (int k = 0; k < imp.n_vals; k++)
+    {
+      cn_error local;
+      cn_error_clear (&local);
+      if ((st = materialize (imp.vals[k], &local)) != CN_OK)
+        {
+          cn_error_set (err, st, "onnx: unused initializer: %s", local.msg);
+          goto fail;
+        }
+    }
   free (outs);
   imp_clear (&imp);
   *out = imp.g;

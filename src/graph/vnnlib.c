@@ -355,26 +355,30 @@ numeric_ok (const struct parser *p, const struct tok *t)
 }
 
 /* Reads the number T exactly: *D = RD(c), *U = RU(c) for the real c its decimal text denotes.
- * mpfr_strtofr rounds the exact decimal value correctly in the given direction to 53 bits with
- * an unbounded exponent; mpfr_get_d then rounds again in the same direction onto the doubles
- * (subnormals, overflow to +-inf or +-DBL_MAX), and RD(RD53(c)) = RD(c), RU(RU53(c)) = RU(c)
- * because the doubles are a subset of the 53-bit numbers. */
+ * mpfr_strtofr rounds the exact decimal value correctly downward to 53 bits with an unbounded
+ * exponent, v = RD53(c), and its ternary value says whether v == c.  If not, RU53(c) is the
+ * successor of v among the 53-bit numbers (mpfr_nextabove; +inf above the largest one).
+ * mpfr_get_d then rounds in the same direction onto the doubles (subnormals, overflow), and
+ * RD(RD53(c)) = RD(c), RU(RU53(c)) = RU(c) because the doubles are a subset of the 53-bit
+ * numbers. */
 static cn_status
 read_number (struct parser *p, const struct tok *t, double *d, double *u)
 {
   char *end;
+  void *grow_tmp;
   if (!numeric_ok (p, t))
     return perr (p, CN_EPARSE, t->off, "malformed number '" TOKF "'", TOKA (p, t));
-  void *grow_tmp;
   if (GROW (p->buf, p->cap_buf, t->len + 1) != 0)
     return nomem (p);
   memcpy (p->buf, p->text + t->off, t->len);
   p->buf[t->len] = '\0';
-  mpfr_strtofr (p->num, p->buf, &end, 10, MPFR_RNDD);
+  int inexact = mpfr_strtofr (p->num, p->buf, &end, 10, MPFR_RNDD);
   if (end != p->buf + t->len)
     return perr (p, CN_EPARSE, t->off, "malformed number '" TOKF "'", TOKA (p, t));
   *d = mpfr_get_d (p->num, MPFR_RNDD);
-  mpfr_strtofr (p->num, p->buf, &end, 10, MPFR_RNDU);
+  if (inexact)
+    mpfr_nextabove (p->num);
+  /* now p->num = RU53(c). */
   *u = mpfr_get_d (p->num, MPFR_RNDU);
   /* Adding +0 turns a zero of either sign into +0 (RN: -0 + +0 = +0) and changes nothing else. */
   *d += 0.0;

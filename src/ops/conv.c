@@ -5,24 +5,30 @@
  * zero padding, O_i = floor((S_i + pad_begin_i + pad_end_i - dilation_i (K_i - 1) - 1) / stride_i) + 1.
  * With g = f / (F/G), output position p and kernel offset kk read the input position
  *     i(p, kk) = p stride - pad_begin + kk dilation   (per spatial axis; padded positions read 0).
+ * Error model (ALGORITHMS.md 6.3): (G) for RN dot products in any order (cn__dot_err), (N) for
+ * nonnegative ones (see product.c).
  *   Forward  y[n,f,p] = (sum_{c < C/G} sum_kk x[n, g C/G + c, i(p,kk)] W[f,c,kk]) + b[f], summed with c
  *            outer and kk inner (in C order), in-bounds terms only, in the sort of the tensors, then the
  *            bias added.
- *   IBP      selection form per output (ALGORITHMS.md 1.1): each term W[f,c,kk] x[...] is an interval
- *            product whose lower (upper) end is the least (greatest) corner product, 0 times anything
- *            being 0; the RN sum s of the chosen RN products and t = fl(sum |p|) give
+ *   IBP      selection form per output (1.1): each term W[f,c,kk] x[...] is an interval product whose
+ *            lower (upper) end is the least (greatest) corner product, 0 times anything being 0; RN is
+ *            monotone, so the RN sum s of the chosen RN products and t = fl(sum |p|) give
  *            lower = down(s - cn__dot_err (t, C/G prod(K) + 1)), the bias counted as one more term (6.4,
  *            "sound IBP").  Infinite ends, overflows and NaNs give infinite ends.  W and b may be boxes.
  *   CROWN    (2.2(c)) with W and b constant: lam_x[s] is the transposed convolution of lam_y[s],
  *                lam_x[s][n, gC/G + c, j] = sum_{f in group g} sum_{(p,kk): i(p,kk) = j} lam_y[s][n,f,p] W[f,c,kk],
- *            computed im2col style in round-to-nearest: for a chunk of rows, lam_y is transposed to
- *            T[(s,n,p), f] per group, one cblas_dgemm forms cols = T W_g ((rows*N*P x F/G) (F/G x C/G*prod K)),
- *            and a col2im pass scatter-adds cols into lam_x (OpenMP over rows).  Each lam_x entry is then an
- *            RN sum, in some order, of at most F/G prod(K) products of doubles, so (G) applies with that
- *            length.  bias[s] += fl(lam_y[s] . b[f(o)]) over all numel(y) outputs.  Charge:
+ *            computed im2col style in round-to-nearest: for each row, image, group and block of output
+ *            positions one cblas_dgemm forms cols = (lam_y block)^T W_g ((positions x F/G) (F/G x
+ *            C/G prod K)) and col2im scatter-adds cols into lam_x at once; an all-zero block is skipped
+ *            and a sparse one (a one-hot row) scattered product by product.  Rows are spread over
+ *            OpenMP threads when every GEMM is small enough for OpenBLAS to run it on the calling
+ *            thread; for larger layers the rows go one after the other and OpenBLAS threads the GEMMs.
+ *            Each lam_x entry is an RN sum, in some order, of at most F/G prod(K) products of doubles,
+ *            so (G) applies with that length.  bias[s] += fl(lam_y[s] . b[f(o)]) over all numel(y) outputs.  Charge:
  *            cn__crown_charge_affine with w_up[n,f,p] >= sum_{c,kk} |W[f,c,kk]| m[n, gC/G + c, i(p,kk)] + |b[f]|
  *            (the forward of |W| on m = max(|l_x|, |u_x|) plus |b|, in RN, rounded up by (N)) and
- *            K = max(F/G prod(K), numel(y)), the longest inner product of a lam_x entry or of the bias dot. */
+ *            K = max(F/G prod(K), numel(y)), the longest inner product of a lam_x entry or of the bias dot.
+ */
 #include <config.h>
 #include <cblas.h>
 #include <limits.h>
@@ -32,8 +38,12 @@
 #include "ops/ops_impl.h"
 #include "crown/crown_impl.h"
 
-/* Doubles per scratch buffer of the CROWN arm (two buffers: 2 x 32 MiB). */
-#define CONV_CHUNK_DOUBLES ((int64_t) 1 << 22)
+/* Doubles in the scratch buffer of each thread of the CROWN arm (4 MiB: it stays in cache). */
+#define CONV_CHUNK_DOUBLES ((int64_t) 1 << 19)
+/* OpenBLAS runs a GEMM of at most 65536 * GEMM_MULTITHREAD_THRESHOLD (4 by default) multiply-adds on
+ * the calling thread; with several OpenMP threads the CROWN arm keeps every GEMM below this, so that
+ * they never call into OpenBLAS's own thread pool at the same time. */
+#define CONV_BLAS_SERIAL_MNK ((int64_t) 65536 * 4)
 
 static const char *
 node_name (const cn_node_view *nv)
@@ -390,6 +400,103 @@ conv_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec
   return CN_OK;
 }
 
+/* The CROWN product row by row (one OpenMP region of NTHR threads; with several threads every GEMM
+ * is small enough for OpenBLAS to run it on the calling thread): for every row s, image n, group g
+ * and block of PB output positions,
+ *     cols = (lam_y[s][n, g Fg .. g Fg + Fg - 1, block])^T W_g   ((pb x Fg) (Fg x CK)),
+ * scattered into lam_x at once (col2im), and bias[s] += fl(lam_y[s] . b[f(o)]).  An all-zero block
+ * is skipped and a sparse one scattered product by product; either way every lam_x entry is an RN
+ * sum of at most Fg prod(K) products, in some order. */
+static cn_status
+conv_crown_rows (const cn_crown_step *st, const struct conv_geom *gp, const int64_t *map, int64_t pb, int nthr,
+                 cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  const struct conv_geom g = *gp;
+  const double *W = st->in_box[1]->lo, *b = st->in_box[2]->lo;
+  double *lam_x = st->lam_in[0];
+  int64_t n_out = g.N * g.F * g.On, n_x = g.N * g.C * g.Sn, CK = g.Cg * g.Kn, P = g.On;
+  int nomem = 0;
+#pragma omp parallel num_threads(nthr) if (st->rows * n_out * (CK > 0 ? CK : 1) > 65536)
+  {
+    double *cols = malloc ((size_t) (pb * CK > 0 ? pb * CK : 1) * sizeof *cols);
+    if (cols == NULL)
+      {
+#pragma omp atomic write
+        nomem = 1;
+      }
+#pragma omp for schedule(static)
+    for (int64_t s = 0; s < st->rows; s++)
+      {
+        if (cols == NULL)
+          continue;
+        const double *l = st->lam_out + s * n_out;
+        double d = 0;
+        for (int64_t n = 0; n < g.N; n++)
+          for (int64_t gi = 0; gi < g.G; gi++)
+            {
+              const double *lg = l + (n * g.F + gi * g.Fg) * P;
+              double *dst = lam_x + s * n_x + (n * g.C + gi * g.Cg) * g.Sn;
+              for (int64_t f = 0; f < g.Fg; f++)
+                for (int64_t p = 0; p < P; p++)
+                  d += lg[f * P + p] * b[gi * g.Fg + f];
+              if (CK == 0 || g.Fg == 0)
+                continue;
+              for (int64_t p0 = 0; p0 < P; p0 += pb)
+                {
+                  int64_t np = P - p0 < pb ? P - p0 : pb, nnz = 0;
+                  for (int64_t f = 0; f < g.Fg; f++)
+                    for (int64_t q = 0; q < np; q++)
+                      nnz += lg[f * P + p0 + q] != 0;
+                  if (nnz == 0)
+                    continue;
+                  if (8 * nnz < np * g.Fg)
+                    {
+                      /* A sparse block (a row of an intermediate-bound sweep starts one-hot): scatter
+                       * each nonzero lam_y[f,p] W[f,c,kk] into lam_x directly. */
+                      for (int64_t f = 0; f < g.Fg; f++)
+                        for (int64_t q = 0; q < np; q++)
+                          {
+                            double v = lg[f * P + p0 + q];
+                            if (v == 0)
+                              continue;
+                            const int64_t *mp = map + (p0 + q) * g.Kn;
+                            const double *wf = W + (gi * g.Fg + f) * CK;
+                            for (int64_t c = 0; c < g.Cg; c++)
+                              for (int64_t kk = 0; kk < g.Kn; kk++)
+                                if (mp[kk] >= 0)
+                                  dst[c * g.Sn + mp[kk]] += v * wf[c * g.Kn + kk];
+                          }
+                      continue;
+                    }
+                  /* cols = fl(A^T W_g) with A = lam_y block (Fg x np, row stride P). */
+                  cblas_dgemm (CblasRowMajor, CblasTrans, CblasNoTrans, (int) np, (int) CK, (int) g.Fg, 1.0, lg + p0,
+                               (int) P, W + gi * g.Fg * CK, (int) CK, 0.0, cols, (int) CK);
+                  for (int64_t q = 0; q < np; q++)
+                    {
+                      const double *cr = cols + q * CK;
+                      const int64_t *mp = map + (p0 + q) * g.Kn;
+                      for (int64_t c = 0; c < g.Cg; c++)
+                        {
+                          double *dc = dst + c * g.Sn;
+                          const double *cc = cr + c * g.Kn;
+                          for (int64_t kk = 0; kk < g.Kn; kk++)
+                            if (mp[kk] >= 0)
+                              dc[mp[kk]] += cc[kk];
+                        }
+                    }
+                }
+            }
+        /* now d = fl(lam_y[s] . b[f(o)]); its (G) error is part of the affine charge. */
+        cn__crown_add_bias (st, s, d);
+      }
+    free (cols);
+  }
+  if (nomem)
+    return cn_error_set (err, CN_ENOMEM, "conv: out of memory (node '%s')", node_name (nv));
+  return CN_OK;
+}
+
 static cn_status
 conv_crown (const cn_crown_step *st, cn_error *err)
 {
@@ -406,7 +513,7 @@ conv_crown (const cn_crown_step *st, cn_error *err)
     return ret;
   struct conv_geom g;
   int64_t *map = NULL;
-  double *m = NULL, *w_up = NULL, *T = NULL, *cols = NULL;
+  double *m = NULL, *w_up = NULL;
   if ((ret = conv_prepare (nv, &g, &map, err)) != CN_OK)
     return ret;
   const double *W = st->in_box[1]->lo, *b = st->in_box[2]->lo;
@@ -419,91 +526,26 @@ conv_crown (const cn_crown_step *st, cn_error *err)
   if (m == NULL || w_up == NULL)
     goto nomem;
 
-  if (CK > 0 && g.Fg > 0 && n_x > 0)
+  if (P > INT_MAX || CK > INT_MAX || g.Fg > INT_MAX)
     {
-      if (CK > INT_MAX || g.Fg > INT_MAX)
-        {
-          ret = cn_error_set (err, CN_EUNSUPPORTED, "conv: extents too large for BLAS (node '%s')", node_name (nv));
-          goto fail;
-        }
-      /* Rows per chunk: the buffers T (rc N P x Fg) and cols (rc N P x CK) hold at most
-       * CONV_CHUNK_DOUBLES each (at least one row). */
-      int64_t per_row = g.N * P * (CK > g.Fg ? CK : g.Fg);
-      int64_t rc = per_row > 0 ? CONV_CHUNK_DOUBLES / per_row : st->rows;
-      if (rc < 1)
-        rc = 1;
-      if (rc > st->rows)
-        rc = st->rows;
-      if (rc * g.N * P > INT_MAX)
-        rc = INT_MAX / (g.N * P) > 0 ? INT_MAX / (g.N * P) : 1;
-      if (g.N * P > INT_MAX)
-        {
-          ret = cn_error_set (err, CN_EUNSUPPORTED, "conv: extents too large for BLAS (node '%s')", node_name (nv));
-          goto fail;
-        }
-      T = malloc ((size_t) (rc * g.N * P * g.Fg) * sizeof *T);
-      cols = malloc ((size_t) (rc * g.N * P * CK) * sizeof *cols);
-      if (T == NULL || cols == NULL)
-        goto nomem;
-      for (int64_t s0 = 0; s0 < st->rows; s0 += rc)
-        {
-          int64_t nr = st->rows - s0 < rc ? st->rows - s0 : rc;
-          for (int64_t gi = 0; gi < g.G; gi++)
-            {
-              /* T[(s,n,p), f] = lam_y[s0+s][n, gi Fg + f, p]: exact copies. */
-#pragma omp parallel for num_threads(nthr) if (nr * g.N * P * g.Fg > 65536)
-              for (int64_t s = 0; s < nr; s++)
-                for (int64_t n = 0; n < g.N; n++)
-                  for (int64_t f = 0; f < g.Fg; f++)
-                    {
-                      const double *src = st->lam_out + (s0 + s) * n_out + (n * g.F + gi * g.Fg + f) * P;
-                      double *dst = T + (s * g.N + n) * P * g.Fg + f;
-                      for (int64_t p = 0; p < P; p++)
-                        dst[p * g.Fg] = src[p];
-                    }
-              /* cols = fl(T W_g): (nr N P x Fg) (Fg x CK), W_g the filters of group gi. */
-              cblas_dgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (int) (nr * g.N * P), (int) CK, (int) g.Fg, 1.0, T,
-                           (int) g.Fg, W + gi * g.Fg * CK, (int) CK, 0.0, cols, (int) CK);
-              /* col2im: lam_x[s][n, gi Cg + c, map(p,kk)] += cols[(s,n,p), c Kn + kk]. */
-#pragma omp parallel for num_threads(nthr) if (nr * g.N * P * CK > 65536)
-              for (int64_t s = 0; s < nr; s++)
-                for (int64_t n = 0; n < g.N; n++)
-                  {
-                    double *dst = lam_x + (s0 + s) * n_x + (n * g.C + gi * g.Cg) * g.Sn;
-                    for (int64_t p = 0; p < P; p++)
-                      {
-                        const double *cr = cols + ((s * g.N + n) * P + p) * CK;
-                        const int64_t *mp = map + p * g.Kn;
-                        for (int64_t c = 0; c < g.Cg; c++)
-                          {
-                            double *dc = dst + c * g.Sn;
-                            const double *cc = cr + c * g.Kn;
-                            for (int64_t kk = 0; kk < g.Kn; kk++)
-                              if (mp[kk] >= 0)
-                                dc[mp[kk]] += cc[kk];
-                          }
-                      }
-                  }
-            }
-        }
+      ret = cn_error_set (err, CN_EUNSUPPORTED, "conv: extents too large for BLAS (node '%s')", node_name (nv));
+      goto fail;
     }
-
-  /* bias[s] += fl(sum_{n,f,p} lam_y[s][n,f,p] b[f]); its (G) error is part of the affine charge. */
-#pragma omp parallel for num_threads(nthr) if (st->rows * n_out > 65536)
-  for (int64_t s = 0; s < st->rows; s++)
-    {
-      const double *l = st->lam_out + s * n_out;
-      double d = 0;
-      for (int64_t n = 0; n < g.N; n++)
-        for (int64_t f = 0; f < g.F; f++)
-          {
-            const double *lf = l + (n * g.F + f) * P;
-            double bf = b[f];
-            for (int64_t p = 0; p < P; p++)
-              d += lf[p] * bf;
-          }
-      cn__crown_add_bias (st, s, d);
-    }
+  /* Output positions per GEMM: at most CONV_CHUNK_DOUBLES / CK (the scratch buffer of each thread),
+   * and with several threads few enough to keep each GEMM on the calling thread.  Where that would
+   * leave fewer than 8 positions per GEMM (a large layer), the rows are processed one after the other
+   * and OpenBLAS threads each GEMM itself. */
+  int64_t pb = CONV_CHUNK_DOUBLES / (CK > 0 ? CK : 1), fck = g.Fg * CK > 0 ? g.Fg * CK : 1;
+  if (pb < 1)
+    pb = 1;
+  if (pb > P)
+    pb = P;
+  if (nthr > 1 && CONV_BLAS_SERIAL_MNK / fck >= (P < 8 ? P : 8))
+    pb = pb < CONV_BLAS_SERIAL_MNK / fck ? pb : CONV_BLAS_SERIAL_MNK / fck;
+  else
+    nthr = 1;
+  if ((ret = conv_crown_rows (st, &g, map, pb, nthr, err)) != CN_OK)
+    goto fail;
 
   /* w_up[n,f,p] >= sum_{c,kk} |W[f,c,kk]| m[n, g Cg + c, map(p,kk)] + |b[f]|: an RN sum of at most
    * CK + 1 nonnegative products, rounded up by (N). */
@@ -533,8 +575,6 @@ fail:
   free (map);
   free (m);
   free (w_up);
-  free (T);
-  free (cols);
   return ret;
 nomem:
   ret = cn_error_set (err, CN_ENOMEM, "conv: out of memory (node '%s')", node_name (nv));

@@ -9,8 +9,8 @@
  *            infinite ends are copied as they are.
  *   CROWN    lam . v = sum_o lam_o u_{k(o)}[j(o)] + value sum_{o padded} lam_o, so
  *            lam_in[k][j] = sum_{o : (k(o), j(o)) = (k, j)} lam_o.
- *            reshape, permute, pad, cat and slice hit every (k, j) at most once: a scatter of
- *            exact copies, no charge.
+ *            reshape, permute, pad and cat hit every (k, j) at most once: a scatter of exact
+ *            copies, no charge.
  *            broadcast hits input entry j from K = numel(out)/numel(in) outputs: the sums are
  *            computed in round-to-nearest, sequentially in output order, so lam_in = fl(lam A)
  *            with A the 0/1 matrix of the copies and inner length K; charged by
@@ -27,8 +27,8 @@
  * permute    output axis a is input axis perm[a]: j(i_0..i_{r-1}) = sum_a i_a stride_in[perm[a]].
  * broadcast  numpy rules: trailing axes aligned, an input extent is 1 (index 0 is read) or the
  *            target's; leading target axes are new.
- * pad        constant padding, begin[a], end[a] >= 0; the value must be finite (a box end must be
- *            a real number or an infinity meaning "unknown", never a NaN).
+ * pad        constant padding, begin[a], end[a] >= 0; the value must be finite (the network is
+ *            read over the reals, and an infinity or a NaN is not a real value).
  * cat        the inputs (at least one, equal ranks, equal extents off AXIS) one after the other
  *            along AXIS. */
 #include <config.h>

@@ -84,36 +84,41 @@ bn_dims (const cn_node_view *nv, int64_t *outer, int64_t *C, int64_t *inner)
   *inner = b;
 }
 
-#define BN_FORWARD(T, SQRT)                                                                    \
-  do                                                                                        \
-    {                                                                                       \
-      const T *x = in[0]->data, *sc = in[1]->data, *bi = in[2]->data;                       \
-      const T *mu = in[3]->data, *va = in[4]->data;                                         \
-      T *y = out->data, e = (T) p->eps;                                                     \
+/* The forward evaluation in one sort T with its correctly rounded square root SQRT. */
+#define BN_FORWARD_FN(NAME, T, SQRT)                                                        \
+  static cn_status NAME (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, \
+                         cn_error *err)                                                     \
+  {                                                                                         \
+    const cn_params_batchnorm *p = nv->params;                                              \
+    int64_t outer, C, inner;                                                                \
+    bn_dims (nv, &outer, &C, &inner);                                                       \
+    const T *x = in[0]->data, *sc = in[1]->data, *bi = in[2]->data;                         \
+    const T *mu = in[3]->data, *va = in[4]->data;                                           \
+    T *y = out->data, e = (T) p->eps;                                                       \
+    for (int64_t c = 0; c < C; c++)                                                         \
+      if (!(va[c] + e > 0))                                                                 \
+        return cn_error_set (err, CN_ENUMERIC,                                              \
+                             "batchNormRunning: var + eps = %g is not positive at channel %lld (node '%s')", \
+                             (double) (va[c] + e), (long long) c, node_name (nv));          \
+    for (int64_t a = 0; a < outer; a++)                                                     \
       for (int64_t c = 0; c < C; c++)                                                       \
         {                                                                                   \
-          T v = va[c] + e;                                                                  \
-          if (!(v > 0))                                                                     \
-            return cn_error_set (err, CN_ENUMERIC,                                          \
-                                 "batchNormRunning: var + eps = %g is not positive at channel %lld (node '%s')", \
-                                 (double) v, (long long) c, node_name (nv));                \
+          T q = SQRT (va[c] + e);                                                           \
+          const T *xa = x + (a * C + c) * inner;                                            \
+          T *ya = y + (a * C + c) * inner;                                                  \
+          for (int64_t i = 0; i < inner; i++)                                               \
+            ya[i] = (sc[c] * (xa[i] - mu[c])) / q + bi[c];                                  \
         }                                                                                   \
-      for (int64_t a = 0; a < outer; a++)                                                   \
-        for (int64_t c = 0; c < C; c++)                                                     \
-          {                                                                                 \
-            T q = SQRT (va[c] + e);                                                         \
-            const T *xa = x + (a * C + c) * inner;                                          \
-            T *ya = y + (a * C + c) * inner;                                                \
-            for (int64_t i = 0; i < inner; i++)                                             \
-              ya[i] = (sc[c] * (xa[i] - mu[c])) / q + bi[c];                                \
-          }                                                                                 \
-    }                                                                                       \
-  while (0)
+    return CN_OK;                                                                           \
+  }
+
+/* sqrt and sqrtf are correctly rounded in their formats. */
+BN_FORWARD_FN (bn_forward_f64, double, sqrt)
+BN_FORWARD_FN (bn_forward_f32, float, sqrtf)
 
 static cn_status
 bn_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  const cn_params_batchnorm *p = nv->params;
   if (!cn_dtype_is_float (out->dtype))
     return cn_error_set (err, CN_EINVAL, "batchNormRunning: evaluation sort %s is not f64 or f32 (node '%s')",
                          cn_dtype_name (out->dtype), node_name (nv));
@@ -121,14 +126,7 @@ bn_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, 
     if (in[i]->dtype != out->dtype)
       return cn_error_set (err, CN_EINVAL, "batchNormRunning: input %d has sort %s, the output %s (node '%s')", i,
                            cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), node_name (nv));
-  int64_t outer, C, inner;
-  bn_dims (nv, &outer, &C, &inner);
-  /* sqrt and sqrtf are correctly rounded in their formats. */
-  if (out->dtype == CN_DTYPE_F64)
-    BN_FORWARD (double, sqrt);
-  else
-    BN_FORWARD (float, sqrtf);
-  return CN_OK;
+  return out->dtype == CN_DTYPE_F64 ? bn_forward_f64 (nv, in, out, err) : bn_forward_f32 (nv, in, out, err);
 }
 
 /* ---- interval helpers (outward rounding; 0 times anything is 0) -------------------------- */

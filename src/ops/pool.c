@@ -4,20 +4,23 @@
  * pool: x [N, C, S_1..S_d] -> y [N, C, O_1..O_d], 1 <= d <= 3, window K, stride, padding, dilation;
  * O_i as for conv.  Output position p at kernel offset kk reads i(p,kk) = p stride - pad_begin +
  * kk dilation per axis; W(p) is the set of in-bounds positions of the window (never empty: check
- * refuses attributes with a window entirely in the padding).
+ * refuses attributes with a window entirely in the padding).  Error model (ALGORITHMS.md 6.3): (G)
+ * for RN sums and dot products in any order (cn__dot_err), (N) for nonnegative ones.
  *   max      Forward  y = max over W(p) (padded positions ignored; a NaN in the window gives NaN).
- *            IBP      [max_j l_j, max_j u_j] over W(p): exact, no rounding.
+ *            IBP      [max_j l_j, max_j u_j] over W(p) (1.5): exact, no rounding.
  *            CROWN    (ALGORITHMS.md 3, maxpool; needs the input box) with i* = the first argmax of l over
  *                     W(p): y >= x_{i*} always; if l_{i*} >= max_{j != i*} u_j then y = x_{i*} exactly, else
  *                     y <= U = max_j u_j.  A row with lam >= 0 at p (or p exact) sends lam to lam_x[i*]; one
  *                     with lam < 0 at an inexact p adds lam U to its bias (an RN dot product charged by (G),
  *                     cn__dot_err; the row's charge is +inf if some needed U is infinite).  The scatter-add
  *                     into lam_x is exact when no input position lies in two windows; otherwise each lam_x
- *                     entry is an RN sum of at most M (the largest number of windows sharing a position)
- *                     lams, charged as an affine step with w_up[p] = m_{i*(p)}, K = M.
+ *                     entry is an RN sum of at most M lams, M = prod over axes of min(K_i, ceil(span_i /
+ *                     stride_i)) bounding the number of windows that share a position (span = dilation
+ *                     (K - 1) + 1), charged as an affine step (cn__crown_charge_affine) with
+ *                     w_up[p] = m_{i*(p)} and K = M.
  *   average  Forward  y = (sum over W(p) in C order) / D(p), D(p) = prod(K) if count_include_pad, else
  *                     |W(p)|; padded positions count as 0.
- *            IBP      lower = down(down(s - cn__dot_err (t, |W(p)|)) / D(p)) with s = fl(sum l_j),
+ *            IBP      (affine, 1.1) lower = down(down(s - cn__dot_err (t, |W(p)|)) / D(p)) with s = fl(sum l_j),
  *                     t = fl(sum |l_j|): the RN sum bounded by (G), then a correctly rounded division of the
  *                     bound, rounded down again.  The upper end mirrors it.
  *            CROWN    affine: lam_x[s][j] = sum over the windows containing j of fl(lam_y[s][p] / D(p)), each
@@ -44,7 +47,7 @@ struct pool_geom
   int64_t N, C;
   int64_t S[3], K[3], O[3], str[3], pb[3], dil[3];
   int64_t Sn, Kn, On;
-  int64_t mult;                     /* the largest number of windows that share an input position */
+  int64_t mult;                     /* an upper bound of the number of windows sharing an input position */
 };
 
 /* Whether some position a + k d (0 <= k < K) lies in [0, S). */
@@ -107,20 +110,14 @@ pool_geometry (const cn_params_pool *p, const cn_shape *x, struct pool_geom *g, 
           return cn_error_set (err, CN_EINVAL,
                                "pool: window %lld on spatial axis %d lies in the padding only (pads %lld, %lld, kernel %lld)",
                                (long long) o, i, (long long) pb, (long long) pe, (long long) K);
-      /* The largest number of (window, offset) pairs that read one position on this axis. */
-      int64_t *cnt = calloc ((size_t) (S > 0 ? S : 1), sizeof *cnt);
-      if (cnt == NULL)
-        return cn_error_set (err, CN_ENOMEM, "pool: out of memory");
-      int64_t mx = 0;
-      for (int64_t o = 0; o < O; o++)
-        for (int64_t k = 0; k < K; k++)
-          {
-            int64_t j = o * st - pb + k * dl;
-            if (j >= 0 && j < S && ++cnt[j] > mx)
-              mx = cnt[j];
-          }
-      free (cnt);
-      g->mult *= mx > 0 ? mx : 1;
+      /* A position j on this axis is read by at most one window per kernel offset (o st + k d = j + pb
+       * fixes o), and only by the windows o with o st in (j + pb - span, j + pb]: at most
+       * min(K, ceil(span / st)) windows share it (1 when the windows do not overlap). */
+      int64_t mx = (span + st - 1) / st;
+      if (mx > K)
+        mx = K;
+      if (__builtin_mul_overflow (g->mult, mx, &g->mult))
+        return cn_error_set (err, CN_EINVAL, "pool: extents overflow on spatial axis %d", i);
       g->S[a] = S;
       g->K[a] = K;
       g->O[a] = O;

@@ -1,38 +1,44 @@
 /* SPDX-License-Identifier: MIT */
 /* src/ops/product.c: linear and matmul.
  *
+ * Error model (ALGORITHMS.md 6.3): (G) an RN dot product of length k, in any order, errs by at most
+ * gamma_k |a|.|b| + k eta, which cn__dot_err (t, k) bounds from t = fl(|a|.|b|); (N) a nonnegative
+ * RN dot product t is below the exact one by a factor at most kappa_k, after adding k eta.
+ *
  * linear: x [..., n_in], W [n_out, n_in], b [n_out] -> y [..., n_out] (torch.nn.functional.linear).
  *   Forward  y[r,o] = (sum_j x[r,j] W[o,j]) + b[o], the sum taken in order j = 0, 1, ... in the sort of
  *            the tensors (float arithmetic for f32), then the bias added.
- *   IBP      selection form (ALGORITHMS.md 1.1): every term of the exact sum b[o] + sum_j W[o,j] x[r,j]
- *            is an interval product; its lower end is the smallest of the corner products (for a point
- *            factor w: w l or w u by the sign of w; 0 times anything is 0, also an infinite end).
- *            Round-to-nearest is monotone, so the RN value of the smallest corner product is the
- *            smallest RN corner product: the sum s of the chosen RN products is the RN evaluation of a
- *            dot product of exact doubles, t = fl(sum |p_j|) its absolute counterpart, and by (G)
- *            lower = down(s - cn__dot_err (t, n_in + 1)) (6.4, "sound IBP"); the upper end mirrors it.
- *            An infinite end, an overflow or a NaN makes that end infinite, never finite.
- *   CROWN    (2.2(c)) with W and b constant: lam_x[s][r,:] = fl(lam_y[s][r,:] W), all rows at once as
- *            one GEMM (rows*R x n_out) (n_out x n_in) through cblas_dgemm in round-to-nearest;
- *            bias[s] += fl(lam_y[s] . b) over all (r,o).  Charge (6.4, linear step): with
- *            m = max(|l_x|,|u_x|), w_up[r,o] >= sum_j |W[o,j]| m[r,j] + |b[o]| computed in RN and rounded
- *            up by (N), cn__crown_charge_affine (w_up, K) with K = numel(y) >= n_out, the longest inner
- *            product of any lam_x entry or of the bias dot.
+ *   IBP      selection form (1.1): every term of the exact sum b[o] + sum_j W[o,j] x[r,j] is an
+ *            interval product; its lower end is the smallest corner product (for a point factor w:
+ *            w l or w u by the sign of w; 0 times anything is 0, an infinite end included).  RN is
+ *            monotone, so the smallest RN corner product is the RN value of the smallest exact one:
+ *            the sum s of the chosen RN products is the RN evaluation of a dot product of doubles,
+ *            t = fl(sum |p_j|) its magnitude, and by (G) lower = down(s - cn__dot_err (t, n_in + 1))
+ *            (6.4, "sound IBP"); the upper end mirrors it.  W and b may be boxes as well.  An
+ *            infinite end, an overflow or a NaN makes that end infinite, never finite.
+ *   CROWN    (2.2(c)) with W and b constant: lam_x[s][r,:] = fl(lam_y[s][r,:] W) for all rows at once,
+ *            one GEMM (rows*R x n_out) (n_out x n_in) through cblas_dgemm in RN; bias[s] +=
+ *            fl(lam_y[s] . b) over all (r,o) (one GEMV, then the R partial dots of a row summed).
+ *            Charge (6.4, linear step): with m = max(|l_x|,|u_x|), w_up[r,o] >= sum_j |W[o,j]| m[r,j]
+ *            + |b[o]| (an RN sum rounded up by (N)) and cn__crown_charge_affine (w_up, K), K = numel(y),
+ *            at least the longest inner product of a lam_x entry (n_out) and of the bias dot (R n_out).
  *
  * matmul: numpy semantics.  A [..., n, k] (a 1-D A is [k], promoted to [1, k]), B [..., k, m] (a 1-D B
  *   is [k], promoted to [k, 1]); the batch prefixes broadcast; the promoted axes are removed from the
  *   output [batch..., n, m].
  *   Forward  Y[t,i,j] = sum_kk A[ta,i,kk] B[tb,kk,j] in order kk = 0, 1, ...
- *   IBP      the same selection form as linear, term by term (both operands may be boxes).
+ *   IBP      the selection form of linear, term by term; both operands may be boxes (interval
+ *            products of two boxes take the least and greatest corner products).
  *   CROWN    exactly one constant operand.  x @ W (B constant): lam_A[s][ta,i,:] += lam_Y[s][t,i,:] B[tb]^T;
- *            W @ x (A constant): lam_B[s][tb] += A[ta]^T lam_Y[s][t], through cblas_dgemm: one GEMM for
+ *            W @ x (A constant): lam_B[s][tb] += A[ta]^T lam_Y[s][t]; through cblas_dgemm, one GEMM for
  *            all rows when the batches allow it (no batch, or the constant unbatched and the variable
- *            not broadcast, with m = 1 for W @ x), else one GEMM per row and batch matrix, accumulated
- *            (beta = 1) where the variable operand broadcasts.  (G) holds for any summation order, so
- *            the charge is cn__crown_charge_affine with w_up[t,i,j] >= sum_kk |A||B| with the variable's
- *            magnitude m, rounded up by (N), and K = m * (copies) for x @ W, n * (copies) for W @ x, where
- *            copies = the number of output batch matrices that read one matrix of the variable operand.
- *            No bias. */
+ *            not broadcast; for W @ x also m = 1), else one GEMM per row and output batch matrix,
+ *            accumulated (beta = 1) where the variable operand broadcasts.  (G) holds for any order of
+ *            summation, so the charge is cn__crown_charge_affine with w_up[t,i,j] >= sum_kk |A||B| (the
+ *            variable replaced by its magnitude m, rounded up by (N)) and K = m copies for x @ W, n copies
+ *            for W @ x, copies = the number of output batch matrices that read one matrix of the
+ *            variable operand.  No bias.
+ */
 #include <config.h>
 #include <cblas.h>
 #include <limits.h>
@@ -321,7 +327,8 @@ linear_crown (const cn_crown_step *st, cn_error *err)
   const double *w = st->in_box[1]->lo, *b = st->in_box[2]->lo;
   double *m = malloc ((size_t) (n_x ? n_x : 1) * sizeof *m);
   double *w_up = malloc ((size_t) n_out * sizeof *w_up);
-  if (m == NULL || w_up == NULL)
+  double *dots = malloc ((size_t) (st->rows * R) * sizeof *dots);
+  if (m == NULL || w_up == NULL || dots == NULL)
     {
       ret = cn_error_set (err, CN_ENOMEM, "linear: out of memory (node '%s')", node_name (nv));
       goto fail;
@@ -334,15 +341,25 @@ linear_crown (const cn_crown_step *st, cn_error *err)
       goto fail;
     }
 
-  /* bias[s] += fl(lam_y[s] . b) over all (r, o); its (G) error is part of the affine charge. */
-#pragma omp parallel for num_threads(st->threads > 0 ? st->threads : 1) if (st->rows * n_out > 65536)
+  /* bias[s] += fl(lam_y[s] . b) over all (r, o): one GEMV gives fl(lam_y[s][r,:] . b) for every
+   * (s, r), then the R partial dots of a row are summed in order; the whole is an RN evaluation of a
+   * dot product of R*NO terms, whose (G) error is part of the affine charge. */
+  if (NO > INT_MAX)
+    {
+      ret = cn_error_set (err, CN_EUNSUPPORTED, "linear: extents too large for BLAS (node '%s')", node_name (nv));
+      goto fail;
+    }
+  for (int64_t r0 = 0; r0 < st->rows * R; r0 += INT_MAX / 2)
+    {
+      int64_t mr = st->rows * R - r0 < INT_MAX / 2 ? st->rows * R - r0 : INT_MAX / 2;
+      cblas_dgemv (CblasRowMajor, CblasNoTrans, (int) mr, (int) NO, 1.0, st->lam_out + r0 * NO, (int) NO, b, 1, 0.0,
+                   dots + r0, 1);
+    }
   for (int64_t s = 0; s < st->rows; s++)
     {
-      const double *l = st->lam_out + s * n_out;
       double d = 0;
       for (int64_t r = 0; r < R; r++)
-        for (int64_t o = 0; o < NO; o++)
-          d += l[r * NO + o] * b[o];
+        d += dots[s * R + r];
       cn__crown_add_bias (st, s, d);
     }
 
@@ -364,6 +381,7 @@ linear_crown (const cn_crown_step *st, cn_error *err)
 fail:
   free (m);
   free (w_up);
+  free (dots);
   return ret;
 }
 

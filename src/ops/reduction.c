@@ -18,13 +18,13 @@
  * reduce MAX, MIN: forward with NaN propagating (torch.amax); IBP [max l_i, max u_i] (MIN
  *            likewise), exact; the reduced extents must be > 0 (checked); CROWN:
  *            CN_EUNSUPPORTED.
- * mean   v_o = (1/N) sum_{i in G(o)} x_i, N >= 1 (checked).
+ * mean   v_o = (1/N) sum_{i in G(o)} x_i, 1 <= N <= 2^53 (checked).
  *   forward  the sum as above, then divided by N in the evaluation sort.
  *   IBP      the SUM box [L, H] (sound reals), then [down(fl(L / N)), up(fl(H / N))]: one more
  *            rounding each.
- *   CROWN    lam_in[i] = fl(lam_{o(i)} / N), one rounded quotient per entry (N is exact as a
- *            double: N <= 2^62 < 2^63 and the quotient is of the exact reals lam and N), charged
- *            by cn__crown_charge_entrywise: sum_i (2u |lam_in i| + eta) max(|l_i|, |u_i|).
+ *   CROWN    lam_in[i] = fl(lam_{o(i)} / N), one rounded quotient per entry (N <= 2^53 is
+ *            checked, so N is exact as a double), charged by cn__crown_charge_entrywise:
+ *            sum_i (2u |lam_in i| + eta) max(|l_i|, |u_i|).
  *   MPFI     mpfi_add over the group, then mpfi_div_ui by N.
  * MPFI arms of reduce: mpfi_add, mpfi_mul, and max/min of the ends (exact in MPFR). */
 #include <config.h>
@@ -63,6 +63,13 @@ reduce_shape (const char *op, const cn_params_reduce *r, int n_in, const cn_shap
     return cn_error_set (err, CN_EINVAL, "%s: keepdims must be 0 or 1, not %d", op, r->keepdims);
   cn_shape o;
   memset (&o, 0, sizeof o);
+  int64_t group = 1;
+  for (int a = 0; a < s->rank; a++)
+    if ((r->axes >> a) & 1u)
+      group *= s->dim[a];
+  if (need_elems == 2 && group > ((int64_t) 1 << 53))
+    return cn_error_set (err, CN_EUNSUPPORTED, "%s: groups of %lld elements (more than 2^53) are not supported", op,
+                         (long long) group);
   for (int a = 0; a < s->rank; a++)
     {
       if ((r->axes >> a) & 1u)
