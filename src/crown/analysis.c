@@ -4,15 +4,20 @@
  * Nodes are visited in topological order.  Each output gets its IBP box from the boxes of its
  * inputs (which are already as tight as this method makes them).  With CN_METHOD_CROWN, a
  * value read by an operator that relaxes (CN_RULE_NEEDS_BOUNDS: relu, max pooling) is then
- * tightened: one CROWN sweep from the value with rows [e_j; -e_j] for each entry j whose sign
- * the box leaves open (lo < 0 < hi), and the result intersected with the IBP box, both being
- * sound (ALGORITHMS.md 2.5).  A value computed by one node straight from the graph input is
+ * tightened: one CROWN sweep from the value with rows [e_j; -e_j] for each entry j that can be
+ * positive (hi > 0, lo < hi): the unstable entries, whose relaxation depends on the box, and the
+ * active ones, whose box passes on to the next layer's IBP; the result is intersected with the
+ * IBP box, both being sound (ALGORITHMS.md 2.5).  Entries with hi <= 0 are left to IBP: a relu
+ * maps them to 0 whatever their lower end.  (auto_LiRPA tightens only the IBP-unstable entries
+ * unless they exceed 90% of the layer; tightening the active ones too keeps every box at least
+ * as tight as its.)  A value computed by one node straight from the graph input is
  * left to IBP, which is then as tight as a sweep (the first affine layer). */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <omp.h>
 #include "crown/crown_impl.h"
 #include "ibp/ibp_impl.h"
 
@@ -102,7 +107,14 @@ chunk_rows (const cn_graph *g)
   return r < 2 ? 2 : (r & ~(int64_t) 1);
 }
 
-/* Tightens the box of value V by CROWN sweeps over its undecided entries. */
+/* Whether entry [lo, hi] gets a CROWN sweep (see the file's comment). */
+static int
+worth_tightening (double lo, double hi)
+{
+  return hi > 0 && lo < hi;
+}
+
+/* Tightens the box of value V by CROWN sweeps over the entries worth it. */
 static cn_status
 tighten (cn_analysis *a, int v, cn_error *err)
 {
@@ -110,7 +122,7 @@ tighten (cn_analysis *a, int v, cn_error *err)
   cn_box *b = &a->boxes[v];
   int64_t n = b->n, m = 0;
   for (int64_t j = 0; j < n; j++)
-    m += b->lo[j] < 0 && b->hi[j] > 0;
+    m += worth_tightening (b->lo[j], b->hi[j]);
   if (m == 0)
     return CN_OK;
   int64_t *idx = malloc ((size_t) m * sizeof *idx);
@@ -127,7 +139,7 @@ tighten (cn_analysis *a, int v, cn_error *err)
     }
   m = 0;
   for (int64_t j = 0; j < n; j++)
-    if (b->lo[j] < 0 && b->hi[j] > 0)
+    if (worth_tightening (b->lo[j], b->hi[j]))
       idx[m++] = j;
   for (int64_t first = 0; first < m; first += chunk / 2)
     {
@@ -218,6 +230,8 @@ cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts
     a->opts = *opts;
   else
     cn_bounds_opts_init (&a->opts);
+  if (a->opts.threads <= 0)
+    a->opts.threads = omp_get_max_threads ();
   a->boxes = calloc ((size_t) (g->n_values ? g->n_values : 1), sizeof *a->boxes);
   a->depends = calloc ((size_t) (g->n_values ? g->n_values : 1), 1);
   if (a->boxes == NULL || a->depends == NULL)

@@ -64,7 +64,7 @@ cn__crown_charge_entrywise (const cn_crown_step *st, const double *lam_in, int64
       return;
     }
   double m1 = cn__box_magnitude (box, m);
-#pragma omp parallel for num_threads(st->threads > 0 ? st->threads : 1) if (st->rows > 64)
+#pragma omp parallel for num_threads(st->threads > 0 ? st->threads : 1) if (st->rows * n > (1 << 18))
   for (int64_t s = 0; s < st->rows; s++)
     {
       const double *l = lam_in + s * n;
@@ -87,7 +87,7 @@ cn__crown_charge_affine (const cn_crown_step *st, const double *w_up, int64_t k,
   double g = cn__gamma (k);
   double kap = cn__kappa (n);
   double tail = cn__up ((double) k * CN_ETA * cn__up (m1_up + 1));
-#pragma omp parallel for num_threads(st->threads > 0 ? st->threads : 1) if (st->rows > 64)
+#pragma omp parallel for num_threads(st->threads > 0 ? st->threads : 1) if (st->rows * n > (1 << 18))
   for (int64_t s = 0; s < st->rows; s++)
     {
       const double *l = st->lam_out + s * n;
