@@ -48,6 +48,8 @@ main (int argc, char **argv)
       printf ("certnn %s\n", cn_version ());
       return CLI_OK;
     }
+  /* certnn parallelises rows with OpenMP; OpenBLAS's own pool would compete for the cores. */
+  cn_set_blas_threads (1);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp (argv[1], commands[i].name) == 0)
       return commands[i].run (argc - 1, argv + 1);

@@ -2,6 +2,7 @@
 /* src/core/version.c: the library version and the floating-point environment check. */
 #include <config.h>
 #include <fenv.h>
+#include <cblas.h>
 #include "certnn/certnn.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
@@ -31,4 +32,10 @@ cn_fpenv_check (cn_error *err)
     return cn_error_set (err, CN_EUNSOUND, "fpenv: the SSE rounding mode is not round-to-nearest");
 #endif
   return CN_OK;
+}
+
+void
+cn_set_blas_threads (int n)
+{
+  openblas_set_num_threads (n < 1 ? 1 : n);
 }

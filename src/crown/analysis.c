@@ -4,13 +4,14 @@
  * Nodes are visited in topological order.  Each output gets its IBP box from the boxes of its
  * inputs (which are already as tight as this method makes them).  With CN_METHOD_CROWN, a
  * value read by an operator that relaxes (CN_RULE_NEEDS_BOUNDS: relu, max pooling) is then
- * tightened: one CROWN sweep from the value with rows [e_j; -e_j] for each entry j that can be
- * positive (hi > 0, lo < hi): the unstable entries, whose relaxation depends on the box, and the
- * active ones, whose box passes on to the next layer's IBP; the result is intersected with the
- * IBP box, both being sound (ALGORITHMS.md 2.5).  Entries with hi <= 0 are left to IBP: a relu
- * maps them to 0 whatever their lower end.  (auto_LiRPA tightens only the IBP-unstable entries
- * unless they exceed 90% of the layer; tightening the active ones too keeps every box at least
- * as tight as its.)  A value computed by one node straight from the graph input is
+ * tightened: one CROWN sweep from the value with rows [e_j; -e_j] for the entries j whose sign
+ * the box leaves open (lo < 0 < hi), whose relaxation depends on the box; when these are more
+ * than 90% of the value, also for the active entries (lo >= 0, lo < hi), whose box passes on to
+ * the next layer's IBP (as auto_LiRPA's sparse intermediate bounds do, which switch to all
+ * entries past 90%).  The result is intersected with the IBP box, both being sound
+ * (ALGORITHMS.md 2.5), so every box is at least as tight as auto_LiRPA's given the same boxes
+ * upstream.  Entries with hi <= 0 are left to IBP: a relu maps them to 0 whatever their lower
+ * end.  A value computed by one node straight from the graph input is
  * left to IBP, which is then as tight as a sweep (the first affine layer). */
 #include <config.h>
 #include <math.h>
@@ -25,7 +26,7 @@ struct cn_analysis
 {
   const cn_graph *g;
   cn_bounds_opts opts;
-  cn_box *boxes;             /* one per value */
+  cn_box *boxes;             /* one per value; a constant's box borrows its data (lo == hi == cdata) */
   unsigned char *depends;    /* value depends on a graph input */
   double seconds;
 };
@@ -78,7 +79,8 @@ cn_analysis_free (cn_analysis *a)
     return;
   if (a->boxes != NULL)
     for (int v = 0; v < a->g->n_values; v++)
-      cn_box_clear (&a->boxes[v]);
+      if (!a->g->values[v].is_constant)
+        cn_box_clear (&a->boxes[v]);
   free (a->boxes);
   free (a->depends);
   free (a);
@@ -107,11 +109,12 @@ chunk_rows (const cn_graph *g)
   return r < 2 ? 2 : (r & ~(int64_t) 1);
 }
 
-/* Whether entry [lo, hi] gets a CROWN sweep (see the file's comment). */
+/* Whether entry [lo, hi] gets a CROWN sweep (see the file's comment); DENSE says whether the
+ * unstable entries are more than 90% of the value. */
 static int
-worth_tightening (double lo, double hi)
+worth_tightening (double lo, double hi, int dense)
 {
-  return hi > 0 && lo < hi;
+  return dense ? hi > 0 && lo < hi : lo < 0 && hi > 0;
 }
 
 /* Tightens the box of value V by CROWN sweeps over the entries worth it. */
@@ -122,7 +125,11 @@ tighten (cn_analysis *a, int v, cn_error *err)
   cn_box *b = &a->boxes[v];
   int64_t n = b->n, m = 0;
   for (int64_t j = 0; j < n; j++)
-    m += worth_tightening (b->lo[j], b->hi[j]);
+    m += b->lo[j] < 0 && b->hi[j] > 0;
+  int dense = m > 0.9 * (double) n;
+  m = 0;
+  for (int64_t j = 0; j < n; j++)
+    m += worth_tightening (b->lo[j], b->hi[j], dense);
   if (m == 0)
     return CN_OK;
   int64_t *idx = malloc ((size_t) m * sizeof *idx);
@@ -139,7 +146,7 @@ tighten (cn_analysis *a, int v, cn_error *err)
     }
   m = 0;
   for (int64_t j = 0; j < n; j++)
-    if (worth_tightening (b->lo[j], b->hi[j]))
+    if (worth_tightening (b->lo[j], b->hi[j], dense))
       idx[m++] = j;
   for (int64_t first = 0; first < m; first += chunk / 2)
     {
@@ -242,16 +249,18 @@ cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts
   for (int v = 0; v < g->n_values; v++)
     {
       const struct cn__value *val = &g->values[v];
-      if (val->is_input || val->is_constant)
+      if (val->is_constant)
         {
-          if ((st = cn_box_init (&a->boxes[v], val->numel, err)) != CN_OK)
+          /* the degenerate box [c, c], borrowed: nothing ever writes a constant's box */
+          a->boxes[v].n = val->numel;
+          a->boxes[v].lo = val->cdata;
+          a->boxes[v].hi = val->cdata;
+        }
+      else if (val->is_input)
+        {
+          if ((st = cn_box_copy (&a->boxes[v], input, err)) != CN_OK)
             goto fail;
-          for (int64_t j = 0; j < val->numel; j++)
-            {
-              a->boxes[v].lo[j] = val->is_constant ? val->cdata[j] : input->lo[j];
-              a->boxes[v].hi[j] = val->is_constant ? val->cdata[j] : input->hi[j];
-            }
-          a->depends[v] = (unsigned char) val->is_input;
+          a->depends[v] = 1;
         }
     }
   for (int k = 0; k < g->n_nodes; k++)

@@ -74,5 +74,16 @@ echo "0 1 2" > "$TMP/short.txt"
 expect 2 "needs 5" "$CERTNN" bounds "$NET" --center "$TMP/short.txt" --eps 0.1
 expect 2 "needs 5" "$CERTNN" run "$NET" --input "$TMP/short.txt"
 
+# every malformed model and property of the library tests, through the command: exit 2 with a message
+for f in "$SRC"/tests/data/onnx/bad/*.onnx; do
+  case "$f" in */good.onnx) continue ;; esac
+  expect 2 "certnn: " "$CERTNN" bounds "$f" --vnnlib "$P1"
+done
+for f in "$SRC"/tests/data/vnnlib/err_*.vnnlib; do
+  expect 2 "$(basename "$f"):[0-9]+:[0-9]+" "$CERTNN" bounds "$NET" --vnnlib "$f"
+done
+# a property whose X and Y counts do not fit the network
+expect 2 "declares" "$CERTNN" bounds "$NET" --vnnlib "$SRC/tests/data/vnnlib/ok_mixed.vnnlib"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
