@@ -388,6 +388,7 @@ cli_verify (int argc, char **argv)
   if (v.progress && !v.quiet)
     fprintf (stderr, "\r%60s\r", "");
   print_result (stdout, verdict, &v);
+  fflush (stdout);
   if (output != NULL)
     {
       FILE *f = fopen (output, "w");

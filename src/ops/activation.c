@@ -2,7 +2,8 @@
 /* src/ops/activation.c: relu.
  *
  * relu  v = max(z, 0), entry by entry; [l, u] is the input box of one entry.
- *   forward  z > 0 ? z : 0, and NaN stays NaN (torch.relu propagates it).  Exact.
+ *   forward  z > 0 ? z : +0, and NaN stays NaN (torch.relu propagates it), in the sort of the
+ *            tensors.  Exact: no rounding (a -0 input gives +0).
  *   IBP      [max(l, 0), max(u, 0)]: relu is nondecreasing and exact on doubles; no rounding.
  *            Infinite ends stay infinite (max(-inf, 0) = 0 is the true infimum).
  *   CROWN    (ALGORITHMS.md 2.4 and 6.4) per entry:

@@ -7,9 +7,14 @@
  *     i(p, kk) = p stride - pad_begin + kk dilation   (per spatial axis; padded positions read 0).
  * Error model (ALGORITHMS.md 6.3): (G) for RN dot products in any order (cn__dot_err), (N) for
  * nonnegative ones (see product.c).
- *   Forward  y[n,f,p] = (sum_{c < C/G} sum_kk x[n, g C/G + c, i(p,kk)] W[f,c,kk]) + b[f], summed with c
- *            outer and kk inner (in C order), in-bounds terms only, in the sort of the tensors, then the
- *            bias added.
+ *   Forward  in the sort T of the tensors (float for f32, double for f64), every product and sum rounded
+ *            to nearest in T on its own (fl; -ffp-contract=off, so no fused multiply-add, and
+ *            FLT_EVAL_METHOD 0).  With s = +0 at the start, for c = 0, 1, ..., C/G - 1 (outer) and the
+ *            kernel offsets kk = (k_1 K_2 + k_2) K_3 + k_3 = 0, 1, ..., prod(K) - 1 in C order (inner):
+ *                s = fl(s + fl(x[n, g C/G + c, i(p,kk)] W[f,c,kk]))   if i(p,kk) is inside the input,
+ *            nothing at all for a padded position (no 0 * W term is added), then y[n,f,p] = fl(s + b[f])
+ *            (b is zero when the model has no bias: fl(s + 0)).  tools/gen_onnx_tests.py emulates this
+ *            order ("f32seq") and tests/check_onnx.c requires the binary32 forward to match it bit for bit.
  *   IBP      selection form per output (1.1): each term W[f,c,kk] x[...] is an interval product whose
  *            lower (upper) end is the least (greatest) corner product, 0 times anything being 0; RN is
  *            monotone, so the RN sum s of the chosen RN products and t = fl(sum |p|) give
@@ -260,6 +265,8 @@ conv_prepare (const cn_node_view *nv, struct conv_geom *g, int64_t **map, cn_err
   return CN_OK;
 }
 
+/* The forward in the sort T, in the order of the header: one accumulator per output from +0, the
+ * in-bounds terms with c outer and kk inner, each product and sum rounded once, the bias last. */
 #define CONV_FORWARD(T)                                                                     \
   do                                                                                        \
     {                                                                                       \

@@ -9,20 +9,25 @@
  * upper end -inf likewise becomes -DBL_MAX; a NaN (inf - inf) becomes -inf or +inf.  A finite
  * end is never made up from an infinite or NaN one.
  *
+ * The forwards compute in the sort T of the tensors (double for f64, float for f32), one operation
+ * per entry rounded to nearest in T (fl; FLT_EVAL_METHOD 0, so a float operation is rounded once to
+ * binary32); tools/gen_onnx_tests.py emulates them ("f32seq") and tests/check_onnx.c requires the
+ * binary32 forward to match bit for bit.
+ *
  * add  v = x + y.
- *   forward  fl(x + y) in the evaluation sort (double or float arithmetic).
+ *   forward  fl(x + y): one correctly rounded addition in T per entry.
  *   IBP      [down(fl(xl + yl)), up(fl(xu + yu))]: one rounding per end, covered by down/up.
  *   CROWN    lam . v = lam . x + lam . y exactly, so lam_x = lam_y = lam (copies, no charge).
  *            An input without coefficients (a constant) is discharged over its box: the bias
  *            gets fl(sum_j sel_j) with sel_j = lam_j * (lam_j > 0 ? lo_j : hi_j), and the charge
  *            the (G) error cn__dot_err of that dot product plus the rounding of the addition
  *            (cn__crown_add_bias); an infinite end needed there makes the charge +inf.
- * sub  v = x - y: as add, with the box [down(fl(xl - yu)), up(fl(xu - yl))] and lam_y = -lam
- *            (an exact negation).
+ * sub  v = x - y: forward fl(x - y), one correctly rounded subtraction; otherwise as add, with
+ *            the box [down(fl(xl - yu)), up(fl(xu - yl))] and lam_y = -lam (an exact negation).
  * neg  v = -x: forward fl(-x) = -x, IBP [-xu, -xl] and CROWN lam_x = -lam are exact; no
  *            rounding and no charge.
  * mul  v = x * y.
- *   forward  fl(x * y).
+ *   forward  fl(x * y): one correctly rounded product in T per entry.
  *   IBP      the hull of the four end products xl yl, xl yu, xu yl, xu yu (ALGORITHMS.md 1.4),
  *            each product rounded down for the lower candidates and up for the upper ones.  A
  *            product with a zero factor is exactly 0 (an infinite end is not a point of the box,
@@ -33,8 +38,8 @@
  *            cn__crown_charge_entrywise with m_j = max(|xl_j|, |xu_j|).  Two non-constant
  *            factors: CN_EUNSUPPORTED.
  * div  v = x / y with torch.div's rounding mode.
- *   forward  TRUE: fl(x / y).  TRUNC: trunc(fl(x / y)) as torch.  FLOOR: torch's
- *            div_floor_floating (fmod based, in the evaluation sort).
+ *   forward  TRUE: fl(x / y), one correctly rounded quotient in T.  TRUNC: trunc(fl(x / y)) as torch.
+ *            FLOOR: torch's div_floor_floating (fmod based, in T, step by step as div_floor_d/_f).
  *   IBP      TRUE: if 0 lies in [yl, yu] the quotient is unbounded: [-inf, +inf].  Otherwise x/y is
  *            monotone in each argument on the box, and the hull of the four end quotients,
  *            each rounded outward, is sound.  Limits at infinite ends: 0/y = 0, finite/inf = 0,

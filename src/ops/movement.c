@@ -4,7 +4,8 @@
  * Each of these operators reads every output entry o off one input entry, or writes the
  * padding value there:  v_o = u_{k(o)}[j(o)]  (or v_o = value for pad).  The arms share one
  * engine built on that map (k, j):
- *   forward  copies (and the pad value rounded to the evaluation sort).  Exact.
+ *   forward  copies in the sort of the tensors, and the pad value rounded to nearest in that sort
+ *            ((float) value for f32).  Exact otherwise: no arithmetic.
  *   IBP      [lo, hi]_o = [lo, hi] of u_{k(o)}[j(o)] (or [value, value]).  Exact, no rounding;
  *            infinite ends are copied as they are.
  *   CROWN    lam . v = sum_o lam_o u_{k(o)}[j(o)] + value sum_{o padded} lam_o, so

@@ -4,9 +4,13 @@
  * batchNormRunning: x (any rank >= 1), scale, bias, mean, var (rank 1, extent C = x's extent on AXIS)
  * -> y of x's shape, with c the channel of the element (its index on AXIS):
  *     y = scale[c] (x - mean[c]) / sqrt(var[c] + eps) + bias[c],   eps > 0.
- *   Forward  in the sort of the tensors, in the order written: d = x - mean, q = sqrt(var + eps),
- *            y = (scale d) / q + bias (eps rounded to the sort).  A channel with var + eps <= 0 (or NaN)
- *            is CN_ENUMERIC: var is data, not an attribute.
+ *   Forward  in the sort T of the tensors (float for f32, double for f64), each operation rounded to
+ *            nearest in T on its own (fl; -ffp-contract=off, FLT_EVAL_METHOD 0; sqrtf and sqrt are
+ *            correctly rounded), in the order written: with e = eps rounded to T,
+ *                q = fl(sqrt(fl(var[c] + e))),   y = fl(fl(fl(scale[c] fl(x - mean[c])) / q) + bias[c]).
+ *            tools/gen_onnx_tests.py emulates this ("f32seq") and tests/check_onnx.c requires the
+ *            binary32 forward to match it bit for bit.  A channel with var + eps <= 0 (or NaN) is
+ *            CN_ENUMERIC: var is data, not an attribute.
  *   IBP      interval arithmetic with outward rounding, every input possibly a box: v = var + eps in
  *            [down(vl + eps), up(vh + eps)] (CN_ENUMERIC unless v > 0 on the whole interval);
  *            q = sqrt(v) in [down(sqrt vl), up(sqrt vh)] (sqrt is correctly rounded); r = 1/q in
@@ -84,7 +88,8 @@ bn_dims (const cn_node_view *nv, int64_t *outer, int64_t *C, int64_t *inner)
   *inner = b;
 }
 
-/* The forward evaluation in one sort T with its correctly rounded square root SQRT. */
+/* The forward evaluation in one sort T with its correctly rounded square root SQRT, in the order of
+ * the header: q once per channel, then per entry one rounded difference, product, quotient and sum. */
 #define BN_FORWARD_FN(NAME, T, SQRT)                                                        \
   static cn_status NAME (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, \
                          cn_error *err)                                                     \

@@ -6,7 +6,13 @@
  * kk dilation per axis; W(p) is the set of in-bounds positions of the window (never empty: check
  * refuses attributes with a window entirely in the padding).  Error model (ALGORITHMS.md 6.3): (G)
  * for RN sums and dot products in any order (cn__dot_err), (N) for nonnegative ones.
- *   max      Forward  y = max over W(p) (padded positions ignored; a NaN in the window gives NaN).
+ * The forwards compute in the sort T of the tensors (float for f32, double for f64), each sum and
+ * quotient rounded to nearest in T on its own (fl; FLT_EVAL_METHOD 0); tools/gen_onnx_tests.py emulates
+ * them ("f32seq") and tests/check_onnx.c requires the binary32 forward to match bit for bit.
+ *   max      Forward  m = the first in-bounds entry of the window (kernel offsets kk in C order), then
+ *                     for each later in-bounds entry v in that order m = v if v > m or v is NaN (unless
+ *                     m is NaN already): y = max over W(p), exactly (padded positions ignored; a NaN in
+ *                     the window gives NaN).
  *            IBP      [max_j l_j, max_j u_j] over W(p) (1.5): exact, no rounding.
  *            CROWN    (ALGORITHMS.md 3, maxpool; needs the input box) with i* = the first argmax of l over
  *                     W(p): y >= x_{i*} always; if l_{i*} >= max_{j != i*} u_j then y = x_{i*} exactly, else
@@ -18,8 +24,9 @@
  *                     stride_i)) bounding the number of windows that share a position (span = dilation
  *                     (K - 1) + 1), charged as an affine step (cn__crown_charge_affine) with
  *                     w_up[p] = m_{i*(p)} and K = M.
- *   average  Forward  y = (sum over W(p) in C order) / D(p), D(p) = prod(K) if count_include_pad, else
- *                     |W(p)|; padded positions count as 0.
+ *   average  Forward  s = +0, then s = fl(s + x_j) for the in-bounds positions j of W(p) in C order of
+ *                     the kernel offsets (a padded position adds nothing), y = fl(s / D(p)) with
+ *                     D(p) = prod(K) if count_include_pad, else |W(p)|, converted to T.
  *            IBP      (affine, 1.1) lower = down(down(s - cn__dot_err (t, |W(p)|)) / D(p)) with s = fl(sum l_j),
  *                     t = fl(sum |l_j|): the RN sum bounded by (G), then a correctly rounded division of the
  *                     bound, rounded down again.  The upper end mirrors it.
@@ -204,6 +211,9 @@ pool_prepare (const cn_node_view *nv, struct pool_geom *g, int64_t **map, int64_
   return CN_OK;
 }
 
+/* The forward in the sort T, in the order of the header: the window's in-bounds entries in C order of
+ * the kernel offsets, one rounded sum per entry (average, then one rounded quotient) or an exact
+ * comparison (max). */
 #define POOL_FORWARD(T)                                                                     \
   do                                                                                        \
     {                                                                                       \

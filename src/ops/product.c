@@ -5,9 +5,18 @@
  * gamma_k |a|.|b| + k eta, which cn__dot_err (t, k) bounds from t = fl(|a|.|b|); (N) a nonnegative
  * RN dot product t is below the exact one by a factor at most kappa_k, after adding k eta.
  *
+ * Forward evaluation order.  The forwards compute in the sort T of the tensors (float for f32, double
+ * for f64), each product and each sum rounded to nearest in T on its own: the build uses
+ * -ffp-contract=off (no fused multiply-add) and the targets have FLT_EVAL_METHOD 0 (no excess
+ * precision).  fl(.) below is one such rounding.  tools/gen_onnx_tests.py emulates these orders
+ * operation by operation ("f32seq"), and tests/check_onnx.c requires the binary32 forward to match
+ * it bit for bit.
+ *
  * linear: x [..., n_in], W [n_out, n_in], b [n_out] -> y [..., n_out] (torch.nn.functional.linear).
- *   Forward  y[r,o] = (sum_j x[r,j] W[o,j]) + b[o], the sum taken in order j = 0, 1, ... in the sort of
- *            the tensors (float arithmetic for f32), then the bias added.
+ *   Forward  with R rows r of x and s_0 = +0:
+ *                s_{j+1} = fl(s_j + fl(x[r,j] W[o,j]))   for j = 0, 1, ..., n_in - 1,
+ *                y[r,o]  = fl(s_{n_in} + b[o]),
+ *            that is y[r,o] = fl(...fl(fl(0 + fl(x[r,0] W[o,0])) + fl(x[r,1] W[o,1])) ... + b[o]).
  *   IBP      selection form (1.1): every term of the exact sum b[o] + sum_j W[o,j] x[r,j] is an
  *            interval product; its lower end is the smallest corner product (for a point factor w:
  *            w l or w u by the sign of w; 0 times anything is 0, an infinite end included).  RN is
@@ -26,7 +35,8 @@
  * matmul: numpy semantics.  A [..., n, k] (a 1-D A is [k], promoted to [1, k]), B [..., k, m] (a 1-D B
  *   is [k], promoted to [k, 1]); the batch prefixes broadcast; the promoted axes are removed from the
  *   output [batch..., n, m].
- *   Forward  Y[t,i,j] = sum_kk A[ta,i,kk] B[tb,kk,j] in order kk = 0, 1, ...
+ *   Forward  with s_0 = +0:  s_{kk+1} = fl(s_kk + fl(A[ta,i,kk] B[tb,kk,j])) for kk = 0, 1, ..., k - 1,
+ *            Y[t,i,j] = s_k (no bias; ONNX MatMul + Add is a separate add node, fl(Y + b)).
  *   IBP      the selection form of linear, term by term; both operands may be boxes (interval
  *            products of two boxes take the least and greatest corner products).
  *   CROWN    exactly one constant operand.  x @ W (B constant): lam_A[s][ta,i,:] += lam_Y[s][t,i,:] B[tb]^T;
@@ -224,6 +234,8 @@ linear_dims (const cn_node_view *nv, int64_t *r, int64_t *n_in, int64_t *n_out)
   *n_out = nv->in_shape[1]->dim[0];
 }
 
+/* The forward in the sort T, in the order of the header: for every (r, o) one accumulator from +0,
+ * one rounded product and one rounded sum per j in increasing order, then the bias added last. */
 #define LINEAR_FORWARD(T)                                                                   \
   do                                                                                        \
     {                                                                                       \
@@ -497,6 +509,8 @@ matmul_check (const void *params, int n_in, const cn_shape *const *in, cn_shape 
   return mm_geometry (in[0], in[1], &g, out, err);
 }
 
+/* The forward in the sort T, in the order of the header: for every output entry one accumulator
+ * from +0, one rounded product and one rounded sum per kk in increasing order. */
 #define MATMUL_FORWARD(T)                                                                   \
   do                                                                                        \
     {                                                                                       \

@@ -6,20 +6,27 @@
  * output entry o owns the group G(o) of the N = prod of the reduced extents input entries that
  * agree with it on the kept axes; x_i are the inputs, [l_i, u_i] their boxes.
  *
+ * The forwards compute in the sort T of the tensors (float for f32, double for f64), each operation
+ * rounded to nearest in T on its own (fl; FLT_EVAL_METHOD 0); tools/gen_onnx_tests.py emulates them
+ * ("f32seq") and tests/check_onnx.c requires the binary32 forward to match bit for bit.
+ *
  * reduce SUM  v_o = sum_{i in G(o)} x_i.
- *   forward  accumulated in the evaluation sort, input entries in C order.
+ *   forward  v_o = +0, then v_o = fl(v_o + x_i) for the entries i of G(o) in increasing order of
+ *            their index in the input (C order: the reduced axes' indices in lexicographic order).
  *   IBP      the lower end: s = fl(sum l_i) in any order and t = fl(sum |l_i|); by (G)
  *            |s - sum l_i| <= cn__dot_err (t, N), so lo = down(s - cn__dot_err (t, N)); the upper
  *            end likewise with the u_i.  An infinite end gives an infinite sum (and the error
  *            +inf); a NaN (+inf - inf) or an overflowed partial sum never becomes a finite end.
  *   CROWN    lam . v = sum_i lam_{o(i)} x_i: lam_in[i] = lam_{o(i)}, exact copies, no charge.
- * reduce PROD v_o = prod x_i: forward as SUM; IBP by interval multiplication from [1, 1], each
- *            end product rounded outward (0 * inf := 0); CROWN: CN_EUNSUPPORTED.
- * reduce MAX, MIN: forward with NaN propagating (torch.amax); IBP [max l_i, max u_i] (MIN
+ * reduce PROD v_o = prod x_i: forward as SUM, from v_o = 1 with v_o = fl(v_o x_i); IBP by interval
+ *            multiplication from [1, 1], each end product rounded outward (0 * inf := 0); CROWN:
+ *            CN_EUNSUPPORTED.
+ * reduce MAX, MIN: forward from v_o = -inf (+inf), in the same order v_o = x_i if x_i > v_o (< v_o)
+ *            or x_i is NaN: exact, NaN propagating (torch.amax); IBP [max l_i, max u_i] (MIN
  *            likewise), exact; the reduced extents must be > 0 (checked); CROWN:
  *            CN_EUNSUPPORTED.
  * mean   v_o = (1/N) sum_{i in G(o)} x_i, 1 <= N <= 2^53 (checked).
- *   forward  the sum as above, then divided by N in the evaluation sort.
+ *   forward  the sum s as above (same order), then v_o = fl(s / N) with N converted to T.
  *   IBP      the SUM box [L, H] (sound reals), then [down(fl(L / N)), up(fl(H / N))]: one more
  *            rounding each.
  *   CROWN    lam_in[i] = fl(lam_{o(i)} / N), one rounded quotient per entry (N <= 2^53 is
@@ -148,6 +155,8 @@ group_map (const char *op, const cn_node_view *nv, int64_t **map, int64_t *group
 
 /* ---- forward -------------------------------------------------------------------------- */
 
+/* The forward in the sort T, in the order of the header: every output from INIT, then the input
+ * entries in increasing index order, each folded into its output by one STEP (one rounding). */
 #define REDUCE_LOOP(T, INIT, STEP)                                                                 \
   do                                                                                               \
     {                                                                                              \
