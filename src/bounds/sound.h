@@ -85,4 +85,71 @@ cn__acc_up (double x, double y)
 /* CN_EUNSOUND unless every entry is finite; WHAT names the array in the message. */
 cn_status cn__check_finite (int64_t n, const double *x, const char *what, cn_error *err);
 
+/* ---- selection sums of interval products (IBP of linear, matmul, conv) ------------------- */
+
+/* a*b with 0 times anything (an infinity included) equal to 0, the interval convention. */
+static inline double
+cn__mul0 (double a, double b)
+{
+  return (a == 0 || b == 0) ? 0 : a * b;
+}
+
+/* Adds the term [al,ah] * [bl,bh] to the running selection sums: SL (TL) the RN sum of the lower
+ * corner products (of their magnitudes), SH (TH) the same for the upper corner products.  Each
+ * chosen value is the RN rounding of the exact extreme corner product (RN is monotone), so after
+ * K terms the exact lower sum is >= cn__sum_lo (SL, TL, K) and the upper <= cn__sum_hi. */
+static inline void
+cn__itv_term (double al, double ah, double bl, double bh, double *sl, double *tl, double *sh, double *th)
+{
+  double pl, ph;
+  if (al == ah)
+    {
+      if (al == 0)
+        return;
+      pl = al > 0 ? al * bl : al * bh;
+      ph = al > 0 ? al * bh : al * bl;
+    }
+  else if (bl == bh)
+    {
+      if (bl == 0)
+        return;
+      pl = bl > 0 ? bl * al : bl * ah;
+      ph = bl > 0 ? bl * ah : bl * al;
+    }
+  else
+    {
+      double p1 = cn__mul0 (al, bl), p2 = cn__mul0 (al, bh), p3 = cn__mul0 (ah, bl), p4 = cn__mul0 (ah, bh);
+      pl = fmin (fmin (p1, p2), fmin (p3, p4));
+      ph = fmax (fmax (p1, p2), fmax (p3, p4));
+    }
+  *sl += pl;
+  *tl += fabs (pl);
+  *sh += ph;
+  *th += fabs (ph);
+}
+
+/* The sound ends of a selection sum of K terms: by (G) the exact lower sum is >= s - err
+ * (-inf, +inf when the sums are not finite). */
+static inline double
+cn__sum_lo (double s, double t, int64_t k)
+{
+  double r = cn__down (s - cn__dot_err (t, k));
+  return isnan (r) ? -INFINITY : r;
+}
+
+static inline double
+cn__sum_hi (double s, double t, int64_t k)
+{
+  double r = cn__up (s + cn__dot_err (t, k));
+  return isnan (r) ? INFINITY : r;
+}
+
+/* An upper bound of a nonnegative dot product given its RN value T over K terms, by (N). */
+static inline double
+cn__nonneg_up (double t, int64_t k)
+{
+  double r = cn__up (cn__kappa (k) * cn__up (t + (double) k * CN_ETA));
+  return isnan (r) ? INFINITY : r;
+}
+
 #endif

@@ -50,66 +50,6 @@
  * they never call into OpenBLAS's own thread pool at the same time. */
 #define CONV_BLAS_SERIAL_MNK ((int64_t) 65536 * 4)
 
-static const char *
-node_name (const cn_node_view *nv)
-{
-  return nv->name ? nv->name : "";
-}
-
-/* a*b with 0 times anything (an infinity included) equal to 0, the interval convention. */
-static inline double
-mul0 (double a, double b)
-{
-  return (a == 0 || b == 0) ? 0 : a * b;
-}
-
-/* Adds the term [al,ah] * [bl,bh] to the selection sums (see product.c): SL/TL for the lower corner
- * products and their magnitudes, SH/TH for the upper ones; each chosen value is the RN rounding of the
- * exact extreme corner product. */
-static inline void
-term_acc (double al, double ah, double bl, double bh, double *sl, double *tl, double *sh, double *th)
-{
-  double pl, ph;
-  if (al == ah)
-    {
-      if (al == 0)
-        return;
-      pl = al > 0 ? al * bl : al * bh;
-      ph = al > 0 ? al * bh : al * bl;
-    }
-  else if (bl == bh)
-    {
-      if (bl == 0)
-        return;
-      pl = bl > 0 ? bl * al : bl * ah;
-      ph = bl > 0 ? bl * ah : bl * al;
-    }
-  else
-    {
-      double p1 = mul0 (al, bl), p2 = mul0 (al, bh), p3 = mul0 (ah, bl), p4 = mul0 (ah, bh);
-      pl = fmin (fmin (p1, p2), fmin (p3, p4));
-      ph = fmax (fmax (p1, p2), fmax (p3, p4));
-    }
-  *sl += pl;
-  *tl += fabs (pl);
-  *sh += ph;
-  *th += fabs (ph);
-}
-
-static inline double
-lower_end (double s, double t, int64_t k)
-{
-  double r = cn__down (s - cn__dot_err (t, k));
-  return isnan (r) ? -INFINITY : r;
-}
-
-static inline double
-upper_end (double s, double t, int64_t k)
-{
-  double r = cn__up (s + cn__dot_err (t, k));
-  return isnan (r) ? INFINITY : r;
-}
-
 /* The geometry of a conv node, its spatial axes padded in front to three (extent 1, kernel 1,
  * stride 1, no padding, dilation 1). */
 struct conv_geom
@@ -166,29 +106,13 @@ conv_geometry (const cn_params_conv *p, const cn_shape *x, const cn_shape *w, co
       int a = 3 - nd + i;
       int64_t S = x->dim[2 + i], K = w->dim[2 + i], st = p->stride[i], dl = p->dilation[i];
       int64_t pb = p->pad_begin[i], pe = p->pad_end[i];
-      if (K < 1)
-        return cn_error_set (err, CN_EINVAL, "conv: kernel extent %lld on spatial axis %d", (long long) K, i);
-      if (st < 1)
-        return cn_error_set (err, CN_EINVAL, "conv: stride %lld on spatial axis %d, expected at least 1",
-                             (long long) st, i);
-      if (dl < 1)
-        return cn_error_set (err, CN_EINVAL, "conv: dilation %lld on spatial axis %d, expected at least 1",
-                             (long long) dl, i);
-      if (pb < 0 || pe < 0)
-        return cn_error_set (err, CN_EINVAL, "conv: negative padding (%lld, %lld) on spatial axis %d", (long long) pb,
-                             (long long) pe, i);
-      int64_t span, padded;
-      /* span = dilation (K - 1) + 1 and padded = S + pb + pe, both without overflow. */
-      if (__builtin_mul_overflow (dl, K - 1, &span) || __builtin_add_overflow (span, 1, &span)
-          || __builtin_add_overflow (S, pb, &padded) || __builtin_add_overflow (padded, pe, &padded))
-        return cn_error_set (err, CN_EINVAL, "conv: extents overflow on spatial axis %d", i);
-      if (padded < span)
-        return cn_error_set (err, CN_ESHAPE,
-                             "conv: output extent on spatial axis %d is not positive (padded input %lld, kernel span %lld)",
-                             i, (long long) padded, (long long) span);
+      int64_t O;
+      cn_status st_axis = cn__window_axis ("conv", i, S, K, st, dl, pb, pe, &O, err);
+      if (st_axis != CN_OK)
+        return st_axis;
       g->S[a] = S;
       g->K[a] = K;
-      g->O[a] = (padded - span) / st + 1;
+      g->O[a] = O;
       g->str[a] = st;
       g->dil[a] = dl;
       g->pb[a] = pb;
@@ -261,7 +185,7 @@ conv_prepare (const cn_node_view *nv, struct conv_geom *g, int64_t **map, cn_err
     return st;
   *map = conv_map (g);
   if (*map == NULL)
-    return cn_error_set (err, CN_ENOMEM, "conv: out of memory (node '%s')", node_name (nv));
+    return cn_error_set (err, CN_ENOMEM, "conv: out of memory (node '%s')", cn__node_name (nv));
   return CN_OK;
 }
 
@@ -296,11 +220,11 @@ conv_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
 {
   if (!cn_dtype_is_float (out->dtype))
     return cn_error_set (err, CN_EINVAL, "conv: evaluation sort %s is not f64 or f32 (node '%s')",
-                         cn_dtype_name (out->dtype), node_name (nv));
+                         cn_dtype_name (out->dtype), cn__node_name (nv));
   for (int i = 0; i < 3; i++)
     if (in[i]->dtype != out->dtype)
       return cn_error_set (err, CN_EINVAL, "conv: input %d has sort %s, the output %s (node '%s')", i,
-                           cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), node_name (nv));
+                           cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), cn__node_name (nv));
   struct conv_geom g;
   int64_t *map;
   cn_status st = conv_prepare (nv, &g, &map, err);
@@ -320,10 +244,10 @@ check_box_sizes (const cn_node_view *nv, const int64_t *n, int64_t n_out, cn_err
   for (int i = 0; i < 3; i++)
     if (n[i] != cn__numel (nv->in_shape[i]))
       return cn_error_set (err, CN_EINVAL, "conv: input %d has %lld entries, the shape %lld (node '%s')", i,
-                           (long long) n[i], (long long) cn__numel (nv->in_shape[i]), node_name (nv));
+                           (long long) n[i], (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
   if (n_out >= 0 && n_out != cn__numel (nv->out_shape))
     return cn_error_set (err, CN_EINVAL, "conv: output has %lld entries, the shape %lld (node '%s')", (long long) n_out,
-                         (long long) cn__numel (nv->out_shape), node_name (nv));
+                         (long long) cn__numel (nv->out_shape), cn__node_name (nv));
   return CN_OK;
 }
 
@@ -354,14 +278,14 @@ conv_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
                 {
                   int64_t j = mp[kk];
                   if (j >= 0)
-                    term_acc (wl[c * g.Kn + kk], wh[c * g.Kn + kk], xl[c * g.Sn + j], xh[c * g.Sn + j], &sl, &tl, &sh,
+                    cn__itv_term (wl[c * g.Kn + kk], wh[c * g.Kn + kk], xl[c * g.Sn + j], xh[c * g.Sn + j], &sl, &tl, &sh,
                               &th);
                 }
-            term_acc (1, 1, in[2]->lo[f], in[2]->hi[f], &sl, &tl, &sh, &th);
+            cn__itv_term (1, 1, in[2]->lo[f], in[2]->hi[f], &sl, &tl, &sh, &th);
             /* now sl, sh are RN sums of at most k extreme products, tl, th their magnitudes. */
             int64_t o = (n * g.F + f) * g.On + p;
-            out->lo[o] = lower_end (sl, tl, k);
-            out->hi[o] = upper_end (sh, th, k);
+            out->lo[o] = cn__sum_lo (sl, tl, k);
+            out->hi[o] = cn__sum_hi (sh, th, k);
           }
       }
   free (map);
@@ -500,7 +424,7 @@ conv_crown_rows (const cn_crown_step *st, const struct conv_geom *gp, const int6
     free (cols);
   }
   if (nomem)
-    return cn_error_set (err, CN_ENOMEM, "conv: out of memory (node '%s')", node_name (nv));
+    return cn_error_set (err, CN_ENOMEM, "conv: out of memory (node '%s')", cn__node_name (nv));
   return CN_OK;
 }
 
@@ -510,7 +434,7 @@ conv_crown (const cn_crown_step *st, cn_error *err)
   const cn_node_view *nv = st->nv;
   if (nv->in_const[1] == NULL || nv->in_const[2] == NULL)
     return cn_error_set (err, CN_EUNSUPPORTED, "conv: the CROWN arm needs a constant weight and bias (node '%s')",
-                         node_name (nv));
+                         cn__node_name (nv));
   double *lam_x = st->lam_in[0];
   if (lam_x == NULL)
     return CN_OK;
@@ -535,7 +459,7 @@ conv_crown (const cn_crown_step *st, cn_error *err)
 
   if (P > INT_MAX || CK > INT_MAX || g.Fg > INT_MAX)
     {
-      ret = cn_error_set (err, CN_EUNSUPPORTED, "conv: extents too large for BLAS (node '%s')", node_name (nv));
+      ret = cn_error_set (err, CN_EUNSUPPORTED, "conv: extents too large for BLAS (node '%s')", cn__node_name (nv));
       goto fail;
     }
   /* Output positions per GEMM: at most CONV_CHUNK_DOUBLES / CK (the scratch buffer of each thread),
@@ -584,7 +508,7 @@ fail:
   free (w_up);
   return ret;
 nomem:
-  ret = cn_error_set (err, CN_ENOMEM, "conv: out of memory (node '%s')", node_name (nv));
+  ret = cn_error_set (err, CN_ENOMEM, "conv: out of memory (node '%s')", cn__node_name (nv));
   goto fail;
 }
 

@@ -34,12 +34,6 @@
 #include "ops/ops_impl.h"
 #include "crown/crown_impl.h"
 
-static const char *
-node_name (const cn_node_view *nv)
-{
-  return nv->name ? nv->name : "";
-}
-
 static cn_status
 bn_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
@@ -104,7 +98,7 @@ bn_dims (const cn_node_view *nv, int64_t *outer, int64_t *C, int64_t *inner)
       if (!(va[c] + e > 0))                                                                 \
         return cn_error_set (err, CN_ENUMERIC,                                              \
                              "batchNormRunning: var + eps = %g is not positive at channel %lld (node '%s')", \
-                             (double) (va[c] + e), (long long) c, node_name (nv));          \
+                             (double) (va[c] + e), (long long) c, cn__node_name (nv));          \
     for (int64_t a = 0; a < outer; a++)                                                     \
       for (int64_t c = 0; c < C; c++)                                                       \
         {                                                                                   \
@@ -126,28 +120,22 @@ bn_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, 
 {
   if (!cn_dtype_is_float (out->dtype))
     return cn_error_set (err, CN_EINVAL, "batchNormRunning: evaluation sort %s is not f64 or f32 (node '%s')",
-                         cn_dtype_name (out->dtype), node_name (nv));
+                         cn_dtype_name (out->dtype), cn__node_name (nv));
   for (int i = 0; i < 5; i++)
     if (in[i]->dtype != out->dtype)
       return cn_error_set (err, CN_EINVAL, "batchNormRunning: input %d has sort %s, the output %s (node '%s')", i,
-                           cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), node_name (nv));
+                           cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), cn__node_name (nv));
   return out->dtype == CN_DTYPE_F64 ? bn_forward_f64 (nv, in, out, err) : bn_forward_f32 (nv, in, out, err);
 }
 
 /* ---- interval helpers (outward rounding; 0 times anything is 0) -------------------------- */
-
-static inline double
-mul0 (double a, double b)
-{
-  return (a == 0 || b == 0) ? 0 : a * b;
-}
 
 /* [*lo, *hi] contains every product of a real in [al, ah] and one in [bl, bh]: each corner product
  * is rounded outward (RN is monotone, so the RN extreme corner is the rounding of the exact one). */
 static void
 imul (double al, double ah, double bl, double bh, double *lo, double *hi)
 {
-  double p1 = mul0 (al, bl), p2 = mul0 (al, bh), p3 = mul0 (ah, bl), p4 = mul0 (ah, bh);
+  double p1 = cn__mul0 (al, bl), p2 = cn__mul0 (al, bh), p3 = cn__mul0 (ah, bl), p4 = cn__mul0 (ah, bh);
   double l = cn__down (fmin (fmin (p1, p2), fmin (p3, p4)));
   double h = cn__up (fmax (fmax (p1, p2), fmax (p3, p4)));
   *lo = isnan (l) ? -INFINITY : l;
@@ -178,7 +166,7 @@ bn_multiplier (const cn_node_view *nv, int64_t c, double cl, double ch, double v
   if (!(v_lo > 0))
     return cn_error_set (err, CN_ENUMERIC,
                          "batchNormRunning: var + eps is not provably positive at channel %lld (var >= %g) (node '%s')",
-                         (long long) c, vl, node_name (nv));
+                         (long long) c, vl, cn__node_name (nv));
   /* now 0 < v_lo <= var + eps <= v_hi for every var in [vl, vh]. */
   double q_lo = cn__down (sqrt (v_lo)), q_hi = cn__up (sqrt (v_hi));
   if (q_lo <= 0)
@@ -198,10 +186,10 @@ bn_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *
   for (int i = 0; i < 5; i++)
     if (in[i]->n != cn__numel (nv->in_shape[i]))
       return cn_error_set (err, CN_EINVAL, "batchNormRunning: box of input %d has %lld entries, the shape %lld (node '%s')",
-                           i, (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), node_name (nv));
+                           i, (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
   if (out->n != in[0]->n)
     return cn_error_set (err, CN_EINVAL, "batchNormRunning: output box has %lld entries, expected %lld (node '%s')",
-                         (long long) out->n, (long long) in[0]->n, node_name (nv));
+                         (long long) out->n, (long long) in[0]->n, cn__node_name (nv));
   int64_t outer, C, inner;
   bn_dims (nv, &outer, &C, &inner);
   for (int64_t c = 0; c < C; c++)
@@ -234,10 +222,10 @@ bn_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
   for (int i = 0; i < 5; i++)
     if (in[i]->n != cn__numel (nv->in_shape[i]))
       return cn_error_set (err, CN_EINVAL, "batchNormRunning: MPFI input %d has %lld entries, the shape %lld (node '%s')",
-                           i, (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), node_name (nv));
+                           i, (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
   if (out->n != in[0]->n)
     return cn_error_set (err, CN_EINVAL, "batchNormRunning: MPFI output has %lld entries, expected %lld (node '%s')",
-                         (long long) out->n, (long long) in[0]->n, node_name (nv));
+                         (long long) out->n, (long long) in[0]->n, cn__node_name (nv));
   if (out->n == 0)
     return CN_OK;
   int64_t outer, C, inner;
@@ -255,7 +243,7 @@ bn_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
         {
           ret = cn_error_set (err, CN_ENUMERIC,
                               "batchNormRunning: var + eps is not provably positive at channel %lld (node '%s')",
-                              (long long) c, node_name (nv));
+                              (long long) c, cn__node_name (nv));
           break;
         }
       mpfi_sqrt (q, q);
@@ -283,7 +271,7 @@ bn_crown (const cn_crown_step *st, cn_error *err)
     if (nv->in_const[i] == NULL)
       return cn_error_set (err, CN_EUNSUPPORTED,
                            "batchNormRunning: the CROWN arm needs constant scale, bias, mean and var (node '%s')",
-                           node_name (nv));
+                           cn__node_name (nv));
   double *lam_x = st->lam_in[0];
   if (lam_x == NULL)
     return CN_OK;
@@ -291,7 +279,7 @@ bn_crown (const cn_crown_step *st, cn_error *err)
   int64_t n = box->n;
   if (n != cn__numel (nv->in_shape[0]))
     return cn_error_set (err, CN_EINVAL, "batchNormRunning: box of input 0 has %lld entries, the shape %lld (node '%s')",
-                         (long long) n, (long long) cn__numel (nv->in_shape[0]), node_name (nv));
+                         (long long) n, (long long) cn__numel (nv->in_shape[0]), cn__node_name (nv));
   int64_t outer, C, inner;
   bn_dims (nv, &outer, &C, &inner);
   if (n == 0 || st->rows == 0)
@@ -303,7 +291,7 @@ bn_crown (const cn_crown_step *st, cn_error *err)
   double *w = malloc ((size_t) n * sizeof *w);
   if (ch == NULL || dc == NULL || m == NULL || w == NULL)
     {
-      ret = cn_error_set (err, CN_ENOMEM, "batchNormRunning: out of memory (node '%s')", node_name (nv));
+      ret = cn_error_set (err, CN_ENOMEM, "batchNormRunning: out of memory (node '%s')", cn__node_name (nv));
       goto fail;
     }
   double *s_rn = ch, *c_rn = ch + C, *ds = ch + 2 * C;

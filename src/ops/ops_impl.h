@@ -101,5 +101,17 @@ const struct cn_op_rule *cn__op_rule (cn_op op);
 int64_t cn__numel (const cn_shape *s);
 /* Row-major strides of S into STRIDE. */
 void cn__strides (const cn_shape *s, int64_t *stride);
+/* The node's name for messages ("" when it has none). */
+static inline const char *
+cn__node_name (const cn_node_view *nv)
+{
+  return nv->name ? nv->name : "";
+}
+/* Checks one spatial axis of a sliding window (conv, pool): input extent S, kernel K >= 1,
+ * stride >= 1, dilation >= 1, paddings >= 0, and writes the output extent
+ * O = (S + pb + pe - (dilation (K - 1) + 1)) / stride + 1 >= 1, with every step free of
+ * overflow.  Messages name OP and the axis. */
+cn_status cn__window_axis (const char *op, int axis, int64_t S, int64_t K, int64_t stride, int64_t dilation,
+                           int64_t pb, int64_t pe, int64_t *O, cn_error *err);
 
 #endif

@@ -42,12 +42,6 @@
 #include "ops/ops_impl.h"
 #include "crown/crown_impl.h"
 
-static const char *
-node_name (const cn_node_view *nv)
-{
-  return nv->name ? nv->name : "";
-}
-
 /* The geometry of a pool node, its spatial axes padded in front to three. */
 struct pool_geom
 {
@@ -90,26 +84,10 @@ pool_geometry (const cn_params_pool *p, const cn_shape *x, struct pool_geom *g, 
       int a = 3 - nd + i;
       int64_t S = x->dim[2 + i], K = p->kernel[i], st = p->stride[i], dl = p->dilation[i];
       int64_t pb = p->pad_begin[i], pe = p->pad_end[i];
-      if (K < 1)
-        return cn_error_set (err, CN_EINVAL, "pool: kernel extent %lld on spatial axis %d", (long long) K, i);
-      if (st < 1)
-        return cn_error_set (err, CN_EINVAL, "pool: stride %lld on spatial axis %d, expected at least 1",
-                             (long long) st, i);
-      if (dl < 1)
-        return cn_error_set (err, CN_EINVAL, "pool: dilation %lld on spatial axis %d, expected at least 1",
-                             (long long) dl, i);
-      if (pb < 0 || pe < 0)
-        return cn_error_set (err, CN_EINVAL, "pool: negative padding (%lld, %lld) on spatial axis %d", (long long) pb,
-                             (long long) pe, i);
-      int64_t span, padded;
-      if (__builtin_mul_overflow (dl, K - 1, &span) || __builtin_add_overflow (span, 1, &span)
-          || __builtin_add_overflow (S, pb, &padded) || __builtin_add_overflow (padded, pe, &padded))
-        return cn_error_set (err, CN_EINVAL, "pool: extents overflow on spatial axis %d", i);
-      if (padded < span)
-        return cn_error_set (err, CN_ESHAPE,
-                             "pool: output extent on spatial axis %d is not positive (padded input %lld, kernel span %lld)",
-                             i, (long long) padded, (long long) span);
-      int64_t O = (padded - span) / st + 1;
+      int64_t O;
+      cn_status st_axis = cn__window_axis ("pool", i, S, K, st, dl, pb, pe, &O, err);
+      if (st_axis != CN_OK)
+        return st_axis;
       /* Every window must read some input position (a window in the padding alone has no maximum and
        * no average); an invalid window is found after at most about (S + pb) / st + 1 steps. */
       for (int64_t o = 0; o < O; o++)
@@ -120,6 +98,7 @@ pool_geometry (const cn_params_pool *p, const cn_shape *x, struct pool_geom *g, 
       /* A position j on this axis is read by at most one window per kernel offset (o st + k d = j + pb
        * fixes o), and only by the windows o with o st in (j + pb - span, j + pb]: at most
        * min(K, ceil(span / st)) windows share it (1 when the windows do not overlap). */
+      int64_t span = dl * (K - 1) + 1;   /* no overflow: cn__window_axis checked it */
       int64_t mx = (span + st - 1) / st;
       if (mx > K)
         mx = K;
@@ -207,7 +186,7 @@ pool_prepare (const cn_node_view *nv, struct pool_geom *g, int64_t **map, int64_
     return st;
   *map = pool_map (g, p->count_include_pad, div);
   if (*map == NULL)
-    return cn_error_set (err, CN_ENOMEM, "pool: out of memory (node '%s')", node_name (nv));
+    return cn_error_set (err, CN_ENOMEM, "pool: out of memory (node '%s')", cn__node_name (nv));
   return CN_OK;
 }
 
@@ -250,7 +229,7 @@ pool_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
 {
   if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype)
     return cn_error_set (err, CN_EINVAL, "pool: sorts %s -> %s; both must be f64 or both f32 (node '%s')",
-                         cn_dtype_name (in[0]->dtype), cn_dtype_name (out->dtype), node_name (nv));
+                         cn_dtype_name (in[0]->dtype), cn_dtype_name (out->dtype), cn__node_name (nv));
   struct pool_geom g;
   int64_t *map, *div;
   cn_status st = pool_prepare (nv, &g, &map, &div, err);
@@ -271,10 +250,10 @@ check_sizes (const cn_node_view *nv, int64_t n_in, int64_t n_out, cn_error *err)
 {
   if (n_in != cn__numel (nv->in_shape[0]))
     return cn_error_set (err, CN_EINVAL, "pool: input has %lld entries, the shape %lld (node '%s')", (long long) n_in,
-                         (long long) cn__numel (nv->in_shape[0]), node_name (nv));
+                         (long long) cn__numel (nv->in_shape[0]), cn__node_name (nv));
   if (n_out >= 0 && n_out != cn__numel (nv->out_shape))
     return cn_error_set (err, CN_EINVAL, "pool: output has %lld entries, the shape %lld (node '%s')", (long long) n_out,
-                         (long long) cn__numel (nv->out_shape), node_name (nv));
+                         (long long) cn__numel (nv->out_shape), cn__node_name (nv));
   return CN_OK;
 }
 
@@ -543,7 +522,7 @@ fail:
   free (exact);
   return ret;
 nomem:
-  ret = cn_error_set (err, CN_ENOMEM, "pool: out of memory (node '%s')", node_name (nv));
+  ret = cn_error_set (err, CN_ENOMEM, "pool: out of memory (node '%s')", cn__node_name (nv));
   goto fail;
 }
 

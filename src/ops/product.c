@@ -60,86 +60,17 @@
 
 /* ---- shared helpers ------------------------------------------------------------------- */
 
-static const char *
-node_name (const cn_node_view *nv)
-{
-  return nv->name ? nv->name : "";
-}
-
-/* a*b with 0 times anything (an infinity included) equal to 0, the interval convention. */
-static inline double
-mul0 (double a, double b)
-{
-  return (a == 0 || b == 0) ? 0 : a * b;
-}
-
-/* Adds the term [al,ah] * [bl,bh] to the running selection sums: SL (TL) the RN sum of the lower
- * corner products (of their magnitudes), SH (TH) the same for the upper corner products.  Each chosen
- * value is the RN rounding of the exact extreme corner product (RN is monotone). */
-static inline void
-term_acc (double al, double ah, double bl, double bh, double *sl, double *tl, double *sh, double *th)
-{
-  double pl, ph;
-  if (al == ah)
-    {
-      if (al == 0)
-        return;
-      pl = al > 0 ? al * bl : al * bh;
-      ph = al > 0 ? al * bh : al * bl;
-    }
-  else if (bl == bh)
-    {
-      if (bl == 0)
-        return;
-      pl = bl > 0 ? bl * al : bl * ah;
-      ph = bl > 0 ? bl * ah : bl * al;
-    }
-  else
-    {
-      double p1 = mul0 (al, bl), p2 = mul0 (al, bh), p3 = mul0 (ah, bl), p4 = mul0 (ah, bh);
-      pl = fmin (fmin (p1, p2), fmin (p3, p4));
-      ph = fmax (fmax (p1, p2), fmax (p3, p4));
-    }
-  *sl += pl;
-  *tl += fabs (pl);
-  *sh += ph;
-  *th += fabs (ph);
-}
-
-/* The sound ends from the selection sums of K terms: by (G) the exact lower sum is >= s - err. */
-static inline double
-lower_end (double s, double t, int64_t k)
-{
-  double r = cn__down (s - cn__dot_err (t, k));
-  return isnan (r) ? -INFINITY : r;
-}
-
-static inline double
-upper_end (double s, double t, int64_t k)
-{
-  double r = cn__up (s + cn__dot_err (t, k));
-  return isnan (r) ? INFINITY : r;
-}
-
-/* An upper bound of a nonnegative dot product given its RN value T over K terms, by (N). */
-static inline double
-nonneg_up (double t, int64_t k)
-{
-  double r = cn__up (cn__kappa (k) * cn__up (t + (double) k * CN_ETA));
-  return isnan (r) ? INFINITY : r;
-}
-
 static cn_status
 check_sorts (const char *op, const cn_node_view *nv, int n, const cn_tensor *const *in, const cn_tensor *out,
              cn_error *err)
 {
   if (!cn_dtype_is_float (out->dtype))
     return cn_error_set (err, CN_EINVAL, "%s: evaluation sort %s is not f64 or f32 (node '%s')", op,
-                         cn_dtype_name (out->dtype), node_name (nv));
+                         cn_dtype_name (out->dtype), cn__node_name (nv));
   for (int i = 0; i < n; i++)
     if (in[i]->dtype != out->dtype)
       return cn_error_set (err, CN_EINVAL, "%s: input %d has sort %s, the output %s (node '%s')", op, i,
-                           cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), node_name (nv));
+                           cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), cn__node_name (nv));
   return CN_OK;
 }
 
@@ -149,10 +80,10 @@ check_boxes (const char *op, const cn_node_view *nv, const cn_box *const *in, co
   for (int i = 0; i < nv->n_in; i++)
     if (in[i]->n != cn__numel (nv->in_shape[i]))
       return cn_error_set (err, CN_EINVAL, "%s: box of input %d has %lld entries, the shape %lld (node '%s')", op, i,
-                           (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), node_name (nv));
+                           (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
   if (out != NULL && out->n != cn__numel (nv->out_shape))
     return cn_error_set (err, CN_EINVAL, "%s: output box has %lld entries, the shape %lld (node '%s')", op,
-                         (long long) out->n, (long long) cn__numel (nv->out_shape), node_name (nv));
+                         (long long) out->n, (long long) cn__numel (nv->out_shape), cn__node_name (nv));
   return CN_OK;
 }
 
@@ -163,10 +94,10 @@ check_mpfi (const char *op, const cn_node_view *nv, const cn_mpfi_vec *const *in
   for (int i = 0; i < nv->n_in; i++)
     if (in[i]->n != cn__numel (nv->in_shape[i]))
       return cn_error_set (err, CN_EINVAL, "%s: MPFI input %d has %lld entries, the shape %lld (node '%s')", op, i,
-                           (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), node_name (nv));
+                           (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
   if (out->n != cn__numel (nv->out_shape))
     return cn_error_set (err, CN_EINVAL, "%s: MPFI output has %lld entries, the shape %lld (node '%s')", op,
-                         (long long) out->n, (long long) cn__numel (nv->out_shape), node_name (nv));
+                         (long long) out->n, (long long) cn__numel (nv->out_shape), cn__node_name (nv));
   return CN_OK;
 }
 
@@ -282,12 +213,12 @@ linear_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_err
         double sl = 0, tl = 0, sh = 0, th = 0;
         const double *xlr = xl + r * NI, *xur = xu + r * NI, *wlo = wl + o * NI, *wuo = wu + o * NI;
         for (int64_t j = 0; j < NI; j++)
-          term_acc (wlo[j], wuo[j], xlr[j], xur[j], &sl, &tl, &sh, &th);
+          cn__itv_term (wlo[j], wuo[j], xlr[j], xur[j], &sl, &tl, &sh, &th);
         /* The bias is one more term with coefficient 1. */
-        term_acc (1, 1, in[2]->lo[o], in[2]->hi[o], &sl, &tl, &sh, &th);
+        cn__itv_term (1, 1, in[2]->lo[o], in[2]->hi[o], &sl, &tl, &sh, &th);
         /* now sl, sh are RN sums of NI + 1 extreme products; (G) bounds their error from tl, th. */
-        out->lo[r * NO + o] = lower_end (sl, tl, NI + 1);
-        out->hi[r * NO + o] = upper_end (sh, th, NI + 1);
+        out->lo[r * NO + o] = cn__sum_lo (sl, tl, NI + 1);
+        out->hi[r * NO + o] = cn__sum_hi (sh, th, NI + 1);
       }
   return CN_OK;
 }
@@ -325,7 +256,7 @@ linear_crown (const cn_crown_step *st, cn_error *err)
   const cn_node_view *nv = st->nv;
   if (nv->in_const[1] == NULL || nv->in_const[2] == NULL)
     return cn_error_set (err, CN_EUNSUPPORTED, "linear: the CROWN arm needs a constant weight and bias (node '%s')",
-                         node_name (nv));
+                         cn__node_name (nv));
   if (st->lam_in[0] == NULL)
     return CN_OK;                       /* nothing varies */
   cn_status ret = check_boxes ("linear", nv, st->in_box, NULL, err);
@@ -342,14 +273,14 @@ linear_crown (const cn_crown_step *st, cn_error *err)
   double *dots = malloc ((size_t) (st->rows * R) * sizeof *dots);
   if (m == NULL || w_up == NULL || dots == NULL)
     {
-      ret = cn_error_set (err, CN_ENOMEM, "linear: out of memory (node '%s')", node_name (nv));
+      ret = cn_error_set (err, CN_ENOMEM, "linear: out of memory (node '%s')", cn__node_name (nv));
       goto fail;
     }
 
   /* lam_x = fl(lam_y W): one GEMM over all rows and leading positions, (rows*R x NO) (NO x NI). */
   if (!gemm_rows (CblasNoTrans, st->rows * R, NI, NO, st->lam_out, NO, w, NI, 0.0, st->lam_in[0], NI))
     {
-      ret = cn_error_set (err, CN_EUNSUPPORTED, "linear: extents too large for BLAS (node '%s')", node_name (nv));
+      ret = cn_error_set (err, CN_EUNSUPPORTED, "linear: extents too large for BLAS (node '%s')", cn__node_name (nv));
       goto fail;
     }
 
@@ -358,7 +289,7 @@ linear_crown (const cn_crown_step *st, cn_error *err)
    * dot product of R*NO terms, whose (G) error is part of the affine charge. */
   if (NO > INT_MAX)
     {
-      ret = cn_error_set (err, CN_EUNSUPPORTED, "linear: extents too large for BLAS (node '%s')", node_name (nv));
+      ret = cn_error_set (err, CN_EUNSUPPORTED, "linear: extents too large for BLAS (node '%s')", cn__node_name (nv));
       goto fail;
     }
   for (int64_t r0 = 0; r0 < st->rows * R; r0 += INT_MAX / 2)
@@ -385,7 +316,7 @@ linear_crown (const cn_crown_step *st, cn_error *err)
         for (int64_t j = 0; j < NI; j++)
           if (wo[j] != 0)
             t += fabs (wo[j]) * mr[j];
-        w_up[r * NO + o] = nonneg_up (t, NI + 1);
+        w_up[r * NO + o] = cn__nonneg_up (t, NI + 1);
       }
   /* Every lam_x entry is an inner product of length NO <= numel(y), the bias dot has numel(y) terms. */
   cn__crown_charge_affine (st, w_up, n_out, m1);
@@ -570,11 +501,11 @@ matmul_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_err
           {
             double sl = 0, tl = 0, sh = 0, th = 0;
             for (int64_t kk = 0; kk < g.k; kk++)
-              term_acc (al[i * g.k + kk], ah[i * g.k + kk], bl[kk * g.m + j], bh[kk * g.m + j], &sl, &tl, &sh, &th);
+              cn__itv_term (al[i * g.k + kk], ah[i * g.k + kk], bl[kk * g.m + j], bh[kk * g.m + j], &sl, &tl, &sh, &th);
             /* now sl, sh are RN sums of k extreme products. */
             int64_t o = (t * g.n + i) * g.m + j;
-            out->lo[o] = lower_end (sl, tl, g.k);
-            out->hi[o] = upper_end (sh, th, g.k);
+            out->lo[o] = cn__sum_lo (sl, tl, g.k);
+            out->hi[o] = cn__sum_hi (sh, th, g.k);
           }
     }
   return CN_OK;
@@ -619,7 +550,7 @@ matmul_crown (const cn_crown_step *st, cn_error *err)
   if (a_const == b_const)
     return cn_error_set (err, CN_EUNSUPPORTED,
                          "matmul: the CROWN arm needs exactly one constant operand, not %s (node '%s')",
-                         a_const ? "two" : "none", node_name (nv));
+                         a_const ? "two" : "none", cn__node_name (nv));
   cn_status ret = check_boxes ("matmul", nv, st->in_box, NULL, err);
   if (ret != CN_OK)
     return ret;
@@ -638,7 +569,7 @@ matmul_crown (const cn_crown_step *st, cn_error *err)
   double *w_up = malloc ((size_t) n_out * sizeof *w_up);
   if (m == NULL || w_up == NULL)
     {
-      ret = cn_error_set (err, CN_ENOMEM, "matmul: out of memory (node '%s')", node_name (nv));
+      ret = cn_error_set (err, CN_ENOMEM, "matmul: out of memory (node '%s')", cn__node_name (nv));
       goto fail;
     }
   int ok = 1;
@@ -686,7 +617,7 @@ matmul_crown (const cn_crown_step *st, cn_error *err)
     }
   if (!ok)
     {
-      ret = cn_error_set (err, CN_EUNSUPPORTED, "matmul: extents too large for BLAS (node '%s')", node_name (nv));
+      ret = cn_error_set (err, CN_EUNSUPPORTED, "matmul: extents too large for BLAS (node '%s')", cn__node_name (nv));
       goto fail;
     }
 
@@ -708,7 +639,7 @@ matmul_crown (const cn_crown_step *st, cn_error *err)
                 if (x != 0 && y != 0)
                   tt += fabs (x) * fabs (y);
               }
-            w_up[(t * g.n + i) * g.m + j] = nonneg_up (tt, g.k > 0 ? g.k : 1);
+            w_up[(t * g.n + i) * g.m + j] = cn__nonneg_up (tt, g.k > 0 ? g.k : 1);
           }
     }
   /* Longest inner product of a lam entry: m (or n) products per output batch matrix that reads it. */

@@ -19,3 +19,31 @@ cn__strides (const cn_shape *s, int64_t *stride)
       acc *= s->dim[i];
     }
 }
+
+cn_status
+cn__window_axis (const char *op, int axis, int64_t S, int64_t K, int64_t stride, int64_t dilation, int64_t pb,
+                 int64_t pe, int64_t *O, cn_error *err)
+{
+  if (K < 1)
+    return cn_error_set (err, CN_EINVAL, "%s: kernel extent %lld on spatial axis %d", op, (long long) K, axis);
+  if (stride < 1)
+    return cn_error_set (err, CN_EINVAL, "%s: stride %lld on spatial axis %d, expected at least 1", op,
+                         (long long) stride, axis);
+  if (dilation < 1)
+    return cn_error_set (err, CN_EINVAL, "%s: dilation %lld on spatial axis %d, expected at least 1", op,
+                         (long long) dilation, axis);
+  if (pb < 0 || pe < 0)
+    return cn_error_set (err, CN_EINVAL, "%s: negative padding (%lld, %lld) on spatial axis %d", op, (long long) pb,
+                         (long long) pe, axis);
+  int64_t span, padded;
+  /* span = dilation (K - 1) + 1 and padded = S + pb + pe, both without overflow. */
+  if (__builtin_mul_overflow (dilation, K - 1, &span) || __builtin_add_overflow (span, 1, &span)
+      || __builtin_add_overflow (S, pb, &padded) || __builtin_add_overflow (padded, pe, &padded))
+    return cn_error_set (err, CN_EINVAL, "%s: extents overflow on spatial axis %d", op, axis);
+  if (padded < span)
+    return cn_error_set (err, CN_ESHAPE,
+                         "%s: output extent on spatial axis %d is not positive (padded input %lld, kernel span %lld)",
+                         op, axis, (long long) padded, (long long) span);
+  *O = (padded - span) / stride + 1;
+  return CN_OK;
+}
