@@ -102,19 +102,27 @@ check_mpfi (const char *op, const cn_node_view *nv, const cn_mpfi_vec *const *in
 }
 
 /* C (m x n, row stride ldc) := beta C + A op(B) in round-to-nearest through cblas_dgemm, A (m x k,
- * row stride lda) not transposed, split into row chunks whose extents fit OpenBLAS's int.  Returns 0
- * (and computes nothing) if n, k or a leading dimension does not fit. */
+ * row stride lda) not transposed.  The rows are split into chunks whose extents fit OpenBLAS's int
+ * and, for a large product, shared among THREADS OpenMP threads (each row of C is one independent
+ * GEMM row, so the split changes no rounding the error charges count on).  Returns 0 (and computes
+ * nothing) if n, k or a leading dimension does not fit. */
 static int
 gemm_rows (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
-           int64_t ldb, double beta, double *c, int64_t ldc)
+           int64_t ldb, double beta, double *c, int64_t ldc, int threads)
 {
   if (m <= 0 || n <= 0 || k <= 0)
     return 1;
   if (n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
     return 0;
-  const int64_t chunk = INT_MAX / 2;
-  for (int64_t r = 0; r < m; r += chunk)
+  int parts = threads > 1 && (double) m * (double) n * (double) k > (double) (1 << 20) ? threads : 1;
+  int64_t chunk = (m + parts - 1) / parts;
+  if (chunk > INT_MAX / 2)
+    chunk = INT_MAX / 2;
+  int64_t nchunks = (m + chunk - 1) / chunk;
+#pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
+  for (int64_t q = 0; q < nchunks; q++)
     {
+      int64_t r = q * chunk;
       int64_t mm = m - r < chunk ? m - r : chunk;
       cblas_dgemm (CblasRowMajor, CblasNoTrans, tb, (int) mm, (int) n, (int) k, 1.0, a + r * lda, (int) lda, b,
                    (int) ldb, beta, c + r * ldc, (int) ldc);
@@ -278,7 +286,7 @@ linear_crown (const cn_crown_step *st, cn_error *err)
     }
 
   /* lam_x = fl(lam_y W): one GEMM over all rows and leading positions, (rows*R x NO) (NO x NI). */
-  if (!gemm_rows (CblasNoTrans, st->rows * R, NI, NO, st->lam_out, NO, w, NI, 0.0, st->lam_in[0], NI))
+  if (!gemm_rows (CblasNoTrans, st->rows * R, NI, NO, st->lam_out, NO, w, NI, 0.0, st->lam_in[0], NI, st->threads))
     {
       ret = cn_error_set (err, CN_EUNSUPPORTED, "linear: extents too large for BLAS (node '%s')", cn__node_name (nv));
       goto fail;
@@ -579,7 +587,7 @@ matmul_crown (const cn_crown_step *st, cn_error *err)
       if (g.nb == 1 || (g.nbb == 1 && g.nba == g.nb))
         /* One GEMM: (rows*nb*n x m) times B^T (m x k), B stored k x m. */
         ok = gemm_rows (CblasTrans, st->rows * g.nb * g.n, g.k, g.m, st->lam_out, g.m, W, g.m, 0.0,
-                        lam_v, g.k);
+                        lam_v, g.k, st->threads);
       else
         for (int64_t s = 0; s < st->rows && ok; s++)
           for (int64_t t = 0; t < g.nb && ok; t++)
@@ -587,7 +595,7 @@ matmul_crown (const cn_crown_step *st, cn_error *err)
               int64_t ia, ib;
               mm_index (&g, t, &ia, &ib);
               ok = gemm_rows (CblasTrans, g.n, g.k, g.m, st->lam_out + s * n_out + t * g.n * g.m, g.m,
-                              W + ib * g.k * g.m, g.m, 1.0, lam_v + s * n_v + ia * g.n * g.k, g.k);
+                              W + ib * g.k * g.m, g.m, 1.0, lam_v + s * n_v + ia * g.n * g.k, g.k, st->threads);
             }
     }
   else
@@ -596,7 +604,7 @@ matmul_crown (const cn_crown_step *st, cn_error *err)
       if (g.m == 1 && (g.nb == 1 || (g.nba == 1 && g.nbb == g.nb)))
         /* One GEMM: (rows*nb x n) times A (n x k). */
         ok = gemm_rows (CblasNoTrans, st->rows * g.nb, g.k, g.n, st->lam_out, g.n, W, g.k, 0.0, lam_v,
-                        g.k);
+                        g.k, st->threads);
       else
         for (int64_t s = 0; s < st->rows && ok; s++)
           for (int64_t t = 0; t < g.nb && ok; t++)
