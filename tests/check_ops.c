@@ -7,7 +7,10 @@
  *     a looser one;
  *   - IBP encloses the exact value at sampled points and corners, and contains the MPFI IBP box
  *     (its width ratio against MPFI is printed);
- *   - CROWN lower bounds of random rows never exceed the exact value at sampled points.
+ *   - CROWN lower bounds of random rows never exceed the exact value at sampled points;
+ *   - each CROWN arm keeps the sweep's invariant on its own, exactly: for random rows lam_out and
+ *     points x of the input boxes, lam_out . f(x) >= sum_i lam_in_i . x_i + bias - charge in MPFI.
+ *     For an affine operator the charge is the only slack, so a missing or short charge shows.
  * The seed is printed; CN_TEST_SEED reproduces a run. */
 #include <config.h>
 #include <check.h>
@@ -17,10 +20,12 @@
 #include <string.h>
 #include "testutil.h"
 #include "ops/ops_impl.h"
+#include "graph/graph_impl.h"
 
 #define DRAWS 12        /* instances per operator */
 #define SAMPLES 24      /* points per box */
 #define PREC 256
+#define STEP_DRAWS 48  /* instances per operator for the CROWN step invariant */
 
 START_TEST (registry_consistent)
 {
@@ -232,6 +237,189 @@ START_TEST (generic)
 }
 END_TEST
 
+
+/* One CROWN step of node K checked against the exact value at sampled points (see the top). */
+START_TEST (crown_step_invariant)
+{
+  cn_op op = (cn_op) _i;
+  const struct cn_op_rule *rule = cn__op_rule (op);
+  struct tu_op_case c;
+  if (rule == NULL || rule->crown == NULL)
+    return;
+  long checked = 0;
+  for (int d = 0; d < STEP_DRAWS; d++)
+    {
+      ck_assert (tu_op_case (op, &c));
+      if (!c.crown_ok)
+        continue;
+      cn_error err;
+      cn_error_clear (&err);
+      cn_graph *g;
+      ck_assert_msg (tu_op_graph (&c, &g, &err) == CN_OK, "%s: %s", cn_op_name (op), err.msg);
+      const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
+      int n_in = nd->n_in;
+      int64_t n_out = g->values[nd->out].numel, rows = 3;
+      cn_box boxes[TU_MAX_IN];
+      const cn_box *bp[TU_MAX_IN];
+      double *lam_in[TU_MAX_IN];
+      for (int i = 0; i < n_in; i++)
+        {
+          const struct cn__value *u = &g->values[nd->in[i]];
+          ck_assert (cn_box_init (&boxes[i], u->numel, &err) == CN_OK);
+          if (u->is_constant)
+            for (int64_t j = 0; j < u->numel; j++)
+              boxes[i].lo[j] = boxes[i].hi[j] = u->cdata[j];
+          else
+            random_box (&boxes[i]);
+          bp[i] = &boxes[i];
+          lam_in[i] = u->is_constant ? NULL : calloc ((size_t) (rows * u->numel + 1), sizeof (double));
+        }
+      double *lam_out = malloc ((size_t) (rows * n_out + 1) * sizeof (double));
+      double bias[3] = { 0, 0, 0 }, charge[3] = { 0, 0, 0 };
+      double scale = (d % 3 == 0) ? 0x1p40 : 1;   /* large magnitudes stress the charges */
+      for (int64_t j = 0; j < rows * n_out; j++)
+        lam_out[j] = tu_uniform (-1, 1) * scale;
+      /* Unit rows (one entry +-1): for the operators below every product and sum the arm makes
+       * is then exact, so the invariant must hold without the charge.  This is what catches a
+       * relaxation line that is off by one rounding, which a charge would otherwise absorb. */
+      static const cn_op exact_unit[] = { CN_OP_RELU, CN_OP_LINEAR, CN_OP_MATMUL, CN_OP_CONV, CN_OP_ADD, CN_OP_SUB,
+                                          CN_OP_NEG, CN_OP_RESHAPE, CN_OP_PERMUTE, CN_OP_SLICE, CN_OP_PAD,
+                                          CN_OP_CAT, CN_OP_REDUCE };
+      int unit = d % 3 == 1, no_charge = 0;
+      if (unit)
+        {
+          for (size_t q = 0; q < sizeof exact_unit / sizeof exact_unit[0]; q++)
+            no_charge |= exact_unit[q] == op;
+          for (int64_t r = 0; r < rows; r++)
+            {
+              for (int64_t j = 0; j < n_out; j++)
+                lam_out[r * n_out + j] = 0;
+              lam_out[r * n_out + tu_int (0, n_out - 1)] = tu_rand () & 1 ? 1 : -1;
+            }
+        }
+      cn_crown_step step = { .nv = &nd->view, .rows = rows, .lam_out = lam_out, .lam_in = lam_in, .in_box = bp,
+                             .bias = bias, .charge = charge, .threads = 1 };
+      cn_status st = rule->crown (&step, &err);
+      ck_assert_msg (st == CN_OK, "%s: CROWN arm failed on a supported case: %s", cn_op_name (op), err.msg);
+      /* sampled points: each non-constant input at a corner or inside its box */
+      for (int k = 0; k < SAMPLES; k++)
+        {
+          cn_mpfi_vec xin[TU_MAX_IN], y;
+          const cn_mpfi_vec *xp[TU_MAX_IN];
+          for (int i = 0; i < n_in; i++)
+            {
+              ck_assert (cn_mpfi_vec_init (&xin[i], boxes[i].n, PREC, &err) == CN_OK);
+              for (int64_t j = 0; j < boxes[i].n; j++)
+                {
+                  double v = k % 2 ? (tu_rand () & 1 ? boxes[i].hi[j] : boxes[i].lo[j])
+                                   : tu_uniform (boxes[i].lo[j], boxes[i].hi[j]);
+                  mpfi_set_d (xin[i].v[j], v);
+                }
+              xp[i] = &xin[i];
+            }
+          ck_assert (cn_mpfi_vec_init (&y, n_out, PREC, &err) == CN_OK);
+          ck_assert_msg (rule->ibp_mpfi (&nd->view, xp, &y, &err) == CN_OK, "%s: %s", cn_op_name (op), err.msg);
+          mpfi_t acc, t;
+          mpfi_init2 (acc, 4 * PREC);
+          mpfi_init2 (t, 4 * PREC);
+          for (int64_t r = 0; r < rows; r++)
+            {
+              /* acc = lam_out . f(x) - sum_i lam_in_i . x_i - bias + charge, which must be >= 0 */
+              mpfi_set_d (acc, charge[r]);
+              mpfi_sub_d (acc, acc, bias[r]);
+              for (int64_t j = 0; j < n_out; j++)
+                {
+                  mpfi_mul_d (t, y.v[j], lam_out[r * n_out + j]);
+                  mpfi_add (acc, acc, t);
+                }
+              for (int i = 0; i < n_in; i++)
+                if (lam_in[i] != NULL)
+                  for (int64_t j = 0; j < boxes[i].n; j++)
+                    {
+                      mpfi_mul_d (t, xin[i].v[j], lam_in[i][r * boxes[i].n + j]);
+                      mpfi_sub (acc, acc, t);
+                    }
+              if (no_charge)
+                {
+                  mpfi_sub_d (t, acc, charge[r]);
+                  ck_assert_msg (mpfr_sgn (&t->left) >= 0,
+                                 "%s: with a unit row the CROWN step breaks the invariant by %.3g before its charge "
+                                 "(row %lld, sample %d; CN_TEST_SEED=%lu)", cn_op_name (op),
+                                 mpfr_get_d (&t->left, MPFR_RNDD), (long long) r, k, tu_seed ());
+                }
+              ck_assert_msg (mpfr_sgn (&acc->left) >= 0 || isinf (charge[r]),
+                             "%s: the CROWN step breaks the invariant by %.3g at row %lld, sample %d "
+                             "(charge %.3g; CN_TEST_SEED=%lu)", cn_op_name (op),
+                             mpfr_get_d (&acc->left, MPFR_RNDD), (long long) r, k, charge[r], tu_seed ());
+              checked++;
+            }
+          mpfi_clear (acc);
+          mpfi_clear (t);
+          cn_mpfi_vec_clear (&y);
+          for (int i = 0; i < n_in; i++)
+            cn_mpfi_vec_clear (&xin[i]);
+        }
+      for (int i = 0; i < n_in; i++)
+        {
+          cn_box_clear (&boxes[i]);
+          free (lam_in[i]);
+        }
+      free (lam_out);
+      cn_graph_free (g);
+    }
+  fprintf (stderr, "%-20s CROWN step invariant: %ld exact checks\n", cn_op_name (op), checked);
+}
+END_TEST
+
+/* The relu relaxation lines, exactly: for random l < 0 < u of every magnitude, the arm's upper
+ * line (rows -1, whose products are exact, so no charge is needed) must lie on or above relu at
+ * both ends, and its lower line (rows +1) on or below; checked in MPFR, without the charge. */
+START_TEST (relu_lines_exact)
+{
+  const struct cn_op_rule *rule = cn__op_rule (CN_OP_RELU);
+  cn_shape s1;
+  int64_t one = 1;
+  cn_shape_make (&s1, 1, &one, NULL);
+  const cn_shape *in_shape[1] = { &s1 };
+  const cn_tensor *in_const[1] = { NULL };
+  cn_node_view nv = { .op = CN_OP_RELU, .n_in = 1, .in_shape = in_shape, .in_const = in_const, .out_shape = &s1,
+                      .name = "relu" };
+  mpfr_t v, t;
+  mpfr_init2 (v, 2200);
+  mpfr_init2 (t, 2200);
+  for (int i = 0; i < 200000; i++)
+    {
+      double l = -ldexp (tu_uniform (0.5, 1), (int) tu_int (-60, 60)), u = ldexp (tu_uniform (0.5, 1), (int) tu_int (-60, 60));
+      double lo[1] = { l }, hi[1] = { u };
+      cn_box b = { .n = 1, .lo = lo, .hi = hi };
+      const cn_box *bp[1] = { &b };
+      for (int sign = -1; sign <= 1; sign += 2)
+        {
+          double lam_out[1] = { (double) sign }, lam_in_buf[1] = { 0 }, bias[1] = { 0 }, charge[1] = { 0 };
+          double *lam_in[1] = { lam_in_buf };
+          cn_crown_step st = { .nv = &nv, .rows = 1, .lam_out = lam_out, .lam_in = lam_in, .in_box = bp, .bias = bias,
+                               .charge = charge, .threads = 1 };
+          ck_assert (rule->crown (&st, NULL) == CN_OK);
+          for (int end = 0; end < 2; end++)
+            {
+              double z = end ? u : l;
+              /* sign relu(z) - (lam_in z + bias) >= 0, exactly */
+              mpfr_set_d (v, z > 0 ? z : 0, MPFR_RNDN);
+              mpfr_mul_si (v, v, sign, MPFR_RNDN);
+              mpfr_set_d (t, z, MPFR_RNDN);
+              mpfr_mul_d (t, t, lam_in_buf[0], MPFR_RNDN);
+              mpfr_sub (v, v, t, MPFR_RNDN);
+              mpfr_sub_d (v, v, bias[0], MPFR_RNDN);
+              ck_assert_msg (mpfr_sgn (v) >= 0, "relu: the %s line misses relu at %s of [%a, %a] by %.3g (CN_TEST_SEED=%lu)",
+                             sign < 0 ? "upper" : "lower", end ? "u" : "l", l, u, mpfr_get_d (v, MPFR_RNDD), tu_seed ());
+            }
+        }
+    }
+  mpfr_clear (v);
+  mpfr_clear (t);
+}
+END_TEST
+
 static Suite *
 ops_suite (void)
 {
@@ -239,7 +427,9 @@ ops_suite (void)
   TCase *tc = tcase_create ("generic");
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, registry_consistent);
+  tcase_add_test (tc, relu_lines_exact);
   tcase_add_loop_test (tc, generic, 0, CN_OP_COUNT);
+  tcase_add_loop_test (tc, crown_step_invariant, 0, CN_OP_COUNT);
   suite_add_tcase (s, tc);
   return s;
 }
