@@ -5,7 +5,7 @@
  *    inputs match the references of tests/data/onnx/ref/: in binary64 within 1e-6 relative of
  *    numpy's binary64 values; in binary32 bit for bit equal to "f32seq", the emulation of our
  *    own binary32 evaluation order (every operator's order is documented in its forward arm in
- *    src/ops/*.c and emulated operation by operation by tools/gen_onnx_tests.py), and, as a
+ *    src/ops/ (each family file) and emulated operation by operation by tools/gen_onnx_tests.py), and, as a
  *    sanity check, within a few ulps of the output's largest magnitude of PyTorch's binary32
  *    values (its BLAS sums in another order).  Skipped when the benchmarks are absent.
  * 2. The small models of tests/data/onnx/ops/ (every supported operator and attribute variant,
@@ -573,6 +573,8 @@ START_TEST (bad_matmul_shape) { expect_error ("matmul_shape", CN_ESHAPE, "'mm'",
 END_TEST
 START_TEST (bad_add_shape) { expect_error ("add_shape", CN_ESHAPE, "'add'", "(Add)", "[2,3]", "[4]", NULL); }
 END_TEST
+START_TEST (bad_inexact_fold) { expect_error ("inexact_fold", CN_EUNSUPPORTED, "'scale'", "(Div)", "round", NULL); }
+END_TEST
 START_TEST (bad_nan_weight) { expect_error ("nan_weight", CN_ENUMERIC, "'fc'", "(Gemm)", "NaN", "'w'", NULL); }
 END_TEST
 START_TEST (bad_raw_size) { expect_error ("raw_size", CN_EPARSE, "'fc'", "(Gemm)", "'w'", "raw_data", NULL); }
@@ -661,6 +663,7 @@ main (void)
   tcase_add_test (tc, bad_matmul_shape);
   tcase_add_test (tc, bad_add_shape);
   tcase_add_test (tc, bad_nan_weight);
+  tcase_add_test (tc, bad_inexact_fold);
   tcase_add_test (tc, bad_raw_size);
   tcase_add_test (tc, bad_raw_size_unused);
   tcase_add_test (tc, bad_elem_type);

@@ -1315,6 +1315,11 @@ def write_bad():
          [init("c", W(4))])
     nanw = W(3, 4)
     nanw[1, 2] = np.nan
+    # Div of two constants whose quotient is not a binary64 number (1/3): folding would round it.
+    save("inexact_fold", [N("Div", ["one", "three"], ["third"], name="scale"),
+                          N("Mul", ["x", "third"], ["y"], name="mul")],
+         [("x", [1, 3])], [("y", [1, 3])],
+         [init("one", np.ones([1, 3], np.float32)), init("three", np.full([1, 3], 3, np.float32))])
     save("nan_weight", [N("Gemm", ["x", "w", "b"], ["y"], transB=1, name="fc")], [("x", [1, 4])], [("y", [1, 3])],
          [init("w", nanw), init("b", W(3))])
     short = init("w", W(3, 4))

@@ -24,8 +24,9 @@ typedef struct cn_mpfi_vec
 cn_status cn_mpfi_vec_init (cn_mpfi_vec *x, int64_t n, mpfr_prec_t prec, cn_error *err);
 void cn_mpfi_vec_clear (cn_mpfi_vec *x);
 
-/* IBP of G in MPFI at PREC bits over INPUT (G has one input).  OUT is initialised here with the
- * enclosure of graph output 0.  CN_EUNSUPPORTED if some operator on the way has no MPFI arm. */
+/* IBP of G in MPFI at PREC bits over INPUT (G has one input; or none, INPUT NULL, for a graph of
+ * constants).  OUT is initialised here with the enclosure of graph output 0.  CN_EUNSUPPORTED if
+ * some operator on the way has no MPFI arm. */
 cn_status cn_reference_ibp (const cn_graph *g, const cn_mpfi_vec *input, mpfr_prec_t prec,
                             cn_mpfi_vec *out, cn_error *err);
 

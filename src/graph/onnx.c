@@ -2393,6 +2393,32 @@ fold_node (struct nctx *nc, const struct onnx_op *op)
   if ((st = cn_graph_set_outputs (scratch, n_outs, outs, nc->err)) != CN_OK
       || (st = cn_graph_eval (scratch, CN_DTYPE_F64, NULL, res, nc->err)) != CN_OK)
     goto done;
+  /* The bounds hold for the network in exact arithmetic, so a folded constant must be the exact
+   * value, not a rounding of it: each output is re-evaluated in MPFI and must be a point equal
+   * to the binary64 result. */
+  for (int j = 0; j < n_outs && st == CN_OK; j++)
+    {
+      cn_mpfi_vec exact;
+      cn_error local;
+      cn_error_clear (&local);
+      if (cn_graph_set_outputs (scratch, 1, &outs[j], &local) != CN_OK
+          || cn_reference_ibp (scratch, NULL, 512, &exact, &local) != CN_OK)
+        {
+          st = cn_error_set (nc->err, CN_EUNSUPPORTED, "cannot check that folding the constant inputs is exact: %s",
+                             local.msg);
+          break;
+        }
+      const double *d = res[j].data;
+      for (int64_t i = 0; i < exact.n && st == CN_OK; i++)
+        if (mpfr_cmp (&exact.v[i]->left, &exact.v[i]->right) != 0 || mpfr_cmp_d (&exact.v[i]->left, d[i]) != 0)
+          st = cn_error_set (nc->err, CN_EUNSUPPORTED,
+                             "folding the constant inputs would round (output %d, entry %lld); certnn bounds the "
+                             "network in exact arithmetic and keeps no rounded constant",
+                             which[j], (long long) i);
+      cn_mpfi_vec_clear (&exact);
+    }
+  if (st != CN_OK)
+    goto done;
   int all_f32 = 1;
   for (int i = 0; i < nc->n_in; i++)
     if (nc->in[i] != NULL)

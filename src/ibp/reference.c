@@ -10,9 +10,9 @@ cn_reference_ibp (const cn_graph *g, const cn_mpfi_vec *input, mpfr_prec_t prec,
 {
   out->n = 0;
   out->v = NULL;
-  if (g->n_inputs != 1 || g->n_outputs < 1)
-    return cn_error_set (err, CN_EINVAL, "reference: the graph must have one input and an output");
-  if (input->n != g->values[g->inputs[0]].numel)
+  if (g->n_inputs > 1 || g->n_outputs < 1 || (g->n_inputs == 1 && input == NULL))
+    return cn_error_set (err, CN_EINVAL, "reference: the graph must have at most one input, and an output");
+  if (g->n_inputs == 1 && input->n != g->values[g->inputs[0]].numel)
     return cn_error_set (err, CN_ESHAPE, "reference: input has %lld entries, the graph input %lld",
                          (long long) input->n, (long long) g->values[g->inputs[0]].numel);
   cn_mpfi_vec *val = calloc ((size_t) g->n_values, sizeof *val);
@@ -31,7 +31,7 @@ cn_reference_ibp (const cn_graph *g, const cn_mpfi_vec *input, mpfr_prec_t prec,
   for (int v = 0; v < g->n_values; v++)
     {
       const struct cn__value *val_v = &g->values[v];
-      if (!val_v->is_constant && v != g->inputs[0])
+      if (!val_v->is_constant && !val_v->is_input)
         continue;
       if ((st = cn_mpfi_vec_init (&val[v], val_v->numel, prec, err)) != CN_OK)
         goto done;
