@@ -32,4 +32,10 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS UBSAN_OPTIONS
 run_suite build-asan --enable-sanitizers CFLAGS="-O1 -g"
+# One closing line over both runs, counted from automake's per-test results.
+passed=$(cat build-test/tests/*.trs build-test/tests/cli/*.trs build-asan/tests/*.trs build-asan/tests/cli/*.trs \
+         | grep -c '^:test-result: PASS')
+skipped=$(cat build-test/tests/*.trs build-test/tests/cli/*.trs build-asan/tests/*.trs build-asan/tests/cli/*.trs \
+         | grep -c '^:test-result: SKIP' || true)
 echo "== all tests passed (make check, and make check under ASan + UBSan)"
+echo "$passed passed, 0 failed, $skipped skipped"
