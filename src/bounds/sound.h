@@ -144,6 +144,52 @@ cn__sum_hi (double s, double t, int64_t k)
   return isnan (r) ? INFINITY : r;
 }
 
+/* The selection sums of sum_j w_j [xl_j, xu_j] for EXACT weights w and a FINITE box, branch-free:
+ * for w_j >= 0, fl(w_j xl_j) <= fl(w_j xu_j) (RN is monotone), and the reverse for w_j < 0, so
+ * the smaller of the two rounded products is the rounding of the exact lower corner product,
+ * as in cn__itv_term.  Adds to SL, TL, SH, TH as cn__itv_term does for K terms. */
+static inline void
+cn__point_terms (int64_t k, const double *w, const double *xl, const double *xu, double *sl, double *tl, double *sh,
+                 double *th)
+{
+  /* Four independent partial sums of each kind (the (G) bound holds for any summation order). */
+  double a[4] = { 0, 0, 0, 0 }, b[4] = { 0, 0, 0, 0 }, c[4] = { 0, 0, 0, 0 }, d[4] = { 0, 0, 0, 0 };
+  int64_t j = 0;
+  for (; j + 4 <= k; j += 4)
+    for (int q = 0; q < 4; q++)
+      {
+        double p = w[j + q] * xl[j + q], r = w[j + q] * xu[j + q];
+        double lo = p < r ? p : r, hi = p < r ? r : p;
+        a[q] += lo;
+        b[q] += fabs (lo);
+        c[q] += hi;
+        d[q] += fabs (hi);
+      }
+  for (; j < k; j++)
+    {
+      double p = w[j] * xl[j], r = w[j] * xu[j];
+      double lo = p < r ? p : r, hi = p < r ? r : p;
+      a[0] += lo;
+      b[0] += fabs (lo);
+      c[0] += hi;
+      d[0] += fabs (hi);
+    }
+  *sl += (a[0] + a[1]) + (a[2] + a[3]);
+  *tl += (b[0] + b[1]) + (b[2] + b[3]);
+  *sh += (c[0] + c[1]) + (c[2] + c[3]);
+  *th += (d[0] + d[1]) + (d[2] + d[3]);
+}
+
+/* Whether every end of the box [lo, hi] (N entries) is finite. */
+static inline int
+cn__finite_box (int64_t n, const double *lo, const double *hi)
+{
+  for (int64_t j = 0; j < n; j++)
+    if (!isfinite (lo[j]) || !isfinite (hi[j]))
+      return 0;
+  return 1;
+}
+
 /* An upper bound of a nonnegative dot product given its RN value T over K terms, by (N). */
 static inline double
 cn__nonneg_up (double t, int64_t k)

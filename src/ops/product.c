@@ -215,13 +215,18 @@ linear_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_err
   int64_t R, NI, NO;
   linear_dims (nv, &R, &NI, &NO);
   const double *xl = in[0]->lo, *xu = in[0]->hi, *wl = in[1]->lo, *wu = in[1]->hi;
+  /* Constant weights over a finite box: the branch-free form of the same selection sums. */
+  int fast = nv->in_const[1] != NULL && cn__finite_box (in[0]->n, xl, xu);
   for (int64_t r = 0; r < R; r++)
     for (int64_t o = 0; o < NO; o++)
       {
         double sl = 0, tl = 0, sh = 0, th = 0;
         const double *xlr = xl + r * NI, *xur = xu + r * NI, *wlo = wl + o * NI, *wuo = wu + o * NI;
-        for (int64_t j = 0; j < NI; j++)
-          cn__itv_term (wlo[j], wuo[j], xlr[j], xur[j], &sl, &tl, &sh, &th);
+        if (fast)
+          cn__point_terms (NI, wlo, xlr, xur, &sl, &tl, &sh, &th);
+        else
+          for (int64_t j = 0; j < NI; j++)
+            cn__itv_term (wlo[j], wuo[j], xlr[j], xur[j], &sl, &tl, &sh, &th);
         /* The bias is one more term with coefficient 1. */
         cn__itv_term (1, 1, in[2]->lo[o], in[2]->hi[o], &sl, &tl, &sh, &th);
         /* now sl, sh are RN sums of NI + 1 extreme products; (G) bounds their error from tl, th. */
