@@ -507,10 +507,5 @@ main (void)
   tcase_add_loop_test (tc, sound_by_sampling, 0, N_NETS);
   tcase_add_loop_test (tc, mpfi_rerun, 0, N_NETS);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_set_fork_status (sr, CK_NOFORK);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return tu_run_suite (s);
 }

@@ -672,11 +672,7 @@ main (void)
   tcase_add_test (tc, bad_nonexistent);
   tcase_add_test (tc, bad_buffer_prefixes);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_set_fork_status (sr, CK_NOFORK);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
+  int failed = tu_run_suite (s);
   for (int k = 0; k < 2; k++)
     if (stats[k].values > 0)
       fprintf (stderr, "check_onnx: %s: binary64 max relative error %.3g; binary32 %lld of %lld values bit-exact "
@@ -691,5 +687,5 @@ main (void)
     free (bench_list[i]);
   free (ops_list);
   free (bench_list);
-  return failed == 0 ? 0 : 1;
+  return failed;
 }

@@ -438,10 +438,5 @@ int
 main (void)
 {
   tu_init ();
-  SRunner *sr = srunner_create (ops_suite ());
-  srunner_set_fork_status (sr, CK_NOFORK);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return tu_run_suite (ops_suite ());
 }

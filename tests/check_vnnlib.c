@@ -680,10 +680,5 @@ main (void)
   tcase_add_test (tc, errors_limits);
   tcase_add_test (tc, data_files);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_set_fork_status (sr, CK_NOFORK);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return tu_run_suite (s);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/testutil.c: helpers shared by the test programs. */
 #include <config.h>
+#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,4 +225,15 @@ tu_eval_mpfi (const cn_graph *g, const double *x, mpfr_prec_t prec, cn_mpfi_vec 
   st = cn_reference_ibp (g, &in, prec, out, err);
   cn_mpfi_vec_clear (&in);
   return st;
+}
+
+int
+tu_run_suite (Suite *s)
+{
+  SRunner *sr = srunner_create (s);
+  srunner_set_fork_status (sr, CK_NOFORK);
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
 }

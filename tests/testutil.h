@@ -18,6 +18,11 @@ uint64_t tu_rand (void);               /* 64 random bits (xoshiro256**; thread-u
 double tu_uniform (double a, double b); /* uniform in [a, b] */
 int64_t tu_int (int64_t a, int64_t b);  /* uniform integer in [a, b] */
 
+/* Runs the suite S (taking it) without forking, so that failures show under gdb and the
+ * sanitizers, and returns the program's exit status: 0 if every test passed, else 1. */
+struct Suite;
+int tu_run_suite (struct Suite *s);
+
 /* ---- paths ---------------------------------------------------------------------------- */
 /* $CN_SRCDIR (the source tree; "." if unset). */
 const char *tu_srcdir (void);
