@@ -45,7 +45,10 @@ typedef struct cn_spec
 } cn_spec;
 
 /* Parses a VNN-LIB file into SPEC (initialised here; cn_spec_clear frees it, also after a
- * failure).  Errors are CN_EIO or CN_EPARSE with "file:line:column: message". */
+ * failure).  Errors carry "file:line:column: message": CN_EIO (unreadable file), CN_EPARSE
+ * (syntax, an undeclared variable, an input without both bounds, an empty box),
+ * CN_EUNSUPPORTED (a term outside the VNN-COMP subset, such as X against Y or arithmetic, or a
+ * disjunction too large to multiply out), CN_ENOMEM. */
 cn_status cn_spec_load_vnnlib (const char *path, cn_spec *spec, cn_error *err);
 /* The same from memory; NAME labels the messages. */
 cn_status cn_spec_parse_vnnlib (const char *text, size_t len, const char *name, cn_spec *spec,
