@@ -263,6 +263,10 @@ conv_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
   if ((st = conv_prepare (nv, &g, &map, err)) != CN_OK)
     return st;
   int64_t k = g.Cg * g.Kn + 1;
+  /* Constant weights over a finite box: the branch-free form of the same selection sums (the
+   * smaller of the two rounded products w xl, w xh is the rounding of the lower corner product,
+   * RN being monotone; see cn__point_terms). */
+  int fast = nv->in_const[1] != NULL && cn__finite_box (in[0]->n, in[0]->lo, in[0]->hi);
   for (int64_t n = 0; n < g.N; n++)
     for (int64_t f = 0; f < g.F; f++)
       {
@@ -273,14 +277,32 @@ conv_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
           {
             const int64_t *mp = map + p * g.Kn;
             double sl = 0, tl = 0, sh = 0, th = 0;
-            for (int64_t c = 0; c < g.Cg; c++)
-              for (int64_t kk = 0; kk < g.Kn; kk++)
+            if (fast)
+              for (int64_t c = 0; c < g.Cg; c++)
                 {
-                  int64_t j = mp[kk];
-                  if (j >= 0)
-                    cn__itv_term (wl[c * g.Kn + kk], wh[c * g.Kn + kk], xl[c * g.Sn + j], xh[c * g.Sn + j], &sl, &tl, &sh,
-                              &th);
+                  const double *wc = wl + c * g.Kn, *xlc = xl + c * g.Sn, *xhc = xh + c * g.Sn;
+                  for (int64_t kk = 0; kk < g.Kn; kk++)
+                    {
+                      int64_t j = mp[kk];
+                      if (j < 0)
+                        continue;
+                      double a = wc[kk] * xlc[j], b = wc[kk] * xhc[j];
+                      double lo = a < b ? a : b, hi = a < b ? b : a;
+                      sl += lo;
+                      tl += fabs (lo);
+                      sh += hi;
+                      th += fabs (hi);
+                    }
                 }
+            else
+              for (int64_t c = 0; c < g.Cg; c++)
+                for (int64_t kk = 0; kk < g.Kn; kk++)
+                  {
+                    int64_t j = mp[kk];
+                    if (j >= 0)
+                      cn__itv_term (wl[c * g.Kn + kk], wh[c * g.Kn + kk], xl[c * g.Sn + j], xh[c * g.Sn + j], &sl, &tl,
+                                    &sh, &th);
+                  }
             cn__itv_term (1, 1, in[2]->lo[f], in[2]->hi[f], &sl, &tl, &sh, &th);
             /* now sl, sh are RN sums of at most k extreme products, tl, th their magnitudes. */
             int64_t o = (n * g.F + f) * g.On + p;
