@@ -5,9 +5,8 @@
 #include <stdlib.h>
 #include "crown/crown_impl.h"
 
-/* charge[s] := an upper bound of charge[s] + e, e >= 0 an upper bound (NaN read as +inf). */
-static void
-charge_add (const cn_crown_step *st, int64_t s, double e)
+void
+cn__crown_charge (const cn_crown_step *st, int64_t s, double e)
 {
   if (isnan (e))
     e = INFINITY;
@@ -21,7 +20,22 @@ cn__crown_add_bias (const cn_crown_step *st, int64_t s, double v)
   /* now nb = fl(bias + v); |nb - (bias + v)| <= u |bias + v| <= 2u |nb| (no eta: addition is
    * exact in the subnormal range). */
   st->bias[s] = nb;
-  charge_add (st, s, cn__up (2 * CN_U * fabs (nb)));
+  cn__crown_charge (st, s, cn__up (2 * CN_U * fabs (nb)));
+}
+
+void
+cn__crown_add_sum (const cn_crown_step *st, int64_t s, double d, double t, int64_t cnt, int unbounded)
+{
+  if (unbounded)
+    {
+      cn__crown_charge (st, s, INFINITY);
+      return;
+    }
+  if (cnt == 0)
+    return;
+  cn__crown_charge (st, s, cn__dot_err (t, cnt));
+  if (d != 0)
+    cn__crown_add_bias (st, s, d);
 }
 
 void
@@ -33,8 +47,7 @@ cn__crown_add_dot (const cn_crown_step *st, int64_t s, int64_t k, const double *
       d += a[j] * b[j];
       t += fabs (a[j]) * fabs (b[j]);
     }
-  charge_add (st, s, cn__dot_err (t, k));
-  cn__crown_add_bias (st, s, d);
+  cn__crown_add_sum (st, s, d, t, k, 0);
 }
 
 double
@@ -60,7 +73,7 @@ cn__crown_charge_entrywise (const cn_crown_step *st, const double *lam_in, int64
   if (m == NULL)
     {
       for (int64_t s = 0; s < st->rows; s++)
-        charge_add (st, s, INFINITY);   /* sound: the bound becomes -inf */
+        cn__crown_charge (st, s, INFINITY);   /* sound: the bound becomes -inf */
       return;
     }
   double m1 = cn__box_magnitude (box, m);
@@ -75,7 +88,7 @@ cn__crown_charge_entrywise (const cn_crown_step *st, const double *lam_in, int64
       /* now t = fl(|l| . m); |l| . m <= kappa_n (t + n eta) by (N); the charge is
        * 2u (|l| . m) + eta ||m||_1. */
       double lm = cn__up (cn__kappa (n) * cn__up (t + (double) n * CN_ETA));
-      charge_add (st, s, cn__up (cn__up (2 * CN_U * lm) + cn__up (CN_ETA * m1)));
+      cn__crown_charge (st, s, cn__up (cn__up (2 * CN_U * lm) + cn__up (CN_ETA * m1)));
     }
   free (m);
 }
@@ -97,6 +110,6 @@ cn__crown_charge_affine (const cn_crown_step *st, const double *w_up, int64_t k,
           t += fabs (l[o]) * w_up[o];
       /* now t = fl(|lam_out| . w_up) and the exact product is <= kappa_n (t + n eta). */
       double tw = cn__up (kap * cn__up (t + (double) n * CN_ETA));
-      charge_add (st, s, cn__up (cn__up (g * tw) + tail));
+      cn__crown_charge (st, s, cn__up (cn__up (g * tw) + tail));
     }
 }

@@ -16,6 +16,16 @@
  * result and charge[s] the (G) error of the dot product plus that of the final addition. */
 void cn__crown_add_dot (const cn_crown_step *st, int64_t s, int64_t k, const double *a, const double *b);
 
+/* charge[s] := an upper bound of charge[s] + E, E >= 0 an upper bound of an error (NaN is read
+ * as +inf, which makes the row's bound -inf). */
+void cn__crown_charge (const cn_crown_step *st, int64_t s, double e);
+
+/* Adds to bias[s] the exact real sum whose round-to-nearest value is D, computed in any order
+ * over CNT terms whose magnitudes sum (in RN) to T: charges the (G) error cn__dot_err (T, CNT)
+ * and the rounding of the addition.  UNBOUNDED (some term infinite) makes the row's charge
+ * +inf instead, so its bound becomes -inf. */
+void cn__crown_add_sum (const cn_crown_step *st, int64_t s, double d, double t, int64_t cnt, int unbounded);
+
 /* Adds the double V (exact) to bias[s], charging the rounding of the addition. */
 void cn__crown_add_bias (const cn_crown_step *st, int64_t s, double v);
 

@@ -227,10 +227,7 @@ relu_crown (const cn_crown_step *st, cn_error *err)
       double e_prod = cn__up (cn__up (2 * CN_U * cn__up (kap * cn__up (t + neta)))
                               + cn__up (CN_ETA * cn__up (kap * cn__up (cm + neta))));
       double e_dot = cn__dot_err (td, n);
-      double e_all = cn__up (e_prod + e_dot);
-      if (isnan (e_all))
-        e_all = INFINITY;
-      st->charge[s] = cn__acc_up (st->charge[s], e_all);
+      cn__crown_charge (st, s, cn__up (e_prod + e_dot));
       if (d != 0)
         cn__crown_add_bias (st, s, d);
     }

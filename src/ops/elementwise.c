@@ -86,15 +86,6 @@ end_hi (double c)
   return isnan (r) ? INFINITY : r;
 }
 
-/* charge[s] := an upper bound of charge[s] + e (NaN read as +inf). */
-static void
-charge_add (const cn_crown_step *st, int64_t s, double e)
-{
-  if (isnan (e))
-    e = INFINITY;
-  st->charge[s] = cn__acc_up (st->charge[s], e);
-}
-
 static int
 nthreads (const cn_crown_step *st)
 {
@@ -467,7 +458,7 @@ absorb_row (const cn_crown_step *st, int64_t s, int64_t n, const double *lam, do
         continue;
       if (isinf (x))
         {
-          charge_add (st, s, INFINITY);
+          cn__crown_charge (st, s, INFINITY);
           return;
         }
       d += c * x;
@@ -476,11 +467,7 @@ absorb_row (const cn_crown_step *st, int64_t s, int64_t n, const double *lam, do
     }
   /* now d = fl(c . sel) (zero terms left out: they are exact) and
    * |d - c . sel| <= cn__dot_err (t, cnt) by (G) */
-  if (cnt == 0)
-    return;
-  charge_add (st, s, cn__dot_err (t, cnt));
-  if (d != 0)
-    cn__crown_add_bias (st, s, d);
+  cn__crown_add_sum (st, s, d, t, cnt, 0);
 }
 
 /* add, sub, neg: lam_in[i] = SG[i] * lam_out, exactly; constants discharged over their box. */
@@ -572,7 +559,7 @@ scale_crown (const char *opn, const cn_crown_step *st, int divide, cn_error *err
         }
       /* now li[j] = fl(lam_j c_j) or fl(lam_j / c_j), one rounding each (charged below) */
       if (undefined)
-        charge_add (st, s, INFINITY);
+        cn__crown_charge (st, s, INFINITY);
     }
   cn__crown_charge_entrywise (st, lam_x, n, st->in_box[vi]);
   return CN_OK;

@@ -191,15 +191,7 @@ slice_crown (const cn_crown_step *st, cn_error *err)
           cnt++;
         }
       /* now d = fl(sum lam_o sel_o), |d - sum lam_o sel_o| <= cn__dot_err (t, cnt) by (G) */
-      if (unbounded)
-        st->charge[s] = INFINITY;
-      else if (cnt > 0)
-        {
-          double e = cn__dot_err (t, cnt);
-          st->charge[s] = cn__acc_up (st->charge[s], isnan (e) ? INFINITY : e);
-          if (d != 0)
-            cn__crown_add_bias (st, s, d);
-        }
+      cn__crown_add_sum (st, s, d, t, cnt, unbounded);
     }
   free (j);
   return CN_OK;

@@ -498,15 +498,7 @@ move_crown (const char *opn, const cn_crown_step *st, cn_error *err)
       /* now every lam_in entry is the RN sum, in output order, of the lam_o that read it (a
        * plain copy unless m.sums); d = fl(sum lam_o sel_o) over the padded and constant
        * entries, |d - sum lam_o sel_o| <= cn__dot_err (t, cnt) by (G) */
-      if (unbounded)
-        st->charge[s] = INFINITY;
-      else if (cnt > 0)
-        {
-          double e = cn__dot_err (t, cnt);
-          st->charge[s] = cn__acc_up (st->charge[s], isnan (e) ? INFINITY : e);
-          if (d != 0)
-            cn__crown_add_bias (st, s, d);
-        }
+      cn__crown_add_sum (st, s, d, t, cnt, unbounded);
     }
   if (m.sums && st->lam_in[0] != NULL)
     {

@@ -353,7 +353,7 @@ bn_crown (const cn_crown_step *st, cn_error *err)
       /* now d = fl(lam . c~) with (G) error <= cn__dot_err (t, n), and e = fl(|lam| . w) whose exact
        * value is <= kappa_n (e + n eta) by (N). */
       double ce = cn__up (cn__dot_err (t, n) + cn__up (kap * cn__up (e + (double) n * CN_ETA)));
-      st->charge[s] = cn__acc_up (st->charge[s], isnan (ce) ? INFINITY : ce);
+      cn__crown_charge (st, s, ce);
       cn__crown_add_bias (st, s, d);
     }
   /* lam_x = fl(lam s~) entrywise: one rounding per entry. */

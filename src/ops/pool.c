@@ -496,15 +496,8 @@ pool_crown (const cn_crown_step *st, cn_error *err)
               k++;
             }
         }
-      if (unbounded)
-        st->charge[s] = INFINITY;
-      else
-        {
-          /* now d = fl(sum lam U) over k terms; (G) bounds its error by cn__dot_err (t, k). */
-          double e = cn__dot_err (t, k);
-          st->charge[s] = cn__acc_up (st->charge[s], isnan (e) ? INFINITY : e);
-          cn__crown_add_bias (st, s, d);
-        }
+      /* now d = fl(sum lam U) over k terms; (G) bounds its error by cn__dot_err (t, k). */
+      cn__crown_add_sum (st, s, d, t, k, unbounded);
     }
   /* Overlapping windows: lam_x entries are RN sums of up to g.mult lams, each lam_y[p] routed to
    * x_{i*(p)} at most, so |A| m <= m_{i*} row by row. */
