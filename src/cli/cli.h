@@ -32,6 +32,10 @@ cn_status cli_read_numbers (const char *path, double **x, int64_t *n, cn_error *
  * X and Y counts match the network's single input and output 0.  On failure nothing is left
  * allocated. */
 cn_status cli_load (const char *net, const char *spec_path, cn_graph **g, cn_spec *spec, cn_error *err);
+/* Parses an option shared by the commands that bound (--method M, --threads N) at argv[*i]:
+ * returns 0 if argv[*i] is neither, 1 if it was consumed (with its value; *i advanced), and
+ * CLI_BAD_INPUT's negation after printing a usage error for a bad value. */
+int cli_bounds_option (const char *cmd, int argc, char **argv, int *i, cn_bounds_opts *o);
 /* Seconds from a monotonic clock. */
 double cli_now (void);
 

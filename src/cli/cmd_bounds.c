@@ -35,6 +35,7 @@ cli_bounds (int argc, char **argv)
   cn_bounds_opts_init (&opts);
   cn_error err;
   cn_error_clear (&err);
+  int opt;
   for (int i = 1; i < argc; i++)
     {
       if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0)
@@ -55,18 +56,10 @@ cli_bounds (int argc, char **argv)
           if (*end != '\0' || !(eps >= 0) || isinf (eps))
             return cli_usage_error ("bounds", "--eps must be a finite number >= 0, not '%s'", argv[i]);
         }
-      else if (strcmp (argv[i], "--method") == 0 && i + 1 < argc)
+      else if ((opt = cli_bounds_option ("bounds", argc, argv, &i, &opts)) != 0)
         {
-          if (cn_method_lookup (argv[++i], &opts.method, &err) != CN_OK)
-            return cli_usage_error ("bounds", "%s", err.msg);
-        }
-      else if (strcmp (argv[i], "--threads") == 0 && i + 1 < argc)
-        {
-          char *end;
-          long t = strtol (argv[++i], &end, 10);
-          if (*end != '\0' || t < 1 || t > 1024)
-            return cli_usage_error ("bounds", "--threads must be an integer in 1..1024, not '%s'", argv[i]);
-          opts.threads = (int) t;
+          if (opt < 0)
+            return -opt;
         }
       else if (argv[i][0] == '-' && argv[i][1] != '\0')
         return cli_usage_error ("bounds", "unknown or incomplete option '%s' (try certnn bounds --help)", argv[i]);

@@ -295,6 +295,7 @@ cli_verify (int argc, char **argv)
   cn_bounds_opts_init (&v.opts);
   cn_error err;
   cn_error_clear (&err);
+  int opt;
   for (int i = 1; i < argc; i++)
     {
       if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0)
@@ -313,18 +314,10 @@ cli_verify (int argc, char **argv)
           if (*end != '\0' || !(timeout > 0))
             return cli_usage_error ("verify", "--timeout must be a number of seconds > 0, not '%s'", argv[i]);
         }
-      else if (strcmp (argv[i], "--method") == 0 && i + 1 < argc)
+      else if ((opt = cli_bounds_option ("verify", argc, argv, &i, &v.opts)) != 0)
         {
-          if (cn_method_lookup (argv[++i], &v.opts.method, &err) != CN_OK)
-            return cli_usage_error ("verify", "%s", err.msg);
-        }
-      else if (strcmp (argv[i], "--threads") == 0 && i + 1 < argc)
-        {
-          char *end;
-          long t = strtol (argv[++i], &end, 10);
-          if (*end != '\0' || t < 1 || t > 1024)
-            return cli_usage_error ("verify", "--threads must be an integer in 1..1024, not '%s'", argv[i]);
-          v.opts.threads = (int) t;
+          if (opt < 0)
+            return -opt;
         }
       else if (argv[i][0] == '-' && argv[i][1] != '\0')
         return cli_usage_error ("verify", "unknown or incomplete option '%s' (try certnn verify --help)", argv[i]);

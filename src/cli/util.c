@@ -141,3 +141,28 @@ fail:
   *g = NULL;
   return st;
 }
+
+int
+cli_bounds_option (const char *cmd, int argc, char **argv, int *i, cn_bounds_opts *o)
+{
+  if (*i + 1 >= argc)
+    return 0;
+  if (strcmp (argv[*i], "--method") == 0)
+    {
+      cn_error err;
+      cn_error_clear (&err);
+      if (cn_method_lookup (argv[++*i], &o->method, &err) != CN_OK)
+        return -cli_usage_error (cmd, "%s", err.msg);
+      return 1;
+    }
+  if (strcmp (argv[*i], "--threads") == 0)
+    {
+      char *end;
+      long t = strtol (argv[++*i], &end, 10);
+      if (*end != '\0' || t < 1 || t > 1024)
+        return -cli_usage_error (cmd, "--threads must be an integer in 1..1024, not '%s'", argv[*i]);
+      o->threads = (int) t;
+      return 1;
+    }
+  return 0;
+}
