@@ -29,10 +29,23 @@ const char *cn_method_name (cn_method m);          /* "ibp", "crown", "crown-ibp
 /* CN_EINVAL if NAME is not one of the names above. */
 cn_status cn_method_lookup (const char *name, cn_method *m, cn_error *err);
 
+/* The lower line alpha z <= relu(z) of an unstable relu entry (l < 0 < u): every alpha in
+ * [0, 1] is sound, and which is tightest depends on the row.  CN_SLOPE_ADAPTIVE is CROWN's
+ * choice (alpha = 1 if u > -l, else 0); the others fix alpha = 0, alpha = 1, or alpha =
+ * u/(u - l) (the upper line's slope, as in DeepPoly's parallel relaxation). */
+typedef enum cn_slope
+{
+  CN_SLOPE_ADAPTIVE,
+  CN_SLOPE_ZERO,
+  CN_SLOPE_ONE,
+  CN_SLOPE_RATIO
+} cn_slope;
+
 typedef struct cn_bounds_opts
 {
   cn_method method;
   int threads;          /* OpenMP threads for row-parallel work; 0 = the OpenMP default */
+  cn_slope slope;       /* lower slopes of the sweeps (CN_SLOPE_ADAPTIVE by default) */
 } cn_bounds_opts;
 
 void cn_bounds_opts_init (cn_bounds_opts *o);      /* CROWN, default threads */
@@ -58,6 +71,15 @@ const cn_box *cn_analysis_box (const cn_analysis *a, int v);
  * ALGORITHMS.md 1.8/2.6.  LOWER receives ROWS numbers (-inf where nothing is known). */
 cn_status cn_analysis_lower (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
                              cn_error *err);
+/* Sets the lower slopes of A's later sweeps (cn_analysis_lower and _coef); every choice is
+ * sound, so a caller may take the best of several bounds. */
+void cn_analysis_set_slope (cn_analysis *a, cn_slope slope);
+/* As cn_analysis_lower; COEF (if not NULL) also receives ROWS x numel(graph input) the
+ * coefficients of the graph input in each row's linear lower bound, as computed in
+ * round-to-nearest.  They guide heuristics (the input-splitting score of ALGORITHMS.md 5.4,
+ * the corner minimising the bound) and are not part of the bound's guarantee. */
+cn_status cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
+                                  double *coef, cn_error *err);
 /* Seconds spent in bound computation by A so far (creation and sweeps). */
 double cn_analysis_seconds (const cn_analysis *a);
 

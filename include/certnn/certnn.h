@@ -12,6 +12,7 @@
 #include "certnn/box.h"
 #include "certnn/spec.h"
 #include "certnn/bounds.h"
+#include "certnn/verify.h"
 
 #ifdef __cplusplus
 extern "C" {

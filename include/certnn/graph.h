@@ -75,6 +75,15 @@ const void *cn_graph_node_params (const cn_graph *g, int node);
 cn_status cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs,
                          cn_tensor *outputs, cn_error *err);
 
+/* Reverse mode at a point, in binary64, for a graph with one input and output 0: evaluates
+ * the graph at X (numel(input) entries), writes its output 0 into Y (numel(output) entries,
+ * may be NULL) and into G_X the gradient of W . y with respect to x, W having numel(output)
+ * entries.  Every operator on a path from the input to the output needs a pullback; one
+ * without is CN_EUNSUPPORTED naming it and the node.  A floating-point tool for attacks and
+ * heuristics: nothing sound is claimed about G_X. */
+cn_status cn_graph_gradient (const cn_graph *g, const double *x, const double *w, double *y, double *g_x,
+                             cn_error *err);
+
 /* ---- ONNX ---------------------------------------------------------------------------- */
 
 /* Imports an ONNX model (opsets 8 to 17, the default domain).  The graph has the model's

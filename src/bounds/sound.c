@@ -4,8 +4,38 @@
 #include <math.h>
 #include "bounds/sound.h"
 
+/* gamma and kappa are asked for the same few lengths over and over (every row of every step):
+ * each thread remembers its last answer. */
+static _Thread_local int64_t gamma_k = -1, kappa_k = -1;
+static _Thread_local double gamma_v, kappa_v;
+
+static double gamma_compute (int64_t k);
+static double kappa_compute (int64_t k);
+
 double
 cn__gamma (int64_t k)
+{
+  if (k != gamma_k)
+    {
+      gamma_v = gamma_compute (k);
+      gamma_k = k;
+    }
+  return gamma_v;
+}
+
+double
+cn__kappa (int64_t k)
+{
+  if (k != kappa_k)
+    {
+      kappa_v = kappa_compute (k);
+      kappa_k = k;
+    }
+  return kappa_v;
+}
+
+static double
+gamma_compute (int64_t k)
 {
   if (k <= 0)
     return 0;
@@ -18,10 +48,10 @@ cn__gamma (int64_t k)
   return cn__up (ku / den);
 }
 
-double
-cn__kappa (int64_t k)
+static double
+kappa_compute (int64_t k)
 {
-  double g = cn__gamma (k);
+  double g = gamma_compute (k);
   if (!(g < 0.5))
     return INFINITY;
   /* 1 - g rounded down, then 1/(that) rounded up: >= 1/(1 - gamma_k). */

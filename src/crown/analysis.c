@@ -70,6 +70,7 @@ cn_bounds_opts_init (cn_bounds_opts *o)
   memset (o, 0, sizeof *o);
   o->method = CN_METHOD_CROWN;
   o->threads = 0;
+  o->slope = CN_SLOPE_ADAPTIVE;
 }
 
 void
@@ -90,6 +91,12 @@ const cn_box *
 cn_analysis_box (const cn_analysis *a, int v)
 {
   return v >= 0 && v < a->g->n_values ? &a->boxes[v] : NULL;
+}
+
+void
+cn_analysis_set_slope (cn_analysis *a, cn_slope slope)
+{
+  a->opts.slope = slope;
 }
 
 double
@@ -161,7 +168,8 @@ tighten (cn_analysis *a, int v, cn_error *err)
           c[(2 * r) * n + idx[first + r]] = 1;       /* lower bound of v_j */
           c[(2 * r + 1) * n + idx[first + r]] = -1;  /* lower bound of -v_j */
         }
-      if ((st = cn__crown_sweep (g, a->boxes, a->depends, v, c, 2 * cnt, a->opts.threads, lower, err)) != CN_OK)
+      if ((st = cn__crown_sweep (g, a->boxes, a->depends, v, c, 2 * cnt, a->opts.threads, a->opts.slope, lower,
+                                  NULL, err)) != CN_OK)
         goto done;
       for (int64_t r = 0; r < cnt; r++)
         {
@@ -292,6 +300,13 @@ fail:
 cn_status
 cn_analysis_lower (cn_analysis *a, int v, const double *c, int64_t rows, double *lower, cn_error *err)
 {
+  return cn_analysis_lower_coef (a, v, c, rows, lower, NULL, err);
+}
+
+cn_status
+cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, double *lower, double *coef,
+                        cn_error *err)
+{
   double t0 = now ();
   cn_status st = cn__graph_check_value (a->g, v, "bounds", err);
   if (st != CN_OK)
@@ -305,7 +320,8 @@ cn_analysis_lower (cn_analysis *a, int v, const double *c, int64_t rows, double 
     if (!isfinite (c[j]))
       return cn_error_set (err, CN_EINVAL, "bounds: coefficient %lld of C is not finite", (long long) j);
   if (rows > 0)
-    st = cn__crown_sweep (a->g, a->boxes, a->depends, v, c, rows, a->opts.threads, lower, err);
+    st = cn__crown_sweep (a->g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, coef,
+                          err);
   a->seconds += now () - t0;
   return st;
 }

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "crown/crown_impl.h"
+#include "core/parallel.h"
 
 void
 cn__crown_charge (const cn_crown_step *st, int64_t s, double e)
@@ -66,6 +67,34 @@ cn__box_magnitude (const cn_box *box, double *m)
   return cn__up (cn__kappa (box->n) * cn__up (t + (double) box->n * CN_ETA));
 }
 
+struct entrywise_ctx
+{
+  const cn_crown_step *st;
+  const double *lam_in, *m;
+  int64_t n;
+  double m1;
+};
+
+static void
+entrywise_rows (void *p, int64_t first, int64_t last)
+{
+  const struct entrywise_ctx *c = p;
+  int64_t n = c->n;
+  double kap = cn__kappa (n);
+  for (int64_t s = first; s < last; s++)
+    {
+      const double *l = c->lam_in + s * n;
+      double t = 0;
+      for (int64_t j = 0; j < n; j++)
+        if (l[j] != 0)
+          t += fabs (l[j]) * c->m[j];
+      /* now t = fl(|l| . m); |l| . m <= kappa_n (t + n eta) by (N); the charge is
+       * 2u (|l| . m) + eta ||m||_1. */
+      double lm = cn__up (kap * cn__up (t + (double) n * CN_ETA));
+      cn__crown_charge (c->st, s, cn__up (cn__up (2 * CN_U * lm) + cn__up (CN_ETA * c->m1)));
+    }
+}
+
 void
 cn__crown_charge_entrywise (const cn_crown_step *st, const double *lam_in, int64_t n, const cn_box *box)
 {
@@ -76,40 +105,43 @@ cn__crown_charge_entrywise (const cn_crown_step *st, const double *lam_in, int64
         cn__crown_charge (st, s, INFINITY);   /* sound: the bound becomes -inf */
       return;
     }
-  double m1 = cn__box_magnitude (box, m);
-#pragma omp parallel for num_threads(st->threads > 0 ? st->threads : 1) if (st->rows * n > (1 << 18))
-  for (int64_t s = 0; s < st->rows; s++)
-    {
-      const double *l = lam_in + s * n;
-      double t = 0;
-      for (int64_t j = 0; j < n; j++)
-        if (l[j] != 0)
-          t += fabs (l[j]) * m[j];
-      /* now t = fl(|l| . m); |l| . m <= kappa_n (t + n eta) by (N); the charge is
-       * 2u (|l| . m) + eta ||m||_1. */
-      double lm = cn__up (cn__kappa (n) * cn__up (t + (double) n * CN_ETA));
-      cn__crown_charge (st, s, cn__up (cn__up (2 * CN_U * lm) + cn__up (CN_ETA * m1)));
-    }
+  struct entrywise_ctx c = { .st = st, .lam_in = lam_in, .m = m, .n = n };
+  c.m1 = cn__box_magnitude (box, m);
+  cn__for_rows (st->rows, st->threads, st->rows * n > (1 << 18), entrywise_rows, &c);
   free (m);
+}
+
+struct affine_ctx
+{
+  const cn_crown_step *st;
+  const double *w_up;
+  int64_t n;
+  double g, kap, tail;
+};
+
+static void
+affine_rows (void *p, int64_t first, int64_t last)
+{
+  const struct affine_ctx *c = p;
+  int64_t n = c->n;
+  for (int64_t s = first; s < last; s++)
+    {
+      const double *l = c->st->lam_out + s * n;
+      double t = 0;
+      for (int64_t o = 0; o < n; o++)
+        if (l[o] != 0)
+          t += fabs (l[o]) * c->w_up[o];
+      /* now t = fl(|lam_out| . w_up) and the exact product is <= kappa_n (t + n eta). */
+      double tw = cn__up (c->kap * cn__up (t + (double) n * CN_ETA));
+      cn__crown_charge (c->st, s, cn__up (cn__up (c->g * tw) + c->tail));
+    }
 }
 
 void
 cn__crown_charge_affine (const cn_crown_step *st, const double *w_up, int64_t k, double m1_up)
 {
   int64_t n = cn__numel (st->nv->out_shape);
-  double g = cn__gamma (k);
-  double kap = cn__kappa (n);
-  double tail = cn__up ((double) k * CN_ETA * cn__up (m1_up + 1));
-#pragma omp parallel for num_threads(st->threads > 0 ? st->threads : 1) if (st->rows * n > (1 << 18))
-  for (int64_t s = 0; s < st->rows; s++)
-    {
-      const double *l = st->lam_out + s * n;
-      double t = 0;
-      for (int64_t o = 0; o < n; o++)
-        if (l[o] != 0)
-          t += fabs (l[o]) * w_up[o];
-      /* now t = fl(|lam_out| . w_up) and the exact product is <= kappa_n (t + n eta). */
-      double tw = cn__up (kap * cn__up (t + (double) n * CN_ETA));
-      cn__crown_charge (st, s, cn__up (cn__up (g * tw) + tail));
-    }
+  struct affine_ctx c = { .st = st, .w_up = w_up, .n = n, .g = cn__gamma (k), .kap = cn__kappa (n),
+                          .tail = cn__up ((double) k * CN_ETA * cn__up (m1_up + 1)) };
+  cn__for_rows (st->rows, st->threads, st->rows * n > (1 << 18), affine_rows, &c);
 }

@@ -55,8 +55,12 @@ double cn__box_magnitude (const cn_box *box, double *m);
 /* Lower bounds of the ROWS linear functions C v over the input boxes, by one CROWN sweep from
  * value V of G using BOXES (one sound box per value) for every relaxation.  DEPENDS[w] is
  * nonzero iff value w depends on a graph input (others are concretised with their box).
- * LOWER receives ROWS numbers; -inf where nothing finite is proved. */
+ * LOWER receives ROWS numbers; -inf where nothing finite is proved.  INPUT_COEF, if not NULL,
+ * receives ROWS x numel(graph input 0) the coefficients of that input in each row's linear
+ * lower bound (the final Lambda_x, as computed in round-to-nearest: a guide, not a bound).
+ * SLOPE (a cn_slope) selects the lower slopes of relaxing arms. */
 cn_status cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
-                           const double *c, int64_t rows, int threads, double *lower, cn_error *err);
+                           const double *c, int64_t rows, int threads, int slope, double *lower,
+                           double *input_coef, cn_error *err);
 
 #endif

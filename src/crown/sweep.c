@@ -33,7 +33,8 @@ concretise (const cn_crown_step *st, const double *lam, const cn_box *box)
 
 cn_status
 cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
-                 const double *c, int64_t rows, int threads, double *lower, cn_error *err)
+                 const double *c, int64_t rows, int threads, int slope, double *lower, double *input_coef,
+                 cn_error *err)
 {
   cn_status st = CN_OK;
   double **lam = calloc ((size_t) g->n_values, sizeof *lam);
@@ -65,7 +66,7 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
     }
   memcpy (lam[v], c, (size_t) rows * nv * sizeof (double));
 
-  cn_crown_step step = { .rows = rows, .bias = bias, .charge = charge, .threads = threads };
+  cn_crown_step step = { .rows = rows, .bias = bias, .charge = charge, .threads = threads, .slope = slope };
   for (int k = g->values[v].producer; k >= 0; k--)
     {
       const struct cn__node *nd = &g->nodes[k];
@@ -138,6 +139,15 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
       goto done;
     }
   /* Only graph inputs (and constants, which never receive coefficients) are left. */
+  if (input_coef != NULL && g->n_inputs > 0)
+    {
+      int w = g->inputs[0];
+      size_t size = (size_t) rows * (size_t) g->values[w].numel * sizeof (double);
+      if (lam[w] != NULL)
+        memcpy (input_coef, lam[w], size);
+      else
+        memset (input_coef, 0, size);
+    }
   for (int i = 0; i < g->n_inputs; i++)
     {
       int w = g->inputs[i];

@@ -33,7 +33,17 @@
  *            cn__crown_charge_affine with w_up[n,f,p] >= sum_{c,kk} |W[f,c,kk]| m[n, gC/G + c, i(p,kk)] + |b[f]|
  *            (the forward of |W| on m = max(|l_x|, |u_x|) plus |b|, in RN, rounded up by (N)) and
  *            K = max(F/G prod(K), numel(y)), the longest inner product of a lam_x entry or of the bias dot.
- */
+ *   Pullback (binary64, round to nearest, no soundness claim).  y is bilinear in (x, W) plus b, so
+ *            with G the output's cotangent and g the group of filter f:
+ *                g_x[n, gC/G + c, j] += sum_{f in group g} sum_{(p,kk): i(p,kk) = j} G[n,f,p] W[f,c,kk]
+ *                    (the transposed convolution, the CROWN arm's product with lam_y = G),
+ *                g_W[f,c,kk] += sum_n sum_{p: i(p,kk) inside} G[n,f,p] x[n, gC/G + c, i(p,kk)],
+ *                g_b[f] += sum_{n,p} G[n,f,p];
+ *            padded positions contribute nothing (they read the constant 0).  Per image, group and
+ *            block of output positions, im2col style through cblas_dgemm: g_x as
+ *            cols = (G block)^T W_g ((positions x F/G) (F/G x C/G prod K)) scattered into g_x
+ *            (col2im), g_W_g += (G block) cols_x with cols_x the block's input patches (im2col,
+ *            0 at padded positions). */
 #include <config.h>
 #include <cblas.h>
 #include <limits.h>
@@ -534,11 +544,116 @@ nomem:
   goto fail;
 }
 
+static cn_status
+conv_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+               double *const *g_in, cn_error *err)
+{
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
+    return cn_error_set (err, CN_EINVAL, "conv: pullback output is not a binary64 tensor of the node's shape (node '%s')",
+                         cn__node_name (nv));
+  for (int i = 0; i < 3; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL,
+                           "conv: pullback input %d is not a binary64 tensor of the node's shape (node '%s')", i,
+                           cn__node_name (nv));
+  if (g_in[0] == NULL && g_in[1] == NULL && g_in[2] == NULL)
+    return CN_OK;
+  struct conv_geom g;
+  int64_t *map = NULL;
+  double *cols = NULL;
+  cn_status ret = conv_prepare (nv, &g, &map, err);
+  if (ret != CN_OK)
+    return ret;
+  const double *x = in[0]->data, *W = in[1]->data;
+  double *gx = g_in[0], *gw = g_in[1], *gb = g_in[2];
+  int64_t CK = g.Cg * g.Kn, P = g.On;
+  if (gb != NULL)
+    for (int64_t n = 0; n < g.N; n++)
+      for (int64_t f = 0; f < g.F; f++)
+        {
+          const double *gf = g_out + (n * g.F + f) * P;
+          double s = 0;
+          for (int64_t p = 0; p < P; p++)
+            s += gf[p];
+          gb[f] += s;
+        }
+  /* now g_b[f] has received sum_{n,p} G[n,f,p] */
+  if ((gx == NULL && gw == NULL) || CK == 0 || g.Fg == 0 || P == 0)
+    goto done;
+  if (P > INT_MAX || CK > INT_MAX || g.Fg > INT_MAX)
+    {
+      ret = cn_error_set (err, CN_EUNSUPPORTED, "conv: extents too large for BLAS (node '%s')", cn__node_name (nv));
+      goto fail;
+    }
+  /* Output positions per block: the patch buffer (pb x CK) stays within CONV_CHUNK_DOUBLES. */
+  int64_t pb = CONV_CHUNK_DOUBLES / CK;
+  if (pb < 1)
+    pb = 1;
+  if (pb > P)
+    pb = P;
+  cols = malloc ((size_t) (pb * CK) * sizeof *cols);
+  if (cols == NULL)
+    {
+      ret = cn_error_set (err, CN_ENOMEM, "conv: out of memory (node '%s')", cn__node_name (nv));
+      goto fail;
+    }
+  for (int64_t n = 0; n < g.N; n++)
+    for (int64_t gi = 0; gi < g.G; gi++)
+      {
+        const double *gg = g_out + (n * g.F + gi * g.Fg) * P;     /* Fg x P, row stride P */
+        const double *Wg = W + gi * g.Fg * CK;                    /* Fg x CK */
+        int64_t xo = (n * g.C + gi * g.Cg) * g.Sn;
+        for (int64_t p0 = 0; p0 < P; p0 += pb)
+          {
+            int64_t np = P - p0 < pb ? P - p0 : pb;
+            if (gw != NULL)
+              {
+                /* cols[q, c kk] = x[n, g Cg + c, i(p0 + q, kk)], 0 at padded positions (im2col). */
+                for (int64_t q = 0; q < np; q++)
+                  {
+                    const int64_t *mp = map + (p0 + q) * g.Kn;
+                    double *cr = cols + q * CK;
+                    for (int64_t c = 0; c < g.Cg; c++)
+                      for (int64_t kk = 0; kk < g.Kn; kk++)
+                        cr[c * g.Kn + kk] = mp[kk] >= 0 ? x[xo + c * g.Sn + mp[kk]] : 0.0;
+                  }
+                /* g_W_g += (G block) cols: (Fg x np) (np x CK). */
+                cblas_dgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, (int) g.Fg, (int) CK, (int) np, 1.0, gg + p0,
+                             (int) P, cols, (int) CK, 1.0, gw + gi * g.Fg * CK, (int) CK);
+              }
+            if (gx != NULL)
+              {
+                /* cols = (G block)^T W_g: (np x Fg) (Fg x CK), then scattered into g_x (col2im). */
+                cblas_dgemm (CblasRowMajor, CblasTrans, CblasNoTrans, (int) np, (int) CK, (int) g.Fg, 1.0, gg + p0,
+                             (int) P, Wg, (int) CK, 0.0, cols, (int) CK);
+                double *dst = gx + xo;
+                for (int64_t q = 0; q < np; q++)
+                  {
+                    const double *cr = cols + q * CK;
+                    const int64_t *mp = map + (p0 + q) * g.Kn;
+                    for (int64_t c = 0; c < g.Cg; c++)
+                      for (int64_t kk = 0; kk < g.Kn; kk++)
+                        if (mp[kk] >= 0)
+                          dst[c * g.Sn + mp[kk]] += cr[c * g.Kn + kk];
+                  }
+              }
+          }
+      }
+  /* now g_x and g_W have received the transposed convolution of G and the correlation of G with x */
+done:
+  ret = CN_OK;
+fail:
+  free (map);
+  free (cols);
+  return ret;
+}
+
 const struct cn_op_rule cn__rule_CONV = {
   .n_in = 3,
   .params_size = sizeof (cn_params_conv),
   .check = conv_check,
   .forward = conv_forward,
+  .pullback = conv_pullback,
   .ibp = conv_ibp,
   .ibp_mpfi = conv_ibp_mpfi,
   .crown = conv_crown,

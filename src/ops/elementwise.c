@@ -54,13 +54,26 @@
  *
  * MPFI arms (the reference): mpfi_add, mpfi_sub, mpfi_mul, mpfi_div (a divisor enclosure that
  * contains 0 gives [-inf, +inf]), mpfi_neg; TRUNC and FLOOR round the ends of the quotient's
- * enclosure to integers outward (mpfr_rint_trunc/floor, RNDD on the left, RNDU on the right). */
+ * enclosure to integers outward (mpfr_rint_trunc/floor, RNDD on the left, RNDU on the right).
+ *
+ * Pullbacks (reverse mode in binary64, round to nearest; g is the output's cotangent, and each
+ * arm ADDS the adjoint of the tangent map into the cotangent of every input that asks for one):
+ *   add  dv = dx + dy, so  g_x += g,  g_y += g.
+ *   sub  dv = dx - dy, so  g_x += g,  g_y -= g.
+ *   neg  dv = -dx, so  g_x -= g.
+ *   mul  dv = y dx + x dy (bilinear: both inputs may vary), so  g_x += g y,  g_y += g x.
+ *   div  TRUE: dv = dx / y - (x / y^2) dy, so  g_x += g / y  and  g_y -= (g / y)(x / y), computed
+ *        in that order (no y^2, which would overflow or underflow early); y = 0 gives infinities
+ *        or NaNs, as the forward does.  TRUNC and FLOOR are piecewise constant: the derivative is
+ *        0 wherever it exists, and 0 is also the (one-sided) choice at the jumps, so nothing is
+ *        added. */
 #include <config.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "crown/crown_impl.h"
+#include "core/parallel.h"
 
 enum binop { OP_ADD, OP_SUB, OP_MUL, OP_DIV_TRUE, OP_DIV_TRUNC, OP_DIV_FLOOR };
 
@@ -471,29 +484,45 @@ absorb_row (const cn_crown_step *st, int64_t s, int64_t n, const double *lam, do
 }
 
 /* add, sub, neg: lam_in[i] = SG[i] * lam_out, exactly; constants discharged over their box. */
-static cn_status
-linear_crown (const cn_crown_step *st, const double *sg, cn_error *err)
+struct linear_rows_ctx
 {
-  (void) err;
+  const cn_crown_step *st;
+  const double *sg;
+  int64_t n;
+};
+
+static void
+linear_rows (void *p, int64_t first, int64_t last)
+{
+  const struct linear_rows_ctx *c = p;
+  const cn_crown_step *st = c->st;
   const cn_node_view *nv = st->nv;
-  int64_t n = cn__numel (nv->out_shape);
-#pragma omp parallel for num_threads(nthreads (st)) if (st->rows * n > 65536)
-  for (int64_t s = 0; s < st->rows; s++)
+  int64_t n = c->n;
+  for (int64_t s = first; s < last; s++)
     {
       const double *lo = st->lam_out + s * n;
       for (int i = 0; i < nv->n_in; i++)
         {
           if (st->lam_in[i] == NULL)
             {
-              absorb_row (st, s, n, lo, sg[i], st->in_box[i]);
+              absorb_row (st, s, n, lo, c->sg[i], st->in_box[i]);
               continue;
             }
           double *li = st->lam_in[i] + s * n;
           for (int64_t j = 0; j < n; j++)
-            li[j] = sg[i] * lo[j];
+            li[j] = c->sg[i] * lo[j];
           /* now li = SG[i] lam_out exactly (a copy or a negation) */
         }
     }
+}
+
+static cn_status
+linear_crown (const cn_crown_step *st, const double *sg, cn_error *err)
+{
+  (void) err;
+  int64_t n = cn__numel (st->nv->out_shape);
+  struct linear_rows_ctx c = { .st = st, .sg = sg, .n = n };
+  cn__for_rows (st->rows, nthreads (st), st->rows * n > 65536, linear_rows, &c);
   return CN_OK;
 }
 
@@ -562,6 +591,116 @@ scale_crown (const char *opn, const cn_crown_step *st, int divide, cn_error *err
         cn__crown_charge (st, s, INFINITY);
     }
   cn__crown_charge_entrywise (st, lam_x, n, st->in_box[vi]);
+  return CN_OK;
+}
+
+/* ---- pullbacks ------------------------------------------------------------------------ */
+
+/* The arms trust the checked shapes, but never index past what they are given: binary64
+ * tensors of the node's element count. */
+static cn_status
+pull_ok (const char *op, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
+    return cn_error_set (err, CN_EINVAL, "%s: pullback output is not a binary64 tensor of the node's shape (node '%s')",
+                         op, cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != n)
+      return cn_error_set (err, CN_EINVAL,
+                           "%s: pullback input %d is not a binary64 tensor of the node's shape (node '%s')", op, i,
+                           cn__node_name (nv));
+  return CN_OK;
+}
+
+/* add, sub, neg: g_in[i] += SG[i] g (exact copies or negations, one rounded sum each). */
+static cn_status
+linear_pullback (const char *opn, const double *sg, const cn_node_view *nv, const cn_tensor *const *in,
+                 const cn_tensor *out, const double *g_out, double *const *g_in, cn_error *err)
+{
+  cn_status st = pull_ok (opn, nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  for (int i = 0; i < nv->n_in; i++)
+    {
+      double *gi = g_in[i];
+      if (gi == NULL)
+        continue;
+      if (sg[i] > 0)
+        for (int64_t j = 0; j < n; j++)
+          gi[j] += g_out[j];
+      else
+        for (int64_t j = 0; j < n; j++)
+          gi[j] -= g_out[j];
+    }
+  return CN_OK;
+}
+
+static cn_status
+add_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+              double *const *g_in, cn_error *err)
+{
+  static const double sg[2] = { 1, 1 };
+  return linear_pullback ("add", sg, nv, in, out, g_out, g_in, err);
+}
+
+static cn_status
+sub_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+              double *const *g_in, cn_error *err)
+{
+  static const double sg[2] = { 1, -1 };
+  return linear_pullback ("sub", sg, nv, in, out, g_out, g_in, err);
+}
+
+static cn_status
+neg_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+              double *const *g_in, cn_error *err)
+{
+  static const double sg[1] = { -1 };
+  return linear_pullback ("neg", sg, nv, in, out, g_out, g_in, err);
+}
+
+/* mul: g_x += g y and g_y += g x (reading the inputs, never the cotangents, so that a node
+ * reading one value twice, x * x, gets 2 g x). */
+static cn_status
+mul_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+              double *const *g_in, cn_error *err)
+{
+  cn_status st = pull_ok ("mul", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  const double *x = in[0]->data, *y = in[1]->data;
+  if (g_in[0] != NULL)
+    for (int64_t j = 0; j < n; j++)
+      g_in[0][j] += g_out[j] * y[j];
+  if (g_in[1] != NULL)
+    for (int64_t j = 0; j < n; j++)
+      g_in[1][j] += g_out[j] * x[j];
+  return CN_OK;
+}
+
+/* div TRUE: with q = g / y, g_x += q and g_y -= q (x / y).  TRUNC, FLOOR: derivative 0. */
+static cn_status
+div_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+              double *const *g_in, cn_error *err)
+{
+  cn_status st = pull_ok ("div", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  if (((const cn_params_div *) nv->params)->rounding != CN_DIV_TRUE)
+    return CN_OK;                       /* piecewise constant: nothing to add */
+  int64_t n = cn_tensor_numel (out);
+  const double *x = in[0]->data, *y = in[1]->data;
+  for (int64_t j = 0; j < n; j++)
+    {
+      double q = g_out[j] / y[j];
+      if (g_in[0] != NULL)
+        g_in[0][j] += q;
+      if (g_in[1] != NULL)
+        g_in[1][j] -= q * (x[j] / y[j]);
+    }
   return CN_OK;
 }
 
@@ -774,25 +913,25 @@ neg_crown (const cn_crown_step *st, cn_error *err)
 
 const struct cn_op_rule cn__rule_ADD = {
   .n_in = 2, .params_size = 0, .check = add_check, .forward = add_forward,
-  .ibp = add_ibp, .ibp_mpfi = add_mpfi, .crown = add_crown,
+  .pullback = add_pullback, .ibp = add_ibp, .ibp_mpfi = add_mpfi, .crown = add_crown,
 };
 
 const struct cn_op_rule cn__rule_SUB = {
   .n_in = 2, .params_size = 0, .check = sub_check, .forward = sub_forward,
-  .ibp = sub_ibp, .ibp_mpfi = sub_mpfi, .crown = sub_crown,
+  .pullback = sub_pullback, .ibp = sub_ibp, .ibp_mpfi = sub_mpfi, .crown = sub_crown,
 };
 
 const struct cn_op_rule cn__rule_MUL = {
   .n_in = 2, .params_size = 0, .check = mul_check, .forward = mul_forward,
-  .ibp = mul_ibp, .ibp_mpfi = mul_mpfi, .crown = mul_crown,
+  .pullback = mul_pullback, .ibp = mul_ibp, .ibp_mpfi = mul_mpfi, .crown = mul_crown,
 };
 
 const struct cn_op_rule cn__rule_DIV = {
   .n_in = 2, .params_size = sizeof (cn_params_div), .check = div_check, .forward = div_forward,
-  .ibp = div_ibp, .ibp_mpfi = div_mpfi, .crown = div_crown,
+  .pullback = div_pullback, .ibp = div_ibp, .ibp_mpfi = div_mpfi, .crown = div_crown,
 };
 
 const struct cn_op_rule cn__rule_NEG = {
   .n_in = 1, .params_size = 0, .check = neg_check, .forward = neg_forward,
-  .ibp = neg_ibp, .ibp_mpfi = neg_mpfi, .crown = neg_crown,
+  .pullback = neg_pullback, .ibp = neg_ibp, .ibp_mpfi = neg_mpfi, .crown = neg_crown,
 };

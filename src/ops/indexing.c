@@ -13,7 +13,9 @@
  *            is discharged over its box: fl(sum_o lam_o sel_o) into the bias, its (G) error
  *            cn__dot_err and the rounding of the addition into the charge; +inf if an infinite
  *            end is needed.)
- *   MPFI     mpfi_set of the mapped entry. */
+ *   MPFI     mpfi_set of the mapped entry.
+ *   pullback dv_o = du_{j(o)}, so the adjoint scatters:  g_in[j(o)] += g_o  for every o (j is
+ *            one-to-one; the entries no output reads get nothing). */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -197,7 +199,29 @@ slice_crown (const cn_crown_step *st, cn_error *err)
   return CN_OK;
 }
 
+static cn_status
+slice_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+                double *const *g_in, cn_error *err)
+{
+  cn_status st = sizes_ok (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), err);
+  if (st != CN_OK)
+    return st;
+  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
+    return cn_error_set (err, CN_EINVAL, "slice: pullback tensors are not binary64 (node '%s')", nv->name);
+  if (g_in[0] == NULL)
+    return CN_OK;
+  int64_t *j;
+  if ((st = slice_map (nv, &j, err)) != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  for (int64_t o = 0; o < n; o++)
+    g_in[0][j[o]] += g_out[o];
+  /* now g_in has received g scattered through j */
+  free (j);
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_SLICE = {
   .n_in = 1, .params_size = sizeof (cn_params_slice), .check = slice_check, .forward = slice_forward,
-  .ibp = slice_ibp, .ibp_mpfi = slice_mpfi, .crown = slice_crown,
+  .pullback = slice_pullback, .ibp = slice_ibp, .ibp_mpfi = slice_mpfi, .crown = slice_crown,
 };

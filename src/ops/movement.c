@@ -23,6 +23,10 @@
  *            (cn__dot_err) plus the rounding of the addition (cn__crown_add_bias); an infinite end
  *            needed there makes the charge +inf.
  *   MPFI     mpfi_set of the mapped entry (mpfi_set_d of the pad value).
+ *   pullback the tangent map is dv_o = du_{k(o)}[j(o)] (0 at padding: the pad value is a constant),
+ *            its adjoint  g_in[k][j] += sum_{o : (k(o), j(o)) = (k, j)} g_o:  a scatter-add of the
+ *            output's cotangent, in output order.  reshape, permute, pad and cat add each g_o to
+ *            a different entry; broadcast sums the K = numel(out)/numel(in) copies of an entry.
  *
  * reshape    the same elements in C order: j(o) = o.  Equal element counts.
  * permute    output axis a is input axis perm[a]: j(i_0..i_{r-1}) = sum_a i_a stride_in[perm[a]].
@@ -528,6 +532,39 @@ move_crown (const char *opn, const cn_crown_step *st, cn_error *err)
   return CN_OK;
 }
 
+static cn_status
+move_pullback (const char *opn, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
+               const double *g_out, double *const *g_in, cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
+    return cn_error_set (err, CN_EINVAL, "%s: pullback output is not a binary64 tensor of the node's shape (node '%s')",
+                         opn, cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL,
+                           "%s: pullback input %d is not a binary64 tensor of the node's shape (node '%s')", opn, i,
+                           cn__node_name (nv));
+  int any = 0;
+  for (int i = 0; i < nv->n_in; i++)
+    any |= g_in[i] != NULL;
+  if (!any)
+    return CN_OK;
+  struct movemap m;
+  cn_status st = map_build (opn, nv, &m, err);
+  if (st != CN_OK)
+    return st;
+  for (int64_t o = 0; o < n; o++)
+    {
+      double *gk = g_in[m.k ? m.k[o] : 0];
+      if (m.j[o] >= 0 && gk != NULL)
+        gk[m.j[o]] += g_out[o];
+    }
+  /* now g_in[k][j] has received the sum, in output order, of the g_o that read (k, j) */
+  map_clear (&m);
+  return CN_OK;
+}
+
 /* ---- the operators -------------------------------------------------------------------- */
 
 #define MOVE_ARMS(lower, NAME)                                                                     \
@@ -551,6 +588,20 @@ move_crown (const char *opn, const cn_crown_step *st, cn_error *err)
     return move_crown (NAME, st, err);                                                             \
   }
 
+#define MOVE_PULLBACK(lower, NAME)                                                                 \
+  static cn_status lower##_pullback (const cn_node_view *nv, const cn_tensor *const *in,              \
+                                     const cn_tensor *out, const double *g_out, double *const *g_in,  \
+                                     cn_error *err)                                                   \
+  {                                                                                                \
+    return move_pullback (NAME, nv, in, out, g_out, g_in, err);                                    \
+  }
+
+MOVE_PULLBACK (reshape, "reshape")
+MOVE_PULLBACK (permute, "permute")
+MOVE_PULLBACK (broadcast, "broadcast")
+MOVE_PULLBACK (pad, "pad")
+MOVE_PULLBACK (cat, "cat")
+
 MOVE_ARMS (reshape, "reshape")
 MOVE_ARMS (permute, "permute")
 MOVE_ARMS (broadcast, "broadcast")
@@ -559,25 +610,26 @@ MOVE_ARMS (cat, "cat")
 
 const struct cn_op_rule cn__rule_RESHAPE = {
   .n_in = 1, .params_size = sizeof (cn_params_reshape), .check = reshape_check, .forward = reshape_forward,
-  .ibp = reshape_ibp, .ibp_mpfi = reshape_mpfi, .crown = reshape_crown,
+  .pullback = reshape_pullback, .ibp = reshape_ibp, .ibp_mpfi = reshape_mpfi, .crown = reshape_crown,
 };
 
 const struct cn_op_rule cn__rule_PERMUTE = {
   .n_in = 1, .params_size = sizeof (cn_params_permute), .check = permute_check, .forward = permute_forward,
-  .ibp = permute_ibp, .ibp_mpfi = permute_mpfi, .crown = permute_crown,
+  .pullback = permute_pullback, .ibp = permute_ibp, .ibp_mpfi = permute_mpfi, .crown = permute_crown,
 };
 
 const struct cn_op_rule cn__rule_BROADCAST = {
   .n_in = 1, .params_size = sizeof (cn_params_broadcast), .check = broadcast_check,
-  .forward = broadcast_forward, .ibp = broadcast_ibp, .ibp_mpfi = broadcast_mpfi, .crown = broadcast_crown,
+  .forward = broadcast_forward, .pullback = broadcast_pullback, .ibp = broadcast_ibp, .ibp_mpfi = broadcast_mpfi,
+  .crown = broadcast_crown,
 };
 
 const struct cn_op_rule cn__rule_PAD = {
   .n_in = 1, .params_size = sizeof (cn_params_pad), .check = pad_check, .forward = pad_forward,
-  .ibp = pad_ibp, .ibp_mpfi = pad_mpfi, .crown = pad_crown,
+  .pullback = pad_pullback, .ibp = pad_ibp, .ibp_mpfi = pad_mpfi, .crown = pad_crown,
 };
 
 const struct cn_op_rule cn__rule_CAT = {
   .n_in = -1, .params_size = sizeof (cn_params_cat), .check = cat_check, .forward = cat_forward,
-  .ibp = cat_ibp, .ibp_mpfi = cat_mpfi, .crown = cat_crown,
+  .pullback = cat_pullback, .ibp = cat_ibp, .ibp_mpfi = cat_mpfi, .crown = cat_crown,
 };

@@ -26,7 +26,15 @@
  *                      >= lam_x x + lam . c~ - sum_j |lam_j| (ds_j m_j + dc_j) - (rounding of lam_x),
  *            with lam_x = fl(lam s~) entrywise (one rounding each: cn__crown_charge_entrywise), the dot
  *            lam . c~ accumulated in RN and charged by (G) (cn__dot_err) before cn__crown_add_bias, and
- *            the enclosure term sum_j |lam_j| w_j, w_j >= ds_j m_j + dc_j, bounded by (N). */
+ *            the enclosure term sum_j |lam_j| w_j, w_j >= ds_j m_j + dc_j, bounded by (N).
+ *   Pullback (binary64, round to nearest, no soundness claim).  With v = var[c] + eps,
+ *            q = sqrt(v), d = x - mean[c] and G the output's cotangent, the partial derivatives of
+ *            y = scale d / q + bias are
+ *                dy/dx = scale / q,   dy/dscale = d / q,   dy/dbias = 1,   dy/dmean = -scale / q,
+ *                dy/dvar = -scale d / (2 q v)   (d/dv v^(-1/2) = -v^(-3/2) / 2),
+ *            so  g_x += G scale / q  entrywise, and each channel's parameter gets the sum over its
+ *            entries:  g_scale[c] += sum G d / q,  g_bias[c] += sum G,  g_mean[c] -= sum G scale / q,
+ *            g_var[c] -= sum G scale d / (2 q v).  q is formed as the forward does, fl(sqrt(fl(var + eps))). */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -366,11 +374,69 @@ fail:
   return ret;
 }
 
+static cn_status
+bn_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+             double *const *g_in, cn_error *err)
+{
+  const cn_params_batchnorm *p = nv->params;
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
+    return cn_error_set (err, CN_EINVAL,
+                         "batchNormRunning: pullback output is not a binary64 tensor of the node's shape (node '%s')",
+                         cn__node_name (nv));
+  for (int i = 0; i < 5; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL,
+                           "batchNormRunning: pullback input %d is not a binary64 tensor of the node's shape (node '%s')",
+                           i, cn__node_name (nv));
+  int64_t outer, C, inner;
+  bn_dims (nv, &outer, &C, &inner);
+  const double *x = in[0]->data, *sc = in[1]->data, *mu = in[3]->data, *va = in[4]->data;
+  double *gx = g_in[0], *gs = g_in[1], *gbi = g_in[2], *gm = g_in[3], *gv = g_in[4];
+  int params = gs != NULL || gbi != NULL || gm != NULL || gv != NULL;
+  for (int64_t c = 0; c < C; c++)
+    {
+      double v = va[c] + p->eps, q = sqrt (v);
+      if (!(v > 0))
+        return cn_error_set (err, CN_ENUMERIC,
+                             "batchNormRunning: var + eps = %g is not positive at channel %lld (node '%s')", v,
+                             (long long) c, cn__node_name (nv));
+      double k = sc[c] / q;             /* dy/dx */
+      double sg = 0, sgd = 0;           /* sum G and sum G d over the channel */
+      for (int64_t a = 0; a < outer; a++)
+        {
+          const double *xa = x + (a * C + c) * inner, *ga = g_out + (a * C + c) * inner;
+          if (gx != NULL)
+            {
+              double *gxa = gx + (a * C + c) * inner;
+              for (int64_t i = 0; i < inner; i++)
+                gxa[i] += ga[i] * k;
+            }
+          if (params)
+            for (int64_t i = 0; i < inner; i++)
+              {
+                sg += ga[i];
+                sgd += ga[i] * (xa[i] - mu[c]);
+              }
+        }
+      /* now sg = fl(sum G) and sgd = fl(sum G d) over channel c */
+      if (gs != NULL)
+        gs[c] += sgd / q;
+      if (gbi != NULL)
+        gbi[c] += sg;
+      if (gm != NULL)
+        gm[c] -= sg * k;
+      if (gv != NULL)
+        gv[c] -= (sgd * k) / (2 * v);
+    }
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_BATCH_NORM_RUNNING = {
   .n_in = 5,
   .params_size = sizeof (cn_params_batchnorm),
   .check = bn_check,
   .forward = bn_forward,
+  .pullback = bn_pullback,
   .ibp = bn_ibp,
   .ibp_mpfi = bn_ibp_mpfi,
   .crown = bn_crown,

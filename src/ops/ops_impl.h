@@ -52,6 +52,7 @@ typedef struct cn_crown_step
   double *bias;                       /* rows; round-to-nearest accumulations */
   double *charge;                     /* rows; >= 0, accumulated upward */
   int threads;
+  int slope;                          /* cn_slope: lower slope of relaxing arms (relu) on unstable entries */
 } cn_crown_step;
 
 enum
@@ -74,7 +75,14 @@ struct cn_op_rule
    * by the caller with the checked shape. */
   cn_status (*forward) (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
                         cn_error *err);
-  void *pullback;                     /* reverse mode: not yet (issue 4) */
+  /* Reverse mode in binary64 at the point IN (the forward values, f64 tensors of the input
+   * shapes; constants included) whose forward output is OUT: for every input i with
+   * G_IN[i] != NULL, ADDS to G_IN[i] (numel(in_i) entries) the vector-Jacobian product
+   *     g_in[i][k] += sum_j g_out[j] d out_j / d in_i,k .
+   * G_IN[i] is NULL for constants and for inputs that need no gradient.  Where f is not
+   * differentiable the arm uses a documented one-sided choice (relu: 0 at 0). */
+  cn_status (*pullback) (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
+                         const double *g_out, double *const *g_in, cn_error *err);
   void *jvp;                          /* forward mode: not yet (issue 4) */
   /* Sound interval propagation: OUT (initialised, numel(out)) must contain f(x) for every x
    * in the input boxes, in exact real arithmetic. */

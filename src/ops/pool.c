@@ -34,7 +34,16 @@
  *                     quotient one rounding of the exact product lam (1/D) and the sum an RN sum of at most
  *                     M terms, so (G) holds with K = M; charge cn__crown_charge_affine with
  *                     w_up[p] >= (sum_{j in W(p)} m_j) / D(p) (RN sum rounded up by (N), then a division
- *                     rounded up).  No bias. */
+ *                     rounded up).  No bias.
+ * Pullbacks (binary64, round to nearest, no soundness claim; G is the output's cotangent):
+ *   max      y_p = x_{i*(p)} with i*(p) the entry the forward keeps, so  g_x[i*(p)] += G_p  and the
+ *            rest of the window gets nothing.  i*(p) follows the forward's scan exactly: the first
+ *            in-bounds entry of the window in C order of the kernel offsets, replaced by a later
+ *            entry only if that one is strictly greater (or is a NaN while the current is not).  So
+ *            at a tie the FIRST maximal entry in that order takes the whole cotangent (a one-sided
+ *            choice: max is not differentiable there), and padded positions never get any.
+ *   average  y_p = (1/D(p)) sum_{j in W(p)} x_j, so  g_x[j] += fl(G_p / D(p))  for every in-bounds j of
+ *            W(p); overlapping windows add their shares. */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -519,12 +528,70 @@ nomem:
   goto fail;
 }
 
+static cn_status
+pool_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+               double *const *g_in, cn_error *err)
+{
+  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
+    return cn_error_set (err, CN_EINVAL, "pool: pullback tensors are not binary64 (node '%s')", cn__node_name (nv));
+  cn_status st = check_sizes (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), err);
+  if (st != CN_OK)
+    return st;
+  double *gx = g_in[0];
+  if (gx == NULL)
+    return CN_OK;
+  struct pool_geom g;
+  int64_t *map, *div;
+  if ((st = pool_prepare (nv, &g, &map, &div, err)) != CN_OK)
+    return st;
+  int is_max = ((const cn_params_pool *) nv->params)->kind == CN_POOL_MAX;
+  const double *x = in[0]->data;
+  for (int64_t nc = 0; nc < g.N * g.C; nc++)
+    {
+      const double *xp = x + nc * g.Sn;
+      double *dst = gx + nc * g.Sn;
+      for (int64_t p = 0; p < g.On; p++)
+        {
+          const int64_t *mp = map + p * g.Kn;
+          double gp = g_out[nc * g.On + p];
+          if (is_max)
+            {
+              /* The forward's scan: the first in-bounds entry, then a strictly greater one, or a NaN
+               * while the kept value is not a NaN. */
+              int64_t best = -1;
+              for (int64_t kk = 0; kk < g.Kn; kk++)
+                {
+                  if (mp[kk] < 0)
+                    continue;
+                  double v = xp[mp[kk]];
+                  if (best < 0 || (!isnan (xp[best]) && (v > xp[best] || isnan (v))))
+                    best = mp[kk];
+                }
+              /* now xp[best] = y_p, best the entry the forward kept (the window is never empty) */
+              if (best >= 0)
+                dst[best] += gp;
+            }
+          else
+            {
+              double v = gp / (double) div[p];
+              for (int64_t kk = 0; kk < g.Kn; kk++)
+                if (mp[kk] >= 0)
+                  dst[mp[kk]] += v;
+            }
+        }
+    }
+  free (map);
+  free (div);
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_POOL = {
   .n_in = 1,
   .params_size = sizeof (cn_params_pool),
   .flags = CN_RULE_NEEDS_BOUNDS,
   .check = pool_check,
   .forward = pool_forward,
+  .pullback = pool_pullback,
   .ibp = pool_ibp,
   .ibp_mpfi = pool_ibp_mpfi,
   .crown = pool_crown,

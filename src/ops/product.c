@@ -48,6 +48,18 @@
  *            variable replaced by its magnitude m, rounded up by (N)) and K = m copies for x @ W, n copies
  *            for W @ x, copies = the number of output batch matrices that read one matrix of the
  *            variable operand.  No bias.
+ *
+ * Pullbacks (binary64, round to nearest, no soundness claim; G is the output's cotangent):
+ *   linear   y = x W^T + b (rows r), so dy = dx W^T + x dW^T + db and the adjoints are
+ *                g_x += G W   (R x NO)(NO x NI),     g_W += G^T x   (NO x R)(R x NI),
+ *                g_b[o] += sum_r G[r,o],
+ *            the two products through cblas_dgemm with beta = 1 (they add into the cotangents).
+ *   matmul   Y[t] = A[ta] B[tb] per output batch matrix t, so
+ *                g_A[ta] += G[t] B[tb]^T,     g_B[tb] += A[ta]^T G[t],
+ *            one cblas_dgemm (beta = 1) per output batch matrix; an operand broadcast over the batch
+ *            (its matrix read by several t) sums their products; a 1-D operand is the promoted
+ *            [1, k] or [k, 1] matrix, with the same layout.  Both operands may vary (bilinear): each
+ *            one that asks for a cotangent gets its product.
  */
 #include <config.h>
 #include <cblas.h>
@@ -119,6 +131,13 @@ gemm_rows (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *a,
   if (chunk > INT_MAX / 2)
     chunk = INT_MAX / 2;
   int64_t nchunks = (m + chunk - 1) / chunk;
+  if (parts == 1 && nchunks == 1)
+    {
+      /* one GEMM on this thread: no OpenMP region to enter */
+      cblas_dgemm (CblasRowMajor, CblasNoTrans, tb, (int) m, (int) n, (int) k, 1.0, a, (int) lda, b, (int) ldb, beta,
+                   c, (int) ldc);
+      return 1;
+    }
 #pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
   for (int64_t q = 0; q < nchunks; q++)
     {
@@ -128,6 +147,36 @@ gemm_rows (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *a,
                    (int) ldb, beta, c + r * ldc, (int) ldc);
     }
   return 1;
+}
+
+/* C (m x n, row stride ldc) += op(A) op(B) through cblas_dgemm in round-to-nearest, op(A) m x k and
+ * op(B) k x n, with the given row strides.  Returns 0 (computing nothing) if an extent or a stride
+ * does not fit OpenBLAS's int. */
+static int
+gemm_add (CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
+          const double *b, int64_t ldb, double *c, int64_t ldc)
+{
+  if (m <= 0 || n <= 0 || k <= 0)
+    return 1;
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
+    return 0;
+  cblas_dgemm (CblasRowMajor, ta, tb, (int) m, (int) n, (int) k, 1.0, a, (int) lda, b, (int) ldb, 1.0, c, (int) ldc);
+  return 1;
+}
+
+/* The pullback's tensors are binary64 of the node's shapes. */
+static cn_status
+check_pull (const char *op, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, cn_error *err)
+{
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
+    return cn_error_set (err, CN_EINVAL, "%s: pullback output is not a binary64 tensor of the node's shape (node '%s')",
+                         op, cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL,
+                           "%s: pullback input %d is not a binary64 tensor of the node's shape (node '%s')", op, i,
+                           cn__node_name (nv));
+  return CN_OK;
 }
 
 /* ---- linear --------------------------------------------------------------------------- */
@@ -341,11 +390,39 @@ fail:
   return ret;
 }
 
+static cn_status
+linear_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+                 double *const *g_in, cn_error *err)
+{
+  cn_status st = check_pull ("linear", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t R, NI, NO;
+  linear_dims (nv, &R, &NI, &NO);
+  const double *x = in[0]->data, *w = in[1]->data;
+  int ok = 1;
+  /* g_x += G W: (R x NO) (NO x NI). */
+  if (g_in[0] != NULL)
+    ok &= gemm_add (CblasNoTrans, CblasNoTrans, R, NI, NO, g_out, NO, w, NI, g_in[0], NI);
+  /* g_W += G^T x: (NO x R) (R x NI), G stored R x NO. */
+  if (g_in[1] != NULL)
+    ok &= gemm_add (CblasTrans, CblasNoTrans, NO, NI, R, g_out, NO, x, NI, g_in[1], NI);
+  if (!ok)
+    return cn_error_set (err, CN_EUNSUPPORTED, "linear: extents too large for BLAS (node '%s')", cn__node_name (nv));
+  /* g_b[o] += sum_r G[r,o]. */
+  if (g_in[2] != NULL)
+    for (int64_t r = 0; r < R; r++)
+      for (int64_t o = 0; o < NO; o++)
+        g_in[2][o] += g_out[r * NO + o];
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_LINEAR = {
   .n_in = 3,
   .params_size = 0,
   .check = linear_check,
   .forward = linear_forward,
+  .pullback = linear_pullback,
   .ibp = linear_ibp,
   .ibp_mpfi = linear_ibp_mpfi,
   .crown = linear_crown,
@@ -665,11 +742,43 @@ fail:
   return ret;
 }
 
+static cn_status
+matmul_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+                 double *const *g_in, cn_error *err)
+{
+  cn_status st = check_pull ("matmul", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  struct mm_geom g;
+  if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
+    return st;
+  const double *A = in[0]->data, *B = in[1]->data;
+  int ok = 1;
+  for (int64_t t = 0; t < g.nb && ok; t++)
+    {
+      int64_t ia, ib;
+      mm_index (&g, t, &ia, &ib);
+      const double *gt = g_out + t * g.n * g.m;
+      /* g_A[ta] += G[t] B[tb]^T: (n x m) (m x k), B[tb] stored k x m. */
+      if (g_in[0] != NULL)
+        ok &= gemm_add (CblasNoTrans, CblasTrans, g.n, g.k, g.m, gt, g.m, B + ib * g.k * g.m, g.m,
+                        g_in[0] + ia * g.n * g.k, g.k);
+      /* g_B[tb] += A[ta]^T G[t]: (k x n) (n x m), A[ta] stored n x k. */
+      if (g_in[1] != NULL)
+        ok &= gemm_add (CblasTrans, CblasNoTrans, g.k, g.m, g.n, A + ia * g.n * g.k, g.k, gt, g.m,
+                        g_in[1] + ib * g.k * g.m, g.m);
+    }
+  if (!ok)
+    return cn_error_set (err, CN_EUNSUPPORTED, "matmul: extents too large for BLAS (node '%s')", cn__node_name (nv));
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_MATMUL = {
   .n_in = 2,
   .params_size = 0,
   .check = matmul_check,
   .forward = matmul_forward,
+  .pullback = matmul_pullback,
   .ibp = matmul_ibp,
   .ibp_mpfi = matmul_ibp_mpfi,
   .crown = matmul_crown,

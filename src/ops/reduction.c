@@ -33,7 +33,21 @@
  *            checked, so N is exact as a double), charged by cn__crown_charge_entrywise:
  *            sum_i (2u |lam_in i| + eta) max(|l_i|, |u_i|).
  *   MPFI     mpfi_add over the group, then mpfi_div_ui by N.
- * MPFI arms of reduce: mpfi_add, mpfi_mul, and max/min of the ends (exact in MPFR). */
+ * MPFI arms of reduce: mpfi_add, mpfi_mul, and max/min of the ends (exact in MPFR).
+ *
+ * Pullbacks (binary64, round to nearest; g_o is the cotangent of output o, o(i) the output whose
+ * group holds input entry i):
+ *   SUM   dv_o = sum_{i in G(o)} dx_i, so  g_x[i] += g_{o(i)}.
+ *   mean  dv_o = (1/N) sum dx_i, so  g_x[i] += fl(g_{o(i)} / N).
+ *   PROD  d v_o / d x_i = prod_{k in G(o), k != i} x_k, formed without division (a zero factor is
+ *         allowed): the product P_i of the group's entries before i (a sweep in increasing index
+ *         order) times the product S_i of those after i (a sweep in decreasing order), so
+ *         g_x[i] += fl(g_{o(i)} fl(P_i S_i)).
+ *   MAX, MIN  v_o = x_{i*(o)} for the entry i* the forward keeps, so  g_x[i*] += g_o  and the other
+ *         entries get nothing.  i* is the forward's own choice, in its scan order: the first
+ *         maximal (minimal) entry of the group in increasing index order, or the last NaN if the
+ *         group holds one (the forward keeps replacing by a NaN); at a tie the first entry takes
+ *         the whole cotangent (a one-sided choice: max is not differentiable there).  */
 #include <config.h>
 #include <float.h>
 #include <math.h>
@@ -446,6 +460,97 @@ red_crown (const char *op, int kind, int mean, const cn_crown_step *st, cn_error
   return CN_OK;
 }
 
+/* ---- pullback ------------------------------------------------------------------------- */
+
+static cn_status
+red_pullback (const char *op, int kind, int mean, const cn_node_view *nv, const cn_tensor *const *in,
+              const cn_tensor *out, const double *g_out, double *const *g_in, cn_error *err)
+{
+  int64_t ni = cn__numel (nv->in_shape[0]), no = cn__numel (nv->out_shape);
+  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[0]) != ni
+      || cn_tensor_numel (out) != no)
+    return cn_error_set (err, CN_EINVAL, "%s: pullback tensors are not binary64 of the node's shapes (node '%s')", op,
+                         nv->name);
+  double *gx = g_in[0];
+  if (gx == NULL)
+    return CN_OK;
+  const double *x = in[0]->data;
+  int64_t *map, group;
+  cn_status st = group_map (op, nv, &map, &group, err);
+  if (st != CN_OK)
+    return st;
+  if (kind == CN_REDUCE_SUM)
+    {
+      double nd = (double) group;
+      if (mean)
+        for (int64_t i = 0; i < ni; i++)
+          gx[i] += g_out[map[i]] / nd;
+      else
+        for (int64_t i = 0; i < ni; i++)
+          gx[i] += g_out[map[i]];
+    }
+  else if (kind == CN_REDUCE_PROD)
+    {
+      double *pre = malloc ((size_t) (ni ? ni : 1) * sizeof *pre);
+      double *acc = malloc ((size_t) (no ? no : 1) * sizeof *acc);
+      if (pre == NULL || acc == NULL)
+        {
+          free (pre);
+          free (acc);
+          free (map);
+          return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, nv->name);
+        }
+      for (int64_t o = 0; o < no; o++)
+        acc[o] = 1;
+      for (int64_t i = 0; i < ni; i++)
+        {
+          pre[i] = acc[map[i]];
+          acc[map[i]] *= x[i];
+        }
+      /* now pre[i] = P_i, the product of the group's entries before i */
+      for (int64_t o = 0; o < no; o++)
+        acc[o] = 1;
+      for (int64_t i = ni - 1; i >= 0; i--)
+        {
+          int64_t o = map[i];
+          gx[i] += g_out[o] * (pre[i] * acc[o]);
+          acc[o] *= x[i];
+        }
+      /* now g_x[i] has received g_o P_i S_i, S_i the product of the entries after i */
+      free (pre);
+      free (acc);
+    }
+  else
+    {
+      int mx = kind == CN_REDUCE_MAX;
+      int64_t *best = malloc ((size_t) (no ? no : 1) * sizeof *best);
+      if (best == NULL)
+        {
+          free (map);
+          return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, nv->name);
+        }
+      for (int64_t o = 0; o < no; o++)
+        best[o] = -1;
+      for (int64_t i = 0; i < ni; i++)
+        {
+          int64_t o = map[i];
+          /* The forward's step, from -inf (+inf): keep x_i if it beats the current value or is a
+           * NaN.  The first entry of a group is taken as well, so that an all -inf (+inf) group
+           * routes its cotangent to its first entry. */
+          double a = best[o] < 0 ? (mx ? -INFINITY : INFINITY) : x[best[o]], b = x[i];
+          if (best[o] < 0 || (mx ? b > a : b < a) || isnan (b))
+            best[o] = i;
+        }
+      /* now x[best[o]] = v_o, best[o] the entry the forward kept (the first extreme in index order) */
+      for (int64_t o = 0; o < no; o++)
+        if (best[o] >= 0)
+          gx[best[o]] += g_out[o];
+      free (best);
+    }
+  free (map);
+  return CN_OK;
+}
+
 /* ---- the operators -------------------------------------------------------------------- */
 
 static int
@@ -502,12 +607,26 @@ mean_crown (const cn_crown_step *st, cn_error *err)
   return red_crown ("mean", CN_REDUCE_SUM, 1, st, err);
 }
 
+static cn_status
+reduce_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+                 double *const *g_in, cn_error *err)
+{
+  return red_pullback ("reduce", reduce_kind (nv), 0, nv, in, out, g_out, g_in, err);
+}
+
+static cn_status
+mean_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+               double *const *g_in, cn_error *err)
+{
+  return red_pullback ("mean", CN_REDUCE_SUM, 1, nv, in, out, g_out, g_in, err);
+}
+
 const struct cn_op_rule cn__rule_REDUCE = {
   .n_in = 1, .params_size = sizeof (cn_params_reduce), .check = reduce_check, .forward = reduce_forward,
-  .ibp = reduce_ibp, .ibp_mpfi = reduce_mpfi, .crown = reduce_crown,
+  .pullback = reduce_pullback, .ibp = reduce_ibp, .ibp_mpfi = reduce_mpfi, .crown = reduce_crown,
 };
 
 const struct cn_op_rule cn__rule_MEAN = {
   .n_in = 1, .params_size = sizeof (cn_params_reduce), .check = mean_check, .forward = mean_forward,
-  .ibp = mean_ibp, .ibp_mpfi = mean_mpfi, .crown = mean_crown,
+  .pullback = mean_pullback, .ibp = mean_ibp, .ibp_mpfi = mean_mpfi, .crown = mean_crown,
 };

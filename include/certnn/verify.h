@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* certnn/verify.h: complete verification of a VNN-LIB property by branch and bound.
+ *
+ * cn_verify decides whether some input of the property's input set makes its unsafe output
+ * condition true (certnn/spec.h).  The answer is one of
+ *   CN_VERDICT_UNSAT    proved: every clause of every case is refuted on every input box of a
+ *                       finite cover of the case's box, each refutation a sound CROWN lower
+ *                       bound (certnn/bounds.h) above RU(rhs);
+ *   CN_VERDICT_SAT      a counterexample: a point x of the case's exact (unrounded) box, each
+ *                       entry a binary32 number, whose output y = f(x), evaluated in MPFI at
+ *                       256 bits on the stored weights, satisfies every row of one clause
+ *                       exactly (sup(M y) <= RD(rhs)); x and an approximation of y are returned;
+ *   CN_VERDICT_UNKNOWN  neither (the input is too large to split, or a box cannot be split
+ *                       further);
+ *   CN_VERDICT_TIMEOUT  the time limit was reached first.
+ * It never answers wrongly: what is not proved or exhibited is unknown.
+ *
+ * Method (ALGORITHMS.md section 5): attacks first (random points, then PGD on the clause
+ * margin with gradients from cn_graph_gradient), then branch and bound by input splitting:
+ * domains are boxes bounded by CROWN, processed in batches in parallel (OpenMP, one domain per
+ * thread), the worst lower bound first, split in two along the input dimension with the best
+ * score of ALGORITHMS.md 5.4; the queue is capped, past the cap children are searched
+ * depth first.  Every bounded domain's centre and minimising corner are tried as
+ * counterexamples.  Input splitting applies to inputs of at most CN_VERIFY_SPLIT_MAX entries;
+ * larger inputs get attacks and one bound per case. */
+#ifndef CERTNN_VERIFY_H
+#define CERTNN_VERIFY_H
+
+#include <stdint.h>
+#include "certnn/bounds.h"
+#include "certnn/spec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CN_VERIFY_SPLIT_MAX 64
+
+typedef enum cn_verdict
+{
+  CN_VERDICT_UNSAT,
+  CN_VERDICT_SAT,
+  CN_VERDICT_UNKNOWN,
+  CN_VERDICT_TIMEOUT
+} cn_verdict;
+
+const char *cn_verdict_name (cn_verdict v);     /* "unsat", "sat", "unknown", "timeout" */
+
+/* What a progress callback sees (called from the calling thread, at most every
+ * progress_interval seconds). */
+typedef struct cn_verify_progress
+{
+  int64_t case_index, n_cases;
+  int64_t domains_done;      /* domains bounded so far (all cases) */
+  int64_t domains_queued;    /* domains waiting in the current case */
+  double worst_margin;       /* the worst (lowest) lower bound minus rhs among queued domains */
+  double elapsed;            /* seconds since cn_verify started */
+} cn_verify_progress;
+
+typedef struct cn_verify_opts
+{
+  cn_bounds_opts bounds;     /* the bounding method; threads = domains bounded in parallel */
+  double timeout;            /* seconds; <= 0 means none */
+  int64_t max_queue;         /* domains kept queued before depth-first search; 0 = automatic */
+  int attack_restarts;       /* PGD restarts per clause before the search (0: no PGD) */
+  int attack_steps;          /* PGD steps per restart */
+  int64_t random_samples;    /* random points tried per case before the search */
+  uint64_t seed;             /* seed of the attacks' random numbers */
+  int lookahead;             /* split along two candidate dimensions, keep the pair that bounds
+                                better (default 1) */
+  int slopes;                /* also bound each domain with the fixed lower slopes of cn_slope, keeping
+                                the best bound per row (default 1) */
+  void (*progress) (const cn_verify_progress *p, void *user);
+  void *progress_user;
+  double progress_interval;  /* seconds between progress calls */
+} cn_verify_opts;
+
+/* CROWN, default threads, no timeout, automatic queue cap, 20 PGD restarts of 50 steps, 1000
+ * random samples, seed 1, no progress. */
+void cn_verify_opts_init (cn_verify_opts *o);
+
+typedef struct cn_verify_result
+{
+  cn_verdict verdict;
+  int64_t n_x, n_y;
+  double *x;                 /* n_x entries (the counterexample) when verdict is SAT, else NULL */
+  double *y;                 /* n_y entries: the MPFI evaluation's midpoints, when SAT */
+  int64_t case_index;        /* the case and clause the counterexample satisfies */
+  int64_t clause_index;
+  int64_t domains;           /* domains bounded */
+  int64_t attack_points;     /* points tried by the attacks */
+  double seconds;
+} cn_verify_result;
+
+/* Decides SPEC on G (one input with as many entries as the spec's X, output 0 with as many as
+ * its Y).  RESULT is initialised here; cn_verify_result_clear frees it.  A shape mismatch is
+ * CN_ESHAPE; an operator without the arms the method needs is CN_EUNSUPPORTED naming it. */
+cn_status cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, cn_verify_result *result,
+                     cn_error *err);
+void cn_verify_result_clear (cn_verify_result *r);
+
+/* Checks a candidate counterexample exactly: X (n_x entries) lies in the exact box of case
+ * CASE_INDEX and the MPFI evaluation of G at X at PREC bits satisfies every row of clause
+ * CLAUSE_INDEX of that case.  *OK receives 1 when both hold (then Y, if not NULL, receives the
+ * midpoints of the output intervals), 0 otherwise. */
+cn_status cn_verify_check_point (const cn_graph *g, const cn_spec *spec, int64_t case_index, int64_t clause_index,
+                                 const double *x, long prec, int *ok, double *y, cn_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/* src/bab/attack.c: candidate counterexamples, their exact check, and the attacks.
+ *
+ * Only cn_verify_check_point decides that a point is a counterexample: the point must lie in
+ * the case's exact box and the network's exact output there (MPFI at CN__CHECK_PREC bits,
+ * the weights read as exact reals) must satisfy every row of the clause, sup(M_r y) <=
+ * RD(rhs_r) <= rhs_r.  Everything else here (random sampling, PGD, the binary64 filter) only
+ * proposes points.  ALGORITHMS.md 5.5. */
+#include <config.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpfi.h>
+#include "bab/bab_impl.h"
+#include "certnn/reference.h"
+
+double
+cn__uniform (uint64_t *state)
+{
+  /* splitmix64 */
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return (double) (z >> 11) * 0x1p-53;
+}
+
+/* A number of the exact interval whose rounded ends are LO <= HI, near X, binary32 where one
+ * lies strictly inside: strictly between LO and HI (an end may have been rounded outward, so
+ * the exact end lies between it and the next double), or LO itself when LO == HI (outward
+ * rounding gives equal ends only for an exact double). */
+static double
+inside (double lo, double hi, double x)
+{
+  if (lo == hi)
+    return lo;
+  if (!(x > lo))
+    x = lo;
+  if (!(x < hi))
+    x = hi;
+  float f = (float) x;
+  while ((double) f <= lo && f < INFINITY)
+    f = nextafterf (f, INFINITY);
+  while ((double) f >= hi && f > -INFINITY)
+    f = nextafterf (f, -INFINITY);
+  if ((double) f > lo && (double) f < hi)
+    return (double) f;
+  /* no binary32 number strictly inside: a double */
+  double d = x;
+  if (!(d > lo))
+    d = nextafter (lo, INFINITY);
+  if (!(d < hi))
+    d = nextafter (hi, -INFINITY);
+  return d > lo && d < hi ? d : lo + 0.5 * (hi - lo);
+}
+
+void
+cn__point_inside (const cn__verifier *v, int64_t k, const double *x, double *out)
+{
+  const cn_box *b = &v->spec->cases[k].box;
+  for (int64_t i = 0; i < b->n; i++)
+    out[i] = inside (b->lo[i], b->hi[i], x[i]);
+}
+
+double
+cn__clause_violation (const cn__verifier *v, int64_t k, int64_t j, const double *y, int64_t *row)
+{
+  const cn_spec_clause *cl = &v->spec->cases[k].clauses[j];
+  int64_t m = v->spec->n_y;
+  double worst = -INFINITY;
+  int64_t wr = 0;
+  for (int64_t r = 0; r < cl->n_rows; r++)
+    {
+      double acc = 0;
+      for (int64_t i = 0; i < m; i++)
+        acc += cl->mat[r * m + i] * y[i];
+      double d = acc - cl->rhs_down[r];
+      if (isnan (d))
+        d = INFINITY;
+      if (d > worst)
+        {
+          worst = d;
+          wr = r;
+        }
+    }
+  if (row != NULL)
+    *row = wr;
+  return worst;
+}
+
+cn_status
+cn__eval_point (const cn__verifier *v, const double *x, double *y, cn_error *err)
+{
+  const cn_graph *g = v->g;
+  cn_tensor in, out;
+  if (cn_tensor_init (&in, CN_DTYPE_F64, cn_graph_value_shape (g, cn_graph_input (g, 0)), err) != CN_OK)
+    return err->code;
+  memcpy (in.data, x, (size_t) v->spec->n_x * sizeof (double));
+  cn_status st = cn_graph_eval (g, CN_DTYPE_F64, &in, &out, err);
+  cn_tensor_clear (&in);
+  if (st != CN_OK)
+    return st;
+  memcpy (y, out.data, (size_t) v->spec->n_y * sizeof (double));
+  cn_tensor_clear (&out);
+  return CN_OK;
+}
+
+cn_status
+cn_verify_check_point (const cn_graph *g, const cn_spec *spec, int64_t case_index, int64_t clause_index,
+                       const double *x, long prec, int *ok, double *y, cn_error *err)
+{
+  *ok = 0;
+  if (case_index < 0 || case_index >= spec->n_cases)
+    return cn_error_set (err, CN_EINVAL, "verify: no case %lld", (long long) case_index);
+  const cn_spec_case *cs = &spec->cases[case_index];
+  if (clause_index < 0 || clause_index >= cs->n_clauses)
+    return cn_error_set (err, CN_EINVAL, "verify: case %lld has no clause %lld", (long long) case_index,
+                         (long long) clause_index);
+  if (prec < MPFR_PREC_MIN || prec > 1 << 16)
+    return cn_error_set (err, CN_EINVAL, "verify: precision %ld out of range", prec);
+  int64_t n = spec->n_x, m = spec->n_y;
+  /* In the exact box: strictly inside the rounded ends, or on a degenerate axis. */
+  for (int64_t i = 0; i < n; i++)
+    {
+      double lo = cs->box.lo[i], hi = cs->box.hi[i];
+      if (!((x[i] > lo && x[i] < hi) || (lo == hi && x[i] == lo)))
+        return CN_OK;
+    }
+  cn_mpfi_vec xv, yv;
+  if (cn_mpfi_vec_init (&xv, n, (mpfr_prec_t) prec, err) != CN_OK)
+    return err->code;
+  for (int64_t i = 0; i < n; i++)
+    mpfi_set_d (xv.v[i], x[i]);
+  cn_status st = cn_reference_ibp (g, &xv, (mpfr_prec_t) prec, &yv, err);
+  cn_mpfi_vec_clear (&xv);
+  if (st != CN_OK)
+    return st;
+  if (yv.n != m)
+    {
+      cn_mpfi_vec_clear (&yv);
+      return cn_error_set (err, CN_ESHAPE, "verify: the network has %lld outputs, the property %lld",
+                           (long long) yv.n, (long long) m);
+    }
+  const cn_spec_clause *cl = &cs->clauses[clause_index];
+  mpfi_t acc, t;
+  mpfi_init2 (acc, (mpfr_prec_t) prec);
+  mpfi_init2 (t, (mpfr_prec_t) prec);
+  int good = 1;
+  for (int64_t r = 0; r < cl->n_rows && good; r++)
+    {
+      mpfi_set_ui (acc, 0);
+      for (int64_t i = 0; i < m; i++)
+        if (cl->mat[r * m + i] != 0)
+          {
+            mpfi_mul_d (t, yv.v[i], cl->mat[r * m + i]);
+            mpfi_add (acc, acc, t);
+          }
+      /* acc contains M_r y exactly; sup(acc) <= RD(rhs_r) <= rhs_r proves the row */
+      good = mpfr_cmp_d (&acc->right, cl->rhs_down[r]) <= 0;
+    }
+  mpfi_clear (acc);
+  mpfi_clear (t);
+  if (good && y != NULL)
+    {
+      mpfr_t mid;
+      mpfr_init2 (mid, (mpfr_prec_t) prec);
+      for (int64_t i = 0; i < m; i++)
+        {
+          mpfi_mid (mid, yv.v[i]);
+          y[i] = mpfr_get_d (mid, MPFR_RNDN);
+        }
+      mpfr_clear (mid);
+    }
+  cn_mpfi_vec_clear (&yv);
+  *ok = good;
+  return CN_OK;
+}
+
+int
+cn__try_point (cn__verifier *v, int64_t k, int64_t j, const double *x, cn_error *err)
+{
+  int64_t n = v->spec->n_x, m = v->spec->n_y;
+  double *p = malloc ((size_t) (n + 2 * m) * sizeof (double) + 1);
+  if (p == NULL)
+    {
+      cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+      return -1;
+    }
+  double *y = p + n, *ye = y + m;
+  int res = 0;
+  cn__point_inside (v, k, x, p);
+#pragma omp atomic
+  v->attack_points++;
+  if (cn__eval_point (v, p, y, err) != CN_OK)
+    {
+      res = -1;
+      goto done;
+    }
+  /* Binary64 filter: a row violated by more than a generous rounding allowance is violated
+   * exactly, so the exact check is only paid for near or actual counterexamples. */
+  double scale = 1;
+  for (int64_t i = 0; i < m; i++)
+    scale = fmax (scale, fabs (y[i]));
+  if (cn__clause_violation (v, k, j, y, NULL) > 1e-9 * scale)
+    goto done;
+  int ok = 0;
+  if (cn_verify_check_point (v->g, v->spec, k, j, p, CN__CHECK_PREC, &ok, ye, err) != CN_OK)
+    {
+      res = -1;
+      goto done;
+    }
+  if (ok)
+    {
+#pragma omp critical (cn_verify_found)
+      {
+        if (!v->found)
+          {
+            v->found = 1;
+            v->found_case = k;
+            v->found_clause = j;
+            memcpy (v->cex_x, p, (size_t) n * sizeof (double));
+            memcpy (v->cex_y, ye, (size_t) m * sizeof (double));
+          }
+      }
+#pragma omp atomic write
+      v->stop = 1;
+      res = 1;
+    }
+done:
+  free (p);
+  return res;
+}
+
+int
+cn__pgd (cn__verifier *v, int64_t k, int64_t j, const double *lo, const double *hi, const double *x0, int steps,
+         cn_error *err)
+{
+  const cn_spec_clause *cl = &v->spec->cases[k].clauses[j];
+  int64_t n = v->spec->n_x, m = v->spec->n_y;
+  double *x = malloc ((size_t) (3 * n + m) * sizeof (double) + 1);
+  if (x == NULL)
+    {
+      cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+      return -1;
+    }
+  double *gx = x + n, *step = gx + n, *y = step + n;
+  int res = 0;
+  memcpy (x, x0, (size_t) n * sizeof (double));
+  for (int64_t i = 0; i < n; i++)
+    step[i] = 0.25 * (hi[i] - lo[i]);
+  /* Minimise the clause's largest row violation max_r (M_r f(x) - rhs_r) by signed gradient
+   * steps, projected onto the box; the step shrinks geometrically. */
+  for (int t = 0; t <= steps; t++)
+    {
+      if (cn__should_stop (v))
+        break;
+      int64_t r;
+      /* gradient of M_r f at x for the currently worst row r, found from the output */
+      if (cn__eval_point (v, x, y, err) != CN_OK)
+        {
+          res = -1;
+          break;
+        }
+      double viol = cn__clause_violation (v, k, j, y, &r);
+      double scale = 1;
+      for (int64_t i = 0; i < m; i++)
+        scale = fmax (scale, fabs (y[i]));
+      if (viol <= 1e-9 * scale || t == steps)
+        {
+          res = cn__try_point (v, k, j, x, err);
+          if (res != 0 || t == steps)
+            break;
+        }
+      cn_status st = cn_graph_gradient (v->g, x, cl->mat + r * m, NULL, gx, err);
+      if (st == CN_EUNSUPPORTED)
+        {
+          /* an operator without a pullback: no gradient attack on this network */
+          cn_error_clear (err);
+          res = 0;
+          break;
+        }
+      if (st != CN_OK)
+        {
+          res = -1;
+          break;
+        }
+      for (int64_t i = 0; i < n; i++)
+        {
+          double d = gx[i] > 0 ? -step[i] : gx[i] < 0 ? step[i] : 0;
+          double xi = x[i] + d;
+          x[i] = xi < lo[i] ? lo[i] : xi > hi[i] ? hi[i] : xi;
+          step[i] *= 0.9;
+        }
+    }
+  free (x);
+  return res;
+}
+
+int
+cn__attack_case (cn__verifier *v, int64_t k, const unsigned char *live, cn_error *err)
+{
+  const cn_spec_case *cs = &v->spec->cases[k];
+  int64_t n = v->spec->n_x, m = v->spec->n_y;
+  const double *lo = cs->box.lo, *hi = cs->box.hi;
+  double *x = malloc ((size_t) (2 * n + m) * sizeof (double) + 1);
+  int64_t nc = cs->n_clauses;
+  double *best = malloc ((size_t) (nc ? nc : 1) * sizeof (double));
+  double *bestx = malloc ((size_t) (nc ? nc : 1) * (size_t) n * sizeof (double) + 1);
+  int res = 0;
+  if (x == NULL || best == NULL || bestx == NULL)
+    {
+      cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+      res = -1;
+      goto done;
+    }
+  double *y = x + n;
+  for (int64_t j = 0; j < nc; j++)
+    best[j] = INFINITY;
+  /* Random points: each is tried on every clause by the binary64 filter; the least violated
+   * point per clause is remembered as a PGD start. */
+  for (int64_t s = 0; s < v->opts.random_samples && res == 0; s++)
+    {
+      if (cn__should_stop (v))
+        break;
+      for (int64_t i = 0; i < n; i++)
+        x[i] = lo[i] + cn__uniform (&v->rng) * (hi[i] - lo[i]);
+      cn__point_inside (v, k, x, x);
+      if (cn__eval_point (v, x, y, err) != CN_OK)
+        {
+          res = -1;
+          break;
+        }
+      v->attack_points++;
+      for (int64_t j = 0; j < nc && res == 0; j++)
+        {
+          if (!live[j])
+            continue;
+          double viol = cn__clause_violation (v, k, j, y, NULL);
+          if (viol < best[j])
+            {
+              best[j] = viol;
+              memcpy (bestx + j * n, x, (size_t) n * sizeof (double));
+            }
+          if (viol <= 0)
+            res = cn__try_point (v, k, j, x, err);
+        }
+    }
+  /* PGD per clause: from the best random point, the centre, then random points. */
+  for (int64_t j = 0; j < nc && res == 0; j++)
+    {
+      if (!live[j])
+        continue;
+      for (int rs = 0; rs < v->opts.attack_restarts && res == 0; rs++)
+        {
+          if (cn__should_stop (v))
+            break;
+          if (rs == 0 && isfinite (best[j]))
+            memcpy (x, bestx + j * n, (size_t) n * sizeof (double));
+          else if (rs <= 1)
+            for (int64_t i = 0; i < n; i++)
+              x[i] = lo[i] + 0.5 * (hi[i] - lo[i]);
+          else
+            for (int64_t i = 0; i < n; i++)
+              x[i] = lo[i] + cn__uniform (&v->rng) * (hi[i] - lo[i]);
+          res = cn__pgd (v, k, j, lo, hi, x, v->opts.attack_steps, err);
+        }
+    }
+done:
+  free (x);
+  free (best);
+  free (bestx);
+  return res;
+}

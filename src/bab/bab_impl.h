@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* src/bab/bab_impl.h: the verifier's shared state, points and attacks (internal).
+ *
+ * A candidate counterexample goes through two filters: a binary64 evaluation of the network
+ * (cheap; rejects points whose clause is clearly violated) and then cn_verify_check_point, the
+ * exact MPFI evaluation, which alone decides.  A point is always first moved into the case's
+ * exact box and onto binary32 numbers (cn__point_inside), the sort the competition's checker
+ * evaluates in. */
+#ifndef CN_BAB_IMPL_H
+#define CN_BAB_IMPL_H
+
+#include <stdint.h>
+#include "certnn/certnn.h"
+
+/* The precision of the exact check. */
+#define CN__CHECK_PREC 256
+
+typedef struct cn__verifier
+{
+  const cn_graph *g;
+  const cn_spec *spec;
+  cn_verify_opts opts;
+  int threads;
+  double t0, deadline;           /* seconds on the monotonic clock; deadline +inf without timeout */
+  int stop;                      /* set (atomically) on a counterexample, a failure or the deadline */
+  /* the counterexample, written once under the critical section "cn_verify_found" */
+  int found;
+  int64_t found_case, found_clause;
+  double *cex_x, *cex_y;
+  /* the first failure of a worker */
+  cn_status fail;
+  cn_error fail_err;
+  int64_t domains;               /* updated atomically */
+  int64_t attack_points;
+  uint64_t rng;                  /* the attacks' generator state (main thread only) */
+} cn__verifier;
+
+/* Seconds on the monotonic clock. */
+double cn__now (void);
+
+/* Whether the verifier should stop (a counterexample, a failure, or the deadline passed). */
+int cn__should_stop (cn__verifier *v);
+
+/* Uniform double in [0, 1) from the generator (splitmix64). */
+double cn__uniform (uint64_t *state);
+
+/* Moves X into the exact box of case K: every entry strictly between the rounded ends (the
+ * exact end may not be a double) or equal to both ends of a degenerate axis, and a binary32
+ * number where one lies strictly inside.  Writes OUT (n_x entries; may alias X). */
+void cn__point_inside (const cn__verifier *v, int64_t k, const double *x, double *out);
+
+/* The largest row violation max_r (M_r y - RD(rhs_r)) of clause J of case K at the binary64
+ * output Y (n_y entries); <= 0 means every row holds in binary64. */
+double cn__clause_violation (const cn__verifier *v, int64_t k, int64_t j, const double *y, int64_t *row);
+
+/* Evaluates the network at X in binary64 into Y (n_y entries). */
+cn_status cn__eval_point (const cn__verifier *v, const double *x, double *y, cn_error *err);
+
+/* Tries X (moved inside first) as a counterexample of clause J of case K: binary64 filter,
+ * then the exact check; on success records it in V (once) and sets V->stop.  Returns 1 on a
+ * confirmed counterexample, 0 if not, -1 on a failure (ERR set).  Thread-safe. */
+int cn__try_point (cn__verifier *v, int64_t k, int64_t j, const double *x, cn_error *err);
+
+/* The attacks (src/bab/attack.c) on case K before the search: OPTS.random_samples uniform points
+ * (every clause is tried at each), then OPTS.attack_restarts PGD runs of OPTS.attack_steps steps
+ * per live clause, each starting from the box centre, then from random points.  LIVE[j] is
+ * nonzero for the clauses still worth attacking.  Returns 1 on a counterexample (recorded in
+ * V), 0 if none was found, -1 on a failure. */
+int cn__attack_case (cn__verifier *v, int64_t k, const unsigned char *live, cn_error *err);
+
+/* One PGD run on clause J of case K from X0 (inside the box), STEPS steps, inside the box
+ * [LO, HI] (a sub-box of the case's).  Same returns as cn__attack_case. */
+int cn__pgd (cn__verifier *v, int64_t k, int64_t j, const double *lo, const double *hi, const double *x0,
+             int steps, cn_error *err);
+
+#endif

@@ -1,0 +1,841 @@
+/* SPDX-License-Identifier: MIT */
+/* src/bab/verify.c: complete verification by input-splitting branch and bound (ALGORITHMS.md 5).
+ *
+ * A case of the specification is an input box B and a disjunction of clauses, clause j being
+ * the conjunction of rows M_r y <= rhs_r.  The case is proved (unsat) when every clause is
+ * refuted on every box of a finite cover of B; a clause is refuted on a box when one of its
+ * rows has a sound lower bound of M_r f(x) above RU(rhs_r) (CROWN, certnn/bounds.h), since
+ * then no x of the box satisfies that row.
+ *
+ * Domains are sub-boxes of B with the set of clauses not yet refuted on them (a clause
+ * refuted on a box stays refuted on its sub-boxes).  A queue holds the open domains ordered by
+ * their margin, the worst clause's best row lower bound minus rhs (lowest first).  Each round
+ * pops a batch, splits every domain in two halves along the dimension it scored best when it
+ * was bounded (ALGORITHMS.md 5.4:
+ *     score_i = max_r  max(|Lambda_r,i|, 1e-3) (hi_i - lo_i)/2 + (lb_r - rhs_r),
+ * Lambda_r the input coefficients of row r's CROWN lower bound), and bounds all children in
+ * parallel, one per OpenMP thread.  What holds after a round: the union of the queued boxes
+ * and of the boxes where some clause stays open covers every point of B where some clause is
+ * not yet refuted.  Past the queue cap, popped domains are searched depth first inside the
+ * worker, which bounds memory by the depth.
+ *
+ * Every bounded domain's centre, and for each open clause the corner minimising its best row's
+ * linear lower bound, are tried as counterexamples (cheap binary64 filter, then the exact
+ * check).  Attacks (random points and PGD) run before the search. */
+#include <config.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <omp.h>
+#include "bab/bab_impl.h"
+
+#define MAX_DEPTH 400          /* splits along one path; binary64 boxes stop far earlier */
+#define BATCH_PER_THREAD 4     /* domains popped per thread and round */
+
+const char *
+cn_verdict_name (cn_verdict v)
+{
+  switch (v)
+    {
+    case CN_VERDICT_UNSAT: return "unsat";
+    case CN_VERDICT_SAT: return "sat";
+    case CN_VERDICT_UNKNOWN: return "unknown";
+    case CN_VERDICT_TIMEOUT: return "timeout";
+    default: return "invalid";
+    }
+}
+
+void
+cn_verify_opts_init (cn_verify_opts *o)
+{
+  memset (o, 0, sizeof *o);
+  cn_bounds_opts_init (&o->bounds);
+  o->timeout = 0;
+  o->max_queue = 0;
+  o->attack_restarts = 20;
+  o->attack_steps = 50;
+  o->random_samples = 1000;
+  o->seed = 1;
+  o->slopes = 1;
+  o->lookahead = 1;
+  o->progress_interval = 0.5;
+}
+
+void
+cn_verify_result_clear (cn_verify_result *r)
+{
+  if (r == NULL)
+    return;
+  free (r->x);
+  free (r->y);
+  memset (r, 0, sizeof *r);
+}
+
+double
+cn__now (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+int
+cn__should_stop (cn__verifier *v)
+{
+  int s;
+#pragma omp atomic read
+  s = v->stop;
+  if (s)
+    return 1;
+  if (cn__now () > v->deadline)
+    {
+#pragma omp atomic write
+      v->stop = 1;
+      return 1;
+    }
+  return 0;
+}
+
+/* ---- domains ------------------------------------------------------------------------- */
+
+/* An open domain: a sub-box of the case's box, the clauses still open on it, and what its
+ * bounding decided (margin and split dimension).  One allocation: the struct, lo, hi, live. */
+typedef struct domain
+{
+  double margin;               /* min over open clauses of max over rows (lb - RU(rhs)) */
+  int64_t split[2];            /* candidate dimensions to split (5.4 score, widest relative to the
+                                  case's box); -1 where none, split[1] -1 if it equals split[0] */
+  int depth;
+  double *lo, *hi;
+  unsigned char *live;
+} domain;
+
+static domain *
+domain_new (int64_t n, int64_t nc)
+{
+  size_t size = sizeof (domain) + 2 * (size_t) n * sizeof (double) + (size_t) nc + 1;
+  domain *d = malloc (size);
+  if (d == NULL)
+    return NULL;
+  d->lo = (double *) (d + 1);
+  d->hi = d->lo + n;
+  d->live = (unsigned char *) (d->hi + n);
+  d->margin = -INFINITY;
+  d->split[0] = d->split[1] = -1;
+  d->depth = 0;
+  return d;
+}
+
+/* The two halves of D along dimension I: returns 1, or 0 (no children) when the midpoint is not
+ * strictly inside (the box cannot be split further in binary64), -1 when out of memory. */
+static int
+domain_split (const domain *d, int64_t i, int64_t n, int64_t nc, domain **left, domain **right)
+{
+  *left = *right = NULL;
+  if (i < 0)
+    return 0;
+  double lo = d->lo[i], hi = d->hi[i];
+  double mid = lo + 0.5 * (hi - lo);
+  if (!(mid > lo && mid < hi))
+    return 0;
+  domain *a = domain_new (n, nc), *b = domain_new (n, nc);
+  if (a == NULL || b == NULL)
+    {
+      free (a);
+      free (b);
+      return -1;
+    }
+  for (domain **c = (domain *[]) { a, b, NULL }; *c != NULL; c++)
+    {
+      memcpy ((*c)->lo, d->lo, (size_t) n * sizeof (double));
+      memcpy ((*c)->hi, d->hi, (size_t) n * sizeof (double));
+      memcpy ((*c)->live, d->live, (size_t) nc);
+      (*c)->depth = d->depth + 1;
+    }
+  /* [lo, mid] and [mid, hi] cover [lo, hi] */
+  a->hi[i] = mid;
+  b->lo[i] = mid;
+  *left = a;
+  *right = b;
+  return 1;
+}
+
+/* A binary min-heap of domains by margin. */
+typedef struct heap
+{
+  domain **d;
+  int64_t n, cap;
+} heap;
+
+static int
+heap_push (heap *h, domain *d)
+{
+  if (h->n == h->cap)
+    {
+      int64_t cap = h->cap ? 2 * h->cap : 1024;
+      domain **p = realloc (h->d, (size_t) cap * sizeof *p);
+      if (p == NULL)
+        return -1;
+      h->d = p;
+      h->cap = cap;
+    }
+  int64_t i = h->n++;
+  while (i > 0 && h->d[(i - 1) / 2]->margin > d->margin)
+    {
+      h->d[i] = h->d[(i - 1) / 2];
+      i = (i - 1) / 2;
+    }
+  h->d[i] = d;
+  return 0;
+}
+
+static domain *
+heap_pop (heap *h)
+{
+  if (h->n == 0)
+    return NULL;
+  domain *top = h->d[0], *last = h->d[--h->n];
+  int64_t i = 0;
+  for (;;)
+    {
+      int64_t c = 2 * i + 1;
+      if (c >= h->n)
+        break;
+      if (c + 1 < h->n && h->d[c + 1]->margin < h->d[c]->margin)
+        c++;
+      if (h->d[c]->margin >= last->margin)
+        break;
+      h->d[i] = h->d[c];
+      i = c;
+    }
+  if (h->n > 0)
+    h->d[i] = last;
+  return top;
+}
+
+static void
+heap_clear (heap *h)
+{
+  for (int64_t i = 0; i < h->n; i++)
+    free (h->d[i]);
+  free (h->d);
+  memset (h, 0, sizeof *h);
+}
+
+/* ---- bounding one domain ------------------------------------------------------------- */
+
+/* Per-thread scratch for bounding domains of case K. */
+typedef struct work
+{
+  int64_t rows_max;
+  double *c, *lower, *alt, *coef, *point, *corner;
+  int64_t *row_clause, *row_index;
+  cn_box box;
+} work;
+
+static void
+work_clear (work *w)
+{
+  free (w->c);
+  free (w->lower);
+  free (w->alt);
+  free (w->coef);
+  free (w->point);
+  free (w->corner);
+  free (w->row_clause);
+  free (w->row_index);
+  cn_box_clear (&w->box);
+  memset (w, 0, sizeof *w);
+}
+
+static cn_status
+work_init (work *w, const cn__verifier *v, int64_t k, cn_error *err)
+{
+  memset (w, 0, sizeof *w);
+  const cn_spec_case *cs = &v->spec->cases[k];
+  int64_t n = v->spec->n_x, m = v->spec->n_y, rows = 0;
+  for (int64_t j = 0; j < cs->n_clauses; j++)
+    rows += cs->clauses[j].n_rows;
+  w->rows_max = rows;
+  size_t r1 = (size_t) (rows ? rows : 1);
+  w->c = malloc (r1 * (size_t) m * sizeof (double) + 1);
+  w->lower = malloc (r1 * sizeof (double));
+  w->alt = malloc (r1 * sizeof (double));
+  w->coef = malloc (r1 * (size_t) n * sizeof (double) + 1);
+  w->point = malloc ((size_t) n * sizeof (double) + 1);
+  w->corner = malloc ((size_t) n * sizeof (double) + 1);
+  w->row_clause = malloc (r1 * sizeof (int64_t));
+  w->row_index = malloc (r1 * sizeof (int64_t));
+  if (w->c == NULL || w->lower == NULL || w->alt == NULL || w->coef == NULL || w->point == NULL || w->corner == NULL
+      || w->row_clause == NULL || w->row_index == NULL || cn_box_init (&w->box, n, err) != CN_OK)
+    {
+      work_clear (w);
+      return cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+    }
+  return CN_OK;
+}
+
+enum bound_result { B_REFUTED, B_OPEN, B_FOUND, B_STOP, B_FAILED };
+
+/* Bounds domain D of case K: refutes what clauses it can (clearing D->live[j]), sets
+ * D->margin and D->split, and tries the centre and the minimising corners as
+ * counterexamples. */
+static enum bound_result
+bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
+{
+  if (cn__should_stop (v))
+    return B_STOP;
+  const cn_spec_case *cs = &v->spec->cases[k];
+  const cn_graph *g = v->g;
+  int64_t n = v->spec->n_x, m = v->spec->n_y;
+  cn_bounds_opts bo = v->opts.bounds;
+  bo.threads = 1;
+  memcpy (w->box.lo, d->lo, (size_t) n * sizeof (double));
+  memcpy (w->box.hi, d->hi, (size_t) n * sizeof (double));
+  cn_analysis *a = NULL;
+  if (cn_analysis_create (g, &w->box, &bo, &a, err) != CN_OK)
+    return B_FAILED;
+#pragma omp atomic
+  v->domains++;
+  /* The rows of the open clauses. */
+  int64_t rows = 0;
+  for (int64_t j = 0; j < cs->n_clauses; j++)
+    if (d->live[j])
+      for (int64_t r = 0; r < cs->clauses[j].n_rows; r++, rows++)
+        {
+          memcpy (w->c + rows * m, cs->clauses[j].mat + r * m, (size_t) m * sizeof (double));
+          w->row_clause[rows] = j;
+          w->row_index[rows] = r;
+        }
+  if (rows > 0 && cn_analysis_lower_coef (a, cn_graph_output (g, 0), w->c, rows, w->lower, w->coef, err) != CN_OK)
+    {
+      cn_analysis_free (a);
+      return B_FAILED;
+    }
+  /* Every lower slope gives a sound bound: keep the best per row (a cheap stand-in for
+   * optimising the slopes, ALGORITHMS.md 4).  The coefficients stay the adaptive sweep's. */
+  static const cn_slope others[] = { CN_SLOPE_ZERO, CN_SLOPE_ONE, CN_SLOPE_RATIO };
+  for (size_t q = 0; rows > 0 && q < sizeof others / sizeof others[0] && v->opts.slopes; q++)
+    {
+      cn_analysis_set_slope (a, others[q]);
+      if (cn_analysis_lower (a, cn_graph_output (g, 0), w->c, rows, w->alt, err) != CN_OK)
+        {
+          cn_analysis_free (a);
+          return B_FAILED;
+        }
+      for (int64_t r = 0; r < rows; r++)
+        if (w->alt[r] > w->lower[r])
+          w->lower[r] = w->alt[r];
+    }
+  cn_analysis_free (a);
+  /* Refute clause by clause: clause j is refuted iff one of its rows has lb > RU(rhs). */
+  d->margin = INFINITY;
+  int open = 0;
+  for (int64_t r0 = 0; r0 < rows;)
+    {
+      int64_t j = w->row_clause[r0], r1 = r0, best = r0;
+      double cm = -INFINITY;
+      for (; r1 < rows && w->row_clause[r1] == j; r1++)
+        {
+          double mg = w->lower[r1] - cs->clauses[j].rhs_up[w->row_index[r1]];
+          if (mg > cm || r1 == r0)
+            {
+              cm = isnan (mg) ? -INFINITY : mg;
+              best = r1;
+            }
+        }
+      if (cm > 0)
+        d->live[j] = 0;
+      else
+        {
+          open = 1;
+          if (cm < d->margin)
+            d->margin = cm;
+          /* the corner minimising the best row's linear lower bound */
+          const double *lam = w->coef + best * n;
+          for (int64_t i = 0; i < n; i++)
+            w->corner[i] = lam[i] > 0 ? d->lo[i] : lam[i] < 0 ? d->hi[i] : d->lo[i] + 0.5 * (d->hi[i] - d->lo[i]);
+          int hit = cn__try_point (v, k, j, w->corner, err);
+          if (hit != 0)
+            return hit > 0 ? B_FOUND : B_FAILED;
+        }
+      r0 = r1;
+    }
+  if (!open)
+    return B_REFUTED;
+  for (int64_t i = 0; i < n; i++)
+    w->point[i] = d->lo[i] + 0.5 * (d->hi[i] - d->lo[i]);
+  for (int64_t j = 0; j < cs->n_clauses; j++)
+    if (d->live[j])
+      {
+        int hit = cn__try_point (v, k, j, w->point, err);
+        if (hit != 0)
+          return hit > 0 ? B_FOUND : B_FAILED;
+      }
+  /* Candidate 0: the split dimension by the score of ALGORITHMS.md 5.4 over the open rows.
+   * Candidate 1: the dimension widest relative to the case's box.  The score reads the linear
+   * bound's input coefficients, which miss a dimension whose influence goes through loose
+   * relaxations that cancel in the final coefficients; the widest dimension covers that, and
+   * the search keeps the candidate whose children bound better (a two-way lookahead). */
+  d->split[0] = d->split[1] = -1;
+  double best_score = -INFINITY, best_rel = -INFINITY;
+  for (int64_t i = 0; i < n; i++)
+    {
+      double half = 0.5 * (d->hi[i] - d->lo[i]);
+      double mid = d->lo[i] + half;
+      if (!(mid > d->lo[i] && mid < d->hi[i]))
+        continue;
+      double s = -INFINITY;
+      for (int64_t r = 0; r < rows; r++)
+        {
+          if (!d->live[w->row_clause[r]])
+            continue;
+          double mg = w->lower[r] - cs->clauses[w->row_clause[r]].rhs_up[w->row_index[r]];
+          if (!isfinite (mg))
+            mg = 0;
+          double t = fmax (fabs (w->coef[r * n + i]), 1e-3) * half + mg;
+          if (t > s)
+            s = t;
+        }
+      if (!isfinite (s))
+        s = half;
+      if (s > best_score)
+        {
+          best_score = s;
+          d->split[0] = i;
+        }
+      double full = cs->box.hi[i] - cs->box.lo[i];
+      double rel = full > 0 ? (d->hi[i] - d->lo[i]) / full : 0;
+      if (rel > best_rel)
+        {
+          best_rel = rel;
+          d->split[1] = i;
+        }
+    }
+  if (d->split[1] == d->split[0] || !v->opts.lookahead)
+    d->split[1] = -1;
+  return B_OPEN;
+}
+
+/* Records the first failure of a worker and stops everyone. */
+static void
+record_failure (cn__verifier *v, const cn_error *err)
+{
+#pragma omp critical (cn_verify_fail)
+  {
+    if (v->fail == CN_OK)
+      {
+        v->fail = err->code != CN_OK ? err->code : CN_EUNSOUND;
+        v->fail_err = *err;
+      }
+  }
+#pragma omp atomic write
+  v->stop = 1;
+}
+
+/* A split of a bounded open domain: the children along each candidate dimension (two or four),
+ * their bounding results, and which pair is kept. */
+typedef struct task
+{
+  domain *parent;
+  domain *child[4];
+  enum bound_result res[4];
+  int nchild;
+  int dfs;                     /* past the queue cap: the parent is searched depth first */
+  enum bound_result dfs_res;
+} task;
+
+/* Creates the children of T->parent along its candidate dimensions.  Returns 1, 0 if no
+ * candidate can be split (the box is too small), -1 when out of memory. */
+static int
+task_make (task *t, int64_t n, int64_t nc)
+{
+  const domain *d = t->parent;
+  t->nchild = 0;
+  if (d->depth >= MAX_DEPTH)
+    return 0;
+  for (int q = 0; q < 2; q++)
+    {
+      if (d->split[q] < 0)
+        continue;
+      int s = domain_split (d, d->split[q], n, nc, &t->child[t->nchild], &t->child[t->nchild + 1]);
+      if (s < 0)
+        return -1;
+      if (s > 0)
+        t->nchild += 2;
+    }
+  return t->nchild > 0;
+}
+
+/* After the children of T are bounded: with two pairs, keeps the pair whose worse child bounds
+ * better (a refuted child counts +inf) and frees the other, moving the kept pair to slots 0 and
+ * 1.  Either pair covers the parent, so the choice is free. */
+static void
+task_choose (task *t)
+{
+  if (t->nchild < 4)
+    return;
+  double m[2];
+  for (int p = 0; p < 2; p++)
+    {
+      m[p] = INFINITY;
+      for (int c = 2 * p; c < 2 * p + 2; c++)
+        {
+          double mc = t->res[c] == B_REFUTED ? INFINITY : t->res[c] == B_OPEN ? t->child[c]->margin : -INFINITY;
+          if (mc < m[p])
+            m[p] = mc;
+        }
+    }
+  int keep = m[1] > m[0];
+  for (int c = 0; c < 2; c++)
+    {
+      free (t->child[2 * (1 - keep) + c]);
+      t->child[c] = t->child[2 * keep + c];
+      t->res[c] = t->res[2 * keep + c];
+    }
+  t->nchild = 2;
+}
+
+/* Depth-first search below the bounded open domain D (not freed).  Returns B_REFUTED when
+ * every clause is refuted below D, B_OPEN when some box could not be split further, B_FOUND,
+ * B_STOP or B_FAILED. */
+static enum bound_result
+depth_first (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
+{
+  int64_t n = v->spec->n_x, nc = v->spec->cases[k].n_clauses;
+  task t = { .parent = d };
+  int s = task_make (&t, n, nc);
+  if (s < 0)
+    {
+      for (int c = 0; c < t.nchild; c++)
+        free (t.child[c]);
+      cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+      return B_FAILED;
+    }
+  if (s == 0)
+    return B_OPEN;
+  enum bound_result res = B_REFUTED;
+  for (int c = 0; c < t.nchild; c++)
+    {
+      t.res[c] = bound_domain (v, w, k, t.child[c], err);
+      if (t.res[c] == B_FOUND || t.res[c] == B_STOP || t.res[c] == B_FAILED)
+        {
+          res = t.res[c];
+          goto done;
+        }
+    }
+  task_choose (&t);
+  for (int c = 0; c < 2; c++)
+    {
+      enum bound_result b = t.res[c];
+      if (b == B_OPEN)
+        b = depth_first (v, w, k, t.child[c], err);
+      if (b == B_FOUND || b == B_STOP || b == B_FAILED)
+        {
+          res = b;
+          break;
+        }
+      if (b == B_OPEN)
+        res = B_OPEN;
+    }
+done:
+  for (int c = 0; c < t.nchild; c++)
+    free (t.child[c]);
+  return res;
+}
+
+/* One unit of parallel work: child C of task T (C = -1: the task's depth-first search). */
+typedef struct job
+{
+  task *t;
+  int c;
+} job;
+
+/* Decides case K.  Returns B_REFUTED (proved), B_OPEN (some box could not be split: unknown),
+ * B_FOUND, B_STOP (deadline or another thread's stop) or B_FAILED. */
+static enum bound_result
+search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
+{
+  const cn_spec_case *cs = &v->spec->cases[k];
+  int64_t n = v->spec->n_x, nc = cs->n_clauses;
+  int T = v->threads;
+  enum bound_result res = B_REFUTED;
+  work *ws = calloc ((size_t) T, sizeof *ws);
+  job *jobs = NULL;
+  task *tasks = NULL;
+  heap h = { 0 };
+  domain *root = domain_new (n, nc);
+  int64_t batch = (int64_t) BATCH_PER_THREAD * T;
+  jobs = malloc ((size_t) (4 * batch) * sizeof *jobs);
+  tasks = calloc ((size_t) batch, sizeof *tasks);
+  if (ws == NULL || root == NULL || jobs == NULL || tasks == NULL)
+    {
+      cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+      free (ws);
+      free (root);
+      free (jobs);
+      free (tasks);
+      return B_FAILED;
+    }
+  for (int t = 0; t < T; t++)
+    if (work_init (&ws[t], v, k, err) != CN_OK)
+      {
+        res = B_FAILED;
+        goto done;
+      }
+  memcpy (root->lo, cs->box.lo, (size_t) n * sizeof (double));
+  memcpy (root->hi, cs->box.hi, (size_t) n * sizeof (double));
+  memset (root->live, 1, (size_t) nc);
+  /* Attacks first, on every clause. */
+  int hit = cn__attack_case (v, k, root->live, err);
+  if (hit != 0)
+    {
+      res = hit > 0 ? B_FOUND : B_FAILED;
+      goto done;
+    }
+  enum bound_result b = bound_domain (v, &ws[0], k, root, err);
+  if (b != B_OPEN)
+    {
+      res = b;
+      goto done;
+    }
+  if (n > CN_VERIFY_SPLIT_MAX)
+    {
+      res = B_OPEN;
+      goto done;
+    }
+  /* The cap on queued domains: about 1 GiB of them, at least 4096. */
+  int64_t per = (int64_t) (sizeof (domain) + 2 * (size_t) n * sizeof (double) + (size_t) nc + 64);
+  int64_t cap = v->opts.max_queue > 0 ? v->opts.max_queue : ((int64_t) 1 << 30) / per;
+  if (cap < 4096 && v->opts.max_queue <= 0)
+    cap = 4096;
+  if (heap_push (&h, root) != 0)
+    {
+      cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+      res = B_FAILED;
+      goto done;
+    }
+  root = NULL;
+  double last_progress = cn__now ();
+  while (h.n > 0)
+    {
+      if (cn__should_stop (v))
+        {
+          res = B_STOP;
+          goto done;
+        }
+      /* Pop a batch; split every domain, or past the cap hand it to a depth-first worker. */
+      int64_t nt = 0, nj = 0;
+      int dfs = h.n > cap;
+      for (int64_t i = 0; i < batch && h.n > 0; i++)
+        {
+          task *t = &tasks[nt];
+          memset (t, 0, sizeof *t);
+          t->parent = heap_pop (&h);
+          if (dfs)
+            {
+              t->dfs = 1;
+              jobs[nj++] = (job) { .t = t, .c = -1 };
+              nt++;
+              continue;
+            }
+          int s = task_make (t, n, nc);
+          if (s < 0)
+            {
+              for (int c = 0; c < t->nchild; c++)
+                free (t->child[c]);
+              free (t->parent);
+              cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+              res = B_FAILED;
+              goto done_tasks;
+            }
+          if (s == 0)
+            {
+              free (t->parent);
+              res = B_OPEN;      /* this box cannot be split further: the case stays unknown */
+              continue;
+            }
+          for (int c = 0; c < t->nchild; c++)
+            jobs[nj++] = (job) { .t = t, .c = c };
+          nt++;
+        }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T) if (T > 1)
+      for (int64_t i = 0; i < nj; i++)
+        {
+          work *w = &ws[T > 1 ? omp_get_thread_num () : 0];
+          cn_error e;
+          cn_error_clear (&e);
+          task *t = jobs[i].t;
+          enum bound_result r;
+          if (jobs[i].c < 0)
+            r = t->dfs_res = depth_first (v, w, k, t->parent, &e);
+          else
+            r = t->res[jobs[i].c] = bound_domain (v, w, k, t->child[jobs[i].c], &e);
+          if (r == B_FAILED)
+            record_failure (v, &e);
+        }
+      int stopped = 0;
+      for (int64_t i = 0; i < nt; i++)
+        {
+          task *t = &tasks[i];
+          if (t->dfs)
+            {
+              if (t->dfs_res == B_OPEN)
+                res = B_OPEN;
+              else if (t->dfs_res != B_REFUTED)
+                stopped = 1;
+              continue;
+            }
+          int bad = 0;
+          for (int c = 0; c < t->nchild; c++)
+            bad |= t->res[c] == B_FOUND || t->res[c] == B_STOP || t->res[c] == B_FAILED;
+          if (bad)
+            {
+              stopped = 1;
+              continue;
+            }
+          task_choose (t);
+          for (int c = 0; c < 2; c++)
+            {
+              if (t->res[c] != B_OPEN || stopped)
+                continue;
+              if (heap_push (&h, t->child[c]) != 0)
+                {
+                  cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+                  res = B_FAILED;
+                  stopped = 1;
+                  continue;
+                }
+              t->child[c] = NULL;      /* now the queue's */
+            }
+        }
+    done_tasks:
+      for (int64_t i = 0; i < nt; i++)
+        {
+          for (int c = 0; c < tasks[i].nchild; c++)
+            free (tasks[i].child[c]);
+          free (tasks[i].parent);
+          memset (&tasks[i], 0, sizeof tasks[i]);
+        }
+      if (res == B_FAILED)
+        goto done;
+      if (v->fail != CN_OK)
+        {
+          *err = v->fail_err;
+          res = B_FAILED;
+          goto done;
+        }
+      if (v->found)
+        {
+          res = B_FOUND;
+          goto done;
+        }
+      if (stopped)
+        {
+          if (res != B_FAILED)
+            res = B_STOP;
+          goto done;
+        }
+      if (v->opts.progress != NULL && cn__now () - last_progress >= v->opts.progress_interval)
+        {
+          last_progress = cn__now ();
+          cn_verify_progress p = { .case_index = k, .n_cases = v->spec->n_cases, .domains_done = v->domains,
+                                   .domains_queued = h.n, .worst_margin = h.n ? h.d[0]->margin : 0,
+                                   .elapsed = last_progress - v->t0 };
+          v->opts.progress (&p, v->opts.progress_user);
+        }
+    }
+done:
+  *queued_out = h.n;
+  heap_clear (&h);
+  free (root);
+  for (int t = 0; t < T; t++)
+    work_clear (&ws[t]);
+  free (ws);
+  free (jobs);
+  free (tasks);
+  return res;
+}
+
+cn_status
+cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, cn_verify_result *result,
+           cn_error *err)
+{
+  memset (result, 0, sizeof *result);
+  cn__verifier v;
+  memset (&v, 0, sizeof v);
+  v.g = g;
+  v.spec = spec;
+  if (opts != NULL)
+    v.opts = *opts;
+  else
+    cn_verify_opts_init (&v.opts);
+  v.t0 = cn__now ();
+  v.deadline = v.opts.timeout > 0 ? v.t0 + v.opts.timeout : INFINITY;
+  v.threads = v.opts.bounds.threads > 0 ? v.opts.bounds.threads : omp_get_max_threads ();
+  v.rng = v.opts.seed;
+  cn_error_clear (&v.fail_err);
+  if (g == NULL || spec == NULL)
+    return cn_error_set (err, CN_EINVAL, "verify: no graph or no specification");
+  if (cn_graph_n_inputs (g) != 1 || cn_graph_n_outputs (g) < 1)
+    return cn_error_set (err, CN_EINVAL, "verify: the network must have one input and an output (it has %d and %d)",
+                         cn_graph_n_inputs (g), cn_graph_n_outputs (g));
+  int64_t nin = cn_shape_numel (cn_graph_value_shape (g, cn_graph_input (g, 0)));
+  int64_t nout = cn_shape_numel (cn_graph_value_shape (g, cn_graph_output (g, 0)));
+  if (nin != spec->n_x || nout != spec->n_y)
+    return cn_error_set (err, CN_ESHAPE,
+                         "verify: the property declares %lld inputs and %lld outputs, the network has %lld and %lld",
+                         (long long) spec->n_x, (long long) spec->n_y, (long long) nin, (long long) nout);
+  result->n_x = spec->n_x;
+  result->n_y = spec->n_y;
+  v.cex_x = malloc ((size_t) spec->n_x * sizeof (double) + 1);
+  v.cex_y = malloc ((size_t) spec->n_y * sizeof (double) + 1);
+  if (v.cex_x == NULL || v.cex_y == NULL)
+    {
+      free (v.cex_x);
+      free (v.cex_y);
+      return cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+    }
+  cn_verdict verdict = CN_VERDICT_UNSAT;
+  cn_status st = CN_OK;
+  for (int64_t k = 0; k < spec->n_cases; k++)
+    {
+      int64_t queued = 0;
+      enum bound_result r = search_case (&v, k, &queued, err);
+      if (r == B_FAILED)
+        {
+          st = err->code != CN_OK ? err->code : CN_EUNSOUND;
+          break;
+        }
+      if (r == B_FOUND || v.found)
+        {
+          verdict = CN_VERDICT_SAT;
+          break;
+        }
+      if (r == B_STOP)
+        {
+          verdict = CN_VERDICT_TIMEOUT;
+          break;
+        }
+      if (r == B_OPEN)
+        verdict = CN_VERDICT_UNKNOWN;   /* go on: a later case may still give a counterexample */
+    }
+  result->verdict = verdict;
+  result->domains = v.domains;
+  result->attack_points = v.attack_points;
+  result->seconds = cn__now () - v.t0;
+  if (st == CN_OK && verdict == CN_VERDICT_SAT)
+    {
+      result->x = v.cex_x;
+      result->y = v.cex_y;
+      result->case_index = v.found_case;
+      result->clause_index = v.found_clause;
+    }
+  else
+    {
+      free (v.cex_x);
+      free (v.cex_y);
+    }
+  return st;
+}

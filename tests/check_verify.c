@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/check_verify.c: cn_verify, complete verification by attacks and input splitting.
+ *
+ * Every verdict is checked independently of the verifier:
+ *  - sat: the counterexample lies in the property's box (strictly inside the rounded ends),
+ *    each entry is a binary32 number, and the network evaluated in MPFI at 256 bits by the
+ *    test's own oracle (tu_eval_mpfi) satisfies every row of the reported clause;
+ *  - unsat: no point of a dense sample (binary64 screen, then MPFI) satisfies any clause.
+ * Random networks get properties whose answer is known by construction: a threshold below a
+ * sampled output must give sat, one above a sound IBP bound must give unsat, and thresholds in
+ * between must give a verdict consistent with the checks above.  Timeouts are honoured.  With
+ * ../shared/benchmarks, the test category and a few ACAS Xu instances are decided and checked
+ * the same way. */
+#include <config.h>
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "testutil.h"
+
+#define PREC 256
+
+static double
+now (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+/* A random fully connected relu network n -> h -> h -> m (weights in [-1, 1]). */
+static cn_graph *
+random_mlp (int n, int h, int m)
+{
+  cn_error err;
+  cn_graph *g;
+  ck_assert (cn_graph_create (&g, &err) == CN_OK);
+  cn_shape s = { .rank = 1, .dim = { n } };
+  int x;
+  ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s, &x, &err) == CN_OK);
+  int widths[4] = { n, h, h, m };
+  for (int l = 0; l < 3; l++)
+    {
+      cn_tensor w, b;
+      cn_shape ws = { .rank = 2, .dim = { widths[l + 1], widths[l] } }, bs = { .rank = 1, .dim = { widths[l + 1] } };
+      ck_assert (cn_tensor_init (&w, CN_DTYPE_F64, &ws, &err) == CN_OK);
+      ck_assert (cn_tensor_init (&b, CN_DTYPE_F64, &bs, &err) == CN_OK);
+      for (int64_t i = 0; i < cn_tensor_numel (&w); i++)
+        ((double *) w.data)[i] = tu_uniform (-1, 1);
+      for (int64_t i = 0; i < cn_tensor_numel (&b); i++)
+        ((double *) b.data)[i] = tu_uniform (-0.5, 0.5);
+      int wv, bv, y;
+      ck_assert (cn_graph_add_constant (g, "w", &w, &wv, &err) == CN_OK);
+      ck_assert (cn_graph_add_constant (g, "b", &b, &bv, &err) == CN_OK);
+      cn_tensor_clear (&w);
+      cn_tensor_clear (&b);
+      int in[3] = { x, wv, bv };
+      ck_assert_msg (cn_graph_add_node (g, CN_OP_LINEAR, NULL, 3, in, "fc", &y, &err) == CN_OK, "%s", err.msg);
+      x = y;
+      if (l < 2)
+        {
+          ck_assert (cn_graph_add_node (g, CN_OP_RELU, NULL, 1, &x, "relu", &y, &err) == CN_OK);
+          x = y;
+        }
+    }
+  ck_assert (cn_graph_set_outputs (g, 1, &x, &err) == CN_OK);
+  return g;
+}
+
+/* The property "X in [-1, 1]^n and Y_0 >= c" (the unsafe condition). */
+static void
+threshold_spec (int n, int m, double c, cn_spec *spec)
+{
+  char *text = malloc (4096 + 128 * (size_t) (n + m));
+  ck_assert (text != NULL);
+  size_t k = 0;
+  for (int i = 0; i < n; i++)
+    k += (size_t) sprintf (text + k, "(declare-const X_%d Real)\n", i);
+  for (int j = 0; j < m; j++)
+    k += (size_t) sprintf (text + k, "(declare-const Y_%d Real)\n", j);
+  for (int i = 0; i < n; i++)
+    k += (size_t) sprintf (text + k, "(assert (>= X_%d -1))\n(assert (<= X_%d 1))\n", i, i);
+  k += (size_t) sprintf (text + k, "(assert (>= Y_0 %.17g))\n", c);
+  cn_error err;
+  ck_assert_msg (cn_spec_parse_vnnlib (text, k, "threshold", spec, &err) == CN_OK, "%s", err.msg);
+  free (text);
+}
+
+/* Whether X satisfies clause J of case K exactly, by the test's oracle; X must lie strictly
+ * inside the rounded box (or on a degenerate axis) and be binary32. */
+static int
+oracle_counterexample (const cn_graph *g, const cn_spec *spec, int64_t k, int64_t j, const double *x)
+{
+  const cn_spec_case *cs = &spec->cases[k];
+  for (int64_t i = 0; i < spec->n_x; i++)
+    {
+      double lo = cs->box.lo[i], hi = cs->box.hi[i];
+      if (!((x[i] > lo && x[i] < hi) || (lo == hi && x[i] == lo)))
+        return 0;
+    }
+  cn_mpfi_vec y;
+  cn_error err;
+  ck_assert_msg (tu_eval_mpfi (g, x, PREC, &y, &err) == CN_OK, "%s", err.msg);
+  const cn_spec_clause *cl = &cs->clauses[j];
+  int ok = 1;
+  mpfi_t acc, t;
+  mpfi_init2 (acc, PREC);
+  mpfi_init2 (t, PREC);
+  for (int64_t r = 0; r < cl->n_rows && ok; r++)
+    {
+      mpfi_set_ui (acc, 0);
+      for (int64_t i = 0; i < spec->n_y; i++)
+        {
+          mpfi_mul_d (t, y.v[i], cl->mat[r * spec->n_y + i]);
+          mpfi_add (acc, acc, t);
+        }
+      ok = mpfr_cmp_d (&acc->right, cl->rhs_down[r]) <= 0;
+    }
+  mpfi_clear (acc);
+  mpfi_clear (t);
+  cn_mpfi_vec_clear (&y);
+  return ok;
+}
+
+/* Checks a result: a sat's witness by the oracle, an unsat against SAMPLES random points of
+ * every case (none may satisfy a clause). */
+static void
+check_result (const cn_graph *g, const cn_spec *spec, const cn_verify_result *r, int samples)
+{
+  if (r->verdict == CN_VERDICT_SAT)
+    {
+      ck_assert (r->x != NULL && r->y != NULL);
+      for (int64_t i = 0; i < spec->n_x; i++)
+        ck_assert_msg ((double) (float) r->x[i] == r->x[i], "X_%lld = %.17g is not a binary32 number", (long long) i,
+                       r->x[i]);
+      ck_assert_msg (oracle_counterexample (g, spec, r->case_index, r->clause_index, r->x),
+                     "the counterexample does not satisfy the clause");
+      return;
+    }
+  if (r->verdict != CN_VERDICT_UNSAT)
+    return;
+  double *x = malloc ((size_t) spec->n_x * sizeof *x);
+  cn_tensor in, out;
+  cn_error err;
+  ck_assert (x != NULL);
+  ck_assert (cn_tensor_init (&in, CN_DTYPE_F64, cn_graph_value_shape (g, cn_graph_input (g, 0)), &err) == CN_OK);
+  for (int64_t k = 0; k < spec->n_cases; k++)
+    for (int s = 0; s < samples; s++)
+      {
+        const cn_box *b = &spec->cases[k].box;
+        for (int64_t i = 0; i < spec->n_x; i++)
+          x[i] = (b->lo[i] == b->hi[i]) ? b->lo[i] : tu_uniform (b->lo[i], b->hi[i]);
+        memcpy (in.data, x, (size_t) spec->n_x * sizeof *x);
+        ck_assert (cn_graph_eval (g, CN_DTYPE_F64, &in, &out, &err) == CN_OK);
+        const double *y = out.data;
+        for (int64_t j = 0; j < spec->cases[k].n_clauses; j++)
+          {
+            const cn_spec_clause *cl = &spec->cases[k].clauses[j];
+            double worst = -INFINITY;
+            for (int64_t rr = 0; rr < cl->n_rows; rr++)
+              {
+                double acc = 0;
+                for (int64_t i = 0; i < spec->n_y; i++)
+                  acc += cl->mat[rr * spec->n_y + i] * y[i];
+                worst = fmax (worst, acc - cl->rhs_down[rr]);
+              }
+            /* a point the binary64 screen finds near the clause is decided by the oracle */
+            if (worst <= 1e-6)
+              ck_assert_msg (!oracle_counterexample (g, spec, k, j, x),
+                             "unsat, but a sampled point satisfies clause %lld of case %lld", (long long) j,
+                             (long long) k);
+          }
+        cn_tensor_clear (&out);
+      }
+  cn_tensor_clear (&in);
+  free (x);
+}
+
+static void
+run (const cn_graph *g, const cn_spec *spec, double timeout, cn_verify_result *r)
+{
+  cn_verify_opts o;
+  cn_verify_opts_init (&o);
+  o.timeout = timeout;
+  o.seed = tu_rand ();
+  cn_error err;
+  ck_assert_msg (cn_verify (g, spec, &o, r, &err) == CN_OK, "%s", err.msg);
+}
+
+/* Random networks with thresholds whose answer is known, and thresholds in between. */
+START_TEST (random_thresholds)
+{
+  for (int rep = 0; rep < 12; rep++)
+    {
+      int n = (int) tu_int (1, 4), h = (int) tu_int (4, 12), m = (int) tu_int (1, 3);
+      cn_graph *g = random_mlp (n, h, m);
+      cn_error err;
+      /* the largest sampled Y_0, and a sound upper bound of Y_0 by IBP */
+      double best = -INFINITY;
+      cn_tensor in, out;
+      ck_assert (cn_tensor_init (&in, CN_DTYPE_F64, cn_graph_value_shape (g, cn_graph_input (g, 0)), &err) == CN_OK);
+      for (int s = 0; s < 2000; s++)
+        {
+          for (int i = 0; i < n; i++)
+            ((double *) in.data)[i] = tu_uniform (-0.999, 0.999);
+          ck_assert (cn_graph_eval (g, CN_DTYPE_F64, &in, &out, &err) == CN_OK);
+          best = fmax (best, ((double *) out.data)[0]);
+          cn_tensor_clear (&out);
+        }
+      cn_tensor_clear (&in);
+      cn_box box, ob;
+      ck_assert (cn_box_init (&box, n, &err) == CN_OK);
+      for (int i = 0; i < n; i++)
+        box.lo[i] = -1, box.hi[i] = 1;
+      cn_bounds_opts bo;
+      cn_bounds_opts_init (&bo);
+      bo.method = CN_METHOD_IBP;
+      ck_assert (cn_bounds_output (g, &box, &bo, &ob, &err) == CN_OK);
+      double ub = ob.hi[0];
+      cn_box_clear (&box);
+      cn_box_clear (&ob);
+      double cs[4] = { best - 0.05 * (1 + fabs (best)), ub + 0.5, best + 1e-3, 0.5 * (best + ub) };
+      for (int t = 0; t < 4; t++)
+        {
+          cn_spec spec;
+          threshold_spec (n, m, cs[t], &spec);
+          cn_verify_result r;
+          run (g, &spec, 20, &r);
+          if (t == 0)
+            ck_assert_msg (r.verdict == CN_VERDICT_SAT, "threshold below a sampled output: %s",
+                           cn_verdict_name (r.verdict));
+          if (t == 1)
+            ck_assert_msg (r.verdict == CN_VERDICT_UNSAT, "threshold above the IBP bound: %s",
+                           cn_verdict_name (r.verdict));
+          /* small inputs: the search is complete up to splitting limits */
+          ck_assert_msg (r.verdict == CN_VERDICT_SAT || r.verdict == CN_VERDICT_UNSAT, "verdict %s (n=%d h=%d)",
+                         cn_verdict_name (r.verdict), n, h);
+          check_result (g, &spec, &r, 3000);
+          cn_verify_result_clear (&r);
+          cn_spec_clear (&spec);
+        }
+      cn_graph_free (g);
+    }
+}
+END_TEST
+
+/* A conjunction and a disjunction over two outputs, and two cases. */
+START_TEST (clauses_and_cases)
+{
+  cn_graph *g = random_mlp (2, 8, 2);
+  const char *text = "(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)(declare-const Y_1 Real)\n"
+                     "(assert (or (and (>= X_0 -1) (<= X_0 0) (>= X_1 -1) (<= X_1 1))\n"
+                     "            (and (>= X_0 0) (<= X_0 1) (>= X_1 -1) (<= X_1 1))))\n"
+                     "(assert (or (and (>= Y_0 Y_1) (>= Y_0 0.25)) (and (<= Y_0 -100))))\n";
+  cn_spec spec;
+  cn_error err;
+  ck_assert_msg (cn_spec_parse_vnnlib (text, strlen (text), "clauses", &spec, &err) == CN_OK, "%s", err.msg);
+  ck_assert_int_eq (spec.n_cases, 2);
+  cn_verify_result r;
+  run (g, &spec, 20, &r);
+  ck_assert (r.verdict == CN_VERDICT_SAT || r.verdict == CN_VERDICT_UNSAT);
+  check_result (g, &spec, &r, 3000);
+  cn_verify_result_clear (&r);
+  cn_spec_clear (&spec);
+  cn_graph_free (g);
+}
+END_TEST
+
+/* A time limit stops the search with `timeout`, promptly. */
+START_TEST (timeout_honoured)
+{
+  cn_graph *g = random_mlp (4, 12, 1);
+  cn_spec spec;
+  threshold_spec (4, 1, 0, &spec);
+  cn_verify_result r;
+  double t0 = now ();
+  run (g, &spec, 1e-6, &r);
+  ck_assert_msg (r.verdict == CN_VERDICT_TIMEOUT || r.verdict == CN_VERDICT_UNSAT, "%s", cn_verdict_name (r.verdict));
+  ck_assert_msg (now () - t0 < 2, "took %.2f s", now () - t0);
+  cn_verify_result_clear (&r);
+  cn_spec_clear (&spec);
+  cn_graph_free (g);
+}
+END_TEST
+
+/* cn_verify_check_point refuses points outside or on the rounded ends, and bad indices. */
+START_TEST (check_point_rules)
+{
+  cn_graph *g = random_mlp (2, 4, 1);
+  cn_spec spec;
+  threshold_spec (2, 1, -1e9, &spec);   /* every point of the box is a counterexample */
+  cn_error err;
+  int ok;
+  double x[2] = { 0.25, -0.5 };
+  ck_assert (cn_verify_check_point (g, &spec, 0, 0, x, PREC, &ok, NULL, &err) == CN_OK);
+  ck_assert_int_eq (ok, 1);
+  x[0] = 1;   /* on the end: the exact end is 1 here, but the check cannot know it */
+  ck_assert (cn_verify_check_point (g, &spec, 0, 0, x, PREC, &ok, NULL, &err) == CN_OK);
+  ck_assert_int_eq (ok, 0);
+  x[0] = 1.5;
+  ck_assert (cn_verify_check_point (g, &spec, 0, 0, x, PREC, &ok, NULL, &err) == CN_OK);
+  ck_assert_int_eq (ok, 0);
+  ck_assert (cn_verify_check_point (g, &spec, 1, 0, x, PREC, &ok, NULL, &err) == CN_EINVAL);
+  ck_assert (cn_verify_check_point (g, &spec, 0, 3, x, PREC, &ok, NULL, &err) == CN_EINVAL);
+  cn_spec_clear (&spec);
+  /* a property with the wrong number of inputs */
+  threshold_spec (3, 1, 0, &spec);
+  cn_verify_result r;
+  cn_verify_opts o;
+  cn_verify_opts_init (&o);
+  ck_assert (cn_verify (g, &spec, &o, &r, &err) == CN_ESHAPE);
+  ck_assert_msg (strstr (err.msg, "verify") != NULL, "%s", err.msg);
+  cn_spec_clear (&spec);
+  cn_graph_free (g);
+}
+END_TEST
+
+/* Benchmark instances with known answers (skipped without ../shared/benchmarks). */
+struct known
+{
+  const char *onnx, *vnnlib;
+  cn_verdict expected;
+  double timeout;
+};
+
+static const struct known knowns[] = {
+  { "test/onnx/test_nano.onnx", "test/vnnlib/test_nano.vnnlib", CN_VERDICT_UNSAT, 20 },
+  { "test/onnx/test_tiny.onnx", "test/vnnlib/test_tiny.vnnlib", CN_VERDICT_UNSAT, 20 },
+  { "test/onnx/test_small.onnx", "test/vnnlib/test_small.vnnlib", CN_VERDICT_UNSAT, 20 },
+  { "test/onnx/test_sat.onnx", "test/vnnlib/test_prop.vnnlib", CN_VERDICT_SAT, 20 },
+  { "test/onnx/test_unsat.onnx", "test/vnnlib/test_prop.vnnlib", CN_VERDICT_UNSAT, 20 },
+  { "acasxu/onnx/ACASXU_run2a_1_1_batch_2000.onnx", "acasxu/vnnlib/prop_1.vnnlib", CN_VERDICT_UNSAT, 60 },
+  { "acasxu/onnx/ACASXU_run2a_2_1_batch_2000.onnx", "acasxu/vnnlib/prop_2.vnnlib", CN_VERDICT_SAT, 60 },
+};
+
+START_TEST (benchmark_instances)
+{
+  const char *bench = tu_benchmarks ();
+  const struct known *kn = &knowns[_i];
+  char a[4096], b[4096];
+  snprintf (a, sizeof a, "%s/%s", bench, kn->onnx);
+  snprintf (b, sizeof b, "%s/%s", bench, kn->vnnlib);
+  cn_graph *g;
+  cn_spec spec;
+  cn_error err;
+  ck_assert_msg (cn_graph_load_onnx (a, &g, &err) == CN_OK, "%s", err.msg);
+  ck_assert_msg (cn_spec_load_vnnlib (b, &spec, &err) == CN_OK, "%s", err.msg);
+  cn_verify_result r;
+  run (g, &spec, kn->timeout, &r);
+  fprintf (stderr, "%s %s: %s in %.2f s, %lld domains\n", kn->onnx, kn->vnnlib, cn_verdict_name (r.verdict), r.seconds,
+           (long long) r.domains);
+  ck_assert_msg (r.verdict == kn->expected, "%s %s: %s, expected %s", kn->onnx, kn->vnnlib, cn_verdict_name (r.verdict),
+                 cn_verdict_name (kn->expected));
+  check_result (g, &spec, &r, 2000);
+  cn_verify_result_clear (&r);
+  cn_spec_clear (&spec);
+  cn_graph_free (g);
+}
+END_TEST
+
+/* A hard ACAS Xu instance stops at a short time limit. */
+START_TEST (benchmark_timeout)
+{
+  const char *bench = tu_benchmarks ();
+  char a[4096], b[4096];
+  snprintf (a, sizeof a, "%s/acasxu/onnx/ACASXU_run2a_3_3_batch_2000.onnx", bench);
+  snprintf (b, sizeof b, "%s/acasxu/vnnlib/prop_2.vnnlib", bench);
+  cn_graph *g;
+  cn_spec spec;
+  cn_error err;
+  ck_assert_msg (cn_graph_load_onnx (a, &g, &err) == CN_OK, "%s", err.msg);
+  ck_assert_msg (cn_spec_load_vnnlib (b, &spec, &err) == CN_OK, "%s", err.msg);
+  cn_verify_result r;
+  double t0 = now ();
+  run (g, &spec, 0.5, &r);
+  double dt = now () - t0;
+  ck_assert_msg (r.verdict == CN_VERDICT_TIMEOUT, "%s", cn_verdict_name (r.verdict));
+  ck_assert_msg (dt < 1.5, "a 0.5 s limit took %.2f s", dt);
+  cn_verify_result_clear (&r);
+  cn_spec_clear (&spec);
+  cn_graph_free (g);
+}
+END_TEST
+
+int
+main (void)
+{
+  tu_init ();
+  Suite *s = suite_create ("verify");
+  TCase *tc = tcase_create ("generated");
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, random_thresholds);
+  tcase_add_test (tc, clauses_and_cases);
+  tcase_add_test (tc, timeout_honoured);
+  tcase_add_test (tc, check_point_rules);
+  suite_add_tcase (s, tc);
+  if (tu_benchmarks () != NULL)
+    {
+      TCase *tb = tcase_create ("benchmarks");
+      tcase_set_timeout (tb, 600);
+      tcase_add_loop_test (tb, benchmark_instances, 0, (int) (sizeof knowns / sizeof knowns[0]));
+      tcase_add_test (tb, benchmark_timeout);
+      suite_add_tcase (s, tb);
+    }
+  else
+    fprintf (stderr, "check_verify: ../shared/benchmarks absent, benchmark instances skipped\n");
+  return tu_run_suite (s);
+}
