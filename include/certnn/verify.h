@@ -17,12 +17,15 @@
  *
  * Method (ALGORITHMS.md section 5): attacks first (random points, then PGD on the clause
  * margin with gradients from cn_graph_gradient), then branch and bound by input splitting:
- * domains are boxes bounded by CROWN, processed in batches in parallel (OpenMP, one domain per
- * thread), the worst lower bound first, split in two along the input dimension with the best
- * score of ALGORITHMS.md 5.4; the queue is capped, past the cap children are searched
- * depth first.  Every bounded domain's centre and minimising corner are tried as
- * counterexamples.  Input splitting applies to inputs of at most CN_VERIFY_SPLIT_MAX entries;
- * larger inputs get attacks and one bound per case. */
+ * domains are boxes bounded by the chosen method (CROWN by default; with `slopes`, the best of
+ * the adaptive and the three fixed relu lower slopes per row), processed in batches in parallel
+ * (OpenMP, one domain per thread), the worst lower bound first.  A domain is split in two along
+ * the input dimension with the best score of ALGORITHMS.md 5.4; with `lookahead`, also along the
+ * dimension widest relative to the case's box, and the pair of children whose worse child bounds
+ * better is kept.  The queue is capped; past the cap, domains are searched depth first.  Every
+ * bounded domain's centre and minimising corners are tried as counterexamples, and a short PGD
+ * runs inside the worst queued domain now and then.  Input splitting applies to inputs of at
+ * most CN_VERIFY_SPLIT_MAX entries; larger inputs get the attacks and one bound per case. */
 #ifndef CERTNN_VERIFY_H
 #define CERTNN_VERIFY_H
 

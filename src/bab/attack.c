@@ -250,28 +250,14 @@ cn__pgd (cn__verifier *v, int64_t k, int64_t j, const double *lo, const double *
     step[i] = 0.25 * (hi[i] - lo[i]);
   /* Minimise the clause's largest row violation max_r (M_r f(x) - rhs_r) by signed gradient
    * steps, projected onto the box; the step shrinks geometrically. */
+  /* The row r whose gradient is taken is the worst row at the previous point (row 0 at the
+   * start); one gradient call evaluates the network too. */
+  int64_t r = 0;
   for (int t = 0; t <= steps; t++)
     {
       if (cn__should_stop (v))
         break;
-      int64_t r;
-      /* gradient of M_r f at x for the currently worst row r, found from the output */
-      if (cn__eval_point (v, x, y, err) != CN_OK)
-        {
-          res = -1;
-          break;
-        }
-      double viol = cn__clause_violation (v, k, j, y, &r);
-      double scale = 1;
-      for (int64_t i = 0; i < m; i++)
-        scale = fmax (scale, fabs (y[i]));
-      if (viol <= 1e-9 * scale || t == steps)
-        {
-          res = cn__try_point (v, k, j, x, err);
-          if (res != 0 || t == steps)
-            break;
-        }
-      cn_status st = cn_graph_gradient (v->g, x, cl->mat + r * m, NULL, gx, err);
+      cn_status st = cn_graph_gradient (v->g, x, cl->mat + r * m, y, gx, err);
       if (st == CN_EUNSUPPORTED)
         {
           /* an operator without a pullback: no gradient attack on this network */
@@ -283,6 +269,28 @@ cn__pgd (cn__verifier *v, int64_t k, int64_t j, const double *lo, const double *
         {
           res = -1;
           break;
+        }
+      int64_t worst;
+      double viol = cn__clause_violation (v, k, j, y, &worst);
+      double scale = 1;
+      for (int64_t i = 0; i < m; i++)
+        scale = fmax (scale, fabs (y[i]));
+      if (viol <= 1e-9 * scale || t == steps)
+        {
+          res = cn__try_point (v, k, j, x, err);
+          if (res != 0 || t == steps)
+            break;
+        }
+      if (worst != r)
+        {
+          /* the gradient of the row that is now worst */
+          r = worst;
+          st = cn_graph_gradient (v->g, x, cl->mat + r * m, NULL, gx, err);
+          if (st != CN_OK)
+            {
+              res = -1;
+              break;
+            }
         }
       for (int64_t i = 0; i < n; i++)
         {

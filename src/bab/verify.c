@@ -21,7 +21,8 @@
  *
  * Every bounded domain's centre, and for each open clause the corner minimising its best row's
  * linear lower bound, are tried as counterexamples (cheap binary64 filter, then the exact
- * check).  Attacks (random points and PGD) run before the search. */
+ * check).  Attacks (random points and PGD) run before the search, and every PGD_EVERY rounds a
+ * short PGD runs inside the worst queued domain. */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@
 
 #define MAX_DEPTH 400          /* splits along one path; binary64 boxes stop far earlier */
 #define BATCH_PER_THREAD 4     /* domains popped per thread and round */
+#define PGD_EVERY 16           /* rounds between PGD runs in the worst domain */
 
 const char *
 cn_verdict_name (cn_verdict v)
@@ -618,12 +620,32 @@ search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
     }
   root = NULL;
   double last_progress = cn__now ();
+  int64_t round = 0;
   while (h.n > 0)
     {
       if (cn__should_stop (v))
         {
           res = B_STOP;
           goto done;
+        }
+      /* Every PGD_EVERY rounds, a short PGD inside the worst queued domain, from its centre, on
+       * its first open clause: the worst bound is where a counterexample is likeliest. */
+      if (v->opts.attack_steps > 0 && ++round % PGD_EVERY == 0)
+        {
+          const domain *d = h.d[0];
+          for (int64_t i = 0; i < n; i++)
+            ws[0].point[i] = d->lo[i] + 0.5 * (d->hi[i] - d->lo[i]);
+          for (int64_t j = 0; j < nc; j++)
+            if (d->live[j])
+              {
+                int hit = cn__pgd (v, k, j, d->lo, d->hi, ws[0].point, v->opts.attack_steps / 2 + 1, err);
+                if (hit != 0)
+                  {
+                    res = hit > 0 ? B_FOUND : B_FAILED;
+                    goto done;
+                  }
+                break;
+              }
         }
       /* Pop a batch; split every domain, or past the cap hand it to a depth-first worker. */
       int64_t nt = 0, nj = 0;

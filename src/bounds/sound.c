@@ -6,8 +6,13 @@
 
 /* gamma and kappa are asked for the same few lengths over and over (every row of every step):
  * each thread remembers its last answer. */
-static _Thread_local int64_t gamma_k = -1, kappa_k = -1;
-static _Thread_local double gamma_v, kappa_v;
+#if defined __GNUC__
+#define CN_TLS _Thread_local __attribute__ ((tls_model ("initial-exec")))
+#else
+#define CN_TLS _Thread_local
+#endif
+static CN_TLS int64_t gamma_k = -1, kappa_k = -1;
+static CN_TLS double gamma_v, kappa_v;
 
 static double gamma_compute (int64_t k);
 static double kappa_compute (int64_t k);

@@ -41,8 +41,21 @@ cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs, cn_te
       val[g->inputs[i]].shape = v->shape;
     }
   for (int i = 0; i < g->n_values; i++)
-    if (g->values[i].is_constant && (st = cn_tensor_convert (&val[i], dtype, &g->values[i].constant, err)) != CN_OK)
-      goto done;
+    {
+      const struct cn__value *v = &g->values[i];
+      if (!v->is_constant)
+        continue;
+      if (dtype == CN_DTYPE_F64 && v->cdata != NULL)
+        {
+          /* the graph's binary64 copy, borrowed (read only; never cleared below) */
+          val[i].dtype = CN_DTYPE_F64;
+          val[i].shape = v->shape;
+          val[i].data = v->cdata;
+          continue;
+        }
+      if ((st = cn_tensor_convert (&val[i], dtype, &v->constant, err)) != CN_OK)
+        goto done;
+    }
   for (int k = 0; k < g->n_nodes; k++)
     {
       const struct cn__node *nd = &g->nodes[k];
@@ -70,7 +83,8 @@ cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs, cn_te
     }
 done:
   for (int i = 0; i < g->n_values; i++)
-    cn_tensor_clear (&val[i]);
+    if (!(g->values[i].is_constant && val[i].data == g->values[i].cdata && val[i].data != NULL))
+      cn_tensor_clear (&val[i]);
   free (val);
   free (args);
   return st;

@@ -483,12 +483,41 @@ absorb_row (const cn_crown_step *st, int64_t s, int64_t n, const double *lam, do
   cn__crown_add_sum (st, s, d, t, cnt, 0);
 }
 
+/* absorb_row for a finite point box (a constant such as a bias, X = lo = hi): the same sum
+ * c . x with every term kept (a zero term is exact), in four interleaved partial sums; (G)
+ * holds for any order of summation, with the count N. */
+static void
+absorb_row_point (const cn_crown_step *st, int64_t s, int64_t n, const double *lam, double sg, const double *x)
+{
+  double d[4] = { 0, 0, 0, 0 }, t[4] = { 0, 0, 0, 0 };
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4)
+    for (int q = 0; q < 4; q++)
+      {
+        double p = (sg * lam[j + q]) * x[j + q];
+        d[q] += p;
+        t[q] += fabs (p);
+      }
+  for (; j < n; j++)
+    {
+      double p = (sg * lam[j]) * x[j];
+      d[0] += p;
+      t[0] += fabs (p);
+    }
+  /* now (d0 + d1) + (d2 + d3) = fl(c . x) in some order and the same for t = fl(|c| . |x|):
+   * sg = +-1 makes sg * lam exact, and |fl(c x)| = fl(|c| |x|) */
+  cn__crown_add_sum (st, s, (d[0] + d[1]) + (d[2] + d[3]), (t[0] + t[1]) + (t[2] + t[3]), n, 0);
+}
+
 /* add, sub, neg: lam_in[i] = SG[i] * lam_out, exactly; constants discharged over their box. */
+#define LINEAR_PORTS 2
+static int box_is_point (const cn_box *b);
 struct linear_rows_ctx
 {
   const cn_crown_step *st;
   const double *sg;
   int64_t n;
+  unsigned char point[LINEAR_PORTS];  /* input i is absorbed and its box is one finite point */
 };
 
 static void
@@ -505,12 +534,18 @@ linear_rows (void *p, int64_t first, int64_t last)
         {
           if (st->lam_in[i] == NULL)
             {
-              absorb_row (st, s, n, lo, c->sg[i], st->in_box[i]);
+              if (i < LINEAR_PORTS && c->point[i])
+                absorb_row_point (st, s, n, lo, c->sg[i], st->in_box[i]->lo);
+              else
+                absorb_row (st, s, n, lo, c->sg[i], st->in_box[i]);
               continue;
             }
           double *li = st->lam_in[i] + s * n;
-          for (int64_t j = 0; j < n; j++)
-            li[j] = c->sg[i] * lo[j];
+          if (c->sg[i] == 1)
+            memcpy (li, lo, (size_t) n * sizeof *li);
+          else
+            for (int64_t j = 0; j < n; j++)
+              li[j] = c->sg[i] * lo[j];
           /* now li = SG[i] lam_out exactly (a copy or a negation) */
         }
     }
@@ -522,6 +557,8 @@ linear_crown (const cn_crown_step *st, const double *sg, cn_error *err)
   (void) err;
   int64_t n = cn__numel (st->nv->out_shape);
   struct linear_rows_ctx c = { .st = st, .sg = sg, .n = n };
+  for (int i = 0; i < st->nv->n_in && i < LINEAR_PORTS; i++)
+    c.point[i] = st->lam_in[i] == NULL && box_is_point (st->in_box[i]);
   cn__for_rows (st->rows, nthreads (st), st->rows * n > 65536, linear_rows, &c);
   return CN_OK;
 }

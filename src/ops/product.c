@@ -720,17 +720,37 @@ matmul_crown (const cn_crown_step *st, cn_error *err)
       mm_index (&g, t, &ia, &ib);
       const double *a = Am + ia * g.n * g.k, *b = Bm + ib * g.k * g.m;
       for (int64_t i = 0; i < g.n; i++)
-        for (int64_t j = 0; j < g.m; j++)
-          {
-            double tt = 0;
-            for (int64_t kk = 0; kk < g.k; kk++)
+        {
+          double *wr = w_up + (t * g.n + i) * g.m;
+          if (isfinite (m1))
+            {
+              /* every magnitude finite: the same RN sums, accumulated row by row of B (each
+               * w_up entry still adds its k products in the order kk = 0, 1, ...), branch free */
+              for (int64_t j = 0; j < g.m; j++)
+                wr[j] = 0;
+              for (int64_t kk = 0; kk < g.k; kk++)
+                {
+                  double x = fabs (a[i * g.k + kk]);
+                  const double *br = b + kk * g.m;
+                  for (int64_t j = 0; j < g.m; j++)
+                    wr[j] += x * fabs (br[j]);
+                }
+            }
+          else
+            for (int64_t j = 0; j < g.m; j++)
               {
-                double x = a[i * g.k + kk], y = b[kk * g.m + j];
-                if (x != 0 && y != 0)
-                  tt += fabs (x) * fabs (y);
+                double tt = 0;
+                for (int64_t kk = 0; kk < g.k; kk++)
+                  {
+                    double x = a[i * g.k + kk], y = b[kk * g.m + j];
+                    if (x != 0 && y != 0)
+                      tt += fabs (x) * fabs (y);
+                  }
+                wr[j] = tt;
               }
-            w_up[(t * g.n + i) * g.m + j] = cn__nonneg_up (tt, g.k > 0 ? g.k : 1);
-          }
+          for (int64_t j = 0; j < g.m; j++)
+            wr[j] = cn__nonneg_up (wr[j], g.k > 0 ? g.k : 1);
+        }
     }
   /* Longest inner product of a lam entry: m (or n) products per output batch matrix that reads it. */
   int64_t K = (v == 0 ? g.m : g.n) * copies;
