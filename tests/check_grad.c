@@ -21,6 +21,18 @@
  * 4. Graph-level cases (accumulation over several consumers, a value read twice, an output that
  *    is the input, a constant output, a node off the path without pullback) and the errors:
  *    wrong input or output counts, NULL arguments, a node without pullback on the path.
+ * 5. Forward mode (the operators' jvp arms, issue 4), over every operator with a jvp:
+ *    a. adjointness: for random x, tangents dx on the non-constant inputs (NULL for constants)
+ *       and cotangents g,  <jvp(x, dx), g> = sum_i <dx_i, pullback(x, g)_i>  to rounding
+ *       (relative 1e-12 of sum |t_j g_j| + sum |dx_i g_i|); the jvp WRITES its output (it is
+ *       prefilled with NaN), and a draw whose forward leaves the reals (NaN, inf) is redrawn;
+ *    b. graph_jvp (forward mode over a whole graph, a test helper below) against the central
+ *       differences of every output entry, (F_j(x + h dx) - F_j(x - h dx)) / (2 h), computed by
+ *       the MPFI reference at 256 bits as in 1 (tolerance 1e-6 relative; kinks and points where
+ *       the reference refuses are redrawn);
+ *    c. the tie conventions of max pooling and reduce max/min (the pullback's first extreme);
+ *    d. on the benchmark networks, when every node on the path has a jvp:
+ *       <graph_jvp(x, dx), w> = <dx, cn_graph_gradient(x, w)>.
  * The seed is printed; CN_TEST_SEED reproduces a run. */
 #include <config.h>
 #include <check.h>
@@ -190,11 +202,18 @@ draw_case (cn_op op, struct tu_op_case *c)
     c->in_const[0] = 0;
 }
 
-/* A random value of port I of case C: a divisor and a variance stay away from 0 (the
- * reference encloses x / y only for y away from 0), everything else in [-2, 2]. */
+/* A random value of port I of case C: inside the case's input range [x_lo, x_hi] when it has
+ * one (an operator's domain), a divisor and a variance away from 0 (the reference encloses
+ * x / y only for y away from 0), everything else in [-2, 2]. */
 static double
 port_value (const struct tu_op_case *c, int i)
 {
+  if (c->x_lo < c->x_hi)
+    {
+      /* the ends moved inwards onto the grid, so that x stays a grid point inside the range */
+      double lo = ldexp (ceil (ldexp (c->x_lo, 20)), -20), hi = ldexp (floor (ldexp (c->x_hi, 20)), -20);
+      return fmin (fmax (grid20 (tu_uniform (c->x_lo, c->x_hi)), lo), hi);
+    }
   if (c->op == CN_OP_DIV && i == 1)
     return grid20 ((tu_rand () & 1 ? 1 : -1) * tu_uniform (0.5, 2));
   if (c->op == CN_OP_BATCH_NORM_RUNNING && i == 4)
@@ -633,6 +652,471 @@ START_TEST (graph_errors)
 }
 END_TEST
 
+/* ---- 5. forward mode --------------------------------------------------------------------- */
+
+/* Forward mode over G (one input, output 0) in binary64: Y = F(X) (may be NULL) and
+ * TY = J_F(X) DX, the tangents pushed through each node's jvp in node order (values that do not
+ * depend on the input have no tangent: their arms get NULL).  A node on the path without a jvp
+ * is CN_EUNSUPPORTED, "op: no jvp (node 'name')".  A test helper: the library has no forward
+ * mode over graphs yet. */
+static cn_status
+graph_jvp (const cn_graph *g, const double *x, const double *dx, double *y, double *ty, cn_error *err)
+{
+  if (g->n_inputs != 1 || g->n_outputs < 1)
+    return cn_error_set (err, CN_EINVAL, "graph_jvp: one input and an output needed");
+  int nv = g->n_values, xv = g->inputs[0], yv = g->outputs[0];
+  size_t na = (size_t) (nv > 0 ? nv : 1);
+  cn_tensor *val = calloc (na, sizeof *val);
+  double **tan = calloc (na, sizeof *tan);
+  const cn_tensor *args[TU_MAX_IN + 8];
+  const double *t_in[TU_MAX_IN + 8];
+  cn_status st = CN_OK;
+  ck_assert (val != NULL && tan != NULL);
+  const struct cn__value *xval = &g->values[xv];
+  if ((st = cn_tensor_init (&val[xv], CN_DTYPE_F64, &xval->shape, err)) != CN_OK)
+    goto done;
+  if (xval->numel > 0)
+    {
+      memcpy (val[xv].data, x, (size_t) xval->numel * sizeof *x);
+      tan[xv] = malloc ((size_t) xval->numel * sizeof (double));
+      ck_assert (tan[xv] != NULL);
+      memcpy (tan[xv], dx, (size_t) xval->numel * sizeof (double));
+    }
+  for (int v = 0; v < nv; v++)
+    if (g->values[v].is_constant
+        && (st = cn_tensor_convert (&val[v], CN_DTYPE_F64, &g->values[v].constant, err)) != CN_OK)
+      goto done;
+  for (int k = 0; k < g->n_nodes; k++)
+    {
+      const struct cn__node *nd = &g->nodes[k];
+      int any = 0;
+      ck_assert (nd->n_in <= TU_MAX_IN + 8);
+      for (int i = 0; i < nd->n_in; i++)
+        {
+          args[i] = &val[nd->in[i]];
+          t_in[i] = tan[nd->in[i]];
+          any |= t_in[i] != NULL;
+        }
+      int64_t no = g->values[nd->out].numel;
+      if ((st = cn_tensor_init (&val[nd->out], CN_DTYPE_F64, &g->values[nd->out].shape, err)) != CN_OK
+          || (st = nd->rule->forward (&nd->view, args, &val[nd->out], err)) != CN_OK)
+        goto done;
+      if (!any)
+        continue;
+      if (nd->rule->jvp == NULL)
+        {
+          st = cn_error_set (err, CN_EUNSUPPORTED, "%s: no jvp (node '%s')", cn_op_name (nd->op), nd->name);
+          goto done;
+        }
+      tan[nd->out] = malloc ((size_t) (no > 0 ? no : 1) * sizeof (double));
+      ck_assert (tan[nd->out] != NULL);
+      if ((st = nd->rule->jvp (&nd->view, args, &val[nd->out], t_in, tan[nd->out], err)) != CN_OK)
+        goto done;
+    }
+  /* now val[v] = v(x) and tan[v] = J_v(x) dx (NULL: zero) for every value v */
+  int64_t ny = g->values[yv].numel;
+  for (int64_t j = 0; j < ny; j++)
+    {
+      if (y != NULL)
+        y[j] = ((const double *) val[yv].data)[j];
+      ty[j] = tan[yv] != NULL ? tan[yv][j] : 0;
+    }
+done:
+  for (int v = 0; v < nv; v++)
+    {
+      cn_tensor_clear (&val[v]);
+      free (tan[v]);
+    }
+  free (val);
+  free (tan);
+  return st;
+}
+
+static const cn_op with_jvp[] = { CN_OP_LINEAR, CN_OP_MATMUL, CN_OP_ADD, CN_OP_SUB, CN_OP_MUL, CN_OP_DIV,
+                                  CN_OP_NEG, CN_OP_RESHAPE, CN_OP_PERMUTE, CN_OP_BROADCAST, CN_OP_CONV,
+                                  CN_OP_POOL, CN_OP_BATCH_NORM_RUNNING, CN_OP_PAD, CN_OP_SLICE, CN_OP_CAT,
+                                  CN_OP_REDUCE, CN_OP_MEAN };
+
+START_TEST (registry_jvps)
+{
+  for (size_t i = 0; i < sizeof with_jvp / sizeof with_jvp[0]; i++)
+    {
+      cn_op_coverage c;
+      cn_op_coverage_get (with_jvp[i], &c);
+      ck_assert_msg (c.rule && c.jvp, "%s: no jvp", cn_op_name (with_jvp[i]));
+    }
+  /* A jvp comes with a pullback (the two are checked against each other). */
+  for (int op = 0; op < CN_OP_COUNT; op++)
+    {
+      const struct cn_op_rule *r = cn__op_rule ((cn_op) op);
+      ck_assert_msg (r == NULL || r->jvp == NULL || r->pullback != NULL, "%s: a jvp without pullback",
+                     cn_op_name ((cn_op) op));
+    }
+}
+END_TEST
+
+static int
+all_finite (const double *v, int64_t n)
+{
+  for (int64_t j = 0; j < n; j++)
+    if (!isfinite (v[j]))
+      return 0;
+  return 1;
+}
+
+/* 5a. <jvp(x, dx), g> = <dx, pullback(x, g)> for the op node of random cases. */
+START_TEST (jvp_adjoint)
+{
+  cn_op op = (cn_op) _i;
+  const struct cn_op_rule *rule = cn__op_rule (op);
+  if (rule == NULL || rule->jvp == NULL)
+    return;
+  const char *name = cn_op_name (op);
+  double worst = 0;
+  int checked = 0, redrawn = 0;
+  for (int d = 0; d < DRAWS && redrawn < 10 * DRAWS; d++)
+    {
+      struct tu_op_case c;
+      draw_case (op, &c);
+      cn_error err;
+      cn_error_clear (&err);
+      cn_graph *g = NULL;
+      ck_assert (tu_op_graph (&c, &g, &err) == CN_OK);
+      const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
+      int n_in = nd->n_in;
+      cn_tensor tin[TU_MAX_IN], tout;
+      const cn_tensor *args[TU_MAX_IN];
+      double *dx[TU_MAX_IN], *gin[TU_MAX_IN];
+      const double *tx[TU_MAX_IN];
+      for (int i = 0; i < n_in; i++)
+        {
+          const struct cn__value *u = &g->values[nd->in[i]];
+          if (u->is_constant)
+            ck_assert (cn_tensor_convert (&tin[i], CN_DTYPE_F64, &u->constant, &err) == CN_OK);
+          else
+            {
+              ck_assert (cn_tensor_init (&tin[i], CN_DTYPE_F64, &u->shape, &err) == CN_OK);
+              for (int64_t j = 0; j < u->numel; j++)
+                ((double *) tin[i].data)[j] = port_value (&c, i);
+            }
+          args[i] = &tin[i];
+          dx[i] = gin[i] = NULL;
+          if (!u->is_constant)
+            {
+              dx[i] = malloc ((size_t) (u->numel + 1) * sizeof (double));
+              gin[i] = calloc ((size_t) (u->numel + 1), sizeof (double));
+              ck_assert (dx[i] != NULL && gin[i] != NULL);
+              for (int64_t j = 0; j < u->numel; j++)
+                dx[i][j] = tu_uniform (-1, 1);
+            }
+          tx[i] = dx[i];
+        }
+      int64_t m = g->values[nd->out].numel;
+      ck_assert (cn_tensor_init (&tout, CN_DTYPE_F64, &g->values[nd->out].shape, &err) == CN_OK);
+      ck_assert_msg (rule->forward (&nd->view, args, &tout, &err) == CN_OK, "%s: forward: %s", name, err.msg);
+      double *go = malloc ((size_t) (m + 1) * sizeof *go), *to = malloc ((size_t) (m + 1) * sizeof *to);
+      ck_assert (go != NULL && to != NULL);
+      for (int64_t j = 0; j < m; j++)
+        {
+          go[j] = tu_uniform (-1, 1);
+          to[j] = NAN;                  /* the jvp writes every entry */
+        }
+      if (all_finite (tout.data, m))
+        {
+          ck_assert_msg (rule->jvp (&nd->view, args, &tout, tx, to, &err) == CN_OK, "%s: jvp: %s", name, err.msg);
+          ck_assert_msg (rule->pullback (&nd->view, args, &tout, go, gin, &err) == CN_OK, "%s: pullback: %s", name,
+                         err.msg);
+          double lhs = 0, rhs = 0, scale = 0;
+          for (int64_t j = 0; j < m; j++)
+            {
+              ck_assert_msg (!isnan (to[j]), "%s: jvp left output entry %lld unwritten or NaN (CN_TEST_SEED=%lu)",
+                             name, (long long) j, tu_seed ());
+              lhs += to[j] * go[j];
+              scale += fabs (to[j] * go[j]);
+            }
+          for (int i = 0; i < n_in; i++)
+            if (dx[i] != NULL)
+              for (int64_t j = 0; j < g->values[nd->in[i]].numel; j++)
+                {
+                  rhs += dx[i][j] * gin[i][j];
+                  scale += fabs (dx[i][j] * gin[i][j]);
+                }
+          double e = fabs (lhs - rhs);
+          ck_assert_msg (e <= 1e-12 * scale, "%s: <jvp, g> = %.17g, <dx, pullback> = %.17g (error %.3g, scale %.3g, "
+                         "CN_TEST_SEED=%lu)", name, lhs, rhs, e, scale, tu_seed ());
+          if (scale > 0 && e / scale > worst)
+            worst = e / scale;
+          checked++;
+        }
+      else
+        {
+          redrawn++;
+          d--;
+        }
+      for (int i = 0; i < n_in; i++)
+        {
+          cn_tensor_clear (&tin[i]);
+          free (dx[i]);
+          free (gin[i]);
+        }
+      cn_tensor_clear (&tout);
+      free (go);
+      free (to);
+      cn_graph_free (g);
+    }
+  ck_assert_msg (checked > 0, "%s: no draw with a finite forward (CN_TEST_SEED=%lu)", name, tu_seed ());
+  fprintf (stderr, "%-20s jvp adjoint of pullback: %d checks, %d redrawn, worst relative error %.3g\n", name, checked,
+           redrawn, worst);
+}
+END_TEST
+
+/* Y = mid(F(X)) through the MPFI reference at PREC bits; returns 0 if the reference refuses. */
+static int
+mid_at (const cn_graph *g, const double *x, int64_t m, mpfr_t *y)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  cn_mpfi_vec v;
+  if (tu_eval_mpfi (g, x, PREC, &v, &err) != CN_OK)
+    return 0;
+  ck_assert_int_eq (v.n, m);
+  int ok = 1;
+  for (int64_t j = 0; j < m; j++)
+    {
+      mpfi_mid (y[j], v.v[j]);
+      ok &= mpfr_number_p (y[j]) != 0;
+    }
+  cn_mpfi_vec_clear (&v);
+  return ok;
+}
+
+/* 5b. Checks TY = J dx against the central differences of every output entry at X along DX.
+ * Returns 1 if checked, 0 if a kink lies within a step or the reference refuses (redraw). */
+static int
+jvp_dir_check (const char *what, const cn_graph *g, const double *x, const double *dx, const double *ty, int64_t n,
+               int64_t m, double *worst)
+{
+  double *xp = malloc ((size_t) (n + 1) * sizeof *xp), *xm = malloc ((size_t) (n + 1) * sizeof *xm);
+  mpfr_t *yp = malloc ((size_t) (m + 1) * sizeof *yp), *y0 = malloc ((size_t) (m + 1) * sizeof *y0);
+  mpfr_t *ym = malloc ((size_t) (m + 1) * sizeof *ym);
+  ck_assert (xp != NULL && xm != NULL && yp != NULL && y0 != NULL && ym != NULL);
+  for (int64_t i = 0; i < n; i++)
+    {
+      xp[i] = x[i] + STEP * dx[i];
+      xm[i] = x[i] - STEP * dx[i];
+      ck_assert (xp[i] - x[i] == STEP * dx[i] && x[i] - xm[i] == STEP * dx[i]);
+    }
+  for (int64_t j = 0; j < m; j++)
+    mpfr_inits2 (2 * PREC, yp[j], y0[j], ym[j], (mpfr_ptr) 0);
+  int ok = mid_at (g, xp, m, yp) && mid_at (g, x, m, y0) && mid_at (g, xm, m, ym);
+  mpfr_t d1, d2;
+  mpfr_inits2 (2 * PREC, d1, d2, (mpfr_ptr) 0);
+  double norm = 0;
+  double *cd = malloc ((size_t) (m + 1) * sizeof *cd), *kink = malloc ((size_t) (m + 1) * sizeof *kink);
+  ck_assert (cd != NULL && kink != NULL);
+  for (int64_t j = 0; j < m && ok; j++)
+    {
+      mpfr_sub (d1, yp[j], ym[j], MPFR_RNDN);
+      mpfr_div_d (d1, d1, 2 * STEP, MPFR_RNDN);       /* the central difference */
+      mpfr_add (d2, yp[j], ym[j], MPFR_RNDN);
+      mpfr_mul_2ui (y0[j], y0[j], 1, MPFR_RNDN);
+      mpfr_sub (d2, d2, y0[j], MPFR_RNDN);
+      mpfr_div_d (d2, d2, 2 * STEP, MPFR_RNDN);       /* what a kink could add to it */
+      cd[j] = mpfr_get_d (d1, MPFR_RNDN);
+      kink[j] = fabs (mpfr_get_d (d2, MPFR_RNDN));
+      norm = fmax (norm, fabs (cd[j]) + fabs (ty[j]));
+    }
+  for (int64_t j = 0; j < m && ok; j++)
+    if (kink[j] > 0.1 * TOL * (fabs (cd[j]) + fabs (ty[j]) + 1e-3 * norm))
+      ok = 0;
+  for (int64_t j = 0; j < m && ok; j++)
+    {
+      /* the tangent's own rounding may leave a cancelled entry near 0: a floor of 1e-3 of the largest */
+      double scale = fabs (cd[j]) + fabs (ty[j]) + 1e-3 * norm;
+      double e = fabs (ty[j] - cd[j]);
+      ck_assert_msg (e <= TOL * scale,
+                     "%s: jvp entry %lld = %.17g, central difference %.17g (error %.3g, scale %.3g, CN_TEST_SEED=%lu)",
+                     what, (long long) j, ty[j], cd[j], e, scale, tu_seed ());
+      if (scale > 0 && e / scale > *worst)
+        *worst = e / scale;
+    }
+  for (int64_t j = 0; j < m; j++)
+    mpfr_clears (yp[j], y0[j], ym[j], (mpfr_ptr) 0);
+  mpfr_clears (d1, d2, (mpfr_ptr) 0);
+  free (xp);
+  free (xm);
+  free (yp);
+  free (y0);
+  free (ym);
+  free (cd);
+  free (kink);
+  return ok;
+}
+
+START_TEST (jvp_generic)
+{
+  cn_op op = (cn_op) _i;
+  const struct cn_op_rule *rule = cn__op_rule (op);
+  if (rule == NULL || rule->jvp == NULL)
+    return;
+  const char *name = cn_op_name (op);
+  double worst = 0;
+  int checked = 0, redrawn = 0;
+  for (int d = 0; d < DRAWS / 2; d++)
+    {
+      struct tu_op_case c;
+      draw_case (op, &c);
+      cn_error err;
+      cn_error_clear (&err);
+      cn_graph *g = NULL;
+      ck_assert (tu_op_graph (&c, &g, &err) == CN_OK);
+      int xin = cn_graph_input (g, 0), yv = cn_graph_output (g, 0);
+      int64_t n = cn_shape_numel (cn_graph_value_shape (g, xin));
+      int64_t m = cn_shape_numel (cn_graph_value_shape (g, yv));
+      double *x = malloc ((size_t) (n + 1) * sizeof *x), *dx = malloc ((size_t) (n + 1) * sizeof *dx);
+      double *ty = malloc ((size_t) (m + 1) * sizeof *ty), *y = malloc ((size_t) (m + 1) * sizeof *y);
+      ck_assert (x != NULL && dx != NULL && ty != NULL && y != NULL);
+      int done = 0;
+      for (int attempt = 0; attempt < MAX_REDRAWS && !done; attempt++)
+        {
+          draw_point (&c, x);
+          for (int64_t i = 0; i < n; i++)
+            dx[i] = rand_dir ();
+          ck_assert_msg (graph_jvp (g, x, dx, y, ty, &err) == CN_OK, "%s: graph_jvp failed: %s", name, err.msg);
+          done = all_finite (y, m) && jvp_dir_check (name, g, x, dx, ty, n, m, &worst);
+          redrawn += !done;
+        }
+      ck_assert_msg (done, "%s: %d draws in a row met a kink or left the domain (CN_TEST_SEED=%lu)", name, MAX_REDRAWS,
+                     tu_seed ());
+      checked++;
+      free (x);
+      free (dx);
+      free (ty);
+      free (y);
+      cn_graph_free (g);
+    }
+  fprintf (stderr, "%-20s jvp vs MPFR central differences: %d checks, %d redrawn, worst relative error %.3g\n", name,
+           checked, redrawn, worst);
+}
+END_TEST
+
+/* 5c. The tangent follows the pullback's choice at ties: pool max and reduce max/min take the
+ * first extreme entry's tangent. */
+START_TEST (jvp_ties)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  cn_graph *g;
+  ck_assert (cn_graph_create (&g, &err) == CN_OK);
+  cn_shape s;
+  ck_assert (cn_shape_make (&s, 3, (int64_t[]) { 1, 1, 4 }, &err) == CN_OK);
+  int x, y;
+  ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s, &x, &err) == CN_OK);
+  cn_params_pool pp;
+  memset (&pp, 0, sizeof pp);
+  pp.kind = CN_POOL_MAX;
+  pp.nd = 1;
+  pp.kernel[0] = 2;
+  pp.stride[0] = pp.dilation[0] = 1;
+  ck_assert (cn_graph_add_node (g, CN_OP_POOL, &pp, 1, &x, "mp", &y, &err) == CN_OK);
+  ck_assert (cn_graph_set_outputs (g, 1, &y, &err) == CN_OK);
+  double xv[4] = { 1, 3, 3, 2 }, dx[4] = { 1, 10, 100, 1000 }, ty[3];
+  ck_assert_msg (graph_jvp (g, xv, dx, NULL, ty, &err) == CN_OK, "%s", err.msg);
+  /* windows (1, 3), (3, 3), (3, 2): the first 3 at a tie */
+  ck_assert_msg (ty[0] == 10 && ty[1] == 10 && ty[2] == 100, "pool: %g %g %g", ty[0], ty[1], ty[2]);
+  cn_graph_free (g);
+  for (int mx = 0; mx < 2; mx++)
+    {
+      ck_assert (cn_graph_create (&g, &err) == CN_OK);
+      cn_shape s4 = vec_shape (4);
+      ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s4, &x, &err) == CN_OK);
+      cn_params_reduce rp = { .kind = mx ? CN_REDUCE_MAX : CN_REDUCE_MIN, .axes = 1, .keepdims = 0 };
+      ck_assert (cn_graph_add_node (g, CN_OP_REDUCE, &rp, 1, &x, "r", &y, &err) == CN_OK);
+      ck_assert (cn_graph_set_outputs (g, 1, &y, &err) == CN_OK);
+      double xr[4] = { 2, mx ? 5 : -5, mx ? 5 : -5, 1 }, t1;
+      ck_assert_msg (graph_jvp (g, xr, dx, NULL, &t1, &err) == CN_OK, "%s", err.msg);
+      ck_assert_msg (t1 == 10, "reduce: %g", t1);
+      cn_graph_free (g);
+    }
+  /* A node without a jvp on the path is refused by name. */
+  static struct cn_op_rule no_jvp;
+  no_jvp = *cn__op_rule (CN_OP_NEG);
+  no_jvp.jvp = NULL;
+  ck_assert (cn_graph_create (&g, &err) == CN_OK);
+  cn_shape s2 = vec_shape (2);
+  ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s2, &x, &err) == CN_OK);
+  ck_assert (cn_graph_add_node (g, CN_OP_NEG, NULL, 1, &x, "q", &y, &err) == CN_OK);
+  ck_assert (cn_graph_set_outputs (g, 1, &y, &err) == CN_OK);
+  g->nodes[0].rule = &no_jvp;
+  ck_assert_int_eq (graph_jvp (g, xv, dx, NULL, ty, &err), CN_EUNSUPPORTED);
+  ck_assert_msg (strcmp (err.msg, "neg: no jvp (node 'q')") == 0, "%s", err.msg);
+  cn_graph_free (g);
+}
+END_TEST
+
+/* 5d. On the benchmark networks: <J dx, w> from graph_jvp against <dx, J^T w> from
+ * cn_graph_gradient, when every node on the path has a jvp (else skipped with a note). */
+START_TEST (networks_jvp)
+{
+  char path[4096];
+  cn_error err;
+  cn_error_clear (&err);
+  snprintf (path, sizeof path, "%s/%s", bench, nets[_i].onnx);
+  cn_graph *g = NULL;
+  ck_assert_msg (cn_graph_load_onnx (path, &g, &err) == CN_OK, "%s: %s", path, err.msg);
+  int xin = cn_graph_input (g, 0), yv = cn_graph_output (g, 0);
+  int64_t n = cn_shape_numel (cn_graph_value_shape (g, xin));
+  int64_t m = cn_shape_numel (cn_graph_value_shape (g, yv));
+  double *x = malloc ((size_t) n * sizeof *x), *dx = malloc ((size_t) n * sizeof *dx);
+  double *gx = malloc ((size_t) n * sizeof *gx), *w = malloc ((size_t) m * sizeof *w);
+  double *ty = malloc ((size_t) m * sizeof *ty);
+  ck_assert (x != NULL && dx != NULL && gx != NULL && w != NULL && ty != NULL);
+  double worst = 0;
+  for (int k = 0; k < 2; k++)
+    {
+      for (int64_t i = 0; i < n; i++)
+        {
+          x[i] = grid20 (tu_uniform (nets[_i].lo, nets[_i].hi));
+          dx[i] = rand_dir ();
+        }
+      for (int64_t j = 0; j < m; j++)
+        w[j] = tu_uniform (-1, 1);
+      cn_status st = graph_jvp (g, x, dx, NULL, ty, &err);
+      if (st == CN_EUNSUPPORTED)
+        {
+          fprintf (stderr, "%-48s jvp adjointness skipped: %s\n", nets[_i].onnx, err.msg);
+          break;
+        }
+      ck_assert_msg (st == CN_OK, "%s: %s", nets[_i].onnx, err.msg);
+      ck_assert_msg (cn_graph_gradient (g, x, w, NULL, gx, &err) == CN_OK, "%s: %s", nets[_i].onnx, err.msg);
+      double lhs = 0, rhs = 0, scale = 0;
+      for (int64_t j = 0; j < m; j++)
+        {
+          lhs += ty[j] * w[j];
+          scale += fabs (ty[j] * w[j]);
+        }
+      for (int64_t i = 0; i < n; i++)
+        {
+          rhs += dx[i] * gx[i];
+          scale += fabs (dx[i] * gx[i]);
+        }
+      double e = fabs (lhs - rhs);
+      ck_assert_msg (e <= 1e-10 * scale, "%s: <J dx, w> = %.17g, <dx, J^T w> = %.17g (CN_TEST_SEED=%lu)",
+                     nets[_i].onnx, lhs, rhs, tu_seed ());
+      if (scale > 0 && e / scale > worst)
+        worst = e / scale;
+      if (k == 1)
+        fprintf (stderr, "%-48s jvp adjoint of the gradient: worst relative error %.3g\n", nets[_i].onnx, worst);
+    }
+  free (x);
+  free (dx);
+  free (gx);
+  free (w);
+  free (ty);
+  cn_graph_free (g);
+}
+END_TEST
+
 static Suite *
 grad_suite (void)
 {
@@ -647,11 +1131,19 @@ grad_suite (void)
   tcase_add_test (tc, kink_detected);
   tcase_add_test (tc, graph_errors);
   suite_add_tcase (s, tc);
+  TCase *tj = tcase_create ("jvp");
+  tcase_set_timeout (tj, 600);
+  tcase_add_test (tj, registry_jvps);
+  tcase_add_loop_test (tj, jvp_adjoint, 0, CN_OP_COUNT);
+  tcase_add_loop_test (tj, jvp_generic, 0, CN_OP_COUNT);
+  tcase_add_test (tj, jvp_ties);
+  suite_add_tcase (s, tj);
   if (bench != NULL)
     {
       TCase *tn = tcase_create ("networks");
       tcase_set_timeout (tn, 600);
       tcase_add_loop_test (tn, networks, 0, N_NETS);
+      tcase_add_loop_test (tn, networks_jvp, 0, N_NETS);
       suite_add_tcase (s, tn);
     }
   return s;

@@ -14,6 +14,7 @@
  * The seed is printed; CN_TEST_SEED reproduces a run. */
 #include <config.h>
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +57,7 @@ START_TEST (registry_consistent)
                      cn_op_name (required[i]));
       ck_assert_msg (cn__op_rule (required[i])->ibp_mpfi != NULL, "%s: missing MPFI arm", cn_op_name (required[i]));
     }
-  ck_assert_int_eq (with_rule, (int) (sizeof required / sizeof required[0]));
+  ck_assert_int_ge (with_rule, (int) (sizeof required / sizeof required[0]));
 }
 END_TEST
 
@@ -79,6 +80,23 @@ random_box (cn_box *b)
       b->hi[j] = c + r;
       if (b->lo[j] > b->hi[j])
         b->lo[j] = b->hi[j];
+    }
+}
+
+/* Maps a box of random_box (inside [-5, 5]) affinely into the case's input range [x_lo, x_hi]
+ * when it has one (operators with a restricted domain), keeping points and relative widths;
+ * nothing when x_lo == x_hi == 0 (the default). */
+static void
+box_in_range (cn_box *b, const struct tu_op_case *c)
+{
+  if (!(c->x_lo < c->x_hi))
+    return;
+  double s = (c->x_hi - c->x_lo) / 10;
+  for (int64_t j = 0; j < b->n; j++)
+    {
+      double l = c->x_lo + (b->lo[j] + 5) * s, h = c->x_lo + (b->hi[j] + 5) * s;
+      b->lo[j] = fmin (fmax (l, c->x_lo), c->x_hi);
+      b->hi[j] = fmin (fmax (h, b->lo[j]), c->x_hi);
     }
 }
 
@@ -130,6 +148,7 @@ START_TEST (generic)
       cn_box box;
       ck_assert (cn_box_init (&box, n, &err) == CN_OK);
       random_box (&box);
+      box_in_range (&box, &c);
       double *x = malloc ((size_t) (n + 1) * sizeof *x);
       ck_assert_ptr_nonnull (x);
 
@@ -426,6 +445,224 @@ START_TEST (relu_lines_exact)
 }
 END_TEST
 
+/* IBP of one entry of the transcendental operator OP (unary, or atan2 with Y = [l, u] and
+ * X = [l2, u2]) through its rule, with the status returned. */
+static cn_status
+trans_ibp (cn_op op, double l, double u, double l2, double u2, double *lo, double *hi)
+{
+  const struct cn_op_rule *rule = cn__op_rule (op);
+  ck_assert_ptr_nonnull (rule);
+  cn_shape s1;
+  int64_t one = 1;
+  cn_shape_make (&s1, 1, &one, NULL);
+  const cn_shape *in_shape[2] = { &s1, &s1 };
+  const cn_tensor *in_const[2] = { NULL, NULL };
+  cn_node_view nv = { .op = op, .n_in = rule->n_in, .in_shape = in_shape, .in_const = in_const, .out_shape = &s1,
+                      .name = "edge" };
+  double al[1] = { l }, ah[1] = { u }, bl[1] = { l2 }, bh[1] = { u2 };
+  cn_box a = { .n = 1, .lo = al, .hi = ah }, b = { .n = 1, .lo = bl, .hi = bh }, o = { .n = 1, .lo = lo, .hi = hi };
+  const cn_box *bp[2] = { &a, &b };
+  cn_error err;
+  cn_error_clear (&err);
+  cn_status st = rule->ibp (&nv, bp, &o, &err);
+  if (st != CN_OK)
+    ck_assert_msg (strncmp (err.msg, cn_op_name (op), strlen (cn_op_name (op))) == 0 && strstr (err.msg, "'edge'"),
+                   "%s: the message '%s' does not name the operator and node", cn_op_name (op), err.msg);
+  return st;
+}
+
+/* The exact real f(x) at a double x lies in [lo, hi] (MPFR at 256 bits, the result rounded
+ * outward to the interval [r_lo, r_hi] of width 2^-250 relative). */
+static void
+trans_contains (const char *what, int (*f) (mpfr_ptr, mpfr_srcptr, mpfr_rnd_t), double x, double lo, double hi)
+{
+  mpfr_t t, r;
+  mpfr_inits2 (256, t, r, (mpfr_ptr) 0);
+  mpfr_set_d (t, x, MPFR_RNDN);
+  f (r, t, MPFR_RNDD);
+  ck_assert_msg (mpfr_cmp_d (r, lo) >= 0, "%s: lower end %a above f(%a)", what, lo, x);
+  f (r, t, MPFR_RNDU);
+  ck_assert_msg (mpfr_cmp_d (r, hi) <= 0, "%s: upper end %a below f(%a)", what, hi, x);
+  mpfr_clears (t, r, (mpfr_ptr) 0);
+}
+
+/* Domain ends, poles, infinite ends and interior extrema of the transcendental IBP arms. */
+START_TEST (transcendental_edges)
+{
+  double lo, hi, inf = INFINITY, pi_d = 3.141592653589793, pi_up = 3.1415926535897936, hpi = 1.5707963267948966;
+  /* checks: one input for the unary operators, two of equal shapes for atan2, messages naming them */
+  {
+    cn_shape s2, s3, o;
+    int64_t two = 2, three = 3;
+    cn_shape_make (&s2, 1, &two, NULL);
+    cn_shape_make (&s3, 1, &three, NULL);
+    const cn_shape *sh[2] = { &s2, &s3 };
+    cn_error err;
+    cn_error_clear (&err);
+    ck_assert (cn__op_rule (CN_OP_EXP)->check (NULL, 2, sh, &o, &err) == CN_EINVAL && strncmp (err.msg, "exp:", 4) == 0);
+    ck_assert (cn__op_rule (CN_OP_ERF)->check (NULL, 1, sh + 1, &o, &err) == CN_OK && cn_shape_equal (&o, &s3));
+    cn_error_clear (&err);
+    ck_assert (cn__op_rule (CN_OP_ATAN2)->check (NULL, 2, sh, &o, &err) == CN_ESHAPE);
+    ck_assert_msg (strstr (err.msg, "atan2: input shapes") == err.msg, "atan2: message '%s'", err.msg);
+    cn_error_clear (&err);
+    ck_assert (cn__op_rule (CN_OP_ATAN2)->check (NULL, 1, sh, &o, &err) == CN_EINVAL
+               && strncmp (err.msg, "atan2:", 6) == 0);
+  }
+  /* log: an end at 0 gives -inf, a negative end has no real value */
+  ck_assert (trans_ibp (CN_OP_LOG, 0, 1, 0, 0, &lo, &hi) == CN_OK);
+  ck_assert (lo == -inf && hi == 0);
+  ck_assert (trans_ibp (CN_OP_LOG, -0.0, 2, 0, 0, &lo, &hi) == CN_OK && lo == -inf);
+  ck_assert (trans_ibp (CN_OP_LOG, -1, 1, 0, 0, &lo, &hi) == CN_ENUMERIC);
+  ck_assert (trans_ibp (CN_OP_LOG2, -1e-300, 1, 0, 0, &lo, &hi) == CN_ENUMERIC);
+  ck_assert (trans_ibp (CN_OP_LOG10, 0, inf, 0, 0, &lo, &hi) == CN_OK && lo == -inf && hi == inf);
+  ck_assert (trans_ibp (CN_OP_LOG1P, -1, 0, 0, 0, &lo, &hi) == CN_OK && lo == -inf && hi == 0);
+  ck_assert (trans_ibp (CN_OP_LOG1P, -1.5, 0, 0, 0, &lo, &hi) == CN_ENUMERIC);
+  ck_assert (trans_ibp (CN_OP_LOG, 2, 3, 0, 0, &lo, &hi) == CN_OK);
+  trans_contains ("log", mpfr_log, 2, lo, hi);
+  trans_contains ("log", mpfr_log, 3, lo, hi);
+  ck_assert (lo < hi && hi - lo < 0.41);
+  /* NaN ends */
+  ck_assert (trans_ibp (CN_OP_EXP, NAN, 1, 0, 0, &lo, &hi) == CN_ENUMERIC);
+  ck_assert (trans_ibp (CN_OP_SIN, 0, NAN, 0, 0, &lo, &hi) == CN_ENUMERIC);
+  ck_assert (trans_ibp (CN_OP_ATAN2, 0, 1, NAN, 1, &lo, &hi) == CN_ENUMERIC);
+  /* exponentials: limits at infinite ends, overflow to +inf above and DBL_MAX below */
+  ck_assert (trans_ibp (CN_OP_EXP, -inf, inf, 0, 0, &lo, &hi) == CN_OK && lo == 0 && hi == inf);
+  ck_assert (trans_ibp (CN_OP_EXP, 1000, 1001, 0, 0, &lo, &hi) == CN_OK && lo == DBL_MAX && hi == inf);
+  ck_assert (trans_ibp (CN_OP_EXP, -800, -790, 0, 0, &lo, &hi) == CN_OK && lo == 0 && hi > 0);
+  ck_assert (trans_ibp (CN_OP_EXPM1, -inf, 0, 0, 0, &lo, &hi) == CN_OK && lo == -1 && hi == 0);
+  ck_assert (trans_ibp (CN_OP_EXP2, -2, 3, 0, 0, &lo, &hi) == CN_OK && lo == 0.25 && hi == 8);
+  /* inverse trigonometric: domain [-1, 1], limits of atan */
+  ck_assert (trans_ibp (CN_OP_ASIN, -1, 1, 0, 0, &lo, &hi) == CN_OK && lo < -hpi && hi > hpi && hi - lo < 3.2);
+  ck_assert (trans_ibp (CN_OP_ASIN, 0, 1.5, 0, 0, &lo, &hi) == CN_ENUMERIC);
+  ck_assert (trans_ibp (CN_OP_ACOS, -1.01, 0, 0, 0, &lo, &hi) == CN_ENUMERIC);
+  ck_assert (trans_ibp (CN_OP_ACOS, -1, 1, 0, 0, &lo, &hi) == CN_OK && lo == 0 && hi > pi_d && hi <= pi_up);
+  ck_assert (trans_ibp (CN_OP_ATAN, -inf, inf, 0, 0, &lo, &hi) == CN_OK);
+  ck_assert (lo == -hi && hi > hpi && hi == nextafter (hpi, 2));
+  ck_assert (trans_ibp (CN_OP_ATAN, 1, inf, 0, 0, &lo, &hi) == CN_OK && lo < 0.7853981633974484 && hi > hpi);
+  /* sin and cos: wide boxes, extrema inside, infinite ends, huge arguments */
+  ck_assert (trans_ibp (CN_OP_SIN, -10, 10, 0, 0, &lo, &hi) == CN_OK && lo == -1 && hi == 1);
+  ck_assert (trans_ibp (CN_OP_SIN, -inf, 0, 0, 0, &lo, &hi) == CN_OK && lo == -1 && hi == 1);
+  ck_assert (trans_ibp (CN_OP_SIN, 0, 3, 0, 0, &lo, &hi) == CN_OK && lo == 0 && hi == 1);
+  ck_assert (trans_ibp (CN_OP_SIN, 4, 5, 0, 0, &lo, &hi) == CN_OK && lo == -1 && hi < -0.75);
+  ck_assert (trans_ibp (CN_OP_SIN, 2, 4, 0, 0, &lo, &hi) == CN_OK && lo > -1 && hi < 1);
+  trans_contains ("sin", mpfr_sin, 2, lo, hi);
+  trans_contains ("sin", mpfr_sin, 4, lo, hi);
+  ck_assert (trans_ibp (CN_OP_COS, -0.5, 0.5, 0, 0, &lo, &hi) == CN_OK && hi == 1 && lo < cos (0.5) && lo > 0.87);
+  ck_assert (trans_ibp (CN_OP_COS, 3, 3.3, 0, 0, &lo, &hi) == CN_OK && lo == -1 && hi < -0.98);
+  ck_assert (trans_ibp (CN_OP_COS, 0.1, 3, 0, 0, &lo, &hi) == CN_OK && lo > -1 && hi < 1);
+  trans_contains ("cos", mpfr_cos, 0.1, lo, hi);
+  trans_contains ("cos", mpfr_cos, 3, lo, hi);
+  ck_assert (trans_ibp (CN_OP_COS, pi_d, pi_d, 0, 0, &lo, &hi) == CN_OK && lo == -1 && hi > -1);
+  ck_assert (trans_ibp (CN_OP_COS, 2 * pi_d, 2 * pi_d, 0, 0, &lo, &hi) == CN_OK && hi == 1 && lo < 1);
+  for (int i = 0; i < 200; i++)
+    {
+      /* point boxes at large arguments: the enclosure of x/pi must stay exact enough */
+      double x = ldexp (tu_uniform (1, 2), (int) tu_int (0, 1020)) * (tu_rand () & 1 ? 1 : -1);
+      ck_assert (trans_ibp (CN_OP_SIN, x, x, 0, 0, &lo, &hi) == CN_OK);
+      trans_contains ("sin", mpfr_sin, x, lo, hi);
+      ck_assert_msg (hi - lo < 1e-15, "sin: point box at %a has width %g", x, hi - lo);
+      ck_assert (trans_ibp (CN_OP_COS, x, x, 0, 0, &lo, &hi) == CN_OK);
+      trans_contains ("cos", mpfr_cos, x, lo, hi);
+      ck_assert (trans_ibp (CN_OP_TAN, x, x, 0, 0, &lo, &hi) == CN_OK);
+      trans_contains ("tan", mpfr_tan, x, lo, hi);
+      ck_assert (isfinite (lo) && isfinite (hi));
+    }
+  /* tan: a pole inside, none inside, next to pi/2 */
+  ck_assert (trans_ibp (CN_OP_TAN, 1, 2, 0, 0, &lo, &hi) == CN_OK && lo == -inf && hi == inf);
+  ck_assert (trans_ibp (CN_OP_TAN, -1, 1, 0, 0, &lo, &hi) == CN_OK && isfinite (lo) && isfinite (hi));
+  trans_contains ("tan", mpfr_tan, -1, lo, hi);
+  trans_contains ("tan", mpfr_tan, 1, lo, hi);
+  ck_assert (trans_ibp (CN_OP_TAN, 1, hpi, 0, 0, &lo, &hi) == CN_OK && hi > 1e16 && isfinite (hi));
+  ck_assert (trans_ibp (CN_OP_TAN, 1, nextafter (hpi, 2), 0, 0, &lo, &hi) == CN_OK && hi == inf);
+  ck_assert (trans_ibp (CN_OP_TAN, 2, 4, 0, 0, &lo, &hi) == CN_OK && isfinite (lo) && isfinite (hi));
+  ck_assert (trans_ibp (CN_OP_TAN, 0, inf, 0, 0, &lo, &hi) == CN_OK && lo == -inf && hi == inf);
+  /* hyperbolic */
+  ck_assert (trans_ibp (CN_OP_COSH, -1, 2, 0, 0, &lo, &hi) == CN_OK && lo == 1 && hi > cosh (2) * (1 - 1e-15));
+  trans_contains ("cosh", mpfr_cosh, 2, lo, hi);
+  ck_assert (trans_ibp (CN_OP_COSH, -3, -2, 0, 0, &lo, &hi) == CN_OK);
+  trans_contains ("cosh", mpfr_cosh, -3, lo, hi);
+  trans_contains ("cosh", mpfr_cosh, -2, lo, hi);
+  ck_assert (trans_ibp (CN_OP_COSH, -inf, 1, 0, 0, &lo, &hi) == CN_OK && lo == 1 && hi == inf);
+  ck_assert (trans_ibp (CN_OP_SINH, -inf, inf, 0, 0, &lo, &hi) == CN_OK && lo == -inf && hi == inf);
+  ck_assert (trans_ibp (CN_OP_ACOSH, 1, 2, 0, 0, &lo, &hi) == CN_OK && lo == 0);
+  ck_assert (trans_ibp (CN_OP_ACOSH, 0.5, 2, 0, 0, &lo, &hi) == CN_ENUMERIC);
+  ck_assert (trans_ibp (CN_OP_ATANH, 0, 1, 0, 0, &lo, &hi) == CN_OK && lo == 0 && hi == inf);
+  ck_assert (trans_ibp (CN_OP_ATANH, -1, 1, 0, 0, &lo, &hi) == CN_OK && lo == -inf && hi == inf);
+  ck_assert (trans_ibp (CN_OP_ATANH, 0, 1.5, 0, 0, &lo, &hi) == CN_ENUMERIC);
+  ck_assert (trans_ibp (CN_OP_ASINH, -inf, 0, 0, 0, &lo, &hi) == CN_OK && lo == -inf && hi == 0);
+  ck_assert (trans_ibp (CN_OP_ERF, -inf, inf, 0, 0, &lo, &hi) == CN_OK && lo == -1 && hi == 1);
+  ck_assert (trans_ibp (CN_OP_ERF, 0.5, 1, 0, 0, &lo, &hi) == CN_OK);
+  trans_contains ("erf", mpfr_erf, 0.5, lo, hi);
+  trans_contains ("erf", mpfr_erf, 1, lo, hi);
+  /* atan2 (y, x): the cut on the negative x axis, the origin, signed zeros, infinite ends */
+  ck_assert (trans_ibp (CN_OP_ATAN2, -1, 1, -2, -1, &lo, &hi) == CN_OK && lo == -pi_up && hi == pi_up);
+  ck_assert (trans_ibp (CN_OP_ATAN2, -1, 0, -2, -1, &lo, &hi) == CN_OK && lo == -pi_up && hi == pi_up);
+  ck_assert (trans_ibp (CN_OP_ATAN2, -1, 1, -1, 1, &lo, &hi) == CN_OK && lo == -pi_up && hi == pi_up);
+  ck_assert (trans_ibp (CN_OP_ATAN2, 0, 1, -2, -1, &lo, &hi) == CN_OK && hi == pi_up && lo > hpi);
+  ck_assert (trans_ibp (CN_OP_ATAN2, -0.0, -0.0, -2, -1, &lo, &hi) == CN_OK && lo > 3.14 && hi == pi_up);
+  ck_assert (trans_ibp (CN_OP_ATAN2, -1, 1, 1, 2, &lo, &hi) == CN_OK && lo < -0.78 && hi > 0.78 && hi < 0.79);
+  ck_assert (trans_ibp (CN_OP_ATAN2, 1, 2, -2, 3, &lo, &hi) == CN_OK && lo > 0.3 && hi < 2.7);
+  ck_assert (trans_ibp (CN_OP_ATAN2, 1, 1, inf, inf, &lo, &hi) == CN_OK && lo <= 0 && hi >= 0 && hi < 1e-300);
+  ck_assert (trans_ibp (CN_OP_ATAN2, 1, inf, 1, inf, &lo, &hi) == CN_OK && lo <= 0 && hi > hpi);
+  /* random boxes of every width over wide ranges (many periods of sin, cos and tan, both sides of
+   * the atan2 cut): the IBP box contains the operator's MPFI enclosure at 256 bits */
+  static const struct { cn_op op; double a, b; } wide[] = {
+    { CN_OP_SIN, -30, 30 }, { CN_OP_COS, -30, 30 }, { CN_OP_TAN, -10, 10 }, { CN_OP_COSH, -30, 30 },
+    { CN_OP_EXP, -800, 800 }, { CN_OP_EXPM1, -40, 40 }, { CN_OP_LOG, 0, 1e6 }, { CN_OP_LOG1P, -1, 50 },
+    { CN_OP_ASIN, -1, 1 }, { CN_OP_ACOS, -1, 1 }, { CN_OP_ATANH, -1, 1 }, { CN_OP_ACOSH, 1, 100 },
+    { CN_OP_ERF, -8, 8 }, { CN_OP_ATAN2, -3, 3 } };
+  for (size_t q = 0; q < sizeof wide / sizeof wide[0]; q++)
+    for (int i = 0; i < 400; i++)
+      {
+        double e[4];
+        for (int k = 0; k < 4; k++)
+          {
+            int w = (int) tu_int (0, 2);
+            e[k] = w == 0 ? tu_uniform (wide[q].a, wide[q].b) : w == 1 ? (tu_rand () & 1 ? wide[q].a : wide[q].b)
+                 : tu_uniform (-1, 1) * ldexp (1, (int) tu_int (-60, 0)) * (wide[q].b - wide[q].a) / 2;
+            e[k] = fmin (fmax (e[k], wide[q].a), wide[q].b);
+          }
+        if (e[0] > e[1])
+          {
+            double t = e[0];
+            e[0] = e[1];
+            e[1] = t;
+          }
+        if (e[2] > e[3])
+          {
+            double t = e[2];
+            e[2] = e[3];
+            e[3] = t;
+          }
+        if (tu_int (0, 3) == 0)
+          e[1] = e[0];                /* point boxes */
+        ck_assert (trans_ibp (wide[q].op, e[0], e[1], e[2], e[3], &lo, &hi) == CN_OK);
+        const struct cn_op_rule *rule = cn__op_rule (wide[q].op);
+        cn_shape s1;
+        int64_t one = 1;
+        cn_shape_make (&s1, 1, &one, NULL);
+        const cn_shape *in_shape[2] = { &s1, &s1 };
+        const cn_tensor *in_const[2] = { NULL, NULL };
+        cn_node_view nv = { .op = wide[q].op, .n_in = rule->n_in, .in_shape = in_shape, .in_const = in_const,
+                            .out_shape = &s1, .name = "edge" };
+        cn_mpfi_vec a, b, y;
+        cn_error err;
+        ck_assert (cn_mpfi_vec_init (&a, 1, PREC, &err) == CN_OK && cn_mpfi_vec_init (&b, 1, PREC, &err) == CN_OK
+                   && cn_mpfi_vec_init (&y, 1, PREC, &err) == CN_OK);
+        mpfi_interv_d (a.v[0], e[0], e[1]);
+        mpfi_interv_d (b.v[0], e[2], e[3]);
+        const cn_mpfi_vec *ip[2] = { &a, &b };
+        ck_assert (rule->ibp_mpfi (&nv, ip, &y, &err) == CN_OK);
+        ck_assert_msg (mpfr_cmp_d (&y.v[0]->left, lo) >= 0 && mpfr_cmp_d (&y.v[0]->right, hi) <= 0,
+                       "%s: the IBP box [%a, %a] of [%a, %a] x [%a, %a] does not contain the MPFI enclosure "
+                       "(CN_TEST_SEED=%lu)", cn_op_name (wide[q].op), lo, hi, e[0], e[1], e[2], e[3], tu_seed ());
+        cn_mpfi_vec_clear (&a);
+        cn_mpfi_vec_clear (&b);
+        cn_mpfi_vec_clear (&y);
+      }
+}
+END_TEST
+
 static Suite *
 ops_suite (void)
 {
@@ -434,6 +671,7 @@ ops_suite (void)
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, registry_consistent);
   tcase_add_test (tc, relu_lines_exact);
+  tcase_add_test (tc, transcendental_edges);
   tcase_add_loop_test (tc, generic, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, crown_step_invariant, 0, CN_OP_COUNT);
   suite_add_tcase (s, tc);

@@ -144,11 +144,16 @@ tu_op_case (cn_op op, struct tu_op_case *c)
 {
   memset (c, 0, sizeof *c);
   c->op = op;
-  if (tu_op_case_basic (op, c))
-    return 1;
-  memset (c, 0, sizeof *c);
-  c->op = op;
-  return tu_op_case_linear (op, c);
+  int (*const gen[]) (cn_op, struct tu_op_case *) = { tu_op_case_basic, tu_op_case_linear, tu_op_case_transcendental,
+                                                        tu_op_case_activation };
+  for (size_t i = 0; i < sizeof gen / sizeof gen[0]; i++)
+    {
+      memset (c, 0, sizeof *c);
+      c->op = op;
+      if (gen[i] (op, c))
+        return 1;
+    }
+  return 0;
 }
 
 cn_status

@@ -50,12 +50,17 @@ struct tu_op_case
     cn_params_reduce reduce;
     cn_params_div div;
     cn_params_batchnorm batchnorm;
+    cn_params_gelu gelu;
+    cn_params_elu elu;
+    cn_params_leaky_relu leaky_relu;
   } params;
   int n_in;
   cn_shape in_shape[TU_MAX_IN];
   int in_const[TU_MAX_IN];   /* 1: the input is a constant (weights), drawn by the test */
   double const_lo[TU_MAX_IN], const_hi[TU_MAX_IN]; /* range of the random constant entries */
   int crown_ok;              /* the case is within the CROWN arm's scope (e.g. mul by a constant) */
+  double x_lo, x_hi;         /* if x_lo < x_hi: the tests draw the non-constant inputs' boxes and points
+                                inside [x_lo, x_hi] (an operator's domain); 0, 0: the default draws */
 };
 
 /* Fills CASE with a random, valid instance of OP (a new draw every call); returns 0 if the
@@ -64,6 +69,8 @@ struct tu_op_case
 int tu_op_case (cn_op op, struct tu_op_case *c);
 int tu_op_case_basic (cn_op op, struct tu_op_case *c);     /* tests/op_cases_basic.c */
 int tu_op_case_linear (cn_op op, struct tu_op_case *c);    /* tests/op_cases_linear.c */
+int tu_op_case_transcendental (cn_op op, struct tu_op_case *c);  /* tests/op_cases_transcendental.c */
+int tu_op_case_activation (cn_op op, struct tu_op_case *c);      /* tests/op_cases_activation.c */
 
 /* Builds the graph of one operator instance: one graph input X (f64, length = the sum of the
  * element counts of the non-constant ports), each non-constant port fed by a slice of X

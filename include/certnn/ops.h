@@ -56,6 +56,8 @@ typedef struct cn_op_coverage
   int ibp;        /* an interval (IBP) arm */
   int crown;      /* a CROWN (linear relaxation) arm */
   int cuda;       /* a CUDA kernel */
+  int reference;  /* an MPFI reference arm (the enclosure the tests check IBP against) */
+  int value_input; /* some input is a value port (one that can receive a gradient) */
 } cn_op_coverage;
 
 const char *cn_op_name (cn_op op);           /* the seed's name, "batchNormRunning"; NULL if out of range */
@@ -138,6 +140,19 @@ typedef struct cn_params_div { cn_div_rounding rounding; } cn_params_div;
 /* batchNormRunning: inputs x, scale, bias, running mean, running variance (the last four of
  * extent C = x's extent on AXIS); y = scale*(x - mean)/sqrt(var + eps) + bias, eps > 0. */
 typedef struct cn_params_batchnorm { int axis; double eps; } cn_params_batchnorm;
+
+/* gelu: y = x Phi(x), Phi the standard normal distribution function (CN_GELU_NONE, the exact
+ * form with erf), or PyTorch's approximate = "tanh":
+ * y = x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the constant 0.044715 read as a decimal. */
+typedef enum cn_gelu_approx { CN_GELU_NONE, CN_GELU_TANH } cn_gelu_approx;
+typedef struct cn_params_gelu { cn_gelu_approx approximate; } cn_params_gelu;
+
+/* elu: y = x for x > 0, alpha (exp(x) - 1) otherwise; alpha finite (torch.nn.ELU, ONNX Elu). */
+typedef struct cn_params_elu { double alpha; } cn_params_elu;
+
+/* leakyReLU: y = x for x > 0, negative_slope x otherwise; the slope finite (torch.nn.LeakyReLU,
+ * ONNX LeakyRelu's alpha). */
+typedef struct cn_params_leaky_relu { double negative_slope; } cn_params_leaky_relu;
 
 /* The attribute record size an operator takes (0 for none); the graph builder copies that
  * many bytes from the pointer it is given. */

@@ -19,12 +19,14 @@
  * margin with gradients from cn_graph_gradient), then branch and bound by input splitting:
  * domains are boxes bounded by the chosen method (CROWN by default; with `slopes`, the best of
  * the adaptive and the three fixed relu lower slopes per row), processed in batches in parallel
- * (OpenMP, one domain per thread), the worst lower bound first.  A domain is split in two along
+ * (OpenMP, one domain per thread), taken alternately by the worst lower bound (what a proof
+ * needs) and by the least binary64 violation seen at their points (where a counterexample is
+ * likeliest); a clause's rows are also bounded summed (all, and pairs).  A domain is split in two along
  * the input dimension with the best score of ALGORITHMS.md 5.4; with `lookahead`, also along the
  * dimension widest relative to the case's box, and the pair of children whose worse child bounds
  * better is kept.  The queue is capped; past the cap, domains are searched depth first.  Every
  * bounded domain's centre and minimising corners are tried as counterexamples, and a short PGD
- * runs inside the worst queued domain now and then.  Input splitting applies to inputs of at
+ * runs inside the most promising queued domain now and then.  Input splitting applies to inputs of at
  * most CN_VERIFY_SPLIT_MAX entries; larger inputs get the attacks and one bound per case. */
 #ifndef CERTNN_VERIFY_H
 #define CERTNN_VERIFY_H
@@ -67,10 +69,14 @@ typedef struct cn_verify_opts
   int64_t max_queue;         /* domains kept queued before depth-first search; 0 = automatic */
   int attack_restarts;       /* PGD restarts per clause before the search (0: no PGD) */
   int attack_steps;          /* PGD steps per restart */
-  int64_t random_samples;    /* random points tried per case before the search */
+  int64_t random_samples;    /* random points tried per case before the search (each coordinate at
+                                an end of the box or uniform inside), for at most a fiftieth of the
+                                time limit (at least 0.5 s) */
   uint64_t seed;             /* seed of the attacks' random numbers */
   int lookahead;             /* split along two candidate dimensions, keep the pair that bounds
                                 better (default 1) */
+  int combine;               /* also bound sums of a clause's rows (all of them, and pairs of up to six
+                                rows): a sum above the summed rhs refutes the clause (default 1) */
   int slopes;                /* also bound each domain with the fixed lower slopes of cn_slope, keeping
                                 the best bound per row (default 1) */
   void (*progress) (const cn_verify_progress *p, void *user);
@@ -78,8 +84,8 @@ typedef struct cn_verify_opts
   double progress_interval;  /* seconds between progress calls */
 } cn_verify_opts;
 
-/* CROWN, default threads, no timeout, automatic queue cap, 20 PGD restarts of 50 steps, 1000
- * random samples, seed 1, no progress. */
+/* CROWN, default threads, no timeout, automatic queue cap, 20 PGD restarts of 50 steps, 10000
+ * random samples, seed 1, lookahead, row combinations and slopes on, no progress. */
 void cn_verify_opts_init (cn_verify_opts *o);
 
 typedef struct cn_verify_result

@@ -177,7 +177,7 @@ cn_verify_check_point (const cn_graph *g, const cn_spec *spec, int64_t case_inde
 }
 
 int
-cn__try_point (cn__verifier *v, int64_t k, int64_t j, const double *x, cn_error *err)
+cn__try_point (cn__verifier *v, int64_t k, int64_t j, const double *x, double *viol, cn_error *err)
 {
   int64_t n = v->spec->n_x, m = v->spec->n_y;
   double *p = malloc ((size_t) (n + 2 * m) * sizeof (double) + 1);
@@ -201,7 +201,10 @@ cn__try_point (cn__verifier *v, int64_t k, int64_t j, const double *x, cn_error 
   double scale = 1;
   for (int64_t i = 0; i < m; i++)
     scale = fmax (scale, fabs (y[i]));
-  if (cn__clause_violation (v, k, j, y, NULL) > 1e-9 * scale)
+  double vl = cn__clause_violation (v, k, j, y, NULL);
+  if (viol != NULL && vl < *viol)
+    *viol = vl;
+  if (vl > 1e-9 * scale)
     goto done;
   int ok = 0;
   if (cn_verify_check_point (v->g, v->spec, k, j, p, CN__CHECK_PREC, &ok, ye, err) != CN_OK)
@@ -277,7 +280,7 @@ cn__pgd (cn__verifier *v, int64_t k, int64_t j, const double *lo, const double *
         scale = fmax (scale, fabs (y[i]));
       if (viol <= 1e-9 * scale || t == steps)
         {
-          res = cn__try_point (v, k, j, x, err);
+          res = cn__try_point (v, k, j, x, NULL, err);
           if (res != 0 || t == steps)
             break;
         }
@@ -304,6 +307,22 @@ cn__pgd (cn__verifier *v, int64_t k, int64_t j, const double *lo, const double *
   return res;
 }
 
+/* A random point of the box [LO, HI] (N entries) into X: each coordinate is the lower end, the
+ * upper end, or uniform in between, with probabilities 1/5, 1/5 and 3/5 (points on faces and
+ * at corners are where counterexamples often are, and uniform sampling never reaches them). */
+static void
+random_point (cn__verifier *v, int64_t n, const double *lo, const double *hi, double *x)
+{
+  for (int64_t i = 0; i < n; i++)
+    {
+      double r = cn__uniform (&v->rng);
+      x[i] = r < 0.2 ? lo[i] : r < 0.4 ? hi[i] : lo[i] + cn__uniform (&v->rng) * (hi[i] - lo[i]);
+    }
+}
+
+/* The number of best random points kept per clause as PGD starts. */
+#define KEEP 8
+
 int
 cn__attack_case (cn__verifier *v, int64_t k, const unsigned char *live, cn_error *err)
 {
@@ -312,8 +331,9 @@ cn__attack_case (cn__verifier *v, int64_t k, const unsigned char *live, cn_error
   const double *lo = cs->box.lo, *hi = cs->box.hi;
   double *x = malloc ((size_t) (2 * n + m) * sizeof (double) + 1);
   int64_t nc = cs->n_clauses;
-  double *best = malloc ((size_t) (nc ? nc : 1) * sizeof (double));
-  double *bestx = malloc ((size_t) (nc ? nc : 1) * (size_t) n * sizeof (double) + 1);
+  /* per clause, the KEEP least violated random points, unordered */
+  double *best = malloc ((size_t) (nc ? nc : 1) * KEEP * sizeof (double));
+  double *bestx = malloc ((size_t) (nc ? nc : 1) * KEEP * (size_t) n * sizeof (double) + 1);
   int res = 0;
   if (x == NULL || best == NULL || bestx == NULL)
     {
@@ -322,16 +342,17 @@ cn__attack_case (cn__verifier *v, int64_t k, const unsigned char *live, cn_error
       goto done;
     }
   double *y = x + n;
-  for (int64_t j = 0; j < nc; j++)
+  for (int64_t j = 0; j < nc * KEEP; j++)
     best[j] = INFINITY;
-  /* Random points: each is tried on every clause by the binary64 filter; the least violated
-   * point per clause is remembered as a PGD start. */
+  /* Random points, for at most a fiftieth of the time limit (at least half a second): each is
+   * tried on every clause by the binary64 filter, and the least violated ones are kept. */
+  double t0 = cn__now ();
+  double budget = isfinite (v->deadline) ? fmax (0.5, 0.02 * (v->deadline - v->t0)) : 2.0;
   for (int64_t s = 0; s < v->opts.random_samples && res == 0; s++)
     {
-      if (cn__should_stop (v))
+      if (cn__should_stop (v) || ((s & 63) == 0 && cn__now () - t0 > budget))
         break;
-      for (int64_t i = 0; i < n; i++)
-        x[i] = lo[i] + cn__uniform (&v->rng) * (hi[i] - lo[i]);
+      random_point (v, n, lo, hi, x);
       cn__point_inside (v, k, x, x);
       if (cn__eval_point (v, x, y, err) != CN_OK)
         {
@@ -344,16 +365,21 @@ cn__attack_case (cn__verifier *v, int64_t k, const unsigned char *live, cn_error
           if (!live[j])
             continue;
           double viol = cn__clause_violation (v, k, j, y, NULL);
-          if (viol < best[j])
+          /* replace the worst kept point if this one is better */
+          int64_t w = j * KEEP;
+          for (int64_t q = j * KEEP + 1; q < (j + 1) * KEEP; q++)
+            if (best[q] > best[w])
+              w = q;
+          if (viol < best[w])
             {
-              best[j] = viol;
-              memcpy (bestx + j * n, x, (size_t) n * sizeof (double));
+              best[w] = viol;
+              memcpy (bestx + w * n, x, (size_t) n * sizeof (double));
             }
           if (viol <= 0)
-            res = cn__try_point (v, k, j, x, err);
+            res = cn__try_point (v, k, j, x, NULL, err);
         }
     }
-  /* PGD per clause: from the best random point, the centre, then random points. */
+  /* PGD per clause: from the kept random points, the centre, then fresh random points. */
   for (int64_t j = 0; j < nc && res == 0; j++)
     {
       if (!live[j])
@@ -362,14 +388,13 @@ cn__attack_case (cn__verifier *v, int64_t k, const unsigned char *live, cn_error
         {
           if (cn__should_stop (v))
             break;
-          if (rs == 0 && isfinite (best[j]))
-            memcpy (x, bestx + j * n, (size_t) n * sizeof (double));
-          else if (rs <= 1)
+          if (rs < KEEP && isfinite (best[j * KEEP + rs]))
+            memcpy (x, bestx + (j * KEEP + rs) * n, (size_t) n * sizeof (double));
+          else if (rs == KEEP)
             for (int64_t i = 0; i < n; i++)
               x[i] = lo[i] + 0.5 * (hi[i] - lo[i]);
           else
-            for (int64_t i = 0; i < n; i++)
-              x[i] = lo[i] + cn__uniform (&v->rng) * (hi[i] - lo[i]);
+            random_point (v, n, lo, hi, x);
           res = cn__pgd (v, k, j, lo, hi, x, v->opts.attack_steps, err);
         }
     }

@@ -57,9 +57,10 @@ double cn__clause_violation (const cn__verifier *v, int64_t k, int64_t j, const 
 cn_status cn__eval_point (const cn__verifier *v, const double *x, double *y, cn_error *err);
 
 /* Tries X (moved inside first) as a counterexample of clause J of case K: binary64 filter,
- * then the exact check; on success records it in V (once) and sets V->stop.  Returns 1 on a
- * confirmed counterexample, 0 if not, -1 on a failure (ERR set).  Thread-safe. */
-int cn__try_point (cn__verifier *v, int64_t k, int64_t j, const double *x, cn_error *err);
+ * then the exact check; on success records it in V (once) and sets V->stop.  *VIOL (if VIOL is
+ * not NULL) is lowered to the point's binary64 clause violation.  Returns 1 on a confirmed
+ * counterexample, 0 if not, -1 on a failure (ERR set).  Thread-safe. */
+int cn__try_point (cn__verifier *v, int64_t k, int64_t j, const double *x, double *viol, cn_error *err);
 
 /* The attacks (src/bab/attack.c) on case K before the search: OPTS.random_samples uniform points
  * (every clause is tried at each), then OPTS.attack_restarts PGD runs of OPTS.attack_steps steps

@@ -8,9 +8,10 @@
  * then no x of the box satisfies that row.
  *
  * Domains are sub-boxes of B with the set of clauses not yet refuted on them (a clause
- * refuted on a box stays refuted on its sub-boxes).  A queue holds the open domains ordered by
- * their margin, the worst clause's best row lower bound minus rhs (lowest first).  Each round
- * pops a batch, splits every domain in two halves along the dimension it scored best when it
+ * refuted on a box stays refuted on its sub-boxes).  A queue holds the open domains, ordered
+ * both by their margin, the worst clause's best row lower bound minus rhs (lowest first), and by
+ * the least binary64 violation seen at their points (struct queue).  Each round pops a batch,
+ * alternately from either order, splits every domain in two halves along the dimension it scored best when it
  * was bounded (ALGORITHMS.md 5.4:
  *     score_i = max_r  max(|Lambda_r,i|, 1e-3) (hi_i - lo_i)/2 + (lb_r - rhs_r),
  * Lambda_r the input coefficients of row r's CROWN lower bound), and bounds all children in
@@ -22,7 +23,7 @@
  * Every bounded domain's centre, and for each open clause the corner minimising its best row's
  * linear lower bound, are tried as counterexamples (cheap binary64 filter, then the exact
  * check).  Attacks (random points and PGD) run before the search, and every PGD_EVERY rounds a
- * short PGD runs inside the worst queued domain. */
+ * short PGD runs inside the queued domain with the least violation seen. */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 #include <time.h>
 #include <omp.h>
 #include "bab/bab_impl.h"
+#include "bounds/sound.h"
 
 #define MAX_DEPTH 400          /* splits along one path; binary64 boxes stop far earlier */
 #define BATCH_PER_THREAD 4     /* domains popped per thread and round */
@@ -57,10 +59,11 @@ cn_verify_opts_init (cn_verify_opts *o)
   o->max_queue = 0;
   o->attack_restarts = 20;
   o->attack_steps = 50;
-  o->random_samples = 1000;
+  o->random_samples = 10000;
   o->seed = 1;
   o->slopes = 1;
   o->lookahead = 1;
+  o->combine = 1;
   o->progress_interval = 0.5;
 }
 
@@ -106,6 +109,9 @@ cn__should_stop (cn__verifier *v)
 typedef struct domain
 {
   double margin;               /* min over open clauses of max over rows (lb - RU(rhs)) */
+  double viol;                 /* the least binary64 clause violation seen at the domain's points */
+  int refs;                    /* queues holding the domain (see struct queue) */
+  int taken;                   /* popped from one queue: the other drops it when it meets it */
   int64_t split[2];            /* candidate dimensions to split (5.4 score, widest relative to the
                                   case's box); -1 where none, split[1] -1 if it equals split[0] */
   int depth;
@@ -124,6 +130,9 @@ domain_new (int64_t n, int64_t nc)
   d->hi = d->lo + n;
   d->live = (unsigned char *) (d->hi + n);
   d->margin = -INFINITY;
+  d->viol = INFINITY;
+  d->refs = 0;
+  d->taken = 0;
   d->split[0] = d->split[1] = -1;
   d->depth = 0;
   return d;
@@ -163,12 +172,19 @@ domain_split (const domain *d, int64_t i, int64_t n, int64_t nc, domain **left, 
   return 1;
 }
 
-/* A binary min-heap of domains by margin. */
+/* A binary min-heap of domains by one key: the margin (KEY 0) or the violation (KEY 1). */
 typedef struct heap
 {
   domain **d;
   int64_t n, cap;
+  int key;
 } heap;
+
+static double
+heap_key (const heap *h, const domain *d)
+{
+  return h->key ? d->viol : d->margin;
+}
 
 static int
 heap_push (heap *h, domain *d)
@@ -183,7 +199,8 @@ heap_push (heap *h, domain *d)
       h->cap = cap;
     }
   int64_t i = h->n++;
-  while (i > 0 && h->d[(i - 1) / 2]->margin > d->margin)
+  double k = heap_key (h, d);
+  while (i > 0 && heap_key (h, h->d[(i - 1) / 2]) > k)
     {
       h->d[i] = h->d[(i - 1) / 2];
       i = (i - 1) / 2;
@@ -198,15 +215,16 @@ heap_pop (heap *h)
   if (h->n == 0)
     return NULL;
   domain *top = h->d[0], *last = h->d[--h->n];
+  double kl = heap_key (h, last);
   int64_t i = 0;
   for (;;)
     {
       int64_t c = 2 * i + 1;
       if (c >= h->n)
         break;
-      if (c + 1 < h->n && h->d[c + 1]->margin < h->d[c]->margin)
+      if (c + 1 < h->n && heap_key (h, h->d[c + 1]) < heap_key (h, h->d[c]))
         c++;
-      if (h->d[c]->margin >= last->margin)
+      if (heap_key (h, h->d[c]) >= kl)
         break;
       h->d[i] = h->d[c];
       i = c;
@@ -216,13 +234,89 @@ heap_pop (heap *h)
   return top;
 }
 
-static void
-heap_clear (heap *h)
+/* The open domains, held by two heaps: by margin (worst first: what the proof needs) and by
+ * the least violation seen at their points (most promising first: where a counterexample is
+ * likeliest).  Each round takes domains from both, so the order costs a proof nothing (every
+ * domain is bounded anyway) and a counterexample is looked for where it is likeliest.  A
+ * domain taken from one heap is marked and dropped by the other when it comes up (lazy
+ * deletion); REFS counts its holders (the heaps, and the round that took it), and the last
+ * holder to let go frees it. */
+typedef struct queue
 {
-  for (int64_t i = 0; i < h->n; i++)
-    free (h->d[i]);
-  free (h->d);
-  memset (h, 0, sizeof *h);
+  heap by_margin, by_viol;
+  int64_t live;                /* domains not yet taken */
+} queue;
+
+/* One holder lets go of D. */
+static void
+domain_release (domain *d)
+{
+  if (d != NULL && --d->refs <= 0)
+    free (d);
+}
+
+static int
+queue_push (queue *q, domain *d)
+{
+  if (heap_push (&q->by_margin, d) != 0)
+    return -1;
+  d->refs = 1;
+  if (heap_push (&q->by_viol, d) != 0)
+    {
+      /* only the margin heap holds it: still a valid queue entry */
+      q->live++;
+      return 0;
+    }
+  d->refs = 2;
+  q->live++;
+  return 0;
+}
+
+/* Takes the top live domain of heap H of Q (NULL if none): the heap's hold passes to the
+ * caller, who releases it. */
+static domain *
+queue_take (queue *q, heap *h)
+{
+  for (;;)
+    {
+      domain *d = heap_pop (h);
+      if (d == NULL)
+        return NULL;
+      if (d->taken)
+        {
+          domain_release (d);
+          continue;
+        }
+      d->taken = 1;
+      q->live--;
+      return d;
+    }
+}
+
+/* The top live domain of heap H without taking it (dropping dead tops), or NULL. */
+static domain *
+queue_peek (heap *h)
+{
+  while (h->n > 0 && h->d[0]->taken)
+    {
+      domain_release (heap_pop (h));
+    }
+  return h->n > 0 ? h->d[0] : NULL;
+}
+
+static void
+queue_clear (queue *q)
+{
+  heap *hs[2] = { &q->by_margin, &q->by_viol };
+  for (int k = 0; k < 2; k++)
+    {
+      for (int64_t i = 0; i < hs[k]->n; i++)
+        domain_release (hs[k]->d[i]);
+      free (hs[k]->d);
+      hs[k]->d = NULL;
+      hs[k]->n = hs[k]->cap = 0;
+    }
+  q->live = 0;
 }
 
 /* ---- bounding one domain ------------------------------------------------------------- */
@@ -232,9 +326,54 @@ typedef struct work
 {
   int64_t rows_max;
   double *c, *lower, *alt, *coef, *point, *corner;
-  int64_t *row_clause, *row_index;
+  int64_t *row_clause;         /* the clause of each bounded row */
+  double *row_rhs;             /* an upper bound of the row's right-hand side */
   cn_box box;
 } work;
+
+/* Sums of rows of one clause bounded with its rows (a conjunction M_r y <= rhs_r, r in R): if
+ * the sum over a subset S has a lower bound above the sum of the rhs_r, no y satisfies every row
+ * of S, so the clause is refuted even where no single row is.  The subsets used: all rows
+ * (|R| >= 2) and every pair (3 <= |R| <= 6). */
+static int64_t
+combinations (int64_t nr)
+{
+  return (nr >= 2 ? 1 : 0) + (nr >= 3 && nr <= 6 ? nr * (nr - 1) / 2 : 0);
+}
+
+/* Whether X is an integer of magnitude below 2^50 (sums of a few such are exact). */
+static int
+small_integer (double x)
+{
+  return x == trunc (x) && fabs (x) < 0x1p50;
+}
+
+/* Appends to W's rows the sum of the rows of clause CL whose indices are set in the mask
+ * SUBSET (bit r for row r), labelled clause J, unless a coefficient is not a small integer
+ * (the sum could round, and the bound would be of another row).  Returns the new row count. */
+static int64_t
+add_combination (work *w, int64_t rows, int64_t m, const cn_spec_clause *cl, int64_t j, uint64_t subset)
+{
+  double *c = w->c + rows * m;
+  double rhs = 0;
+  memset (c, 0, (size_t) m * sizeof *c);
+  for (int64_t r = 0; r < cl->n_rows; r++)
+    {
+      if (!(subset >> r & 1))
+        continue;
+      for (int64_t i = 0; i < m; i++)
+        {
+          if (!small_integer (cl->mat[r * m + i]))
+            return rows;
+          c[i] += cl->mat[r * m + i];   /* exact: integers below 2^53 */
+        }
+      rhs = cn__up (rhs + cl->rhs_up[r]);  /* now rhs >= the exact sum of the rhs so far */
+    }
+  w->row_clause[rows] = j;
+  w->row_rhs[rows] = rhs;
+  return rows + 1;
+}
+
 
 static void
 work_clear (work *w)
@@ -246,7 +385,7 @@ work_clear (work *w)
   free (w->point);
   free (w->corner);
   free (w->row_clause);
-  free (w->row_index);
+  free (w->row_rhs);
   cn_box_clear (&w->box);
   memset (w, 0, sizeof *w);
 }
@@ -258,7 +397,7 @@ work_init (work *w, const cn__verifier *v, int64_t k, cn_error *err)
   const cn_spec_case *cs = &v->spec->cases[k];
   int64_t n = v->spec->n_x, m = v->spec->n_y, rows = 0;
   for (int64_t j = 0; j < cs->n_clauses; j++)
-    rows += cs->clauses[j].n_rows;
+    rows += cs->clauses[j].n_rows + combinations (cs->clauses[j].n_rows);
   w->rows_max = rows;
   size_t r1 = (size_t) (rows ? rows : 1);
   w->c = malloc (r1 * (size_t) m * sizeof (double) + 1);
@@ -268,9 +407,9 @@ work_init (work *w, const cn__verifier *v, int64_t k, cn_error *err)
   w->point = malloc ((size_t) n * sizeof (double) + 1);
   w->corner = malloc ((size_t) n * sizeof (double) + 1);
   w->row_clause = malloc (r1 * sizeof (int64_t));
-  w->row_index = malloc (r1 * sizeof (int64_t));
+  w->row_rhs = malloc (r1 * sizeof (double));
   if (w->c == NULL || w->lower == NULL || w->alt == NULL || w->coef == NULL || w->point == NULL || w->corner == NULL
-      || w->row_clause == NULL || w->row_index == NULL || cn_box_init (&w->box, n, err) != CN_OK)
+      || w->row_clause == NULL || w->row_rhs == NULL || cn_box_init (&w->box, n, err) != CN_OK)
     {
       work_clear (w);
       return cn_error_set (err, CN_ENOMEM, "verify: out of memory");
@@ -300,16 +439,27 @@ bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
     return B_FAILED;
 #pragma omp atomic
   v->domains++;
-  /* The rows of the open clauses. */
+  /* The rows of the open clauses, and their combinations. */
   int64_t rows = 0;
   for (int64_t j = 0; j < cs->n_clauses; j++)
-    if (d->live[j])
-      for (int64_t r = 0; r < cs->clauses[j].n_rows; r++, rows++)
+    {
+      if (!d->live[j])
+        continue;
+      const cn_spec_clause *cl = &cs->clauses[j];
+      for (int64_t r = 0; r < cl->n_rows; r++, rows++)
         {
-          memcpy (w->c + rows * m, cs->clauses[j].mat + r * m, (size_t) m * sizeof (double));
+          memcpy (w->c + rows * m, cl->mat + r * m, (size_t) m * sizeof (double));
           w->row_clause[rows] = j;
-          w->row_index[rows] = r;
+          w->row_rhs[rows] = cl->rhs_up[r];
         }
+      if (!v->opts.combine || cl->n_rows < 2)
+        continue;
+      rows = add_combination (w, rows, m, cl, j, cl->n_rows >= 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << cl->n_rows) - 1);
+      if (cl->n_rows >= 3 && cl->n_rows <= 6)
+        for (int64_t a = 0; a < cl->n_rows; a++)
+          for (int64_t b = a + 1; b < cl->n_rows; b++)
+            rows = add_combination (w, rows, m, cl, j, ((uint64_t) 1 << a) | ((uint64_t) 1 << b));
+    }
   if (rows > 0 && cn_analysis_lower_coef (a, cn_graph_output (g, 0), w->c, rows, w->lower, w->coef, err) != CN_OK)
     {
       cn_analysis_free (a);
@@ -340,7 +490,7 @@ bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
       double cm = -INFINITY;
       for (; r1 < rows && w->row_clause[r1] == j; r1++)
         {
-          double mg = w->lower[r1] - cs->clauses[j].rhs_up[w->row_index[r1]];
+          double mg = w->lower[r1] - w->row_rhs[r1];
           if (mg > cm || r1 == r0)
             {
               cm = isnan (mg) ? -INFINITY : mg;
@@ -358,7 +508,7 @@ bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
           const double *lam = w->coef + best * n;
           for (int64_t i = 0; i < n; i++)
             w->corner[i] = lam[i] > 0 ? d->lo[i] : lam[i] < 0 ? d->hi[i] : d->lo[i] + 0.5 * (d->hi[i] - d->lo[i]);
-          int hit = cn__try_point (v, k, j, w->corner, err);
+          int hit = cn__try_point (v, k, j, w->corner, &d->viol, err);
           if (hit != 0)
             return hit > 0 ? B_FOUND : B_FAILED;
         }
@@ -371,7 +521,7 @@ bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
   for (int64_t j = 0; j < cs->n_clauses; j++)
     if (d->live[j])
       {
-        int hit = cn__try_point (v, k, j, w->point, err);
+        int hit = cn__try_point (v, k, j, w->point, &d->viol, err);
         if (hit != 0)
           return hit > 0 ? B_FOUND : B_FAILED;
       }
@@ -393,7 +543,7 @@ bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
         {
           if (!d->live[w->row_clause[r]])
             continue;
-          double mg = w->lower[r] - cs->clauses[w->row_clause[r]].rhs_up[w->row_index[r]];
+          double mg = w->lower[r] - w->row_rhs[r];
           if (!isfinite (mg))
             mg = 0;
           double t = fmax (fabs (w->coef[r * n + i]), 1e-3) * half + mg;
@@ -566,7 +716,7 @@ search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
   work *ws = calloc ((size_t) T, sizeof *ws);
   job *jobs = NULL;
   task *tasks = NULL;
-  heap h = { 0 };
+  queue q = { .by_margin = { .key = 0 }, .by_viol = { .key = 1 } };
   domain *root = domain_new (n, nc);
   int64_t batch = (int64_t) BATCH_PER_THREAD * T;
   jobs = malloc ((size_t) (4 * batch) * sizeof *jobs);
@@ -589,13 +739,6 @@ search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
   memcpy (root->lo, cs->box.lo, (size_t) n * sizeof (double));
   memcpy (root->hi, cs->box.hi, (size_t) n * sizeof (double));
   memset (root->live, 1, (size_t) nc);
-  /* Attacks first, on every clause. */
-  int hit = cn__attack_case (v, k, root->live, err);
-  if (hit != 0)
-    {
-      res = hit > 0 ? B_FOUND : B_FAILED;
-      goto done;
-    }
   enum bound_result b = bound_domain (v, &ws[0], k, root, err);
   if (b != B_OPEN)
     {
@@ -612,7 +755,7 @@ search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
   int64_t cap = v->opts.max_queue > 0 ? v->opts.max_queue : ((int64_t) 1 << 30) / per;
   if (cap < 4096 && v->opts.max_queue <= 0)
     cap = 4096;
-  if (heap_push (&h, root) != 0)
+  if (queue_push (&q, root) != 0)
     {
       cn_error_set (err, CN_ENOMEM, "verify: out of memory");
       res = B_FAILED;
@@ -621,18 +764,19 @@ search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
   root = NULL;
   double last_progress = cn__now ();
   int64_t round = 0;
-  while (h.n > 0)
+  while (q.live > 0)
     {
       if (cn__should_stop (v))
         {
           res = B_STOP;
           goto done;
         }
-      /* Every PGD_EVERY rounds, a short PGD inside the worst queued domain, from its centre, on
-       * its first open clause: the worst bound is where a counterexample is likeliest. */
-      if (v->opts.attack_steps > 0 && ++round % PGD_EVERY == 0)
+      /* Every PGD_EVERY rounds, a short PGD inside the queued domain with the least violation
+       * seen, from its centre, on its first open clause. */
+      const domain *dv;
+      if (v->opts.attack_steps > 0 && ++round % PGD_EVERY == 0 && (dv = queue_peek (&q.by_viol)) != NULL)
         {
-          const domain *d = h.d[0];
+          const domain *d = dv;
           for (int64_t i = 0; i < n; i++)
             ws[0].point[i] = d->lo[i] + 0.5 * (d->hi[i] - d->lo[i]);
           for (int64_t j = 0; j < nc; j++)
@@ -649,12 +793,17 @@ search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
         }
       /* Pop a batch; split every domain, or past the cap hand it to a depth-first worker. */
       int64_t nt = 0, nj = 0;
-      int dfs = h.n > cap;
-      for (int64_t i = 0; i < batch && h.n > 0; i++)
+      int dfs = q.live > cap;
+      for (int64_t i = 0; i < batch && q.live > 0; i++)
         {
           task *t = &tasks[nt];
           memset (t, 0, sizeof *t);
-          t->parent = heap_pop (&h);
+          /* alternately the worst bound and the least violation */
+          t->parent = queue_take (&q, (i & 1) ? &q.by_viol : &q.by_margin);
+          if (t->parent == NULL)
+            t->parent = queue_take (&q, &q.by_margin);
+          if (t->parent == NULL)
+            break;
           if (dfs)
             {
               t->dfs = 1;
@@ -667,14 +816,14 @@ search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
             {
               for (int c = 0; c < t->nchild; c++)
                 free (t->child[c]);
-              free (t->parent);
+              domain_release (t->parent);
               cn_error_set (err, CN_ENOMEM, "verify: out of memory");
               res = B_FAILED;
               goto done_tasks;
             }
           if (s == 0)
             {
-              free (t->parent);
+              domain_release (t->parent);
               res = B_OPEN;      /* this box cannot be split further: the case stays unknown */
               continue;
             }
@@ -722,7 +871,7 @@ search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
             {
               if (t->res[c] != B_OPEN || stopped)
                 continue;
-              if (heap_push (&h, t->child[c]) != 0)
+              if (queue_push (&q, t->child[c]) != 0)
                 {
                   cn_error_set (err, CN_ENOMEM, "verify: out of memory");
                   res = B_FAILED;
@@ -737,7 +886,7 @@ search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
         {
           for (int c = 0; c < tasks[i].nchild; c++)
             free (tasks[i].child[c]);
-          free (tasks[i].parent);
+          domain_release (tasks[i].parent);
           memset (&tasks[i], 0, sizeof tasks[i]);
         }
       if (res == B_FAILED)
@@ -763,14 +912,15 @@ search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
         {
           last_progress = cn__now ();
           cn_verify_progress p = { .case_index = k, .n_cases = v->spec->n_cases, .domains_done = v->domains,
-                                   .domains_queued = h.n, .worst_margin = h.n ? h.d[0]->margin : 0,
+                                   .domains_queued = q.live,
+                                   .worst_margin = queue_peek (&q.by_margin) ? queue_peek (&q.by_margin)->margin : 0,
                                    .elapsed = last_progress - v->t0 };
           v->opts.progress (&p, v->opts.progress_user);
         }
     }
 done:
-  *queued_out = h.n;
-  heap_clear (&h);
+  *queued_out = q.live;
+  queue_clear (&q);
   free (root);
   for (int t = 0; t < T; t++)
     work_clear (&ws[t]);
@@ -821,7 +971,32 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
     }
   cn_verdict verdict = CN_VERDICT_UNSAT;
   cn_status st = CN_OK;
-  for (int64_t k = 0; k < spec->n_cases; k++)
+  /* Attacks on every case first (a counterexample in a later case must not wait for the search
+   * of an earlier one), then the search, case by case. */
+  unsigned char *all = NULL;
+  for (int64_t k = 0; k < spec->n_cases && verdict == CN_VERDICT_UNSAT; k++)
+    {
+      unsigned char *p = realloc (all, (size_t) spec->cases[k].n_clauses + 1);
+      if (p == NULL)
+        {
+          st = cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+          break;
+        }
+      all = p;
+      memset (all, 1, (size_t) spec->cases[k].n_clauses + 1);
+      int hit = cn__attack_case (&v, k, all, err);
+      if (hit < 0)
+        st = err->code != CN_OK ? err->code : CN_EUNSOUND;
+      else if (hit > 0 || v.found)
+        verdict = CN_VERDICT_SAT;
+      else if (cn__should_stop (&v))
+        verdict = CN_VERDICT_TIMEOUT;
+      if (st != CN_OK)
+        break;
+    }
+  free (all);
+  for (int64_t k = 0; k < spec->n_cases && st == CN_OK
+                      && (verdict == CN_VERDICT_UNSAT || verdict == CN_VERDICT_UNKNOWN); k++)
     {
       int64_t queued = 0;
       enum bound_result r = search_case (&v, k, &queued, err);

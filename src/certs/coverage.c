@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* src/certs/coverage.c: what the table holds for each operator, read off its rule. */
+/* src/certs/coverage.c: what the table holds for each operator, read off its rule: the arms
+ * present (forward, pullback, jvp, ibp, ibp_mpfi as "reference", crown), the CUDA flag, and
+ * whether some input port is a value port (CN_PORT_VALUE), the ports a gradient flows to.  An
+ * operator without a rule has every flag 0. */
 #include <config.h>
 #include <string.h>
 #include "ops/ops_impl.h"
@@ -18,4 +21,11 @@ cn_op_coverage_get (cn_op op, cn_op_coverage *cov)
   cov->ibp = r->ibp != NULL;
   cov->crown = r->crown != NULL;
   cov->cuda = r->cuda != 0;
+  cov->reference = r->ibp_mpfi != NULL;
+  /* A value port receives a gradient; all ports are value ports when in_kind is NULL, and a
+   * variadic rule (n_in = -1) describes its ports by in_kind[0]. */
+  int n = r->n_in < 0 ? 1 : r->n_in;
+  cov->value_input = r->in_kind == NULL;
+  for (int i = 0; i < n && !cov->value_input; i++)
+    cov->value_input = r->in_kind[i] == CN_PORT_VALUE;
 }

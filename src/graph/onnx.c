@@ -956,6 +956,98 @@ op_unary (struct nctx *nc, cn_op op)
 static cn_status op_relu (struct nctx *nc) { return op_unary (nc, CN_OP_RELU); }
 static cn_status op_neg (struct nctx *nc) { return op_unary (nc, CN_OP_NEG); }
 
+/* The activations and transcendental functions without attributes: one of our operators each
+ * (Softplus is log(exp(x) + 1) in both; Erf, the trigonometric and hyperbolic functions and
+ * their inverses, Exp and Log likewise). */
+static cn_status op_sigmoid (struct nctx *nc) { return op_unary (nc, CN_OP_SIGMOID); }
+static cn_status op_tanh (struct nctx *nc) { return op_unary (nc, CN_OP_TANH); }
+static cn_status op_softplus (struct nctx *nc) { return op_unary (nc, CN_OP_SOFTPLUS); }
+static cn_status op_exp (struct nctx *nc) { return op_unary (nc, CN_OP_EXP); }
+static cn_status op_log (struct nctx *nc) { return op_unary (nc, CN_OP_LOG); }
+static cn_status op_sin (struct nctx *nc) { return op_unary (nc, CN_OP_SIN); }
+static cn_status op_cos (struct nctx *nc) { return op_unary (nc, CN_OP_COS); }
+static cn_status op_tan (struct nctx *nc) { return op_unary (nc, CN_OP_TAN); }
+static cn_status op_asin (struct nctx *nc) { return op_unary (nc, CN_OP_ASIN); }
+static cn_status op_acos (struct nctx *nc) { return op_unary (nc, CN_OP_ACOS); }
+static cn_status op_atan (struct nctx *nc) { return op_unary (nc, CN_OP_ATAN); }
+static cn_status op_sinh (struct nctx *nc) { return op_unary (nc, CN_OP_SINH); }
+static cn_status op_cosh (struct nctx *nc) { return op_unary (nc, CN_OP_COSH); }
+static cn_status op_asinh (struct nctx *nc) { return op_unary (nc, CN_OP_ASINH); }
+static cn_status op_acosh (struct nctx *nc) { return op_unary (nc, CN_OP_ACOSH); }
+static cn_status op_atanh (struct nctx *nc) { return op_unary (nc, CN_OP_ATANH); }
+static cn_status op_erf (struct nctx *nc) { return op_unary (nc, CN_OP_ERF); }
+
+/* One-input operators with an attribute record. */
+static cn_status
+op_unary_params (struct nctx *nc, cn_op op, const void *params, int *v)
+{
+  int x;
+  cn_status st = need_in (nc, 0);
+  if (st == CN_OK)
+    st = in_gv (nc, 0, &x);
+  if (st == CN_OK)
+    st = add_node (nc, op, params, 1, &x, NULL, v);
+  return st;
+}
+
+/* A float attribute that must be finite (the rules refuse the others too; the message here
+ * names the attribute). */
+static cn_status
+attr_finite (struct nctx *nc, const char *name, double def, double *v)
+{
+  cn_status st = attr_float (nc, name, def, v);
+  if (st == CN_OK && !isfinite (*v))
+    st = cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute %s = %g is not finite", name, *v);
+  return st;
+}
+
+/* Elu: y = x for x > 0, alpha (exp(x) - 1) otherwise (alpha defaults to 1). */
+static cn_status
+op_elu (struct nctx *nc)
+{
+  cn_params_elu p;
+  int v;
+  memset (&p, 0, sizeof p);
+  cn_status st = attr_finite (nc, "alpha", 1.0, &p.alpha);
+  if (st == CN_OK)
+    st = op_unary_params (nc, CN_OP_ELU, &p, &v);
+  return st != CN_OK ? st : set_out (nc, 0, v, 1);
+}
+
+/* LeakyRelu: y = x for x > 0, alpha x otherwise (alpha defaults to 0.01, a binary32 number). */
+static cn_status
+op_leaky_relu (struct nctx *nc)
+{
+  cn_params_leaky_relu p;
+  int v;
+  memset (&p, 0, sizeof p);
+  cn_status st = attr_finite (nc, "alpha", (double) 0.01f, &p.negative_slope);
+  if (st == CN_OK)
+    st = op_unary_params (nc, CN_OP_LEAKY_RE_LU, &p, &v);
+  return st != CN_OK ? st : set_out (nc, 0, v, 1);
+}
+
+static cn_status mul_scalar (struct nctx *nc, int x, double f, const char *suffix, int *v);
+
+/* Selu: y = gamma elu(x; alpha), an elu node and a mul by the constant gamma (defaults: the
+ * binary32 numbers of the ONNX specification). */
+static cn_status
+op_selu (struct nctx *nc)
+{
+  cn_params_elu p;
+  double gamma;
+  int e, v;
+  memset (&p, 0, sizeof p);
+  cn_status st = attr_finite (nc, "alpha", (double) 1.67326319217681884765625f, &p.alpha);
+  if (st == CN_OK)
+    st = attr_finite (nc, "gamma", (double) 1.05070102214813232421875f, &gamma);
+  if (st == CN_OK)
+    st = op_unary_params (nc, CN_OP_ELU, &p, &e);
+  if (st == CN_OK)
+    st = mul_scalar (nc, e, gamma, "gamma", &v);
+  return st != CN_OK ? st : set_out (nc, 0, v, 1);
+}
+
 /* Integer arithmetic on constants (shape computations): numpy broadcasting, C division. */
 static cn_status
 int_binary (struct nctx *nc, const cn_shape *os, char opc)
@@ -2295,7 +2387,13 @@ struct onnx_op
 };
 
 static const struct onnx_op onnx_ops[] = {
+  { "Acos", op_acos, "", 0 },
+  { "Acosh", op_acosh, "", 0 },
   { "Add", op_add, "", 1 },
+  { "Asin", op_asin, "", 0 },
+  { "Asinh", op_asinh, "", 0 },
+  { "Atan", op_atan, "", 0 },
+  { "Atanh", op_atanh, "", 0 },
   { "AveragePool", op_avgpool, "auto_pad ceil_mode count_include_pad kernel_shape pads strides", 1 },
   { "BatchNormalization", op_batchnorm, "epsilon momentum spatial training_mode", 1 },
   { "Cast", op_cast, "to", 0 },
@@ -2303,14 +2401,21 @@ static const struct onnx_op onnx_ops[] = {
   { "Constant", op_constant, "value value_float value_floats value_int value_ints", 0 },
   { "ConstantOfShape", op_constant_of_shape, "value", 0 },
   { "Conv", op_conv, "auto_pad dilations group kernel_shape pads strides", 1 },
+  { "Cos", op_cos, "", 0 },
+  { "Cosh", op_cosh, "", 0 },
   { "Div", op_div, "", 1 },
   { "Dropout", op_dropout, "ratio seed", 0 },
+  { "Elu", op_elu, "alpha", 0 },
+  { "Erf", op_erf, "", 0 },
+  { "Exp", op_exp, "", 0 },
   { "Flatten", op_flatten, "axis", 0 },
   { "Gather", op_gather, "axis", 0 },
   { "Gemm", op_gemm, "alpha beta transA transB", 1 },
   { "GlobalAveragePool", op_gap, "", 1 },
   { "GlobalMaxPool", op_gmp, "", 1 },
   { "Identity", op_identity, "", 0 },
+  { "LeakyRelu", op_leaky_relu, "alpha", 0 },
+  { "Log", op_log, "", 0 },
   { "MatMul", op_matmul, "", 1 },
   { "MaxPool", op_maxpool, "auto_pad ceil_mode dilations kernel_shape pads storage_order strides", 1 },
   { "Mul", op_mul, "", 1 },
@@ -2323,11 +2428,18 @@ static const struct onnx_op onnx_ops[] = {
   { "ReduceSum", op_reduce_sum, "axes keepdims noop_with_empty_axes", 1 },
   { "Relu", op_relu, "", 1 },
   { "Reshape", op_reshape, "allowzero", 0 },
+  { "Selu", op_selu, "alpha gamma", 0 },
   { "Shape", op_shape, "start end", 0 },
+  { "Sigmoid", op_sigmoid, "", 0 },
+  { "Sin", op_sin, "", 0 },
+  { "Sinh", op_sinh, "", 0 },
   { "Size", op_size, "", 0 },
   { "Slice", op_slice, "starts ends axes", 0 },
+  { "Softplus", op_softplus, "", 0 },
   { "Squeeze", op_squeeze, "axes", 0 },
   { "Sub", op_sub, "", 1 },
+  { "Tan", op_tan, "", 0 },
+  { "Tanh", op_tanh, "", 0 },
   { "Transpose", op_transpose, "perm", 0 },
   { "Unsqueeze", op_unsqueeze, "axes", 0 },
 };

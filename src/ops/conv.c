@@ -43,7 +43,13 @@
  *            block of output positions, im2col style through cblas_dgemm: g_x as
  *            cols = (G block)^T W_g ((positions x F/G) (F/G x C/G prod K)) scattered into g_x
  *            (col2im), g_W_g += (G block) cols_x with cols_x the block's input patches (im2col,
- *            0 at padded positions). */
+ *            0 at padded positions).
+ *   Jvp      (binary64, round to nearest; a missing tangent counts as zero) the tangent map itself,
+ *            the transpose of the pullback:
+ *                T_y[n,f,p] = T_b[f] + sum_{c,kk: i(p,kk) inside} (T_x[n, gC/G + c, i(p,kk)] W[f,c,kk]
+ *                                                                + x[n, gC/G + c, i(p,kk)] T_W[f,c,kk]),
+ *            the terms accumulated from +0 in the forward's order (c outer, kk inner), T_b last; padded
+ *            positions contribute nothing. */
 #include <config.h>
 #include <cblas.h>
 #include <limits.h>
@@ -648,12 +654,58 @@ fail:
   return ret;
 }
 
+static cn_status
+conv_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+          double *t_out, cn_error *err)
+{
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
+    return cn_error_set (err, CN_EINVAL, "conv: jvp output is not a binary64 tensor of the node's shape (node '%s')",
+                         cn__node_name (nv));
+  for (int i = 0; i < 3; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL,
+                           "conv: jvp input %d is not a binary64 tensor of the node's shape (node '%s')", i,
+                           cn__node_name (nv));
+  struct conv_geom g;
+  int64_t *map;
+  cn_status st = conv_prepare (nv, &g, &map, err);
+  if (st != CN_OK)
+    return st;
+  const double *x = in[0]->data, *w = in[1]->data;
+  const double *tx = t_in[0], *tw = t_in[1], *tb = t_in[2];
+  for (int64_t n = 0; n < g.N; n++)
+    for (int64_t f = 0; f < g.F; f++)
+      {
+        int64_t xo = (n * g.C + (f / g.Fg) * g.Cg) * g.Sn, wo = f * g.Cg * g.Kn;
+        for (int64_t p = 0; p < g.On; p++)
+          {
+            const int64_t *mp = map + p * g.Kn;
+            double acc = 0;
+            for (int64_t c = 0; c < g.Cg; c++)
+              for (int64_t kk = 0; kk < g.Kn; kk++)
+                if (mp[kk] >= 0)
+                  {
+                    int64_t xi = xo + c * g.Sn + mp[kk], wi = wo + c * g.Kn + kk;
+                    if (tx != NULL)
+                      acc += tx[xi] * w[wi];
+                    if (tw != NULL)
+                      acc += x[xi] * tw[wi];
+                  }
+            t_out[(n * g.F + f) * g.On + p] = tb != NULL ? acc + tb[f] : acc;
+          }
+      }
+  /* now T_y = conv (T_x, W) + conv (x, T_W) + T_b, each entry summed in the forward's order */
+  free (map);
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_CONV = {
   .n_in = 3,
   .params_size = sizeof (cn_params_conv),
   .check = conv_check,
   .forward = conv_forward,
   .pullback = conv_pullback,
+  .jvp = conv_jvp,
   .ibp = conv_ibp,
   .ibp_mpfi = conv_ibp_mpfi,
   .crown = conv_crown,

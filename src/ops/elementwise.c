@@ -66,7 +66,15 @@
  *        in that order (no y^2, which would overflow or underflow early); y = 0 gives infinities
  *        or NaNs, as the forward does.  TRUNC and FLOOR are piecewise constant: the derivative is
  *        0 wherever it exists, and 0 is also the (one-sided) choice at the jumps, so nothing is
- *        added. */
+ *        added.
+ *
+ * Forward mode (jvp, binary64, round to nearest; t_x and t_y are the inputs' tangents, a missing
+ * one, a constant's, counting as zero; each arm WRITES the output's tangent t, the transpose of
+ * its pullback, so that <jvp(t_x, t_y), g> = <t_x, g_x> + <t_y, g_y> in exact arithmetic):
+ *   add  t = t_x + t_y.   sub  t = t_x - t_y.   neg  t = -t_x.
+ *   mul  t = y t_x + x t_y.
+ *   div  TRUE: t = t_x / y - (x / y) (t_y / y), the same factors as the pullback (q = t / y in
+ *        the pullback's order); TRUNC and FLOOR: t = 0 (the pullback's choice at the jumps). */
 #include <config.h>
 #include <float.h>
 #include <math.h>
@@ -741,6 +749,119 @@ div_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tenso
   return CN_OK;
 }
 
+/* ---- forward mode --------------------------------------------------------------------- */
+
+/* The same shape checks as pull_ok, with jvp in the message. */
+static cn_status
+jvp_ok (const char *op, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
+    return cn_error_set (err, CN_EINVAL, "%s: jvp output is not a binary64 tensor of the node's shape (node '%s')",
+                         op, cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != n)
+      return cn_error_set (err, CN_EINVAL,
+                           "%s: jvp input %d is not a binary64 tensor of the node's shape (node '%s')", op, i,
+                           cn__node_name (nv));
+  return CN_OK;
+}
+
+/* add, sub, neg: t = sum_i SG[i] t_i over the inputs with a tangent (0 if none has one). */
+static cn_status
+linear_jvp (const char *opn, const double *sg, const cn_node_view *nv, const cn_tensor *const *in,
+            const cn_tensor *out, const double *const *t_in, double *t_out, cn_error *err)
+{
+  cn_status st = jvp_ok (opn, nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  for (int64_t j = 0; j < n; j++)
+    t_out[j] = 0;
+  for (int i = 0; i < nv->n_in; i++)
+    {
+      const double *ti = t_in[i];
+      if (ti == NULL)
+        continue;
+      if (sg[i] > 0)
+        for (int64_t j = 0; j < n; j++)
+          t_out[j] += ti[j];
+      else
+        for (int64_t j = 0; j < n; j++)
+          t_out[j] -= ti[j];
+    }
+  return CN_OK;
+}
+
+static cn_status
+add_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+         double *t_out, cn_error *err)
+{
+  static const double sg[2] = { 1, 1 };
+  return linear_jvp ("add", sg, nv, in, out, t_in, t_out, err);
+}
+
+static cn_status
+sub_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+         double *t_out, cn_error *err)
+{
+  static const double sg[2] = { 1, -1 };
+  return linear_jvp ("sub", sg, nv, in, out, t_in, t_out, err);
+}
+
+static cn_status
+neg_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+         double *t_out, cn_error *err)
+{
+  static const double sg[1] = { -1 };
+  return linear_jvp ("neg", sg, nv, in, out, t_in, t_out, err);
+}
+
+/* mul: t = y t_x + x t_y (the inputs' values, so that x * x gets 2 x t_x). */
+static cn_status
+mul_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+         double *t_out, cn_error *err)
+{
+  cn_status st = jvp_ok ("mul", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  const double *x = in[0]->data, *y = in[1]->data;
+  for (int64_t j = 0; j < n; j++)
+    {
+      double t = 0;
+      if (t_in[0] != NULL)
+        t += y[j] * t_in[0][j];
+      if (t_in[1] != NULL)
+        t += x[j] * t_in[1][j];
+      t_out[j] = t;
+    }
+  return CN_OK;
+}
+
+/* div TRUE: t = t_x / y - (x / y)(t_y / y).  TRUNC, FLOOR: t = 0. */
+static cn_status
+div_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+         double *t_out, cn_error *err)
+{
+  cn_status st = jvp_ok ("div", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  int smooth = ((const cn_params_div *) nv->params)->rounding == CN_DIV_TRUE;
+  const double *x = in[0]->data, *y = in[1]->data;
+  for (int64_t j = 0; j < n; j++)
+    {
+      double t = 0;
+      if (smooth && t_in[0] != NULL)
+        t += t_in[0][j] / y[j];
+      if (smooth && t_in[1] != NULL)
+        t -= (t_in[1][j] / y[j]) * (x[j] / y[j]);
+      t_out[j] = t;
+    }
+  return CN_OK;
+}
+
 /* ---- the operators -------------------------------------------------------------------- */
 
 static cn_status
@@ -950,25 +1071,25 @@ neg_crown (const cn_crown_step *st, cn_error *err)
 
 const struct cn_op_rule cn__rule_ADD = {
   .n_in = 2, .params_size = 0, .check = add_check, .forward = add_forward,
-  .pullback = add_pullback, .ibp = add_ibp, .ibp_mpfi = add_mpfi, .crown = add_crown,
+  .pullback = add_pullback, .jvp = add_jvp, .ibp = add_ibp, .ibp_mpfi = add_mpfi, .crown = add_crown,
 };
 
 const struct cn_op_rule cn__rule_SUB = {
   .n_in = 2, .params_size = 0, .check = sub_check, .forward = sub_forward,
-  .pullback = sub_pullback, .ibp = sub_ibp, .ibp_mpfi = sub_mpfi, .crown = sub_crown,
+  .pullback = sub_pullback, .jvp = sub_jvp, .ibp = sub_ibp, .ibp_mpfi = sub_mpfi, .crown = sub_crown,
 };
 
 const struct cn_op_rule cn__rule_MUL = {
   .n_in = 2, .params_size = 0, .check = mul_check, .forward = mul_forward,
-  .pullback = mul_pullback, .ibp = mul_ibp, .ibp_mpfi = mul_mpfi, .crown = mul_crown,
+  .pullback = mul_pullback, .jvp = mul_jvp, .ibp = mul_ibp, .ibp_mpfi = mul_mpfi, .crown = mul_crown,
 };
 
 const struct cn_op_rule cn__rule_DIV = {
   .n_in = 2, .params_size = sizeof (cn_params_div), .check = div_check, .forward = div_forward,
-  .pullback = div_pullback, .ibp = div_ibp, .ibp_mpfi = div_mpfi, .crown = div_crown,
+  .pullback = div_pullback, .jvp = div_jvp, .ibp = div_ibp, .ibp_mpfi = div_mpfi, .crown = div_crown,
 };
 
 const struct cn_op_rule cn__rule_NEG = {
   .n_in = 1, .params_size = 0, .check = neg_check, .forward = neg_forward,
-  .pullback = neg_pullback, .ibp = neg_ibp, .ibp_mpfi = neg_mpfi, .crown = neg_crown,
+  .pullback = neg_pullback, .jvp = neg_jvp, .ibp = neg_ibp, .ibp_mpfi = neg_mpfi, .crown = neg_crown,
 };

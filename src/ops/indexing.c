@@ -15,7 +15,9 @@
  *            end is needed.)
  *   MPFI     mpfi_set of the mapped entry.
  *   pullback dv_o = du_{j(o)}, so the adjoint scatters:  g_in[j(o)] += g_o  for every o (j is
- *            one-to-one; the entries no output reads get nothing). */
+ *            one-to-one; the entries no output reads get nothing).
+ *   jvp      the tangent map itself:  t_o = t_in[j(o)]  (0 if the input has no tangent).  Exact
+ *            copies, the transpose of the pullback's scatter. */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -221,7 +223,33 @@ slice_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_ten
   return CN_OK;
 }
 
+static cn_status
+slice_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+           double *t_out, cn_error *err)
+{
+  cn_status st = sizes_ok (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), err);
+  if (st != CN_OK)
+    return st;
+  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
+    return cn_error_set (err, CN_EINVAL, "slice: jvp tensors are not binary64 (node '%s')", nv->name);
+  int64_t n = cn_tensor_numel (out);
+  if (t_in[0] == NULL)
+    {
+      for (int64_t o = 0; o < n; o++)
+        t_out[o] = 0;
+      return CN_OK;
+    }
+  int64_t *j;
+  if ((st = slice_map (nv, &j, err)) != CN_OK)
+    return st;
+  for (int64_t o = 0; o < n; o++)
+    t_out[o] = t_in[0][j[o]];
+  /* now t_out is t_in gathered through j */
+  free (j);
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_SLICE = {
   .n_in = 1, .params_size = sizeof (cn_params_slice), .check = slice_check, .forward = slice_forward,
-  .pullback = slice_pullback, .ibp = slice_ibp, .ibp_mpfi = slice_mpfi, .crown = slice_crown,
+  .pullback = slice_pullback, .jvp = slice_jvp, .ibp = slice_ibp, .ibp_mpfi = slice_mpfi, .crown = slice_crown,
 };

@@ -27,6 +27,9 @@
  *            its adjoint  g_in[k][j] += sum_{o : (k(o), j(o)) = (k, j)} g_o:  a scatter-add of the
  *            output's cotangent, in output order.  reshape, permute, pad and cat add each g_o to
  *            a different entry; broadcast sums the K = numel(out)/numel(in) copies of an entry.
+ *   jvp      the tangent map itself: t_o = t_{k(o)}[j(o)], and t_o = 0 at padding or where input
+ *            k(o) has no tangent (a constant).  Exact copies: the transpose of the pullback's
+ *            scatter-add, with no rounding at all.
  *
  * reshape    the same elements in C order: j(o) = o.  Equal element counts.
  * permute    output axis a is input axis perm[a]: j(i_0..i_{r-1}) = sum_a i_a stride_in[perm[a]].
@@ -565,6 +568,33 @@ move_pullback (const char *opn, const cn_node_view *nv, const cn_tensor *const *
   return CN_OK;
 }
 
+static cn_status
+move_jvp (const char *opn, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
+          const double *const *t_in, double *t_out, cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
+    return cn_error_set (err, CN_EINVAL, "%s: jvp output is not a binary64 tensor of the node's shape (node '%s')",
+                         opn, cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL,
+                           "%s: jvp input %d is not a binary64 tensor of the node's shape (node '%s')", opn, i,
+                           cn__node_name (nv));
+  struct movemap m;
+  cn_status st = map_build (opn, nv, &m, err);
+  if (st != CN_OK)
+    return st;
+  for (int64_t o = 0; o < n; o++)
+    {
+      const double *tk = t_in[m.k ? m.k[o] : 0];
+      t_out[o] = m.j[o] >= 0 && tk != NULL ? tk[m.j[o]] : 0;
+    }
+  /* now t_out[o] is the tangent of the entry o reads, or 0 (padding, constant input) */
+  map_clear (&m);
+  return CN_OK;
+}
+
 /* ---- the operators -------------------------------------------------------------------- */
 
 #define MOVE_ARMS(lower, NAME)                                                                     \
@@ -596,6 +626,20 @@ move_pullback (const char *opn, const cn_node_view *nv, const cn_tensor *const *
     return move_pullback (NAME, nv, in, out, g_out, g_in, err);                                    \
   }
 
+#define MOVE_JVP(lower, NAME)                                                                      \
+  static cn_status lower##_jvp (const cn_node_view *nv, const cn_tensor *const *in,                   \
+                                const cn_tensor *out, const double *const *t_in, double *t_out,       \
+                                cn_error *err)                                                        \
+  {                                                                                                \
+    return move_jvp (NAME, nv, in, out, t_in, t_out, err);                                         \
+  }
+
+MOVE_JVP (reshape, "reshape")
+MOVE_JVP (permute, "permute")
+MOVE_JVP (broadcast, "broadcast")
+MOVE_JVP (pad, "pad")
+MOVE_JVP (cat, "cat")
+
 MOVE_PULLBACK (reshape, "reshape")
 MOVE_PULLBACK (permute, "permute")
 MOVE_PULLBACK (broadcast, "broadcast")
@@ -610,26 +654,26 @@ MOVE_ARMS (cat, "cat")
 
 const struct cn_op_rule cn__rule_RESHAPE = {
   .n_in = 1, .params_size = sizeof (cn_params_reshape), .check = reshape_check, .forward = reshape_forward,
-  .pullback = reshape_pullback, .ibp = reshape_ibp, .ibp_mpfi = reshape_mpfi, .crown = reshape_crown,
+  .pullback = reshape_pullback, .jvp = reshape_jvp, .ibp = reshape_ibp, .ibp_mpfi = reshape_mpfi, .crown = reshape_crown,
 };
 
 const struct cn_op_rule cn__rule_PERMUTE = {
   .n_in = 1, .params_size = sizeof (cn_params_permute), .check = permute_check, .forward = permute_forward,
-  .pullback = permute_pullback, .ibp = permute_ibp, .ibp_mpfi = permute_mpfi, .crown = permute_crown,
+  .pullback = permute_pullback, .jvp = permute_jvp, .ibp = permute_ibp, .ibp_mpfi = permute_mpfi, .crown = permute_crown,
 };
 
 const struct cn_op_rule cn__rule_BROADCAST = {
   .n_in = 1, .params_size = sizeof (cn_params_broadcast), .check = broadcast_check,
-  .forward = broadcast_forward, .pullback = broadcast_pullback, .ibp = broadcast_ibp, .ibp_mpfi = broadcast_mpfi,
+  .forward = broadcast_forward, .pullback = broadcast_pullback, .jvp = broadcast_jvp, .ibp = broadcast_ibp, .ibp_mpfi = broadcast_mpfi,
   .crown = broadcast_crown,
 };
 
 const struct cn_op_rule cn__rule_PAD = {
   .n_in = 1, .params_size = sizeof (cn_params_pad), .check = pad_check, .forward = pad_forward,
-  .pullback = pad_pullback, .ibp = pad_ibp, .ibp_mpfi = pad_mpfi, .crown = pad_crown,
+  .pullback = pad_pullback, .jvp = pad_jvp, .ibp = pad_ibp, .ibp_mpfi = pad_mpfi, .crown = pad_crown,
 };
 
 const struct cn_op_rule cn__rule_CAT = {
   .n_in = -1, .params_size = sizeof (cn_params_cat), .check = cat_check, .forward = cat_forward,
-  .pullback = cat_pullback, .ibp = cat_ibp, .ibp_mpfi = cat_mpfi, .crown = cat_crown,
+  .pullback = cat_pullback, .jvp = cat_jvp, .ibp = cat_ibp, .ibp_mpfi = cat_mpfi, .crown = cat_crown,
 };

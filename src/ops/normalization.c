@@ -34,7 +34,12 @@
  *                dy/dvar = -scale d / (2 q v)   (d/dv v^(-1/2) = -v^(-3/2) / 2),
  *            so  g_x += G scale / q  entrywise, and each channel's parameter gets the sum over its
  *            entries:  g_scale[c] += sum G d / q,  g_bias[c] += sum G,  g_mean[c] -= sum G scale / q,
- *            g_var[c] -= sum G scale d / (2 q v).  q is formed as the forward does, fl(sqrt(fl(var + eps))). */
+ *            g_var[c] -= sum G scale d / (2 q v).  q is formed as the forward does, fl(sqrt(fl(var + eps))).
+ *   Jvp      (binary64, round to nearest; a missing tangent counts as zero) the same partial
+ *            derivatives applied to the tangents, the transpose of the pullback: with k = scale / q,
+ *                T_y = k T_x + (d / q) T_scale[c] + T_bias[c] - k T_mean[c] - (k d / (2 v)) T_var[c],
+ *            the terms added in that order from +0 for each entry.  var + eps <= 0 is CN_ENUMERIC as in
+ *            the forward. */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -431,12 +436,64 @@ bn_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor
   return CN_OK;
 }
 
+static cn_status
+bn_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+        double *t_out, cn_error *err)
+{
+  const cn_params_batchnorm *p = nv->params;
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
+    return cn_error_set (err, CN_EINVAL,
+                         "batchNormRunning: jvp output is not a binary64 tensor of the node's shape (node '%s')",
+                         cn__node_name (nv));
+  for (int i = 0; i < 5; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL,
+                           "batchNormRunning: jvp input %d is not a binary64 tensor of the node's shape (node '%s')",
+                           i, cn__node_name (nv));
+  int64_t outer, C, inner;
+  bn_dims (nv, &outer, &C, &inner);
+  const double *x = in[0]->data, *sc = in[1]->data, *mu = in[3]->data, *va = in[4]->data;
+  const double *tx = t_in[0], *ts = t_in[1], *tbi = t_in[2], *tm = t_in[3], *tv = t_in[4];
+  for (int64_t c = 0; c < C; c++)
+    {
+      double v = va[c] + p->eps, q = sqrt (v);
+      if (!(v > 0))
+        return cn_error_set (err, CN_ENUMERIC,
+                             "batchNormRunning: var + eps = %g is not positive at channel %lld (node '%s')", v,
+                             (long long) c, cn__node_name (nv));
+      double k = sc[c] / q;             /* dy/dx */
+      for (int64_t a = 0; a < outer; a++)
+        {
+          const double *xa = x + (a * C + c) * inner;
+          double *ta = t_out + (a * C + c) * inner;
+          for (int64_t i = 0; i < inner; i++)
+            {
+              double d = xa[i] - mu[c], t = 0;
+              if (tx != NULL)
+                t += k * tx[(a * C + c) * inner + i];
+              if (ts != NULL)
+                t += (d / q) * ts[c];
+              if (tbi != NULL)
+                t += tbi[c];
+              if (tm != NULL)
+                t -= k * tm[c];
+              if (tv != NULL)
+                t -= ((k * d) / (2 * v)) * tv[c];
+              ta[i] = t;
+            }
+        }
+      /* now T_y holds the tangent over channel c */
+    }
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_BATCH_NORM_RUNNING = {
   .n_in = 5,
   .params_size = sizeof (cn_params_batchnorm),
   .check = bn_check,
   .forward = bn_forward,
   .pullback = bn_pullback,
+  .jvp = bn_jvp,
   .ibp = bn_ibp,
   .ibp_mpfi = bn_ibp_mpfi,
   .crown = bn_crown,

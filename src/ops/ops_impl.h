@@ -83,7 +83,15 @@ struct cn_op_rule
    * differentiable the arm uses a documented one-sided choice (relu: 0 at 0). */
   cn_status (*pullback) (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
                          const double *g_out, double *const *g_in, cn_error *err);
-  void *jvp;                          /* forward mode: not yet (issue 4) */
+  /* Forward mode in binary64 at the point IN (the forward values, f64 tensors of the input
+   * shapes; constants included) whose forward output is OUT: writes into T_OUT (numel(out)
+   * entries) the Jacobian-vector product
+   *     t_out[j] = sum_i sum_k d out_j / d in_i,k  t_in[i][k]
+   * over the inputs with T_IN[i] != NULL (the others' tangents are zero: constants, index,
+   * bool and integer ports).  At points where f is not differentiable the arm uses the same
+   * one-sided choice as its pullback, so that jvp and pullback stay adjoint. */
+  cn_status (*jvp) (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
+                    const double *const *t_in, double *t_out, cn_error *err);
   /* Sound interval propagation: OUT (initialised, numel(out)) must contain f(x) for every x
    * in the input boxes, in exact real arithmetic. */
   cn_status (*ibp) (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err);

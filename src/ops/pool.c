@@ -43,7 +43,11 @@
  *            at a tie the FIRST maximal entry in that order takes the whole cotangent (a one-sided
  *            choice: max is not differentiable there), and padded positions never get any.
  *   average  y_p = (1/D(p)) sum_{j in W(p)} x_j, so  g_x[j] += fl(G_p / D(p))  for every in-bounds j of
- *            W(p); overlapping windows add their shares. */
+ *            W(p); overlapping windows add their shares.
+ * Forward mode (jvp, binary64, round to nearest; T_x the input's tangent, zero without one):
+ *   max      T_y[p] = T_x[i*(p)], the entry the pullback routes G_p to (the first maximal entry in C
+ *            order of the kernel offsets, the same scan): an exact copy.
+ *   average  T_y[p] = fl(fl(sum_{j in W(p)} T_x[j]) / D(p)), the sum from +0 in the forward's order. */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -585,6 +589,67 @@ pool_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tens
   return CN_OK;
 }
 
+static cn_status
+pool_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+          double *t_out, cn_error *err)
+{
+  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
+    return cn_error_set (err, CN_EINVAL, "pool: jvp tensors are not binary64 (node '%s')", cn__node_name (nv));
+  cn_status st = check_sizes (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), err);
+  if (st != CN_OK)
+    return st;
+  const double *tx = t_in[0];
+  int64_t no = cn_tensor_numel (out);
+  if (tx == NULL)
+    {
+      for (int64_t q = 0; q < no; q++)
+        t_out[q] = 0;
+      return CN_OK;
+    }
+  struct pool_geom g;
+  int64_t *map, *div;
+  if ((st = pool_prepare (nv, &g, &map, &div, err)) != CN_OK)
+    return st;
+  int is_max = ((const cn_params_pool *) nv->params)->kind == CN_POOL_MAX;
+  const double *x = in[0]->data;
+  for (int64_t nc = 0; nc < g.N * g.C; nc++)
+    {
+      const double *xp = x + nc * g.Sn, *tp = tx + nc * g.Sn;
+      for (int64_t p = 0; p < g.On; p++)
+        {
+          const int64_t *mp = map + p * g.Kn;
+          double t = 0;
+          if (is_max)
+            {
+              /* The pullback's scan (see pool_pullback). */
+              int64_t best = -1;
+              for (int64_t kk = 0; kk < g.Kn; kk++)
+                {
+                  if (mp[kk] < 0)
+                    continue;
+                  double v = xp[mp[kk]];
+                  if (best < 0 || (!isnan (xp[best]) && (v > xp[best] || isnan (v))))
+                    best = mp[kk];
+                }
+              /* now best is the entry the forward kept */
+              if (best >= 0)
+                t = tp[best];
+            }
+          else
+            {
+              for (int64_t kk = 0; kk < g.Kn; kk++)
+                if (mp[kk] >= 0)
+                  t += tp[mp[kk]];
+              t /= (double) div[p];
+            }
+          t_out[nc * g.On + p] = t;
+        }
+    }
+  free (map);
+  free (div);
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_POOL = {
   .n_in = 1,
   .params_size = sizeof (cn_params_pool),
@@ -592,6 +657,7 @@ const struct cn_op_rule cn__rule_POOL = {
   .check = pool_check,
   .forward = pool_forward,
   .pullback = pool_pullback,
+  .jvp = pool_jvp,
   .ibp = pool_ibp,
   .ibp_mpfi = pool_ibp_mpfi,
   .crown = pool_crown,

@@ -60,6 +60,14 @@
  *            (its matrix read by several t) sums their products; a 1-D operand is the promoted
  *            [1, k] or [k, 1] matrix, with the same layout.  Both operands may vary (bilinear): each
  *            one that asks for a cotangent gets its product.
+ *
+ * Forward mode (jvp, binary64, round to nearest; a missing tangent counts as zero): the transposes
+ * of the pullbacks, T_y the output's tangent, set to zero and then accumulated:
+ *   linear   T_y = T_x W^T + x T_W^T + 1 T_b^T:  T_y += T_x W^T (R x NI)(NI x NO) and
+ *            T_y += x T_W^T (R x NI)(NI x NO) through cblas_dgemm (beta = 1), then
+ *            T_y[r,o] += T_b[o].
+ *   matmul   T_Y[t] = T_A[ta] B[tb] + A[ta] T_B[tb] per output batch matrix t, one cblas_dgemm
+ *            (beta = 1) per term; a broadcast operand's matrix is read by every t that reads it.
  */
 #include <config.h>
 #include <cblas.h>
@@ -417,12 +425,56 @@ linear_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_te
   return CN_OK;
 }
 
+static cn_status
+check_jvp (const char *op, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, cn_error *err)
+{
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
+    return cn_error_set (err, CN_EINVAL, "%s: jvp output is not a binary64 tensor of the node's shape (node '%s')",
+                         op, cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL,
+                           "%s: jvp input %d is not a binary64 tensor of the node's shape (node '%s')", op, i,
+                           cn__node_name (nv));
+  return CN_OK;
+}
+
+static cn_status
+linear_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+            double *t_out, cn_error *err)
+{
+  cn_status st = check_jvp ("linear", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t R, NI, NO;
+  linear_dims (nv, &R, &NI, &NO);
+  const double *x = in[0]->data, *w = in[1]->data;
+  for (int64_t q = 0; q < R * NO; q++)
+    t_out[q] = 0;
+  int ok = 1;
+  /* T_y += T_x W^T: (R x NI) (NI x NO), W stored NO x NI. */
+  if (t_in[0] != NULL)
+    ok &= gemm_add (CblasNoTrans, CblasTrans, R, NO, NI, t_in[0], NI, w, NI, t_out, NO);
+  /* T_y += x T_W^T: (R x NI) (NI x NO), T_W stored NO x NI. */
+  if (t_in[1] != NULL)
+    ok &= gemm_add (CblasNoTrans, CblasTrans, R, NO, NI, x, NI, t_in[1], NI, t_out, NO);
+  if (!ok)
+    return cn_error_set (err, CN_EUNSUPPORTED, "linear: extents too large for BLAS (node '%s')", cn__node_name (nv));
+  /* T_y[r,o] += T_b[o]. */
+  if (t_in[2] != NULL)
+    for (int64_t r = 0; r < R; r++)
+      for (int64_t o = 0; o < NO; o++)
+        t_out[r * NO + o] += t_in[2][o];
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_LINEAR = {
   .n_in = 3,
   .params_size = 0,
   .check = linear_check,
   .forward = linear_forward,
   .pullback = linear_pullback,
+  .jvp = linear_jvp,
   .ibp = linear_ibp,
   .ibp_mpfi = linear_ibp_mpfi,
   .crown = linear_crown,
@@ -793,12 +845,47 @@ matmul_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_te
   return CN_OK;
 }
 
+static cn_status
+matmul_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+            double *t_out, cn_error *err)
+{
+  cn_status st = check_jvp ("matmul", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  struct mm_geom g;
+  if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
+    return st;
+  const double *A = in[0]->data, *B = in[1]->data;
+  int64_t no = cn_tensor_numel (out);
+  for (int64_t q = 0; q < no; q++)
+    t_out[q] = 0;
+  int ok = 1;
+  for (int64_t t = 0; t < g.nb && ok; t++)
+    {
+      int64_t ia, ib;
+      mm_index (&g, t, &ia, &ib);
+      double *yt = t_out + t * g.n * g.m;
+      /* T_Y[t] += T_A[ta] B[tb]: (n x k) (k x m). */
+      if (t_in[0] != NULL)
+        ok &= gemm_add (CblasNoTrans, CblasNoTrans, g.n, g.m, g.k, t_in[0] + ia * g.n * g.k, g.k,
+                        B + ib * g.k * g.m, g.m, yt, g.m);
+      /* T_Y[t] += A[ta] T_B[tb]: (n x k) (k x m). */
+      if (t_in[1] != NULL)
+        ok &= gemm_add (CblasNoTrans, CblasNoTrans, g.n, g.m, g.k, A + ia * g.n * g.k, g.k,
+                        t_in[1] + ib * g.k * g.m, g.m, yt, g.m);
+    }
+  if (!ok)
+    return cn_error_set (err, CN_EUNSUPPORTED, "matmul: extents too large for BLAS (node '%s')", cn__node_name (nv));
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_MATMUL = {
   .n_in = 2,
   .params_size = 0,
   .check = matmul_check,
   .forward = matmul_forward,
   .pullback = matmul_pullback,
+  .jvp = matmul_jvp,
   .ibp = matmul_ibp,
   .ibp_mpfi = matmul_ibp_mpfi,
   .crown = matmul_crown,

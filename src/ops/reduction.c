@@ -47,7 +47,16 @@
  *         entries get nothing.  i* is the forward's own choice, in its scan order: the first
  *         maximal (minimal) entry of the group in increasing index order, or the last NaN if the
  *         group holds one (the forward keeps replacing by a NaN); at a tie the first entry takes
- *         the whole cotangent (a one-sided choice: max is not differentiable there).  */
+ *         the whole cotangent (a one-sided choice: max is not differentiable there).
+ *
+ * Forward mode (jvp, binary64, round to nearest; t_i the input's tangent, all zero without one):
+ * the transposes of the pullbacks above, so that <jvp(t), g> = <t, pullback(g)> exactly in real
+ * arithmetic and to rounding in binary64.
+ *   SUM   t_o = sum_{i in G(o)} t_i, accumulated from +0 in increasing index order.
+ *   mean  t_o = fl(fl(sum_{i in G(o)} t_i) / N): the sum as for SUM, then one division.
+ *   PROD  t_o = sum_{i in G(o)} fl(P_i S_i) t_i, with the same P_i and S_i as the pullback.
+ *   MAX, MIN  t_o = t_{i*(o)}, the same entry i* the pullback routes the cotangent to (the first
+ *         extreme in index order, or the last NaN).  */
 #include <config.h>
 #include <float.h>
 #include <math.h>
@@ -621,12 +630,119 @@ mean_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tens
   return red_pullback ("mean", CN_REDUCE_SUM, 1, nv, in, out, g_out, g_in, err);
 }
 
+/* ---- forward mode --------------------------------------------------------------------- */
+
+static cn_status
+red_jvp (const char *op, int kind, int mean, const cn_node_view *nv, const cn_tensor *const *in,
+         const cn_tensor *out, const double *const *t_in, double *t_out, cn_error *err)
+{
+  int64_t ni = cn__numel (nv->in_shape[0]), no = cn__numel (nv->out_shape);
+  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[0]) != ni
+      || cn_tensor_numel (out) != no)
+    return cn_error_set (err, CN_EINVAL, "%s: jvp tensors are not binary64 of the node's shapes (node '%s')", op,
+                         nv->name);
+  for (int64_t o = 0; o < no; o++)
+    t_out[o] = 0;
+  const double *tx = t_in[0];
+  if (tx == NULL)
+    return CN_OK;
+  const double *x = in[0]->data;
+  int64_t *map, group;
+  cn_status st = group_map (op, nv, &map, &group, err);
+  if (st != CN_OK)
+    return st;
+  if (kind == CN_REDUCE_SUM)
+    {
+      for (int64_t i = 0; i < ni; i++)
+        t_out[map[i]] += tx[i];
+      /* now t_out[o] = fl(sum_{i in G(o)} t_i) in increasing index order */
+      if (mean)
+        {
+          double nd = (double) group;
+          for (int64_t o = 0; o < no; o++)
+            t_out[o] /= nd;
+        }
+    }
+  else if (kind == CN_REDUCE_PROD)
+    {
+      double *pre = malloc ((size_t) (ni ? ni : 1) * sizeof *pre);
+      double *acc = malloc ((size_t) (no ? no : 1) * sizeof *acc);
+      if (pre == NULL || acc == NULL)
+        {
+          free (pre);
+          free (acc);
+          free (map);
+          return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, nv->name);
+        }
+      for (int64_t o = 0; o < no; o++)
+        acc[o] = 1;
+      for (int64_t i = 0; i < ni; i++)
+        {
+          pre[i] = acc[map[i]];
+          acc[map[i]] *= x[i];
+        }
+      /* now pre[i] = P_i, the product of the group's entries before i */
+      for (int64_t o = 0; o < no; o++)
+        acc[o] = 1;
+      for (int64_t i = ni - 1; i >= 0; i--)
+        {
+          int64_t o = map[i];
+          t_out[o] += (pre[i] * acc[o]) * tx[i];
+          acc[o] *= x[i];
+        }
+      /* now t_out[o] = sum_i fl(P_i S_i) t_i, summed in decreasing index order */
+      free (pre);
+      free (acc);
+    }
+  else
+    {
+      int mx = kind == CN_REDUCE_MAX;
+      int64_t *best = malloc ((size_t) (no ? no : 1) * sizeof *best);
+      if (best == NULL)
+        {
+          free (map);
+          return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, nv->name);
+        }
+      for (int64_t o = 0; o < no; o++)
+        best[o] = -1;
+      for (int64_t i = 0; i < ni; i++)
+        {
+          int64_t o = map[i];
+          /* The pullback's choice, step by step (see red_pullback). */
+          double a = best[o] < 0 ? (mx ? -INFINITY : INFINITY) : x[best[o]], b = x[i];
+          if (best[o] < 0 || (mx ? b > a : b < a) || isnan (b))
+            best[o] = i;
+        }
+      /* now best[o] is the entry the forward kept */
+      for (int64_t o = 0; o < no; o++)
+        if (best[o] >= 0)
+          t_out[o] = tx[best[o]];
+      free (best);
+    }
+  free (map);
+  return CN_OK;
+}
+
+static cn_status
+reduce_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+            double *t_out, cn_error *err)
+{
+  return red_jvp ("reduce", reduce_kind (nv), 0, nv, in, out, t_in, t_out, err);
+}
+
+static cn_status
+mean_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+          double *t_out, cn_error *err)
+{
+  return red_jvp ("mean", CN_REDUCE_SUM, 1, nv, in, out, t_in, t_out, err);
+}
+
 const struct cn_op_rule cn__rule_REDUCE = {
   .n_in = 1, .params_size = sizeof (cn_params_reduce), .check = reduce_check, .forward = reduce_forward,
-  .pullback = reduce_pullback, .ibp = reduce_ibp, .ibp_mpfi = reduce_mpfi, .crown = reduce_crown,
+  .pullback = reduce_pullback, .jvp = reduce_jvp, .ibp = reduce_ibp, .ibp_mpfi = reduce_mpfi, .crown = reduce_crown,
 };
 
 const struct cn_op_rule cn__rule_MEAN = {
   .n_in = 1, .params_size = sizeof (cn_params_reduce), .check = mean_check, .forward = mean_forward,
-  .pullback = mean_pullback, .ibp = mean_ibp, .ibp_mpfi = mean_mpfi, .crown = mean_crown,
+  .pullback = mean_pullback, .jvp = mean_jvp, .ibp = mean_ibp, .ibp_mpfi = mean_mpfi, .crown = mean_crown,
 };

@@ -39,6 +39,37 @@ expect 0 "154 operators" "$CERTNN" ops
 n=$(grep -c '"name"' "$TMP/ops.json")
 [ "$n" -eq 154 ] && ok || bad "ops --json lists $n operators, not 154"
 grep -q '"crown": true' "$TMP/ops.json" && ok || bad "ops --json: no operator with a CROWN arm"
+# ops: the coverage report (issue 4 item 6): per family, the columns Rule, CUDA, Gradient, Bounds,
+# and the counts compared with the seed's table (data/seed-operators.tsv)
+export CERTNN_DATA="$SRC/data"
+expect 0 "^elementwise \(27 operators" "$CERTNN" ops
+expect 0 "operator +Rule +CUDA +Gradient +Bounds" "$CERTNN" ops
+expect 0 "^  add +f64, f32 +no +pullback; forward mode +IBP, CROWN" "$CERTNN" ops
+expect 0 "^compared with the seed's 154 operators \(ours/seed\): rule [0-9]+/154, cuda [0-9]+/42, pullback [0-9]+/118, jvp [0-9]+/126, ibp [0-9]+/82, crown [0-9]+/13" "$CERTNN" ops
+expect 0 "^## movement \(" "$CERTNN" ops --markdown
+expect 0 "^\| Operator \| Rule \| CUDA \| Gradient \| Bounds \|$" "$CERTNN" ops --markdown
+expect 0 "^\| reshape \| f64, f32 \| no \| pullback; forward mode \| IBP, CROWN; reference \|$" "$CERTNN" ops --markdown
+expect 0 "^\| seed \| 154 \| 42 \| 118 \| 126 \| 82 \| 13 \|$" "$CERTNN" ops --markdown
+expect 0 "^compared with the seed's 154 operators" "$CERTNN" ops --markdown
+"$CERTNN" ops --json > "$TMP/ops2.json" 2>&1 || bad "ops --json (with the seed) failed"
+grep -q '"jvp": 126' "$TMP/ops2.json" && ok || bad "ops --json: seed_counts lacks jvp 126"
+grep -q '"gradient": "derivative; forward mode"' "$TMP/ops2.json" && ok || bad "ops --json: no seed cells"
+grep -q '"comparison": "compared with the seed' "$TMP/ops2.json" && ok || bad "ops --json: no comparison line"
+n=$(grep -c '"name"' "$TMP/ops2.json")
+[ "$n" -eq 154 ] && ok || bad "ops --json lists $n operators, not 154"
+# every operator with a pullback among ours also has a forward mode, and a rule has a forward
+for k in pullback jvp forward; do
+  c=$(grep -c "\"$k\": true" "$TMP/ops2.json")
+  [ "$c" -ge 19 ] && ok || bad "ops --json: only $c operators with $k"
+done
+# without the table: the report still prints, and says so
+expect 0 "^seed table not found" "$CERTNN" ops --seed "$TMP/none.tsv"
+expect 0 "154 operators" "$CERTNN" ops --seed "$TMP/none.tsv"
+CERTNN_DATA="$TMP" "$CERTNN" ops --json --seed "$TMP/none.tsv" > "$TMP/ops3.json" 2>&1 || bad "ops --json without a seed table failed"
+grep -q '"seed_counts": null' "$TMP/ops3.json" && ok || bad "ops --json without a seed table: seed_counts not null"
+expect 2 "exclude" "$CERTNN" ops --json --markdown
+expect 2 "needs a file" "$CERTNN" ops --seed
+unset CERTNN_DATA
 
 # run: forward evaluation, five outputs
 expect 0 "" "$CERTNN" run "$NET" --input "$DATA/point5.txt"

@@ -1,0 +1,782 @@
+/* SPDX-License-Identifier: MIT */
+/* src/ops/transcendental.c: exponentials, logarithms, trigonometric and hyperbolic functions:
+ * exp, exp2, expm1, log, log2, log10, log1p, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh,
+ * asinh, acosh, atanh, erf.
+ *
+ * Every operator but atan2 is unary, v = f(x) entry by entry, and shares one set of arms driven
+ * by a table (struct unary_def): the C99 function in double and in float, the MPFR and MPFI
+ * functions, the derivative, the shape of f (monotone, even, periodic) and its closed real
+ * domain [dlo, dhi] (the ends included where f tends to +-inf there).
+ *
+ *   forward  the C99 libm function in the tensor's sort (exp for f64, expf for f32, ...), entry by
+ *            entry.  Outside the domain libm gives NaN (log(-1)), at a pole +-inf (log(0)).
+ *            Measured error against MPFR at 256 bits (glibc 2.36, x86-64; 200000 random points
+ *            over the ranges of tests/op_cases_transcendental.c plus 200000 over a wide range per
+ *            function: exp, sinh, cosh to +-700, log to [1e-300, 1e300], sin, cos, tan to
+ *            +-1e6, ...), the largest error seen in ulps of the exact result, f64 / f32:
+ *              exp 0.51/0.51  exp2 0.51/0.51  expm1 0.78/0.77  log 0.52/0.82  log2 0.54/0.73
+ *              log10 1.57/1.95  log1p 0.77/0.78  sin 0.52/0.56  cos 0.52/0.56  tan 0.55/0.89
+ *              asin 0.52/0.87  acos 0.52/0.89  atan 0.52/0.82  atan2 0.52/1.44  sinh 1.79/1.80
+ *              cosh 1.02/1.87  asinh 1.51/1.51  acosh 1.64/1.76  atanh 1.60/1.64  erf 1.06/0.81
+ *            None is guaranteed correctly rounded (no libm promises it; the figures are measured
+ *            maxima, not proven bounds): every forward is within 2 ulps on these samples.  The
+ *            generic test's tolerance (16e-12 (1 + |r|) in f64, 16e-4 (1 + |r|) in f32) is far
+ *            above these errors on the test ranges, so no per-operator allowance is needed.
+ *   IBP      the ends come from MPFR at 53 bits with directed rounding, f(l) rounded down
+ *            (mpfr_f (t, l, MPFR_RNDD), then mpfr_get_d (t, MPFR_RNDD)) and f(u) rounded up, never
+ *            from libm.  A 53-bit MPFR value has an unbounded exponent, so the second rounding
+ *            (to a subnormal, to 0, to DBL_MAX or to +-inf) goes the same way: the double is a
+ *            bound of the exact real value.  Per shape of f on the input box [l, u]:
+ *              increasing (exp, exp2, expm1, log, log2, log10, log1p, asin, atan, sinh, asinh,
+ *                acosh, atanh, erf): [f(l) down, f(u) up];
+ *              decreasing (acos): [f(u) down, f(l) up];
+ *              cosh (even, decreasing then increasing): l >= 0: [cosh l down, cosh u up];
+ *                u <= 0: [cosh u down, cosh l up]; else [1, max(cosh l, cosh u) up];
+ *              sin, cos: the interior extrema are at x = (k + off) pi (cos: off = 0, sin:
+ *                off = 1/2), maxima for even k and minima for odd k.  The integers k with
+ *                l <= (k + off) pi <= u are found in MPFI at 128 + exponent(l, u) bits: k runs
+ *                over [ceil(a), floor(b)] with a <= l/pi - off and b >= u/pi - off the enclosure
+ *                ends, a superset of the true set (an extremum counted where there is none only
+ *                widens the box to the true bound +-1).  The box is the hull of the ends'
+ *                values (rounded outward) and +1 / -1 for every maximum / minimum found.  An
+ *                infinite end or u - l > 7 > 2 pi gives [-1, 1];
+ *              tan: increasing between the poles (k + 1/2) pi; a pole in [l, u] (found as for
+ *                sin, off = 1/2) or an infinite end gives [-inf, +inf], else [tan l down, tan u
+ *                up].
+ *            Domains: an end outside the closed domain (log: [0, +inf], log1p: [-1, +inf], asin
+ *            and acos: [-1, 1], acosh: [1, +inf], atanh: [-1, 1]) is CN_ENUMERIC, since part of
+ *            the box has no real value; an end at a pole gives the infinite limit (log [0, 1] =
+ *            [-inf, 0], atanh [0, 1] = [0, +inf]).  A NaN end is CN_ENUMERIC.  Infinite ends give
+ *            MPFR's limits (exp(-inf) = 0, atan(+inf) = pi/2 rounded up, log(+inf) = +inf).
+ *   MPFI     mpfi_exp, mpfi_exp2, mpfi_expm1, mpfi_log, mpfi_log2, mpfi_log10, mpfi_log1p, mpfi_sin,
+ *            mpfi_cos, mpfi_tan, mpfi_asin, mpfi_acos, mpfi_atan, mpfi_sinh, mpfi_cosh, mpfi_asinh,
+ *            mpfi_acosh, mpfi_atanh; erf has no MPFI function: erf is increasing, so the enclosure
+ *            is [erf(left) RNDD, erf(right) RNDU] in MPFR at the output's precision.  The same
+ *            domain rules as IBP (CN_ENUMERIC outside the domain or at a NaN).
+ *   pullback g_x += g f'(x) and
+ *   jvp      t = f'(x) t_x, with f'(x) in binary64 (round to nearest):
+ *              exp: y (the forward value);  exp2: y ln 2;  expm1: exp(x);  log: 1/x;
+ *              log2: 1/(x ln 2);  log10: 1/(x ln 10);  log1p: 1/(1 + x);  sin: cos x;
+ *              cos: -sin x;  tan: 1 + y^2;  asin: 1/sqrt(1 - x^2);  acos: -1/sqrt(1 - x^2);
+ *              atan: 1/(1 + x^2);  sinh: cosh x;  cosh: sinh x;  asinh: 1/hypot(x, 1);
+ *              acosh: 1/sqrt((x - 1)(x + 1));  atanh: 1/((1 - x)(1 + x));
+ *              erf: (2/sqrt(pi)) exp(-x^2).
+ *            Where the forward value y is NaN (outside the domain) the derivative is NaN; at a
+ *            pole of f (log at 0, atanh at +-1) or of f' (asin at +-1, acosh at 1) it is +-inf.
+ *            f is differentiable everywhere inside its domain, so no one-sided choice is needed.
+ *
+ * atan2  v = atan2(y, x) entry by entry, y the first input, x the second (torch.atan2(input,
+ *        other)), of equal shapes; the angle of (x, y) in (-pi, pi].
+ *   forward  atan2 / atan2f (measured 0.52 / 1.44 ulp).
+ *   IBP      on the box [yl, yu] x [xl, xu] (zero ends read as +0: the real y = 0 with x < 0 has
+ *            angle pi):
+ *              the box contains the origin (no real value there; every limit lies in [-pi, pi]),
+ *              or it meets the cut, the negative x axis, from both sides (xl < 0, yl < 0 <= yu):
+ *              [-pi up, pi up];
+ *              otherwise atan2 is continuous on the box, and the angle of a point of a rectangle
+ *              that does not contain the origin is extreme at a corner, so the box is
+ *              [min of the four corners' atan2 rounded down, max rounded up] (MPFR at 53 bits;
+ *              infinite corners give MPFR's limits, atan2(1, +inf) = 0, atan2(+inf, +inf) =
+ *              pi/4).  A NaN end is CN_ENUMERIC.
+ *   MPFI     mpfi_atan2 (out, y, x).
+ *   pullback with r = hypot(x, y): g_y += g (x / r) / r,  g_x -= g (y / r) / r;
+ *   jvp      t = ((x / r) t_y - (y / r) t_x) / r.
+ *            At the origin atan2 is not differentiable (not even continuous): the choice there is
+ *            the derivative 0 for both inputs, shared by pullback and jvp. */
+#include <config.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include "ops/ops_impl.h"
+
+/* ---- shared checks -------------------------------------------------------------------- */
+
+static cn_status
+shape_valid (const char *op, int i, const cn_shape *s, cn_error *err)
+{
+  if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
+    return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid rank", op, i);
+  for (int a = 0; a < s->rank; a++)
+    if (s->dim[a] < 0)
+      return cn_error_set (err, CN_EINVAL, "%s: input %d has extent %lld on axis %d", op, i,
+                           (long long) s->dim[a], a);
+  if (cn_shape_numel (s) < 0)
+    return cn_error_set (err, CN_EINVAL, "%s: input %d has too many elements", op, i);
+  return CN_OK;
+}
+
+static cn_status
+check_unary (const char *op, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  if (n_in != 1)
+    return cn_error_set (err, CN_EINVAL, "%s: takes 1 input, got %d", op, n_in);
+  cn_status st = shape_valid (op, 0, in[0], err);
+  if (st != CN_OK)
+    return st;
+  *out = *in[0];
+  return CN_OK;
+}
+
+static cn_status
+check_binary (const char *op, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  if (n_in != 2)
+    return cn_error_set (err, CN_EINVAL, "%s: takes 2 inputs, got %d", op, n_in);
+  for (int i = 0; i < 2; i++)
+    {
+      cn_status st = shape_valid (op, i, in[i], err);
+      if (st != CN_OK)
+        return st;
+    }
+  if (!cn_shape_equal (in[0], in[1]))
+    {
+      char a[128], b[128];
+      return cn_error_set (err, CN_ESHAPE, "%s: input shapes %s and %s differ", op,
+                           cn_shape_format (in[0], a, sizeof a), cn_shape_format (in[1], b, sizeof b));
+    }
+  *out = *in[0];
+  return CN_OK;
+}
+
+/* The arms trust the checked shapes, but never index past what they are given. */
+static cn_status
+tensors_ok (const char *op, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
+            cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != n)
+    return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", op,
+                         cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != out->dtype || cn_tensor_numel (in[i]) != n)
+      return cn_error_set (err, CN_EINVAL, "%s: input %d does not match the node's sort or shape (node '%s')",
+                           op, i, cn__node_name (nv));
+  return CN_OK;
+}
+
+/* Pullback and jvp: binary64 tensors of the node's shape. */
+static cn_status
+diff_ok (const char *op, const char *mode, const cn_node_view *nv, const cn_tensor *const *in,
+         const cn_tensor *out, cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
+    return cn_error_set (err, CN_EINVAL, "%s: %s output is not a binary64 tensor of the node's shape (node '%s')",
+                         op, mode, cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != n)
+      return cn_error_set (err, CN_EINVAL, "%s: %s input %d is not a binary64 tensor of the node's shape (node '%s')",
+                           op, mode, i, cn__node_name (nv));
+  return CN_OK;
+}
+
+static cn_status
+boxes_ok (const char *op, const cn_node_view *nv, const cn_box *const *in, const cn_box *out, cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->n != n)
+    return cn_error_set (err, CN_EINVAL, "%s: output box has %lld entries, expected %lld (node '%s')", op,
+                         (long long) out->n, (long long) n, cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->n != n)
+      return cn_error_set (err, CN_EINVAL, "%s: input box %d has %lld entries, expected %lld (node '%s')", op, i,
+                           (long long) in[i]->n, (long long) n, cn__node_name (nv));
+  return CN_OK;
+}
+
+static cn_status
+mpfi_ok (const char *op, const cn_node_view *nv, const cn_mpfi_vec *const *in, const cn_mpfi_vec *out,
+         cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->n != n)
+    return cn_error_set (err, CN_EINVAL, "%s: output vector has %lld entries, expected %lld (node '%s')", op,
+                         (long long) out->n, (long long) n, cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->n != n)
+      return cn_error_set (err, CN_EINVAL, "%s: input vector %d has %lld entries, expected %lld (node '%s')", op,
+                           i, (long long) in[i]->n, (long long) n, cn__node_name (nv));
+  return CN_OK;
+}
+
+/* ---- the table of the unary operators ------------------------------------------------- */
+
+enum shape { INC, DEC, COSH, SIN, COS, TAN };
+
+typedef int (*mpfr_fn) (mpfr_ptr, mpfr_srcptr, mpfr_rnd_t);
+typedef int (*mpfi_fn) (mpfi_ptr, mpfi_srcptr);
+
+struct unary_def
+{
+  cn_op op;
+  const char *name;
+  double (*fd) (double);
+  float (*ff) (float);
+  mpfr_fn mf;
+  mpfi_fn mi;                          /* NULL: increasing, from mf on the ends (erf) */
+  double (*deriv) (double x, double y); /* f'(x), given y = f(x) in binary64 */
+  enum shape shape;
+  double dlo, dhi;                     /* the closed real domain */
+};
+
+#define LN2 0.6931471805599453
+#define LN10 2.302585092994046
+#define TWO_OVER_SQRTPI 1.1283791670955126
+
+static double d_exp (double x, double y) { (void) x; return y; }
+static double d_exp2 (double x, double y) { (void) x; return y * LN2; }
+static double d_expm1 (double x, double y) { (void) y; return exp (x); }
+static double d_log (double x, double y) { (void) y; return 1 / x; }
+static double d_log2 (double x, double y) { (void) y; return 1 / (x * LN2); }
+static double d_log10 (double x, double y) { (void) y; return 1 / (x * LN10); }
+static double d_log1p (double x, double y) { (void) y; return 1 / (1 + x); }
+static double d_sin (double x, double y) { (void) y; return cos (x); }
+static double d_cos (double x, double y) { (void) y; return -sin (x); }
+static double d_tan (double x, double y) { (void) x; return 1 + y * y; }
+static double d_asin (double x, double y) { (void) y; return 1 / sqrt ((1 - x) * (1 + x)); }
+static double d_acos (double x, double y) { (void) y; return -1 / sqrt ((1 - x) * (1 + x)); }
+static double d_atan (double x, double y) { (void) y; return 1 / (1 + x * x); }
+static double d_sinh (double x, double y) { (void) y; return cosh (x); }
+static double d_cosh (double x, double y) { (void) y; return sinh (x); }
+static double d_asinh (double x, double y) { (void) y; return 1 / hypot (x, 1); }
+static double d_acosh (double x, double y) { (void) y; return 1 / sqrt ((x - 1) * (x + 1)); }
+static double d_atanh (double x, double y) { (void) y; return 1 / ((1 - x) * (1 + x)); }
+static double d_erf (double x, double y) { (void) y; return TWO_OVER_SQRTPI * exp (-x * x); }
+
+static const struct unary_def defs[] = {
+  { CN_OP_EXP, "exp", exp, expf, mpfr_exp, mpfi_exp, d_exp, INC, -INFINITY, INFINITY },
+  { CN_OP_EXP2, "exp2", exp2, exp2f, mpfr_exp2, mpfi_exp2, d_exp2, INC, -INFINITY, INFINITY },
+  { CN_OP_EXPM1, "expm1", expm1, expm1f, mpfr_expm1, mpfi_expm1, d_expm1, INC, -INFINITY, INFINITY },
+  { CN_OP_LOG, "log", log, logf, mpfr_log, mpfi_log, d_log, INC, 0, INFINITY },
+  { CN_OP_LOG2, "log2", log2, log2f, mpfr_log2, mpfi_log2, d_log2, INC, 0, INFINITY },
+  { CN_OP_LOG10, "log10", log10, log10f, mpfr_log10, mpfi_log10, d_log10, INC, 0, INFINITY },
+  { CN_OP_LOG1P, "log1p", log1p, log1pf, mpfr_log1p, mpfi_log1p, d_log1p, INC, -1, INFINITY },
+  { CN_OP_SIN, "sin", sin, sinf, mpfr_sin, mpfi_sin, d_sin, SIN, -INFINITY, INFINITY },
+  { CN_OP_COS, "cos", cos, cosf, mpfr_cos, mpfi_cos, d_cos, COS, -INFINITY, INFINITY },
+  { CN_OP_TAN, "tan", tan, tanf, mpfr_tan, mpfi_tan, d_tan, TAN, -INFINITY, INFINITY },
+  { CN_OP_ASIN, "asin", asin, asinf, mpfr_asin, mpfi_asin, d_asin, INC, -1, 1 },
+  { CN_OP_ACOS, "acos", acos, acosf, mpfr_acos, mpfi_acos, d_acos, DEC, -1, 1 },
+  { CN_OP_ATAN, "atan", atan, atanf, mpfr_atan, mpfi_atan, d_atan, INC, -INFINITY, INFINITY },
+  { CN_OP_SINH, "sinh", sinh, sinhf, mpfr_sinh, mpfi_sinh, d_sinh, INC, -INFINITY, INFINITY },
+  { CN_OP_COSH, "cosh", cosh, coshf, mpfr_cosh, mpfi_cosh, d_cosh, COSH, -INFINITY, INFINITY },
+  { CN_OP_ASINH, "asinh", asinh, asinhf, mpfr_asinh, mpfi_asinh, d_asinh, INC, -INFINITY, INFINITY },
+  { CN_OP_ACOSH, "acosh", acosh, acoshf, mpfr_acosh, mpfi_acosh, d_acosh, INC, 1, INFINITY },
+  { CN_OP_ATANH, "atanh", atanh, atanhf, mpfr_atanh, mpfi_atanh, d_atanh, INC, -1, 1 },
+  { CN_OP_ERF, "erf", erf, erff, mpfr_erf, NULL, d_erf, INC, -INFINITY, INFINITY },
+};
+
+static const struct unary_def *
+def_of (cn_op op)
+{
+  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)
+    if (defs[i].op == op)
+      return &defs[i];
+  return NULL;
+}
+
+static cn_status
+no_def (const cn_node_view *nv, cn_error *err)
+{
+  return cn_error_set (err, CN_EINVAL, "%s: not a unary transcendental operator (node '%s')",
+                       cn_op_name (nv->op), cn__node_name (nv));
+}
+
+/* ---- forward, pullback, jvp ----------------------------------------------------------- */
+
+static cn_status
+unary_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  const struct unary_def *d = def_of (nv->op);
+  if (d == NULL)
+    return no_def (nv, err);
+  cn_status st = tensors_ok (d->name, nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  if (out->dtype == CN_DTYPE_F64)
+    {
+      const double *x = in[0]->data;
+      double *y = out->data;
+      for (int64_t j = 0; j < n; j++)
+        y[j] = d->fd (x[j]);
+    }
+  else
+    {
+      const float *x = in[0]->data;
+      float *y = out->data;
+      for (int64_t j = 0; j < n; j++)
+        y[j] = d->ff (x[j]);
+    }
+  return CN_OK;
+}
+
+/* f'(x) at entry J, NaN where the forward value is NaN (outside the domain). */
+static inline double
+unary_deriv (const struct unary_def *d, double x, double y)
+{
+  return isnan (y) ? NAN : d->deriv (x, y);
+}
+
+static cn_status
+unary_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+                double *const *g_in, cn_error *err)
+{
+  const struct unary_def *d = def_of (nv->op);
+  if (d == NULL)
+    return no_def (nv, err);
+  cn_status st = diff_ok (d->name, "pullback", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  if (g_in[0] == NULL)
+    return CN_OK;
+  int64_t n = cn_tensor_numel (out);
+  const double *x = in[0]->data, *y = out->data;
+  for (int64_t j = 0; j < n; j++)
+    g_in[0][j] += g_out[j] * unary_deriv (d, x[j], y[j]);
+  return CN_OK;
+}
+
+static cn_status
+unary_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+           double *t_out, cn_error *err)
+{
+  const struct unary_def *d = def_of (nv->op);
+  if (d == NULL)
+    return no_def (nv, err);
+  cn_status st = diff_ok (d->name, "jvp", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  const double *x = in[0]->data, *y = out->data;
+  for (int64_t j = 0; j < n; j++)
+    t_out[j] = t_in[0] == NULL ? 0 : unary_deriv (d, x[j], y[j]) * t_in[0][j];
+  return CN_OK;
+}
+
+/* ---- IBP ------------------------------------------------------------------------------ */
+
+/* A bound of the real f(X): MPFR's f at 53 bits rounded in direction RND, then converted to a
+ * double in the same direction; T is a 53-bit scratch variable.  With RNDD the result is <= the
+ * exact value, with RNDU >= it (the limit at an infinite X, +-inf at a pole). */
+static double
+end_value (mpfr_fn f, double x, mpfr_rnd_t rnd, mpfr_ptr t)
+{
+  mpfr_set_d (t, x, MPFR_RNDN);        /* exact: t has 53 bits */
+  f (t, t, rnd);
+  return mpfr_get_d (t, rnd);
+}
+
+/* The integers k with l <= (k + OFF) pi <= u, for finite l <= u: returns 0 if there is none,
+ * 1 if there may be one (its parity in *ODD), 2 if there may be two or more.  A superset: k is
+ * taken over [ceil(a), floor(b)] where a <= l/pi - off and b >= u/pi - off are the ends of MPFI
+ * enclosures at 128 + exponent bits (so that the fractional part of x/pi is known to 128 bits). */
+static int
+multiples_of_pi (double l, double u, double off, int *odd)
+{
+  int e = 1;
+  if (l != 0 && ilogb (l) > e)
+    e = ilogb (l);
+  if (u != 0 && ilogb (u) > e)
+    e = ilogb (u);
+  mpfr_prec_t prec = 128 + e;
+  mpfi_t pi, q;
+  mpfr_t a, b;
+  mpfi_init2 (pi, prec);
+  mpfi_init2 (q, prec);
+  mpfr_init2 (a, prec);
+  mpfr_init2 (b, prec);
+  mpfi_const_pi (pi);
+  mpfi_set_d (q, l);
+  mpfi_div (q, q, pi);
+  mpfi_sub_d (q, q, off);
+  mpfi_get_left (a, q);
+  mpfr_ceil (a, a);                    /* exact: |a| < 2^(e + 1) needs fewer than prec bits */
+  mpfi_set_d (q, u);
+  mpfi_div (q, q, pi);
+  mpfi_sub_d (q, q, off);
+  mpfi_get_right (b, q);
+  mpfr_floor (b, b);
+  /* now every integer k with l <= (k + off) pi <= u lies in [a, b] */
+  int r;
+  if (mpfr_cmp (a, b) > 0)
+    r = 0;
+  else
+    {
+      mpfr_add_ui (&q->left, a, 1, MPFR_RNDN);   /* exact, an integer of fewer than prec bits */
+      if (mpfr_cmp (&q->left, b) <= 0)
+        r = 2;
+      else
+        {
+          r = 1;
+          mpfr_div_2ui (b, a, 1, MPFR_RNDN);
+          *odd = !mpfr_integer_p (b);
+        }
+    }
+  mpfi_clear (pi);
+  mpfi_clear (q);
+  mpfr_clear (a);
+  mpfr_clear (b);
+  return r;
+}
+
+/* The box of one entry: [*lo, *hi] contains f(x) for every real x in [l, u] (in the domain). */
+static void
+unary_box (const struct unary_def *d, double l, double u, double *lo, double *hi, mpfr_ptr t)
+{
+  switch (d->shape)
+    {
+    case INC:
+      *lo = end_value (d->mf, l, MPFR_RNDD, t);
+      *hi = end_value (d->mf, u, MPFR_RNDU, t);
+      break;
+    case DEC:
+      *lo = end_value (d->mf, u, MPFR_RNDD, t);
+      *hi = end_value (d->mf, l, MPFR_RNDU, t);
+      break;
+    case COSH:
+      if (l >= 0)
+        {
+          *lo = end_value (d->mf, l, MPFR_RNDD, t);
+          *hi = end_value (d->mf, u, MPFR_RNDU, t);
+        }
+      else if (u <= 0)
+        {
+          *lo = end_value (d->mf, u, MPFR_RNDD, t);
+          *hi = end_value (d->mf, l, MPFR_RNDU, t);
+        }
+      else
+        {
+          /* the minimum cosh 0 = 1 is inside; the maximum is at an end */
+          *lo = 1;
+          *hi = fmax (end_value (d->mf, l, MPFR_RNDU, t), end_value (d->mf, u, MPFR_RNDU, t));
+        }
+      break;
+    case TAN:
+      {
+        int odd;
+        if (isinf (l) || isinf (u) || u - l > 4 || multiples_of_pi (l, u, 0.5, &odd) != 0)
+          {
+            /* a pole (k + 1/2) pi may lie in [l, u] (u - l > 4 > pi certainly holds one) */
+            *lo = -INFINITY;
+            *hi = INFINITY;
+          }
+        else
+          {
+            /* tan is increasing on [l, u] */
+            *lo = end_value (d->mf, l, MPFR_RNDD, t);
+            *hi = end_value (d->mf, u, MPFR_RNDU, t);
+          }
+      }
+      break;
+    default:                           /* SIN, COS */
+      {
+        int odd = 0, k;
+        if (isinf (l) || isinf (u) || u - l > 7)
+          k = 2;                       /* a whole period 2 pi < 7 lies in [l, u] */
+        else
+          k = multiples_of_pi (l, u, d->shape == SIN ? 0.5 : 0, &odd);
+        if (k == 2)
+          {
+            *lo = -1;
+            *hi = 1;
+            break;
+          }
+        /* without interior extrema f is monotone between them: the ends bound it */
+        *lo = fmin (end_value (d->mf, l, MPFR_RNDD, t), end_value (d->mf, u, MPFR_RNDD, t));
+        *hi = fmax (end_value (d->mf, l, MPFR_RNDU, t), end_value (d->mf, u, MPFR_RNDU, t));
+        if (k == 1 && odd)
+          *lo = -1;                    /* a minimum (2k + 1) pi + off pi inside */
+        else if (k == 1)
+          *hi = 1;                     /* a maximum 2k pi + off pi inside */
+      }
+      break;
+    }
+}
+
+static cn_status
+unary_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  const struct unary_def *d = def_of (nv->op);
+  if (d == NULL)
+    return no_def (nv, err);
+  cn_status st = boxes_ok (d->name, nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = out->n;
+  mpfr_t t;
+  mpfr_init2 (t, 53);
+  for (int64_t j = 0; j < n; j++)
+    {
+      double l = in[0]->lo[j], u = in[0]->hi[j];
+      if (isnan (l) || isnan (u))
+        {
+          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the input box at entry %lld (node '%s')", d->name,
+                             (long long) j, cn__node_name (nv));
+          break;
+        }
+      if (l < d->dlo || u > d->dhi)
+        {
+          st = cn_error_set (err, CN_ENUMERIC,
+                             "%s: input box [%.17g, %.17g] at entry %lld leaves the domain [%g, %g] (node '%s')",
+                             d->name, l, u, (long long) j, d->dlo, d->dhi, cn__node_name (nv));
+          break;
+        }
+      unary_box (d, l, u, &out->lo[j], &out->hi[j], t);
+      /* now [lo, hi] contains f([l, u]) */
+    }
+  mpfr_clear (t);
+  return st;
+}
+
+static cn_status
+unary_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  const struct unary_def *d = def_of (nv->op);
+  if (d == NULL)
+    return no_def (nv, err);
+  cn_status st = mpfi_ok (d->name, nv, in, out, err);
+  if (st != CN_OK || out->n == 0)
+    return st;
+  mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
+  mpfr_t a, b;
+  mpfr_init2 (a, prec);
+  mpfr_init2 (b, prec);
+  for (int64_t j = 0; j < out->n; j++)
+    {
+      mpfi_srcptr x = in[0]->v[j];
+      if (mpfi_nan_p (x))
+        {
+          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input enclosure at entry %lld (node '%s')", d->name,
+                             (long long) j, cn__node_name (nv));
+          break;
+        }
+      if (mpfr_cmp_d (&x->left, d->dlo) < 0 || mpfr_cmp_d (&x->right, d->dhi) > 0)
+        {
+          st = cn_error_set (err, CN_ENUMERIC, "%s: input enclosure at entry %lld leaves the domain [%g, %g] (node '%s')",
+                             d->name, (long long) j, d->dlo, d->dhi, cn__node_name (nv));
+          break;
+        }
+      if (d->mi != NULL)
+        d->mi (out->v[j], x);
+      else
+        {
+          /* f increasing (erf): [f(left) down, f(right) up] */
+          d->mf (a, &x->left, MPFR_RNDD);
+          d->mf (b, &x->right, MPFR_RNDU);
+          mpfi_interv_fr (out->v[j], a, b);
+        }
+      if (mpfi_nan_p (out->v[j]))
+        {
+          st = cn_error_set (err, CN_ENUMERIC, "%s: no real value at entry %lld (node '%s')", d->name, (long long) j,
+                             cn__node_name (nv));
+          break;
+        }
+    }
+  mpfr_clear (a);
+  mpfr_clear (b);
+  return st;
+}
+
+#define UNARY_RULE(ID, lname)                                                                          \
+  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,   \
+                                  cn_error *err)                                                       \
+  {                                                                                                    \
+    (void) p;                                                                                          \
+    return check_unary (#lname, n_in, in, out, err);                                                   \
+  }                                                                                                    \
+  const struct cn_op_rule cn__rule_##ID = {                                                            \
+    .n_in = 1, .params_size = 0, .check = lname##_check, .forward = unary_forward,                     \
+    .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp, .ibp_mpfi = unary_mpfi,            \
+  };
+
+UNARY_RULE (EXP, exp)
+UNARY_RULE (EXP2, exp2)
+UNARY_RULE (EXPM1, expm1)
+UNARY_RULE (LOG, log)
+UNARY_RULE (LOG2, log2)
+UNARY_RULE (LOG10, log10)
+UNARY_RULE (LOG1P, log1p)
+UNARY_RULE (SIN, sin)
+UNARY_RULE (COS, cos)
+UNARY_RULE (TAN, tan)
+UNARY_RULE (ASIN, asin)
+UNARY_RULE (ACOS, acos)
+UNARY_RULE (ATAN, atan)
+UNARY_RULE (SINH, sinh)
+UNARY_RULE (COSH, cosh)
+UNARY_RULE (ASINH, asinh)
+UNARY_RULE (ACOSH, acosh)
+UNARY_RULE (ATANH, atanh)
+UNARY_RULE (ERF, erf)
+
+/* ---- atan2 ---------------------------------------------------------------------------- */
+
+static cn_status
+atan2_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  (void) p;
+  return check_binary ("atan2", n_in, in, out, err);
+}
+
+static cn_status
+atan2_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  cn_status st = tensors_ok ("atan2", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  if (out->dtype == CN_DTYPE_F64)
+    {
+      const double *y = in[0]->data, *x = in[1]->data;
+      double *v = out->data;
+      for (int64_t j = 0; j < n; j++)
+        v[j] = atan2 (y[j], x[j]);
+    }
+  else
+    {
+      const float *y = in[0]->data, *x = in[1]->data;
+      float *v = out->data;
+      for (int64_t j = 0; j < n; j++)
+        v[j] = atan2f (y[j], x[j]);
+    }
+  return CN_OK;
+}
+
+/* The partial derivatives of atan2(y, x): *DY = x / r^2, *DX = -y / r^2 (r = hypot(x, y)), and
+ * 0, 0 at the origin (the documented choice). */
+static inline void
+atan2_partials (double y, double x, double *dy, double *dx)
+{
+  double r = hypot (x, y);
+  if (r == 0)
+    {
+      *dy = 0;
+      *dx = 0;
+      return;
+    }
+  *dy = (x / r) / r;
+  *dx = -(y / r) / r;
+}
+
+static cn_status
+atan2_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+                double *const *g_in, cn_error *err)
+{
+  cn_status st = diff_ok ("atan2", "pullback", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  const double *y = in[0]->data, *x = in[1]->data;
+  for (int64_t j = 0; j < n; j++)
+    {
+      double dy, dx;
+      atan2_partials (y[j], x[j], &dy, &dx);
+      if (g_in[0] != NULL)
+        g_in[0][j] += g_out[j] * dy;
+      if (g_in[1] != NULL)
+        g_in[1][j] += g_out[j] * dx;
+    }
+  return CN_OK;
+}
+
+static cn_status
+atan2_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+           double *t_out, cn_error *err)
+{
+  cn_status st = diff_ok ("atan2", "jvp", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  const double *y = in[0]->data, *x = in[1]->data;
+  for (int64_t j = 0; j < n; j++)
+    {
+      double dy, dx, t = 0;
+      atan2_partials (y[j], x[j], &dy, &dx);
+      if (t_in[0] != NULL)
+        t += dy * t_in[0][j];
+      if (t_in[1] != NULL)
+        t += dx * t_in[1][j];
+      t_out[j] = t;
+    }
+  return CN_OK;
+}
+
+/* atan2 (Y, X) rounded by MPFR in direction RND to a double (T, U: 53-bit scratch). */
+static double
+atan2_end (double y, double x, mpfr_rnd_t rnd, mpfr_ptr t, mpfr_ptr u)
+{
+  mpfr_set_d (t, y, MPFR_RNDN);
+  mpfr_set_d (u, x, MPFR_RNDN);
+  mpfr_atan2 (t, t, u, rnd);
+  return mpfr_get_d (t, rnd);
+}
+
+static cn_status
+atan2_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  cn_status st = boxes_ok ("atan2", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  mpfr_t t, u;
+  mpfr_init2 (t, 53);
+  mpfr_init2 (u, 53);
+  mpfr_const_pi (t, MPFR_RNDU);
+  double pi_up = mpfr_get_d (t, MPFR_RNDU);
+  for (int64_t j = 0; j < out->n; j++)
+    {
+      /* zero ends as +0: the real y = 0 has atan2(0, x < 0) = pi */
+      double yl = in[0]->lo[j] + 0.0, yu = in[0]->hi[j] + 0.0, xl = in[1]->lo[j] + 0.0, xu = in[1]->hi[j] + 0.0;
+      if (isnan (yl) || isnan (yu) || isnan (xl) || isnan (xu))
+        {
+          st = cn_error_set (err, CN_ENUMERIC, "atan2: NaN end in an input box at entry %lld (node '%s')",
+                             (long long) j, cn__node_name (nv));
+          break;
+        }
+      int origin = xl <= 0 && 0 <= xu && yl <= 0 && 0 <= yu;
+      int cut = xl < 0 && yl < 0 && 0 <= yu;
+      if (origin || cut)
+        {
+          out->lo[j] = -pi_up;
+          out->hi[j] = pi_up;
+          continue;
+        }
+      /* atan2 is continuous on the box and its extremes are at corners */
+      double ys[2] = { yl, yu }, xs[2] = { xl, xu }, lo = INFINITY, hi = -INFINITY;
+      for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+          {
+            lo = fmin (lo, atan2_end (ys[a], xs[b], MPFR_RNDD, t, u));
+            hi = fmax (hi, atan2_end (ys[a], xs[b], MPFR_RNDU, t, u));
+          }
+      out->lo[j] = lo;
+      out->hi[j] = hi;
+      /* now [lo, hi] contains atan2 over the box */
+    }
+  mpfr_clear (t);
+  mpfr_clear (u);
+  return st;
+}
+
+static cn_status
+atan2_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  cn_status st = mpfi_ok ("atan2", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  for (int64_t j = 0; j < out->n; j++)
+    {
+      if (mpfi_nan_p (in[0]->v[j]) || mpfi_nan_p (in[1]->v[j]))
+        return cn_error_set (err, CN_ENUMERIC, "atan2: NaN in an input enclosure at entry %lld (node '%s')",
+                             (long long) j, cn__node_name (nv));
+      mpfi_atan2 (out->v[j], in[0]->v[j], in[1]->v[j]);
+      if (mpfi_nan_p (out->v[j]))
+        return cn_error_set (err, CN_ENUMERIC, "atan2: no real value at entry %lld (node '%s')", (long long) j,
+                             cn__node_name (nv));
+    }
+  return CN_OK;
+}
+
+const struct cn_op_rule cn__rule_ATAN2 = {
+  .n_in = 2, .params_size = 0, .check = atan2_check, .forward = atan2_forward,
+  .pullback = atan2_pullback, .jvp = atan2_jvp, .ibp = atan2_ibp, .ibp_mpfi = atan2_mpfi,
+};

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/op_cases_activation.c: random instances of the activation family's operators (sigmoid,
+ * tanh, softplus, silu, gelu, elu, leakyReLU; relu's generator is in tests/op_cases_basic.c) for
+ * the generic operator tests.
+ *
+ * Every draw is a valid instance: a small shape (at most 64 elements, every extent >= 1) and
+ * random attributes: gelu's mode none or tanh; elu's alpha in [-2, 2] (negative ones make elu a
+ * valley function); leakyReLU's slope usually in [0, 1] (0 and 1 included, the CROWN arm's scope,
+ * crown_ok set), sometimes negative or above 1 (IBP and gradients only). */
+#include <config.h>
+#include <string.h>
+#include "testutil.h"
+
+/* A random shape of rank in [RMIN, RMAX], extents in [1, EMAX], at most MAXN elements. */
+static cn_shape
+rand_shape (int rmin, int rmax, int64_t emax, int64_t maxn)
+{
+  cn_shape s;
+  memset (&s, 0, sizeof s);
+  s.rank = (int) tu_int (rmin, rmax);
+  int64_t n = 1;
+  for (int a = 0; a < s.rank; a++)
+    {
+      int64_t hi = emax;
+      while (hi > 1 && n * hi > maxn)
+        hi--;
+      s.dim[a] = tu_int (1, hi);
+      n *= s.dim[a];
+    }
+  return s;
+}
+
+int
+tu_op_case_activation (cn_op op, struct tu_op_case *c)
+{
+  switch (op)
+    {
+    case CN_OP_SIGMOID:
+    case CN_OP_TANH:
+    case CN_OP_SOFTPLUS:
+    case CN_OP_SILU:
+      break;
+    case CN_OP_GELU:
+      c->params.gelu.approximate = tu_int (0, 1) ? CN_GELU_TANH : CN_GELU_NONE;
+      break;
+    case CN_OP_ELU:
+      switch (tu_int (0, 3))
+        {
+        case 0: c->params.elu.alpha = 1; break;
+        case 1: c->params.elu.alpha = 0; break;
+        case 2: c->params.elu.alpha = tu_uniform (-2, 0); break;
+        default: c->params.elu.alpha = tu_uniform (0, 2); break;
+        }
+      break;
+    case CN_OP_LEAKY_RE_LU:
+      switch (tu_int (0, 5))
+        {
+        case 0: c->params.leaky_relu.negative_slope = 0.01; break;
+        case 1: c->params.leaky_relu.negative_slope = 0; break;
+        case 2: c->params.leaky_relu.negative_slope = 1; break;
+        case 3: c->params.leaky_relu.negative_slope = tu_uniform (0, 1); break;
+        case 4: c->params.leaky_relu.negative_slope = tu_uniform (-1, 0); break;
+        default: c->params.leaky_relu.negative_slope = tu_uniform (1, 3); break;
+        }
+      {
+        double a = c->params.leaky_relu.negative_slope;
+        c->crown_ok = a >= 0 && a <= 1;
+      }
+      break;
+    default:
+      return 0;
+    }
+  c->n_in = 1;
+  c->in_shape[0] = rand_shape (0, 4, 4, 64);
+  return 1;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/op_cases_transcendental.c: random instances of the transcendental family's operators
+ * (exp ... erf, atan2).  Operators with a restricted domain, a pole or a fast growth get an input
+ * range (x_lo, x_hi) inside their domain, away from the singularities where the generic tests'
+ * relative tolerances (forward in binary32, central differences) would not hold. */
+#include <config.h>
+#include "testutil.h"
+
+/* A random shape of rank 1 to 3 with small extents. */
+static void
+small_shape (cn_shape *s)
+{
+  int rank = (int) tu_int (1, 3);
+  int64_t d[3];
+  for (int a = 0; a < rank; a++)
+    d[a] = tu_int (1, 4);
+  cn_shape_make (s, rank, d, NULL);
+}
+
+int
+tu_op_case_transcendental (cn_op op, struct tu_op_case *c)
+{
+  double lo = 0, hi = 0;     /* 0, 0: the default draws */
+  switch (op)
+    {
+    case CN_OP_EXP:
+    case CN_OP_EXP2:
+    case CN_OP_EXPM1:
+    case CN_OP_SIN:
+    case CN_OP_COS:
+    case CN_OP_ATAN:
+    case CN_OP_SINH:
+    case CN_OP_COSH:
+    case CN_OP_ASINH:
+    case CN_OP_ERF:
+      break;
+    case CN_OP_LOG:
+    case CN_OP_LOG2:
+    case CN_OP_LOG10:
+      lo = 0.05, hi = 6;
+      break;
+    case CN_OP_LOG1P:
+      lo = -0.95, hi = 6;
+      break;
+    case CN_OP_TAN:
+      lo = -1.3, hi = 1.3;     /* inside (-pi/2, pi/2): tan is ill-conditioned near its poles */
+      break;
+    case CN_OP_ASIN:
+    case CN_OP_ACOS:
+    case CN_OP_ATANH:
+      lo = -0.95, hi = 0.95;
+      break;
+    case CN_OP_ACOSH:
+      lo = 1.05, hi = 6;
+      break;
+    case CN_OP_ATAN2:
+      small_shape (&c->in_shape[0]);
+      c->in_shape[1] = c->in_shape[0];
+      c->n_in = 2;
+      for (int i = 0; i < 2; i++)
+        {
+          c->const_lo[i] = -2;
+          c->const_hi[i] = 2;
+        }
+      /* sometimes one constant operand */
+      switch ((int) tu_int (0, 3))
+        {
+        case 0: c->in_const[0] = 1; break;
+        case 1: c->in_const[1] = 1; break;
+        default: break;
+        }
+      return 1;
+    default:
+      return 0;
+    }
+  c->n_in = 1;
+  small_shape (&c->in_shape[0]);
+  c->x_lo = lo;
+  c->x_hi = hi;
+  return 1;
+}
