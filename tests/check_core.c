@@ -213,9 +213,20 @@ START_TEST (graph_builder_errors)
   cn_shape_make (&s, 2, d, NULL);
   int x, y, z;
   ck_assert_int_eq (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s, &x, &e), CN_OK);
-  /* an operator without a rule is refused, naming it */
-  ck_assert_int_eq (cn_graph_add_node (g, CN_OP_SOFTMAX, NULL, 1, &x, "sm", &y, &e), CN_EUNSUPPORTED);
-  ck_assert_msg (strstr (e.msg, "softmax") && strstr (e.msg, "sm"), "%s", e.msg);
+  /* an operator without a rule is refused, naming it (the first one the table lacks) */
+  cn_op none = CN_OP_COUNT;
+  for (int op = 0; op < CN_OP_COUNT && none == CN_OP_COUNT; op++)
+    {
+      cn_op_coverage cov;
+      cn_op_coverage_get ((cn_op) op, &cov);
+      if (!cov.rule)
+        none = (cn_op) op;
+    }
+  if (none != CN_OP_COUNT)
+    {
+      ck_assert_int_eq (cn_graph_add_node (g, none, NULL, 1, &x, "sm", &y, &e), CN_EUNSUPPORTED);
+      ck_assert_msg (strstr (e.msg, cn_op_name (none)) && strstr (e.msg, "sm"), "%s", e.msg);
+    }
   /* a NaN constant is refused */
   cn_tensor t;
   cn_tensor_init (&t, CN_DTYPE_F32, &s, NULL);

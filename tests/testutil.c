@@ -145,7 +145,8 @@ tu_op_case (cn_op op, struct tu_op_case *c)
   memset (c, 0, sizeof *c);
   c->op = op;
   int (*const gen[]) (cn_op, struct tu_op_case *) = { tu_op_case_basic, tu_op_case_linear, tu_op_case_transcendental,
-                                                        tu_op_case_activation };
+                                                        tu_op_case_activation, tu_op_case_arith, tu_op_case_rounding,
+                                                        tu_op_case_softmax };
   for (size_t i = 0; i < sizeof gen / sizeof gen[0]; i++)
     {
       memset (c, 0, sizeof *c);

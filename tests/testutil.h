@@ -53,6 +53,14 @@ struct tu_op_case
     cn_params_gelu gelu;
     cn_params_elu elu;
     cn_params_leaky_relu leaky_relu;
+    cn_params_sqrt sqrt;
+    cn_params_scale scale;
+    cn_params_addc addc;
+    cn_params_nan_to_num nan_to_num;
+    cn_params_full_like full_like;
+    cn_params_epsilon epsilon;
+    cn_params_softmax softmax;
+    cn_params_layernorm layernorm;
   } params;
   int n_in;
   cn_shape in_shape[TU_MAX_IN];
@@ -71,6 +79,9 @@ int tu_op_case_basic (cn_op op, struct tu_op_case *c);     /* tests/op_cases_bas
 int tu_op_case_linear (cn_op op, struct tu_op_case *c);    /* tests/op_cases_linear.c */
 int tu_op_case_transcendental (cn_op op, struct tu_op_case *c);  /* tests/op_cases_transcendental.c */
 int tu_op_case_activation (cn_op op, struct tu_op_case *c);      /* tests/op_cases_activation.c */
+int tu_op_case_arith (cn_op op, struct tu_op_case *c);           /* tests/op_cases_arith.c (elementwise) */
+int tu_op_case_rounding (cn_op op, struct tu_op_case *c);        /* tests/op_cases_rounding.c (and extrema) */
+int tu_op_case_softmax (cn_op op, struct tu_op_case *c);         /* tests/op_cases_softmax.c (and norms) */
 
 /* Builds the graph of one operator instance: one graph input X (f64, length = the sum of the
  * element counts of the non-constant ports), each non-constant port fed by a slice of X

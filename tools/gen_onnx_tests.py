@@ -40,6 +40,9 @@ Reference file format (text, one token list per line):
   end
 """
 import argparse
+import ctypes
+import ctypes.util
+import math
 import os
 import sys
 from fractions import Fraction
@@ -74,6 +77,26 @@ def gen_values(n, seed, lo, hi, f32):
         x = lo + (hi - lo) * u
         out[i] = float(np.float32(x)) if f32 else x
     return out
+
+
+# ---- C's libm, for the emulation of certnn's transcendental forwards ----------------------------
+LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
+
+
+def libm_fn(name, f32):
+    """The C function NAME (its float version NAME + 'f' if F32) of the libm certnn links."""
+    fn = getattr(LIBM, name + ("f" if f32 else ""))
+    t = ctypes.c_float if f32 else ctypes.c_double
+    fn.restype = t
+    fn.argtypes = [t]
+    return fn
+
+
+def libm_map(name, x, T):
+    """libm's NAME applied entry by entry to the array X of sort T, results of sort T."""
+    fn = libm_fn(name, T == np.float32)
+    x = np.asarray(x, dtype=T)
+    return np.array([fn(float(v)) for v in x.reshape(-1)], dtype=T).reshape(x.shape)
 
 
 # ---- the reference evaluators ----------------------------------------------------------------
@@ -136,6 +159,75 @@ class Eval:
 
     def op_Neg(self, i, a, o, n):
         return -i[0]
+
+    # activations and transcendental functions: torch in float32, numpy (torch for erf) in float64
+    def _un(self, i, tf, nf):
+        x = i[0]
+        return tf(x) if self.t else nf(x)
+
+    def op_Sigmoid(self, i, a, o, n):
+        return self._un(i, torch.sigmoid, lambda x: 1.0 / (1.0 + np.exp(-x)))
+
+    def op_Tanh(self, i, a, o, n):
+        return self._un(i, torch.tanh, np.tanh)
+
+    def op_Softplus(self, i, a, o, n):
+        return self._un(i, lambda x: F.softplus(x, threshold=1e30), lambda x: np.logaddexp(0.0, x))
+
+    def op_Elu(self, i, a, o, n):
+        al = float(a.get("alpha", 1.0))
+        return self._un(i, lambda x: F.elu(x, al), lambda x: np.where(x > 0, x, al * np.expm1(x)))
+
+    def op_Selu(self, i, a, o, n):
+        al = float(a.get("alpha", float(np.float32(1.67326319217681884765625))))
+        ga = float(a.get("gamma", float(np.float32(1.05070102214813232421875))))
+        return self._un(i, lambda x: ga * F.elu(x, al), lambda x: ga * np.where(x > 0, x, al * np.expm1(x)))
+
+    def op_LeakyRelu(self, i, a, o, n):
+        al = float(a.get("alpha", float(np.float32(0.01))))
+        return self._un(i, lambda x: F.leaky_relu(x, al), lambda x: np.where(x > 0, x, al * x))
+
+    def op_Exp(self, i, a, o, n):
+        return self._un(i, torch.exp, np.exp)
+
+    def op_Log(self, i, a, o, n):
+        return self._un(i, torch.log, np.log)
+
+    def op_Sin(self, i, a, o, n):
+        return self._un(i, torch.sin, np.sin)
+
+    def op_Cos(self, i, a, o, n):
+        return self._un(i, torch.cos, np.cos)
+
+    def op_Tan(self, i, a, o, n):
+        return self._un(i, torch.tan, np.tan)
+
+    def op_Asin(self, i, a, o, n):
+        return self._un(i, torch.asin, np.arcsin)
+
+    def op_Acos(self, i, a, o, n):
+        return self._un(i, torch.acos, np.arccos)
+
+    def op_Atan(self, i, a, o, n):
+        return self._un(i, torch.atan, np.arctan)
+
+    def op_Sinh(self, i, a, o, n):
+        return self._un(i, torch.sinh, np.sinh)
+
+    def op_Cosh(self, i, a, o, n):
+        return self._un(i, torch.cosh, np.cosh)
+
+    def op_Asinh(self, i, a, o, n):
+        return self._un(i, torch.asinh, np.arcsinh)
+
+    def op_Acosh(self, i, a, o, n):
+        return self._un(i, torch.acosh, np.arccosh)
+
+    def op_Atanh(self, i, a, o, n):
+        return self._un(i, torch.atanh, np.arctanh)
+
+    def op_Erf(self, i, a, o, n):
+        return self._un(i, torch.erf, lambda x: torch.erf(torch.tensor(np.asarray(x, dtype=np.float64))).numpy())
 
     def _bin(self, i, f):
         x, y = i
@@ -567,6 +659,89 @@ class Seq:
 
     def op_Neg(self, i, a, o):
         return self.node(-self.val(i[0]))
+
+    # activations (src/ops/activation.c) and transcendental functions (src/ops/transcendental.c):
+    # libm's function of the sort (expf for binary32, exp for binary64) and numpy's correctly
+    # rounded operations of sort T, in the order the forward arms document
+    def _lib(self, name, x):
+        return libm_map(name, x, self.T.type)
+
+    def sigmoid(self, x):
+        one = self.t(1)
+        pos = one / (one + self._lib("exp", -x))
+        e = self._lib("exp", x)
+        neg = e / (one + e)
+        return np.where(x >= 0, pos, neg)
+
+    def op_Sigmoid(self, i, a, o):
+        return self.node(self.sigmoid(self.val(i[0])))
+
+    def op_Tanh(self, i, a, o):
+        return self.node(self._lib("tanh", self.val(i[0])))
+
+    def op_Softplus(self, i, a, o):
+        x = self.val(i[0])
+        pos = x + self._lib("log1p", self._lib("exp", -x))
+        neg = self._lib("log1p", self._lib("exp", x))
+        return self.node(np.where(x > 0, pos, neg))
+
+    def elu(self, x, alpha):
+        return np.where(x > 0, x, self.t(alpha) * self._lib("expm1", x))
+
+    def op_Elu(self, i, a, o):
+        return self.node(self.elu(self.val(i[0]), float(a.get("alpha", 1.0))))
+
+    def op_Selu(self, i, a, o):
+        al = float(a.get("alpha", float(np.float32(1.67326319217681884765625))))
+        ga = float(a.get("gamma", float(np.float32(1.05070102214813232421875))))
+        return self.node(self.elu(self.val(i[0]), al) * self.t(ga))
+
+    def op_LeakyRelu(self, i, a, o):
+        x = self.val(i[0])
+        al = self.t(float(a.get("alpha", float(np.float32(0.01)))))
+        return self.node(np.where(x > 0, x, al * x))
+
+    def op_Exp(self, i, a, o):
+        return self.node(self._lib("exp", self.val(i[0])))
+
+    def op_Log(self, i, a, o):
+        return self.node(self._lib("log", self.val(i[0])))
+
+    def op_Sin(self, i, a, o):
+        return self.node(self._lib("sin", self.val(i[0])))
+
+    def op_Cos(self, i, a, o):
+        return self.node(self._lib("cos", self.val(i[0])))
+
+    def op_Tan(self, i, a, o):
+        return self.node(self._lib("tan", self.val(i[0])))
+
+    def op_Asin(self, i, a, o):
+        return self.node(self._lib("asin", self.val(i[0])))
+
+    def op_Acos(self, i, a, o):
+        return self.node(self._lib("acos", self.val(i[0])))
+
+    def op_Atan(self, i, a, o):
+        return self.node(self._lib("atan", self.val(i[0])))
+
+    def op_Sinh(self, i, a, o):
+        return self.node(self._lib("sinh", self.val(i[0])))
+
+    def op_Cosh(self, i, a, o):
+        return self.node(self._lib("cosh", self.val(i[0])))
+
+    def op_Asinh(self, i, a, o):
+        return self.node(self._lib("asinh", self.val(i[0])))
+
+    def op_Acosh(self, i, a, o):
+        return self.node(self._lib("acosh", self.val(i[0])))
+
+    def op_Atanh(self, i, a, o):
+        return self.node(self._lib("atanh", self.val(i[0])))
+
+    def op_Erf(self, i, a, o):
+        return self.node(self._lib("erf", self.val(i[0])))
 
     def _bin(self, i, fn, name):
         (x, xc), (y, yc) = i
@@ -1010,6 +1185,7 @@ def benchmark_refs(bdir):
 
 # ---- small models --------------------------------------------------------------------------------
 RNG = np.random.default_rng(20240611)
+ACT_RNG = np.random.default_rng(20261129)   # the activation models' own draws: RNG's sequence stays as before
 
 
 def W(*shape, lo=-1.0, hi=1.0, dtype=np.float32):
@@ -1240,6 +1416,32 @@ def define_models():
     # a symbolic batch extent
     model("o8_symbolic_batch", 8, [N("Gemm", ["x", "w", "b"], ["y"], transB=1)],
           [("x", ["N", 4])], [("y", ["N", 3])], [init("w", W(3, 4)), init("b", W(3))])
+    # activations (src/ops/activation.c) and transcendental functions (src/ops/transcendental.c)
+    x23 = [("x", [2, 3])]
+    y23 = [("y", [2, 3])]
+    model("o8_sigmoid", 8, [N("Sigmoid", ["x"], ["y"], name="sig")], x23, y23, ranges=[(-6.0, 6.0)])
+    model("o13_tanh", 13, [N("Tanh", ["x"], ["y"], name="tanh")], x23, y23, ranges=[(-3.0, 3.0)])
+    model("o8_softplus", 8, [N("Softplus", ["x"], ["y"], name="sp")], x23, y23, ranges=[(-5.0, 5.0)])
+    model("o8_elu", 8, [N("Elu", ["x"], ["y"], name="elu", alpha=0.5)], x23, y23, ranges=[(-3.0, 3.0)])
+    model("o13_elu_default", 13, [N("Elu", ["x"], ["y"], name="elu")], x23, y23, ranges=[(-3.0, 3.0)])
+    model("o8_leaky_relu", 8, [N("LeakyRelu", ["x"], ["y"], name="lrelu", alpha=0.2)], x23, y23)
+    model("o16_leaky_relu_default", 16, [N("LeakyRelu", ["x"], ["y"], name="lrelu")], x23, y23)
+    model("o8_selu", 8, [N("Selu", ["x"], ["y"], name="selu")], x23, y23, ranges=[(-3.0, 3.0)])
+    model("o13_selu_attrs", 13, [N("Selu", ["x"], ["y"], name="selu", alpha=1.5, gamma=2.0)], x23, y23,
+          ranges=[(-3.0, 3.0)])
+    for op, opset, lo, hi in (("Exp", 13, -3.0, 3.0), ("Log", 13, 0.1, 4.0), ("Sin", 8, -4.0, 4.0),
+                              ("Cos", 8, -4.0, 4.0), ("Tan", 8, -1.2, 1.2), ("Asin", 8, -0.99, 0.99),
+                              ("Acos", 8, -0.99, 0.99), ("Atan", 8, -5.0, 5.0), ("Sinh", 9, -3.0, 3.0),
+                              ("Cosh", 9, -3.0, 3.0), ("Asinh", 9, -5.0, 5.0), ("Acosh", 9, 1.01, 5.0),
+                              ("Atanh", 9, -0.95, 0.95), ("Erf", 13, -3.0, 3.0)):
+        model("o%d_%s" % (opset, op.lower()), opset, [N(op, ["x"], ["y"], name=op.lower())], x23, y23,
+              ranges=[(lo, hi)])
+    # activations after a layer, binary64
+    model("o13_tanh_gemm_f64", 13,
+          [N("Gemm", ["x", "w", "b"], ["h"], transB=1), N("Tanh", ["h"], ["t"]), N("Sigmoid", ["t"], ["y"])],
+          [("x", [1, 4], TensorProto.DOUBLE)], [("y", [1, 3], TensorProto.DOUBLE)],
+          [init("w", np.round(ACT_RNG.uniform(-1, 1, size=(3, 4)) * 64) / 64),
+           init("b", np.round(ACT_RNG.uniform(-1, 1, size=3) * 64) / 64)])
 
 
 def write_models():

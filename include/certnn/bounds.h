@@ -46,6 +46,8 @@ typedef struct cn_bounds_opts
   cn_method method;
   int threads;          /* OpenMP threads for row-parallel work; 0 = the OpenMP default */
   cn_slope slope;       /* lower slopes of the sweeps (CN_SLOPE_ADAPTIVE by default) */
+  int tighten_slopes;   /* intermediate bounds also from sweeps with CN_SLOPE_RATIO, intersected
+                           (tighter, about twice the work; default 0) */
 } cn_bounds_opts;
 
 void cn_bounds_opts_init (cn_bounds_opts *o);      /* CROWN, default threads */

@@ -141,6 +141,17 @@ typedef struct cn_params_div { cn_div_rounding rounding; } cn_params_div;
  * extent C = x's extent on AXIS); y = scale*(x - mean)/sqrt(var + eps) + bias, eps > 0. */
 typedef struct cn_params_batchnorm { int axis; double eps; } cn_params_batchnorm;
 
+/* softmax, logSoftmax, maskedSoftmax: over AXIS (0 <= axis < rank).  maskedSoftmax takes a second
+ * input, the mask (a bool port of x's shape; in a float evaluation an entry counts as true when it
+ * is >= 0.5, so 0/1 read exactly): only the entries whose mask is true take part, the others are 0
+ * (a row with no true entry is all 0). */
+typedef struct cn_params_softmax { int axis; } cn_params_softmax;
+
+/* layerNorm over the last axis (extent N): y = (x - mean) / sqrt(var + eps) (* weight + bias),
+ * var the biased variance, eps finite and > 0.  affine = 0: one input x; affine = 1: inputs x,
+ * weight [N], bias [N] (torch.nn.LayerNorm's elementwise_affine; a missing bias is zeros). */
+typedef struct cn_params_layernorm { double eps; int affine; } cn_params_layernorm;
+
 /* gelu: y = x Phi(x), Phi the standard normal distribution function (CN_GELU_NONE, the exact
  * form with erf), or PyTorch's approximate = "tanh":
  * y = x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the constant 0.044715 read as a decimal. */
@@ -153,6 +164,34 @@ typedef struct cn_params_elu { double alpha; } cn_params_elu;
 /* leakyReLU: y = x for x > 0, negative_slope x otherwise; the slope finite (torch.nn.LeakyReLU,
  * ONNX LeakyRelu's alpha). */
 typedef struct cn_params_leaky_relu { double negative_slope; } cn_params_leaky_relu;
+
+/* sqrt: CN_SQRT_RAW (the default) is the IEEE square root, a NaN below zero;
+ * CN_SQRT_CLAMP_NEGATIVE is the root of max(x, 0) (a NaN stays a NaN). */
+typedef enum cn_sqrt_mode { CN_SQRT_RAW, CN_SQRT_CLAMP_NEGATIVE } cn_sqrt_mode;
+typedef struct cn_params_sqrt { cn_sqrt_mode mode; } cn_params_sqrt;
+
+/* scale: y = factor x, the factor finite. */
+typedef struct cn_params_scale { double factor; } cn_params_scale;
+
+/* addcmul, addcdiv: y = x + value t1 t2, y = x + value t1 / t2 (torch.addcmul, torch.addcdiv),
+ * value finite. */
+typedef struct cn_params_addc { double value; } cn_params_addc;
+
+/* nanToNum: torch.nan_to_num: a NaN becomes NAN_VALUE, +inf becomes POSINF if posinf_set, else
+ * the largest finite value of the tensor's sort, -inf NEGINF if neginf_set, else the most
+ * negative finite value.  A zero record is torch's default (nan = 0). */
+typedef struct cn_params_nan_to_num
+{
+  double nan_value, posinf, neginf;
+  int posinf_set, neginf_set;
+} cn_params_nan_to_num;
+
+/* fullLike: the input's shape filled with VALUE (torch.full_like). */
+typedef struct cn_params_full_like { double value; } cn_params_full_like;
+
+/* safeDiv x/(y + eps), safeInv 1/(x + eps), safeLog log(softplus(x) + eps) and smoothAbs
+ * sqrt(x^2 + eps): eps finite, and eps >= 0 for safeLog and smoothAbs. */
+typedef struct cn_params_epsilon { double eps; } cn_params_epsilon;
 
 /* The attribute record size an operator takes (0 for none); the graph builder copies that
  * many bytes from the pointer it is given. */

@@ -168,7 +168,14 @@ tighten (cn_analysis *a, int v, cn_error *err)
           c[(2 * r) * n + idx[first + r]] = 1;       /* lower bound of v_j */
           c[(2 * r + 1) * n + idx[first + r]] = -1;  /* lower bound of -v_j */
         }
-      if ((st = cn__crown_sweep (g, a->boxes, a->depends, v, c, 2 * cnt, a->opts.threads, a->opts.slope, lower,
+      /* the method's slopes, then (with tighten_slopes) the ratio slopes: each sweep is sound,
+       * so the intersection of their boxes is */
+      for (int pass = 0; pass < (a->opts.tighten_slopes ? 2 : 1); pass++)
+      {
+      int slope = pass == 0 ? (int) a->opts.slope : CN_SLOPE_RATIO;
+      if (pass > 0 && slope == (int) a->opts.slope)
+        continue;
+      if ((st = cn__crown_sweep (g, a->boxes, a->depends, v, c, 2 * cnt, a->opts.threads, slope, lower,
                                   NULL, err)) != CN_OK)
         goto done;
       for (int64_t r = 0; r < cnt; r++)
@@ -188,6 +195,7 @@ tighten (cn_analysis *a, int v, cn_error *err)
               goto done;
             }
         }
+      }
     }
 done:
   free (idx);

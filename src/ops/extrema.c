@@ -1,0 +1,820 @@
+/* SPDX-License-Identifier: MIT */
+/* src/ops/extrema.c: the extrema: max, min, fmax, fmin, clamp.
+ *
+ * max, min, fmax, fmin  v = f(a, b) entry by entry, two inputs of equal shapes (broadcasting is
+ * the separate broadcast node), the output of their shape; [la, ua] and [lb, ub] are the input
+ * boxes of one entry.
+ *   forward  in the tensor's sort, exact (the result is one of the operands):
+ *              max  the IEEE 754-2019 maximum: NaN if a or b is NaN, else the larger operand,
+ *                   and +0 for max(-0, +0) (torch.maximum);
+ *              min  the IEEE 754-2019 minimum: NaN propagated, -0 for min(-0, +0);
+ *              fmax, fmin  C99 fmax / fmin (fmaxf / fminf): a NaN operand is ignored (the other
+ *                   is returned), NaN only if both are NaN (torch.fmax, torch.fmin).
+ *   IBP      max [max(la, lb), max(ua, ub)], min [min(la, lb), min(ua, ub)]: max and min are
+ *            nondecreasing in each operand and exact on doubles, so this is the exact hull; no
+ *            rounding.  On real inputs fmax = max and fmin = min (NaN is not a real), so they
+ *            share these boxes.  Infinite ends stay infinite; a NaN end is CN_ENUMERIC.
+ *   MPFI     the same on the enclosures' ends with mpfr_max / mpfr_min, rounded down for the
+ *            left end and up for the right end at the output's precision.
+ *   pullback with g the output cotangent:
+ *              max  a > b: g_a += g;  b > a: g_b += g;  otherwise (a tie, or a NaN operand)
+ *                   g_a += g/2 and g_b += g/2 (the seed: "where neither operand is larger, a NaN
+ *                   included, each receives half of the gradient"; torch gives both the whole
+ *                   gradient at a NaN).  At a tie max is not differentiable; the half split is
+ *                   the mean of its one-sided derivatives along a direction (d_a + d_b)/2, which
+ *                   is what a central difference sees there.
+ *              min  the same with a < b selecting a.
+ *              fmax, fmin  as max, min, except that a NaN operand facing a number sends the whole
+ *                   gradient to the number (the operand fmax returns); two NaNs split it in half.
+ *   jvp      t = w_a t_a + w_b t_b with the same weights w in {0, 1/2, 1} as the pullback, so
+ *            that jvp and pullback stay adjoint.  g/2 is exact but below 2^-1021.
+ *
+ * clamp  v = min(max(x, lo), hi) entry by entry (torch.clamp(x, min, max)): input 0 is x, of any
+ * shape, input 1 the lower bound lo and input 2 the upper bound hi, both scalars (shape []) at
+ * frozen ports (the seed: Op.clamp : Op [value s, frozen [], frozen []] [value s]).  The output
+ * has x's shape.
+ *   forward  the IEEE maximum and minimum above in the tensor's sort, exact: a NaN in x, lo or
+ *            hi gives NaN; lo > hi gives hi everywhere (as torch).
+ *   IBP      clamp is nondecreasing in each of x, lo, hi, so with [lx, ux], [llo, ulo] and
+ *            [lhi, uhi] the boxes, [min(max(lx, llo), lhi), min(max(ux, ulo), uhi)]; exact, no
+ *            rounding.  A NaN end is CN_ENUMERIC.
+ *   MPFI     the same with mpfr_max and mpfr_min on the enclosures' ends (left down, right up).
+ *   pullback g_x += g where lo <= x <= hi (both ends included, as torch), nothing elsewhere (at
+ *            a NaN x, and everywhere when lo > hi, where clamp is constant).  At x = lo or x = hi
+ *            clamp has a kink; the choice there is 1, the derivative from inside [lo, hi].  The
+ *            bounds are frozen ports: they never receive a gradient (g_lo, g_hi unchanged).
+ *   jvp      t = [lo <= x <= hi] t_x, the same choice; the bounds' tangents are ignored.
+ *
+ * CROWN (all five; ALGORITHMS.md 2.2 (d), 3 and 6.4), with lines whose slopes are 0 or 1, so that
+ * every lam_in entry is an exact copy of lam or 0 and only the bias needs charges.  Per entry,
+ * with x in [lx, ux] and y in [ly, uy] (a constant operand as its degenerate box):
+ *   max  lower: max >= x or max >= y (exact; the operand with the larger box).  Upper: lx >= uy:
+ *        max = x; ly >= ux: max = y; otherwise the line of least gap among the constant
+ *        max(ux, uy), x + up(uy - lx) (max = x + relu(y - x) and y - x <= uy - lx) and
+ *        y + up(ux - ly).
+ *   min  the mirror image: upper min <= x or <= y; lower min = x (ux <= ly), = y (uy <= lx), or the
+ *        best of min(lx, ly), x + down(ly - ux), y + down(lx - uy).
+ *   fmax, fmin  as max and min (the same real functions).
+ *   clamp (constant bounds a, b; a varying bound is CN_EUNSUPPORTED): a > b: the constant b;
+ *        u <= a: a; l >= b: b; a <= l, u <= b: x; otherwise, since clamp is nondecreasing and
+ *        clamp(x) - x nonincreasing, x + down(clamp(u) - u) <= clamp(x) <= x + up(clamp(l) - l)
+ *        (used when [max(l, a), min(u, b)] covers half of [l, u]) or
+ *        clamp(l) <= clamp(x) <= clamp(u) (otherwise).
+ *   A row with lam_j > 0 takes the lower line of entry j, with lam_j < 0 the upper one:
+ *   lam_in[i][j] = k_i lam_j for a varying operand, and the bias receives sum_j lam_j (b_j +
+ *   k_1 c_j) over the constant operand values c_j, summed in RN with its (G) error
+ *   (cn__crown_add_sum).  A line with an infinite intercept (an infinite end) makes the charge of
+ *   a row that uses it +inf.  The intercepts are rounded outward (cn__up, cn__down); the choice
+ *   among valid lines uses RN estimates and does not affect soundness.  The arms need the input
+ *   boxes (CN_RULE_NEEDS_BOUNDS). */
+#include <config.h>
+#include <math.h>
+#include <stdlib.h>
+#include "crown/crown_impl.h"
+#include "core/parallel.h"
+
+/* ---- shared checks -------------------------------------------------------------------- */
+
+static cn_status
+shape_valid (const char *op, int i, const cn_shape *s, cn_error *err)
+{
+  if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
+    return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid rank", op, i);
+  for (int a = 0; a < s->rank; a++)
+    if (s->dim[a] < 0)
+      return cn_error_set (err, CN_EINVAL, "%s: input %d has extent %lld on axis %d", op, i,
+                           (long long) s->dim[a], a);
+  if (cn_shape_numel (s) < 0)
+    return cn_error_set (err, CN_EINVAL, "%s: input %d has too many elements", op, i);
+  return CN_OK;
+}
+
+static cn_status
+check_binary (const char *op, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  if (n_in != 2)
+    return cn_error_set (err, CN_EINVAL, "%s: takes 2 inputs, got %d", op, n_in);
+  for (int i = 0; i < 2; i++)
+    {
+      cn_status st = shape_valid (op, i, in[i], err);
+      if (st != CN_OK)
+        return st;
+    }
+  if (!cn_shape_equal (in[0], in[1]))
+    {
+      char a[128], b[128];
+      return cn_error_set (err, CN_ESHAPE, "%s: input shapes %s and %s differ", op,
+                           cn_shape_format (in[0], a, sizeof a), cn_shape_format (in[1], b, sizeof b));
+    }
+  *out = *in[0];
+  return CN_OK;
+}
+
+/* ---- max, min, fmax, fmin ----------------------------------------------------------------- */
+
+enum kind { MAX, MIN, FMAX, FMIN };
+
+struct ext_def
+{
+  cn_op op;
+  const char *name;
+  enum kind kind;
+};
+
+static const struct ext_def defs[] = {
+  { CN_OP_MAX, "max", MAX }, { CN_OP_MIN, "min", MIN }, { CN_OP_FMAX, "fmax", FMAX }, { CN_OP_FMIN, "fmin", FMIN },
+};
+
+static const struct ext_def *
+def_of (cn_op op)
+{
+  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)
+    if (defs[i].op == op)
+      return &defs[i];
+  return NULL;
+}
+
+static cn_status
+no_def (const cn_node_view *nv, cn_error *err)
+{
+  return cn_error_set (err, CN_EINVAL, "%s: not a binary extremum (node '%s')", cn_op_name (nv->op),
+                       cn__node_name (nv));
+}
+
+/* The IEEE 754-2019 maximum and minimum (NaN propagated, +0 > -0), in double and float. */
+static inline double
+max_d (double a, double b)
+{
+  if (isnan (a) || isnan (b))
+    return a + b;
+  if (a != b)
+    return a > b ? a : b;
+  return signbit (a) ? b : a;
+}
+
+static inline double
+min_d (double a, double b)
+{
+  if (isnan (a) || isnan (b))
+    return a + b;
+  if (a != b)
+    return a < b ? a : b;
+  return signbit (a) ? a : b;
+}
+
+static inline float
+max_f (float a, float b)
+{
+  if (isnan (a) || isnan (b))
+    return a + b;
+  if (a != b)
+    return a > b ? a : b;
+  return signbit (a) ? b : a;
+}
+
+static inline float
+min_f (float a, float b)
+{
+  if (isnan (a) || isnan (b))
+    return a + b;
+  if (a != b)
+    return a < b ? a : b;
+  return signbit (a) ? a : b;
+}
+
+static inline double
+ext_d (enum kind k, double a, double b)
+{
+  switch (k)
+    {
+    case MAX: return max_d (a, b);
+    case MIN: return min_d (a, b);
+    case FMAX: return fmax (a, b);
+    default: return fmin (a, b);
+    }
+}
+
+static inline float
+ext_f (enum kind k, float a, float b)
+{
+  switch (k)
+    {
+    case MAX: return max_f (a, b);
+    case MIN: return min_f (a, b);
+    case FMAX: return fmaxf (a, b);
+    default: return fminf (a, b);
+    }
+}
+
+/* The weights of the derivative at (a, b): dv = *WA da + *WB db (see the header). */
+static inline void
+ext_weights (enum kind k, double a, double b, double *wa, double *wb)
+{
+  int na = isnan (a), nb = isnan (b);
+  if ((k == FMAX || k == FMIN) && na != nb)
+    {
+      /* fmax/fmin return the number facing a NaN */
+      *wa = nb;
+      *wb = na;
+      return;
+    }
+  int amax = k == MAX || k == FMAX;
+  if (!na && !nb && a != b)
+    {
+      int a_sel = amax ? a > b : a < b;
+      *wa = a_sel;
+      *wb = !a_sel;
+      return;
+    }
+  *wa = *wb = 0.5;                     /* a tie, or a NaN operand of max/min (two of fmax/fmin) */
+}
+
+static cn_status
+ext_check_shapes (const char *op, const cn_node_view *nv, int64_t n_out, int64_t n0, int64_t n1, cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (n_out != n || n0 != n || n1 != n)
+    return cn_error_set (err, CN_EINVAL, "%s: arguments do not match the node (node '%s')", op, cn__node_name (nv));
+  return CN_OK;
+}
+
+static cn_status
+ext_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  const struct ext_def *d = def_of (nv->op);
+  if (d == NULL)
+    return no_def (nv, err);
+  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype || in[1]->dtype != out->dtype)
+    return cn_error_set (err, CN_EINVAL, "%s: tensors of different sorts (node '%s')", d->name, cn__node_name (nv));
+  cn_status st = ext_check_shapes (d->name, nv, cn_tensor_numel (out), cn_tensor_numel (in[0]),
+                                   cn_tensor_numel (in[1]), err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  if (out->dtype == CN_DTYPE_F64)
+    {
+      const double *a = in[0]->data, *b = in[1]->data;
+      double *v = out->data;
+      for (int64_t j = 0; j < n; j++)
+        v[j] = ext_d (d->kind, a[j], b[j]);
+    }
+  else
+    {
+      const float *a = in[0]->data, *b = in[1]->data;
+      float *v = out->data;
+      for (int64_t j = 0; j < n; j++)
+        v[j] = ext_f (d->kind, a[j], b[j]);
+    }
+  return CN_OK;
+}
+
+static cn_status
+ext_diff_ok (const struct ext_def *d, const char *mode, const cn_node_view *nv, const cn_tensor *const *in,
+             const cn_tensor *out, cn_error *err)
+{
+  if (in[0]->dtype != CN_DTYPE_F64 || in[1]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
+    return cn_error_set (err, CN_EINVAL, "%s: %s tensors are not binary64 (node '%s')", d->name, mode,
+                         cn__node_name (nv));
+  return ext_check_shapes (d->name, nv, cn_tensor_numel (out), cn_tensor_numel (in[0]), cn_tensor_numel (in[1]),
+                           err);
+}
+
+static cn_status
+ext_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+              double *const *g_in, cn_error *err)
+{
+  const struct ext_def *d = def_of (nv->op);
+  if (d == NULL)
+    return no_def (nv, err);
+  cn_status st = ext_diff_ok (d, "pullback", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  const double *a = in[0]->data, *b = in[1]->data;
+  for (int64_t j = 0; j < n; j++)
+    {
+      double wa, wb;
+      ext_weights (d->kind, a[j], b[j], &wa, &wb);
+      if (g_in[0] != NULL && wa != 0)
+        g_in[0][j] += wa * g_out[j];
+      if (g_in[1] != NULL && wb != 0)
+        g_in[1][j] += wb * g_out[j];
+    }
+  /* now each operand has received its weight (0, 1/2 or 1) times g */
+  return CN_OK;
+}
+
+static cn_status
+ext_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+         double *t_out, cn_error *err)
+{
+  const struct ext_def *d = def_of (nv->op);
+  if (d == NULL)
+    return no_def (nv, err);
+  cn_status st = ext_diff_ok (d, "jvp", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  const double *a = in[0]->data, *b = in[1]->data;
+  for (int64_t j = 0; j < n; j++)
+    {
+      double wa, wb, t = 0;
+      ext_weights (d->kind, a[j], b[j], &wa, &wb);
+      if (t_in[0] != NULL && wa != 0)
+        t += wa * t_in[0][j];
+      if (t_in[1] != NULL && wb != 0)
+        t += wb * t_in[1][j];
+      t_out[j] = t;
+    }
+  return CN_OK;
+}
+
+static cn_status
+ext_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  const struct ext_def *d = def_of (nv->op);
+  if (d == NULL)
+    return no_def (nv, err);
+  cn_status st = ext_check_shapes (d->name, nv, out->n, in[0]->n, in[1]->n, err);
+  if (st != CN_OK)
+    return st;
+  int amax = d->kind == MAX || d->kind == FMAX;
+  for (int64_t j = 0; j < out->n; j++)
+    {
+      double la = in[0]->lo[j], ua = in[0]->hi[j], lb = in[1]->lo[j], ub = in[1]->hi[j];
+      if (isnan (la) || isnan (ua) || isnan (lb) || isnan (ub))
+        return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in an input box at entry %lld (node '%s')", d->name,
+                             (long long) j, cn__node_name (nv));
+      out->lo[j] = amax ? fmax (la, lb) : fmin (la, lb);
+      out->hi[j] = amax ? fmax (ua, ub) : fmin (ua, ub);
+      /* now [lo, hi] is the exact hull of f over the box (f nondecreasing in both operands) */
+    }
+  return CN_OK;
+}
+
+static cn_status
+ext_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  const struct ext_def *d = def_of (nv->op);
+  if (d == NULL)
+    return no_def (nv, err);
+  cn_status st = ext_check_shapes (d->name, nv, out->n, in[0]->n, in[1]->n, err);
+  if (st != CN_OK || out->n == 0)
+    return st;
+  mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
+  mpfr_t l, r;
+  mpfr_init2 (l, prec);
+  mpfr_init2 (r, prec);
+  int amax = d->kind == MAX || d->kind == FMAX;
+  for (int64_t j = 0; j < out->n; j++)
+    {
+      mpfi_srcptr a = in[0]->v[j], b = in[1]->v[j];
+      if (mpfi_nan_p (a) || mpfi_nan_p (b))
+        {
+          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in an input enclosure at entry %lld (node '%s')", d->name,
+                             (long long) j, cn__node_name (nv));
+          break;
+        }
+      if (amax)
+        {
+          mpfr_max (l, &a->left, &b->left, MPFR_RNDD);
+          mpfr_max (r, &a->right, &b->right, MPFR_RNDU);
+        }
+      else
+        {
+          mpfr_min (l, &a->left, &b->left, MPFR_RNDD);
+          mpfr_min (r, &a->right, &b->right, MPFR_RNDU);
+        }
+      mpfi_interv_fr (out->v[j], l, r);
+    }
+  mpfr_clear (l);
+  mpfr_clear (r);
+  return st;
+}
+
+/* ---- CROWN: lines with slopes 0 and 1 ----------------------------------------------------- */
+
+/* One valid line of an entry: k[0] u_0 + k[1] u_1 + b with k in {0, 1} (u_0 = x, u_1 = y for the
+ * binary extrema; clamp uses k[0] only) and b a double read as an exact real (+-inf: no such line
+ * on the box).  Slopes 0 and 1 make every lam_in entry an exact copy of lam or 0, so only the
+ * bias sum has rounding errors to charge. */
+struct line01
+{
+  unsigned char k[2];
+  double b;
+};
+
+struct entry01
+{
+  struct line01 lo, up;              /* lo: a lower line (rows with lam > 0), up: an upper line */
+};
+
+struct rows01_ctx
+{
+  const cn_crown_step *st;
+  const struct entry01 *e;
+  int nk;                            /* the operands with slopes: 2 (max, min), 1 (clamp) */
+  int64_t n;
+};
+
+/* The rows FIRST..LAST-1: for each entry j, with the line of the sign of lam_j,
+ * lam_in[i][j] = k[i] lam_j for a varying operand i, k[i] lam_j c_j into the bias for a constant
+ * one (c_j its value, the degenerate box), and lam_j b into the bias.  The bias terms are summed
+ * in RN and charged with their (G) error (cn__crown_add_sum); an infinite term makes the row's
+ * charge +inf. */
+static void
+rows01 (void *p, int64_t first, int64_t last)
+{
+  const struct rows01_ctx *c = p;
+  const cn_crown_step *st = c->st;
+  int64_t n = c->n;
+  for (int64_t s = first; s < last; s++)
+    {
+      const double *lam = st->lam_out + s * n;
+      double d = 0, t = 0;
+      int64_t cnt = 0;
+      int unbounded = 0;
+      for (int64_t j = 0; j < n; j++)
+        {
+          double a = lam[j];
+          if (a == 0)
+            continue;
+          const struct line01 *ln = a > 0 ? &c->e[j].lo : &c->e[j].up;
+          for (int i = 0; i < c->nk; i++)
+            {
+              if (!ln->k[i])
+                continue;
+              if (st->lam_in[i] != NULL)
+                st->lam_in[i][s * n + j] = a;
+              else
+                {
+                  double y = st->in_box[i]->lo[j];
+                  if (!isfinite (y))
+                    unbounded = 1;
+                  else
+                    {
+                      d += a * y;
+                      t += fabs (a) * fabs (y);
+                      cnt++;
+                    }
+                }
+            }
+          if (ln->b != 0)
+            {
+              if (!isfinite (ln->b))
+                unbounded = 1;
+              else
+                {
+                  d += a * ln->b;
+                  t += fabs (a) * fabs (ln->b);
+                  cnt++;
+                }
+            }
+        }
+      /* now lam . v >= sum_i lam_in[i] . u_i + (the exact sum whose RN value is d) on the boxes,
+       * t = fl(sum of the cnt terms' magnitudes) */
+      cn__crown_add_sum (st, s, d, t, cnt, unbounded);
+    }
+}
+
+static inline struct line01
+mk_line (int k0, int k1, double b)
+{
+  struct line01 l = { { (unsigned char) k0, (unsigned char) k1 }, isnan (b) ? INFINITY : b };
+  return l;
+}
+
+/* A gap estimate (it only chooses a line: RN is fine), +inf where the line does not exist. */
+static inline double
+gap (double g, double b)
+{
+  return isfinite (b) && !isnan (g) ? g : INFINITY;
+}
+
+/* The lines of max (MIN = 0) or min (MIN = 1) of x in [lx, ux] and y in [ly, uy] (no NaN). */
+static void
+ext_lines (int min, double lx, double ux, double ly, double uy, struct entry01 *e)
+{
+  if (!min)
+    {
+      /* lower: max >= x and max >= y; the operand with the larger box */
+      e->lo = lx > ly || (lx == ly && ux >= uy) ? mk_line (1, 0, 0) : mk_line (0, 1, 0);
+      if (lx >= uy)
+        e->up = mk_line (1, 0, 0);         /* max = x on the box */
+      else if (ly >= ux)
+        e->up = mk_line (0, 1, 0);         /* max = y on the box */
+      else
+        {
+          /* max <= max(ux, uy);  max = x + relu(y - x) <= x + (uy - lx);  max <= y + (ux - ly)
+           * (uy - lx > 0 and ux - ly > 0 here; cn__up makes the intercepts upper bounds) */
+          double m = fmax (ux, uy), bx = cn__up (uy - lx), by = cn__up (ux - ly);
+          double g0 = gap (m - fmax (lx, ly), m), gx = gap (uy - lx, bx), gy = gap (ux - ly, by);
+          if (gx <= g0 && gx <= gy)
+            e->up = mk_line (1, 0, bx);
+          else if (gy <= g0)
+            e->up = mk_line (0, 1, by);
+          else
+            e->up = mk_line (0, 0, m);
+        }
+    }
+  else
+    {
+      /* upper: min <= x and min <= y; the operand with the smaller box */
+      e->up = ux < uy || (ux == uy && lx <= ly) ? mk_line (1, 0, 0) : mk_line (0, 1, 0);
+      if (ux <= ly)
+        e->lo = mk_line (1, 0, 0);         /* min = x on the box */
+      else if (uy <= lx)
+        e->lo = mk_line (0, 1, 0);         /* min = y on the box */
+      else
+        {
+          /* min >= min(lx, ly);  min = x - relu(x - y) >= x + (ly - ux);  min >= y + (lx - uy)
+           * (cn__down makes the intercepts lower bounds) */
+          double m = fmin (lx, ly), bx = cn__down (ly - ux), by = cn__down (lx - uy);
+          double g0 = gap (fmin (ux, uy) - m, m), gx = gap (ux - ly, bx), gy = gap (uy - lx, by);
+          if (gx <= g0 && gx <= gy)
+            e->lo = mk_line (1, 0, bx);
+          else if (gy <= g0)
+            e->lo = mk_line (0, 1, by);
+          else
+            e->lo = mk_line (0, 0, m);
+        }
+    }
+}
+
+static cn_status
+ext_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  const struct ext_def *d = def_of (nv->op);
+  if (d == NULL)
+    return no_def (nv, err);
+  int64_t n = cn__numel (nv->out_shape);
+  const cn_box *bx = st->in_box[0], *by = st->in_box[1];
+  if (bx->n != n || by->n != n)
+    return cn_error_set (err, CN_EINVAL, "%s: input boxes do not match the node (node '%s')", d->name,
+                         cn__node_name (nv));
+  struct entry01 *e = malloc ((size_t) (n ? n : 1) * sizeof *e);
+  if (e == NULL)
+    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", d->name, cn__node_name (nv));
+  int min = d->kind == MIN || d->kind == FMIN;
+  for (int64_t j = 0; j < n; j++)
+    {
+      double lx = bx->lo[j], ux = bx->hi[j], ly = by->lo[j], uy = by->hi[j];
+      if (isnan (lx) || isnan (ux) || isnan (ly) || isnan (uy))
+        {
+          free (e);
+          return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in an input box at entry %lld (node '%s')", d->name,
+                               (long long) j, cn__node_name (nv));
+        }
+      ext_lines (min, lx, ux, ly, uy, &e[j]);
+      /* now e[j].lo <= f <= e[j].up on the box, read as exact reals */
+    }
+  struct rows01_ctx ctx = { .st = st, .e = e, .nk = 2, .n = n };
+  cn__for_rows (st->rows, st->threads, st->rows * n > 65536, rows01, &ctx);
+  free (e);
+  return CN_OK;
+}
+
+#define EXT_RULE(ID, lname)                                                                            \
+  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,   \
+                                  cn_error *err)                                                       \
+  {                                                                                                    \
+    (void) p;                                                                                          \
+    return check_binary (#lname, n_in, in, out, err);                                                  \
+  }                                                                                                    \
+  const struct cn_op_rule cn__rule_##ID = {                                                            \
+    .n_in = 2, .params_size = 0, .check = lname##_check, .forward = ext_forward,                       \
+    .flags = CN_RULE_NEEDS_BOUNDS, .pullback = ext_pullback, .jvp = ext_jvp, .ibp = ext_ibp,            \
+    .ibp_mpfi = ext_mpfi, .crown = ext_crown,                                                          \
+  };
+
+EXT_RULE (MAX, max)
+EXT_RULE (MIN, min)
+EXT_RULE (FMAX, fmax)
+EXT_RULE (FMIN, fmin)
+
+/* ---- clamp ------------------------------------------------------------------------------ */
+
+static const cn_port_kind clamp_ports[3] = { CN_PORT_VALUE, CN_PORT_FROZEN, CN_PORT_FROZEN };
+
+static cn_status
+clamp_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  (void) p;
+  if (n_in != 3)
+    return cn_error_set (err, CN_EINVAL, "clamp: takes 3 inputs (x, min, max), got %d", n_in);
+  for (int i = 0; i < 3; i++)
+    {
+      cn_status st = shape_valid ("clamp", i, in[i], err);
+      if (st != CN_OK)
+        return st;
+    }
+  for (int i = 1; i < 3; i++)
+    if (in[i]->rank != 0)
+      {
+        char a[128];
+        return cn_error_set (err, CN_ESHAPE, "clamp: bound %s has shape %s, expected a scalar []",
+                             i == 1 ? "min (input 1)" : "max (input 2)", cn_shape_format (in[i], a, sizeof a));
+      }
+  *out = *in[0];
+  return CN_OK;
+}
+
+static cn_status
+clamp_sizes (const char *mode, const cn_node_view *nv, int64_t n_out, int64_t n0, int64_t n1, int64_t n2,
+             cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (n_out != n || n0 != n || n1 != 1 || n2 != 1)
+    return cn_error_set (err, CN_EINVAL, "clamp: %s arguments do not match the node (node '%s')", mode,
+                         cn__node_name (nv));
+  return CN_OK;
+}
+
+static cn_status
+clamp_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  for (int i = 0; i < 3; i++)
+    if (!cn_dtype_is_float (out->dtype) || in[i]->dtype != out->dtype)
+      return cn_error_set (err, CN_EINVAL, "clamp: tensors of different sorts (node '%s')", cn__node_name (nv));
+  cn_status st = clamp_sizes ("forward", nv, cn_tensor_numel (out), cn_tensor_numel (in[0]),
+                              cn_tensor_numel (in[1]), cn_tensor_numel (in[2]), err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  if (out->dtype == CN_DTYPE_F64)
+    {
+      const double *x = in[0]->data, lo = *(const double *) in[1]->data, hi = *(const double *) in[2]->data;
+      double *v = out->data;
+      for (int64_t j = 0; j < n; j++)
+        v[j] = min_d (max_d (x[j], lo), hi);
+    }
+  else
+    {
+      const float *x = in[0]->data, lo = *(const float *) in[1]->data, hi = *(const float *) in[2]->data;
+      float *v = out->data;
+      for (int64_t j = 0; j < n; j++)
+        v[j] = min_f (max_f (x[j], lo), hi);
+    }
+  return CN_OK;
+}
+
+static cn_status
+clamp_diff_ok (const char *mode, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
+               cn_error *err)
+{
+  for (int i = 0; i < 3; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
+      return cn_error_set (err, CN_EINVAL, "clamp: %s tensors are not binary64 (node '%s')", mode,
+                           cn__node_name (nv));
+  return clamp_sizes (mode, nv, cn_tensor_numel (out), cn_tensor_numel (in[0]), cn_tensor_numel (in[1]),
+                      cn_tensor_numel (in[2]), err);
+}
+
+static cn_status
+clamp_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+                double *const *g_in, cn_error *err)
+{
+  cn_status st = clamp_diff_ok ("pullback", nv, in, out, err);
+  if (st != CN_OK || g_in[0] == NULL)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  const double *x = in[0]->data, lo = *(const double *) in[1]->data, hi = *(const double *) in[2]->data;
+  for (int64_t j = 0; j < n; j++)
+    if (lo <= x[j] && x[j] <= hi)
+      g_in[0][j] += g_out[j];
+  /* now g_x has received g [lo <= x <= hi]; the frozen bounds receive nothing */
+  return CN_OK;
+}
+
+static cn_status
+clamp_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+           double *t_out, cn_error *err)
+{
+  cn_status st = clamp_diff_ok ("jvp", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  const double *x = in[0]->data, lo = *(const double *) in[1]->data, hi = *(const double *) in[2]->data;
+  for (int64_t j = 0; j < n; j++)
+    t_out[j] = t_in[0] != NULL && lo <= x[j] && x[j] <= hi ? t_in[0][j] : 0.0;
+  /* now t_out = [lo <= x <= hi] t_x exactly */
+  return CN_OK;
+}
+
+static cn_status
+clamp_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  cn_status st = clamp_sizes ("IBP", nv, out->n, in[0]->n, in[1]->n, in[2]->n, err);
+  if (st != CN_OK)
+    return st;
+  double llo = in[1]->lo[0], ulo = in[1]->hi[0], lhi = in[2]->lo[0], uhi = in[2]->hi[0];
+  if (isnan (llo) || isnan (ulo) || isnan (lhi) || isnan (uhi))
+    return cn_error_set (err, CN_ENUMERIC, "clamp: NaN end in a bound's box (node '%s')", cn__node_name (nv));
+  for (int64_t j = 0; j < out->n; j++)
+    {
+      double l = in[0]->lo[j], u = in[0]->hi[j];
+      if (isnan (l) || isnan (u))
+        return cn_error_set (err, CN_ENUMERIC, "clamp: NaN end in the input box at entry %lld (node '%s')",
+                             (long long) j, cn__node_name (nv));
+      out->lo[j] = fmin (fmax (l, llo), lhi);
+      out->hi[j] = fmin (fmax (u, ulo), uhi);
+      /* now [lo, hi] contains clamp over the boxes (nondecreasing in x, min and max) */
+    }
+  return CN_OK;
+}
+
+static cn_status
+clamp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  cn_status st = clamp_sizes ("MPFI", nv, out->n, in[0]->n, in[1]->n, in[2]->n, err);
+  if (st != CN_OK || out->n == 0)
+    return st;
+  if (mpfi_nan_p (in[1]->v[0]) || mpfi_nan_p (in[2]->v[0]))
+    return cn_error_set (err, CN_ENUMERIC, "clamp: NaN in a bound's enclosure (node '%s')", cn__node_name (nv));
+  mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
+  mpfr_t l, r;
+  mpfr_init2 (l, prec);
+  mpfr_init2 (r, prec);
+  mpfi_srcptr a = in[1]->v[0], b = in[2]->v[0];
+  for (int64_t j = 0; j < out->n; j++)
+    {
+      mpfi_srcptr x = in[0]->v[j];
+      if (mpfi_nan_p (x))
+        {
+          st = cn_error_set (err, CN_ENUMERIC, "clamp: NaN in the input enclosure at entry %lld (node '%s')",
+                             (long long) j, cn__node_name (nv));
+          break;
+        }
+      mpfr_max (l, &x->left, &a->left, MPFR_RNDD);
+      mpfr_min (l, l, &b->left, MPFR_RNDD);
+      mpfr_max (r, &x->right, &a->right, MPFR_RNDU);
+      mpfr_min (r, r, &b->right, MPFR_RNDU);
+      mpfi_interv_fr (out->v[j], l, r);
+    }
+  mpfr_clear (l);
+  mpfr_clear (r);
+  return st;
+}
+
+static cn_status
+clamp_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  int64_t n = cn__numel (nv->out_shape);
+  if (st->lam_in[1] != NULL || st->lam_in[2] != NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "clamp: CROWN needs constant bounds (node '%s')", cn__node_name (nv));
+  if (st->lam_in[0] == NULL)
+    return cn_error_set (err, CN_EINVAL, "clamp: CROWN step on constant inputs (node '%s')", cn__node_name (nv));
+  const cn_box *bx = st->in_box[0];
+  if (bx->n != n || st->in_box[1]->n != 1 || st->in_box[2]->n != 1)
+    return cn_error_set (err, CN_EINVAL, "clamp: input boxes do not match the node (node '%s')", cn__node_name (nv));
+  double a = st->in_box[1]->lo[0], b = st->in_box[2]->lo[0];
+  if (isnan (a) || isnan (b))
+    return cn_error_set (err, CN_ENUMERIC, "clamp: NaN bound (node '%s')", cn__node_name (nv));
+  struct entry01 *e = malloc ((size_t) (n ? n : 1) * sizeof *e);
+  if (e == NULL)
+    return cn_error_set (err, CN_ENOMEM, "clamp: out of memory (node '%s')", cn__node_name (nv));
+  for (int64_t j = 0; j < n; j++)
+    {
+      double l = bx->lo[j], u = bx->hi[j];
+      if (isnan (l) || isnan (u))
+        {
+          free (e);
+          return cn_error_set (err, CN_ENUMERIC, "clamp: NaN end in the input box at entry %lld (node '%s')",
+                               (long long) j, cn__node_name (nv));
+        }
+      if (a > b)
+        e[j].lo = e[j].up = mk_line (0, 0, b);     /* clamp = b everywhere */
+      else if (u <= a)
+        e[j].lo = e[j].up = mk_line (0, 0, a);     /* clamp = a on the box */
+      else if (l >= b)
+        e[j].lo = e[j].up = mk_line (0, 0, b);     /* clamp = b on the box */
+      else if (a <= l && u <= b)
+        e[j].lo = e[j].up = mk_line (1, 0, 0);     /* clamp = x on the box */
+      else
+        {
+          /* clamp(x) - x is nonincreasing, and clamp nondecreasing, so on [l, u]
+           *   x + (clamp(u) - u) <= clamp(x) <= x + (clamp(l) - l)   and
+           *   clamp(l) <= clamp(x) <= clamp(u);
+           * the slope-1 lines when the linear part [max(l, a), min(u, b)] covers half the box
+           * (a choice only), the constant ones otherwise or when an intercept is infinite */
+          double cl = fmin (fmax (l, a), b), cu = fmin (fmax (u, a), b);
+          double b1 = cn__down (cu - u), b2 = cn__up (cl - l);
+          int one = fmin (u, b) - fmax (l, a) >= 0.5 * (u - l);
+          e[j].lo = one && isfinite (b1) ? mk_line (1, 0, b1) : mk_line (0, 0, cl);
+          e[j].up = one && isfinite (b2) ? mk_line (1, 0, b2) : mk_line (0, 0, cu);
+        }
+      /* now e[j].lo <= clamp <= e[j].up on [l, u], read as exact reals */
+    }
+  struct rows01_ctx ctx = { .st = st, .e = e, .nk = 1, .n = n };
+  cn__for_rows (st->rows, st->threads, st->rows * n > 65536, rows01, &ctx);
+  free (e);
+  return CN_OK;
+}
+
+const struct cn_op_rule cn__rule_CLAMP = {
+  .n_in = 3, .in_kind = clamp_ports, .params_size = 0, .check = clamp_check, .forward = clamp_forward,
+  .flags = CN_RULE_NEEDS_BOUNDS, .pullback = clamp_pullback, .jvp = clamp_jvp, .ibp = clamp_ibp,
+  .ibp_mpfi = clamp_mpfi, .crown = clamp_crown,
+};

@@ -1,0 +1,683 @@
+/* SPDX-License-Identifier: MIT */
+/* src/ops/softmax.c: softmax, logSoftmax and maskedSoftmax (cn_params_softmax).
+ *
+ * All three work on the slices of x along AXIS (extent n): with outer the product of the extents
+ * before AXIS and inner the product after it, slice (o, i) holds the entries (o n + k) inner + i,
+ * k = 0..n-1.  maskedSoftmax has a second input, the mask, a bool port of x's shape: in a float
+ * evaluation an entry is true when its value is >= 0.5 (0 and 1 read exactly; NaN is false).  Its
+ * slice's kept set K is the entries whose mask is true; softmax and logSoftmax keep every entry.
+ *
+ *   softmax        y_k = exp(x_k) / sum_{j in K} exp(x_j)              (k in K; 0 elsewhere)
+ *   logSoftmax     y_k = x_k - log sum_j exp(x_j)
+ *   maskedSoftmax  softmax over K, y_k = 0 for k outside K; a slice with K empty is all 0 (as
+ *                  PyTorch's masked softmax for fully masked rows).  Masked entries of x are never
+ *                  read: a NaN or infinity there changes nothing.
+ *
+ *   Forward  in the tensors' sort T (double or float, exp/expf and log1p/log1pf), in a fixed order
+ *            per slice: m = the max over K and a its first index (a NaN entry is skipped by the
+ *            comparison and then propagates through its exponential), e_k = fl(exp(fl(x_k - m))) for
+ *            k in K, s' = the RN sum of e_k over K without a, in increasing k (NaN if m is +-inf), then
+ *              softmax:    y_k = fl(e_k / fl(1 + s'));
+ *              logSoftmax: y_k = fl(fl(x_k - m) - fl(log1p s'))   (log-sum-exp: no overflow).
+ *            Subtracting the max keeps every exponential in (0, 1] and s' in [0, n - 1], so nothing
+ *            overflows and the largest term never underflows.  As in PyTorch a NaN in a kept entry
+ *            makes the whole slice NaN, a slice whose max is +inf is NaN, and a slice of -inf is NaN.
+ *            logSoftmax takes log1p of the sum without the first maximum's term (exactly 1), so
+ *            the maximum's y = -log1p(s') keeps its relative accuracy when it is near 0, and the
+ *            others are y_k = -(|x_k - m| + log1p(s')), a sum of two terms of one sign.
+ *            Measured error against MPFR at 300 bits (glibc, x86-64; 100000 random slices of n = 1..16
+ *            with entries uniform in [-R, R]; f32 against the exact value at the float inputs), the
+ *            largest seen, in ulps of the exact result, f64 / f32:
+ *              R = 2:   softmax 4.0 / 5.6    logSoftmax 2.1 / 2.9
+ *              R = 20:  softmax 34 / 34      logSoftmax 32 / 32
+ *            Neither is correctly rounded.  The error grows with the spread |x_k - m|: the rounding
+ *            of the difference fl(x_k - m) (relative u) becomes an error of about |x_k - m| u in
+ *            exp, hence in y (PyTorch's formula has the same behaviour); roughly
+ *            (|x_k - m| + n + 2) ulps at worst.  The generic test's tolerance (16e-12 (1 + |r|) in
+ *            f64, 16e-4 (1 + |r|) in f32) is far above these on its ranges.
+ *   IBP      (ALGORITHMS.md 1.6) softmax is increasing in its own argument and decreasing in the
+ *            others, so over the box [l, u] the exact range of y_i (i in K, |K| >= 2) is
+ *                [1 / (1 + S_i^+),  1 / (1 + S_i^-)],
+ *                S_i^+ = sum_{j in K, j != i} exp(u_j - l_i),   S_i^- = sum_{j in K, j != i} exp(l_j - u_i),
+ *            and logSoftmax's is [-log1p(S_i^+), -log1p(S_i^-)].  Computed in O(n) per slice without
+ *            overflow: with M = max_K u_j, t_j = exp(u_j - M) in (0, 1] is bounded above by MPFR at 53
+ *            bits (the difference and the exponential rounded up, then mpfr_get_d up); the sums
+ *            A_i >= sum_{j != i} t_j come from prefix and suffix sums (no cancellation) with cn__up
+ *            after each addition; then S_i^+ <= A_i exp(M - l_i), the product, the difference and
+ *            the exponential rounded up in MPFR (whose exponent range holds exp(M - l_i) far beyond
+ *            double's), and the end 1/(1 + S) (resp. -log1p(S)) rounded down in MPFR and converted
+ *            down.  The upper end mirrors it with Ml = max_K l_j, every rounding down (sums clamped
+ *            at 0), the end rounded up.  Every step is monotone in the right direction, so the box
+ *            contains the exact range; it is within a few ulps of it.  Ends: a NaN end of a kept
+ *            entry is CN_ENUMERIC; infinite ends give their limits through MPFR (exp(+inf) = +inf,
+ *            1/(1 + inf) = 0, -log1p(+inf) = -inf); where a step meets inf - inf or 0 inf (a shift by
+ *            an infinite max, an entry whose box is [+inf, +inf]) the end falls back to the trivial
+ *            bound (softmax 0 or 1, logSoftmax -inf or 0), sound and loose.  |K| = 1 gives [1, 1]
+ *            (logSoftmax [0, 0]), entries outside K [0, 0].  maskedSoftmax treats the mask as a
+ *            constant: CN_ENUMERIC unless its box is a point at every entry.
+ *   MPFI     the same computation as IBP on the enclosures' ends at the output's precision (MPFR
+ *            with directed rounding: M and Ml the largest right and left ends, exp(right_j - M) and
+ *            exp(left_j - Ml) rounded up and down, prefix and suffix sums, the products with
+ *            exp(M - left_i) and exp(Ml - right_i), the ends 1/(1 + S) or -log1p(S) rounded outward),
+ *            which is interval arithmetic on the monotone form of 1.6: on point inputs it encloses
+ *            the exact value, on boxes it gives the exact range up to rounding, so IBP's box contains
+ *            it.  The same fallbacks (a NaN step gives the trivial end), the same mask rules.
+ *   Pullback (binary64, y the forward output)
+ *              softmax, maskedSoftmax: g_x,k += y_k (g_k - sum_j g_j y_j)   (y = 0 outside K, so
+ *                masked entries get nothing and the mask, a bool port, never a gradient);
+ *              logSoftmax: g_x,k += g_k - exp(y_k) sum_j g_j.
+ *   Jvp      the transposes: softmax t_k = y_k (t_x,k - sum_j y_j t_x,j); logSoftmax
+ *            t_k = t_x,k - sum_j exp(y_k) t_x,j.  The functions are smooth: no one-sided choice. */
+#include <config.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ops/ops_impl.h"
+#include "bounds/sound.h"
+
+enum sm_kind { SM, LSM, MSM };
+
+static enum sm_kind
+sm_kind_of (cn_op op)
+{
+  return op == CN_OP_LOG_SOFTMAX ? LSM : op == CN_OP_MASKED_SOFTMAX ? MSM : SM;
+}
+
+/* ---- check ---------------------------------------------------------------------------- */
+
+static cn_status
+sm_check_common (const char *op, int want, const void *params, int n_in, const cn_shape *const *in, cn_shape *out,
+                 cn_error *err)
+{
+  const cn_params_softmax *p = params;
+  char a[128], b[128];
+  if (p == NULL)
+    return cn_error_set (err, CN_EINVAL, "%s: missing attributes", op);
+  if (n_in != want)
+    return cn_error_set (err, CN_EINVAL, "%s: takes %d input%s, got %d", op, want, want > 1 ? "s" : "", n_in);
+  for (int i = 0; i < n_in; i++)
+    {
+      const cn_shape *s = in[i];
+      if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
+        return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid rank", op, i);
+      for (int d = 0; d < s->rank; d++)
+        if (s->dim[d] < 0)
+          return cn_error_set (err, CN_EINVAL, "%s: input %d has extent %lld on axis %d", op, i,
+                               (long long) s->dim[d], d);
+      if (cn_shape_numel (s) < 0)
+        return cn_error_set (err, CN_EINVAL, "%s: input %d has too many elements", op, i);
+    }
+  if (in[0]->rank < 1)
+    return cn_error_set (err, CN_ESHAPE, "%s: input has rank 0", op);
+  if (p->axis < 0 || p->axis >= in[0]->rank)
+    return cn_error_set (err, CN_EINVAL, "%s: axis %d out of range for input %s", op, p->axis,
+                         cn_shape_format (in[0], a, sizeof a));
+  if (want == 2 && !cn_shape_equal (in[0], in[1]))
+    return cn_error_set (err, CN_ESHAPE, "%s: mask shape %s differs from input shape %s", op,
+                         cn_shape_format (in[1], b, sizeof b), cn_shape_format (in[0], a, sizeof a));
+  *out = *in[0];
+  return CN_OK;
+}
+
+static cn_status
+softmax_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  return sm_check_common ("softmax", 1, p, n_in, in, out, err);
+}
+
+static cn_status
+log_softmax_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  return sm_check_common ("logSoftmax", 1, p, n_in, in, out, err);
+}
+
+static cn_status
+masked_softmax_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  return sm_check_common ("maskedSoftmax", 2, p, n_in, in, out, err);
+}
+
+/* The slice layout of the node: outer x n x inner. */
+static void
+sm_dims (const cn_node_view *nv, int64_t *outer, int64_t *n, int64_t *inner)
+{
+  const cn_params_softmax *p = nv->params;
+  const cn_shape *x = nv->in_shape[0];
+  int64_t a = 1, b = 1;
+  for (int i = 0; i < p->axis; i++)
+    a *= x->dim[i];
+  for (int i = p->axis + 1; i < x->rank; i++)
+    b *= x->dim[i];
+  *outer = a;
+  *n = x->dim[p->axis];
+  *inner = b;
+}
+
+/* ---- forward -------------------------------------------------------------------------- */
+
+#define SM_FORWARD_FN(NAME, T, EXP, LOG1P)                                                   \
+  static void NAME (enum sm_kind kind, int64_t outer, int64_t n, int64_t inner, const T *x,  \
+                    const T *mk, T *y)                                                       \
+  {                                                                                          \
+    for (int64_t o = 0; o < outer; o++)                                                      \
+      for (int64_t i = 0; i < inner; i++)                                                    \
+        {                                                                                    \
+          int64_t base = o * n * inner + i;                                                  \
+          T m = -INFINITY, s = 0;                                                            \
+          int any = 0;                                                                       \
+          int64_t am = -1;                                                                   \
+          for (int64_t k = 0; k < n; k++)                                                    \
+            {                                                                                \
+              int64_t q = base + k * inner;                                                  \
+              if (mk != NULL && !(mk[q] >= (T) 0.5))                                         \
+                continue;                                                                    \
+              any = 1;                                                                       \
+              if (x[q] > m)                                                                  \
+                m = x[q], am = k;                                                            \
+            }                                                                                \
+          if (!any)                                                                          \
+            {                                                                                \
+              for (int64_t k = 0; k < n; k++)                                                \
+                y[base + k * inner] = 0;                                                     \
+              continue;                                                                      \
+            }                                                                                \
+          /* m is the max over the kept entries (-inf if all are -inf or NaN) */            \
+          for (int64_t k = 0; k < n; k++)                                                    \
+            {                                                                                \
+              int64_t q = base + k * inner;                                                  \
+              if (mk != NULL && !(mk[q] >= (T) 0.5))                                         \
+                {                                                                            \
+                  y[q] = 0;                                                                  \
+                  continue;                                                                  \
+                }                                                                            \
+              T e = EXP (x[q] - m);                                                          \
+              if (k != am)                                                                   \
+                s += e;                                                                      \
+              if (kind != LSM)                                                               \
+                y[q] = e;                                                                    \
+            }                                                                                \
+          /* s = the sum of exp(x_k - m) over the kept entries but the first maximum, whose   \
+           * term is exactly 1 (am = -1 when m = -inf: every term is NaN then), in [0, n - 1] */ \
+          if (am < 0 || isinf (m))                                                           \
+            s = (T) NAN;                                                                     \
+          T ls = kind == LSM ? LOG1P (s) : 0;                                                \
+          s = 1 + s;                                                                         \
+          for (int64_t k = 0; k < n; k++)                                                    \
+            {                                                                                \
+              int64_t q = base + k * inner;                                                  \
+              if (mk != NULL && !(mk[q] >= (T) 0.5))                                         \
+                continue;                                                                    \
+              y[q] = kind == LSM ? (x[q] - m) - ls : y[q] / s;                               \
+            }                                                                                \
+        }                                                                                    \
+  }
+
+SM_FORWARD_FN (sm_forward_f64, double, exp, log1p)
+SM_FORWARD_FN (sm_forward_f32, float, expf, log1pf)
+
+static cn_status
+sm_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  const char *op = cn_op_name (nv->op);
+  int64_t total = cn__numel (nv->out_shape);
+  if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != total)
+    return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", op,
+                         cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != out->dtype || cn_tensor_numel (in[i]) != total)
+      return cn_error_set (err, CN_EINVAL, "%s: input %d does not match the node's sort or shape (node '%s')", op, i,
+                           cn__node_name (nv));
+  enum sm_kind kind = sm_kind_of (nv->op);
+  int64_t outer, n, inner;
+  sm_dims (nv, &outer, &n, &inner);
+  const void *mk = kind == MSM ? in[1]->data : NULL;
+  if (out->dtype == CN_DTYPE_F64)
+    sm_forward_f64 (kind, outer, n, inner, in[0]->data, mk, out->data);
+  else
+    sm_forward_f32 (kind, outer, n, inner, in[0]->data, mk, out->data);
+  return CN_OK;
+}
+
+/* ---- pullback and jvp ----------------------------------------------------------------- */
+
+static cn_status
+sm_diff_ok (const char *mode, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
+            cn_error *err)
+{
+  const char *op = cn_op_name (nv->op);
+  int64_t total = cn__numel (nv->out_shape);
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != total)
+    return cn_error_set (err, CN_EINVAL, "%s: %s output is not a binary64 tensor of the node's shape (node '%s')", op,
+                         mode, cn__node_name (nv));
+  if (in[0]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[0]) != total)
+    return cn_error_set (err, CN_EINVAL, "%s: %s input 0 is not a binary64 tensor of the node's shape (node '%s')", op,
+                         mode, cn__node_name (nv));
+  return CN_OK;
+}
+
+static cn_status
+sm_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+             double *const *g_in, cn_error *err)
+{
+  cn_status st = sm_diff_ok ("pullback", nv, in, out, err);
+  if (st != CN_OK || g_in[0] == NULL)
+    return st;
+  enum sm_kind kind = sm_kind_of (nv->op);
+  int64_t outer, n, inner;
+  sm_dims (nv, &outer, &n, &inner);
+  const double *y = out->data;
+  double *gx = g_in[0];
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++)
+      {
+        int64_t base = o * n * inner + i;
+        double s = 0;
+        for (int64_t k = 0; k < n; k++)
+          {
+            int64_t q = base + k * inner;
+            s += kind == LSM ? g_out[q] : g_out[q] * y[q];
+          }
+        for (int64_t k = 0; k < n; k++)
+          {
+            int64_t q = base + k * inner;
+            if (kind == LSM)
+              gx[q] += g_out[q] - exp (y[q]) * s;
+            else
+              gx[q] += y[q] * (g_out[q] - s);
+          }
+      }
+  return CN_OK;
+}
+
+static cn_status
+sm_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+        double *t_out, cn_error *err)
+{
+  cn_status st = sm_diff_ok ("jvp", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t total = cn_tensor_numel (out);
+  if (t_in[0] == NULL)
+    {
+      for (int64_t j = 0; j < total; j++)
+        t_out[j] = 0;
+      return CN_OK;
+    }
+  enum sm_kind kind = sm_kind_of (nv->op);
+  int64_t outer, n, inner;
+  sm_dims (nv, &outer, &n, &inner);
+  const double *y = out->data, *tx = t_in[0];
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++)
+      {
+        int64_t base = o * n * inner + i;
+        double s = 0;
+        for (int64_t k = 0; k < n; k++)
+          {
+            int64_t q = base + k * inner;
+            s += (kind == LSM ? exp (y[q]) : y[q]) * tx[q];
+          }
+        for (int64_t k = 0; k < n; k++)
+          {
+            int64_t q = base + k * inner;
+            t_out[q] = kind == LSM ? tx[q] - s : y[q] * (tx[q] - s);
+          }
+      }
+  return CN_OK;
+}
+
+/* ---- IBP ------------------------------------------------------------------------------ */
+
+/* The end of entry i from the bound S of its sum (an upper bound of S_i^+ when LOWER, a lower
+ * bound of S_i^- otherwise), S a 53-bit MPFR number: softmax 1/(1 + S), logSoftmax -log1p(S),
+ * rounded down for the lower end and up for the upper; a NaN S gives the trivial bound. */
+static double
+sm_end (enum sm_kind kind, int lower, mpfr_ptr S)
+{
+  if (mpfr_nan_p (S))
+    return kind == LSM ? (lower ? -INFINITY : 0) : (lower ? 0 : 1);
+  mpfr_rnd_t r = lower ? MPFR_RNDD : MPFR_RNDU;
+  if (kind == LSM)
+    {
+      /* -log1p(S): log1p rounded the other way, then negated (exact) */
+      mpfr_log1p (S, S, lower ? MPFR_RNDU : MPFR_RNDD);
+      mpfr_neg (S, S, MPFR_RNDN);
+      double v = mpfr_get_d (S, r);
+      if (isnan (v))
+        return lower ? -INFINITY : 0;
+      return v > 0 ? 0 : v;
+    }
+  mpfr_add_ui (S, S, 1, lower ? MPFR_RNDU : MPFR_RNDD);
+  mpfr_ui_div (S, 1, S, r);
+  double v = mpfr_get_d (S, r);
+  if (isnan (v))
+    return lower ? 0 : 1;
+  return v < 0 ? 0 : v > 1 ? 1 : v;
+}
+
+/* The kept entries of slice BASE (their positions k into KEEP, their count returned), or -1 with
+ * CN_ENUMERIC when a kept entry has a NaN end or the mask's box is not a point. */
+static int64_t
+sm_kept (const cn_node_view *nv, const cn_box *const *in, int64_t base, int64_t n, int64_t inner, int64_t *keep,
+         cn_status *st, cn_error *err)
+{
+  const char *op = cn_op_name (nv->op);
+  int64_t cnt = 0;
+  for (int64_t k = 0; k < n; k++)
+    {
+      int64_t q = base + k * inner;
+      if (nv->n_in == 2)
+        {
+          double ml = in[1]->lo[q], mh = in[1]->hi[q];
+          if (!(ml == mh))
+            {
+              *st = cn_error_set (err, CN_ENUMERIC, "%s: the mask's box [%g, %g] at entry %lld is not a point (node '%s')",
+                                  op, ml, mh, (long long) q, cn__node_name (nv));
+              return -1;
+            }
+          if (!(ml >= 0.5))
+            continue;
+        }
+      if (isnan (in[0]->lo[q]) || isnan (in[0]->hi[q]))
+        {
+          *st = cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the input box at entry %lld (node '%s')", op,
+                              (long long) q, cn__node_name (nv));
+          return -1;
+        }
+      keep[cnt++] = k;
+    }
+  return cnt;
+}
+
+static cn_status
+sm_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  const char *op = cn_op_name (nv->op);
+  enum sm_kind kind = sm_kind_of (nv->op);
+  int64_t total = cn__numel (nv->out_shape);
+  if (out->n != total)
+    return cn_error_set (err, CN_EINVAL, "%s: output box has %lld entries, expected %lld (node '%s')", op,
+                         (long long) out->n, (long long) total, cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->n != total)
+      return cn_error_set (err, CN_EINVAL, "%s: input box %d has %lld entries, expected %lld (node '%s')", op, i,
+                           (long long) in[i]->n, (long long) total, cn__node_name (nv));
+  int64_t outer, n, inner;
+  sm_dims (nv, &outer, &n, &inner);
+  if (total == 0)
+    return CN_OK;
+  cn_status st = CN_OK;
+  int64_t *keep = malloc ((size_t) n * sizeof *keep);
+  double *tu = malloc ((size_t) n * sizeof *tu), *tl = malloc ((size_t) n * sizeof *tl);
+  double *pu = malloc ((size_t) (n + 1) * sizeof *pu), *pl = malloc ((size_t) (n + 1) * sizeof *pl);
+  if (keep == NULL || tu == NULL || tl == NULL || pu == NULL || pl == NULL)
+    {
+      free (keep), free (tu), free (tl), free (pu), free (pl);
+      return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
+    }
+  mpfr_t t, e;
+  mpfr_init2 (t, 53);
+  mpfr_init2 (e, 53);
+  const double *lo = in[0]->lo, *hi = in[0]->hi;
+  for (int64_t o = 0; o < outer && st == CN_OK; o++)
+    for (int64_t i = 0; i < inner && st == CN_OK; i++)
+      {
+        int64_t base = o * n * inner + i;
+        for (int64_t k = 0; k < n; k++)
+          out->lo[base + k * inner] = out->hi[base + k * inner] = 0;
+        int64_t K = sm_kept (nv, in, base, n, inner, keep, &st, err);
+        if (K <= 0)
+          continue;
+        if (K == 1)
+          {
+            double v = kind == LSM ? 0 : 1;
+            out->lo[base + keep[0] * inner] = out->hi[base + keep[0] * inner] = v;
+            continue;
+          }
+        /* M >= every u_j, Ml >= every l_j (kept j) */
+        double M = -INFINITY, Ml = -INFINITY;
+        for (int64_t a = 0; a < K; a++)
+          {
+            int64_t q = base + keep[a] * inner;
+            M = fmax (M, hi[q]);
+            Ml = fmax (Ml, lo[q]);
+          }
+        /* tu[a] >= exp(u_j - M) and 0 <= tl[a] <= exp(l_j - Ml) (NaN where inf - inf) */
+        for (int64_t a = 0; a < K; a++)
+          {
+            int64_t q = base + keep[a] * inner;
+            mpfr_set_d (t, hi[q], MPFR_RNDN);
+            mpfr_sub_d (t, t, M, MPFR_RNDU);
+            mpfr_exp (t, t, MPFR_RNDU);
+            tu[a] = mpfr_get_d (t, MPFR_RNDU);
+            mpfr_set_d (t, lo[q], MPFR_RNDN);
+            mpfr_sub_d (t, t, Ml, MPFR_RNDD);
+            mpfr_exp (t, t, MPFR_RNDD);
+            tl[a] = mpfr_get_d (t, MPFR_RNDD);
+          }
+        /* prefix sums: pu[a] >= sum_{b < a} tu[b], 0 <= pl[a] <= sum_{b < a} tl[b] */
+        pu[0] = pl[0] = 0;
+        for (int64_t a = 0; a < K; a++)
+          {
+            pu[a + 1] = cn__up (pu[a] + tu[a]);
+            pl[a + 1] = fmax (0, cn__down (pl[a] + tl[a]));
+          }
+        /* suffix sums run backwards in su, sl; A_i = prefix before i + suffix after i */
+        double su = 0, sl = 0;
+        for (int64_t a = K - 1; a >= 0; a--)
+          {
+            int64_t q = base + keep[a] * inner;
+            /* su >= sum_{b > a} tu[b], 0 <= sl <= sum_{b > a} tl[b] */
+            double Au = cn__up (pu[a] + su), Al = fmax (0, cn__down (pl[a] + sl));
+            /* S_i^+ <= Au exp(M - l_i) */
+            mpfr_set_d (e, M, MPFR_RNDN);
+            mpfr_sub_d (e, e, lo[q], MPFR_RNDU);
+            mpfr_exp (e, e, MPFR_RNDU);
+            mpfr_mul_d (e, e, Au, MPFR_RNDU);
+            if (Au == 0 || isnan (Au))
+              mpfr_set_nan (e);
+            out->lo[q] = sm_end (kind, 1, e);
+            /* S_i^- >= Al exp(Ml - u_i) */
+            mpfr_set_d (e, Ml, MPFR_RNDN);
+            mpfr_sub_d (e, e, hi[q], MPFR_RNDD);
+            mpfr_exp (e, e, MPFR_RNDD);
+            if (Al == 0 && !mpfr_nan_p (e))
+              mpfr_set_zero (e, 1);     /* 0 times a bound of a positive number, +inf included */
+            else
+              mpfr_mul_d (e, e, Al, MPFR_RNDD);
+            if (isnan (Al))
+              mpfr_set_nan (e);
+            out->hi[q] = sm_end (kind, 0, e);
+            /* now [lo, hi] contains y_i over the box */
+            su = cn__up (su + tu[a]);
+            sl = fmax (0, cn__down (sl + tl[a]));
+          }
+      }
+  mpfr_clear (t);
+  mpfr_clear (e);
+  free (keep), free (tu), free (tl), free (pu), free (pl);
+  return st;
+}
+
+/* ---- MPFI ----------------------------------------------------------------------------- */
+
+/* The end of entry i at precision P from the MPFR bound S (as sm_end), into R. */
+static void
+sm_end_fr (enum sm_kind kind, int lower, mpfr_ptr S, mpfr_ptr R)
+{
+  if (mpfr_nan_p (S))
+    {
+      if (kind == LSM)
+        lower ? mpfr_set_inf (R, -1) : mpfr_set_zero (R, -1);
+      else
+        mpfr_set_ui (R, lower ? 0 : 1, MPFR_RNDN);
+      return;
+    }
+  if (kind == LSM)
+    {
+      mpfr_log1p (R, S, lower ? MPFR_RNDU : MPFR_RNDD);
+      mpfr_neg (R, R, MPFR_RNDN);
+      return;
+    }
+  mpfr_add_ui (R, S, 1, lower ? MPFR_RNDU : MPFR_RNDD);
+  mpfr_ui_div (R, 1, R, lower ? MPFR_RNDD : MPFR_RNDU);
+}
+
+static cn_status
+sm_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  const char *op = cn_op_name (nv->op);
+  enum sm_kind kind = sm_kind_of (nv->op);
+  int64_t total = cn__numel (nv->out_shape);
+  if (out->n != total)
+    return cn_error_set (err, CN_EINVAL, "%s: output vector has %lld entries, expected %lld (node '%s')", op,
+                         (long long) out->n, (long long) total, cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->n != total)
+      return cn_error_set (err, CN_EINVAL, "%s: input vector %d has %lld entries, expected %lld (node '%s')", op, i,
+                           (long long) in[i]->n, (long long) total, cn__node_name (nv));
+  if (total == 0)
+    return CN_OK;
+  int64_t outer, n, inner;
+  sm_dims (nv, &outer, &n, &inner);
+  mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
+  int64_t *keep = malloc ((size_t) n * sizeof *keep);
+  mpfr_t *PU = malloc ((size_t) (n + 1) * sizeof *PU), *PL = malloc ((size_t) (n + 1) * sizeof *PL);
+  mpfr_t *TU = malloc ((size_t) n * sizeof *TU), *TL = malloc ((size_t) n * sizeof *TL);
+  if (keep == NULL || PU == NULL || PL == NULL || TU == NULL || TL == NULL)
+    {
+      free (keep), free (PU), free (PL), free (TU), free (TL);
+      return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
+    }
+  for (int64_t k = 0; k <= n; k++)
+    {
+      mpfr_init2 (PU[k], prec);
+      mpfr_init2 (PL[k], prec);
+      if (k < n)
+        {
+          mpfr_init2 (TU[k], prec);
+          mpfr_init2 (TL[k], prec);
+        }
+    }
+  mpfr_t M, Ml, su, sl, A, e, lo, hi;
+  mpfr_inits2 (prec, M, Ml, su, sl, A, e, lo, hi, (mpfr_ptr) 0);
+  cn_status st = CN_OK;
+  for (int64_t o = 0; o < outer && st == CN_OK; o++)
+    for (int64_t i = 0; i < inner && st == CN_OK; i++)
+      {
+        int64_t base = o * n * inner + i, K = 0;
+        for (int64_t k = 0; k < n && st == CN_OK; k++)
+          {
+            int64_t q = base + k * inner;
+            mpfi_set_ui (out->v[q], 0);
+            if (nv->n_in == 2)
+              {
+                mpfi_srcptr m = in[1]->v[q];
+                if (mpfi_nan_p (m) || !mpfr_equal_p (&m->left, &m->right))
+                  {
+                    st = cn_error_set (err, CN_ENUMERIC, "%s: the mask's enclosure at entry %lld is not a point (node '%s')",
+                                       op, (long long) q, cn__node_name (nv));
+                    break;
+                  }
+                if (mpfr_cmp_d (&m->left, 0.5) < 0)
+                  continue;
+              }
+            if (mpfi_nan_p (in[0]->v[q]))
+              {
+                st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input enclosure at entry %lld (node '%s')", op,
+                                   (long long) q, cn__node_name (nv));
+                break;
+              }
+            keep[K++] = k;
+          }
+        if (st != CN_OK || K == 0)
+          continue;
+        if (K == 1)
+          {
+            mpfi_set_ui (out->v[base + keep[0] * inner], kind == LSM ? 0 : 1);
+            continue;
+          }
+        /* M = max right end, Ml = max left end; TU >= exp(right - M), TL <= exp(left - Ml) */
+        mpfr_set_inf (M, -1);
+        mpfr_set_inf (Ml, -1);
+        for (int64_t a = 0; a < K; a++)
+          {
+            mpfi_srcptr x = in[0]->v[base + keep[a] * inner];
+            mpfr_max (M, M, &x->right, MPFR_RNDU);
+            mpfr_max (Ml, Ml, &x->left, MPFR_RNDD);
+          }
+        mpfr_set_zero (PU[0], 1);
+        mpfr_set_zero (PL[0], 1);
+        for (int64_t a = 0; a < K; a++)
+          {
+            mpfi_srcptr x = in[0]->v[base + keep[a] * inner];
+            mpfr_sub (TU[a], &x->right, M, MPFR_RNDU);
+            mpfr_exp (TU[a], TU[a], MPFR_RNDU);
+            mpfr_sub (TL[a], &x->left, Ml, MPFR_RNDD);
+            mpfr_exp (TL[a], TL[a], MPFR_RNDD);
+            mpfr_add (PU[a + 1], PU[a], TU[a], MPFR_RNDU);
+            mpfr_add (PL[a + 1], PL[a], TL[a], MPFR_RNDD);
+          }
+        mpfr_set_zero (su, 1);
+        mpfr_set_zero (sl, 1);
+        for (int64_t a = K - 1; a >= 0; a--)
+          {
+            int64_t q = base + keep[a] * inner;
+            mpfi_srcptr x = in[0]->v[q];
+            /* S+ <= (sum_{b != a} TU_b) exp(M - left), S- >= (sum_{b != a} TL_b) exp(Ml - right) */
+            mpfr_add (A, PU[a], su, MPFR_RNDU);
+            mpfr_sub (e, M, &x->left, MPFR_RNDU);
+            mpfr_exp (e, e, MPFR_RNDU);
+            if (mpfr_zero_p (A) || mpfr_nan_p (A))
+              mpfr_set_nan (e);
+            else
+              mpfr_mul (e, e, A, MPFR_RNDU);
+            sm_end_fr (kind, 1, e, lo);
+            mpfr_add (A, PL[a], sl, MPFR_RNDD);
+            mpfr_sub (e, Ml, &x->right, MPFR_RNDD);
+            mpfr_exp (e, e, MPFR_RNDD);
+            if (mpfr_nan_p (A) || mpfr_nan_p (e))
+              mpfr_set_nan (e);
+            else if (mpfr_zero_p (A) || mpfr_zero_p (e))
+              mpfr_set_zero (e, 1);
+            else
+              mpfr_mul (e, e, A, MPFR_RNDD);
+            sm_end_fr (kind, 0, e, hi);
+            mpfi_interv_fr (out->v[q], lo, hi);
+            mpfr_add (su, su, TU[a], MPFR_RNDU);
+            mpfr_add (sl, sl, TL[a], MPFR_RNDD);
+          }
+      }
+  for (int64_t k = 0; k <= n; k++)
+    {
+      mpfr_clear (PU[k]);
+      mpfr_clear (PL[k]);
+      if (k < n)
+        {
+          mpfr_clear (TU[k]);
+          mpfr_clear (TL[k]);
+        }
+    }
+  mpfr_clears (M, Ml, su, sl, A, e, lo, hi, (mpfr_ptr) 0);
+  free (keep), free (PU), free (PL), free (TU), free (TL);
+  return st;
+}
+
+/* ---- rules ---------------------------------------------------------------------------- */
+
+static const cn_port_kind masked_ports[2] = { CN_PORT_VALUE, CN_PORT_BOOL };
+
+const struct cn_op_rule cn__rule_SOFTMAX = {
+  .n_in = 1, .params_size = sizeof (cn_params_softmax), .check = softmax_check, .forward = sm_forward,
+  .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
+};
+
+const struct cn_op_rule cn__rule_LOG_SOFTMAX = {
+  .n_in = 1, .params_size = sizeof (cn_params_softmax), .check = log_softmax_check, .forward = sm_forward,
+  .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
+};
+
+const struct cn_op_rule cn__rule_MASKED_SOFTMAX = {
+  .n_in = 2, .in_kind = masked_ports, .params_size = sizeof (cn_params_softmax), .check = masked_softmax_check,
+  .forward = sm_forward, .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
+};

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/op_cases_softmax.c: random instances of the softmax family (softmax, logSoftmax,
+ * maskedSoftmax) and of layerNorm for the generic tests.  The mask of maskedSoftmax is a constant
+ * drawn uniformly in [0, 1]: an entry is true when it is >= 0.5, so about half the entries are
+ * masked, and rows with no true entry occur on short axes.  layerNorm's eps stays >= 1e-3 so that
+ * the central differences of the gradient tests stay smooth at rows of nearly equal entries. */
+#include <config.h>
+#include "testutil.h"
+
+/* A random shape of rank 1 to 3 with extents 1 to 5. */
+static void
+small_shape (cn_shape *s)
+{
+  int rank = (int) tu_int (1, 3);
+  int64_t d[3];
+  for (int a = 0; a < rank; a++)
+    d[a] = tu_int (1, 5);
+  cn_shape_make (s, rank, d, NULL);
+}
+
+int
+tu_op_case_softmax (cn_op op, struct tu_op_case *c)
+{
+  switch (op)
+    {
+    case CN_OP_SOFTMAX:
+    case CN_OP_LOG_SOFTMAX:
+    case CN_OP_MASKED_SOFTMAX:
+      small_shape (&c->in_shape[0]);
+      c->params.softmax.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
+      c->n_in = 1;
+      if (op == CN_OP_MASKED_SOFTMAX)
+        {
+          c->n_in = 2;
+          c->in_shape[1] = c->in_shape[0];
+          c->in_const[1] = 1;
+          c->const_lo[1] = 0;
+          c->const_hi[1] = 1;
+        }
+      return 1;
+    case CN_OP_LAYER_NORM:
+      small_shape (&c->in_shape[0]);
+      c->params.layernorm.eps = tu_rand () & 1 ? 1e-3 : tu_uniform (1e-3, 0.5);
+      c->params.layernorm.affine = (int) (tu_rand () & 1);
+      c->n_in = 1;
+      if (c->params.layernorm.affine)
+        {
+          int64_t N = c->in_shape[0].dim[c->in_shape[0].rank - 1];
+          c->n_in = 3;
+          for (int i = 1; i < 3; i++)
+            {
+              cn_shape_make (&c->in_shape[i], 1, &N, NULL);
+              c->in_const[i] = tu_int (0, 2) != 0;
+              c->const_lo[i] = -2;
+              c->const_hi[i] = 2;
+            }
+        }
+      return 1;
+    default:
+      return 0;
+    }
+}
