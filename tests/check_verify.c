@@ -35,6 +35,7 @@ static cn_graph *
 random_mlp (int n, int h, int m)
 {
   cn_error err;
+  cn_error_clear (&err);
   cn_graph *g;
   ck_assert (cn_graph_create (&g, &err) == CN_OK);
   cn_shape s = { .rank = 1, .dim = { n } };
@@ -84,6 +85,7 @@ threshold_spec (int n, int m, double c, cn_spec *spec)
     k += (size_t) sprintf (text + k, "(assert (>= X_%d -1))\n(assert (<= X_%d 1))\n", i, i);
   k += (size_t) sprintf (text + k, "(assert (>= Y_0 %.17g))\n", c);
   cn_error err;
+  cn_error_clear (&err);
   ck_assert_msg (cn_spec_parse_vnnlib (text, k, "threshold", spec, &err) == CN_OK, "%s", err.msg);
   free (text);
 }
@@ -102,6 +104,7 @@ oracle_counterexample (const cn_graph *g, const cn_spec *spec, int64_t k, int64_
     }
   cn_mpfi_vec y;
   cn_error err;
+  cn_error_clear (&err);
   ck_assert_msg (tu_eval_mpfi (g, x, PREC, &y, &err) == CN_OK, "%s", err.msg);
   const cn_spec_clause *cl = &cs->clauses[j];
   int ok = 1;
@@ -144,6 +147,7 @@ check_result (const cn_graph *g, const cn_spec *spec, const cn_verify_result *r,
   double *x = malloc ((size_t) spec->n_x * sizeof *x);
   cn_tensor in, out;
   cn_error err;
+  cn_error_clear (&err);
   ck_assert (x != NULL);
   ck_assert (cn_tensor_init (&in, CN_DTYPE_F64, cn_graph_value_shape (g, cn_graph_input (g, 0)), &err) == CN_OK);
   for (int64_t k = 0; k < spec->n_cases; k++)
@@ -186,6 +190,7 @@ run (const cn_graph *g, const cn_spec *spec, double timeout, cn_verify_result *r
   o.timeout = timeout;
   o.seed = tu_rand ();
   cn_error err;
+  cn_error_clear (&err);
   ck_assert_msg (cn_verify (g, spec, &o, r, &err) == CN_OK, "%s", err.msg);
 }
 
@@ -197,6 +202,7 @@ START_TEST (random_thresholds)
       int n = (int) tu_int (1, 4), h = (int) tu_int (4, 12), m = (int) tu_int (1, 3);
       cn_graph *g = random_mlp (n, h, m);
       cn_error err;
+      cn_error_clear (&err);
       /* the largest sampled Y_0, and a sound upper bound of Y_0 by IBP */
       double best = -INFINITY;
       cn_tensor in, out;
@@ -256,6 +262,7 @@ START_TEST (clauses_and_cases)
                      "(assert (or (and (>= Y_0 Y_1) (>= Y_0 0.25)) (and (<= Y_0 -100))))\n";
   cn_spec spec;
   cn_error err;
+  cn_error_clear (&err);
   ck_assert_msg (cn_spec_parse_vnnlib (text, strlen (text), "clauses", &spec, &err) == CN_OK, "%s", err.msg);
   ck_assert_int_eq (spec.n_cases, 2);
   cn_verify_result r;
@@ -295,6 +302,7 @@ START_TEST (check_point_rules)
   cn_spec spec;
   threshold_spec (2, 1, -1e9, &spec);   /* every point of the box is a counterexample */
   cn_error err;
+  cn_error_clear (&err);
   int ok;
   double x[2] = { 0.25, -0.5 };
   ck_assert (cn_verify_check_point (g, &spec, 0, 0, x, PREC, &ok, NULL, &err) == CN_OK);
@@ -313,6 +321,7 @@ START_TEST (check_point_rules)
   cn_verify_result r;
   cn_verify_opts o;
   cn_verify_opts_init (&o);
+  cn_error_clear (&err);
   ck_assert (cn_verify (g, &spec, &o, &r, &err) == CN_ESHAPE);
   ck_assert_msg (strstr (err.msg, "verify") != NULL, "%s", err.msg);
   cn_spec_clear (&spec);
@@ -348,6 +357,7 @@ START_TEST (benchmark_instances)
   cn_graph *g;
   cn_spec spec;
   cn_error err;
+  cn_error_clear (&err);
   ck_assert_msg (cn_graph_load_onnx (a, &g, &err) == CN_OK, "%s", err.msg);
   ck_assert_msg (cn_spec_load_vnnlib (b, &spec, &err) == CN_OK, "%s", err.msg);
   cn_verify_result r;
@@ -373,6 +383,7 @@ START_TEST (benchmark_timeout)
   cn_graph *g;
   cn_spec spec;
   cn_error err;
+  cn_error_clear (&err);
   ck_assert_msg (cn_graph_load_onnx (a, &g, &err) == CN_OK, "%s", err.msg);
   ck_assert_msg (cn_spec_load_vnnlib (b, &spec, &err) == CN_OK, "%s", err.msg);
   cn_verify_result r;

@@ -146,7 +146,8 @@ tu_op_case (cn_op op, struct tu_op_case *c)
   c->op = op;
   int (*const gen[]) (cn_op, struct tu_op_case *) = { tu_op_case_basic, tu_op_case_linear, tu_op_case_transcendental,
                                                         tu_op_case_activation, tu_op_case_arith, tu_op_case_rounding,
-                                                        tu_op_case_softmax };
+                                                        tu_op_case_softmax, tu_op_case_loss, tu_op_case_scan,
+                                                        tu_op_case_index, tu_op_case_prod };
   for (size_t i = 0; i < sizeof gen / sizeof gen[0]; i++)
     {
       memset (c, 0, sizeof *c);
@@ -184,7 +185,9 @@ tu_op_graph (const struct tu_op_case *c, cn_graph **out, cn_error *err)
           if ((st = cn_tensor_init (&t, CN_DTYPE_F64, &c->in_shape[i], err)) != CN_OK)
             goto fail;
           for (int64_t j = 0; j < n; j++)
-            ((double *) t.data)[j] = tu_uniform (c->const_lo[i], c->const_hi[i]);
+            ((double *) t.data)[j] = c->const_integer[i]
+                                       ? (double) tu_int ((int64_t) c->const_lo[i], (int64_t) c->const_hi[i])
+                                       : tu_uniform (c->const_lo[i], c->const_hi[i]);
           st = cn_graph_add_constant (g, "c", &t, &ins[i], err);
           cn_tensor_clear (&t);
           if (st != CN_OK)

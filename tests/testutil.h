@@ -61,11 +61,24 @@ struct tu_op_case
     cn_params_epsilon epsilon;
     cn_params_softmax softmax;
     cn_params_layernorm layernorm;
+    cn_params_gather gather;
+    cn_params_scatter scatter;
+    cn_params_indices indices;
+    cn_params_flip flip;
+    cn_params_cumulative cumulative;
+    cn_params_sort sort;
+    cn_params_topk topk;
+    cn_params_argmax argmax;
+    cn_params_loss loss;
+    cn_params_scaled_matmul scaled_matmul;
+    cn_params_contract contract;
   } params;
   int n_in;
   cn_shape in_shape[TU_MAX_IN];
   int in_const[TU_MAX_IN];   /* 1: the input is a constant (weights), drawn by the test */
   double const_lo[TU_MAX_IN], const_hi[TU_MAX_IN]; /* range of the random constant entries */
+  int const_integer[TU_MAX_IN]; /* 1: the constant's entries are integers, uniform in [const_lo, const_hi]
+                                   (index ports); 0: uniform reals */
   int crown_ok;              /* the case is within the CROWN arm's scope (e.g. mul by a constant) */
   double x_lo, x_hi;         /* if x_lo < x_hi: the tests draw the non-constant inputs' boxes and points
                                 inside [x_lo, x_hi] (an operator's domain); 0, 0: the default draws */
@@ -82,6 +95,10 @@ int tu_op_case_activation (cn_op op, struct tu_op_case *c);      /* tests/op_cas
 int tu_op_case_arith (cn_op op, struct tu_op_case *c);           /* tests/op_cases_arith.c (elementwise) */
 int tu_op_case_rounding (cn_op op, struct tu_op_case *c);        /* tests/op_cases_rounding.c (and extrema) */
 int tu_op_case_softmax (cn_op op, struct tu_op_case *c);         /* tests/op_cases_softmax.c (and norms) */
+int tu_op_case_loss (cn_op op, struct tu_op_case *c);            /* tests/op_cases_loss.c */
+int tu_op_case_scan (cn_op op, struct tu_op_case *c);            /* tests/op_cases_scan.c */
+int tu_op_case_index (cn_op op, struct tu_op_case *c);           /* tests/op_cases_index.c (and flip, detach) */
+int tu_op_case_prod (cn_op op, struct tu_op_case *c);            /* tests/op_cases_prod.c (products, conv, norms) */
 
 /* Builds the graph of one operator instance: one graph input X (f64, length = the sum of the
  * element counts of the non-constant ports), each non-constant port fed by a slice of X

@@ -193,6 +193,68 @@ typedef struct cn_params_full_like { double value; } cn_params_full_like;
  * sqrt(x^2 + eps): eps finite, and eps >= 0 for safeLog and smoothAbs. */
 typedef struct cn_params_epsilon { double eps; } cn_params_epsilon;
 
+/* scaledMatmul: y = scale (A @ B), matmul's numpy semantics, SCALE finite (the 1/sqrt(d) of
+ * attention scores). */
+typedef struct cn_params_scaled_matmul { double scale; } cn_params_scaled_matmul;
+
+/* contract: a tensor contraction of two operands (torch.tensordot with paired axes): the axes
+ * A's a_axes[i] and B's b_axes[i] (i < n, equal extents, distinct in each operand) are summed
+ * over; the output is A's free axes in order, then B's free axes in order. */
+typedef struct cn_params_contract
+{
+  int n;
+  int a_axes[CN_MAX_RANK], b_axes[CN_MAX_RANK];
+} cn_params_contract;
+
+/* The losses (mseLoss, maeLoss, huberLoss, hingeLoss, poissonLoss, logCoshLoss, binaryCrossEntropy,
+ * cosineLoss, crossEntropy, crossEntropyProbabilities, distill): REDUCTION as torch's reduction
+ * (a zero record is "mean"); DELTA > 0 (huberLoss), MARGIN finite (hingeLoss), EPS (cosineLoss: > 0;
+ * crossEntropyProbabilities: in [0, 1)), TEMPERATURE > 0 (distill); the other fields are ignored.
+ * src/ops/loss.c states each loss's ports and formula. */
+typedef enum cn_loss_reduction { CN_LOSS_MEAN, CN_LOSS_SUM, CN_LOSS_NONE } cn_loss_reduction;
+typedef struct cn_params_loss
+{
+  cn_loss_reduction reduction;
+  double delta, margin, eps, temperature;
+} cn_params_loss;
+
+/* cumsum, cumprod, cummax, cummin: the running sum, product, maximum or minimum along AXIS
+ * (0 <= axis < rank), the output of the input's shape (torch.cumsum, ..., values output). */
+typedef struct cn_params_cumulative { int axis; } cn_params_cumulative;
+
+/* sort: the values of torch.sort(x, dim = axis, descending, stable = True) (0 <= axis < rank). */
+typedef struct cn_params_sort { int axis; int descending; } cn_params_sort;
+
+/* topk: the values of torch.topk(x, k, dim = axis, largest, sorted = True), 0 <= k <= the extent
+ * on AXIS; the output has extent K there.  Evaluation fails where tied entries decide the
+ * selection. */
+typedef struct cn_params_topk { int axis; int64_t k; int largest; } cn_params_topk;
+
+/* argmax, argmin: the index along AXIS of the first (select_last_index: the last) extreme entry,
+ * as a float holding an integer; the axis removed, or kept with extent 1 if keepdims
+ * (torch.argmax, ONNX ArgMax). */
+typedef struct cn_params_argmax { int axis; int keepdims; int select_last_index; } cn_params_argmax;
+
+/* gather: torch.gather(x, axis, index) (ONNX GatherElements): x [S], index [I] of x's rank with
+ * I[a] <= S[a] for a != axis; output [I], out[i] = x[i with i_axis replaced by index[i]].
+ * scatter: torch.scatter / scatter_reduce(x, axis, index, src, reduce) with include_self (ONNX
+ * ScatterElements): src of index's shape; out = x, then for every index position i in row-major
+ * order out[t(i)] = fold(out[t(i)], src[i]), t(i) = i with i_axis replaced by index[i] (REPLACE:
+ * the last write wins).  Index entries are integers in [0, S[axis]) (in a float evaluation the
+ * index port holds them as floats; others are refused with CN_EINVAL). */
+typedef struct cn_params_gather { int axis; } cn_params_gather;
+typedef enum cn_scatter_reduce
+{
+  CN_SCATTER_REPLACE, CN_SCATTER_SUM, CN_SCATTER_PROD, CN_SCATTER_MAX, CN_SCATTER_MIN
+} cn_scatter_reduce;
+typedef struct cn_params_scatter { int axis; cn_scatter_reduce reduce; } cn_params_scatter;
+
+/* indices: the input's shape filled with each entry's index along AXIS (an index output). */
+typedef struct cn_params_indices { int axis; } cn_params_indices;
+
+/* flip: reverses the axes whose bit is set in AXES (bit a = axis a; torch.flip). */
+typedef struct cn_params_flip { uint32_t axes; } cn_params_flip;
+
 /* The attribute record size an operator takes (0 for none); the graph builder copies that
  * many bytes from the pointer it is given. */
 size_t cn_op_params_size (cn_op op);

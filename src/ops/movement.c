@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/movement.c: reshape, permute, broadcast, pad, cat.
+/* src/ops/movement.c: reshape, permute, broadcast, pad, cat, flip, detach.
  *
  * Each of these operators reads every output entry o off one input entry, or writes the
  * padding value there:  v_o = u_{k(o)}[j(o)]  (or v_o = value for pad).  The arms share one
@@ -38,7 +38,14 @@
  * pad        constant padding, begin[a], end[a] >= 0; the value must be finite (the network is
  *            read over the reals, and an infinity or a NaN is not a real value).
  * cat        the inputs (at least one, equal ranks, equal extents off AXIS) one after the other
- *            along AXIS. */
+ *            along AXIS.
+ * flip       torch.flip: the axes whose bit is set in cn_params_flip.axes reversed (bits past the
+ *            rank refused): j(i) = sum_a (flipped ? extent_a - 1 - i_a : i_a) stride_in[a].  One-to-
+ *            one, so IBP, CROWN (no charge), pullback and jvp are exact copies as for permute.
+ * detach     the identity on values, j(o) = o (forward, IBP, MPFI and CROWN as reshape to the same
+ *            shape: exact copies).  Its port is detached (the seed's "no value input"; the
+ *            convention of PyTorch's detach): the pullback adds nothing (it exists because every
+ *            rule has one) and the jvp writes 0, adjoint to each other. */
 #include <config.h>
 #include <math.h>
 #include <stdio.h>
@@ -337,7 +344,20 @@ map_fill (const cn_node_view *nv, struct movemap *m)
           }
         break;
       }
-    default: /* reshape */
+    case CN_OP_FLIP:
+      {
+        uint32_t axes = ((const cn_params_flip *) nv->params)->axes;
+        for (int64_t o = 0; o < m->n; o++)
+          {
+            int64_t j = 0;
+            for (int a = 0; a < os->rank; a++)
+              j += ((axes >> a) & 1u ? os->dim[a] - 1 - idx[a] : idx[a]) * istr[a];
+            m->j[o] = j;
+            next_index (os->rank, os->dim, idx);
+          }
+        break;
+      }
+    default: /* reshape, detach */
       for (int64_t o = 0; o < m->n; o++)
         m->j[o] = o;
       break;
@@ -651,6 +671,86 @@ MOVE_ARMS (permute, "permute")
 MOVE_ARMS (broadcast, "broadcast")
 MOVE_ARMS (pad, "pad")
 MOVE_ARMS (cat, "cat")
+
+static cn_status
+flip_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  const cn_params_flip *f = p;
+  cn_status st;
+  if (f == NULL)
+    return cn_error_set (err, CN_EINVAL, "flip: missing attributes");
+  if (n_in != 1)
+    return cn_error_set (err, CN_EINVAL, "flip: takes 1 input, got %d", n_in);
+  if ((st = shape_valid ("flip", "input", in[0], err)) != CN_OK)
+    return st;
+  if (in[0]->rank < 32 && (f->axes >> in[0]->rank) != 0)
+    return cn_error_set (err, CN_EINVAL, "flip: axes mask 0x%x names an axis past rank %d", (unsigned) f->axes,
+                         in[0]->rank);
+  *out = shape_clean (in[0]);
+  return CN_OK;
+}
+
+static cn_status
+detach_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  (void) p;
+  cn_status st;
+  if (n_in != 1)
+    return cn_error_set (err, CN_EINVAL, "detach: takes 1 input, got %d", n_in);
+  if ((st = shape_valid ("detach", "input", in[0], err)) != CN_OK)
+    return st;
+  *out = shape_clean (in[0]);
+  return CN_OK;
+}
+
+/* detach: no gradient through the detached port. */
+static cn_status
+detach_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+                 double *const *g_in, cn_error *err)
+{
+  (void) g_out;
+  (void) g_in;
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n || in[0]->dtype != CN_DTYPE_F64
+      || cn_tensor_numel (in[0]) != n)
+    return cn_error_set (err, CN_EINVAL, "detach: pullback tensors are not binary64 of the node's shape (node '%s')",
+                         cn__node_name (nv));
+  /* nothing to add: the port is detached */
+  return CN_OK;
+}
+
+/* detach: the tangent is 0 (the convention of PyTorch's detach in forward mode). */
+static cn_status
+detach_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+            double *t_out, cn_error *err)
+{
+  (void) t_in;
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n || in[0]->dtype != CN_DTYPE_F64
+      || cn_tensor_numel (in[0]) != n)
+    return cn_error_set (err, CN_EINVAL, "detach: jvp tensors are not binary64 of the node's shape (node '%s')",
+                         cn__node_name (nv));
+  for (int64_t o = 0; o < n; o++)
+    t_out[o] = 0;
+  return CN_OK;
+}
+
+MOVE_JVP (flip, "flip")
+MOVE_PULLBACK (flip, "flip")
+MOVE_ARMS (flip, "flip")
+MOVE_ARMS (detach, "detach")
+
+static const cn_port_kind detach_ports[1] = { CN_PORT_DETACHED };
+
+const struct cn_op_rule cn__rule_FLIP = {
+  .n_in = 1, .params_size = sizeof (cn_params_flip), .check = flip_check, .forward = flip_forward,
+  .pullback = flip_pullback, .jvp = flip_jvp, .ibp = flip_ibp, .ibp_mpfi = flip_mpfi, .crown = flip_crown,
+};
+
+const struct cn_op_rule cn__rule_DETACH = {
+  .n_in = 1, .in_kind = detach_ports, .params_size = 0, .check = detach_check, .forward = detach_forward,
+  .pullback = detach_pullback, .jvp = detach_jvp, .ibp = detach_ibp, .ibp_mpfi = detach_mpfi, .crown = detach_crown,
+};
 
 const struct cn_op_rule cn__rule_RESHAPE = {
   .n_in = 1, .params_size = sizeof (cn_params_reshape), .check = reshape_check, .forward = reshape_forward,

@@ -1010,3 +1010,337 @@ const struct cn_op_rule cn__rule_LAYER_NORM = {
   .ibp = ln_ibp,
   .ibp_mpfi = ln_ibp_mpfi,
 };
+
+/* ---- batchNorm (training statistics) ---------------------------------------------------
+ *
+ * batchNorm (cn_params_batchnorm {axis, eps}): inputs x (rank >= 1), scale and bias (rank 1, extent C
+ * = x's extent on AXIS); each channel c normalizes the group of its M = numel(x) / C entries with the
+ * batch's own statistics (biased variance, as torch.nn.functional.batch_norm with training = True):
+ *     mu_c = (1/M) sum x,   var_c = (1/M) sum (x - mu_c)^2,   z = (x - mu_c) / sqrt(var_c + eps),
+ *     y = scale[c] z + bias[c].
+ * Our nodes have ONE output: only y is produced.  The seed's extra outputs (the batch mean and variance,
+ * from which a training run updates the running statistics) are not: a graph that needs them computes
+ * them with mean nodes.  Each channel's group is exactly a layerNorm row of length M without affine
+ * part, so every arm gathers the group (entries (a, c, i), a < outer, i < inner, in that order) into a
+ * contiguous row and runs layerNorm's arm on it (its header above states the math, the order of the
+ * forward, the IBP enclosure of 1.7 and the MPFI algorithm), then applies the channel's affine map:
+ *   Forward  y = fl(fl(z scale[c]) + bias[c]) in the sort T (layerNorm's affine order).
+ *   IBP      y = [z] [scale_c] + [bias_c]: interval product and sum rounded outward (NaN ends become
+ *            infinite), scale and bias possibly boxes.
+ *   MPFI     mpfi_mul, mpfi_add on layerNorm's enclosure of z.
+ *   Pullback g_scale[c] += sum G z, g_bias[c] += sum G, and g_x from layerNorm's pullback of G scale[c].
+ *   Jvp      T_y = scale[c] T_z + T_scale[c] z + T_bias[c], T_z from layerNorm's jvp.
+ *   CROWN    none: y is not affine in x (the statistics depend on x). */
+
+static cn_status
+bnt_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  const cn_params_batchnorm *p = params;
+  char sx[128];
+  if (p == NULL)
+    return cn_error_set (err, CN_EINVAL, "batchNorm: missing attributes");
+  if (n_in != 3)
+    return cn_error_set (err, CN_EINVAL, "batchNorm: %d inputs, expected 3 (x, scale, bias)", n_in);
+  const cn_shape *x = in[0];
+  if (x->rank < 1)
+    return cn_error_set (err, CN_ESHAPE, "batchNorm: input has rank 0");
+  if (p->axis < 0 || p->axis >= x->rank)
+    return cn_error_set (err, CN_EINVAL, "batchNorm: axis %d out of range for input %s", p->axis,
+                         cn_shape_format (x, sx, sizeof sx));
+  if (!(p->eps > 0) || !isfinite (p->eps))
+    return cn_error_set (err, CN_EINVAL, "batchNorm: eps %g, expected a finite number > 0", p->eps);
+  int64_t C = x->dim[p->axis];
+  for (int i = 1; i < 3; i++)
+    if (in[i]->rank != 1 || in[i]->dim[0] != C)
+      return cn_error_set (err, CN_ESHAPE, "batchNorm: %s is not of shape [%lld] (input %s, axis %d)",
+                           i == 1 ? "scale" : "bias", (long long) C, cn_shape_format (x, sx, sizeof sx), p->axis);
+  *out = *x;
+  return CN_OK;
+}
+
+/* The view of one channel's row as a layerNorm node [M] without affine part. */
+struct bnt_row
+{
+  cn_params_layernorm lp;
+  cn_shape shape;
+  const cn_shape *shp[1];
+  const cn_tensor *cst[1];
+  cn_node_view v;
+  int64_t outer, C, inner, M;
+};
+
+static void
+bnt_row_init (const cn_node_view *nv, struct bnt_row *r)
+{
+  const cn_params_batchnorm *p = nv->params;
+  memset (r, 0, sizeof *r);
+  bn_dims (nv, &r->outer, &r->C, &r->inner);
+  r->M = r->outer * r->inner;
+  r->lp.eps = p->eps;
+  r->lp.affine = 0;
+  r->shape.rank = 1;
+  r->shape.dim[0] = r->M;
+  r->shp[0] = &r->shape;
+  r->cst[0] = NULL;
+  r->v.op = CN_OP_LAYER_NORM;
+  r->v.params = &r->lp;
+  r->v.n_in = 1;
+  r->v.in_shape = r->shp;
+  r->v.in_const = r->cst;
+  r->v.out_shape = &r->shape;
+  r->v.name = nv->name;
+}
+
+/* The flat index of entry q (q < M) of channel c's row. */
+static inline int64_t
+bnt_index (const struct bnt_row *r, int64_t c, int64_t q)
+{
+  return ((q / r->inner) * r->C + c) * r->inner + q % r->inner;
+}
+
+#define BNT_FORWARD(T)                                                                      \
+  do                                                                                        \
+    {                                                                                       \
+      const T *x = in[0]->data, *sc = in[1]->data, *bi = in[2]->data;                       \
+      T *y = out->data, *xr = (T *) buf, *zr = xr + r.M;                                       \
+      for (int64_t c = 0; c < r.C; c++)                                                     \
+        {                                                                                   \
+          for (int64_t q = 0; q < r.M; q++)                                                 \
+            xr[q] = x[bnt_index (&r, c, q)];                                                \
+          const cn_tensor *ti[1] = { &tx };                                                 \
+          cn_status s1 = ln_forward (&r.v, ti, &tz, err);                                   \
+          if (s1 != CN_OK)                                                                  \
+            {                                                                               \
+              free (buf);                                                                   \
+              return s1;                                                                    \
+            }                                                                               \
+          for (int64_t q = 0; q < r.M; q++)                                                 \
+            y[bnt_index (&r, c, q)] = zr[q] * sc[c] + bi[c];                                \
+        }                                                                                   \
+    }                                                                                       \
+  while (0)
+
+static cn_status
+bnt_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  if (!cn_dtype_is_float (out->dtype))
+    return cn_error_set (err, CN_EINVAL, "batchNorm: evaluation sort is not f64 or f32 (node '%s')",
+                         cn__node_name (nv));
+  for (int i = 0; i < 3; i++)
+    if (in[i]->dtype != out->dtype)
+      return cn_error_set (err, CN_EINVAL, "batchNorm: input %d has sort %s, the output %s (node '%s')", i,
+                           cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), cn__node_name (nv));
+  struct bnt_row r;
+  bnt_row_init (nv, &r);
+  if (r.M == 0)
+    return CN_OK;
+  size_t es = cn_dtype_size (out->dtype);
+  char *buf = malloc ((size_t) (2 * r.M) * es);
+  if (buf == NULL)
+    return cn_error_set (err, CN_ENOMEM, "batchNorm: out of memory (node '%s')", cn__node_name (nv));
+  cn_tensor tx = { out->dtype, r.shape, buf }, tz = { out->dtype, r.shape, buf + r.M * es };
+  if (out->dtype == CN_DTYPE_F64)
+    BNT_FORWARD (double);
+  else
+    BNT_FORWARD (float);
+  free (buf);
+  return CN_OK;
+}
+
+static cn_status
+bnt_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  for (int i = 0; i < 3; i++)
+    if (in[i]->n != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL, "batchNorm: box of input %d has %lld entries, the shape %lld (node '%s')",
+                           i, (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
+  if (out->n != in[0]->n)
+    return cn_error_set (err, CN_EINVAL, "batchNorm: output box has %lld entries, expected %lld (node '%s')",
+                         (long long) out->n, (long long) in[0]->n, cn__node_name (nv));
+  struct bnt_row r;
+  bnt_row_init (nv, &r);
+  if (r.M == 0)
+    return CN_OK;
+  cn_box bx, bz;
+  memset (&bx, 0, sizeof bx);
+  memset (&bz, 0, sizeof bz);
+  cn_status st;
+  if ((st = cn_box_init (&bx, r.M, err)) != CN_OK || (st = cn_box_init (&bz, r.M, err)) != CN_OK)
+    goto fail;
+  for (int64_t c = 0; c < r.C; c++)
+    {
+      for (int64_t q = 0; q < r.M; q++)
+        {
+          int64_t j = bnt_index (&r, c, q);
+          bx.lo[q] = in[0]->lo[j];
+          bx.hi[q] = in[0]->hi[j];
+        }
+      const cn_box *bi[1] = { &bx };
+      if ((st = ln_ibp (&r.v, bi, &bz, err)) != CN_OK)
+        goto fail;
+      /* Now [bz] encloses z of the row; y = z scale + bias rounded outward. */
+      double sl = in[1]->lo[c], sh = in[1]->hi[c], bl = in[2]->lo[c], bh = in[2]->hi[c];
+      for (int64_t q = 0; q < r.M; q++)
+        {
+          int64_t j = bnt_index (&r, c, q);
+          double yl, yh;
+          imul (bz.lo[q], bz.hi[q], sl, sh, &yl, &yh);
+          double lo = cn__down (yl + bl), hi = cn__up (yh + bh);
+          out->lo[j] = isnan (lo) ? -INFINITY : lo;
+          out->hi[j] = isnan (hi) ? INFINITY : hi;
+        }
+    }
+  st = CN_OK;
+fail:
+  cn_box_clear (&bx);
+  cn_box_clear (&bz);
+  return st;
+}
+
+static cn_status
+bnt_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  for (int i = 0; i < 3; i++)
+    if (in[i]->n != cn__numel (nv->in_shape[i]))
+      return cn_error_set (err, CN_EINVAL, "batchNorm: MPFI input %d has %lld entries, the shape %lld (node '%s')",
+                           i, (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
+  if (out->n != in[0]->n)
+    return cn_error_set (err, CN_EINVAL, "batchNorm: MPFI output has %lld entries, expected %lld (node '%s')",
+                         (long long) out->n, (long long) in[0]->n, cn__node_name (nv));
+  struct bnt_row r;
+  bnt_row_init (nv, &r);
+  if (r.M == 0 || out->n == 0)
+    return CN_OK;
+  mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
+  cn_mpfi_vec vx, vz;
+  memset (&vx, 0, sizeof vx);
+  memset (&vz, 0, sizeof vz);
+  cn_status st;
+  if ((st = cn_mpfi_vec_init (&vx, r.M, prec, err)) != CN_OK || (st = cn_mpfi_vec_init (&vz, r.M, prec, err)) != CN_OK)
+    goto fail;
+  for (int64_t c = 0; c < r.C; c++)
+    {
+      for (int64_t q = 0; q < r.M; q++)
+        mpfi_set (vx.v[q], in[0]->v[bnt_index (&r, c, q)]);
+      const cn_mpfi_vec *vi[1] = { &vx };
+      if ((st = ln_ibp_mpfi (&r.v, vi, &vz, err)) != CN_OK)
+        goto fail;
+      for (int64_t q = 0; q < r.M; q++)
+        {
+          mpfi_ptr y = out->v[bnt_index (&r, c, q)];
+          mpfi_mul (y, vz.v[q], in[1]->v[c]);
+          mpfi_add (y, y, in[2]->v[c]);
+        }
+    }
+  st = CN_OK;
+fail:
+  cn_mpfi_vec_clear (&vx);
+  cn_mpfi_vec_clear (&vz);
+  return st;
+}
+
+static cn_status
+bnt_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+              double *const *g_in, cn_error *err)
+{
+  (void) out;
+  struct bnt_row r;
+  bnt_row_init (nv, &r);
+  if (r.M == 0)
+    return CN_OK;
+  double *buf = malloc ((size_t) (4 * r.M) * sizeof *buf);
+  if (buf == NULL)
+    return cn_error_set (err, CN_ENOMEM, "batchNorm: out of memory (node '%s')", cn__node_name (nv));
+  double *xr = buf, *zr = buf + r.M, *gz = buf + 2 * r.M, *gx = buf + 3 * r.M;
+  const double *x = in[0]->data, *sc = in[1]->data;
+  const cn_params_batchnorm *p = nv->params;
+  cn_tensor tx = { CN_DTYPE_F64, r.shape, xr }, tz = { CN_DTYPE_F64, r.shape, zr };
+  cn_status st = CN_OK;
+  for (int64_t c = 0; c < r.C && st == CN_OK; c++)
+    {
+      for (int64_t q = 0; q < r.M; q++)
+        xr[q] = x[bnt_index (&r, c, q)];
+      ln_row_xhat (xr, r.M, p->eps, zr);
+      double gs = 0, gb = 0;
+      for (int64_t q = 0; q < r.M; q++)
+        {
+          double G = g_out[bnt_index (&r, c, q)];
+          gs += G * zr[q];
+          gb += G;
+          gz[q] = G * sc[c];
+          gx[q] = 0;
+        }
+      if (g_in[1] != NULL)
+        g_in[1][c] += gs;
+      if (g_in[2] != NULL)
+        g_in[2][c] += gb;
+      if (g_in[0] != NULL)
+        {
+          const cn_tensor *ti[1] = { &tx };
+          double *gi[1] = { gx };
+          st = ln_pullback (&r.v, ti, &tz, gz, gi, err);
+          for (int64_t q = 0; q < r.M && st == CN_OK; q++)
+            g_in[0][bnt_index (&r, c, q)] += gx[q];
+        }
+    }
+  free (buf);
+  return st;
+}
+
+static cn_status
+bnt_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+         double *t_out, cn_error *err)
+{
+  (void) out;
+  struct bnt_row r;
+  bnt_row_init (nv, &r);
+  if (r.M == 0)
+    return CN_OK;
+  double *buf = malloc ((size_t) (4 * r.M) * sizeof *buf);
+  if (buf == NULL)
+    return cn_error_set (err, CN_ENOMEM, "batchNorm: out of memory (node '%s')", cn__node_name (nv));
+  double *xr = buf, *zr = buf + r.M, *tx_ = buf + 2 * r.M, *tz_ = buf + 3 * r.M;
+  const double *x = in[0]->data, *sc = in[1]->data;
+  const cn_params_batchnorm *p = nv->params;
+  cn_tensor tx = { CN_DTYPE_F64, r.shape, xr }, tz = { CN_DTYPE_F64, r.shape, zr };
+  cn_status st = CN_OK;
+  for (int64_t c = 0; c < r.C && st == CN_OK; c++)
+    {
+      for (int64_t q = 0; q < r.M; q++)
+        xr[q] = x[bnt_index (&r, c, q)];
+      ln_row_xhat (xr, r.M, p->eps, zr);
+      if (t_in[0] != NULL)
+        {
+          for (int64_t q = 0; q < r.M; q++)
+            tx_[q] = t_in[0][bnt_index (&r, c, q)];
+          const cn_tensor *ti[1] = { &tx };
+          const double *tt[1] = { tx_ };
+          st = ln_jvp (&r.v, ti, &tz, tt, tz_, err);
+        }
+      else
+        for (int64_t q = 0; q < r.M; q++)
+          tz_[q] = 0;
+      for (int64_t q = 0; q < r.M && st == CN_OK; q++)
+        {
+          double t = sc[c] * tz_[q];
+          if (t_in[1] != NULL)
+            t += t_in[1][c] * zr[q];
+          if (t_in[2] != NULL)
+            t += t_in[2][c];
+          t_out[bnt_index (&r, c, q)] = t;
+        }
+    }
+  free (buf);
+  return st;
+}
+
+const struct cn_op_rule cn__rule_BATCH_NORM = {
+  .n_in = 3,
+  .params_size = sizeof (cn_params_batchnorm),
+  .check = bnt_check,
+  .forward = bnt_forward,
+  .pullback = bnt_pullback,
+  .jvp = bnt_jvp,
+  .ibp = bnt_ibp,
+  .ibp_mpfi = bnt_ibp_mpfi,
+};

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/product.c: linear and matmul.
+/* src/ops/product.c: linear, matmul and scaledMatmul (its header with its code, at the end).
  *
  * Error model (ALGORITHMS.md 6.3): (G) an RN dot product of length k, in any order, errs by at most
  * gamma_k |a|.|b| + k eta, which cn__dot_err (t, k) bounds from t = fl(|a|.|b|); (N) a nonnegative
@@ -73,6 +73,7 @@
 #include <cblas.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ops/ops_impl.h"
@@ -889,4 +890,192 @@ const struct cn_op_rule cn__rule_MATMUL = {
   .ibp = matmul_ibp,
   .ibp_mpfi = matmul_ibp_mpfi,
   .crown = matmul_crown,
+};
+
+/* ---- scaledMatmul ---------------------------------------------------------------------- */
+/* scaledMatmul: Y = scale (A @ B) with matmul's numpy semantics and cn_params_scaled_matmul.scale
+ *   finite (the 1/sqrt(d) of attention scores).
+ *   Forward  matmul's sums s (same order), then Y = fl(fl_T(scale) s): the scale is read in the
+ *            tensor's sort T (rounded to float for f32), one rounded product per entry.
+ *   IBP      matmul's sound box [l, u] of A @ B, then scale [l, u] with the ends chosen by the sign of
+ *            scale and rounded outward (cn__down/cn__up around the RN product); scale = 0 gives [0, 0]
+ *            (the real values are finite), an infinite end times a nonzero scale stays infinite.
+ *   MPFI     matmul's enclosure times the point scale (mpfi_mul_d, outward).
+ *   CROWN    exactly one constant operand.  lam_Y . (scale Y0) = (scale lam_Y) . Y0 with Y0 = A @ B; the
+ *            arm runs matmul's step with lam' = fl(scale lam_Y) (its own charges: cn__crown_charge_affine)
+ *            and charges the rounding of lam' against matmul's IBP box of Y0 through
+ *            cn__crown_charge_entrywise: |scale lam - lam'| <= 2u |lam'| + eta per entry.
+ *   Pullback g_A += scale G B^T, g_B += scale A^T G (matmul's pullback of fl(scale G)).
+ *   jvp      T_Y = scale (T_A B + A T_B) (matmul's jvp, then each entry times scale). */
+
+static cn_status
+smm_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  const cn_params_scaled_matmul *p = params;
+  if (p == NULL)
+    return cn_error_set (err, CN_EINVAL, "scaledMatmul: missing attributes");
+  if (!isfinite (p->scale))
+    return cn_error_set (err, CN_EINVAL, "scaledMatmul: scale %g is not finite", p->scale);
+  if (n_in != 2)
+    return cn_error_set (err, CN_EINVAL, "scaledMatmul: %d inputs, expected 2", n_in);
+  struct mm_geom g;
+  cn_status st = mm_geometry (in[0], in[1], &g, out, err);
+  if (st != CN_OK && err != NULL)
+    {
+      char m[sizeof err->msg];
+      snprintf (m, sizeof m, "%s", err->msg);
+      return cn_error_set (err, st, "scaledMatmul: %s", m);
+    }
+  return st;
+}
+
+static cn_status
+smm_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  const cn_params_scaled_matmul *p = nv->params;
+  cn_status st = check_sorts ("scaledMatmul", nv, 2, in, out, err);
+  if (st != CN_OK)
+    return st;
+  struct mm_geom g;
+  if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
+    return st;
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->dtype == CN_DTYPE_F64)
+    {
+      MATMUL_FORWARD (double);
+      double *y = out->data;
+      for (int64_t i = 0; i < n; i++)
+        y[i] = p->scale * y[i];
+    }
+  else
+    {
+      MATMUL_FORWARD (float);
+      float *y = out->data, s = (float) p->scale;
+      for (int64_t i = 0; i < n; i++)
+        y[i] = s * y[i];
+    }
+  return CN_OK;
+}
+
+static cn_status
+smm_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  const cn_params_scaled_matmul *p = nv->params;
+  cn_status st = matmul_ibp (nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  /* Now [lo, hi] encloses A @ B; scale it with outward rounding. */
+  double s = p->scale;
+  for (int64_t i = 0; i < out->n; i++)
+    {
+      double l = out->lo[i], h = out->hi[i];
+      if (s == 0)
+        out->lo[i] = out->hi[i] = 0;
+      else if (s > 0)
+        {
+          out->lo[i] = cn__down (s * l);
+          out->hi[i] = cn__up (s * h);
+        }
+      else
+        {
+          out->lo[i] = cn__down (s * h);
+          out->hi[i] = cn__up (s * l);
+        }
+    }
+  return CN_OK;
+}
+
+static cn_status
+smm_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  const cn_params_scaled_matmul *p = nv->params;
+  cn_status st = matmul_ibp_mpfi (nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  for (int64_t i = 0; i < out->n; i++)
+    mpfi_mul_d (out->v[i], out->v[i], p->scale);
+  return CN_OK;
+}
+
+static cn_status
+smm_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  const cn_params_scaled_matmul *p = nv->params;
+  if ((nv->in_const[0] != NULL) == (nv->in_const[1] != NULL))
+    return cn_error_set (err, CN_EUNSUPPORTED,
+                         "scaledMatmul: the CROWN arm needs exactly one constant operand (node '%s')",
+                         cn__node_name (nv));
+  int64_t n_out = cn__numel (nv->out_shape);
+  if (n_out == 0 || st->rows == 0)
+    return CN_OK;
+  cn_status ret;
+  cn_box y0;
+  memset (&y0, 0, sizeof y0);
+  double *lam = malloc ((size_t) (st->rows * n_out) * sizeof *lam);
+  if (lam == NULL)
+    {
+      ret = cn_error_set (err, CN_ENOMEM, "scaledMatmul: out of memory (node '%s')", cn__node_name (nv));
+      goto fail;
+    }
+  for (int64_t q = 0; q < st->rows * n_out; q++)
+    lam[q] = p->scale * st->lam_out[q];
+  /* lam = fl(scale lam_out); matmul's step with lam as its output coefficients. */
+  cn_crown_step s2 = *st;
+  s2.lam_out = lam;
+  if ((ret = matmul_crown (&s2, err)) != CN_OK)
+    goto fail;
+  /* The rounding of lam against a sound box of Y0 = A @ B. */
+  if ((ret = cn_box_init (&y0, n_out, err)) != CN_OK)
+    goto fail;
+  if ((ret = matmul_ibp (nv, st->in_box, &y0, err)) != CN_OK)
+    goto fail;
+  cn__crown_charge_entrywise (st, lam, n_out, &y0);
+  ret = CN_OK;
+fail:
+  cn_box_clear (&y0);
+  free (lam);
+  return ret;
+}
+
+static cn_status
+smm_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+              double *const *g_in, cn_error *err)
+{
+  const cn_params_scaled_matmul *p = nv->params;
+  int64_t n = cn__numel (nv->out_shape);
+  double *g = malloc ((size_t) (n ? n : 1) * sizeof *g);
+  if (g == NULL)
+    return cn_error_set (err, CN_ENOMEM, "scaledMatmul: out of memory (node '%s')", cn__node_name (nv));
+  for (int64_t i = 0; i < n; i++)
+    g[i] = p->scale * g_out[i];
+  cn_status st = matmul_pullback (nv, in, out, g, g_in, err);
+  free (g);
+  return st;
+}
+
+static cn_status
+smm_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+         double *t_out, cn_error *err)
+{
+  const cn_params_scaled_matmul *p = nv->params;
+  cn_status st = matmul_jvp (nv, in, out, t_in, t_out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn__numel (nv->out_shape);
+  for (int64_t i = 0; i < n; i++)
+    t_out[i] = p->scale * t_out[i];
+  return CN_OK;
+}
+
+const struct cn_op_rule cn__rule_SCALED_MATMUL = {
+  .n_in = 2,
+  .params_size = sizeof (cn_params_scaled_matmul),
+  .check = smm_check,
+  .forward = smm_forward,
+  .pullback = smm_pullback,
+  .jvp = smm_jvp,
+  .ibp = smm_ibp,
+  .ibp_mpfi = smm_ibp_mpfi,
+  .crown = smm_crown,
 };

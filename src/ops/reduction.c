@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/reduction.c: reduce (sum, prod, max, min) and mean.
+/* src/ops/reduction.c: reduce (sum, prod, max, min), mean, and contract (its header with its code, at the end).
  *
  * Both reduce over the axes whose bit is set in AXES (bits at or above the rank are refused; an
  * empty mask reduces over no axis, the identity), keeping them as extent 1 if KEEPDIMS.  Each
@@ -745,4 +745,395 @@ const struct cn_op_rule cn__rule_REDUCE = {
 const struct cn_op_rule cn__rule_MEAN = {
   .n_in = 1, .params_size = sizeof (cn_params_reduce), .check = mean_check, .forward = mean_forward,
   .pullback = mean_pullback, .jvp = mean_jvp, .ibp = mean_ibp, .ibp_mpfi = mean_mpfi, .crown = mean_crown,
+};
+
+/* ---- contract ------------------------------------------------------------------------- */
+/* contract: a tensor contraction (torch.tensordot with paired axes, cn_params_contract): A's axes
+ *   a_axes[p] and B's b_axes[p] (p < n, equal extents, each list distinct) are summed over; the output
+ *   holds A's free axes in order, then B's.  With i running over A's free index tuples (Na of them, row
+ *   major), j over B's (Nb) and kk over the contracted tuples (Nk, row major in the pair order p):
+ *       Y[i,j] = sum_kk A[i,kk] B[kk,j]
+ *   (n = 0: the outer product; Nk = 1 with the empty tuple).
+ *   Forward  s_0 = +0, s_{kk+1} = fl(s_kk + fl(A[i,kk] B[kk,j])) for kk = 0, 1, ..., Nk - 1, in the sort T.
+ *   IBP      matmul's selection form: each term an interval product (least and greatest corner products
+ *            as RN doubles), the sums charged by (G) through cn__sum_lo/cn__sum_hi (an infinite or NaN
+ *            term makes its end infinite).
+ *   MPFI     the same sum of mpfi_mul products.
+ *   CROWN    exactly one constant operand: A varies: lam_A[s][i,kk] = sum_j lam[s][i,j] B[kk,j] (inner
+ *            length Nb); B varies: lam_B[s][kk,j] = sum_i lam[s][i,j] A[i,kk] (length Na).  Every entry of
+ *            the varying operand is one (i,kk) (or (kk,j)) pair, so each lam entry is one RN inner product;
+ *            charge cn__crown_charge_affine with w_up[i,j] >= sum_kk |A||B| (the varying operand by its
+ *            magnitude, rounded up by (N)), K = max(Na, Nb); no bias.
+ *   Pullback g_A[i,kk] += sum_j G[i,j] B[kk,j], g_B[kk,j] += sum_i G[i,j] A[i,kk].
+ *   jvp      T_Y[i,j] = sum_kk (T_A[i,kk] B[kk,j] + A[i,kk] T_B[kk,j]). */
+
+struct ct_geom
+{
+  int64_t na, nb, nk;
+  int64_t *af, *ac, *bc, *bf;   /* element offsets: A free, A contracted, B contracted, B free */
+};
+
+static void
+ct_free (struct ct_geom *g)
+{
+  free (g->af);
+  free (g->ac);
+  free (g->bc);
+  free (g->bf);
+  memset (g, 0, sizeof *g);
+}
+
+/* Row-major offsets of the N tuples over the axes AX[0..n) of a tensor of extents DIM and strides
+ * STRIDE, into OFF (N entries). */
+static void
+ct_offsets (int n, const int *ax, const int64_t *dim, const int64_t *stride, int64_t N, int64_t *off)
+{
+  int64_t idx[CN_MAX_RANK] = { 0 };
+  for (int64_t q = 0; q < N; q++)
+    {
+      int64_t o = 0;
+      for (int p = 0; p < n; p++)
+        o += idx[p] * stride[ax[p]];
+      off[q] = o;
+      for (int p = n - 1; p >= 0; p--)
+        {
+          if (++idx[p] < dim[ax[p]])
+            break;
+          idx[p] = 0;
+        }
+    }
+}
+
+/* Checks P against the shapes A, B; writes OUT (may be NULL) and, if G is not NULL, the offsets. */
+static cn_status
+ct_geometry (const cn_params_contract *p, const cn_shape *a, const cn_shape *b, cn_shape *out, struct ct_geom *g,
+             cn_error *err)
+{
+  if (p == NULL)
+    return cn_error_set (err, CN_EINVAL, "contract: missing attributes");
+  if (p->n < 0 || p->n > a->rank || p->n > b->rank)
+    return cn_error_set (err, CN_EINVAL, "contract: %d contracted axis pairs for ranks %d and %d", p->n, a->rank,
+                         b->rank);
+  int used_a[CN_MAX_RANK] = { 0 }, used_b[CN_MAX_RANK] = { 0 };
+  int cax_a[CN_MAX_RANK], cax_b[CN_MAX_RANK], fa[CN_MAX_RANK], fb[CN_MAX_RANK];
+  int64_t nk = 1;
+  for (int q = 0; q < p->n; q++)
+    {
+      int x = p->a_axes[q], y = p->b_axes[q];
+      if (x < 0 || x >= a->rank || y < 0 || y >= b->rank)
+        return cn_error_set (err, CN_EINVAL, "contract: axis pair %d (%d, %d) outside ranks %d and %d", q, x, y,
+                             a->rank, b->rank);
+      if (used_a[x] || used_b[y])
+        return cn_error_set (err, CN_EINVAL, "contract: axis %d of input %d is contracted twice",
+                             used_a[x] ? x : y, used_a[x] ? 0 : 1);
+      if (a->dim[x] != b->dim[y])
+        return cn_error_set (err, CN_ESHAPE, "contract: extents %lld (axis %d of input 0) and %lld (axis %d of input 1) differ",
+                             (long long) a->dim[x], x, (long long) b->dim[y], y);
+      used_a[x] = used_b[y] = 1;
+      cax_a[q] = x;
+      cax_b[q] = y;
+      nk *= a->dim[x];
+    }
+  int nfa = 0, nfb = 0;
+  int64_t na = 1, nb = 1;
+  for (int d = 0; d < a->rank; d++)
+    if (!used_a[d])
+      {
+        fa[nfa++] = d;
+        na *= a->dim[d];
+      }
+  for (int d = 0; d < b->rank; d++)
+    if (!used_b[d])
+      {
+        fb[nfb++] = d;
+        nb *= b->dim[d];
+      }
+  if (nfa + nfb > CN_MAX_RANK)
+    return cn_error_set (err, CN_ESHAPE, "contract: output rank %d exceeds %d", nfa + nfb, CN_MAX_RANK);
+  cn_shape o;
+  memset (&o, 0, sizeof o);
+  for (int q = 0; q < nfa; q++)
+    o.dim[o.rank++] = a->dim[fa[q]];
+  for (int q = 0; q < nfb; q++)
+    o.dim[o.rank++] = b->dim[fb[q]];
+  if (cn_shape_numel (&o) < 0 || cn_shape_numel (a) < 0 || cn_shape_numel (b) < 0)
+    return cn_error_set (err, CN_ESHAPE, "contract: element count overflows");
+  if (out != NULL)
+    *out = o;
+  if (g == NULL)
+    return CN_OK;
+  memset (g, 0, sizeof *g);
+  g->na = na;
+  g->nb = nb;
+  g->nk = nk;
+  g->af = malloc ((size_t) (na ? na : 1) * sizeof (int64_t));
+  g->ac = malloc ((size_t) (nk ? nk : 1) * sizeof (int64_t));
+  g->bc = malloc ((size_t) (nk ? nk : 1) * sizeof (int64_t));
+  g->bf = malloc ((size_t) (nb ? nb : 1) * sizeof (int64_t));
+  if (g->af == NULL || g->ac == NULL || g->bc == NULL || g->bf == NULL)
+    {
+      ct_free (g);
+      return cn_error_set (err, CN_ENOMEM, "contract: out of memory");
+    }
+  int64_t sa[CN_MAX_RANK], sb[CN_MAX_RANK];
+  cn__strides (a, sa);
+  cn__strides (b, sb);
+  ct_offsets (nfa, fa, a->dim, sa, na, g->af);
+  ct_offsets (p->n, cax_a, a->dim, sa, nk, g->ac);
+  ct_offsets (p->n, cax_b, b->dim, sb, nk, g->bc);
+  ct_offsets (nfb, fb, b->dim, sb, nb, g->bf);
+  return CN_OK;
+}
+
+static cn_status
+contract_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  if (n_in != 2)
+    return cn_error_set (err, CN_EINVAL, "contract: %d inputs, expected 2", n_in);
+  return ct_geometry (params, in[0], in[1], out, NULL, err);
+}
+
+#define CONTRACT_FORWARD(T)                                                                 \
+  do                                                                                        \
+    {                                                                                       \
+      const T *A = in[0]->data, *B = in[1]->data;                                           \
+      T *Y = out->data;                                                                     \
+      for (int64_t i = 0; i < g.na; i++)                                                    \
+        for (int64_t j = 0; j < g.nb; j++)                                                  \
+          {                                                                                 \
+            T acc = 0;                                                                      \
+            for (int64_t kk = 0; kk < g.nk; kk++)                                           \
+              acc += A[g.af[i] + g.ac[kk]] * B[g.bc[kk] + g.bf[j]];                         \
+            Y[i * g.nb + j] = acc;                                                          \
+          }                                                                                 \
+    }                                                                                       \
+  while (0)
+
+static cn_status
+contract_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype || in[1]->dtype != out->dtype)
+    return cn_error_set (err, CN_EINVAL, "contract: tensors are not all f64 or all f32 (node '%s')",
+                         cn__node_name (nv));
+  struct ct_geom g;
+  cn_status st = ct_geometry (nv->params, nv->in_shape[0], nv->in_shape[1], NULL, &g, err);
+  if (st != CN_OK)
+    return st;
+  if (out->dtype == CN_DTYPE_F64)
+    CONTRACT_FORWARD (double);
+  else
+    CONTRACT_FORWARD (float);
+  ct_free (&g);
+  return CN_OK;
+}
+
+static cn_status
+contract_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  struct ct_geom g;
+  cn_status st = ct_geometry (nv->params, nv->in_shape[0], nv->in_shape[1], NULL, &g, err);
+  if (st != CN_OK)
+    return st;
+  if (in[0]->n != cn__numel (nv->in_shape[0]) || in[1]->n != cn__numel (nv->in_shape[1])
+      || out->n != g.na * g.nb)
+    {
+      ct_free (&g);
+      return cn_error_set (err, CN_EINVAL, "contract: box sizes do not match the shapes (node '%s')",
+                           cn__node_name (nv));
+    }
+  for (int64_t i = 0; i < g.na; i++)
+    for (int64_t j = 0; j < g.nb; j++)
+      {
+        double sl = 0, tl = 0, sh = 0, th = 0;
+        for (int64_t kk = 0; kk < g.nk; kk++)
+          {
+            int64_t x = g.af[i] + g.ac[kk], y = g.bc[kk] + g.bf[j];
+            cn__itv_term (in[0]->lo[x], in[0]->hi[x], in[1]->lo[y], in[1]->hi[y], &sl, &tl, &sh, &th);
+          }
+        /* sl, sh are RN sums of Nk extreme products; tl, th their magnitudes. */
+        out->lo[i * g.nb + j] = cn__sum_lo (sl, tl, g.nk > 0 ? g.nk : 1);
+        out->hi[i * g.nb + j] = cn__sum_hi (sh, th, g.nk > 0 ? g.nk : 1);
+      }
+  ct_free (&g);
+  return CN_OK;
+}
+
+static cn_status
+contract_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  struct ct_geom g;
+  cn_status st = ct_geometry (nv->params, nv->in_shape[0], nv->in_shape[1], NULL, &g, err);
+  if (st != CN_OK)
+    return st;
+  if (in[0]->n != cn__numel (nv->in_shape[0]) || in[1]->n != cn__numel (nv->in_shape[1])
+      || out->n != g.na * g.nb)
+    {
+      ct_free (&g);
+      return cn_error_set (err, CN_EINVAL, "contract: MPFI sizes do not match the shapes (node '%s')",
+                           cn__node_name (nv));
+    }
+  if (out->n > 0)
+    {
+      mpfi_t p;
+      mpfi_init2 (p, mpfi_get_prec (out->v[0]));
+      for (int64_t i = 0; i < g.na; i++)
+        for (int64_t j = 0; j < g.nb; j++)
+          {
+            mpfi_ptr y = out->v[i * g.nb + j];
+            mpfi_set_ui (y, 0);
+            for (int64_t kk = 0; kk < g.nk; kk++)
+              {
+                mpfi_mul (p, in[0]->v[g.af[i] + g.ac[kk]], in[1]->v[g.bc[kk] + g.bf[j]]);
+                mpfi_add (y, y, p);
+              }
+          }
+      mpfi_clear (p);
+    }
+  ct_free (&g);
+  return CN_OK;
+}
+
+static cn_status
+contract_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  int a_const = nv->in_const[0] != NULL, b_const = nv->in_const[1] != NULL;
+  if (a_const == b_const)
+    return cn_error_set (err, CN_EUNSUPPORTED,
+                         "contract: the CROWN arm needs exactly one constant operand, not %s (node '%s')",
+                         a_const ? "two" : "none", cn__node_name (nv));
+  struct ct_geom g;
+  cn_status ret = ct_geometry (nv->params, nv->in_shape[0], nv->in_shape[1], NULL, &g, err);
+  if (ret != CN_OK)
+    return ret;
+  int v = a_const ? 1 : 0;
+  double *lam_v = st->lam_in[v];
+  int64_t n_out = g.na * g.nb, n_v = st->in_box[v]->n;
+  double *m = NULL, *w_up = NULL;
+  if (lam_v == NULL || n_out == 0 || st->rows == 0)
+    goto done;
+  const double *W = st->in_box[1 - v]->lo;     /* the constant operand, exact doubles */
+  m = malloc ((size_t) (n_v ? n_v : 1) * sizeof *m);
+  w_up = malloc ((size_t) n_out * sizeof *w_up);
+  if (m == NULL || w_up == NULL)
+    {
+      ret = cn_error_set (err, CN_ENOMEM, "contract: out of memory (node '%s')", cn__node_name (nv));
+      goto fail;
+    }
+  /* lam_v[s] = fl(lam[s] against the constant), one RN inner product per entry. */
+#pragma omp parallel for num_threads(st->threads > 0 ? st->threads : 1) if (st->rows * n_out * g.nk > 65536)
+  for (int64_t s = 0; s < st->rows; s++)
+    {
+      const double *lam = st->lam_out + s * n_out;
+      double *li = lam_v + s * n_v;
+      if (v == 0)
+        for (int64_t i = 0; i < g.na; i++)
+          for (int64_t kk = 0; kk < g.nk; kk++)
+            {
+              double acc = 0;
+              for (int64_t j = 0; j < g.nb; j++)
+                acc += lam[i * g.nb + j] * W[g.bc[kk] + g.bf[j]];
+              li[g.af[i] + g.ac[kk]] = acc;
+            }
+      else
+        for (int64_t kk = 0; kk < g.nk; kk++)
+          for (int64_t j = 0; j < g.nb; j++)
+            {
+              double acc = 0;
+              for (int64_t i = 0; i < g.na; i++)
+                acc += lam[i * g.nb + j] * W[g.af[i] + g.ac[kk]];
+              li[g.bc[kk] + g.bf[j]] = acc;
+            }
+    }
+  /* w_up[i,j] >= sum_kk |A||B|, the varying operand by its magnitude m. */
+  double m1 = cn__box_magnitude (st->in_box[v], m);
+  const double *Am = v == 0 ? m : W, *Bm = v == 0 ? W : m;
+  for (int64_t i = 0; i < g.na; i++)
+    for (int64_t j = 0; j < g.nb; j++)
+      {
+        double t = 0;
+        for (int64_t kk = 0; kk < g.nk; kk++)
+          {
+            double x = Am[g.af[i] + g.ac[kk]], y = Bm[g.bc[kk] + g.bf[j]];
+            if (x != 0 && y != 0)
+              t += fabs (x) * fabs (y);
+          }
+        w_up[i * g.nb + j] = cn__nonneg_up (t, g.nk > 0 ? g.nk : 1);
+      }
+  int64_t K = g.na > g.nb ? g.na : g.nb;
+  cn__crown_charge_affine (st, w_up, K > 0 ? K : 1, m1);
+done:
+  ret = CN_OK;
+fail:
+  free (m);
+  free (w_up);
+  ct_free (&g);
+  return ret;
+}
+
+static cn_status
+contract_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+                   double *const *g_in, cn_error *err)
+{
+  (void) out;
+  struct ct_geom g;
+  cn_status st = ct_geometry (nv->params, nv->in_shape[0], nv->in_shape[1], NULL, &g, err);
+  if (st != CN_OK)
+    return st;
+  const double *A = in[0]->data, *B = in[1]->data;
+  for (int64_t i = 0; i < g.na; i++)
+    for (int64_t j = 0; j < g.nb; j++)
+      {
+        double G = g_out[i * g.nb + j];
+        for (int64_t kk = 0; kk < g.nk; kk++)
+          {
+            int64_t x = g.af[i] + g.ac[kk], y = g.bc[kk] + g.bf[j];
+            if (g_in[0] != NULL)
+              g_in[0][x] += G * B[y];
+            if (g_in[1] != NULL)
+              g_in[1][y] += G * A[x];
+          }
+      }
+  ct_free (&g);
+  return CN_OK;
+}
+
+static cn_status
+contract_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+              double *t_out, cn_error *err)
+{
+  (void) out;
+  struct ct_geom g;
+  cn_status st = ct_geometry (nv->params, nv->in_shape[0], nv->in_shape[1], NULL, &g, err);
+  if (st != CN_OK)
+    return st;
+  const double *A = in[0]->data, *B = in[1]->data;
+  for (int64_t i = 0; i < g.na; i++)
+    for (int64_t j = 0; j < g.nb; j++)
+      {
+        double acc = 0;
+        for (int64_t kk = 0; kk < g.nk; kk++)
+          {
+            int64_t x = g.af[i] + g.ac[kk], y = g.bc[kk] + g.bf[j];
+            if (t_in[0] != NULL)
+              acc += t_in[0][x] * B[y];
+            if (t_in[1] != NULL)
+              acc += A[x] * t_in[1][y];
+          }
+        t_out[i * g.nb + j] = acc;
+      }
+  ct_free (&g);
+  return CN_OK;
+}
+
+const struct cn_op_rule cn__rule_CONTRACT = {
+  .n_in = 2,
+  .params_size = sizeof (cn_params_contract),
+  .check = contract_check,
+  .forward = contract_forward,
+  .pullback = contract_pullback,
+  .jvp = contract_jvp,
+  .ibp = contract_ibp,
+  .ibp_mpfi = contract_mpfi,
+  .crown = contract_crown,
 };

@@ -1,0 +1,1041 @@
+/* SPDX-License-Identifier: MIT */
+/* src/ops/scan.c: the scans and orderings: cumsum, cumprod, cummax, cummin, sort, topk, argmax,
+ * argmin.
+ *
+ * Every operator works along one axis of its one input x (rank >= 1, 0 <= axis < rank; the
+ * attribute records of certnn/ops.h).  With x of shape [A.., n, B..] (n the extent on the axis),
+ * a "row" is the n entries x[a, 0..n-1, b] for one outer index a and one inner index b; the row
+ * entries sit inner = prod(B..) apart in memory.  Rows are independent.
+ *
+ * One output per node.  The seed's cummax, cummin, sort and topk return values and indices, and
+ * argmax, argmin return an index tensor (an index port).  Our graph nodes have one output, so:
+ *   - cummax, cummin, sort and topk compute the VALUES output (the index output is not produced;
+ *     the pullback and jvp route through the indices the forward would return);
+ *   - argmax and argmin produce the index output as a tensor of the model's float sort holding
+ *     integers 0..n-1 (exact in binary32 for n <= 2^24).  Their input is a frozen port (the seed's
+ *     gradient cell "no value input"): the pullback adds nothing (it exists because every rule has
+ *     one) and the jvp writes 0.
+ *
+ * NaN ordering and ties follow PyTorch (CPU):
+ *   - sort (stable = True): ascending puts every NaN after every number, descending before; equal
+ *     entries (-0 and +0 are equal, NaNs are equal to each other) keep their order in the row.
+ *   - topk: NaN counts as larger than every number (torch.topk); the order is that of the stable
+ *     sort above (descending for largest, ascending otherwise).  The seed's import policy: topk
+ *     fails at execution where tied entries would decide its selection: where 0 < k < n and the
+ *     k-th and (k+1)-th entries of that order are equal (== on numbers, or both NaN), forward is
+ *     CN_EINVAL ("topk: tied entries decide the selection ...").  IBP and MPFI bound the
+ *     continuous extension (the values do not depend on how a tie is broken), so they never fail
+ *     for ties.
+ *   - cummax, cummin (torch's cummax_cummin_helper): the running extreme m and its index move to
+ *     entry i when x_i is NaN, or when m is not NaN and x_i >= m (cummax; <= for cummin): a NaN
+ *     propagates, and a tie selects the LATER entry.
+ *   - argmax, argmin: a NaN counts as extreme (the first NaN, torch.argmax); among equal extremes
+ *     the first index (the last with select_last_index, ONNX's attribute).
+ *
+ * cumsum  v_j = sum_{i <= j} x_i along the row.
+ *   forward  PyTorch's widened accumulation type (the seed's import policy): the running sum is a
+ *            double for both sorts, s = 0, s = fl(s + x_i), v_i = s rounded to the tensor's sort
+ *            (one more rounding in binary32, so v is within 1 ulp + the double sum's error).
+ *   IBP      per row the prefix sums of the lower ends and of the upper ends in RN, with the
+ *            sums of magnitudes t: by (G) (sound.h), sum_{i<=j} l_i >= cn__down (s_j -
+ *            cn__dot_err (t_j, j + 1)) and the mirror for the upper end (cn__sum_lo / cn__sum_hi,
+ *            which turn a NaN from inf - inf into the infinite end).  The sum is nondecreasing in
+ *            each x_i, so the box holds every real result.
+ *   MPFI     running mpfi_add.
+ *   pullback g_x[i] += sum_{j >= i} g_j (a reverse running sum in RN).
+ *   jvp      t_j = sum_{i <= j} t_i (a running sum in RN).
+ *
+ * cumprod  v_j = prod_{i <= j} x_i.
+ *   forward  as cumsum, the running product a double from 1 (widened), v_i rounded to the sort.
+ *   IBP      interval multiplication from [1, 1], each corner product rounded outward (cn__down /
+ *            cn__up of the RN product, which bound the exact product; 0 * inf := 0; an RN product
+ *            of +inf as a lower corner means the exact product exceeds DBL_MAX, so DBL_MAX).
+ *   MPFI     running mpfi_mul.
+ *   pullback d v_j / d x_i = P_{i-1} prod_{i < q <= j} x_q for i <= j (P_i the prefix product),
+ *            without division: g_x[i] += P_{i-1} R_i with R_{n-1} = g_{n-1}, R_i = g_i + x_{i+1}
+ *            R_{i+1} (a reverse sweep).
+ *   jvp      by the product rule T_0 = t_0, T_j = T_{j-1} x_j + P_{j-1} t_j.
+ *
+ * cummax, cummin  v_j = max_{i <= j} x_i (min).
+ *   forward  torch's helper above, in the tensor's sort (exact: v_j is an entry).
+ *   IBP      [running max of the lower ends, running max of the upper ends] (min: likewise):
+ *            max is nondecreasing in each argument and exact on doubles, so this is the exact
+ *            hull; no rounding.
+ *   MPFI     the same with mpfr_max / mpfr_min on the enclosures' ends (left RNDD, right RNDU).
+ *   pullback g_x[idx_j] += g_j, idx_j torch's index above (the later entry at a tie: a one-sided
+ *            choice, shared by jvp).
+ *   jvp      t_j = t[idx_j].
+ *
+ * sort   v = the row sorted (ascending, or descending).  topk: the first k of the row sorted
+ *        descending (largest) or ascending (smallest).
+ *   forward  a stable index sort of the row (values compared exactly; the tie-break by index makes
+ *            the order total), v_j = x_{perm_j} in the tensor's sort; topk checks the tie rule.
+ *   IBP      sorted lower ends and sorted upper ends.  Proof: write s_k(x) for the k-th smallest
+ *            entry of the row x (k = 1..n).  Then s_k(x) = min over the sets S of n - k + 1
+ *            indices of max_{i in S} x_i (any such S holds an entry >= s_k, since at most k - 1
+ *            entries are < s_k, and the S of the n - k + 1 largest entries attains it).  A min of
+ *            maxes of coordinates is nondecreasing in every coordinate, so for l <= x <= u
+ *            entrywise, s_k(l) <= s_k(x) <= s_k(u): the k-th smallest of the lower ends and the
+ *            k-th smallest of the upper ends bound the k-th smallest of x, and both are attained
+ *            (at x = l and x = u), so the box is the exact hull.  Descending order is s_{n+1-k};
+ *            topk's outputs are s_n..s_{n-k+1} (largest) or s_1..s_k (smallest), so the same
+ *            sorted ends bound them.  No rounding.
+ *   MPFI     the same on the enclosures' ends (mpfr_cmp sorts; left ends rounded down, right up).
+ *   pullback g_x[perm_j] += g_j (the stable permutation; at a tie a one-sided choice shared by
+ *            jvp).
+ *   jvp      t_j = t[perm_j].
+ *
+ * argmax, argmin  the index (as above), the axis removed (or kept as extent 1 with keepdims).
+ *   IBP      the set of indices that are the argmax at some point of the box.  For first-index
+ *            ties: i is the argmax at x iff x_i > x_q for q < i and x_i >= x_q for q > i.  If that
+ *            holds at some x of the box then u_i >= x_i > x_q >= l_q (q < i) and u_i >= l_q
+ *            (q > i); conversely if u_i > l_q for q < i and u_i >= l_q for q > i, the point
+ *            x_i = u_i, x_q = l_q (q != i) lies in the box and has argmax i.  So the candidates are
+ *            exactly the i with u_i > l_q (q < i) and u_i >= l_q (q > i); the output box is
+ *            [least candidate, greatest candidate] (the first index attaining max_q l_q is always a
+ *            candidate, so the set is not empty).  select_last_index swaps the strict and wide
+ *            comparisons; argmin mirrors (l_i < u_q, l_i <= u_q).  Exact integers, no rounding.
+ *   MPFI     the same on the enclosures' ends (mpfr_cmp); on point enclosures it gives the exact
+ *            index.
+ *   pullback nothing (a frozen port); jvp writes 0.
+ *
+ * A NaN end in an input box (or a NaN enclosure) is CN_ENUMERIC in every IBP and MPFI arm.
+ * Infinite ends give infinite ends (cumsum, cumprod through cn__sum_lo / prod corners; the
+ * orderings move them exactly).  CROWN: none (NULL): the sweep discharges these nodes against
+ * their boxes, as the seed does ("the cumulative and sorting operators").
+ *
+ * Forward accuracy: cummax, cummin, sort, topk, argmax and argmin are exact.  cumsum and cumprod
+ * are not correctly rounded: each output is a running double sum (product) of up to n terms, with
+ * the usual error bound (n - 1) u sum |x_i| (relative (n - 1) u for products), then in binary32
+ * one rounding to float.  Measured against MPFR (200000 rows of 5 entries uniform in [-2, 2]),
+ * the largest error in ulps of the exact result, f64 / f32: cumsum 3.3e4 / 0.5 (4 / 0.5 where
+ * |sum| > |terms| / 4: the f64 maximum comes from cancelling sums), cumprod 2.9 / 0.5.  The
+ * binary32 results are correctly rounded on these samples because the double accumulation of a
+ * few floats is (nearly) exact. */
+#include <config.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ops/ops_impl.h"
+#include "bounds/sound.h"
+
+/* ---- geometry and shared checks ------------------------------------------------------------ */
+
+/* The rows of a shape along AXIS: OUTER rows of N entries INNER apart, times INNER. */
+struct geom
+{
+  int64_t outer, n, inner;
+};
+
+static struct geom
+geom_of (const cn_shape *s, int axis)
+{
+  struct geom g = { 1, s->dim[axis], 1 };
+  for (int a = 0; a < axis; a++)
+    g.outer *= s->dim[a];
+  for (int a = axis + 1; a < s->rank; a++)
+    g.inner *= s->dim[a];
+  return g;
+}
+
+/* Offset of entry 0 of row R (0 <= R < outer * inner) in a tensor whose axis extent is N. */
+static inline int64_t
+row_base (const struct geom *g, int64_t n, int64_t r)
+{
+  return (r / g->inner) * n * g->inner + r % g->inner;
+}
+
+static cn_status
+check_input (const char *op, int n_in, const cn_shape *const *in, int axis, cn_error *err)
+{
+  if (n_in != 1)
+    return cn_error_set (err, CN_EINVAL, "%s: takes 1 input, got %d", op, n_in);
+  const cn_shape *s = in[0];
+  if (s == NULL || s->rank < 1 || s->rank > CN_MAX_RANK)
+    return cn_error_set (err, CN_EINVAL, "%s: the input needs rank 1 to %d", op, CN_MAX_RANK);
+  for (int a = 0; a < s->rank; a++)
+    if (s->dim[a] < 0)
+      return cn_error_set (err, CN_EINVAL, "%s: input has extent %lld on axis %d", op, (long long) s->dim[a], a);
+  if (cn_shape_numel (s) < 0)
+    return cn_error_set (err, CN_EINVAL, "%s: input has too many elements", op);
+  if (axis < 0 || axis >= s->rank)
+    return cn_error_set (err, CN_EINVAL, "%s: axis %d outside the input's rank %d", op, axis, s->rank);
+  return CN_OK;
+}
+
+/* The attribute record of the node, or an error. */
+static cn_status
+need_params (const char *op, const void *p, cn_error *err)
+{
+  if (p == NULL)
+    return cn_error_set (err, CN_EINVAL, "%s: missing attributes", op);
+  return CN_OK;
+}
+
+static int
+axis_of (const cn_node_view *nv)
+{
+  switch (nv->op)
+    {
+    case CN_OP_SORT: return ((const cn_params_sort *) nv->params)->axis;
+    case CN_OP_TOPK: return ((const cn_params_topk *) nv->params)->axis;
+    case CN_OP_ARGMAX:
+    case CN_OP_ARGMIN: return ((const cn_params_argmax *) nv->params)->axis;
+    default: return ((const cn_params_cumulative *) nv->params)->axis;
+    }
+}
+
+/* The input geometry of the node and the output's extent on the axis; checks the sizes given. */
+static cn_status
+node_geom (const cn_node_view *nv, int64_t n_in, int64_t n_out, struct geom *g, int64_t *m, cn_error *err)
+{
+  const char *op = cn_op_name (nv->op);
+  if (nv->params == NULL || nv->n_in != 1)
+    return cn_error_set (err, CN_EINVAL, "%s: malformed node (node '%s')", op, cn__node_name (nv));
+  int axis = axis_of (nv);
+  const cn_shape *s = nv->in_shape[0];
+  if (axis < 0 || axis >= s->rank)
+    return cn_error_set (err, CN_EINVAL, "%s: axis %d outside the rank (node '%s')", op, axis, cn__node_name (nv));
+  *g = geom_of (s, axis);
+  switch (nv->op)
+    {
+    case CN_OP_TOPK: *m = ((const cn_params_topk *) nv->params)->k; break;
+    case CN_OP_ARGMAX:
+    case CN_OP_ARGMIN: *m = 1; break;
+    default: *m = g->n; break;
+    }
+  if (n_in != cn__numel (s) || n_out != cn__numel (nv->out_shape) || n_out != g->outer * *m * g->inner)
+    return cn_error_set (err, CN_EINVAL, "%s: arguments do not match the node (node '%s')", op, cn__node_name (nv));
+  return CN_OK;
+}
+
+/* ---- checks ------------------------------------------------------------------------------- */
+
+static cn_status
+cum_check_named (const char *op, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  cn_status st = need_params (op, p, err);
+  if (st != CN_OK)
+    return st;
+  const cn_params_cumulative *q = p;
+  if ((st = check_input (op, n_in, in, q->axis, err)) != CN_OK)
+    return st;
+  *out = *in[0];
+  return CN_OK;
+}
+
+#define CUM_CHECK(lname)                                                                               \
+  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,   \
+                                  cn_error *err)                                                       \
+  {                                                                                                    \
+    return cum_check_named (#lname, p, n_in, in, out, err);                                            \
+  }
+CUM_CHECK (cumsum)
+CUM_CHECK (cumprod)
+CUM_CHECK (cummax)
+CUM_CHECK (cummin)
+
+static cn_status
+sort_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  cn_status st = need_params ("sort", p, err);
+  if (st != CN_OK)
+    return st;
+  const cn_params_sort *q = p;
+  if ((st = check_input ("sort", n_in, in, q->axis, err)) != CN_OK)
+    return st;
+  if (q->descending != 0 && q->descending != 1)
+    return cn_error_set (err, CN_EINVAL, "sort: descending must be 0 or 1, got %d", q->descending);
+  *out = *in[0];
+  return CN_OK;
+}
+
+static cn_status
+topk_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  cn_status st = need_params ("topk", p, err);
+  if (st != CN_OK)
+    return st;
+  const cn_params_topk *q = p;
+  if ((st = check_input ("topk", n_in, in, q->axis, err)) != CN_OK)
+    return st;
+  if (q->largest != 0 && q->largest != 1)
+    return cn_error_set (err, CN_EINVAL, "topk: largest must be 0 or 1, got %d", q->largest);
+  int64_t n = in[0]->dim[q->axis];
+  if (q->k < 0 || q->k > n)
+    return cn_error_set (err, CN_EINVAL, "topk: k = %lld outside [0, %lld], the extent on axis %d", (long long) q->k,
+                         (long long) n, q->axis);
+  *out = *in[0];
+  out->dim[q->axis] = q->k;
+  return CN_OK;
+}
+
+static cn_status
+arg_check_named (const char *op, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  cn_status st = need_params (op, p, err);
+  if (st != CN_OK)
+    return st;
+  const cn_params_argmax *q = p;
+  if ((st = check_input (op, n_in, in, q->axis, err)) != CN_OK)
+    return st;
+  if (q->keepdims != 0 && q->keepdims != 1)
+    return cn_error_set (err, CN_EINVAL, "%s: keepdims must be 0 or 1, got %d", op, q->keepdims);
+  if (q->select_last_index != 0 && q->select_last_index != 1)
+    return cn_error_set (err, CN_EINVAL, "%s: select_last_index must be 0 or 1, got %d", op, q->select_last_index);
+  if (in[0]->dim[q->axis] < 1)
+    return cn_error_set (err, CN_EINVAL, "%s: empty axis %d (no entry to select)", op, q->axis);
+  if (in[0]->dim[q->axis] > (int64_t) 1 << 24)
+    return cn_error_set (err, CN_EINVAL, "%s: extent %lld on axis %d: indices above 2^24 are not exact in binary32",
+                         op, (long long) in[0]->dim[q->axis], q->axis);
+  cn_shape s = *in[0];
+  if (q->keepdims)
+    s.dim[q->axis] = 1;
+  else
+    {
+      for (int a = q->axis; a + 1 < s.rank; a++)
+        s.dim[a] = s.dim[a + 1];
+      s.dim[s.rank - 1] = 0;
+      s.rank--;
+    }
+  *out = s;
+  return CN_OK;
+}
+
+static cn_status
+argmax_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  return arg_check_named ("argmax", p, n_in, in, out, err);
+}
+
+static cn_status
+argmin_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  return arg_check_named ("argmin", p, n_in, in, out, err);
+}
+
+/* ---- orderings -------------------------------------------------------------------------- */
+
+/* One row entry for the index sort. */
+struct key
+{
+  double v;
+  int64_t i;
+};
+
+/* Ascending with NaN after every number; ties (==, or both NaN) by index: a total order. */
+static int
+cmp_asc (const void *pa, const void *pb)
+{
+  const struct key *a = pa, *b = pb;
+  int na = isnan (a->v), nb = isnan (b->v);
+  if (na != nb)
+    return na - nb;
+  if (!na && a->v != b->v)
+    return a->v < b->v ? -1 : 1;
+  return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Descending with NaN before every number; ties by index. */
+static int
+cmp_desc (const void *pa, const void *pb)
+{
+  const struct key *a = pa, *b = pb;
+  int na = isnan (a->v), nb = isnan (b->v);
+  if (na != nb)
+    return nb - na;
+  if (!na && a->v != b->v)
+    return a->v > b->v ? -1 : 1;
+  return (a->i > b->i) - (a->i < b->i);
+}
+
+static inline double
+load (const cn_tensor *t, int64_t j)
+{
+  return t->dtype == CN_DTYPE_F64 ? ((const double *) t->data)[j] : (double) ((const float *) t->data)[j];
+}
+
+static inline void
+store (cn_tensor *t, int64_t j, double v)
+{
+  if (t->dtype == CN_DTYPE_F64)
+    ((double *) t->data)[j] = v;
+  else
+    ((float *) t->data)[j] = (float) v;
+}
+
+/* Whether the node orders descending (sort descending, topk largest). */
+static int
+order_desc (const cn_node_view *nv)
+{
+  if (nv->op == CN_OP_SORT)
+    return ((const cn_params_sort *) nv->params)->descending;
+  return ((const cn_params_topk *) nv->params)->largest;
+}
+
+/* Sorts row R of the values X (f64 or f32, or a plain double array if T is NULL) into KEYS. */
+static void
+sort_row (const cn_tensor *t, const double *x, const struct geom *g, int64_t r, int desc, struct key *keys)
+{
+  int64_t base = row_base (g, g->n, r);
+  for (int64_t i = 0; i < g->n; i++)
+    {
+      int64_t j = base + i * g->inner;
+      keys[i].v = t != NULL ? load (t, j) : x[j];
+      keys[i].i = i;
+    }
+  qsort (keys, (size_t) g->n, sizeof *keys, desc ? cmp_desc : cmp_asc);
+  /* now keys[0..n-1] is the row in the stable order (NaN placement as in the header) */
+}
+
+static inline int
+tied (double a, double b)
+{
+  return (isnan (a) && isnan (b)) || a == b;
+}
+
+/* ---- forward ------------------------------------------------------------------------------ */
+
+static cn_status
+sorts_ok (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, cn_error *err)
+{
+  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype)
+    return cn_error_set (err, CN_EINVAL, "%s: tensors of different sorts (node '%s')", cn_op_name (nv->op),
+                         cn__node_name (nv));
+  return CN_OK;
+}
+
+static cn_status
+scan_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  const char *op = cn_op_name (nv->op);
+  struct geom g;
+  int64_t m;
+  cn_status st = sorts_ok (nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  if ((st = node_geom (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), &g, &m, err)) != CN_OK)
+    return st;
+  int64_t rows = g.outer * g.inner;
+  const cn_tensor *x = in[0];
+  struct key *keys = NULL;
+  if (nv->op == CN_OP_SORT || nv->op == CN_OP_TOPK)
+    {
+      keys = malloc ((size_t) (g.n ? g.n : 1) * sizeof *keys);
+      if (keys == NULL)
+        return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
+    }
+  for (int64_t r = 0; r < rows; r++)
+    {
+      int64_t bi = row_base (&g, g.n, r), bo = row_base (&g, m, r), s = g.inner;
+      switch (nv->op)
+        {
+        case CN_OP_CUMSUM:
+        case CN_OP_CUMPROD:
+          {
+            /* the widened accumulation: a double for both sorts */
+            int prod = nv->op == CN_OP_CUMPROD;
+            double acc = prod ? 1 : 0;
+            for (int64_t i = 0; i < g.n; i++)
+              {
+                double v = load (x, bi + i * s);
+                acc = prod ? acc * v : acc + v;
+                store (out, bo + i * s, acc);
+              }
+            break;
+          }
+        case CN_OP_CUMMAX:
+        case CN_OP_CUMMIN:
+          {
+            int mx = nv->op == CN_OP_CUMMAX;
+            double cur = g.n > 0 ? load (x, bi) : 0;
+            for (int64_t i = 0; i < g.n; i++)
+              {
+                double v = load (x, bi + i * s);
+                if (isnan (v) || (!isnan (cur) && (mx ? v >= cur : v <= cur)))
+                  cur = v;
+                store (out, bo + i * s, cur);   /* exact: cur is an entry of the tensor's sort */
+              }
+            break;
+          }
+        case CN_OP_SORT:
+        case CN_OP_TOPK:
+          {
+            sort_row (x, NULL, &g, r, order_desc (nv), keys);
+            if (nv->op == CN_OP_TOPK && m > 0 && m < g.n && tied (keys[m - 1].v, keys[m].v))
+              {
+                long long i1 = (long long) keys[m - 1].i, i2 = (long long) keys[m].i;
+                free (keys);
+                return cn_error_set (err, CN_EINVAL,
+                                     "topk: tied entries decide the selection (entries %lld and %lld of a row along "
+                                     "axis %d are equal) (node '%s')", i1, i2, axis_of (nv), cn__node_name (nv));
+              }
+            for (int64_t k = 0; k < m; k++)
+              store (out, bo + k * s, keys[k].v);
+            break;
+          }
+        default:
+          {
+            /* argmax, argmin: a NaN is extreme; ties to the first (last) index */
+            const cn_params_argmax *q = nv->params;
+            int mx = nv->op == CN_OP_ARGMAX, last = q->select_last_index;
+            int64_t best = 0;
+            double bv = load (x, bi);
+            for (int64_t i = 1; i < g.n && !(isnan (bv) && !last); i++)
+              {
+                double v = load (x, bi + i * s);
+                int better;
+                if (isnan (bv))
+                  better = isnan (v);             /* only with select_last_index */
+                else if (isnan (v))
+                  better = 1;
+                else
+                  better = mx ? (last ? v >= bv : v > bv) : (last ? v <= bv : v < bv);
+                if (better)
+                  {
+                    best = i;
+                    bv = v;
+                  }
+              }
+            store (out, bo, (double) best);
+            break;
+          }
+        }
+    }
+  free (keys);
+  return CN_OK;
+}
+
+/* ---- pullback and jvp --------------------------------------------------------------------- */
+
+static cn_status
+diff_ok (const char *mode, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
+         struct geom *g, int64_t *m, cn_error *err)
+{
+  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
+    return cn_error_set (err, CN_EINVAL, "%s: %s tensors are not binary64 (node '%s')", cn_op_name (nv->op), mode,
+                         cn__node_name (nv));
+  return node_geom (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), g, m, err);
+}
+
+/* The source index along the row of output position k, for the selecting operators (cummax,
+ * cummin: torch's running index; sort, topk: the stable permutation), of row R into SRC[0..m-1]. */
+static void
+select_row (const cn_node_view *nv, const double *x, const struct geom *g, int64_t r, struct key *keys,
+            int64_t m, int64_t *src)
+{
+  if (nv->op == CN_OP_CUMMAX || nv->op == CN_OP_CUMMIN)
+    {
+      int mx = nv->op == CN_OP_CUMMAX;
+      int64_t b = row_base (g, g->n, r), idx = 0;
+      double cur = g->n > 0 ? x[b] : 0;
+      for (int64_t i = 0; i < g->n; i++)
+        {
+          double v = x[b + i * g->inner];
+          if (isnan (v) || (!isnan (cur) && (mx ? v >= cur : v <= cur)))
+            {
+              cur = v;
+              idx = i;
+            }
+          src[i] = idx;
+        }
+      return;
+    }
+  sort_row (NULL, x, g, r, order_desc (nv), keys);
+  for (int64_t k = 0; k < m; k++)
+    src[k] = keys[k].i;
+}
+
+static cn_status
+scan_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+               double *const *g_in, cn_error *err)
+{
+  const char *op = cn_op_name (nv->op);
+  struct geom g;
+  int64_t m;
+  cn_status st = diff_ok ("pullback", nv, in, out, &g, &m, err);
+  if (st != CN_OK || g_in[0] == NULL || nv->op == CN_OP_ARGMAX || nv->op == CN_OP_ARGMIN)
+    return st;                           /* argmax, argmin: a frozen port receives nothing */
+  const double *x = in[0]->data;
+  double *gx = g_in[0];
+  int64_t rows = g.outer * g.inner, s = g.inner;
+  struct key *keys = malloc ((size_t) (g.n ? g.n : 1) * sizeof *keys);
+  int64_t *src = malloc ((size_t) (g.n ? g.n : 1) * sizeof *src);
+  if (keys == NULL || src == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
+      goto done;
+    }
+  for (int64_t r = 0; r < rows; r++)
+    {
+      int64_t bi = row_base (&g, g.n, r), bo = row_base (&g, m, r);
+      if (nv->op == CN_OP_CUMSUM)
+        {
+          double acc = 0;
+          for (int64_t i = g.n - 1; i >= 0; i--)
+            {
+              acc += g_out[bo + i * s];
+              gx[bi + i * s] += acc;
+            }
+          /* now g_x[i] has received sum_{j >= i} g_j */
+        }
+      else if (nv->op == CN_OP_CUMPROD)
+        {
+          /* keys[i].v holds the prefix products P_{i-1} here */
+          double p = 1;
+          for (int64_t i = 0; i < g.n; i++)
+            {
+              keys[i].v = p;
+              p *= x[bi + i * s];
+            }
+          double rr = 0;
+          for (int64_t i = g.n - 1; i >= 0; i--)
+            {
+              rr = i == g.n - 1 ? g_out[bo + i * s] : g_out[bo + i * s] + x[bi + (i + 1) * s] * rr;
+              gx[bi + i * s] += keys[i].v * rr;
+            }
+          /* now g_x[i] has received P_{i-1} R_i = sum_{j >= i} g_j d v_j / d x_i */
+        }
+      else
+        {
+          select_row (nv, x, &g, r, keys, m, src);
+          for (int64_t k = 0; k < m; k++)
+            gx[bi + src[k] * s] += g_out[bo + k * s];
+          /* now each selected entry has received the cotangents of the outputs that copy it */
+        }
+    }
+done:
+  free (keys);
+  free (src);
+  return st;
+}
+
+static cn_status
+scan_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+          double *t_out, cn_error *err)
+{
+  const char *op = cn_op_name (nv->op);
+  struct geom g;
+  int64_t m;
+  cn_status st = diff_ok ("jvp", nv, in, out, &g, &m, err);
+  if (st != CN_OK)
+    return st;
+  int64_t no = cn_tensor_numel (out);
+  if (t_in[0] == NULL || nv->op == CN_OP_ARGMAX || nv->op == CN_OP_ARGMIN)
+    {
+      for (int64_t j = 0; j < no; j++)
+        t_out[j] = 0;
+      return CN_OK;
+    }
+  const double *x = in[0]->data, *t = t_in[0];
+  int64_t rows = g.outer * g.inner, s = g.inner;
+  struct key *keys = malloc ((size_t) (g.n ? g.n : 1) * sizeof *keys);
+  int64_t *src = malloc ((size_t) (g.n ? g.n : 1) * sizeof *src);
+  if (keys == NULL || src == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
+      goto done;
+    }
+  for (int64_t r = 0; r < rows; r++)
+    {
+      int64_t bi = row_base (&g, g.n, r), bo = row_base (&g, m, r);
+      if (nv->op == CN_OP_CUMSUM)
+        {
+          double acc = 0;
+          for (int64_t i = 0; i < g.n; i++)
+            {
+              acc += t[bi + i * s];
+              t_out[bo + i * s] = acc;
+            }
+        }
+      else if (nv->op == CN_OP_CUMPROD)
+        {
+          double p = 1, tt = 0;
+          for (int64_t i = 0; i < g.n; i++)
+            {
+              double xi = x[bi + i * s];
+              tt = tt * xi + p * t[bi + i * s];
+              p *= xi;
+              t_out[bo + i * s] = tt;
+              /* now tt = T_i, the derivative of P_i along t, and p = P_i */
+            }
+        }
+      else
+        {
+          select_row (nv, x, &g, r, keys, m, src);
+          for (int64_t k = 0; k < m; k++)
+            t_out[bo + k * s] = t[bi + src[k] * s];
+        }
+    }
+done:
+  free (keys);
+  free (src);
+  return st;
+}
+
+/* ---- IBP ---------------------------------------------------------------------------------- */
+
+/* Lower and upper candidates of x*y (0 * inf := 0), NaN-free (as reduce PROD's IBP). */
+static inline void
+prod_cand (double x, double y, double *lo, double *hi)
+{
+  if (x == 0 || y == 0)
+    {
+      *lo = *hi = 0;
+      return;
+    }
+  double p = x * y;
+  /* one rounding: p = fl(x y); +inf as a lower candidate means x y > DBL_MAX */
+  double l = p == INFINITY ? DBL_MAX : cn__down (p);
+  double h = p == -INFINITY ? -DBL_MAX : cn__up (p);
+  *lo = isnan (l) ? -INFINITY : l;
+  *hi = isnan (h) ? INFINITY : h;
+}
+
+static int
+cmp_d_asc (const void *pa, const void *pb)
+{
+  double a = *(const double *) pa, b = *(const double *) pb;
+  return (a > b) - (a < b);
+}
+
+static int
+cmp_d_desc (const void *pa, const void *pb)
+{
+  double a = *(const double *) pa, b = *(const double *) pb;
+  return (a < b) - (a > b);
+}
+
+/* Whether entry I of a row with ends L, U (N entries, stride S) is the argmax (MX) or argmin at
+ * some point of the box, under the first-index (LAST = 0) or last-index tie rule. */
+static int
+arg_candidate (int mx, int last, const double *l, const double *u, int64_t n, int64_t s, int64_t i)
+{
+  for (int64_t q = 0; q < n; q++)
+    {
+      if (q == i)
+        continue;
+      int strict = last ? q > i : q < i;
+      if (mx)
+        {
+          double a = u[i * s], b = l[q * s];
+          if (strict ? !(a > b) : !(a >= b))
+            return 0;
+        }
+      else
+        {
+          double a = l[i * s], b = u[q * s];
+          if (strict ? !(a < b) : !(a <= b))
+            return 0;
+        }
+    }
+  return 1;
+}
+
+static cn_status
+scan_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  const char *op = cn_op_name (nv->op);
+  struct geom g;
+  int64_t m;
+  cn_status st = node_geom (nv, in[0]->n, out->n, &g, &m, err);
+  if (st != CN_OK)
+    return st;
+  const double *xl = in[0]->lo, *xu = in[0]->hi;
+  for (int64_t j = 0; j < in[0]->n; j++)
+    if (isnan (xl[j]) || isnan (xu[j]))
+      return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the input box at entry %lld (node '%s')", op,
+                           (long long) j, cn__node_name (nv));
+  int64_t rows = g.outer * g.inner, s = g.inner;
+  double *bl = malloc ((size_t) (g.n ? g.n : 1) * sizeof *bl), *bh = malloc ((size_t) (g.n ? g.n : 1) * sizeof *bh);
+  if (bl == NULL || bh == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
+      goto done;
+    }
+  for (int64_t r = 0; r < rows; r++)
+    {
+      int64_t bi = row_base (&g, g.n, r), bo = row_base (&g, m, r);
+      const double *l = xl + bi, *u = xu + bi;
+      double *ol = out->lo + bo, *oh = out->hi + bo;
+      switch (nv->op)
+        {
+        case CN_OP_CUMSUM:
+          {
+            double sl = 0, tl = 0, sh = 0, th = 0;
+            for (int64_t i = 0; i < g.n; i++)
+              {
+                sl += l[i * s];
+                tl += fabs (l[i * s]);
+                sh += u[i * s];
+                th += fabs (u[i * s]);
+                /* now sl = fl(sum_{q<=i} l_q) and tl = fl(sum |l_q|) (sequential RN sums of i + 1
+                 * terms), likewise sh, th: by (G) the exact sums lie within cn__dot_err */
+                ol[i * s] = cn__sum_lo (sl, tl, i + 1);
+                oh[i * s] = cn__sum_hi (sh, th, i + 1);
+              }
+            break;
+          }
+        case CN_OP_CUMPROD:
+          {
+            double a = 1, b = 1;
+            for (int64_t i = 0; i < g.n; i++)
+              {
+                double c = l[i * s], d = u[i * s], cl[4], ch[4];
+                prod_cand (a, c, &cl[0], &ch[0]);
+                prod_cand (a, d, &cl[1], &ch[1]);
+                prod_cand (b, c, &cl[2], &ch[2]);
+                prod_cand (b, d, &cl[3], &ch[3]);
+                double lo = cl[0], hi = ch[0];
+                for (int q = 1; q < 4; q++)
+                  {
+                    lo = cl[q] < lo ? cl[q] : lo;
+                    hi = ch[q] > hi ? ch[q] : hi;
+                  }
+                /* now [lo, hi] encloses [a, b] [c, d], hence the exact prefix product */
+                a = ol[i * s] = lo;
+                b = oh[i * s] = hi;
+              }
+            break;
+          }
+        case CN_OP_CUMMAX:
+        case CN_OP_CUMMIN:
+          {
+            int mx = nv->op == CN_OP_CUMMAX;
+            double a = 0, b = 0;
+            for (int64_t i = 0; i < g.n; i++)
+              {
+                a = i == 0 ? l[0] : mx ? fmax (a, l[i * s]) : fmin (a, l[i * s]);
+                b = i == 0 ? u[0] : mx ? fmax (b, u[i * s]) : fmin (b, u[i * s]);
+                ol[i * s] = a;
+                oh[i * s] = b;
+                /* exact hull of the running extreme over the box */
+              }
+            break;
+          }
+        case CN_OP_SORT:
+        case CN_OP_TOPK:
+          {
+            int desc = order_desc (nv);
+            for (int64_t i = 0; i < g.n; i++)
+              {
+                bl[i] = l[i * s];
+                bh[i] = u[i * s];
+              }
+            qsort (bl, (size_t) g.n, sizeof *bl, desc ? cmp_d_desc : cmp_d_asc);
+            qsort (bh, (size_t) g.n, sizeof *bh, desc ? cmp_d_desc : cmp_d_asc);
+            for (int64_t k = 0; k < m; k++)
+              {
+                ol[k * s] = bl[k];
+                oh[k * s] = bh[k];
+              }
+            /* order statistics are nondecreasing in every entry (header): the exact hull */
+            break;
+          }
+        default:
+          {
+            const cn_params_argmax *q = nv->params;
+            int mx = nv->op == CN_OP_ARGMAX;
+            int64_t first = -1, lastc = -1;
+            for (int64_t i = 0; i < g.n; i++)
+              if (arg_candidate (mx, q->select_last_index, l, u, g.n, s, i))
+                {
+                  if (first < 0)
+                    first = i;
+                  lastc = i;
+                }
+            if (first < 0)
+              {
+                /* unreachable for real boxes (header); refuse rather than guess */
+                st = cn_error_set (err, CN_ENUMERIC, "%s: no candidate index in a row of the box (node '%s')", op,
+                                   cn__node_name (nv));
+                goto done;
+              }
+            ol[0] = (double) first;
+            oh[0] = (double) lastc;
+            break;
+          }
+        }
+    }
+done:
+  free (bl);
+  free (bh);
+  return st;
+}
+
+/* ---- MPFI --------------------------------------------------------------------------------- */
+
+static int
+cmp_fr (const void *pa, const void *pb)
+{
+  mpfr_srcptr a = *(mpfr_srcptr const *) pa, b = *(mpfr_srcptr const *) pb;
+  return mpfr_cmp (a, b);
+}
+
+static int
+cmp_fr_desc (const void *pa, const void *pb)
+{
+  return -cmp_fr (pa, pb);
+}
+
+static int
+arg_candidate_fr (int mx, int last, const cn_mpfi_vec *x, int64_t b, int64_t n, int64_t s, int64_t i)
+{
+  for (int64_t q = 0; q < n; q++)
+    {
+      if (q == i)
+        continue;
+      int strict = last ? q > i : q < i;
+      int c = mx ? mpfr_cmp (&x->v[b + i * s]->right, &x->v[b + q * s]->left)
+                 : mpfr_cmp (&x->v[b + q * s]->right, &x->v[b + i * s]->left);
+      /* c > 0: u_i > l_q (argmax) or u_q > l_i (argmin) */
+      if (strict ? c <= 0 : c < 0)
+        return 0;
+    }
+  return 1;
+}
+
+static cn_status
+scan_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  const char *op = cn_op_name (nv->op);
+  struct geom g;
+  int64_t m;
+  cn_status st = node_geom (nv, in[0]->n, out->n, &g, &m, err);
+  if (st != CN_OK)
+    return st;
+  const cn_mpfi_vec *x = in[0];
+  for (int64_t j = 0; j < x->n; j++)
+    if (mpfi_nan_p (x->v[j]))
+      return cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input enclosure at entry %lld (node '%s')", op,
+                           (long long) j, cn__node_name (nv));
+  if (out->n == 0)
+    return CN_OK;
+  mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
+  int64_t rows = g.outer * g.inner, s = g.inner;
+  mpfr_srcptr *pl = malloc ((size_t) (g.n ? g.n : 1) * sizeof *pl);
+  mpfr_srcptr *ph = malloc ((size_t) (g.n ? g.n : 1) * sizeof *ph);
+  mpfr_t l, r;
+  mpfr_init2 (l, prec);
+  mpfr_init2 (r, prec);
+  if (pl == NULL || ph == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
+      goto done;
+    }
+  for (int64_t rr = 0; rr < rows; rr++)
+    {
+      int64_t bi = row_base (&g, g.n, rr), bo = row_base (&g, m, rr);
+      switch (nv->op)
+        {
+        case CN_OP_CUMSUM:
+        case CN_OP_CUMPROD:
+          for (int64_t i = 0; i < g.n; i++)
+            {
+              mpfi_ptr o = out->v[bo + i * s];
+              mpfi_srcptr xi = x->v[bi + i * s];
+              if (i == 0)
+                mpfi_set (o, xi);
+              else if (nv->op == CN_OP_CUMSUM)
+                mpfi_add (o, out->v[bo + (i - 1) * s], xi);
+              else
+                mpfi_mul (o, out->v[bo + (i - 1) * s], xi);
+              /* now o encloses the exact prefix sum (product) of the enclosures' points */
+            }
+          break;
+        case CN_OP_CUMMAX:
+        case CN_OP_CUMMIN:
+          {
+            int mx = nv->op == CN_OP_CUMMAX;
+            for (int64_t i = 0; i < g.n; i++)
+              {
+                mpfi_srcptr xi = x->v[bi + i * s];
+                if (i == 0)
+                  {
+                    mpfr_set (l, &xi->left, MPFR_RNDD);
+                    mpfr_set (r, &xi->right, MPFR_RNDU);
+                  }
+                else if (mx)
+                  {
+                    mpfr_max (l, l, &xi->left, MPFR_RNDD);
+                    mpfr_max (r, r, &xi->right, MPFR_RNDU);
+                  }
+                else
+                  {
+                    mpfr_min (l, l, &xi->left, MPFR_RNDD);
+                    mpfr_min (r, r, &xi->right, MPFR_RNDU);
+                  }
+                mpfi_interv_fr (out->v[bo + i * s], l, r);
+              }
+            break;
+          }
+        case CN_OP_SORT:
+        case CN_OP_TOPK:
+          {
+            int desc = order_desc (nv);
+            for (int64_t i = 0; i < g.n; i++)
+              {
+                pl[i] = &x->v[bi + i * s]->left;
+                ph[i] = &x->v[bi + i * s]->right;
+              }
+            qsort (pl, (size_t) g.n, sizeof *pl, desc ? cmp_fr_desc : cmp_fr);
+            qsort (ph, (size_t) g.n, sizeof *ph, desc ? cmp_fr_desc : cmp_fr);
+            for (int64_t k = 0; k < m; k++)
+              {
+                mpfr_set (l, pl[k], MPFR_RNDD);
+                mpfr_set (r, ph[k], MPFR_RNDU);
+                mpfi_interv_fr (out->v[bo + k * s], l, r);
+              }
+            break;
+          }
+        default:
+          {
+            const cn_params_argmax *q = nv->params;
+            int mx = nv->op == CN_OP_ARGMAX;
+            int64_t first = -1, lastc = -1;
+            for (int64_t i = 0; i < g.n; i++)
+              if (arg_candidate_fr (mx, q->select_last_index, x, bi, g.n, s, i))
+                {
+                  if (first < 0)
+                    first = i;
+                  lastc = i;
+                }
+            if (first < 0)
+              {
+                st = cn_error_set (err, CN_ENUMERIC, "%s: no candidate index in a row of the enclosure (node '%s')",
+                                   op, cn__node_name (nv));
+                goto done;
+              }
+            mpfi_interv_si (out->v[bo], (long) first, (long) lastc);
+            break;
+          }
+        }
+    }
+done:
+  mpfr_clear (l);
+  mpfr_clear (r);
+  free (pl);
+  free (ph);
+  return st;
+}
+
+/* ---- the rules ---------------------------------------------------------------------------- */
+
+static const cn_port_kind frozen_port[1] = { CN_PORT_FROZEN };
+
+#define SCAN_RULE(ID, check_fn, psize, ports)                                                          \
+  const struct cn_op_rule cn__rule_##ID = {                                                            \
+    .n_in = 1, .in_kind = ports, .params_size = sizeof (psize), .check = check_fn,                     \
+    .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp,              \
+    .ibp_mpfi = scan_mpfi,                                                                             \
+  };
+
+SCAN_RULE (CUMSUM, cumsum_check, cn_params_cumulative, NULL)
+SCAN_RULE (CUMPROD, cumprod_check, cn_params_cumulative, NULL)
+SCAN_RULE (CUMMAX, cummax_check, cn_params_cumulative, NULL)
+SCAN_RULE (CUMMIN, cummin_check, cn_params_cumulative, NULL)
+SCAN_RULE (SORT, sort_check, cn_params_sort, NULL)
+SCAN_RULE (TOPK, topk_check, cn_params_topk, NULL)
+SCAN_RULE (ARGMAX, argmax_check, cn_params_argmax, frozen_port)
+SCAN_RULE (ARGMIN, argmin_check, cn_params_argmax, frozen_port)

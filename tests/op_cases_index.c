@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/op_cases_index.c: random instances of gather, scatter, indices, indexAt, embedding,
+ * flip and detach for the generic operator tests.
+ *
+ * Index ports are constants with integer entries (const_integer) drawn uniformly in
+ * [0, bound - 1], so that every draw is valid and the IBP and CROWN arms see point indices.
+ * indexAt draws its input with equal extents on the indexed axes, since one range serves every
+ * component of the index tuples.  crown_ok is set where the CROWN arm is exact data movement:
+ * gather, indexAt, embedding, scatter with REPLACE or SUM, indices, flip, detach. */
+#include <config.h>
+#include <string.h>
+#include "testutil.h"
+
+/* A random shape of rank in [RMIN, RMAX], extents in [1, EMAX]. */
+static cn_shape
+rand_shape (int rmin, int rmax, int64_t emax)
+{
+  cn_shape s;
+  memset (&s, 0, sizeof s);
+  s.rank = (int) tu_int (rmin, rmax);
+  for (int a = 0; a < s.rank; a++)
+    s.dim[a] = tu_int (1, emax);
+  return s;
+}
+
+static void
+set_index (struct tu_op_case *c, int i, int64_t bound)
+{
+  c->in_const[i] = 1;
+  c->const_integer[i] = 1;
+  c->const_lo[i] = 0;
+  c->const_hi[i] = (double) (bound - 1);
+}
+
+int
+tu_op_case_index (cn_op op, struct tu_op_case *c)
+{
+  switch (op)
+    {
+    case CN_OP_GATHER:
+    case CN_OP_SCATTER:
+      {
+        cn_shape x = rand_shape (1, 3, 4), ix = x;
+        int ax = (int) tu_int (0, x.rank - 1);
+        for (int a = 0; a < x.rank; a++)
+          ix.dim[a] = a == ax ? tu_int (1, 5) : tu_int (1, x.dim[a]);
+        c->in_shape[0] = x;
+        c->in_shape[1] = ix;
+        set_index (c, 1, x.dim[ax]);
+        c->crown_ok = 1;
+        if (op == CN_OP_GATHER)
+          {
+            c->n_in = 2;
+            c->params.gather.axis = ax;
+          }
+        else
+          {
+            c->n_in = 3;
+            c->in_shape[2] = ix;
+            c->params.scatter.axis = ax;
+            c->params.scatter.reduce = (cn_scatter_reduce) tu_int (CN_SCATTER_REPLACE, CN_SCATTER_MIN);
+            c->crown_ok = c->params.scatter.reduce == CN_SCATTER_REPLACE || c->params.scatter.reduce == CN_SCATTER_SUM;
+          }
+        return 1;
+      }
+    case CN_OP_INDEX_AT:
+      {
+        cn_shape x = rand_shape (1, 3, 4), ix;
+        int r = (int) tu_int (1, x.rank);
+        int64_t b = tu_int (1, 4);
+        for (int a = 0; a < r; a++)
+          x.dim[a] = b;
+        ix = rand_shape (0, 2, 3);
+        ix.dim[ix.rank++] = r;
+        c->n_in = 2;
+        c->in_shape[0] = x;
+        c->in_shape[1] = ix;
+        set_index (c, 1, b);
+        c->crown_ok = 1;
+        return 1;
+      }
+    case CN_OP_EMBEDDING:
+      {
+        cn_shape w;
+        memset (&w, 0, sizeof w);
+        w.rank = 2;
+        w.dim[0] = tu_int (1, 5);
+        w.dim[1] = tu_int (1, 4);
+        c->n_in = 2;
+        c->in_shape[0] = rand_shape (0, 2, 4);
+        c->in_shape[1] = w;
+        set_index (c, 0, w.dim[0]);
+        c->crown_ok = 1;
+        return 1;
+      }
+    case CN_OP_INDICES:
+      c->n_in = 1;
+      c->in_shape[0] = rand_shape (1, 3, 4);
+      c->params.indices.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
+      c->crown_ok = 1;
+      return 1;
+    case CN_OP_FLIP:
+      c->n_in = 1;
+      c->in_shape[0] = rand_shape (0, 3, 4);
+      for (int a = 0; a < c->in_shape[0].rank; a++)
+        if (tu_int (0, 1))
+          c->params.flip.axes |= 1u << a;
+      c->crown_ok = 1;
+      return 1;
+    case CN_OP_DETACH:
+      c->n_in = 1;
+      c->in_shape[0] = rand_shape (0, 3, 4);
+      c->crown_ok = 1;
+      return 1;
+    default:
+      return 0;
+    }
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/op_cases_loss.c: random instances of the losses for the generic tests.  The target is a
+ * constant (frozen, index and detached ports get no tangent): in [-2, 2] for the regression
+ * losses, a +-1-ish range for hingeLoss, [0, 1] for binaryCrossEntropy and the probability targets,
+ * integers in [0, C) for crossEntropy's labels.  binaryCrossEntropy and crossEntropyProbabilities
+ * draw their inputs inside (0, 1) (x_lo, x_hi); the reduction is drawn among none, sum and mean. */
+#include <config.h>
+#include "testutil.h"
+
+/* A random shape of rank 1 to 3 with extents 1 to 4. */
+static void
+small_shape (cn_shape *s)
+{
+  int rank = (int) tu_int (1, 3);
+  int64_t d[3];
+  for (int a = 0; a < rank; a++)
+    d[a] = tu_int (1, 4);
+  cn_shape_make (s, rank, d, NULL);
+}
+
+int
+tu_op_case_loss (cn_op op, struct tu_op_case *c)
+{
+  cn_params_loss *p = &c->params.loss;
+  switch (op)
+    {
+    case CN_OP_MSE_LOSS:
+    case CN_OP_MAE_LOSS:
+    case CN_OP_HUBER_LOSS:
+    case CN_OP_HINGE_LOSS:
+    case CN_OP_POISSON_LOSS:
+    case CN_OP_LOG_COSH_LOSS:
+    case CN_OP_BINARY_CROSS_ENTROPY:
+    case CN_OP_COSINE_LOSS:
+    case CN_OP_CROSS_ENTROPY:
+    case CN_OP_CROSS_ENTROPY_PROBABILITIES:
+    case CN_OP_DISTILL:
+      break;
+    default:
+      return 0;
+    }
+  p->reduction = (cn_loss_reduction) tu_int (0, 2);
+  p->delta = tu_uniform (0.25, 2);
+  p->margin = tu_uniform (0.5, 1.5);
+  p->eps = op == CN_OP_COSINE_LOSS ? 1e-8 : (tu_rand () & 1 ? 0 : 1e-3);
+  p->temperature = tu_uniform (0.5, 4);
+  c->n_in = 2;
+  small_shape (&c->in_shape[0]);
+  c->in_shape[1] = c->in_shape[0];
+  c->in_const[1] = 1;
+  c->const_lo[1] = -2;
+  c->const_hi[1] = 2;
+  switch (op)
+    {
+    case CN_OP_HINGE_LOSS:
+      c->const_lo[1] = -1;
+      c->const_hi[1] = 1;
+      break;
+    case CN_OP_BINARY_CROSS_ENTROPY:
+    case CN_OP_CROSS_ENTROPY_PROBABILITIES:
+      c->const_lo[1] = 0;
+      c->const_hi[1] = 1;
+      c->x_lo = 0.05;
+      c->x_hi = 0.95;
+      break;
+    case CN_OP_COSINE_LOSS:
+      /* both ports are value ports: x and y come from the graph input */
+      c->in_const[1] = 0;
+      break;
+    case CN_OP_CROSS_ENTROPY:
+      {
+        const cn_shape *x = &c->in_shape[0];
+        int ax = x->rank >= 2 ? 1 : 0;
+        int64_t d[3];
+        int r = 0;
+        for (int a = 0; a < x->rank; a++)
+          if (a != ax)
+            d[r++] = x->dim[a];
+        cn_shape_make (&c->in_shape[1], r, d, NULL);
+        c->const_integer[1] = 1;
+        c->const_lo[1] = 0;
+        c->const_hi[1] = (double) (x->dim[ax] - 1);
+        break;
+      }
+    default:
+      break;
+    }
+  return 1;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/op_cases_scan.c: random instances of the scans and orderings (cumsum, cumprod, cummax,
+ * cummin, sort, topk, argmax, argmin) for the generic tests.
+ *
+ * Shapes of rank 1 to 3 with extents 1 to 5 and a random axis; sort draws descending, topk draws
+ * k in [1, n] and largest, argmax/argmin keepdims and select_last_index.
+ *
+ * Ties: the orderings are piecewise (cummax, cummin, sort and topk have kinks where two entries
+ * tie, argmax and argmin jump there).  tests/check_grad.c draws points on the grid of 2^-20, so
+ * ties happen (about n^2 / 2^23 per row in [-2, 2]); its second-difference detector sees the kink
+ * of a tie along a direction that separates the tied entries and redraws, and along a direction
+ * that keeps them tied the operator is smooth.  argmax and argmin take a frozen port (no
+ * direction at all).  topk is different: its forward FAILS where a tie decides the selection, and
+ * the gradient tests assert that the forward succeeds, so topk's inputs are drawn in
+ * [-512, 512] (2^30 grid points: a boundary tie has probability about n / 2^30 per row, and the
+ * grid points keep x +- h dx exact as check_grad needs).  Binary32 rounding of the forward test's
+ * inputs can also create a tie (float spacing 2^-15 near 512 against a draw range of 1024:
+ * about 3e-8 n per row), which is negligible. */
+#include <config.h>
+#include "testutil.h"
+
+/* A random shape of rank 1 to 3 with extents 1 to 5. */
+static void
+small_shape (cn_shape *s)
+{
+  int rank = (int) tu_int (1, 3);
+  int64_t d[3];
+  for (int a = 0; a < rank; a++)
+    d[a] = tu_int (1, 5);
+  cn_shape_make (s, rank, d, NULL);
+}
+
+int
+tu_op_case_scan (cn_op op, struct tu_op_case *c)
+{
+  switch (op)
+    {
+    case CN_OP_CUMSUM:
+    case CN_OP_CUMPROD:
+    case CN_OP_CUMMAX:
+    case CN_OP_CUMMIN:
+      c->n_in = 1;
+      small_shape (&c->in_shape[0]);
+      c->params.cumulative.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
+      return 1;
+    case CN_OP_SORT:
+      c->n_in = 1;
+      small_shape (&c->in_shape[0]);
+      c->params.sort.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
+      c->params.sort.descending = (int) tu_int (0, 1);
+      return 1;
+    case CN_OP_TOPK:
+      c->n_in = 1;
+      small_shape (&c->in_shape[0]);
+      c->params.topk.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
+      c->params.topk.k = tu_int (1, c->in_shape[0].dim[c->params.topk.axis]);
+      c->params.topk.largest = (int) tu_int (0, 1);
+      c->x_lo = -512;
+      c->x_hi = 512;
+      return 1;
+    case CN_OP_ARGMAX:
+    case CN_OP_ARGMIN:
+      c->n_in = 1;
+      small_shape (&c->in_shape[0]);
+      c->params.argmax.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
+      c->params.argmax.keepdims = (int) tu_int (0, 1);
+      c->params.argmax.select_last_index = (int) tu_int (0, 1);
+      return 1;
+    default:
+      return 0;
+    }
+}
