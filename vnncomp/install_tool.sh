@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # VNN-COMP: install_tool.sh v1
 # Installs the Debian/Ubuntu packages certnn needs (tools/install-deps.sh, through sudo when not
-# root) and builds <repo>/build/certnn with autoreconf, configure and make, the same steps as
-# tools/setup.sh.  Then checks the binary on a bundled sat instance.  Run once on a fresh machine;
+# root) and builds <repo>/build/certnn with autoreconf, configure and make (tools/build.sh, which
+# tools/setup.sh uses too).  Then checks the binary on a bundled sat instance.  Run once on a fresh machine;
 # running it again only rebuilds what changed.
 set -eu
 
@@ -14,15 +14,9 @@ fi
 
 top=$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd)
 cd "$top"
-echo "certnn: installing packages"
-sh tools/install-deps.sh
-echo "certnn: building in $top/build"
-[ -x configure ] || autoreconf -fi
-mkdir -p build
+echo "certnn: installing packages and building in $top/build"
+sh tools/build.sh
 cd build
-[ -f Makefile ] || ../configure --quiet
-jobs=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
-make -j"$jobs" --quiet
 ./certnn --version
 
 # A smoke test that exercises the whole path (ONNX and VNN-LIB loading, bounds, the exact
