@@ -11,25 +11,6 @@
 #include <string.h>
 #include "testutil.h"
 
-/* A random shape of rank in [RMIN, RMAX], extents in [1, EMAX], at most MAXN elements. */
-static cn_shape
-rand_shape (int rmin, int rmax, int64_t emax, int64_t maxn)
-{
-  cn_shape s;
-  memset (&s, 0, sizeof s);
-  s.rank = (int) tu_int (rmin, rmax);
-  int64_t n = 1;
-  for (int a = 0; a < s.rank; a++)
-    {
-      int64_t hi = emax;
-      while (hi > 1 && n * hi > maxn)
-        hi--;
-      s.dim[a] = tu_int (1, hi);
-      n *= s.dim[a];
-    }
-  return s;
-}
-
 int
 tu_op_case_activation (cn_op op, struct tu_op_case *c)
 {
@@ -71,6 +52,6 @@ tu_op_case_activation (cn_op op, struct tu_op_case *c)
       return 0;
     }
   c->n_in = 1;
-  c->in_shape[0] = rand_shape (0, 4, 4, 64);
+  c->in_shape[0] = tu_rand_shape (0, 4, 4, 64);
   return 1;
 }

@@ -19,23 +19,14 @@ shapes (struct tu_op_case *c, int n)
     cn_shape_make (&c->in_shape[i], rank, d, NULL);
 }
 
-/* Input I constant, drawn in [lo, hi]. */
-static void
-constant (struct tu_op_case *c, int i, double lo, double hi)
-{
-  c->in_const[i] = 1;
-  c->const_lo[i] = lo;
-  c->const_hi[i] = hi;
-}
-
 /* Input I a constant divisor in +-[0.5, 2]. */
 static void
 divisor (struct tu_op_case *c, int i)
 {
   if (tu_rand () & 1)
-    constant (c, i, 0.5, 2);
+    tu_set_const (c, i, 0.5, 2);
   else
-    constant (c, i, -2, -0.5);
+    tu_set_const (c, i, -2, -0.5);
 }
 
 /* The non-constant inputs in [0.5, 2] or [-2, -0.5]. */
@@ -84,14 +75,14 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
         case 1:                 /* a constant positive integer exponent, any base */
           {
             double n = (double) tu_int (0, 3);
-            constant (c, 1, n, n);
+            tu_set_const (c, 1, n, n);
           }
           break;
         default:                /* a constant negative or fractional exponent, a positive base */
           {
             static const double e[] = { -2, -1, 0.5, 1.5, -0.75 };
             double v = e[tu_int (0, 4)];
-            constant (c, 1, v, v);
+            tu_set_const (c, 1, v, v);
             c->x_lo = 0.2, c->x_hi = 3;
           }
           break;
@@ -108,7 +99,7 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
         divisor (c, 1);         /* x varying, a constant divisor */
       else
         {
-          constant (c, 0, -5, 5);  /* a constant dividend, the divisor varying away from 0 */
+          tu_set_const (c, 0, -5, 5);  /* a constant dividend, the divisor varying away from 0 */
           away_from_zero (c, 0.5, 2);
         }
       return 1;
@@ -117,18 +108,18 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
     case CN_OP_NEXTAFTER:
       shapes (c, 2);
       if (tu_int (0, 3) == 0)
-        constant (c, (int) tu_int (0, 1), -2, 2);
+        tu_set_const (c, (int) tu_int (0, 1), -2, 2);
       return 1;
     case CN_OP_LERP:
       shapes (c, 3);
       if (tu_int (0, 2) == 0)
-        constant (c, 2, 0, 1);  /* a constant weight */
+        tu_set_const (c, 2, 0, 1);  /* a constant weight */
       return 1;
     case CN_OP_ADDCMUL:
       shapes (c, 3);
       c->params.addc.value = tu_uniform (-2, 2);
       if (tu_int (0, 2) == 0)
-        constant (c, (int) tu_int (1, 2), -2, 2);
+        tu_set_const (c, (int) tu_int (1, 2), -2, 2);
       return 1;
     case CN_OP_ADDCDIV:
       shapes (c, 3);
@@ -154,7 +145,7 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
       shapes (c, 2);
       c->params.epsilon.eps = tu_uniform (0, 0.1);
       if (tu_int (0, 2) > 0)
-        constant (c, 1, 0.5, 2);
+        tu_set_const (c, 1, 0.5, 2);
       else
         c->x_lo = 0.5, c->x_hi = 2;
       return 1;

@@ -10,25 +10,6 @@
 #include <string.h>
 #include "testutil.h"
 
-/* A random shape of rank in [RMIN, RMAX], extents in [1, EMAX], at most MAXN elements. */
-static cn_shape
-rand_shape (int rmin, int rmax, int64_t emax, int64_t maxn)
-{
-  cn_shape s;
-  memset (&s, 0, sizeof s);
-  s.rank = (int) tu_int (rmin, rmax);
-  int64_t n = 1;
-  for (int a = 0; a < s.rank; a++)
-    {
-      int64_t hi = emax;
-      while (hi > 1 && n * hi > maxn)
-        hi--;
-      s.dim[a] = tu_int (1, hi);
-      n *= s.dim[a];
-    }
-  return s;
-}
-
 static int64_t
 numel (const cn_shape *s)
 {
@@ -36,14 +17,6 @@ numel (const cn_shape *s)
   for (int a = 0; a < s->rank; a++)
     n *= s->dim[a];
   return n;
-}
-
-static void
-set_const (struct tu_op_case *c, int i, double lo, double hi)
-{
-  c->in_const[i] = 1;
-  c->const_lo[i] = lo;
-  c->const_hi[i] = hi;
 }
 
 /* A random permutation of 0..N-1 into P. */
@@ -101,52 +74,52 @@ tu_op_case_basic (cn_op op, struct tu_op_case *c)
     case CN_OP_SUB:
       {
         c->n_in = 2;
-        c->in_shape[0] = c->in_shape[1] = rand_shape (0, 3, 4, 64);
+        c->in_shape[0] = c->in_shape[1] = tu_rand_shape (0, 3, 4, 64);
         int k = (int) tu_int (0, 2);   /* 0: no constant, 1/2: input k-1 constant */
         if (k > 0)
-          set_const (c, k - 1, -2, 2);
+          tu_set_const (c, k - 1, -2, 2);
         return 1;
       }
     case CN_OP_MUL:
       {
         c->n_in = 2;
-        c->in_shape[0] = c->in_shape[1] = rand_shape (0, 3, 4, 64);
+        c->in_shape[0] = c->in_shape[1] = tu_rand_shape (0, 3, 4, 64);
         int k = (int) tu_int (0, 4);   /* 0: two variables (no CROWN), else a constant side */
         if (k == 0)
           c->crown_ok = 0;
         else
-          set_const (c, k % 2, -2, 2);
+          tu_set_const (c, k % 2, -2, 2);
         return 1;
       }
     case CN_OP_DIV:
       c->n_in = 2;
       c->params.div.rounding = CN_DIV_TRUE;
-      c->in_shape[0] = c->in_shape[1] = rand_shape (0, 3, 4, 64);
+      c->in_shape[0] = c->in_shape[1] = tu_rand_shape (0, 3, 4, 64);
       if (tu_int (0, 1))
-        set_const (c, 1, 0.5, 2);
+        tu_set_const (c, 1, 0.5, 2);
       else
-        set_const (c, 1, -2, -0.5);
+        tu_set_const (c, 1, -2, -0.5);
       return 1;
     case CN_OP_NEG:
     case CN_OP_RELU:
       c->n_in = 1;
-      c->in_shape[0] = rand_shape (0, 4, 4, 64);
+      c->in_shape[0] = tu_rand_shape (0, 4, 4, 64);
       return 1;
     case CN_OP_RESHAPE:
       c->n_in = 1;
-      c->in_shape[0] = rand_shape (0, 4, 4, 64);
+      c->in_shape[0] = tu_rand_shape (0, 4, 4, 64);
       c->params.reshape.shape = rand_factor_shape (numel (&c->in_shape[0]));
       return 1;
     case CN_OP_PERMUTE:
       c->n_in = 1;
-      c->in_shape[0] = rand_shape (1, 4, 4, 64);
+      c->in_shape[0] = tu_rand_shape (1, 4, 4, 64);
       c->params.permute.rank = c->in_shape[0].rank;
       rand_perm (c->in_shape[0].rank, c->params.permute.perm);
       return 1;
     case CN_OP_BROADCAST:
       {
         c->n_in = 1;
-        cn_shape in = rand_shape (0, 3, 3, 27);
+        cn_shape in = tu_rand_shape (0, 3, 3, 27);
         for (int a = 0; a < in.rank; a++)
           if (tu_int (0, 1))
             in.dim[a] = 1;
@@ -170,12 +143,12 @@ tu_op_case_basic (cn_op op, struct tu_op_case *c)
         c->in_shape[0] = in;
         c->params.broadcast.shape = t;
         if (tu_int (0, 5) == 0)
-          set_const (c, 0, -2, 2);
+          tu_set_const (c, 0, -2, 2);
         return 1;
       }
     case CN_OP_PAD:
       c->n_in = 1;
-      c->in_shape[0] = rand_shape (0, 3, 4, 64);
+      c->in_shape[0] = tu_rand_shape (0, 3, 4, 64);
       c->params.pad.rank = c->in_shape[0].rank;
       for (int a = 0; a < c->in_shape[0].rank; a++)
         {
@@ -187,7 +160,7 @@ tu_op_case_basic (cn_op op, struct tu_op_case *c)
     case CN_OP_CAT:
       {
         c->n_in = (int) tu_int (1, 4);
-        cn_shape base = rand_shape (1, 3, 3, 16);
+        cn_shape base = tu_rand_shape (1, 3, 3, 16);
         int axis = (int) tu_int (0, base.rank - 1);
         c->params.cat.axis = axis;
         for (int i = 0; i < c->n_in; i++)
@@ -196,13 +169,13 @@ tu_op_case_basic (cn_op op, struct tu_op_case *c)
             c->in_shape[i].dim[axis] = tu_int (1, 3);
             /* input 0 stays a variable; the others are constants one time in four */
             if (i > 0 && tu_int (0, 3) == 0)
-              set_const (c, i, -2, 2);
+              tu_set_const (c, i, -2, 2);
           }
         return 1;
       }
     case CN_OP_SLICE:
       c->n_in = 1;
-      c->in_shape[0] = rand_shape (0, 3, 5, 64);
+      c->in_shape[0] = tu_rand_shape (0, 3, 5, 64);
       c->params.slice.rank = c->in_shape[0].rank;
       for (int a = 0; a < c->in_shape[0].rank; a++)
         {
@@ -217,7 +190,7 @@ tu_op_case_basic (cn_op op, struct tu_op_case *c)
     case CN_OP_MEAN:
       {
         c->n_in = 1;
-        c->in_shape[0] = rand_shape (1, 4, 4, 64);
+        c->in_shape[0] = tu_rand_shape (1, 4, 4, 64);
         uint32_t axes = 0;
         for (int a = 0; a < c->in_shape[0].rank; a++)
           if (tu_int (0, 1))

@@ -11,18 +11,6 @@
 #include <string.h>
 #include "testutil.h"
 
-/* A random shape of rank in [RMIN, RMAX], extents in [1, EMAX]. */
-static cn_shape
-rand_shape (int rmin, int rmax, int64_t emax)
-{
-  cn_shape s;
-  memset (&s, 0, sizeof s);
-  s.rank = (int) tu_int (rmin, rmax);
-  for (int a = 0; a < s.rank; a++)
-    s.dim[a] = tu_int (1, emax);
-  return s;
-}
-
 static void
 set_index (struct tu_op_case *c, int i, int64_t bound)
 {
@@ -40,7 +28,7 @@ tu_op_case_index (cn_op op, struct tu_op_case *c)
     case CN_OP_GATHER:
     case CN_OP_SCATTER:
       {
-        cn_shape x = rand_shape (1, 3, 4), ix = x;
+        cn_shape x = tu_rand_shape (1, 3, 4, INT64_MAX), ix = x;
         int ax = (int) tu_int (0, x.rank - 1);
         for (int a = 0; a < x.rank; a++)
           ix.dim[a] = a == ax ? tu_int (1, 5) : tu_int (1, x.dim[a]);
@@ -65,12 +53,12 @@ tu_op_case_index (cn_op op, struct tu_op_case *c)
       }
     case CN_OP_INDEX_AT:
       {
-        cn_shape x = rand_shape (1, 3, 4), ix;
+        cn_shape x = tu_rand_shape (1, 3, 4, INT64_MAX), ix;
         int r = (int) tu_int (1, x.rank);
         int64_t b = tu_int (1, 4);
         for (int a = 0; a < r; a++)
           x.dim[a] = b;
-        ix = rand_shape (0, 2, 3);
+        ix = tu_rand_shape (0, 2, 3, INT64_MAX);
         ix.dim[ix.rank++] = r;
         c->n_in = 2;
         c->in_shape[0] = x;
@@ -87,7 +75,7 @@ tu_op_case_index (cn_op op, struct tu_op_case *c)
         w.dim[0] = tu_int (1, 5);
         w.dim[1] = tu_int (1, 4);
         c->n_in = 2;
-        c->in_shape[0] = rand_shape (0, 2, 4);
+        c->in_shape[0] = tu_rand_shape (0, 2, 4, INT64_MAX);
         c->in_shape[1] = w;
         set_index (c, 0, w.dim[0]);
         c->crown_ok = 1;
@@ -95,13 +83,13 @@ tu_op_case_index (cn_op op, struct tu_op_case *c)
       }
     case CN_OP_INDICES:
       c->n_in = 1;
-      c->in_shape[0] = rand_shape (1, 3, 4);
+      c->in_shape[0] = tu_rand_shape (1, 3, 4, INT64_MAX);
       c->params.indices.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
       c->crown_ok = 1;
       return 1;
     case CN_OP_FLIP:
       c->n_in = 1;
-      c->in_shape[0] = rand_shape (0, 3, 4);
+      c->in_shape[0] = tu_rand_shape (0, 3, 4, INT64_MAX);
       for (int a = 0; a < c->in_shape[0].rank; a++)
         if (tu_int (0, 1))
           c->params.flip.axes |= 1u << a;
@@ -109,7 +97,7 @@ tu_op_case_index (cn_op op, struct tu_op_case *c)
       return 1;
     case CN_OP_DETACH:
       c->n_in = 1;
-      c->in_shape[0] = rand_shape (0, 3, 4);
+      c->in_shape[0] = tu_rand_shape (0, 3, 4, INT64_MAX);
       c->crown_ok = 1;
       return 1;
     default:

@@ -7,23 +7,6 @@
 #include "testutil.h"
 
 static void
-shape_set (cn_shape *s, int rank, const int64_t *dim)
-{
-  memset (s, 0, sizeof *s);
-  s->rank = rank;
-  for (int i = 0; i < rank; i++)
-    s->dim[i] = dim[i];
-}
-
-static void
-set_const (struct tu_op_case *c, int i, double lo, double hi)
-{
-  c->in_const[i] = 1;
-  c->const_lo[i] = lo;
-  c->const_hi[i] = hi;
-}
-
-static void
 case_linear (struct tu_op_case *c)
 {
   int64_t n_in = tu_int (1, 6), n_out = tu_int (1, 6), dim[4];
@@ -32,22 +15,22 @@ case_linear (struct tu_op_case *c)
     dim[i] = tu_int (1, 3);
   dim[rank - 1] = n_in;
   c->n_in = 3;
-  shape_set (&c->in_shape[0], rank, dim);
-  shape_set (&c->in_shape[1], 2, (int64_t[]) { n_out, n_in });
-  shape_set (&c->in_shape[2], 1, (int64_t[]) { n_out });
+  tu_shape_set (&c->in_shape[0], rank, dim);
+  tu_shape_set (&c->in_shape[1], 2, (int64_t[]) { n_out, n_in });
+  tu_shape_set (&c->in_shape[2], 1, (int64_t[]) { n_out });
   /* Mostly constant weights (the CROWN case); sometimes a varying weight or bias (IBP of interval
    * products). */
   int kind = (int) tu_int (0, 9);
   if (kind < 8)
     {
-      set_const (c, 1, -1, 1);
-      set_const (c, 2, -1, 1);
+      tu_set_const (c, 1, -1, 1);
+      tu_set_const (c, 2, -1, 1);
       c->crown_ok = 1;
     }
   else if (kind == 8)
-    set_const (c, 2, -1, 1);
+    tu_set_const (c, 2, -1, 1);
   else
-    set_const (c, 1, -1, 1);
+    tu_set_const (c, 1, -1, 1);
 }
 
 /* A matmul operand: batch prefix of rank BR (extents from BATCH, each possibly 1 for broadcasting),
@@ -73,17 +56,17 @@ case_matmul (struct tu_op_case *c)
   if (!b_vec)
     db[nb++] = m;
   c->n_in = 2;
-  shape_set (&c->in_shape[0], na, da);
-  shape_set (&c->in_shape[1], nb, db);
+  tu_shape_set (&c->in_shape[0], na, da);
+  tu_shape_set (&c->in_shape[1], nb, db);
   int which = (int) tu_int (0, 4);
   if (which <= 1)
     {
-      set_const (c, 1, -1, 1);          /* x @ W */
+      tu_set_const (c, 1, -1, 1);          /* x @ W */
       c->crown_ok = 1;
     }
   else if (which <= 3)
     {
-      set_const (c, 0, -1, 1);          /* W @ x */
+      tu_set_const (c, 0, -1, 1);          /* W @ x */
       c->crown_ok = 1;
     }
   /* else both vary: IBP only */
@@ -126,17 +109,17 @@ case_conv (struct tu_op_case *c)
     }
   p->groups = G;
   c->n_in = 3;
-  shape_set (&c->in_shape[0], p->nd + 2, xd);
-  shape_set (&c->in_shape[1], p->nd + 2, wd);
-  shape_set (&c->in_shape[2], 1, (int64_t[]) { G * Fg });
+  tu_shape_set (&c->in_shape[0], p->nd + 2, xd);
+  tu_shape_set (&c->in_shape[1], p->nd + 2, wd);
+  tu_shape_set (&c->in_shape[2], 1, (int64_t[]) { G * Fg });
   if (tu_int (0, 6) > 0)
     {
-      set_const (c, 1, -1, 1);
-      set_const (c, 2, -1, 1);
+      tu_set_const (c, 1, -1, 1);
+      tu_set_const (c, 2, -1, 1);
       c->crown_ok = 1;
     }
   else
-    set_const (c, 2, -1, 1);            /* a varying weight: IBP of interval products */
+    tu_set_const (c, 2, -1, 1);            /* a varying weight: IBP of interval products */
 }
 
 /* Whether some position a + k d (0 <= k < K) lies in [0, S). */
@@ -189,7 +172,7 @@ case_pool (struct tu_op_case *c)
       if (!ok)
         continue;                       /* a window entirely in the padding: draw again */
       c->n_in = 1;
-      shape_set (&c->in_shape[0], p->nd + 2, xd);
+      tu_shape_set (&c->in_shape[0], p->nd + 2, xd);
       c->crown_ok = 1;
       return;
     }
@@ -207,15 +190,15 @@ case_batchnorm (struct tu_op_case *c)
   static const double eps[] = { 1e-5, 1e-3, 0.1 };
   p->eps = eps[tu_int (0, 2)];
   c->n_in = 5;
-  shape_set (&c->in_shape[0], rank, dim);
+  tu_shape_set (&c->in_shape[0], rank, dim);
   for (int i = 1; i < 5; i++)
-    shape_set (&c->in_shape[i], 1, (int64_t[]) { dim[p->axis] });
-  set_const (c, 4, 0.1, 2);              /* var stays constant and positive */
+    tu_shape_set (&c->in_shape[i], 1, (int64_t[]) { dim[p->axis] });
+  tu_set_const (c, 4, 0.1, 2);              /* var stays constant and positive */
   if (tu_int (0, 4) > 0)
     {
-      set_const (c, 1, -2, 2);
-      set_const (c, 2, -1, 1);
-      set_const (c, 3, -1, 1);
+      tu_set_const (c, 1, -2, 2);
+      tu_set_const (c, 2, -1, 1);
+      tu_set_const (c, 3, -1, 1);
       c->crown_ok = 1;
     }
   else
@@ -224,7 +207,7 @@ case_batchnorm (struct tu_op_case *c)
       int keep = (int) tu_int (1, 3);
       for (int i = 1; i < 4; i++)
         if (i != keep)
-          set_const (c, i, i == 1 ? -2 : -1, i == 1 ? 2 : 1);
+          tu_set_const (c, i, i == 1 ? -2 : -1, i == 1 ? 2 : 1);
     }
 }
 

@@ -7,17 +7,6 @@
 #include <config.h>
 #include "testutil.h"
 
-/* A random shape of rank 1 to 3 with extents 1 to 4. */
-static void
-small_shape (cn_shape *s)
-{
-  int rank = (int) tu_int (1, 3);
-  int64_t d[3];
-  for (int a = 0; a < rank; a++)
-    d[a] = tu_int (1, 4);
-  cn_shape_make (s, rank, d, NULL);
-}
-
 int
 tu_op_case_loss (cn_op op, struct tu_op_case *c)
 {
@@ -45,7 +34,7 @@ tu_op_case_loss (cn_op op, struct tu_op_case *c)
   p->eps = op == CN_OP_COSINE_LOSS ? 1e-8 : (tu_rand () & 1 ? 0 : 1e-3);
   p->temperature = tu_uniform (0.5, 4);
   c->n_in = 2;
-  small_shape (&c->in_shape[0]);
+  tu_small_shape (&c->in_shape[0], 4);
   c->in_shape[1] = c->in_shape[0];
   c->in_const[1] = 1;
   c->const_lo[1] = -2;

@@ -6,23 +6,6 @@
 #include <string.h>
 #include "testutil.h"
 
-static void
-shape_set (cn_shape *s, int rank, const int64_t *dim)
-{
-  memset (s, 0, sizeof *s);
-  s->rank = rank;
-  for (int i = 0; i < rank; i++)
-    s->dim[i] = dim[i];
-}
-
-static void
-set_const (struct tu_op_case *c, int i, double lo, double hi)
-{
-  c->in_const[i] = 1;
-  c->const_lo[i] = lo;
-  c->const_hi[i] = hi;
-}
-
 /* matmul's operands: batch prefixes aligned on the right (extent 1 sometimes, broadcast), a 1-D
  * operand now and then; one constant operand mostly (the CROWN case). */
 static void
@@ -45,19 +28,19 @@ case_scaled_matmul (struct tu_op_case *c)
   if (!b_vec)
     db[nb++] = m;
   c->n_in = 2;
-  shape_set (&c->in_shape[0], na, da);
-  shape_set (&c->in_shape[1], nb, db);
+  tu_shape_set (&c->in_shape[0], na, da);
+  tu_shape_set (&c->in_shape[1], nb, db);
   static const double scales[] = { 0.5, 0.35355339059327373, -1.7, 0.1, 0 };
   c->params.scaled_matmul.scale = scales[tu_int (0, 4)];
   int which = (int) tu_int (0, 4);
   if (which <= 1)
     {
-      set_const (c, 1, -1, 1);
+      tu_set_const (c, 1, -1, 1);
       c->crown_ok = 1;
     }
   else if (which <= 3)
     {
-      set_const (c, 0, -1, 1);
+      tu_set_const (c, 0, -1, 1);
       c->crown_ok = 1;
     }
 }
@@ -93,12 +76,12 @@ case_contract (struct tu_op_case *c)
       db[y] = da[x];
     }
   c->n_in = 2;
-  shape_set (&c->in_shape[0], ra, da);
-  shape_set (&c->in_shape[1], rb, db);
+  tu_shape_set (&c->in_shape[0], ra, da);
+  tu_shape_set (&c->in_shape[1], rb, db);
   int which = (int) tu_int (0, 4);
   if (which <= 3)
     {
-      set_const (c, which <= 1 ? 1 : 0, -1, 1);
+      tu_set_const (c, which <= 1 ? 1 : 0, -1, 1);
       c->crown_ok = 1;
     }
 }
@@ -116,13 +99,13 @@ case_batchnorm (struct tu_op_case *c)
   c->params.batchnorm.eps = tu_int (0, 1) ? 1e-3 : tu_uniform (1e-3, 0.5);   /* as layerNorm's cases */
   int64_t C = d[c->params.batchnorm.axis];
   c->n_in = 3;
-  shape_set (&c->in_shape[0], rank, d);
-  shape_set (&c->in_shape[1], 1, (int64_t[]) { C });
-  shape_set (&c->in_shape[2], 1, (int64_t[]) { C });
+  tu_shape_set (&c->in_shape[0], rank, d);
+  tu_shape_set (&c->in_shape[1], 1, (int64_t[]) { C });
+  tu_shape_set (&c->in_shape[2], 1, (int64_t[]) { C });
   if (tu_int (0, 2) > 0)
     {
-      set_const (c, 1, 0.5, 2);
-      set_const (c, 2, -1, 1);
+      tu_set_const (c, 1, 0.5, 2);
+      tu_set_const (c, 2, -1, 1);
     }
 }
 

@@ -19,17 +19,6 @@
 #include <config.h>
 #include "testutil.h"
 
-/* A random shape of rank 1 to 3 with small extents. */
-static void
-small_shape (cn_shape *s)
-{
-  int rank = (int) tu_int (1, 3);
-  int64_t d[3];
-  for (int a = 0; a < rank; a++)
-    d[a] = tu_int (1, 4);
-  cn_shape_make (s, rank, d, NULL);
-}
-
 int
 tu_op_case_rounding (cn_op op, struct tu_op_case *c)
 {
@@ -41,11 +30,11 @@ tu_op_case_rounding (cn_op op, struct tu_op_case *c)
     case CN_OP_TRUNC:
     case CN_OP_FRAC:
       c->n_in = 1;
-      small_shape (&c->in_shape[0]);
+      tu_small_shape (&c->in_shape[0], 4);
       return 1;
     case CN_OP_SIGN:
       c->n_in = 1;
-      small_shape (&c->in_shape[0]);
+      tu_small_shape (&c->in_shape[0], 4);
       switch ((int) tu_int (0, 2))
         {
         case 0: c->x_lo = 0x1p-8, c->x_hi = 2; break;
@@ -57,27 +46,13 @@ tu_op_case_rounding (cn_op op, struct tu_op_case *c)
     case CN_OP_MIN:
     case CN_OP_FMAX:
     case CN_OP_FMIN:
-      c->n_in = 2;
+      tu_pair_case (c);
       c->crown_ok = 1;
-      small_shape (&c->in_shape[0]);
-      c->in_shape[1] = c->in_shape[0];
-      for (int i = 0; i < 2; i++)
-        {
-          c->const_lo[i] = -2;
-          c->const_hi[i] = 2;
-        }
-      /* sometimes one constant operand */
-      switch ((int) tu_int (0, 3))
-        {
-        case 0: c->in_const[0] = 1; break;
-        case 1: c->in_const[1] = 1; break;
-        default: break;
-        }
       return 1;
     case CN_OP_CLAMP:
       c->n_in = 3;
       c->crown_ok = 1;
-      small_shape (&c->in_shape[0]);
+      tu_small_shape (&c->in_shape[0], 4);
       cn_shape_make (&c->in_shape[1], 0, NULL, NULL);
       cn_shape_make (&c->in_shape[2], 0, NULL, NULL);
       c->in_const[1] = c->in_const[2] = 1;

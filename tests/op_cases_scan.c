@@ -19,17 +19,6 @@
 #include <config.h>
 #include "testutil.h"
 
-/* A random shape of rank 1 to 3 with extents 1 to 5. */
-static void
-small_shape (cn_shape *s)
-{
-  int rank = (int) tu_int (1, 3);
-  int64_t d[3];
-  for (int a = 0; a < rank; a++)
-    d[a] = tu_int (1, 5);
-  cn_shape_make (s, rank, d, NULL);
-}
-
 int
 tu_op_case_scan (cn_op op, struct tu_op_case *c)
 {
@@ -40,18 +29,18 @@ tu_op_case_scan (cn_op op, struct tu_op_case *c)
     case CN_OP_CUMMAX:
     case CN_OP_CUMMIN:
       c->n_in = 1;
-      small_shape (&c->in_shape[0]);
+      tu_small_shape (&c->in_shape[0], 5);
       c->params.cumulative.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
       return 1;
     case CN_OP_SORT:
       c->n_in = 1;
-      small_shape (&c->in_shape[0]);
+      tu_small_shape (&c->in_shape[0], 5);
       c->params.sort.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
       c->params.sort.descending = (int) tu_int (0, 1);
       return 1;
     case CN_OP_TOPK:
       c->n_in = 1;
-      small_shape (&c->in_shape[0]);
+      tu_small_shape (&c->in_shape[0], 5);
       c->params.topk.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
       c->params.topk.k = tu_int (1, c->in_shape[0].dim[c->params.topk.axis]);
       c->params.topk.largest = (int) tu_int (0, 1);
@@ -61,7 +50,7 @@ tu_op_case_scan (cn_op op, struct tu_op_case *c)
     case CN_OP_ARGMAX:
     case CN_OP_ARGMIN:
       c->n_in = 1;
-      small_shape (&c->in_shape[0]);
+      tu_small_shape (&c->in_shape[0], 5);
       c->params.argmax.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
       c->params.argmax.keepdims = (int) tu_int (0, 1);
       c->params.argmax.select_last_index = (int) tu_int (0, 1);

@@ -7,17 +7,6 @@
 #include <config.h>
 #include "testutil.h"
 
-/* A random shape of rank 1 to 3 with extents 1 to 5. */
-static void
-small_shape (cn_shape *s)
-{
-  int rank = (int) tu_int (1, 3);
-  int64_t d[3];
-  for (int a = 0; a < rank; a++)
-    d[a] = tu_int (1, 5);
-  cn_shape_make (s, rank, d, NULL);
-}
-
 int
 tu_op_case_softmax (cn_op op, struct tu_op_case *c)
 {
@@ -26,7 +15,7 @@ tu_op_case_softmax (cn_op op, struct tu_op_case *c)
     case CN_OP_SOFTMAX:
     case CN_OP_LOG_SOFTMAX:
     case CN_OP_MASKED_SOFTMAX:
-      small_shape (&c->in_shape[0]);
+      tu_small_shape (&c->in_shape[0], 5);
       c->params.softmax.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
       c->n_in = 1;
       if (op == CN_OP_MASKED_SOFTMAX)
@@ -39,7 +28,7 @@ tu_op_case_softmax (cn_op op, struct tu_op_case *c)
         }
       return 1;
     case CN_OP_LAYER_NORM:
-      small_shape (&c->in_shape[0]);
+      tu_small_shape (&c->in_shape[0], 5);
       c->params.layernorm.eps = tu_rand () & 1 ? 1e-3 : tu_uniform (1e-3, 0.5);
       c->params.layernorm.affine = (int) (tu_rand () & 1);
       c->n_in = 1;

@@ -6,17 +6,6 @@
 #include <config.h>
 #include "testutil.h"
 
-/* A random shape of rank 1 to 3 with small extents. */
-static void
-small_shape (cn_shape *s)
-{
-  int rank = (int) tu_int (1, 3);
-  int64_t d[3];
-  for (int a = 0; a < rank; a++)
-    d[a] = tu_int (1, 4);
-  cn_shape_make (s, rank, d, NULL);
-}
-
 int
 tu_op_case_transcendental (cn_op op, struct tu_op_case *c)
 {
@@ -54,27 +43,13 @@ tu_op_case_transcendental (cn_op op, struct tu_op_case *c)
       lo = 1.05, hi = 6;
       break;
     case CN_OP_ATAN2:
-      small_shape (&c->in_shape[0]);
-      c->in_shape[1] = c->in_shape[0];
-      c->n_in = 2;
-      for (int i = 0; i < 2; i++)
-        {
-          c->const_lo[i] = -2;
-          c->const_hi[i] = 2;
-        }
-      /* sometimes one constant operand */
-      switch ((int) tu_int (0, 3))
-        {
-        case 0: c->in_const[0] = 1; break;
-        case 1: c->in_const[1] = 1; break;
-        default: break;
-        }
+      tu_pair_case (c);
       return 1;
     default:
       return 0;
     }
   c->n_in = 1;
-  small_shape (&c->in_shape[0]);
+  tu_small_shape (&c->in_shape[0], 4);
   c->x_lo = lo;
   c->x_hi = hi;
   return 1;

@@ -246,3 +246,70 @@ tu_run_suite (Suite *s)
   srunner_free (sr);
   return failed == 0 ? 0 : 1;
 }
+
+/* ---- shapes and constants of the case generators -------------------------------------------- */
+
+void
+tu_small_shape (cn_shape *s, int64_t emax)
+{
+  int rank = (int) tu_int (1, 3);
+  int64_t d[3];
+  for (int a = 0; a < rank; a++)
+    d[a] = tu_int (1, emax);
+  cn_shape_make (s, rank, d, NULL);
+}
+
+cn_shape
+tu_rand_shape (int rmin, int rmax, int64_t emax, int64_t maxn)
+{
+  cn_shape s;
+  memset (&s, 0, sizeof s);
+  s.rank = (int) tu_int (rmin, rmax);
+  int64_t n = 1;
+  for (int a = 0; a < s.rank; a++)
+    {
+      int64_t hi = emax;
+      while (hi > 1 && n > maxn / hi)
+        hi--;
+      s.dim[a] = tu_int (1, hi);
+      n *= s.dim[a];
+    }
+  return s;
+}
+
+void
+tu_shape_set (cn_shape *s, int rank, const int64_t *dim)
+{
+  memset (s, 0, sizeof *s);
+  s->rank = rank;
+  for (int i = 0; i < rank; i++)
+    s->dim[i] = dim[i];
+}
+
+void
+tu_set_const (struct tu_op_case *c, int i, double lo, double hi)
+{
+  c->in_const[i] = 1;
+  c->const_lo[i] = lo;
+  c->const_hi[i] = hi;
+}
+
+void
+tu_pair_case (struct tu_op_case *c)
+{
+  c->n_in = 2;
+  tu_small_shape (&c->in_shape[0], 4);
+  c->in_shape[1] = c->in_shape[0];
+  for (int i = 0; i < 2; i++)
+    {
+      c->const_lo[i] = -2;
+      c->const_hi[i] = 2;
+    }
+  /* sometimes one constant operand */
+  switch ((int) tu_int (0, 3))
+    {
+    case 0: c->in_const[0] = 1; break;
+    case 1: c->in_const[1] = 1; break;
+    default: break;
+    }
+}

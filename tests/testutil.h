@@ -100,6 +100,20 @@ int tu_op_case_scan (cn_op op, struct tu_op_case *c);            /* tests/op_cas
 int tu_op_case_index (cn_op op, struct tu_op_case *c);           /* tests/op_cases_index.c (and flip, detach) */
 int tu_op_case_prod (cn_op op, struct tu_op_case *c);            /* tests/op_cases_prod.c (products, conv, norms) */
 
+/* Shape and constant helpers of the case generators (tests/op_cases_*.c). */
+/* A shape of rank 1 to 3 with extents 1 to EMAX (rank drawn first, then the extents in order). */
+void tu_small_shape (cn_shape *s, int64_t emax);
+/* A shape of rank RMIN to RMAX with extents 1 to EMAX, each extent lowered so that the element
+ * count stays at most MAXN (INT64_MAX: no bound). */
+cn_shape tu_rand_shape (int rmin, int rmax, int64_t emax, int64_t maxn);
+/* S = the shape of rank RANK with extents DIM, the entries past the rank cleared. */
+void tu_shape_set (cn_shape *s, int rank, const int64_t *dim);
+/* Two inputs of one tu_small_shape (EMAX 4), constants drawn in [-2, 2], and one of them
+ * (drawn) a constant in half of the cases. */
+void tu_pair_case (struct tu_op_case *c);
+/* Marks input I of C as a constant with entries uniform in [LO, HI]. */
+void tu_set_const (struct tu_op_case *c, int i, double lo, double hi);
+
 /* Builds the graph of one operator instance: one graph input X (f64, length = the sum of the
  * element counts of the non-constant ports), each non-constant port fed by a slice of X
  * reshaped to the port's shape, constants drawn uniformly in their range.  The output of the

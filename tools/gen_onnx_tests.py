@@ -528,6 +528,251 @@ class Eval:
         arr = np.full([int(s) for s in i[0]], v.reshape(-1)[0], dtype=v.dtype)
         return self.flt(arr) if arr.dtype.kind == "f" else arr.astype(np.int64)
 
+    # The operators imported since (numpy in binary64 only: their models carry a binary64
+    # reference, or, where every operation is exact, the same values as binary32 references;
+    # see model(ref=...)).
+    def _nf(self, x):
+        assert not self.t, "binary64 only"
+        return np.asarray(x, dtype=np.float64)
+
+    def op_Abs(self, i, a, o, n):
+        return np.abs(self._nf(i[0]))
+
+    def op_Sqrt(self, i, a, o, n):
+        return np.sqrt(self._nf(i[0]))
+
+    def op_Reciprocal(self, i, a, o, n):
+        return 1.0 / self._nf(i[0])
+
+    def op_Floor(self, i, a, o, n):
+        return np.floor(self._nf(i[0]))
+
+    def op_Ceil(self, i, a, o, n):
+        return np.ceil(self._nf(i[0]))
+
+    def op_Round(self, i, a, o, n):
+        return np.round(self._nf(i[0]))          # halves to even, as ONNX
+
+    def op_Sign(self, i, a, o, n):
+        return np.sign(self._nf(i[0]))
+
+    def op_Pow(self, i, a, o, n):
+        return np.power(self._nf(i[0]), self._nf(i[1]))
+
+    def op_Mod(self, i, a, o, n):
+        x, y = self._nf(i[0]), self._nf(i[1])
+        return np.fmod(x, y) if a.get("fmod", 0) else np.mod(x, y)
+
+    def op_Max(self, i, a, o, n):
+        r = self._nf(i[0])
+        for v in i[1:]:
+            r = np.maximum(r, self._nf(v))
+        return r
+
+    def op_Min(self, i, a, o, n):
+        r = self._nf(i[0])
+        for v in i[1:]:
+            r = np.minimum(r, self._nf(v))
+        return r
+
+    def op_Sum(self, i, a, o, n):
+        r = self._nf(i[0])
+        for v in i[1:]:
+            r = r + self._nf(v)
+        return r
+
+    def op_Mean(self, i, a, o, n):
+        return self.op_Sum(i, a, o, n) / len(i)
+
+    def op_Clip(self, i, a, o, n):
+        x = self._nf(i[0])
+        if o < 11:
+            lo, hi = a.get("min", -np.inf), a.get("max", np.inf)
+        else:
+            lo = float(self._nf(i[1]).reshape(-1)[0]) if len(i) > 1 and i[1] is not None else -np.inf
+            hi = float(self._nf(i[2]).reshape(-1)[0]) if len(i) > 2 and i[2] is not None else np.inf
+        return np.minimum(np.maximum(x, lo), hi)
+
+    def op_HardSigmoid(self, i, a, o, n):
+        al, be = a.get("alpha", float(np.float32(0.2))), a.get("beta", 0.5)
+        return np.clip(al * self._nf(i[0]) + be, 0.0, 1.0)
+
+    def op_HardSwish(self, i, a, o, n):
+        x = self._nf(i[0])
+        return x * np.clip(x / 6.0 + 0.5, 0.0, 1.0)
+
+    def op_Softsign(self, i, a, o, n):
+        x = self._nf(i[0])
+        return x / (1.0 + np.abs(x))
+
+    def op_Celu(self, i, a, o, n):
+        x, al = self._nf(i[0]), a.get("alpha", 1.0)
+        return np.maximum(x, 0.0) + np.minimum(0.0, al * np.expm1(x / al))
+
+    def op_Shrink(self, i, a, o, n):
+        x, l, b = self._nf(i[0]), a.get("lambd", 0.5), a.get("bias", 0.0)
+        return np.where(x < -l, x + b, np.where(x > l, x - b, 0.0))
+
+    def op_PRelu(self, i, a, o, n):
+        x, s = self._nf(i[0]), self._nf(i[1])
+        return np.where(x < 0, s * x, x)
+
+    def _softmax(self, i, a, o, log):
+        x = self._nf(i[0])
+        if o < 13:
+            ax = a.get("axis", 1) % x.ndim
+            z = x.reshape(int(np.prod(x.shape[:ax])), -1)
+            axis = 1
+        else:
+            z, axis = x, a.get("axis", -1)
+        s = z - z.max(axis=axis, keepdims=True)
+        lse = np.log(np.exp(s).sum(axis=axis, keepdims=True))
+        r = s - lse if log else np.exp(s - lse)
+        return r.reshape(x.shape)
+
+    def op_Softmax(self, i, a, o, n):
+        return self._softmax(i, a, o, False)
+
+    def op_LogSoftmax(self, i, a, o, n):
+        return self._softmax(i, a, o, True)
+
+    def op_LayerNormalization(self, i, a, o, n):
+        x = self._nf(i[0])
+        ax = a.get("axis", -1) % x.ndim
+        axes = tuple(range(ax, x.ndim))
+        eps = a.get("epsilon", float(np.float32(1e-5)))
+        m = x.mean(axis=axes, keepdims=True)
+        v = ((x - m) ** 2).mean(axis=axes, keepdims=True)
+        y = (x - m) / np.sqrt(v + eps) * self._nf(i[1])
+        if len(i) > 2 and i[2] is not None:
+            y = y + self._nf(i[2])
+        return y
+
+    def op_InstanceNormalization(self, i, a, o, n):
+        x = self._nf(i[0])
+        axes = tuple(range(2, x.ndim))
+        eps = a.get("epsilon", float(np.float32(1e-5)))
+        sh = [1, -1] + [1] * (x.ndim - 2)
+        m = x.mean(axis=axes, keepdims=True)
+        v = ((x - m) ** 2).mean(axis=axes, keepdims=True)
+        return (x - m) / np.sqrt(v + eps) * self._nf(i[1]).reshape(sh) + self._nf(i[2]).reshape(sh)
+
+    def op_GatherElements(self, i, a, o, n):
+        x, idx = self._nf(i[0]), np.asarray(i[1], dtype=np.int64)
+        ax = a.get("axis", 0) % x.ndim
+        return np.take_along_axis(x, np.where(idx < 0, idx + x.shape[ax], idx), axis=ax)
+
+    def op_ScatterElements(self, i, a, o, n):
+        x, idx, u = self._nf(i[0]).copy(), np.asarray(i[1], dtype=np.int64), self._nf(i[2])
+        ax = a.get("axis", 0) % x.ndim
+        red = a.get("reduction", b"none")
+        red = red.decode() if isinstance(red, bytes) else red
+        for p in np.ndindex(*idx.shape):
+            q = list(p)
+            q[ax] = int(idx[p]) % x.shape[ax]
+            q = tuple(q)
+            x[q] = {"none": lambda s, t: t, "add": lambda s, t: s + t, "mul": lambda s, t: s * t,
+                    "max": max, "min": min}[red](x[q], u[p])
+        return x
+
+    def op_GatherND(self, i, a, o, n):
+        x, idx = self._nf(i[0]), np.asarray(i[1], dtype=np.int64)
+        q = idx.shape[-1]
+        flat = idx.reshape(-1, q)
+        out = [x[tuple(int(v) % x.shape[d] for d, v in enumerate(row))] for row in flat]
+        return np.array(out).reshape(idx.shape[:-1] + x.shape[q:])
+
+    def op_TopK(self, i, a, o, n):
+        x, k = self._nf(i[0]), int(np.asarray(i[1]).reshape(-1)[0])
+        ax = a.get("axis", -1) % x.ndim
+        order = np.argsort(-x if a.get("largest", 1) else x, axis=ax, kind="stable")
+        idx = np.take(order, range(k), axis=ax)
+        return [np.take_along_axis(x, idx, axis=ax), idx]
+
+    def _arg(self, i, a, fn):
+        x = self._nf(i[0])
+        ax = a.get("axis", 0) % x.ndim
+        r = fn(x, axis=ax)
+        return np.expand_dims(r, ax) if a.get("keepdims", 1) else r
+
+    def op_ArgMax(self, i, a, o, n):
+        return self._arg(i, a, np.argmax)
+
+    def op_ArgMin(self, i, a, o, n):
+        return self._arg(i, a, np.argmin)
+
+    def op_CumSum(self, i, a, o, n):
+        return np.cumsum(self._nf(i[0]), axis=int(np.asarray(i[1]).reshape(-1)[0]))
+
+    def op_Expand(self, i, a, o, n):
+        x = self._nf(i[0])
+        return np.broadcast_to(x, np.broadcast_shapes(x.shape, tuple(int(s) for s in i[1]))).copy()
+
+    def op_Tile(self, i, a, o, n):
+        return np.tile(self._nf(i[0]), [int(r) for r in i[1]])
+
+    def op_Split(self, i, a, o, n):
+        x = self._nf(i[0])
+        ax = a.get("axis", 0) % x.ndim
+        sp = list(a["split"]) if "split" in a else ([int(v) for v in i[1]] if len(i) > 1 and i[1] is not None else
+                                                    [x.shape[ax] // len(n.output)] * len(n.output))
+        return np.split(x, np.cumsum(sp)[:-1], axis=ax)
+
+    def op_DepthToSpace(self, i, a, o, n):
+        x, b = self._nf(i[0]), a["blocksize"]
+        N_, C, H, W_ = x.shape
+        mode = a.get("mode", b"DCR")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        if mode == "DCR":
+            t = x.reshape(N_, b, b, C // (b * b), H, W_).transpose(0, 3, 4, 1, 5, 2)
+        else:
+            t = x.reshape(N_, C // (b * b), b, b, H, W_).transpose(0, 1, 4, 2, 5, 3)
+        return t.reshape(N_, C // (b * b), H * b, W_ * b)
+
+    def op_SpaceToDepth(self, i, a, o, n):
+        x, b = self._nf(i[0]), a["blocksize"]
+        N_, C, H, W_ = x.shape
+        t = x.reshape(N_, C, H // b, b, W_ // b, b).transpose(0, 3, 5, 1, 2, 4)
+        return t.reshape(N_, C * b * b, H // b, W_ // b)
+
+    def op_ReduceL1(self, i, a, o, n):
+        return self._reduce(i, a, o, lambda x, ax, k: np.sum(np.abs(x), axis=ax, keepdims=k), False)
+
+    def op_ReduceL2(self, i, a, o, n):
+        return self._reduce(i, a, o, lambda x, ax, k: np.sqrt(np.sum(x * x, axis=ax, keepdims=k)), False)
+
+    def op_ReduceSumSquare(self, i, a, o, n):
+        return self._reduce(i, a, o, lambda x, ax, k: np.sum(x * x, axis=ax, keepdims=k), False)
+
+    def op_ReduceLogSum(self, i, a, o, n):
+        return self._reduce(i, a, o, lambda x, ax, k: np.log(np.sum(x, axis=ax, keepdims=k)), False)
+
+    def op_ReduceLogSumExp(self, i, a, o, n):
+        def lse(x, ax, k):
+            m = np.max(x, axis=ax, keepdims=True)
+            r = m + np.log(np.sum(np.exp(x - m), axis=ax, keepdims=True))
+            return r if k else np.squeeze(r, axis=ax)
+        return self._reduce(i, a, o, lse, False)
+
+    def op_GlobalLpPool(self, i, a, o, n):
+        x, p = self._nf(i[0]), a.get("p", 2)
+        axes = tuple(range(2, x.ndim))
+        return np.sum(np.abs(x) ** p, axis=axes, keepdims=True) ** (1.0 / p)
+
+    def op_EyeLike(self, i, a, o, n):
+        x = i[0]
+        e = np.eye(x.shape[0], x.shape[1], k=a.get("k", 0))
+        return self.flt(e) if self.is_f(x) else e.astype(np.int64)
+
+    def op_Range(self, i, a, o, n):
+        st, li, de = [np.asarray(v).reshape(-1)[0] for v in i]
+        r = np.arange(st, li, de)
+        return self.flt(r) if self.is_f(i[0]) else r.astype(np.int64)
+
+    def op_Trilu(self, i, a, o, n):
+        x = self._nf(i[0])
+        k = int(np.asarray(i[1]).reshape(-1)[0]) if len(i) > 1 and i[1] is not None else 0
+        return np.triu(x, k) if a.get("upper", 1) else np.tril(x, k)
 
 # ---- certnn's forward, operation by operation -----------------------------------------------
 FOLDED = {"Add", "AveragePool", "BatchNormalization", "Conv", "Div", "Gemm", "GlobalAveragePool", "GlobalMaxPool",
@@ -1102,11 +1347,21 @@ def fmt(v):
     return " ".join(repr(float(x)) for x in np.asarray(v, dtype=np.float64).reshape(-1))
 
 
-def write_ref(path, title, specs_cases, model, with_mag=False):
+def write_ref(path, title, specs_cases, model, with_mag=False, ref="full"):
     """specs_cases: list of cases, each a list of input specs ('vals', array) or
-    ('gen32'|'gen64', n, seed, lo, hi)."""
-    lines = ["# " + title, "# written by tools/gen_onnx_tests.py: numpy float64 (out64), PyTorch float32 (out32), "
-             "certnn's binary32 order emulated in numpy float32 (f32seq)"]
+    ('gen32'|'gen64', n, seed, lo, hi).  REF (see model): "full" writes the three references;
+    "exact" the numpy float64 values as all three (every operation of the model is exact in
+    binary32 on binary32 data, so binary32 evaluations in any order must give them bit for bit);
+    "f64" the numpy float64 values only (no out32 and f32seq lines: check_onnx.c then compares
+    the binary32 forward with them within a relative 1e-4)."""
+    if ref == "full":
+        lines = ["# " + title, "# written by tools/gen_onnx_tests.py: numpy float64 (out64), PyTorch float32 (out32), "
+                 "certnn's binary32 order emulated in numpy float32 (f32seq)"]
+    elif ref == "exact":
+        lines = ["# " + title, "# written by tools/gen_onnx_tests.py: numpy float64 (out64); every operation is exact "
+                 "in binary32, so out32 and f32seq are the same values"]
+    else:
+        lines = ["# " + title, "# written by tools/gen_onnx_tests.py: numpy float64 (out64) only"]
     n_in = len(specs_cases[0])
     lines.append("inputs %d" % n_in)
     lines.append("outputs %d" % len(model.graph.output))
@@ -1129,7 +1384,14 @@ def write_ref(path, title, specs_cases, model, with_mag=False):
             dims = [d.dim_value if d.dim_value > 0 else 1 for d in vi.type.tensor_type.shape.dim]
             dt = np.float32 if vi.type.tensor_type.elem_type == TensorProto.FLOAT else np.float64
             ins.append(np.asarray(arr, dtype=dt).reshape(dims))
-        y64, y32, s32 = evaluate(model, ins)
+        if ref == "full":
+            y64, y32, s32 = evaluate(model, ins)
+        else:
+            y64 = Eval("f64").run(model, ins)
+            y32 = s32 = y64 if ref == "exact" else []
+            for y in y32:
+                assert np.array_equal(y.astype(np.float32).astype(np.float64), y, equal_nan=True), \
+                    "%s: an exact model's output is not a binary32 number" % title
         for y in y64:
             lines.append("out64 %d %s" % (y.size, fmt(y)))
         for y in y32:
@@ -1209,9 +1471,19 @@ def vinfo(name, shape, dt=TensorProto.FLOAT):
 MODELS = []
 
 
-def model(name, opset, nodes, inputs, outputs, inits=(), ranges=None, check=True):
+REFKIND = {}
+
+
+def model(name, opset, nodes, inputs, outputs, inits=(), ranges=None, check=True, ref="full"):
     """inputs: (name, shape[, elem type]); outputs: (name, shape or None[, elem type]);
-    ranges: per input (lo, hi), default (-1, 1)."""
+    ranges: per input (lo, hi), default (-1, 1); ref: the references written (see write_ref).  An
+    output shape None is filled in from a binary64 evaluation on inputs of ones."""
+    if any(o[1] is None for o in outputs):
+        g = helper.make_graph(nodes, name, [vinfo(i[0], i[1], i[2] if len(i) > 2 else TensorProto.FLOAT) for i in inputs],
+                              [vinfo(o[0], []) for o in outputs], list(inits))
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+        ys = Eval("f64").run(m, [np.ones([s if isinstance(s, int) else 1 for s in i[1]]) for i in inputs])
+        outputs = [(o[0], list(y.shape) if o[1] is None else o[1]) + tuple(o[2:]) for o, y in zip(outputs, ys)]
     ins = [vinfo(i[0], i[1], i[2] if len(i) > 2 else TensorProto.FLOAT) for i in inputs]
     outs = [vinfo(o[0], o[1], o[2] if len(o) > 2 else TensorProto.FLOAT) for o in outputs]
     g = helper.make_graph(nodes, name, ins, outs, list(inits))
@@ -1220,6 +1492,7 @@ def model(name, opset, nodes, inputs, outputs, inits=(), ranges=None, check=True
     if check:
         onnx.checker.check_model(m)
     MODELS.append((name, m, inputs, ranges or [(-1.0, 1.0)] * len(inputs)))
+    REFKIND[name] = ref
 
 
 N = helper.make_node
@@ -1442,6 +1715,128 @@ def define_models():
           [("x", [1, 4], TensorProto.DOUBLE)], [("y", [1, 3], TensorProto.DOUBLE)],
           [init("w", np.round(ACT_RNG.uniform(-1, 1, size=(3, 4)) * 64) / 64),
            init("b", np.round(ACT_RNG.uniform(-1, 1, size=3) * 64) / 64)])
+    # the operators imported since: their own draws (RNG's sequence and every earlier file stay
+    # as before); ref="exact" where every operation is exact in binary32, else "f64"
+    rng = np.random.default_rng(20270301)
+
+    def Wn(*shape):
+        return (np.round(rng.uniform(-1, 1, size=shape) * 64) / 64).astype(np.float32)
+
+    x234, E, F64 = [("x", [2, 3, 4])], "exact", "f64"
+    yn = [("y", None)]
+    f32 = lambda v: np.array(v, np.float32)
+    i64 = lambda v: np.array(v, np.int64)
+    for op, opset, lo, hi, kind in (("Abs", 13, -1.0, 1.0, E), ("Floor", 13, -3.0, 3.0, E), ("Ceil", 13, -3.0, 3.0, E),
+                                    ("Round", 11, -3.0, 3.0, E), ("Sign", 13, -1.0, 1.0, E),
+                                    ("Sqrt", 13, 0.1, 4.0, F64), ("Reciprocal", 13, 0.5, 2.0, F64),
+                                    ("Softsign", 13, -3.0, 3.0, F64)):
+        model("o%d_%s" % (opset, op.lower()), opset, [N(op, ["x"], ["y"], name=op.lower())], x234, yn,
+              ranges=[(lo, hi)], ref=kind)
+    # floor(x) + 1/2 is a half-integer (exactly): Round takes the even neighbour
+    model("o11_round_halves", 11, [N("Floor", ["x"], ["f"]), N("Add", ["f", "h"], ["g"]), N("Round", ["g"], ["y"])],
+          [("x", [3, 4])], yn, [init("h", f32(0.5))], ranges=[(-4.0, 4.0)], ref=E)
+    model("o13_pow", 13, [N("Pow", ["x", "e"], ["y"], name="pow")], x234, yn, [init("e", f32(2.0))], ref=F64)
+    model("o13_mod_fmod1", 13, [N("Mod", ["x", "m"], ["y"], name="mod", fmod=1)], x234, yn,
+          [init("m", f32(0.75))], ranges=[(-3.0, 3.0)], ref=E)
+    model("o13_mod_fmod0", 13, [N("Mod", ["x", "m"], ["y"], name="mod", fmod=0)], x234, yn,
+          [init("m", f32(0.75))], ranges=[(-3.0, 3.0)], ref=F64)
+    c4 = Wn(4)
+    model("o13_max", 13, [N("Max", ["x", "c", "x"], ["y"], name="max")], x234, yn, [init("c", c4)], ref=E)
+    model("o8_max", 8, [N("Max", ["x", "z"], ["y"], name="max")], [("x", [2, 3]), ("z", [2, 3])], yn, ref=E)
+    model("o13_min", 13, [N("Min", ["x", "c"], ["y"], name="min")], x234, yn, [init("c", c4)], ref=E)
+    model("o13_sum", 13, [N("Sum", ["x", "c", "x"], ["y"], name="sum")], x234, yn, [init("c", c4)], ref=F64)
+    model("o13_mean", 13, [N("Mean", ["x", "c", "x"], ["y"], name="mean")], x234, yn, [init("c", c4)], ref=F64)
+    model("o8_clip_attrs", 8, [N("Clip", ["x"], ["a"], min=-0.5), N("Clip", ["x"], ["b"], min=-0.25, max=0.5)],
+          x234, [("a", None), ("b", None)], ref=E)
+    model("o11_clip_inputs", 11,
+          [N("Clip", ["x", "lo", "hi"], ["a"]), N("Clip", ["x", "", "hi"], ["b"]), N("Clip", ["x", "lo"], ["c"]),
+           N("Clip", ["x"], ["d"])],
+          x234, [("a", None), ("b", None), ("c", None), ("d", None)],
+          [init("lo", f32(-0.5)), init("hi", f32(0.75))], ref=E)
+    model("o8_hard_sigmoid", 8, [N("HardSigmoid", ["x"], ["y"], name="hs")], x234, yn, ranges=[(-4.0, 4.0)], ref=F64)
+    model("o13_hard_sigmoid_attrs", 13, [N("HardSigmoid", ["x"], ["y"], name="hs", alpha=0.5, beta=0.25)], x234, yn,
+          ranges=[(-4.0, 4.0)], ref=F64)
+    model("o14_hard_swish", 14, [N("HardSwish", ["x"], ["y"], name="hsw")], x234, yn, ranges=[(-4.0, 4.0)], ref=F64)
+    model("o13_celu", 13, [N("Celu", ["x"], ["y"], name="celu", alpha=2.0)], x234, yn, ranges=[(-3.0, 3.0)],
+          ref=F64)
+    model("o12_celu_default", 12, [N("Celu", ["x"], ["y"], name="celu")], x234, yn, ranges=[(-3.0, 3.0)], ref=F64)
+    model("o9_shrink", 9, [N("Shrink", ["x"], ["y"], name="shrink", lambd=0.5, bias=0.5)], x234, yn, ref=E)
+    model("o9_prelu_scalar", 9, [N("PRelu", ["x", "s"], ["y"], name="prelu")], x234, yn,
+          [init("s", np.full((1,), 0.25, np.float32))], ref=E)
+    model("o9_prelu_vector", 9, [N("PRelu", ["x", "s"], ["y"], name="prelu")], x234, yn,
+          [init("s", f32([0.5, -2.0, 0.125, 4.0]))], ref=E)
+    model("o16_prelu_channel", 16, [N("PRelu", ["x", "s"], ["y"], name="prelu")], x234, yn,
+          [init("s", f32([[0.5], [-0.25], [2.0]]))], ref=E)
+    model("o13_softmax", 13, [N("Softmax", ["x"], ["a"], axis=1), N("Softmax", ["x"], ["b"])], x234,
+          [("a", None), ("b", None)], ranges=[(-3.0, 3.0)], ref=F64)
+    model("o11_softmax", 11, [N("Softmax", ["x"], ["a"], axis=1), N("Softmax", ["x"], ["b"])], x234,
+          [("a", None), ("b", None)], ranges=[(-3.0, 3.0)], ref=F64)
+    model("o13_logsoftmax", 13, [N("LogSoftmax", ["x"], ["a"], axis=0), N("LogSoftmax", ["x"], ["b"])], x234,
+          [("a", None), ("b", None)], ranges=[(-3.0, 3.0)], ref=F64)
+    model("o11_logsoftmax", 11, [N("LogSoftmax", ["x"], ["a"], axis=2), N("LogSoftmax", ["x"], ["b"])], x234,
+          [("a", None), ("b", None)], ranges=[(-3.0, 3.0)], ref=F64)
+    model("o17_layernorm", 17, [N("LayerNormalization", ["x", "w", "b"], ["y"], name="ln", axis=1, epsilon=1e-3)],
+          x234, yn, [init("w", Wn(3, 4)), init("b", Wn(3, 4))], ref=F64)
+    model("o17_layernorm_noscale_bias", 17, [N("LayerNormalization", ["x", "w"], ["y"], name="ln")],
+          x234, yn, [init("w", Wn(4))], ref=F64)
+    model("o9_instancenorm", 9, [N("InstanceNormalization", ["x", "s", "b"], ["y"], name="in")],
+          [("x", [2, 3, 2, 3])], yn, [init("s", Wn(3)), init("b", Wn(3))], ref=F64)
+    gidx = rng.integers(-4, 4, size=(2, 3, 2))
+    model("o13_gather_elements", 13, [N("GatherElements", ["x", "i"], ["y"], axis=2)], x234, yn,
+          [init("i", gidx)], ref=E)
+    model("o11_gather_elements_axis0", 11, [N("GatherElements", ["x", "i"], ["y"])], [("x", [3, 4])], yn,
+          [init("i", i64([[2, 0, 1, -1], [0, 0, 2, 1]]))], ref=E)
+    sidx = np.array([[[3, 0], [1, 2], [-1, 0]], [[0, 2], [3, 1], [2, -3]]], np.int64)
+    model("o13_scatter_elements", 13, [N("ScatterElements", ["x", "i", "u"], ["y"], axis=2)], x234, yn,
+          [init("i", sidx), init("u", Wn(2, 3, 2))], ref=E)
+    model("o16_scatter_elements_add", 16, [N("ScatterElements", ["x", "i", "u"], ["y"], axis=-1, reduction="add")],
+          x234, yn, [init("i", sidx), init("u", Wn(2, 3, 2))], ref=F64)
+    model("o13_gather_nd", 13, [N("GatherND", ["x", "i"], ["a"]), N("GatherND", ["x", "j"], ["b"])], x234,
+          [("a", None), ("b", None)], [init("i", i64([[0, 1], [1, -1]])), init("j", i64([[[1, 0, 3]], [[0, 2, -4]]]))],
+          ref=E)
+    # TopK without its Indices output (onnx.checker wants both named; certnn imports only Values)
+    model("o11_topk", 11, [N("TopK", ["x", "k"], ["y", ""], name="topk")], x234, yn, [init("k", i64([2]))],
+          check=False, ref=E)
+    model("o13_topk_axis_smallest", 13, [N("TopK", ["x", "k"], ["y"], name="topk", axis=1, largest=0)], x234, yn,
+          [init("k", i64([2]))], check=False, ref=E)
+    model("o13_argmax", 13, [N("ArgMax", ["x"], ["a"], axis=1, keepdims=0), N("ArgMax", ["x"], ["b"])], x234,
+          [("a", None, TensorProto.INT64), ("b", None, TensorProto.INT64)], ref=E)
+    model("o13_argmin", 13, [N("ArgMin", ["x"], ["a"], axis=-1)], x234, [("a", None, TensorProto.INT64)], ref=E)
+    model("o11_cumsum", 11, [N("CumSum", ["x", "ax"], ["a"]), N("CumSum", ["x", "nax"], ["b"])], x234,
+          [("a", None), ("b", None)], [init("ax", i64(1)), init("nax", np.array(-1, np.int32))], ref=F64)
+    model("o13_expand", 13, [N("Expand", ["x", "s"], ["y"])], x234, yn, [init("s", i64([3, 1, 1, 4]))], ref=E)
+    model("o8_expand_bcast", 8, [N("Expand", ["x", "s"], ["y"])], [("x", [3, 1])], yn, [init("s", i64([2, 1, 4]))],
+          ref=E)
+    model("o13_tile", 13, [N("Tile", ["x", "r"], ["y"])], x234, yn, [init("r", i64([2, 1, 3]))], ref=E)
+    model("o11_split", 11, [N("Split", ["x"], ["a", "b"], axis=2, split=[1, 3]), N("Split", ["x"], ["c", "d", "e"],
+                                                                                 axis=1)],
+          x234, [("a", None), ("b", None), ("c", None), ("d", None), ("e", None)], ref=E)
+    model("o13_split", 13, [N("Split", ["x", "s"], ["a", "b"], axis=-1), N("Split", ["x"], ["c", "d"])], x234,
+          [("a", None), ("b", None), ("c", None), ("d", None)], [init("s", i64([3, 1]))], ref=E)
+    model("o11_depth_to_space_dcr", 11, [N("DepthToSpace", ["x"], ["y"], blocksize=2)], [("x", [1, 8, 2, 3])], yn,
+          ref=E)
+    model("o13_depth_to_space_crd", 13, [N("DepthToSpace", ["x"], ["y"], blocksize=2, mode="CRD")],
+          [("x", [1, 8, 2, 3])], yn, ref=E)
+    model("o13_space_to_depth", 13, [N("SpaceToDepth", ["x"], ["y"], blocksize=2)], [("x", [1, 2, 4, 6])], yn, ref=E)
+    model("o13_reduce_l1_l2", 13,
+          [N("ReduceL1", ["x"], ["a"], axes=[1]), N("ReduceL2", ["x"], ["b"], axes=[2], keepdims=0),
+           N("ReduceL2", ["x"], ["c"])],
+          x234, [("a", None), ("b", None), ("c", None)], ref=F64)
+    model("o11_reduce_sum_square", 11,
+          [N("ReduceSumSquare", ["x"], ["a"]), N("ReduceSumSquare", ["x"], ["b"], axes=[0, -1], keepdims=0)],
+          x234, [("a", None), ("b", None)], ref=F64)
+    model("o13_reduce_log_sum", 13,
+          [N("ReduceLogSum", ["x"], ["a"], axes=[0]), N("ReduceLogSumExp", ["x"], ["b"], axes=[1]),
+           N("ReduceLogSumExp", ["x"], ["c"], keepdims=0)],
+          x234, [("a", None), ("b", None), ("c", None)], ranges=[(0.1, 2.0)], ref=F64)
+    model("o11_global_lp_pool", 11, [N("GlobalLpPool", ["x"], ["a"]), N("GlobalLpPool", ["x"], ["b"], p=1)],
+          [("x", [1, 3, 2, 3])], [("a", None), ("b", None)], ref=F64)
+    model("o9_eye_like", 9, [N("EyeLike", ["e"], ["i"], k=1), N("Mul", ["x", "i"], ["y"])], [("x", [3, 4])], yn,
+          [init("e", np.zeros((3, 4), np.float32))], ref=E)
+    model("o11_range", 11, [N("Range", ["a", "b", "d"], ["r"]), N("Mul", ["x", "r"], ["y"])], x234, yn,
+          [init("a", f32(-1.0)), init("b", f32(3.0)), init("d", f32(1.0))], ref=E)
+    model("o14_trilu_const", 14, [N("Trilu", ["e"], ["t"], upper=0), N("Mul", ["x", "t"], ["y"])], x234, yn,
+          [init("e", np.ones((3, 4), np.float32))], ref=E)
 
 
 def write_models():
@@ -1460,7 +1855,7 @@ def write_models():
                 specs.append((kind, n, 100000 + 100 * k + 10 * c + j, float(lo), float(hi)))
             cases.append(specs)
         write_ref(os.path.join(d, name + ".txt"), "ops/%s.onnx (opset %d)" % (name, m.opset_import[0].version),
-                  cases, m)
+                  cases, m, ref=REFKIND[name])
     with open(os.path.join(d, "LIST"), "w") as f:
         for name, _, _, _ in MODELS:
             f.write(name + "\n")
@@ -1532,6 +1927,21 @@ def write_bad():
     save("unused_raw_size", [N("Relu", ["x"], ["y"], name="r")], [("x", [1, 4])], [("y", [1, 4])], [short])
     save("int_input", [N("Relu", ["x"], ["y"], name="r")], [("x", [2], TensorProto.INT64)], [("y", [2])])
     save("opset18", [N("Relu", ["x"], ["y"], name="r")], [("x", [2])], [("y", [2])], opset=18)
+    # attribute values and uses of the operators imported since that are refused
+    gi = np.array([[0, 1], [1, -1]], np.int64)
+    save("mod_fmod2", [N("Mod", ["x", "m"], ["y"], name="modulo", fmod=2)], [("x", [2, 3])], [("y", [2, 3])],
+         [init("m", np.array(0.75, np.float32))])
+    save("clip_input_bound", [N("Clip", ["x", "lo"], ["y"], name="clamp")], [("x", [2, 3]), ("lo", [])],
+         [("y", [2, 3])], opset=11)
+    save("shrink_bias", [N("Shrink", ["x"], ["y"], name="shr", lambd=0.5, bias=0.25)], [("x", [2, 3])],
+         [("y", [2, 3])])
+    save("topk_indices", [N("TopK", ["x", "k"], ["v", "ix"], name="top")], [("x", [2, 4])],
+         [("v", [2, 2]), ("ix", [2, 2], TensorProto.INT64)], [init("k", np.array([2], np.int64))])
+    save("cumsum_exclusive", [N("CumSum", ["x", "a"], ["y"], name="cs", exclusive=1)], [("x", [2, 3])],
+         [("y", [2, 3])], [init("a", np.array(1, np.int64))])
+    save("gathernd_batch_dims", [N("GatherND", ["x", "i"], ["y"], name="gnd", batch_dims=1)], [("x", [2, 3, 4])],
+         [("y", None)], [init("i", gi)])
+    save("trilu_input", [N("Trilu", ["x"], ["y"], name="tri")], [("x", [3, 4])], [("y", [3, 4])], opset=14)
     print("bad: written")
 
 

@@ -2376,6 +2376,1142 @@ op_constant_of_shape (struct nctx *nc)
   return set_out_const (nc, 0, &t);
 }
 
+/* ---- operators mapped onto the table's newer rules ----------------------------------------- */
+
+/* *V = OP (X) (one input, attribute record PARAMS), a helper node "<node>/SUFFIX". */
+static cn_status
+node1 (struct nctx *nc, cn_op op, const void *params, int x, const char *suffix, int *v)
+{
+  return add_node (nc, op, params, 1, &x, suffix, v);
+}
+
+/* *V = OP (A, B). */
+static cn_status
+node2 (struct nctx *nc, cn_op op, const void *params, int a, int b, const char *suffix, int *v)
+{
+  int in[2] = { a, b };
+  return add_node (nc, op, params, 2, in, suffix, v);
+}
+
+/* *C = a constant of SHAPE filled with F (a binary64 number, rounded to the evaluation's sort
+ * where it is read: callers pass numbers exact in binary32). */
+static cn_status
+fill_const (struct nctx *nc, const cn_shape *shape, double f, const char *suffix, int *c)
+{
+  cn_tensor t;
+  cn_status st = host_fill (CN_DTYPE_F64, shape, f, &t, nc->err);
+  if (st != CN_OK)
+    return st;
+  st = add_const (nc, &t, suffix, c);
+  cn_tensor_clear (&t);
+  return st;
+}
+
+/* *V = X under SHAPE (X itself when the shape is unchanged). */
+static cn_status
+reshape_gv (struct nctx *nc, int x, const cn_shape *shape, const char *suffix, int *v)
+{
+  if (cn_shape_equal (cn_graph_value_shape (nc->imp->g, x), shape))
+    {
+      *v = x;
+      return CN_OK;
+    }
+  cn_params_reshape p;
+  p.shape = *shape;
+  return node1 (nc, CN_OP_RESHAPE, &p, x, suffix, v);
+}
+
+/* The input X of the node, at its graph value *X. */
+static cn_status
+x_in (struct nctx *nc, int *x)
+{
+  cn_status st = need_in (nc, 0);
+  return st != CN_OK ? st : in_gv (nc, 0, x);
+}
+
+/* Abs, Reciprocal, Floor, Ceil, Round (halfway cases to even in both), Sign: one operator each. */
+static cn_status op_abs (struct nctx *nc) { return op_unary (nc, CN_OP_ABS); }
+static cn_status op_reciprocal (struct nctx *nc) { return op_unary (nc, CN_OP_RECIPROCAL); }
+static cn_status op_floor (struct nctx *nc) { return op_unary (nc, CN_OP_FLOOR); }
+static cn_status op_ceil (struct nctx *nc) { return op_unary (nc, CN_OP_CEIL); }
+static cn_status op_round (struct nctx *nc) { return op_unary (nc, CN_OP_ROUND); }
+static cn_status op_sign (struct nctx *nc) { return op_unary (nc, CN_OP_SIGN); }
+
+/* Sqrt: the IEEE square root (a NaN below zero), sqrt in its raw mode. */
+static cn_status
+op_sqrt (struct nctx *nc)
+{
+  cn_params_sqrt p;
+  int v;
+  memset (&p, 0, sizeof p);
+  p.mode = CN_SQRT_RAW;
+  cn_status st = op_unary_params (nc, CN_OP_SQRT, &p, &v);
+  return st != CN_OK ? st : set_out (nc, 0, v, 1);
+}
+
+/* Binary operators with numpy broadcasting and no integer folding: Pow, Mod. */
+static cn_status
+op_binary_float (struct nctx *nc, cn_op op)
+{
+  cn_status st;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = need_in (nc, 1)) != CN_OK)
+    return st;
+  const cn_shape *sa = in_shape (nc, 0), *sb = in_shape (nc, 1);
+  cn_shape os;
+  char a[128], b[128];
+  if (!broadcast_shape (sa, sb, &os))
+    return cn_error_set (nc->err, CN_ESHAPE, "input shapes %s and %s do not broadcast", fmt_shape (sa, a, sizeof a),
+                         fmt_shape (sb, b, sizeof b));
+  int x[2], v;
+  if ((st = operand_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
+      || (st = operand_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK
+      || (st = add_node (nc, op, NULL, 2, x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+static cn_status op_pow (struct nctx *nc) { return op_binary_float (nc, CN_OP_POW); }
+
+/* Mod: fmod = 1 is C's fmod (the sign of the dividend); fmod = 0 is the remainder with the sign
+ * of the divisor (numpy.mod, torch.remainder). */
+static cn_status
+op_mod (struct nctx *nc)
+{
+  int64_t f;
+  cn_status st = attr_int (nc, "fmod", 0, &f);
+  if (st != CN_OK)
+    return st;
+  if (f != 0 && f != 1)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute fmod = %lld is not supported", (long long) f);
+  return op_binary_float (nc, f ? CN_OP_FMOD : CN_OP_REMAINDER);
+}
+
+/* Max, Min, Sum, Mean: variadic with numpy broadcasting of all inputs to their common shape,
+ * folded left to right: v = op(op(x0, x1), x2) ...; Mean divides the sum by the count. */
+static cn_status
+op_variadic (struct nctx *nc, cn_op op, int mean)
+{
+  cn_status st;
+  if (nc->n_in < 1)
+    return cn_error_set (nc->err, CN_EPARSE, "at least one input expected");
+  cn_shape os = *in_shape (nc, 0);
+  for (int i = 0; i < nc->n_in; i++)
+    {
+      if ((st = need_in (nc, i)) != CN_OK)
+        return st;
+      char a[128], b[128];
+      cn_shape t;
+      if (!broadcast_shape (&os, in_shape (nc, i), &t))
+        return cn_error_set (nc->err, CN_ESHAPE, "input shapes %s and %s do not broadcast",
+                             fmt_shape (&os, a, sizeof a), fmt_shape (in_shape (nc, i), b, sizeof b));
+      os = t;
+    }
+  int acc, x;
+  char sfx[32];
+  if ((st = operand_at (nc, 0, &os, "broadcast0", &acc)) != CN_OK)
+    return st;
+  if (nc->n_in == 1 && !mean)
+    return set_out (nc, 0, acc, 0);
+  for (int i = 1; i < nc->n_in; i++)
+    {
+      snprintf (sfx, sizeof sfx, "broadcast%d", i);
+      if ((st = operand_at (nc, i, &os, sfx, &x)) != CN_OK)
+        return st;
+      snprintf (sfx, sizeof sfx, "step%d", i);
+      if ((st = node2 (nc, op, NULL, acc, x, i == nc->n_in - 1 && !mean ? NULL : sfx, &acc)) != CN_OK)
+        return st;
+    }
+  if (mean)
+    {
+      int c;
+      cn_params_div pd = { CN_DIV_TRUE };
+      if ((st = fill_const (nc, &os, (double) nc->n_in, "count", &c)) != CN_OK
+          || (st = node2 (nc, CN_OP_DIV, &pd, acc, c, NULL, &acc)) != CN_OK)
+        return st;
+    }
+  return set_out (nc, 0, acc, 1);
+}
+
+static cn_status op_max (struct nctx *nc) { return op_variadic (nc, CN_OP_MAX, 0); }
+static cn_status op_min (struct nctx *nc) { return op_variadic (nc, CN_OP_MIN, 0); }
+static cn_status op_sum (struct nctx *nc) { return op_variadic (nc, CN_OP_ADD, 0); }
+static cn_status op_mean (struct nctx *nc) { return op_variadic (nc, CN_OP_ADD, 1); }
+
+/* *V = clamp(X, LO, HI) with constant bounds (+-inf where absent). */
+static cn_status
+clamp_const (struct nctx *nc, int x, double lo, double hi, const char *suffix, int *v)
+{
+  cn_shape s0;
+  int c[3];
+  char nm[64];
+  memset (&s0, 0, sizeof s0);
+  c[0] = x;
+  snprintf (nm, sizeof nm, "%s_min", suffix ? suffix : "clip");
+  cn_status st = fill_const (nc, &s0, lo, nm, &c[1]);
+  snprintf (nm, sizeof nm, "%s_max", suffix ? suffix : "clip");
+  if (st == CN_OK)
+    st = fill_const (nc, &s0, hi, nm, &c[2]);
+  if (st == CN_OK)
+    st = add_node (nc, CN_OP_CLAMP, NULL, 3, c, suffix, v);
+  return st;
+}
+
+/* The constant scalar of input I (one entry of a floating-point constant). */
+static cn_status
+const_scalar (struct nctx *nc, int i, const char *what, double *v)
+{
+  struct oval *o = nc->in[i];
+  if (!o->is_const || cn_tensor_numel (&o->c) != 1)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the %s (input %d, '%s') must be a constant scalar", what, i,
+                         o->name);
+  *v = cn_tensor_get_f64 (&o->c, 0);
+  if (isnan (*v))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the %s (input %d, '%s') is NaN", what, i, o->name);
+  return CN_OK;
+}
+
+/* Clip: clamp(x, min, max); the bounds are attributes before opset 11 (defaults the lowest and
+ * the largest binary32 numbers) and optional constant inputs since (absent: no bound). */
+static cn_status
+op_clip (struct nctx *nc)
+{
+  double lo = -INFINITY, hi = INFINITY;
+  int x, v;
+  cn_status st = x_in (nc, &x);
+  if (st != CN_OK)
+    return st;
+  if (nc->imp->opset < 11)
+    {
+      if ((st = attr_float (nc, "min", -FLT_MAX, &lo)) != CN_OK || (st = attr_float (nc, "max", FLT_MAX, &hi)) != CN_OK)
+        return st;
+    }
+  else
+    {
+      if (attr_find (nc, "min") != NULL || attr_find (nc, "max") != NULL)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "attributes min and max are not supported from opset 11");
+      if ((has_in (nc, 1) && (st = const_scalar (nc, 1, "min", &lo)) != CN_OK)
+          || (has_in (nc, 2) && (st = const_scalar (nc, 2, "max", &hi)) != CN_OK))
+        return st;
+    }
+  /* An absent (infinite) bound is no bound: max or min with the other alone, or the input. */
+  if (lo == -INFINITY && hi == INFINITY)
+    return set_out_alias (nc, 0, 0);
+  if (lo == -INFINITY || hi == INFINITY)
+    {
+      int c;
+      int upper = lo == -INFINITY;
+      if ((st = fill_const (nc, cn_graph_value_shape (nc->imp->g, x), upper ? hi : lo, upper ? "max" : "min", &c))
+          != CN_OK
+          || (st = node2 (nc, upper ? CN_OP_MIN : CN_OP_MAX, NULL, x, c, NULL, &v)) != CN_OK)
+        return st;
+      return set_out (nc, 0, v, 1);
+    }
+  if (!isfinite (lo) || !isfinite (hi))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "bounds min = %g, max = %g are not supported", lo, hi);
+  if ((st = clamp_const (nc, x, lo, hi, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* *V = clamp(alpha x + beta, 0, 1), or clamp(x / DIVISOR + beta, 0, 1) when DIVISOR != 0. */
+static cn_status
+hard_sigmoid (struct nctx *nc, int x, double alpha, double divisor, double beta, int *v)
+{
+  const cn_shape *s = cn_graph_value_shape (nc->imp->g, x);
+  int a, b, c;
+  cn_status st;
+  if (divisor != 0)
+    {
+      cn_params_div pd = { CN_DIV_TRUE };
+      if ((st = fill_const (nc, s, divisor, "divisor", &c)) != CN_OK
+          || (st = node2 (nc, CN_OP_DIV, &pd, x, c, "scaled", &a)) != CN_OK)
+        return st;
+    }
+  else
+    {
+      cn_params_scale ps = { alpha };
+      if ((st = node1 (nc, CN_OP_SCALE, &ps, x, "scaled", &a)) != CN_OK)
+        return st;
+    }
+  if ((st = fill_const (nc, s, beta, "beta", &c)) != CN_OK
+      || (st = node2 (nc, CN_OP_ADD, NULL, a, c, "shifted", &b)) != CN_OK)
+    return st;
+  return clamp_const (nc, b, 0.0, 1.0, "clamped", v);
+}
+
+/* HardSigmoid: max(0, min(1, alpha x + beta)) (alpha 0.2, beta 0.5: binary32 numbers): a scale
+ * node, an add of the constant beta and a clamp to [0, 1]. */
+static cn_status
+op_hard_sigmoid (struct nctx *nc)
+{
+  double alpha, beta;
+  int x, v;
+  cn_status st;
+  if ((st = attr_finite (nc, "alpha", (double) 0.2f, &alpha)) != CN_OK
+      || (st = attr_finite (nc, "beta", (double) 0.5f, &beta)) != CN_OK || (st = x_in (nc, &x)) != CN_OK
+      || (st = hard_sigmoid (nc, x, alpha, 0, beta, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* HardSwish: x max(0, min(1, x/6 + 1/2)); the real 1/6 is written as a division by 6. */
+static cn_status
+op_hard_swish (struct nctx *nc)
+{
+  int x, h, v;
+  cn_status st;
+  if ((st = x_in (nc, &x)) != CN_OK || (st = hard_sigmoid (nc, x, 0, 6.0, 0.5, &h)) != CN_OK
+      || (st = node2 (nc, CN_OP_MUL, NULL, x, h, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* Softsign: x / (1 + |x|). */
+static cn_status
+op_softsign (struct nctx *nc)
+{
+  int x, a, c, d, v;
+  cn_params_div pd = { CN_DIV_TRUE };
+  cn_status st;
+  if ((st = x_in (nc, &x)) != CN_OK || (st = node1 (nc, CN_OP_ABS, NULL, x, "abs", &a)) != CN_OK
+      || (st = fill_const (nc, cn_graph_value_shape (nc->imp->g, x), 1.0, "one", &c)) != CN_OK
+      || (st = node2 (nc, CN_OP_ADD, NULL, c, a, "denominator", &d)) != CN_OK
+      || (st = node2 (nc, CN_OP_DIV, &pd, x, d, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* Mish (opset 18, above the opsets read: kept for when they are raised): x tanh(softplus(x)). */
+static cn_status
+op_mish (struct nctx *nc)
+{
+  int x, s, t, v;
+  cn_status st;
+  if ((st = x_in (nc, &x)) != CN_OK || (st = node1 (nc, CN_OP_SOFTPLUS, NULL, x, "softplus", &s)) != CN_OK
+      || (st = node1 (nc, CN_OP_TANH, NULL, s, "tanh", &t)) != CN_OK
+      || (st = node2 (nc, CN_OP_MUL, NULL, x, t, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* Celu: max(0, x) + min(0, alpha (exp(x/alpha) - 1)) = alpha elu(x/alpha; 1) for alpha > 0: an
+ * elu node for alpha = 1, else a division by alpha, elu and a mul by alpha. */
+static cn_status
+op_celu (struct nctx *nc)
+{
+  double alpha;
+  int x, a, e, v;
+  cn_params_elu p = { 1.0 };
+  cn_status st;
+  if ((st = attr_finite (nc, "alpha", 1.0, &alpha)) != CN_OK || (st = x_in (nc, &x)) != CN_OK)
+    return st;
+  if (!(alpha > 0))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute alpha = %g is not supported (alpha > 0)", alpha);
+  if (alpha == 1)
+    st = node1 (nc, CN_OP_ELU, &p, x, NULL, &v);
+  else
+    {
+      int c;
+      cn_params_div pd = { CN_DIV_TRUE };
+      if ((st = fill_const (nc, cn_graph_value_shape (nc->imp->g, x), alpha, "alpha", &c)) == CN_OK
+          && (st = node2 (nc, CN_OP_DIV, &pd, x, c, "scaled", &a)) == CN_OK
+          && (st = node1 (nc, CN_OP_ELU, &p, a, "elu", &e)) == CN_OK)
+        st = mul_scalar (nc, e, alpha, "alpha", &v);
+    }
+  return st != CN_OK ? st : set_out (nc, 0, v, 1);
+}
+
+/* Shrink with bias = lambd (softshrink): x - clamp(x, -lambd, lambd), which is x - lambd above
+ * lambd, x + lambd below -lambd and 0 between.  Other biases (hardshrink) are refused. */
+static cn_status
+op_shrink (struct nctx *nc)
+{
+  double lambd, bias;
+  int x, c, v;
+  cn_status st;
+  if ((st = attr_finite (nc, "lambd", (double) 0.5f, &lambd)) != CN_OK
+      || (st = attr_finite (nc, "bias", 0.0, &bias)) != CN_OK || (st = x_in (nc, &x)) != CN_OK)
+    return st;
+  if (bias != lambd || !(lambd >= 0))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED,
+                         "bias = %g with lambd = %g is not supported (only bias = lambd >= 0, softshrink)", bias, lambd);
+  if ((st = clamp_const (nc, x, -lambd, lambd, "clamped", &c)) != CN_OK
+      || (st = node2 (nc, CN_OP_SUB, NULL, x, c, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* PRelu: leakyReLU when the slope is one constant for every entry; otherwise, with the slope
+ * broadcast to x's shape, relu(x) + slope (x - relu(x)) (x - relu(x) = min(x, 0) exactly). */
+static cn_status
+op_prelu (struct nctx *nc)
+{
+  int x, p, n, s, m, v;
+  cn_status st;
+  if ((st = x_in (nc, &x)) != CN_OK || (st = need_in (nc, 1)) != CN_OK)
+    return st;
+  struct oval *o = nc->in[1];
+  const cn_shape *xs = in_shape (nc, 0);
+  if (o->is_const && !is_int (&o->c) && cn_tensor_numel (&o->c) >= 1)
+    {
+      int64_t k = cn_tensor_numel (&o->c);
+      double a = cn_tensor_get_f64 (&o->c, 0);
+      int same = isfinite (a);
+      for (int64_t i = 1; i < k && same; i++)
+        same = cn_tensor_get_f64 (&o->c, i) == a;
+      cn_shape bs;
+      if (same && broadcast_shape (xs, &o->c.shape, &bs) && cn_shape_equal (&bs, xs))
+        {
+          cn_params_leaky_relu pl = { a };
+          if ((st = node1 (nc, CN_OP_LEAKY_RE_LU, &pl, x, NULL, &v)) != CN_OK)
+            return st;
+          return set_out (nc, 0, v, 1);
+        }
+    }
+  cn_shape bs;
+  char a1[128], a2[128];
+  if (!broadcast_shape (xs, in_shape (nc, 1), &bs) || !cn_shape_equal (&bs, xs))
+    return cn_error_set (nc->err, CN_ESHAPE, "slope shape %s does not broadcast to %s",
+                         fmt_shape (in_shape (nc, 1), a1, sizeof a1), fmt_shape (xs, a2, sizeof a2));
+  if ((st = operand_at (nc, 1, xs, "slope", &s)) != CN_OK || (st = node1 (nc, CN_OP_RELU, NULL, x, "pos", &p)) != CN_OK
+      || (st = node2 (nc, CN_OP_SUB, NULL, x, p, "neg", &n)) != CN_OK
+      || (st = node2 (nc, CN_OP_MUL, NULL, s, n, "scaled", &m)) != CN_OK
+      || (st = node2 (nc, CN_OP_ADD, NULL, p, m, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* Softmax, LogSoftmax.  From opset 13 over one axis (default -1).  Before, the input is
+ * coerced to 2-D [prod(dims < axis), prod(dims >= axis)] (axis default 1) and normalised over
+ * the second: written as reshape, softmax over the last axis, reshape back. */
+static cn_status
+op_softmax_any (struct nctx *nc, cn_op op)
+{
+  int64_t axis;
+  int x, a = 0, r, v;
+  cn_status st;
+  if ((st = x_in (nc, &x)) != CN_OK)
+    return st;
+  const cn_shape *s = in_shape (nc, 0);
+  int old = nc->imp->opset < 13;
+  if ((st = attr_int (nc, "axis", old ? 1 : -1, &axis)) != CN_OK || (st = norm_axis (nc, axis, s->rank, "axis", &a)) != CN_OK)
+    return st;
+  cn_params_softmax p = { a };
+  if (!old || a == s->rank - 1)
+    st = node1 (nc, op, &p, x, NULL, &v);
+  else
+    {
+      cn_shape t, u = *s;
+      memset (&t, 0, sizeof t);
+      t.rank = 2;
+      t.dim[0] = 1;
+      t.dim[1] = 1;
+      for (int i = 0; i < s->rank; i++)
+        t.dim[i < a ? 0 : 1] *= s->dim[i];
+      p.axis = 1;
+      if ((st = reshape_gv (nc, x, &t, "flat", &r)) == CN_OK && (st = node1 (nc, op, &p, r, "normalised", &r)) == CN_OK)
+        st = reshape_gv (nc, r, &u, NULL, &v);
+    }
+  return st != CN_OK ? st : set_out (nc, 0, v, 1);
+}
+
+static cn_status op_softmax (struct nctx *nc) { return op_softmax_any (nc, CN_OP_SOFTMAX); }
+static cn_status op_log_softmax (struct nctx *nc) { return op_softmax_any (nc, CN_OP_LOG_SOFTMAX); }
+
+/* *V = input I (a constant or a graph value) reshaped to SHAPE. */
+static cn_status
+input_as (struct nctx *nc, int i, const cn_shape *shape, const char *suffix, int *v)
+{
+  struct oval *o = nc->in[i];
+  char a[128], b[128];
+  if (cn_shape_numel (in_shape (nc, i)) != cn_shape_numel (shape))
+    return cn_error_set (nc->err, CN_ESHAPE, "input %d has shape %s, expected %lld entries (%s)", i,
+                         fmt_shape (in_shape (nc, i), a, sizeof a), (long long) cn_shape_numel (shape),
+                         fmt_shape (shape, b, sizeof b));
+  if (o->is_const)
+    {
+      if (is_int (&o->c))
+        return in_gv (nc, i, v);             /* refused there */
+      cn_tensor t;
+      cn_status st = host_reshape (&o->c, shape, &t, nc->err);
+      if (st == CN_OK)
+        st = add_const (nc, &t, suffix, v);
+      cn_tensor_clear (&t);
+      return st;
+    }
+  int x;
+  cn_status st = in_gv (nc, i, &x);
+  return st != CN_OK ? st : reshape_gv (nc, x, shape, suffix, v);
+}
+
+/* LayerNormalization (opset 17): over the axes >= axis, written as a layerNorm over the last
+ * axis of x reshaped to [prod(dims < axis), prod(dims >= axis)], its weight and bias (zeros if
+ * absent) reshaped to vectors.  Only the first output (Y) and stash_type 1 are supported. */
+static cn_status
+op_layer_norm (struct nctx *nc)
+{
+  int64_t axis, stash;
+  double eps;
+  int x, in[3], r, v, a = 0;
+  cn_status st;
+  if ((st = x_in (nc, &x)) != CN_OK || (st = need_in (nc, 1)) != CN_OK
+      || (st = attr_int (nc, "axis", -1, &axis)) != CN_OK || (st = attr_int (nc, "stash_type", 1, &stash)) != CN_OK
+      || (st = attr_float (nc, "epsilon", (double) 1e-5f, &eps)) != CN_OK)
+    return st;
+  if (stash != 1)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute stash_type = %lld is not supported", (long long) stash);
+  if (!(eps > 0) || !isfinite (eps))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute epsilon = %g is not supported (finite, > 0)", eps);
+  if (out_wanted (nc, 1) || out_wanted (nc, 2))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the Mean and InvStdDev outputs are not supported");
+  const cn_shape *s = in_shape (nc, 0);
+  cn_shape u = *s, t, w;
+  if ((st = norm_axis (nc, axis, s->rank, "axis", &a)) != CN_OK)
+    return st;
+  memset (&t, 0, sizeof t);
+  t.rank = 2;
+  t.dim[0] = t.dim[1] = 1;
+  for (int i = 0; i < s->rank; i++)
+    t.dim[i < a ? 0 : 1] *= s->dim[i];
+  memset (&w, 0, sizeof w);
+  w.rank = 1;
+  w.dim[0] = t.dim[1];
+  cn_params_layernorm p = { eps, 1 };
+  if ((st = reshape_gv (nc, x, &t, "flat", &in[0])) != CN_OK || (st = input_as (nc, 1, &w, "weight", &in[1])) != CN_OK)
+    return st;
+  if (has_in (nc, 2))
+    st = input_as (nc, 2, &w, "bias", &in[2]);
+  else
+    st = fill_const (nc, &w, 0.0, "bias", &in[2]);
+  if (st != CN_OK || (st = add_node (nc, CN_OP_LAYER_NORM, &p, 3, in, "normalised", &r)) != CN_OK
+      || (st = reshape_gv (nc, r, &u, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* InstanceNormalization: per sample and channel over the spatial axes: x [N, C, S...] reshaped
+ * to [N, C, prod S], layerNorm without affine over the last axis, reshaped back, then
+ * y = n scale[c] + B[c] (mul and add of the parameters broadcast to x's shape). */
+static cn_status
+op_instance_norm (struct nctx *nc)
+{
+  double eps;
+  int x, r, n, sc, b, m, v;
+  cn_status st;
+  if ((st = x_in (nc, &x)) != CN_OK || (st = need_in (nc, 1)) != CN_OK || (st = need_in (nc, 2)) != CN_OK
+      || (st = attr_float (nc, "epsilon", (double) 1e-5f, &eps)) != CN_OK)
+    return st;
+  if (!(eps > 0) || !isfinite (eps))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute epsilon = %g is not supported (finite, > 0)", eps);
+  const cn_shape *s = in_shape (nc, 0);
+  if (s->rank < 3)
+    return cn_error_set (nc->err, CN_ESHAPE, "the input must have rank 3 or more");
+  cn_shape u = *s, t, cs;
+  memset (&t, 0, sizeof t);
+  t.rank = 3;
+  t.dim[0] = s->dim[0];
+  t.dim[1] = s->dim[1];
+  t.dim[2] = 1;
+  for (int i = 2; i < s->rank; i++)
+    t.dim[2] *= s->dim[i];
+  memset (&cs, 0, sizeof cs);
+  cs.rank = s->rank - 1;
+  cs.dim[0] = s->dim[1];
+  for (int i = 1; i < cs.rank; i++)
+    cs.dim[i] = 1;
+  cn_params_layernorm p = { eps, 0 };
+  int ps, pb;
+  if ((st = reshape_gv (nc, x, &t, "flat", &r)) != CN_OK
+      || (st = node1 (nc, CN_OP_LAYER_NORM, &p, r, "normalised", &n)) != CN_OK
+      || (st = reshape_gv (nc, n, &u, "unflat", &n)) != CN_OK
+      || (st = input_as (nc, 1, &cs, "scale", &ps)) != CN_OK || (st = input_as (nc, 2, &cs, "B", &pb)) != CN_OK
+      || (st = broadcast_value (nc, ps, &u, "scale_b", &sc)) != CN_OK
+      || (st = broadcast_value (nc, pb, &u, "B_b", &b)) != CN_OK
+      || (st = node2 (nc, CN_OP_MUL, NULL, n, sc, "scaled", &m)) != CN_OK
+      || (st = node2 (nc, CN_OP_ADD, NULL, m, b, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* *V = the constant integer index tensor of input I as a binary64 constant of index entries,
+ * a negative entry e counting from the end: e + EXT[k] with k = AXIS if AXIS >= 0, else the
+ * entry's position along the last axis (GatherND's columns).  Entries outside the range are left
+ * as they are: the operator's validate refuses them. */
+static cn_status
+index_const (struct nctx *nc, int i, const int64_t *ext, int axis, int *v)
+{
+  struct oval *o = nc->in[i];
+  if (!o->is_const || !is_int (&o->c))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the indices (input %d, '%s') must be a constant integer tensor", i,
+                         o->name);
+  cn_tensor t;
+  cn_status st = cn_tensor_init (&t, CN_DTYPE_F64, &o->c.shape, nc->err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (&o->c), last = o->c.shape.rank ? o->c.shape.dim[o->c.shape.rank - 1] : 1;
+  const int64_t *src = o->c.data;
+  double *dst = t.data;
+  for (int64_t j = 0; j < n; j++)
+    {
+      int64_t e = src[j], d = ext[axis >= 0 ? axis : (last ? j % last : 0)];
+      if (e < 0)
+        e += d;
+      if (e < -((int64_t) 1 << 52) || e > ((int64_t) 1 << 52))
+        e = -1;
+      dst[j] = (double) e;
+    }
+  st = add_const (nc, &t, "indices", v);
+  cn_tensor_clear (&t);
+  return st;
+}
+
+/* GatherElements: gather (torch.gather) with the constant indices. */
+static cn_status
+op_gather_elements (struct nctx *nc)
+{
+  int64_t axis;
+  int x, ix, a = 0, v;
+  cn_status st;
+  if ((st = x_in (nc, &x)) != CN_OK || (st = need_in (nc, 1)) != CN_OK || (st = attr_int (nc, "axis", 0, &axis)) != CN_OK
+      || (st = norm_axis (nc, axis, in_shape (nc, 0)->rank, "axis", &a)) != CN_OK
+      || (st = index_const (nc, 1, in_shape (nc, 0)->dim, a, &ix)) != CN_OK)
+    return st;
+  cn_params_gather p = { a };
+  if ((st = node2 (nc, CN_OP_GATHER, &p, x, ix, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* ScatterElements: scatter with the constant indices, reduction none/add/mul (opset 16). */
+static cn_status
+op_scatter_elements (struct nctx *nc)
+{
+  static const char *const reds[] = { "none", "add", "mul", "max", "min", NULL };
+  static const cn_scatter_reduce map[] = { CN_SCATTER_REPLACE, CN_SCATTER_SUM, CN_SCATTER_PROD, CN_SCATTER_MAX,
+                                           CN_SCATTER_MIN };
+  int64_t axis;
+  int in[3], a = 0, r = 0, v;
+  cn_status st;
+  if ((st = x_in (nc, &in[0])) != CN_OK || (st = need_in (nc, 1)) != CN_OK || (st = need_in (nc, 2)) != CN_OK
+      || (st = attr_int (nc, "axis", 0, &axis)) != CN_OK || (st = attr_choice (nc, "reduction", "none", reds, &r)) != CN_OK
+      || (st = norm_axis (nc, axis, in_shape (nc, 0)->rank, "axis", &a)) != CN_OK
+      || (st = index_const (nc, 1, in_shape (nc, 0)->dim, a, &in[1])) != CN_OK || (st = in_gv (nc, 2, &in[2])) != CN_OK)
+    return st;
+  cn_params_scatter p = { a, map[r] };
+  if ((st = add_node (nc, CN_OP_SCATTER, &p, 3, in, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* GatherND with batch_dims = 0: indexAt with the constant indices. */
+static cn_status
+op_gather_nd (struct nctx *nc)
+{
+  int64_t bd;
+  int x, ix, v;
+  cn_status st;
+  if ((st = x_in (nc, &x)) != CN_OK || (st = need_in (nc, 1)) != CN_OK || (st = attr_int (nc, "batch_dims", 0, &bd)) != CN_OK)
+    return st;
+  if (bd != 0)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute batch_dims = %lld is not supported (only 0)", (long long) bd);
+  if ((st = index_const (nc, 1, in_shape (nc, 0)->dim, -1, &ix)) != CN_OK
+      || (st = node2 (nc, CN_OP_INDEX_AT, NULL, x, ix, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* TopK: the values output (sorted, largest or smallest); the indices output must be unused.
+ * K is an attribute before opset 10 and a constant input since. */
+static cn_status
+op_topk (struct nctx *nc)
+{
+  int64_t axis, largest, sorted, k = 0;
+  int x, a = 0, v, n;
+  cn_status st;
+  if ((st = x_in (nc, &x)) != CN_OK || (st = attr_int (nc, "axis", -1, &axis)) != CN_OK
+      || (st = attr_int (nc, "largest", 1, &largest)) != CN_OK || (st = attr_int (nc, "sorted", 1, &sorted)) != CN_OK)
+    return st;
+  if (nc->imp->opset < 10)
+    st = attr_int (nc, "k", -1, &k);
+  else if ((st = need_in (nc, 1)) == CN_OK)
+    st = const_ints (nc, 1, "k", &k, 1, &n);
+  if (st != CN_OK)
+    return st;
+  if (sorted != 1)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute sorted = %lld is not supported (only 1)", (long long) sorted);
+  if (out_wanted (nc, 1))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the Indices output is not supported (only Values)");
+  if ((st = norm_axis (nc, axis, in_shape (nc, 0)->rank, "axis", &a)) != CN_OK)
+    return st;
+  if (k < 0 || k > in_shape (nc, 0)->dim[a])
+    return cn_error_set (nc->err, CN_EINVAL, "k = %lld is out of range", (long long) k);
+  cn_params_topk p = { a, k, largest != 0 };
+  if ((st = node1 (nc, CN_OP_TOPK, &p, x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* ArgMax, ArgMin: the index as a float holding an integer. */
+static cn_status
+op_arg (struct nctx *nc, cn_op op)
+{
+  int64_t axis, keep, last;
+  int x, a = 0, v;
+  cn_status st;
+  if ((st = x_in (nc, &x)) != CN_OK || (st = attr_int (nc, "axis", 0, &axis)) != CN_OK
+      || (st = attr_int (nc, "keepdims", 1, &keep)) != CN_OK || (st = attr_int (nc, "select_last_index", 0, &last)) != CN_OK
+      || (st = norm_axis (nc, axis, in_shape (nc, 0)->rank, "axis", &a)) != CN_OK)
+    return st;
+  cn_params_argmax p = { a, keep != 0, last != 0 };
+  if ((st = node1 (nc, op, &p, x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+static cn_status op_argmax (struct nctx *nc) { return op_arg (nc, CN_OP_ARGMAX); }
+static cn_status op_argmin (struct nctx *nc) { return op_arg (nc, CN_OP_ARGMIN); }
+
+/* CumSum: the running sum along the constant axis; exclusive and reverse are refused. */
+static cn_status
+op_cumsum (struct nctx *nc)
+{
+  int64_t ex, rev, axis;
+  int x, a = 0, n, v;
+  cn_status st;
+  if ((st = x_in (nc, &x)) != CN_OK || (st = need_in (nc, 1)) != CN_OK || (st = attr_int (nc, "exclusive", 0, &ex)) != CN_OK
+      || (st = attr_int (nc, "reverse", 0, &rev)) != CN_OK || (st = const_ints (nc, 1, "axis", &axis, 1, &n)) != CN_OK)
+    return st;
+  if (ex != 0 || rev != 0)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute %s = %lld is not supported (only 0)",
+                         ex != 0 ? "exclusive" : "reverse", (long long) (ex != 0 ? ex : rev));
+  if (n != 1)
+    return cn_error_set (nc->err, CN_EINVAL, "the axis must have one entry");
+  if ((st = norm_axis (nc, axis, in_shape (nc, 0)->rank, "axis", &a)) != CN_OK)
+    return st;
+  cn_params_cumulative p = { a };
+  if ((st = node1 (nc, CN_OP_CUMSUM, &p, x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* Expand: numpy broadcasting of the input and the constant shape (in both directions). */
+static cn_status
+op_expand (struct nctx *nc)
+{
+  int64_t d[CN_MAX_RANK];
+  int n, v;
+  cn_shape t, os;
+  char a[128], b[128];
+  cn_status st;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = need_in (nc, 1)) != CN_OK
+      || (st = const_ints (nc, 1, "shape", d, CN_MAX_RANK, &n)) != CN_OK || (st = make_shape (nc, n, d, &t)) != CN_OK)
+    return st;
+  if (!broadcast_shape (in_shape (nc, 0), &t, &os))
+    return cn_error_set (nc->err, CN_ESHAPE, "shapes %s and %s do not broadcast", fmt_shape (in_shape (nc, 0), a, sizeof a),
+                         fmt_shape (&t, b, sizeof b));
+  struct oval *o = nc->in[0];
+  if (o->is_const && !nc->imp->folding)
+    {
+      cn_tensor c;
+      if ((st = host_broadcast (&o->c, &os, &c, nc->err)) != CN_OK)
+        return st;
+      return set_out_const (nc, 0, &c);
+    }
+  if ((st = operand_at (nc, 0, &os, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, v != o->gv);
+}
+
+/* Tile: x [d_0..d_{r-1}] reshaped to [1, d_0, ..., 1, d_{r-1}], broadcast to
+ * [m_0, d_0, ..., m_{r-1}, d_{r-1}] and reshaped to [m_0 d_0, ...]: exact data movement (rank
+ * 2r <= 8). */
+static cn_status
+op_tile (struct nctx *nc)
+{
+  int64_t m[CN_MAX_RANK];
+  int n, x, a, b, v;
+  cn_status st;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = need_in (nc, 1)) != CN_OK
+      || (st = const_ints (nc, 1, "repeats", m, CN_MAX_RANK, &n)) != CN_OK)
+    return st;
+  const cn_shape *s = in_shape (nc, 0);
+  if (n != s->rank)
+    return cn_error_set (nc->err, CN_EINVAL, "repeats has %d entries for rank %d", n, s->rank);
+  if (2 * s->rank > CN_MAX_RANK)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "rank %d is above %d", s->rank, CN_MAX_RANK / 2);
+  cn_shape p, q, u;
+  memset (&p, 0, sizeof p);
+  memset (&q, 0, sizeof q);
+  memset (&u, 0, sizeof u);
+  p.rank = q.rank = 2 * s->rank;
+  u.rank = s->rank;
+  for (int i = 0; i < s->rank; i++)
+    {
+      if (m[i] < 0)
+        return cn_error_set (nc->err, CN_EINVAL, "negative repeat %lld", (long long) m[i]);
+      p.dim[2 * i] = 1;
+      p.dim[2 * i + 1] = q.dim[2 * i + 1] = s->dim[i];
+      q.dim[2 * i] = m[i];
+      u.dim[i] = m[i] * s->dim[i];
+    }
+  struct oval *o = nc->in[0];
+  if (o->is_const && !nc->imp->folding && !is_int (&o->c))
+    {
+      cn_tensor t1, t2, t3;
+      if ((st = host_reshape (&o->c, &p, &t1, nc->err)) != CN_OK)
+        return st;
+      st = host_broadcast (&t1, &q, &t2, nc->err);
+      cn_tensor_clear (&t1);
+      if (st != CN_OK)
+        return st;
+      st = host_reshape (&t2, &u, &t3, nc->err);
+      cn_tensor_clear (&t2);
+      return st != CN_OK ? st : set_out_const (nc, 0, &t3);
+    }
+  if ((st = in_gv (nc, 0, &x)) != CN_OK || (st = reshape_gv (nc, x, &p, "spread", &a)) != CN_OK
+      || (st = broadcast_value (nc, a, &q, "repeated", &b)) != CN_OK || (st = reshape_gv (nc, b, &u, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* Split: one slice per output along the axis; the sizes from the attribute (before opset 13),
+ * the constant input (since), or equal parts. */
+static cn_status
+op_split (struct nctx *nc)
+{
+  int64_t axis, sz[64];
+  int ns = -1, a = 0;
+  cn_status st;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = attr_int (nc, "axis", 0, &axis)) != CN_OK)
+    return st;
+  int no = (int) nc->np->n_output;
+  if (no < 1 || no > 64)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "%d outputs are not supported (1 to 64)", no);
+  if (nc->imp->opset < 13)
+    st = attr_ints (nc, "split", sz, 64, &ns);
+  else if (attr_find (nc, "split") != NULL)
+    st = cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute split is not supported from opset 13");
+  else if (has_in (nc, 1))
+    st = const_ints (nc, 1, "split", sz, 64, &ns);
+  if (st != CN_OK)
+    return st;
+  const cn_shape *s = in_shape (nc, 0);
+  if ((st = norm_axis (nc, axis, s->rank, "axis", &a)) != CN_OK)
+    return st;
+  int64_t d = s->dim[a];
+  if (ns < 0)
+    {
+      if (d % no != 0)
+        return cn_error_set (nc->err, CN_EINVAL, "extent %lld does not split into %d equal parts", (long long) d, no);
+      for (int k = 0; k < no; k++)
+        sz[k] = d / no;
+      ns = no;
+    }
+  if (ns != no)
+    return cn_error_set (nc->err, CN_EINVAL, "split has %d entries for %d outputs", ns, no);
+  int64_t tot = 0;
+  for (int k = 0; k < no; k++)
+    {
+      if (sz[k] < 0)
+        return cn_error_set (nc->err, CN_EINVAL, "negative split %lld", (long long) sz[k]);
+      tot += sz[k];
+    }
+  if (tot != d)
+    return cn_error_set (nc->err, CN_EINVAL, "the splits sum to %lld, not the extent %lld", (long long) tot, (long long) d);
+  int64_t at = 0;
+  for (int k = 0; k < no; k++)
+    {
+      cn_params_slice p;
+      memset (&p, 0, sizeof p);
+      p.rank = s->rank;
+      for (int i = 0; i < s->rank; i++)
+        {
+          p.stop[i] = s->dim[i];
+          p.step[i] = 1;
+        }
+      p.start[a] = at;
+      p.stop[a] = at + sz[k];
+      at += sz[k];
+      if (!out_wanted (nc, k))
+        continue;
+      struct oval *o = nc->in[0];
+      if (o->is_const)
+        {
+          cn_tensor t;
+          if ((st = host_slice (&o->c, &p, &t, nc->err)) != CN_OK || (st = set_out_const (nc, k, &t)) != CN_OK)
+            return st;
+          continue;
+        }
+      int x, v;
+      char sfx[32];
+      snprintf (sfx, sizeof sfx, "part%d", k);
+      if ((st = in_gv (nc, 0, &x)) != CN_OK || (st = node1 (nc, CN_OP_SLICE, &p, x, sfx, &v)) != CN_OK
+          || (st = set_out (nc, k, v, 1)) != CN_OK)
+        return st;
+    }
+  return CN_OK;
+}
+
+/* DepthToSpace and SpaceToDepth on [N, C, H, W]: reshape, permute, reshape (exact data
+ * movement).  DepthToSpace DCR: [N, b, b, C', H, W] -> (0, 3, 4, 1, 5, 2); CRD:
+ * [N, C', b, b, H, W] -> (0, 1, 4, 2, 5, 3); SpaceToDepth: [N, C, H', b, W', b] -> (0, 3, 5, 1, 2, 4). */
+static cn_status
+space_depth (struct nctx *nc, int to_space)
+{
+  static const char *const modes[] = { "DCR", "CRD", NULL };
+  int64_t b;
+  int mode = 0, x, r, q, v;
+  cn_status st;
+  if ((st = x_in (nc, &x)) != CN_OK || (st = attr_int (nc, "blocksize", 0, &b)) != CN_OK
+      || (to_space && (st = attr_choice (nc, "mode", "DCR", modes, &mode)) != CN_OK))
+    return st;
+  const cn_shape *s = in_shape (nc, 0);
+  if (s->rank != 4)
+    return cn_error_set (nc->err, CN_ESHAPE, "the input must have rank 4");
+  int64_t N = s->dim[0], C = s->dim[1], H = s->dim[2], Wd = s->dim[3];
+  if (b < 1 || (to_space ? C % (b * b) : (H % b) | (Wd % b)) != 0)
+    return cn_error_set (nc->err, CN_EINVAL, "blocksize %lld does not divide the input", (long long) b);
+  cn_shape t, u;
+  cn_params_permute p;
+  memset (&t, 0, sizeof t);
+  memset (&u, 0, sizeof u);
+  memset (&p, 0, sizeof p);
+  t.rank = 6;
+  u.rank = 4;
+  p.rank = 6;
+  static const int dcr[6] = { 0, 3, 4, 1, 5, 2 }, crd[6] = { 0, 1, 4, 2, 5, 3 }, s2d[6] = { 0, 3, 5, 1, 2, 4 };
+  const int *perm;
+  if (to_space)
+    {
+      int64_t c = C / (b * b);
+      int64_t dd[6] = { N, b, b, c, H, Wd }, de[6] = { N, c, b, b, H, Wd };
+      memcpy (t.dim, mode == 0 ? dd : de, sizeof dd);
+      perm = mode == 0 ? dcr : crd;
+      u.dim[0] = N;
+      u.dim[1] = c;
+      u.dim[2] = H * b;
+      u.dim[3] = Wd * b;
+    }
+  else
+    {
+      int64_t dd[6] = { N, C, H / b, b, Wd / b, b };
+      memcpy (t.dim, dd, sizeof dd);
+      perm = s2d;
+      u.dim[0] = N;
+      u.dim[1] = C * b * b;
+      u.dim[2] = H / b;
+      u.dim[3] = Wd / b;
+    }
+  memcpy (p.perm, perm, sizeof p.perm[0] * 6);
+  if ((st = reshape_gv (nc, x, &t, "split", &r)) != CN_OK || (st = node1 (nc, CN_OP_PERMUTE, &p, r, "permuted", &q)) != CN_OK
+      || (st = reshape_gv (nc, q, &u, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+static cn_status op_depth_to_space (struct nctx *nc) { return space_depth (nc, 1); }
+static cn_status op_space_to_depth (struct nctx *nc) { return space_depth (nc, 0); }
+
+static cn_status reduce_composed (struct nctx *nc, uint32_t mask, int keep, cn_op pre, cn_op post);
+
+/* ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp: an elementwise step PRE
+ * (abs, square, exp; none if CN_OP_COUNT), the sum over the axes, a step POST (sqrt, log). */
+static cn_status
+op_reduce_composed (struct nctx *nc, cn_op pre, cn_op post)
+{
+  cn_status st = need_in (nc, 0);
+  if (st != CN_OK)
+    return st;
+  int64_t keep, ax[CN_MAX_RANK];
+  int n = -1, r = in_shape (nc, 0)->rank;
+  if ((st = attr_int (nc, "keepdims", 1, &keep)) != CN_OK || (st = attr_ints (nc, "axes", ax, CN_MAX_RANK, &n)) != CN_OK)
+    return st;
+  uint32_t mask = 0;
+  if (n <= 0)
+    mask = r ? (uint32_t) ((1u << r) - 1) : 0;
+  for (int i = 0; i < n; i++)
+    {
+      int a = 0;
+      if ((st = norm_axis (nc, ax[i], r, "axis", &a)) != CN_OK)
+        return st;
+      if (mask & (1u << a))
+        return cn_error_set (nc->err, CN_EINVAL, "axis %d is repeated", a);
+      mask |= 1u << a;
+    }
+  if (mask == 0)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "a reduction over no axis is not supported");
+  return reduce_composed (nc, mask, keep != 0, pre, post);
+}
+
+/* The sum over the axes MASK of PRE (x), then POST (see op_reduce_composed). */
+static cn_status
+reduce_composed (struct nctx *nc, uint32_t mask, int keep, cn_op pre, cn_op post)
+{
+  cn_status st;
+  int x, v;
+  cn_params_reduce p = { CN_REDUCE_SUM, mask, keep };
+  cn_params_sqrt ps;
+  memset (&ps, 0, sizeof ps);
+  if ((st = in_gv (nc, 0, &x)) != CN_OK)
+    return st;
+  if (pre != CN_OP_COUNT && (st = node1 (nc, pre, NULL, x, "terms", &x)) != CN_OK)
+    return st;
+  if ((st = node1 (nc, CN_OP_REDUCE, &p, x, post != CN_OP_COUNT ? "sum" : NULL, &v)) != CN_OK)
+    return st;
+  if (post != CN_OP_COUNT && (st = node1 (nc, post, post == CN_OP_SQRT ? &ps : NULL, v, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* GlobalLpPool: the ReduceL1 (p = 1) or ReduceL2 (p = 2) of every spatial axis (>= 2), kept. */
+static cn_status
+op_global_lp_pool (struct nctx *nc)
+{
+  int64_t pw;
+  cn_status st = need_in (nc, 0);
+  if (st != CN_OK || (st = attr_int (nc, "p", 2, &pw)) != CN_OK)
+    return st;
+  if (pw != 1 && pw != 2)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute p = %lld is not supported (1 or 2)", (long long) pw);
+  int r = in_shape (nc, 0)->rank;
+  if (r < 3)
+    return cn_error_set (nc->err, CN_ESHAPE, "the input must have rank 3 or more");
+  uint32_t mask = 0;
+  for (int i = 2; i < r; i++)
+    mask |= 1u << i;
+  return reduce_composed (nc, mask, 1, pw == 1 ? CN_OP_ABS : CN_OP_SQUARE, pw == 1 ? CN_OP_COUNT : CN_OP_SQRT);
+}
+
+static cn_status op_reduce_l1 (struct nctx *nc) { return op_reduce_composed (nc, CN_OP_ABS, CN_OP_COUNT); }
+static cn_status op_reduce_l2 (struct nctx *nc) { return op_reduce_composed (nc, CN_OP_SQUARE, CN_OP_SQRT); }
+static cn_status op_reduce_sum_square (struct nctx *nc) { return op_reduce_composed (nc, CN_OP_SQUARE, CN_OP_COUNT); }
+static cn_status op_reduce_log_sum (struct nctx *nc) { return op_reduce_composed (nc, CN_OP_COUNT, CN_OP_LOG); }
+static cn_status op_reduce_log_sum_exp (struct nctx *nc) { return op_reduce_composed (nc, CN_OP_EXP, CN_OP_LOG); }
+
+/* EyeLike: a constant of the (static, 2-D) input shape with ones on the diagonal k. */
+static cn_status
+op_eye_like (struct nctx *nc)
+{
+  int64_t k, dt;
+  cn_status st;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = attr_int (nc, "k", 0, &k)) != CN_OK
+      || (st = attr_int (nc, "dtype", 0, &dt)) != CN_OK)
+    return st;
+  const cn_shape *s = in_shape (nc, 0);
+  if (s->rank != 2)
+    return cn_error_set (nc->err, CN_ESHAPE, "the input must have rank 2");
+  cn_dtype d;
+  if (dt == 0)
+    d = nc->in[0]->is_const ? nc->in[0]->c.dtype : CN_DTYPE_F32;
+  else if (dt == 1)
+    d = CN_DTYPE_F32;
+  else if (dt == 11)
+    d = CN_DTYPE_F64;
+  else if (dt == 6 || dt == 7)
+    d = CN_DTYPE_I64;
+  else
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute dtype = %lld is not supported", (long long) dt);
+  cn_tensor t;
+  if ((st = host_fill (d, s, 0, &t, nc->err)) != CN_OK)
+    return st;
+  for (int64_t i = 0; i < s->dim[0]; i++)
+    {
+      int64_t j = i + k;
+      if (j < 0 || j >= s->dim[1])
+        continue;
+      int64_t at = i * s->dim[1] + j;
+      if (d == CN_DTYPE_F32)
+        ((float *) t.data)[at] = 1;
+      else if (d == CN_DTYPE_F64)
+        ((double *) t.data)[at] = 1;
+      else
+        ((int64_t *) t.data)[at] = 1;
+    }
+  return set_out_const (nc, 0, &t);
+}
+
+/* Range of constant scalars: integers, or floats whose start and delta are integers of at
+ * most 2^24 in magnitude (every entry then exact). */
+static cn_status
+op_range (struct nctx *nc)
+{
+  cn_status st;
+  double v[3];
+  for (int i = 0; i < 3; i++)
+    {
+      if ((st = need_in (nc, i)) != CN_OK)
+        return st;
+      struct oval *o = nc->in[i];
+      if (!o->is_const || cn_tensor_numel (&o->c) != 1)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "input %d ('%s') must be a constant scalar", i, o->name);
+      v[i] = cn_tensor_get_f64 (&o->c, 0);
+      if (!isfinite (v[i]))
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "input %d ('%s') is not finite", i, o->name);
+    }
+  int ints = is_int (&nc->in[0]->c);
+  if (!ints)
+    for (int i = 0; i < 3; i++)
+      if (i != 1 && (v[i] != floor (v[i]) || fabs (v[i]) > 16777216.0))
+        return cn_error_set (nc->err, CN_EUNSUPPORTED,
+                             "a floating-point range is supported with integer start and delta up to 2^24 only");
+  if (v[2] == 0)
+    return cn_error_set (nc->err, CN_EINVAL, "delta is 0");
+  double cnt = ceil ((v[1] - v[0]) / v[2]);
+  if (cnt < 0)
+    cnt = 0;
+  if (cnt > 16777216.0)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "a range of more than 2^24 entries is not supported");
+  cn_shape s;
+  memset (&s, 0, sizeof s);
+  s.rank = 1;
+  s.dim[0] = (int64_t) cnt;
+  cn_tensor t;
+  cn_dtype d = ints ? CN_DTYPE_I64 : nc->in[0]->c.dtype;
+  if ((st = cn_tensor_init (&t, d, &s, nc->err)) != CN_OK)
+    return st;
+  for (int64_t i = 0; i < s.dim[0]; i++)
+    {
+      if (ints)
+        ((int64_t *) t.data)[i] = ((const int64_t *) nc->in[0]->c.data)[0] + i * ((const int64_t *) nc->in[2]->c.data)[0];
+      else if (d == CN_DTYPE_F32)
+        ((float *) t.data)[i] = (float) (v[0] + (double) i * v[2]);
+      else
+        ((double *) t.data)[i] = v[0] + (double) i * v[2];
+    }
+  return set_out_const (nc, 0, &t);
+}
+
+/* Trilu of a constant (the last two axes; upper keeps j - i >= k, lower j - i <= k). */
+static cn_status
+op_trilu (struct nctx *nc)
+{
+  int64_t upper, k = 0;
+  int n;
+  cn_status st;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = attr_int (nc, "upper", 1, &upper)) != CN_OK
+      || (has_in (nc, 1) && (st = const_ints (nc, 1, "k", &k, 1, &n)) != CN_OK))
+    return st;
+  struct oval *o = nc->in[0];
+  if (!o->is_const)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "only a constant input is supported");
+  if (o->c.shape.rank < 2)
+    return cn_error_set (nc->err, CN_ESHAPE, "the input must have rank 2 or more");
+  cn_tensor t;
+  if ((st = cn_tensor_convert (&t, o->c.dtype, &o->c, nc->err)) != CN_OK)
+    return st;
+  int64_t R = o->c.shape.dim[o->c.shape.rank - 2], C = o->c.shape.dim[o->c.shape.rank - 1];
+  int64_t n_all = cn_tensor_numel (&t);
+  size_t w = t.dtype == CN_DTYPE_F32 ? 4 : 8;
+  for (int64_t e = 0; e < n_all; e++)
+    {
+      int64_t j = e % C, i = (e / C) % R;
+      int keep = upper ? j - i >= k : j - i <= k;
+      if (!keep)
+        memset ((char *) t.data + e * (int64_t) w, 0, w);
+    }
+  return set_out_const (nc, 0, &t);
+}
+
 /* ---- the operator table ------------------------------------------------------------------- */
 
 struct onnx_op
@@ -2387,9 +3523,12 @@ struct onnx_op
 };
 
 static const struct onnx_op onnx_ops[] = {
+  { "Abs", op_abs, "", 0 },
   { "Acos", op_acos, "", 0 },
   { "Acosh", op_acosh, "", 0 },
   { "Add", op_add, "", 1 },
+  { "ArgMax", op_argmax, "axis keepdims select_last_index", 0 },
+  { "ArgMin", op_argmin, "axis keepdims select_last_index", 0 },
   { "Asin", op_asin, "", 0 },
   { "Asinh", op_asinh, "", 0 },
   { "Atan", op_atan, "", 0 },
@@ -2397,50 +3536,93 @@ static const struct onnx_op onnx_ops[] = {
   { "AveragePool", op_avgpool, "auto_pad ceil_mode count_include_pad kernel_shape pads strides", 1 },
   { "BatchNormalization", op_batchnorm, "epsilon momentum spatial training_mode", 1 },
   { "Cast", op_cast, "to", 0 },
+  { "Ceil", op_ceil, "", 0 },
+  { "Celu", op_celu, "alpha", 0 },
+  { "Clip", op_clip, "min max", 0 },
   { "Concat", op_concat, "axis", 0 },
   { "Constant", op_constant, "value value_float value_floats value_int value_ints", 0 },
   { "ConstantOfShape", op_constant_of_shape, "value", 0 },
   { "Conv", op_conv, "auto_pad dilations group kernel_shape pads strides", 1 },
   { "Cos", op_cos, "", 0 },
   { "Cosh", op_cosh, "", 0 },
+  { "CumSum", op_cumsum, "exclusive reverse", 0 },
+  { "DepthToSpace", op_depth_to_space, "blocksize mode", 0 },
   { "Div", op_div, "", 1 },
   { "Dropout", op_dropout, "ratio seed", 0 },
   { "Elu", op_elu, "alpha", 0 },
   { "Erf", op_erf, "", 0 },
   { "Exp", op_exp, "", 0 },
+  { "Expand", op_expand, "", 0 },
+  { "EyeLike", op_eye_like, "dtype k", 0 },
   { "Flatten", op_flatten, "axis", 0 },
+  { "Floor", op_floor, "", 0 },
   { "Gather", op_gather, "axis", 0 },
+  { "GatherElements", op_gather_elements, "axis", 0 },
+  { "GatherND", op_gather_nd, "batch_dims", 0 },
   { "Gemm", op_gemm, "alpha beta transA transB", 1 },
   { "GlobalAveragePool", op_gap, "", 1 },
+  { "GlobalLpPool", op_global_lp_pool, "p", 0 },
   { "GlobalMaxPool", op_gmp, "", 1 },
+  { "HardSigmoid", op_hard_sigmoid, "alpha beta", 0 },
+  { "HardSwish", op_hard_swish, "", 0 },
   { "Identity", op_identity, "", 0 },
+  { "InstanceNormalization", op_instance_norm, "epsilon", 0 },
+  { "LayerNormalization", op_layer_norm, "axis epsilon stash_type", 0 },
   { "LeakyRelu", op_leaky_relu, "alpha", 0 },
   { "Log", op_log, "", 0 },
+  { "LogSoftmax", op_log_softmax, "axis", 0 },
   { "MatMul", op_matmul, "", 1 },
+  { "Max", op_max, "", 0 },
   { "MaxPool", op_maxpool, "auto_pad ceil_mode dilations kernel_shape pads storage_order strides", 1 },
+  { "Mean", op_mean, "", 0 },
+  { "Min", op_min, "", 0 },
+  { "Mish", op_mish, "", 0 },
+  { "Mod", op_mod, "fmod", 0 },
   { "Mul", op_mul, "", 1 },
   { "Neg", op_neg, "", 1 },
+  { "PRelu", op_prelu, "", 0 },
   { "Pad", op_pad, "mode pads value", 1 },
+  { "Pow", op_pow, "", 0 },
+  { "Range", op_range, "", 0 },
+  { "Reciprocal", op_reciprocal, "", 0 },
+  { "ReduceL1", op_reduce_l1, "axes keepdims", 0 },
+  { "ReduceL2", op_reduce_l2, "axes keepdims", 0 },
+  { "ReduceLogSum", op_reduce_log_sum, "axes keepdims", 0 },
+  { "ReduceLogSumExp", op_reduce_log_sum_exp, "axes keepdims", 0 },
   { "ReduceMax", op_reduce_max, "axes keepdims", 1 },
   { "ReduceMean", op_reduce_mean, "axes keepdims", 1 },
   { "ReduceMin", op_reduce_min, "axes keepdims", 1 },
   { "ReduceProd", op_reduce_prod, "axes keepdims", 1 },
   { "ReduceSum", op_reduce_sum, "axes keepdims noop_with_empty_axes", 1 },
+  { "ReduceSumSquare", op_reduce_sum_square, "axes keepdims", 0 },
   { "Relu", op_relu, "", 1 },
   { "Reshape", op_reshape, "allowzero", 0 },
+  { "Round", op_round, "", 0 },
+  { "ScatterElements", op_scatter_elements, "axis reduction", 0 },
   { "Selu", op_selu, "alpha gamma", 0 },
   { "Shape", op_shape, "start end", 0 },
+  { "Shrink", op_shrink, "bias lambd", 0 },
   { "Sigmoid", op_sigmoid, "", 0 },
+  { "Sign", op_sign, "", 0 },
   { "Sin", op_sin, "", 0 },
   { "Sinh", op_sinh, "", 0 },
   { "Size", op_size, "", 0 },
   { "Slice", op_slice, "starts ends axes", 0 },
+  { "Softmax", op_softmax, "axis", 0 },
   { "Softplus", op_softplus, "", 0 },
+  { "Softsign", op_softsign, "", 0 },
+  { "SpaceToDepth", op_space_to_depth, "blocksize", 0 },
+  { "Split", op_split, "axis split", 0 },
+  { "Sqrt", op_sqrt, "", 0 },
   { "Squeeze", op_squeeze, "axes", 0 },
   { "Sub", op_sub, "", 1 },
+  { "Sum", op_sum, "", 0 },
   { "Tan", op_tan, "", 0 },
   { "Tanh", op_tanh, "", 0 },
+  { "Tile", op_tile, "", 0 },
+  { "TopK", op_topk, "axis k largest sorted", 0 },
   { "Transpose", op_transpose, "perm", 0 },
+  { "Trilu", op_trilu, "upper", 0 },
   { "Unsqueeze", op_unsqueeze, "axes", 0 },
 };
 

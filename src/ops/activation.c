@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include "crown/crown_impl.h"
 #include "core/parallel.h"
+#include "ops/unary_impl.h"
 
 static cn_status
 relu_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
@@ -51,13 +52,9 @@ relu_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, c
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "relu: takes 1 input, got %d", n_in);
   const cn_shape *s = in[0];
-  if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
-    return cn_error_set (err, CN_EINVAL, "relu: input has an invalid rank");
-  for (int a = 0; a < s->rank; a++)
-    if (s->dim[a] < 0)
-      return cn_error_set (err, CN_EINVAL, "relu: input has extent %lld on axis %d", (long long) s->dim[a], a);
-  if (cn_shape_numel (s) < 0)
-    return cn_error_set (err, CN_EINVAL, "relu: input has too many elements");
+  cn_status st = cn__shape_valid ("relu", "input", s, err);
+  if (st != CN_OK)
+    return st;
   *out = *s;
   return CN_OK;
 }
@@ -286,11 +283,10 @@ static cn_status
 relu_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                double *const *g_in, cn_error *err)
 {
-  int64_t n = cn__numel (nv->out_shape);
-  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[0]) != n
-      || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "relu: pullback tensors are not binary64 of the node's shape (node '%s')",
-                         cn__node_name (nv));
+  cn_status st = cn__unary_diff_ok ("relu", "pullback", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
   if (g_in[0] == NULL)
     return CN_OK;
   const double *z = in[0]->data;
@@ -307,11 +303,10 @@ static cn_status
 relu_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
           double *t_out, cn_error *err)
 {
-  int64_t n = cn__numel (nv->out_shape);
-  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[0]) != n
-      || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "relu: jvp tensors are not binary64 of the node's shape (node '%s')",
-                         cn__node_name (nv));
+  cn_status st = cn__unary_diff_ok ("relu", "jvp", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
   const double *z = in[0]->data;
   const double *tz = t_in[0];
   for (int64_t j = 0; j < n; j++)
@@ -805,13 +800,9 @@ act_check (const struct act *A, const void *p, int n_in, const cn_shape *const *
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "%s: takes 1 input, got %d", A->name, n_in);
   const cn_shape *s = in[0];
-  if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
-    return cn_error_set (err, CN_EINVAL, "%s: input has an invalid rank", A->name);
-  for (int a = 0; a < s->rank; a++)
-    if (s->dim[a] < 0)
-      return cn_error_set (err, CN_EINVAL, "%s: input has extent %lld on axis %d", A->name, (long long) s->dim[a], a);
-  if (cn_shape_numel (s) < 0)
-    return cn_error_set (err, CN_EINVAL, "%s: input has too many elements", A->name);
+  cn_status st = cn__shape_valid (A->name, "input", s, err);
+  if (st != CN_OK)
+    return st;
   if (A == &act_gelu || A == &act_elu || A == &act_leaky)
     {
       if (p == NULL)
@@ -867,11 +858,10 @@ static cn_status
 act_pullback (const struct act *A, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
               const double *g_out, double *const *g_in, cn_error *err)
 {
-  int64_t n = cn__numel (nv->out_shape);
-  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[0]) != n
-      || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: pullback tensors are not binary64 of the node's shape (node '%s')",
-                         A->name, cn__node_name (nv));
+  cn_status st = cn__unary_diff_ok (A->name, "pullback", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
   if (g_in[0] == NULL)
     return CN_OK;
   const double *x = in[0]->data;
@@ -885,11 +875,10 @@ static cn_status
 act_jvp (const struct act *A, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
          const double *const *t_in, double *t_out, cn_error *err)
 {
-  int64_t n = cn__numel (nv->out_shape);
-  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[0]) != n
-      || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: jvp tensors are not binary64 of the node's shape (node '%s')", A->name,
-                         cn__node_name (nv));
+  cn_status st = cn__unary_diff_ok (A->name, "jvp", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
   const double *x = in[0]->data;
   for (int64_t j = 0; j < n; j++)
     t_out[j] = t_in[0] != NULL && t_in[0][j] != 0 ? A->df (x[j], nv->params) * t_in[0][j] : 0.0;

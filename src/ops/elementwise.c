@@ -177,6 +177,7 @@
 #include <string.h>
 #include "crown/crown_impl.h"
 #include "core/parallel.h"
+#include "ops/unary_impl.h"
 
 enum binop { OP_ADD, OP_SUB, OP_MUL, OP_DIV_TRUE, OP_DIV_TRUNC, OP_DIV_FLOOR };
 
@@ -206,97 +207,6 @@ static int
 nthreads (const cn_crown_step *st)
 {
   return st->threads > 0 ? st->threads : 1;
-}
-
-static cn_status
-shape_valid (const char *op, int i, const cn_shape *s, cn_error *err)
-{
-  if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
-    return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid rank", op, i);
-  for (int a = 0; a < s->rank; a++)
-    if (s->dim[a] < 0)
-      return cn_error_set (err, CN_EINVAL, "%s: input %d has extent %lld on axis %d", op, i,
-                           (long long) s->dim[a], a);
-  if (cn_shape_numel (s) < 0)
-    return cn_error_set (err, CN_EINVAL, "%s: input %d has too many elements", op, i);
-  return CN_OK;
-}
-
-static cn_status
-check_unary (const char *op, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  if (n_in != 1)
-    return cn_error_set (err, CN_EINVAL, "%s: takes 1 input, got %d", op, n_in);
-  cn_status st = shape_valid (op, 0, in[0], err);
-  if (st != CN_OK)
-    return st;
-  *out = *in[0];
-  return CN_OK;
-}
-
-static cn_status
-check_binary (const char *op, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  if (n_in != 2)
-    return cn_error_set (err, CN_EINVAL, "%s: takes 2 inputs, got %d", op, n_in);
-  for (int i = 0; i < 2; i++)
-    {
-      cn_status st = shape_valid (op, i, in[i], err);
-      if (st != CN_OK)
-        return st;
-    }
-  if (!cn_shape_equal (in[0], in[1]))
-    {
-      char a[128], b[128];
-      return cn_error_set (err, CN_ESHAPE, "%s: input shapes %s and %s differ", op,
-                           cn_shape_format (in[0], a, sizeof a), cn_shape_format (in[1], b, sizeof b));
-    }
-  *out = *in[0];
-  return CN_OK;
-}
-
-/* The arms trust the checked shapes, but never index past what they are given. */
-static cn_status
-tensors_ok (const char *op, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-            cn_error *err)
-{
-  int64_t n = cn__numel (nv->out_shape);
-  if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", op, nv->name);
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != out->dtype || cn_tensor_numel (in[i]) != n)
-      return cn_error_set (err, CN_EINVAL, "%s: input %d does not match the node's sort or shape (node '%s')",
-                           op, i, nv->name);
-  return CN_OK;
-}
-
-static cn_status
-boxes_ok (const char *op, const cn_node_view *nv, const cn_box *const *in, const cn_box *out, cn_error *err)
-{
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output box has %lld entries, expected %lld (node '%s')", op,
-                         (long long) out->n, (long long) n, nv->name);
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->n != n)
-      return cn_error_set (err, CN_EINVAL, "%s: input box %d has %lld entries, expected %lld (node '%s')", op, i,
-                           (long long) in[i]->n, (long long) n, nv->name);
-  return CN_OK;
-}
-
-static cn_status
-mpfi_ok (const char *op, const cn_node_view *nv, const cn_mpfi_vec *const *in, const cn_mpfi_vec *out,
-         cn_error *err)
-{
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output vector has %lld entries, expected %lld (node '%s')", op,
-                         (long long) out->n, (long long) n, nv->name);
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->n != n)
-      return cn_error_set (err, CN_EINVAL, "%s: input vector %d has %lld entries, expected %lld (node '%s')", op,
-                           i, (long long) in[i]->n, (long long) n, nv->name);
-  return CN_OK;
 }
 
 /* ---- forward -------------------------------------------------------------------------- */
@@ -358,7 +268,7 @@ static cn_status
 binary_forward (const char *opn, enum binop op, const cn_node_view *nv, const cn_tensor *const *in,
                 cn_tensor *out, cn_error *err)
 {
-  cn_status st = tensors_ok (opn, nv, in, out, err);
+  cn_status st = cn__tensors_ok (opn, nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -453,7 +363,7 @@ static cn_status
 binary_ibp (const char *opn, enum binop op, const cn_node_view *nv, const cn_box *const *in, cn_box *out,
             cn_error *err)
 {
-  cn_status st = boxes_ok (opn, nv, in, out, err);
+  cn_status st = cn__boxes_ok (opn, nv, in, out, err);
   if (st != CN_OK)
     return st;
   const cn_box *x = in[0], *y = in[1];
@@ -507,7 +417,7 @@ static cn_status
 binary_mpfi (const char *opn, enum binop op, const cn_node_view *nv, const cn_mpfi_vec *const *in,
              cn_mpfi_vec *out, cn_error *err)
 {
-  cn_status st = mpfi_ok (opn, nv, in, out, err);
+  cn_status st = cn__mpfi_ok (opn, nv, in, out, err);
   if (st != CN_OK)
     return st;
   if (out->n == 0)
@@ -736,29 +646,12 @@ scale_crown (const char *opn, const cn_crown_step *st, int divide, cn_error *err
 
 /* ---- pullbacks ------------------------------------------------------------------------ */
 
-/* The arms trust the checked shapes, but never index past what they are given: binary64
- * tensors of the node's element count. */
-static cn_status
-pull_ok (const char *op, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, cn_error *err)
-{
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: pullback output is not a binary64 tensor of the node's shape (node '%s')",
-                         op, cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != n)
-      return cn_error_set (err, CN_EINVAL,
-                           "%s: pullback input %d is not a binary64 tensor of the node's shape (node '%s')", op, i,
-                           cn__node_name (nv));
-  return CN_OK;
-}
-
 /* add, sub, neg: g_in[i] += SG[i] g (exact copies or negations, one rounded sum each). */
 static cn_status
 linear_pullback (const char *opn, const double *sg, const cn_node_view *nv, const cn_tensor *const *in,
                  const cn_tensor *out, const double *g_out, double *const *g_in, cn_error *err)
 {
-  cn_status st = pull_ok (opn, nv, in, out, err);
+  cn_status st = cn__diff_ok (opn, "pullback", nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -807,7 +700,7 @@ static cn_status
 mul_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
               double *const *g_in, cn_error *err)
 {
-  cn_status st = pull_ok ("mul", nv, in, out, err);
+  cn_status st = cn__diff_ok ("mul", "pullback", nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -826,7 +719,7 @@ static cn_status
 div_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
               double *const *g_in, cn_error *err)
 {
-  cn_status st = pull_ok ("div", nv, in, out, err);
+  cn_status st = cn__diff_ok ("div", "pullback", nv, in, out, err);
   if (st != CN_OK)
     return st;
   if (((const cn_params_div *) nv->params)->rounding != CN_DIV_TRUE)
@@ -846,28 +739,12 @@ div_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tenso
 
 /* ---- forward mode --------------------------------------------------------------------- */
 
-/* The same shape checks as pull_ok, with jvp in the message. */
-static cn_status
-jvp_ok (const char *op, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, cn_error *err)
-{
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: jvp output is not a binary64 tensor of the node's shape (node '%s')",
-                         op, cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != n)
-      return cn_error_set (err, CN_EINVAL,
-                           "%s: jvp input %d is not a binary64 tensor of the node's shape (node '%s')", op, i,
-                           cn__node_name (nv));
-  return CN_OK;
-}
-
 /* add, sub, neg: t = sum_i SG[i] t_i over the inputs with a tangent (0 if none has one). */
 static cn_status
 linear_jvp (const char *opn, const double *sg, const cn_node_view *nv, const cn_tensor *const *in,
             const cn_tensor *out, const double *const *t_in, double *t_out, cn_error *err)
 {
-  cn_status st = jvp_ok (opn, nv, in, out, err);
+  cn_status st = cn__diff_ok (opn, "jvp", nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -917,7 +794,7 @@ static cn_status
 mul_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
          double *t_out, cn_error *err)
 {
-  cn_status st = jvp_ok ("mul", nv, in, out, err);
+  cn_status st = cn__diff_ok ("mul", "jvp", nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -939,7 +816,7 @@ static cn_status
 div_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
          double *t_out, cn_error *err)
 {
-  cn_status st = jvp_ok ("div", nv, in, out, err);
+  cn_status st = cn__diff_ok ("div", "jvp", nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -963,7 +840,7 @@ static cn_status
 add_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
   (void) p;
-  return check_binary ("add", n_in, in, out, err);
+  return cn__check_binary ("add", n_in, in, out, err);
 }
 
 static cn_status
@@ -995,7 +872,7 @@ static cn_status
 sub_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
   (void) p;
-  return check_binary ("sub", n_in, in, out, err);
+  return cn__check_binary ("sub", n_in, in, out, err);
 }
 
 static cn_status
@@ -1027,7 +904,7 @@ static cn_status
 mul_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
   (void) p;
-  return check_binary ("mul", n_in, in, out, err);
+  return cn__check_binary ("mul", n_in, in, out, err);
 }
 
 static cn_status
@@ -1062,7 +939,7 @@ div_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn
     return cn_error_set (err, CN_EINVAL, "div: missing attributes");
   if (d->rounding != CN_DIV_TRUE && d->rounding != CN_DIV_TRUNC && d->rounding != CN_DIV_FLOOR)
     return cn_error_set (err, CN_EINVAL, "div: unknown rounding mode %d", (int) d->rounding);
-  return check_binary ("div", n_in, in, out, err);
+  return cn__check_binary ("div", n_in, in, out, err);
 }
 
 static enum binop
@@ -1103,13 +980,13 @@ static cn_status
 neg_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
   (void) p;
-  return check_unary ("neg", n_in, in, out, err);
+  return cn__check_unary ("neg", n_in, in, out, err);
 }
 
 static cn_status
 neg_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  cn_status st = tensors_ok ("neg", nv, in, out, err);
+  cn_status st = cn__tensors_ok ("neg", nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -1133,7 +1010,7 @@ neg_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
 static cn_status
 neg_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  cn_status st = boxes_ok ("neg", nv, in, out, err);
+  cn_status st = cn__boxes_ok ("neg", nv, in, out, err);
   if (st != CN_OK)
     return st;
   for (int64_t j = 0; j < out->n; j++)
@@ -1149,7 +1026,7 @@ neg_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error 
 static cn_status
 neg_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  cn_status st = mpfi_ok ("neg", nv, in, out, err);
+  cn_status st = cn__mpfi_ok ("neg", nv, in, out, err);
   if (st != CN_OK)
     return st;
   for (int64_t j = 0; j < out->n; j++)
@@ -1889,21 +1766,7 @@ static const struct ew_def ew_defs[] = {
 
 #define EW_MAX_IN 3
 
-static const struct ew_def *
-ew_def_of (cn_op op)
-{
-  for (size_t i = 0; i < sizeof ew_defs / sizeof ew_defs[0]; i++)
-    if (ew_defs[i].op == op)
-      return &ew_defs[i];
-  return NULL;
-}
-
-static cn_status
-ew_no_def (const cn_node_view *nv, cn_error *err)
-{
-  return cn_error_set (err, CN_EINVAL, "%s: not an operator of the elementwise table (node '%s')",
-                       cn_op_name (nv->op), cn__node_name (nv));
-}
+CN__DEF_LOOKUP (struct ew_def, ew_defs, ew_def_of, ew_no_def, "an operator of the elementwise table")
 
 static int
 ew_is_value (const struct ew_def *d, int i)
@@ -1919,7 +1782,7 @@ ew_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, 
   const struct ew_def *d = ew_def_of (nv->op);
   if (d == NULL || nv->n_in != d->n_in)
     return ew_no_def (nv, err);
-  cn_status st = tensors_ok (d->name, nv, in, out, err);
+  cn_status st = cn__tensors_ok (d->name, nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -1953,7 +1816,7 @@ ew_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor
   const struct ew_def *d = ew_def_of (nv->op);
   if (d == NULL || nv->n_in != d->n_in)
     return ew_no_def (nv, err);
-  cn_status st = pull_ok (d->name, nv, in, out, err);
+  cn_status st = cn__diff_ok (d->name, "pullback", nv, in, out, err);
   if (st != CN_OK || d->deriv == NULL)
     return st;                          /* derivative 0: nothing to add */
   int64_t n = cn_tensor_numel (out);
@@ -1978,7 +1841,7 @@ ew_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out
   const struct ew_def *d = ew_def_of (nv->op);
   if (d == NULL || nv->n_in != d->n_in)
     return ew_no_def (nv, err);
-  cn_status st = jvp_ok (d->name, nv, in, out, err);
+  cn_status st = cn__diff_ok (d->name, "jvp", nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -2042,7 +1905,7 @@ ew_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *
   const struct ew_def *d = ew_def_of (nv->op);
   if (d == NULL || nv->n_in != d->n_in)
     return ew_no_def (nv, err);
-  cn_status st = boxes_ok (d->name, nv, in, out, err);
+  cn_status st = cn__boxes_ok (d->name, nv, in, out, err);
   if (st != CN_OK)
     return st;
   struct ik_scratch s;
@@ -2093,7 +1956,7 @@ ew_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out,
   const struct ew_def *d = ew_def_of (nv->op);
   if (d == NULL || nv->n_in != d->n_in)
     return ew_no_def (nv, err);
-  cn_status st = mpfi_ok (d->name, nv, in, out, err);
+  cn_status st = cn__mpfi_ok (d->name, nv, in, out, err);
   if (st != CN_OK || out->n == 0)
     return st;
   struct ik_scratch s;
@@ -2129,14 +1992,14 @@ static cn_status
 check_nary (const char *op, int k, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
   if (k == 1)
-    return check_unary (op, n_in, in, out, err);
+    return cn__check_unary (op, n_in, in, out, err);
   if (k == 2)
-    return check_binary (op, n_in, in, out, err);
+    return cn__check_binary (op, n_in, in, out, err);
   if (n_in != k)
     return cn_error_set (err, CN_EINVAL, "%s: takes %d inputs, got %d", op, k, n_in);
   for (int i = 0; i < k; i++)
     {
-      cn_status st = shape_valid (op, i, in[i], err);
+      cn_status st = cn__input_valid (op, i, in[i], err);
       if (st != CN_OK)
         return st;
     }
@@ -2182,7 +2045,7 @@ sqrt_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, c
     return cn_error_set (err, CN_EINVAL, "sqrt: missing attributes");
   if (a->mode != CN_SQRT_RAW && a->mode != CN_SQRT_CLAMP_NEGATIVE)
     return cn_error_set (err, CN_EINVAL, "sqrt: unknown mode %d", (int) a->mode);
-  return check_unary ("sqrt", n_in, in, out, err);
+  return cn__check_unary ("sqrt", n_in, in, out, err);
 }
 
 static cn_status
@@ -2193,7 +2056,7 @@ scale_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, 
     return cn_error_set (err, CN_EINVAL, "scale: missing attributes");
   if (!isfinite (a->factor))
     return cn_error_set (err, CN_EINVAL, "scale: factor %g is not finite", a->factor);
-  return check_unary ("scale", n_in, in, out, err);
+  return cn__check_unary ("scale", n_in, in, out, err);
 }
 
 static cn_status

@@ -72,43 +72,7 @@
 #include <stdlib.h>
 #include "crown/crown_impl.h"
 #include "core/parallel.h"
-
-/* ---- shared checks -------------------------------------------------------------------- */
-
-static cn_status
-shape_valid (const char *op, int i, const cn_shape *s, cn_error *err)
-{
-  if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
-    return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid rank", op, i);
-  for (int a = 0; a < s->rank; a++)
-    if (s->dim[a] < 0)
-      return cn_error_set (err, CN_EINVAL, "%s: input %d has extent %lld on axis %d", op, i,
-                           (long long) s->dim[a], a);
-  if (cn_shape_numel (s) < 0)
-    return cn_error_set (err, CN_EINVAL, "%s: input %d has too many elements", op, i);
-  return CN_OK;
-}
-
-static cn_status
-check_binary (const char *op, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  if (n_in != 2)
-    return cn_error_set (err, CN_EINVAL, "%s: takes 2 inputs, got %d", op, n_in);
-  for (int i = 0; i < 2; i++)
-    {
-      cn_status st = shape_valid (op, i, in[i], err);
-      if (st != CN_OK)
-        return st;
-    }
-  if (!cn_shape_equal (in[0], in[1]))
-    {
-      char a[128], b[128];
-      return cn_error_set (err, CN_ESHAPE, "%s: input shapes %s and %s differ", op,
-                           cn_shape_format (in[0], a, sizeof a), cn_shape_format (in[1], b, sizeof b));
-    }
-  *out = *in[0];
-  return CN_OK;
-}
+#include "ops/unary_impl.h"
 
 /* ---- max, min, fmax, fmin ----------------------------------------------------------------- */
 
@@ -125,21 +89,7 @@ static const struct ext_def defs[] = {
   { CN_OP_MAX, "max", MAX }, { CN_OP_MIN, "min", MIN }, { CN_OP_FMAX, "fmax", FMAX }, { CN_OP_FMIN, "fmin", FMIN },
 };
 
-static const struct ext_def *
-def_of (cn_op op)
-{
-  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)
-    if (defs[i].op == op)
-      return &defs[i];
-  return NULL;
-}
-
-static cn_status
-no_def (const cn_node_view *nv, cn_error *err)
-{
-  return cn_error_set (err, CN_EINVAL, "%s: not a binary extremum (node '%s')", cn_op_name (nv->op),
-                       cn__node_name (nv));
-}
+CN__DEF_LOOKUP (struct ext_def, defs, def_of, no_def, "a binary extremum")
 
 /* The IEEE 754-2019 maximum and minimum (NaN propagated, +0 > -0), in double and float. */
 static inline double
@@ -576,12 +526,7 @@ ext_crown (const cn_crown_step *st, cn_error *err)
 }
 
 #define EXT_RULE(ID, lname)                                                                            \
-  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,   \
-                                  cn_error *err)                                                       \
-  {                                                                                                    \
-    (void) p;                                                                                          \
-    return check_binary (#lname, n_in, in, out, err);                                                  \
-  }                                                                                                    \
+  CN__CHECK_ARM (lname, cn__check_binary)                                                              \
   const struct cn_op_rule cn__rule_##ID = {                                                            \
     .n_in = 2, .params_size = 0, .check = lname##_check, .forward = ext_forward,                       \
     .flags = CN_RULE_NEEDS_BOUNDS, .pullback = ext_pullback, .jvp = ext_jvp, .ibp = ext_ibp,            \
@@ -605,7 +550,7 @@ clamp_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, 
     return cn_error_set (err, CN_EINVAL, "clamp: takes 3 inputs (x, min, max), got %d", n_in);
   for (int i = 0; i < 3; i++)
     {
-      cn_status st = shape_valid ("clamp", i, in[i], err);
+      cn_status st = cn__input_valid ("clamp", i, in[i], err);
       if (st != CN_OK)
         return st;
     }

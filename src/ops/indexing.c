@@ -78,13 +78,9 @@ slice_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, 
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "slice: takes 1 input, got %d", n_in);
   const cn_shape *s = in[0];
-  if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
-    return cn_error_set (err, CN_EINVAL, "slice: input has an invalid rank");
-  for (int a = 0; a < s->rank; a++)
-    if (s->dim[a] < 0)
-      return cn_error_set (err, CN_EINVAL, "slice: input has extent %lld on axis %d", (long long) s->dim[a], a);
-  if (cn_shape_numel (s) < 0)
-    return cn_error_set (err, CN_EINVAL, "slice: input has too many elements");
+  cn_status st = cn__shape_valid ("slice", "input", s, err);
+  if (st != CN_OK)
+    return st;
   if (sl->rank != s->rank)
     return cn_error_set (err, CN_EINVAL, "slice: ranges of rank %d for an input of rank %d", sl->rank, s->rank);
   cn_shape o;
@@ -1093,30 +1089,6 @@ pick_crown (const cn_crown_step *st, cn_error *err)
 
 /* ---- checks ------------------------------------------------------------------------------ */
 
-static cn_status
-shape_ok (const char *op, const char *what, const cn_shape *s, cn_error *err)
-{
-  if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
-    return cn_error_set (err, CN_EINVAL, "%s: %s has an invalid rank", op, what);
-  for (int a = 0; a < s->rank; a++)
-    if (s->dim[a] < 0)
-      return cn_error_set (err, CN_EINVAL, "%s: %s has extent %lld on axis %d", op, what, (long long) s->dim[a], a);
-  if (cn_shape_numel (s) < 0)
-    return cn_error_set (err, CN_EINVAL, "%s: %s has too many elements", op, what);
-  return CN_OK;
-}
-
-static cn_shape
-shape_copy (const cn_shape *s)
-{
-  cn_shape r;
-  memset (&r, 0, sizeof r);
-  r.rank = s->rank;
-  for (int a = 0; a < s->rank; a++)
-    r.dim[a] = s->dim[a];
-  return r;
-}
-
 /* The index shape I against x's shape S along AXIS (gather, scatter): equal ranks, I[a] <= S[a]
  * off the axis, and S[axis] >= 1 when I has entries (an index needs a target). */
 static cn_status
@@ -1147,10 +1119,10 @@ gather_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
     return cn_error_set (err, CN_EINVAL, "gather: missing attributes");
   if (n_in != 2)
     return cn_error_set (err, CN_EINVAL, "gather: takes 2 inputs (x, index), got %d", n_in);
-  if ((st = shape_ok ("gather", "input", in[0], err)) != CN_OK || (st = shape_ok ("gather", "index", in[1], err)) != CN_OK
+  if ((st = cn__shape_valid ("gather", "input", in[0], err)) != CN_OK || (st = cn__shape_valid ("gather", "index", in[1], err)) != CN_OK
       || (st = index_shape_ok ("gather", g->axis, in[0], in[1], err)) != CN_OK)
     return st;
-  *out = shape_copy (in[1]);
+  *out = cn__shape_clean (in[1]);
   return CN_OK;
 }
 
@@ -1165,9 +1137,9 @@ scatter_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out
     return cn_error_set (err, CN_EINVAL, "scatter: takes 3 inputs (x, index, src), got %d", n_in);
   if ((int) sp->reduce < (int) CN_SCATTER_REPLACE || (int) sp->reduce > (int) CN_SCATTER_MIN)
     return cn_error_set (err, CN_EINVAL, "scatter: unknown reduction %d", (int) sp->reduce);
-  if ((st = shape_ok ("scatter", "input", in[0], err)) != CN_OK
-      || (st = shape_ok ("scatter", "index", in[1], err)) != CN_OK
-      || (st = shape_ok ("scatter", "src", in[2], err)) != CN_OK
+  if ((st = cn__shape_valid ("scatter", "input", in[0], err)) != CN_OK
+      || (st = cn__shape_valid ("scatter", "index", in[1], err)) != CN_OK
+      || (st = cn__shape_valid ("scatter", "src", in[2], err)) != CN_OK
       || (st = index_shape_ok ("scatter", sp->axis, in[0], in[1], err)) != CN_OK)
     return st;
   if (!cn_shape_equal (in[1], in[2]))
@@ -1176,7 +1148,7 @@ scatter_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out
       return cn_error_set (err, CN_ESHAPE, "scatter: src shape %s differs from the index shape %s",
                            cn_shape_format (in[2], sa, sizeof sa), cn_shape_format (in[1], sb, sizeof sb));
     }
-  *out = shape_copy (in[0]);
+  *out = cn__shape_clean (in[0]);
   return CN_OK;
 }
 
@@ -1187,8 +1159,8 @@ index_at_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *ou
   cn_status st;
   if (n_in != 2)
     return cn_error_set (err, CN_EINVAL, "indexAt: takes 2 inputs (x, index), got %d", n_in);
-  if ((st = shape_ok ("indexAt", "input", in[0], err)) != CN_OK
-      || (st = shape_ok ("indexAt", "index", in[1], err)) != CN_OK)
+  if ((st = cn__shape_valid ("indexAt", "input", in[0], err)) != CN_OK
+      || (st = cn__shape_valid ("indexAt", "index", in[1], err)) != CN_OK)
     return st;
   const cn_shape *xs = in[0], *is = in[1];
   if (is->rank < 1)
@@ -1221,8 +1193,8 @@ embedding_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *o
   cn_status st;
   if (n_in != 2)
     return cn_error_set (err, CN_EINVAL, "embedding: takes 2 inputs (indices, weight), got %d", n_in);
-  if ((st = shape_ok ("embedding", "indices", in[0], err)) != CN_OK
-      || (st = shape_ok ("embedding", "weight", in[1], err)) != CN_OK)
+  if ((st = cn__shape_valid ("embedding", "indices", in[0], err)) != CN_OK
+      || (st = cn__shape_valid ("embedding", "weight", in[1], err)) != CN_OK)
     return st;
   if (in[1]->rank != 2)
     return cn_error_set (err, CN_ESHAPE, "embedding: the weight must have rank 2 ([num, dim]), got rank %d", in[1]->rank);
@@ -1230,7 +1202,7 @@ embedding_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *o
     return cn_error_set (err, CN_ESHAPE, "embedding: the output rank exceeds %d", CN_MAX_RANK);
   if (in[1]->dim[0] == 0 && cn_shape_numel (in[0]) > 0)
     return cn_error_set (err, CN_ESHAPE, "embedding: the weight has no rows, so no index is valid");
-  cn_shape o = shape_copy (in[0]);
+  cn_shape o = cn__shape_clean (in[0]);
   o.dim[o.rank++] = in[1]->dim[1];
   if (cn_shape_numel (&o) < 0)
     return cn_error_set (err, CN_EINVAL, "embedding: the output has too many elements");
@@ -1277,14 +1249,14 @@ indices_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out
     return cn_error_set (err, CN_EINVAL, "indices: missing attributes");
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "indices: takes 1 input, got %d", n_in);
-  if ((st = shape_ok ("indices", "input", in[0], err)) != CN_OK)
+  if ((st = cn__shape_valid ("indices", "input", in[0], err)) != CN_OK)
     return st;
   if (ip->axis < 0 || ip->axis >= in[0]->rank)
     return cn_error_set (err, CN_EINVAL, "indices: axis %d out of range for rank %d", ip->axis, in[0]->rank);
   if (in[0]->dim[ip->axis] > ((int64_t) 1 << 53))
     return cn_error_set (err, CN_EINVAL, "indices: extent %lld of axis %d is not exact in binary64",
                          (long long) in[0]->dim[ip->axis], ip->axis);
-  *out = shape_copy (in[0]);
+  *out = cn__shape_clean (in[0]);
   return CN_OK;
 }
 

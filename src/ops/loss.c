@@ -197,15 +197,9 @@ loss_check_op (cn_op op, const void *params, int n_in, const cn_shape *const *in
     return cn_error_set (err, CN_EINVAL, "%s: takes 2 inputs, got %d", d->name, n_in);
   for (int i = 0; i < 2; i++)
     {
-      const cn_shape *s = in[i];
-      if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
-        return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid rank", d->name, i);
-      for (int k = 0; k < s->rank; k++)
-        if (s->dim[k] < 0)
-          return cn_error_set (err, CN_EINVAL, "%s: input %d has extent %lld on axis %d", d->name, i,
-                               (long long) s->dim[k], k);
-      if (cn_shape_numel (s) < 0)
-        return cn_error_set (err, CN_EINVAL, "%s: input %d has too many elements", d->name, i);
+      cn_status st = cn__input_valid (d->name, i, in[i], err);
+      if (st != CN_OK)
+        return st;
     }
   cn_shape ss = *in[0];
   if (d->row)

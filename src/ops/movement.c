@@ -52,33 +52,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "crown/crown_impl.h"
+#include "ops/unary_impl.h"
 
 /* ---- shape checks --------------------------------------------------------------------- */
-
-static cn_status
-shape_valid (const char *op, const char *what, const cn_shape *s, cn_error *err)
-{
-  if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
-    return cn_error_set (err, CN_EINVAL, "%s: %s has an invalid rank", op, what);
-  for (int a = 0; a < s->rank; a++)
-    if (s->dim[a] < 0)
-      return cn_error_set (err, CN_EINVAL, "%s: %s has extent %lld on axis %d", op, what, (long long) s->dim[a], a);
-  if (cn_shape_numel (s) < 0)
-    return cn_error_set (err, CN_EINVAL, "%s: %s has too many elements", op, what);
-  return CN_OK;
-}
-
-/* A copy of S with the extents past its rank cleared. */
-static cn_shape
-shape_clean (const cn_shape *s)
-{
-  cn_shape r;
-  memset (&r, 0, sizeof r);
-  r.rank = s->rank;
-  for (int a = 0; a < s->rank; a++)
-    r.dim[a] = s->dim[a];
-  return r;
-}
 
 static cn_status
 reshape_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
@@ -89,8 +65,8 @@ reshape_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out
     return cn_error_set (err, CN_EINVAL, "reshape: missing attributes");
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "reshape: takes 1 input, got %d", n_in);
-  if ((st = shape_valid ("reshape", "input", in[0], err)) != CN_OK
-      || (st = shape_valid ("reshape", "target shape", &r->shape, err)) != CN_OK)
+  if ((st = cn__shape_valid ("reshape", "input", in[0], err)) != CN_OK
+      || (st = cn__shape_valid ("reshape", "target shape", &r->shape, err)) != CN_OK)
     return st;
   if (cn_shape_numel (&r->shape) != cn_shape_numel (in[0]))
     {
@@ -99,7 +75,7 @@ reshape_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out
                            cn_shape_format (in[0], a, sizeof a), (long long) cn_shape_numel (in[0]),
                            cn_shape_format (&r->shape, b, sizeof b), (long long) cn_shape_numel (&r->shape));
     }
-  *out = shape_clean (&r->shape);
+  *out = cn__shape_clean (&r->shape);
   return CN_OK;
 }
 
@@ -112,7 +88,7 @@ permute_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out
     return cn_error_set (err, CN_EINVAL, "permute: missing attributes");
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "permute: takes 1 input, got %d", n_in);
-  if ((st = shape_valid ("permute", "input", in[0], err)) != CN_OK)
+  if ((st = cn__shape_valid ("permute", "input", in[0], err)) != CN_OK)
     return st;
   if (pm->rank != in[0]->rank)
     return cn_error_set (err, CN_EINVAL, "permute: permutation of rank %d for an input of rank %d", pm->rank,
@@ -143,8 +119,8 @@ broadcast_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *o
     return cn_error_set (err, CN_EINVAL, "broadcast: missing attributes");
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "broadcast: takes 1 input, got %d", n_in);
-  if ((st = shape_valid ("broadcast", "input", in[0], err)) != CN_OK
-      || (st = shape_valid ("broadcast", "target shape", &b->shape, err)) != CN_OK)
+  if ((st = cn__shape_valid ("broadcast", "input", in[0], err)) != CN_OK
+      || (st = cn__shape_valid ("broadcast", "target shape", &b->shape, err)) != CN_OK)
     return st;
   char sa[128], sb[128];
   int r = in[0]->rank, R = b->shape.rank;
@@ -159,7 +135,7 @@ broadcast_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *o
                              cn_shape_format (in[0], sa, sizeof sa), cn_shape_format (&b->shape, sb, sizeof sb),
                              (long long) e, (long long) t);
     }
-  *out = shape_clean (&b->shape);
+  *out = cn__shape_clean (&b->shape);
   return CN_OK;
 }
 
@@ -172,7 +148,7 @@ pad_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn
     return cn_error_set (err, CN_EINVAL, "pad: missing attributes");
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "pad: takes 1 input, got %d", n_in);
-  if ((st = shape_valid ("pad", "input", in[0], err)) != CN_OK)
+  if ((st = cn__shape_valid ("pad", "input", in[0], err)) != CN_OK)
     return st;
   if (pd->rank != in[0]->rank)
     return cn_error_set (err, CN_EINVAL, "pad: padding of rank %d for an input of rank %d", pd->rank, in[0]->rank);
@@ -211,7 +187,7 @@ cat_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn
   for (int i = 0; i < n_in; i++)
     {
       snprintf (what, sizeof what, "input %d", i);
-      if ((st = shape_valid ("cat", what, in[i], err)) != CN_OK)
+      if ((st = cn__shape_valid ("cat", what, in[i], err)) != CN_OK)
         return st;
     }
   int r = in[0]->rank;
@@ -219,7 +195,7 @@ cat_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn
     return cn_error_set (err, CN_EINVAL, "cat: cannot concatenate rank-0 inputs");
   if (c->axis < 0 || c->axis >= r)
     return cn_error_set (err, CN_EINVAL, "cat: axis %d out of range for rank %d", c->axis, r);
-  cn_shape o = shape_clean (in[0]);
+  cn_shape o = cn__shape_clean (in[0]);
   for (int i = 1; i < n_in; i++)
     {
       char sa[128], sb[128];
@@ -681,12 +657,12 @@ flip_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, c
     return cn_error_set (err, CN_EINVAL, "flip: missing attributes");
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "flip: takes 1 input, got %d", n_in);
-  if ((st = shape_valid ("flip", "input", in[0], err)) != CN_OK)
+  if ((st = cn__shape_valid ("flip", "input", in[0], err)) != CN_OK)
     return st;
   if (in[0]->rank < 32 && (f->axes >> in[0]->rank) != 0)
     return cn_error_set (err, CN_EINVAL, "flip: axes mask 0x%x names an axis past rank %d", (unsigned) f->axes,
                          in[0]->rank);
-  *out = shape_clean (in[0]);
+  *out = cn__shape_clean (in[0]);
   return CN_OK;
 }
 
@@ -697,9 +673,9 @@ detach_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
   cn_status st;
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "detach: takes 1 input, got %d", n_in);
-  if ((st = shape_valid ("detach", "input", in[0], err)) != CN_OK)
+  if ((st = cn__shape_valid ("detach", "input", in[0], err)) != CN_OK)
     return st;
-  *out = shape_clean (in[0]);
+  *out = cn__shape_clean (in[0]);
   return CN_OK;
 }
 
@@ -710,11 +686,9 @@ detach_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_te
 {
   (void) g_out;
   (void) g_in;
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n || in[0]->dtype != CN_DTYPE_F64
-      || cn_tensor_numel (in[0]) != n)
-    return cn_error_set (err, CN_EINVAL, "detach: pullback tensors are not binary64 of the node's shape (node '%s')",
-                         cn__node_name (nv));
+  cn_status st = cn__unary_diff_ok ("detach", "pullback", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
   /* nothing to add: the port is detached */
   return CN_OK;
 }
@@ -725,11 +699,10 @@ detach_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor 
             double *t_out, cn_error *err)
 {
   (void) t_in;
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n || in[0]->dtype != CN_DTYPE_F64
-      || cn_tensor_numel (in[0]) != n)
-    return cn_error_set (err, CN_EINVAL, "detach: jvp tensors are not binary64 of the node's shape (node '%s')",
-                         cn__node_name (nv));
+  cn_status st = cn__unary_diff_ok ("detach", "jvp", nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
   for (int64_t o = 0; o < n; o++)
     t_out[o] = 0;
   return CN_OK;

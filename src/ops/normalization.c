@@ -568,15 +568,9 @@ ln_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out
                          p->affine ? "3 (x, weight, bias)" : "1 (x)");
   for (int i = 0; i < n_in; i++)
     {
-      const cn_shape *s = in[i];
-      if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
-        return cn_error_set (err, CN_EINVAL, "layerNorm: %s has an invalid rank", what[i]);
-      for (int d = 0; d < s->rank; d++)
-        if (s->dim[d] < 0)
-          return cn_error_set (err, CN_EINVAL, "layerNorm: %s has extent %lld on axis %d", what[i],
-                               (long long) s->dim[d], d);
-      if (cn_shape_numel (s) < 0)
-        return cn_error_set (err, CN_EINVAL, "layerNorm: %s has too many elements", what[i]);
+      cn_status st = cn__shape_valid ("layerNorm", what[i], in[i], err);
+      if (st != CN_OK)
+        return st;
     }
   const cn_shape *x = in[0];
   if (x->rank < 1)

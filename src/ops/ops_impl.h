@@ -117,6 +117,14 @@ const struct cn_op_rule *cn__op_rule (cn_op op);
 int64_t cn__numel (const cn_shape *s);
 /* Row-major strides of S into STRIDE. */
 void cn__strides (const cn_shape *s, int64_t *stride);
+/* Checks that S is a shape: not NULL, rank in 0..CN_MAX_RANK, no negative extent, and a
+ * product of extents that fits in int64_t.  The messages read "OP: WHAT has an invalid rank",
+ * "OP: WHAT has extent E on axis A" and "OP: WHAT has too many elements". */
+cn_status cn__shape_valid (const char *op, const char *what, const cn_shape *s, cn_error *err);
+/* cn__shape_valid with WHAT = "input I". */
+cn_status cn__input_valid (const char *op, int i, const cn_shape *s, cn_error *err);
+/* A copy of S with the extents past its rank cleared (S valid). */
+cn_shape cn__shape_clean (const cn_shape *s);
 /* The node's name for messages ("" when it has none). */
 static inline const char *
 cn__node_name (const cn_node_view *nv)

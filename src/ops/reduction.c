@@ -75,13 +75,9 @@ reduce_shape (const char *op, const cn_params_reduce *r, int n_in, const cn_shap
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "%s: takes 1 input, got %d", op, n_in);
   const cn_shape *s = in[0];
-  if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
-    return cn_error_set (err, CN_EINVAL, "%s: input has an invalid rank", op);
-  for (int a = 0; a < s->rank; a++)
-    if (s->dim[a] < 0)
-      return cn_error_set (err, CN_EINVAL, "%s: input has extent %lld on axis %d", op, (long long) s->dim[a], a);
-  if (cn_shape_numel (s) < 0)
-    return cn_error_set (err, CN_EINVAL, "%s: input has too many elements", op);
+  cn_status st = cn__shape_valid (op, "input", s, err);
+  if (st != CN_OK)
+    return st;
   if ((r->axes >> s->rank) != 0)
     {
       int a = s->rank;

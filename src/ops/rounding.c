@@ -55,26 +55,7 @@
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
-#include "ops/ops_impl.h"
-
-/* ---- shared checks -------------------------------------------------------------------- */
-
-static cn_status
-check_unary (const char *op, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  if (n_in != 1)
-    return cn_error_set (err, CN_EINVAL, "%s: takes 1 input, got %d", op, n_in);
-  const cn_shape *s = in[0];
-  if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
-    return cn_error_set (err, CN_EINVAL, "%s: input 0 has an invalid rank", op);
-  for (int a = 0; a < s->rank; a++)
-    if (s->dim[a] < 0)
-      return cn_error_set (err, CN_EINVAL, "%s: input 0 has extent %lld on axis %d", op, (long long) s->dim[a], a);
-  if (cn_shape_numel (s) < 0)
-    return cn_error_set (err, CN_EINVAL, "%s: input 0 has too many elements", op);
-  *out = *s;
-  return CN_OK;
-}
+#include "ops/unary_impl.h"
 
 /* ---- the table -------------------------------------------------------------------------- */
 
@@ -92,21 +73,7 @@ static const struct round_def defs[] = {
   { CN_OP_TRUNC, "trunc", TRUNC }, { CN_OP_FRAC, "frac", FRAC }, { CN_OP_SIGN, "sign", SIGN },
 };
 
-static const struct round_def *
-def_of (cn_op op)
-{
-  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)
-    if (defs[i].op == op)
-      return &defs[i];
-  return NULL;
-}
-
-static cn_status
-no_def (const cn_node_view *nv, cn_error *err)
-{
-  return cn_error_set (err, CN_EINVAL, "%s: not a rounding operator (node '%s')", cn_op_name (nv->op),
-                       cn__node_name (nv));
-}
+CN__DEF_LOOKUP (struct round_def, defs, def_of, no_def, "a rounding operator")
 
 /* f in binary64 (exact). */
 static inline double
@@ -169,25 +136,13 @@ round_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *ou
 }
 
 static cn_status
-diff_ok (const struct round_def *d, const char *mode, const cn_node_view *nv, const cn_tensor *const *in,
-         const cn_tensor *out, cn_error *err)
-{
-  int64_t n = cn__numel (nv->out_shape);
-  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[0]) != n
-      || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: %s tensors are not binary64 of the node's shape (node '%s')", d->name,
-                         mode, cn__node_name (nv));
-  return CN_OK;
-}
-
-static cn_status
 round_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                 double *const *g_in, cn_error *err)
 {
   const struct round_def *d = def_of (nv->op);
   if (d == NULL)
     return no_def (nv, err);
-  cn_status st = diff_ok (d, "pullback", nv, in, out, err);
+  cn_status st = cn__unary_diff_ok (d->name, "pullback", nv, in, out, err);
   if (st != CN_OK || g_in[0] == NULL || d->kind != FRAC)
     return st;
   /* frac: f' = 1 everywhere (the jumps included, from either side) */
@@ -205,7 +160,7 @@ round_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *
   const struct round_def *d = def_of (nv->op);
   if (d == NULL)
     return no_def (nv, err);
-  cn_status st = diff_ok (d, "jvp", nv, in, out, err);
+  cn_status st = cn__unary_diff_ok (d->name, "jvp", nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -348,17 +303,7 @@ round_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
   return st;
 }
 
-#define ROUND_RULE(ID, lname)                                                                          \
-  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,   \
-                                  cn_error *err)                                                       \
-  {                                                                                                    \
-    (void) p;                                                                                          \
-    return check_unary (#lname, n_in, in, out, err);                                                   \
-  }                                                                                                    \
-  const struct cn_op_rule cn__rule_##ID = {                                                            \
-    .n_in = 1, .params_size = 0, .check = lname##_check, .forward = round_forward,                     \
-    .pullback = round_pullback, .jvp = round_jvp, .ibp = round_ibp, .ibp_mpfi = round_mpfi,            \
-  };
+#define ROUND_RULE(ID, lname) CN__UNARY_RULE (ID, lname, round)
 
 ROUND_RULE (FLOOR, floor)
 ROUND_RULE (CEIL, ceil)

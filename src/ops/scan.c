@@ -154,11 +154,9 @@ check_input (const char *op, int n_in, const cn_shape *const *in, int axis, cn_e
   const cn_shape *s = in[0];
   if (s == NULL || s->rank < 1 || s->rank > CN_MAX_RANK)
     return cn_error_set (err, CN_EINVAL, "%s: the input needs rank 1 to %d", op, CN_MAX_RANK);
-  for (int a = 0; a < s->rank; a++)
-    if (s->dim[a] < 0)
-      return cn_error_set (err, CN_EINVAL, "%s: input has extent %lld on axis %d", op, (long long) s->dim[a], a);
-  if (cn_shape_numel (s) < 0)
-    return cn_error_set (err, CN_EINVAL, "%s: input has too many elements", op);
+  cn_status st = cn__shape_valid (op, "input", s, err);
+  if (st != CN_OK)
+    return st;
   if (axis < 0 || axis >= s->rank)
     return cn_error_set (err, CN_EINVAL, "%s: axis %d outside the input's rank %d", op, axis, s->rank);
   return CN_OK;

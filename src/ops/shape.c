@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* src/ops/shape.c: shape helpers shared by the rule files. */
 #include <config.h>
+#include <stdio.h>
+#include <string.h>
 #include "ops/ops_impl.h"
 
 int64_t
@@ -18,6 +20,38 @@ cn__strides (const cn_shape *s, int64_t *stride)
       stride[i] = acc;
       acc *= s->dim[i];
     }
+}
+
+cn_status
+cn__shape_valid (const char *op, const char *what, const cn_shape *s, cn_error *err)
+{
+  if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
+    return cn_error_set (err, CN_EINVAL, "%s: %s has an invalid rank", op, what);
+  for (int a = 0; a < s->rank; a++)
+    if (s->dim[a] < 0)
+      return cn_error_set (err, CN_EINVAL, "%s: %s has extent %lld on axis %d", op, what, (long long) s->dim[a], a);
+  if (cn_shape_numel (s) < 0)
+    return cn_error_set (err, CN_EINVAL, "%s: %s has too many elements", op, what);
+  return CN_OK;
+}
+
+cn_status
+cn__input_valid (const char *op, int i, const cn_shape *s, cn_error *err)
+{
+  char what[32];
+  snprintf (what, sizeof what, "input %d", i);
+  return cn__shape_valid (op, what, s, err);
+}
+
+cn_shape
+cn__shape_clean (const cn_shape *s)
+{
+  cn_shape r;
+  memset (&r, 0, sizeof r);
+  r.rank = s->rank;
+  for (int a = 0; a < s->rank; a++)
+    r.dim[a] = s->dim[a];
+  return r;
 }
 
 cn_status

@@ -97,15 +97,9 @@ sm_check_common (const char *op, int want, const void *params, int n_in, const c
     return cn_error_set (err, CN_EINVAL, "%s: takes %d input%s, got %d", op, want, want > 1 ? "s" : "", n_in);
   for (int i = 0; i < n_in; i++)
     {
-      const cn_shape *s = in[i];
-      if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
-        return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid rank", op, i);
-      for (int d = 0; d < s->rank; d++)
-        if (s->dim[d] < 0)
-          return cn_error_set (err, CN_EINVAL, "%s: input %d has extent %lld on axis %d", op, i,
-                               (long long) s->dim[d], d);
-      if (cn_shape_numel (s) < 0)
-        return cn_error_set (err, CN_EINVAL, "%s: input %d has too many elements", op, i);
+      cn_status st = cn__input_valid (op, i, in[i], err);
+      if (st != CN_OK)
+        return st;
     }
   if (in[0]->rank < 1)
     return cn_error_set (err, CN_ESHAPE, "%s: input has rank 0", op);

@@ -87,117 +87,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
-#include "ops/ops_impl.h"
-
-/* ---- shared checks -------------------------------------------------------------------- */
-
-static cn_status
-shape_valid (const char *op, int i, const cn_shape *s, cn_error *err)
-{
-  if (s == NULL || s->rank < 0 || s->rank > CN_MAX_RANK)
-    return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid rank", op, i);
-  for (int a = 0; a < s->rank; a++)
-    if (s->dim[a] < 0)
-      return cn_error_set (err, CN_EINVAL, "%s: input %d has extent %lld on axis %d", op, i,
-                           (long long) s->dim[a], a);
-  if (cn_shape_numel (s) < 0)
-    return cn_error_set (err, CN_EINVAL, "%s: input %d has too many elements", op, i);
-  return CN_OK;
-}
-
-static cn_status
-check_unary (const char *op, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  if (n_in != 1)
-    return cn_error_set (err, CN_EINVAL, "%s: takes 1 input, got %d", op, n_in);
-  cn_status st = shape_valid (op, 0, in[0], err);
-  if (st != CN_OK)
-    return st;
-  *out = *in[0];
-  return CN_OK;
-}
-
-static cn_status
-check_binary (const char *op, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  if (n_in != 2)
-    return cn_error_set (err, CN_EINVAL, "%s: takes 2 inputs, got %d", op, n_in);
-  for (int i = 0; i < 2; i++)
-    {
-      cn_status st = shape_valid (op, i, in[i], err);
-      if (st != CN_OK)
-        return st;
-    }
-  if (!cn_shape_equal (in[0], in[1]))
-    {
-      char a[128], b[128];
-      return cn_error_set (err, CN_ESHAPE, "%s: input shapes %s and %s differ", op,
-                           cn_shape_format (in[0], a, sizeof a), cn_shape_format (in[1], b, sizeof b));
-    }
-  *out = *in[0];
-  return CN_OK;
-}
-
-/* The arms trust the checked shapes, but never index past what they are given. */
-static cn_status
-tensors_ok (const char *op, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-            cn_error *err)
-{
-  int64_t n = cn__numel (nv->out_shape);
-  if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", op,
-                         cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != out->dtype || cn_tensor_numel (in[i]) != n)
-      return cn_error_set (err, CN_EINVAL, "%s: input %d does not match the node's sort or shape (node '%s')",
-                           op, i, cn__node_name (nv));
-  return CN_OK;
-}
-
-/* Pullback and jvp: binary64 tensors of the node's shape. */
-static cn_status
-diff_ok (const char *op, const char *mode, const cn_node_view *nv, const cn_tensor *const *in,
-         const cn_tensor *out, cn_error *err)
-{
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: %s output is not a binary64 tensor of the node's shape (node '%s')",
-                         op, mode, cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != n)
-      return cn_error_set (err, CN_EINVAL, "%s: %s input %d is not a binary64 tensor of the node's shape (node '%s')",
-                           op, mode, i, cn__node_name (nv));
-  return CN_OK;
-}
-
-static cn_status
-boxes_ok (const char *op, const cn_node_view *nv, const cn_box *const *in, const cn_box *out, cn_error *err)
-{
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output box has %lld entries, expected %lld (node '%s')", op,
-                         (long long) out->n, (long long) n, cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->n != n)
-      return cn_error_set (err, CN_EINVAL, "%s: input box %d has %lld entries, expected %lld (node '%s')", op, i,
-                           (long long) in[i]->n, (long long) n, cn__node_name (nv));
-  return CN_OK;
-}
-
-static cn_status
-mpfi_ok (const char *op, const cn_node_view *nv, const cn_mpfi_vec *const *in, const cn_mpfi_vec *out,
-         cn_error *err)
-{
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output vector has %lld entries, expected %lld (node '%s')", op,
-                         (long long) out->n, (long long) n, cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->n != n)
-      return cn_error_set (err, CN_EINVAL, "%s: input vector %d has %lld entries, expected %lld (node '%s')", op,
-                           i, (long long) in[i]->n, (long long) n, cn__node_name (nv));
-  return CN_OK;
-}
+#include "ops/unary_impl.h"
 
 /* ---- the table of the unary operators ------------------------------------------------- */
 
@@ -265,21 +155,7 @@ static const struct unary_def defs[] = {
   { CN_OP_ERF, "erf", erf, erff, mpfr_erf, NULL, d_erf, INC, -INFINITY, INFINITY },
 };
 
-static const struct unary_def *
-def_of (cn_op op)
-{
-  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)
-    if (defs[i].op == op)
-      return &defs[i];
-  return NULL;
-}
-
-static cn_status
-no_def (const cn_node_view *nv, cn_error *err)
-{
-  return cn_error_set (err, CN_EINVAL, "%s: not a unary transcendental operator (node '%s')",
-                       cn_op_name (nv->op), cn__node_name (nv));
-}
+CN__DEF_LOOKUP (struct unary_def, defs, def_of, no_def, "a unary transcendental operator")
 
 /* ---- forward, pullback, jvp ----------------------------------------------------------- */
 
@@ -289,7 +165,7 @@ unary_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *ou
   const struct unary_def *d = def_of (nv->op);
   if (d == NULL)
     return no_def (nv, err);
-  cn_status st = tensors_ok (d->name, nv, in, out, err);
+  cn_status st = cn__tensors_ok (d->name, nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -324,7 +200,7 @@ unary_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_ten
   const struct unary_def *d = def_of (nv->op);
   if (d == NULL)
     return no_def (nv, err);
-  cn_status st = diff_ok (d->name, "pullback", nv, in, out, err);
+  cn_status st = cn__diff_ok (d->name, "pullback", nv, in, out, err);
   if (st != CN_OK)
     return st;
   if (g_in[0] == NULL)
@@ -343,7 +219,7 @@ unary_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *
   const struct unary_def *d = def_of (nv->op);
   if (d == NULL)
     return no_def (nv, err);
-  cn_status st = diff_ok (d->name, "jvp", nv, in, out, err);
+  cn_status st = cn__diff_ok (d->name, "jvp", nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -499,7 +375,7 @@ unary_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_erro
   const struct unary_def *d = def_of (nv->op);
   if (d == NULL)
     return no_def (nv, err);
-  cn_status st = boxes_ok (d->name, nv, in, out, err);
+  cn_status st = cn__boxes_ok (d->name, nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = out->n;
@@ -534,7 +410,7 @@ unary_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
   const struct unary_def *d = def_of (nv->op);
   if (d == NULL)
     return no_def (nv, err);
-  cn_status st = mpfi_ok (d->name, nv, in, out, err);
+  cn_status st = cn__mpfi_ok (d->name, nv, in, out, err);
   if (st != CN_OK || out->n == 0)
     return st;
   mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
@@ -577,17 +453,7 @@ unary_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
   return st;
 }
 
-#define UNARY_RULE(ID, lname)                                                                          \
-  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,   \
-                                  cn_error *err)                                                       \
-  {                                                                                                    \
-    (void) p;                                                                                          \
-    return check_unary (#lname, n_in, in, out, err);                                                   \
-  }                                                                                                    \
-  const struct cn_op_rule cn__rule_##ID = {                                                            \
-    .n_in = 1, .params_size = 0, .check = lname##_check, .forward = unary_forward,                     \
-    .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp, .ibp_mpfi = unary_mpfi,            \
-  };
+#define UNARY_RULE(ID, lname) CN__UNARY_RULE (ID, lname, unary)
 
 UNARY_RULE (EXP, exp)
 UNARY_RULE (EXP2, exp2)
@@ -615,13 +481,13 @@ static cn_status
 atan2_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
   (void) p;
-  return check_binary ("atan2", n_in, in, out, err);
+  return cn__check_binary ("atan2", n_in, in, out, err);
 }
 
 static cn_status
 atan2_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  cn_status st = tensors_ok ("atan2", nv, in, out, err);
+  cn_status st = cn__tensors_ok ("atan2", nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -662,7 +528,7 @@ static cn_status
 atan2_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                 double *const *g_in, cn_error *err)
 {
-  cn_status st = diff_ok ("atan2", "pullback", nv, in, out, err);
+  cn_status st = cn__diff_ok ("atan2", "pullback", nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -683,7 +549,7 @@ static cn_status
 atan2_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
            double *t_out, cn_error *err)
 {
-  cn_status st = diff_ok ("atan2", "jvp", nv, in, out, err);
+  cn_status st = cn__diff_ok ("atan2", "jvp", nv, in, out, err);
   if (st != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
@@ -714,7 +580,7 @@ atan2_end (double y, double x, mpfr_rnd_t rnd, mpfr_ptr t, mpfr_ptr u)
 static cn_status
 atan2_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  cn_status st = boxes_ok ("atan2", nv, in, out, err);
+  cn_status st = cn__boxes_ok ("atan2", nv, in, out, err);
   if (st != CN_OK)
     return st;
   mpfr_t t, u;
@@ -760,7 +626,7 @@ atan2_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_erro
 static cn_status
 atan2_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  cn_status st = mpfi_ok ("atan2", nv, in, out, err);
+  cn_status st = cn__mpfi_ok ("atan2", nv, in, out, err);
   if (st != CN_OK)
     return st;
   for (int64_t j = 0; j < out->n; j++)

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* src/ops/unary_impl.h: the scaffolding shared by the table-driven elementwise families
+ * (transcendental.c, elementwise.c, extrema.c, rounding.c), internal.
+ *
+ * Every helper here checks shapes or sizes only; none of them computes a value, so the
+ * family-specific math (and its soundness argument) stays in the family's file.  The helpers
+ * are static inline: a file that does not call one pays nothing for it. */
+#ifndef CN_UNARY_IMPL_H
+#define CN_UNARY_IMPL_H
+
+#include "ops/ops_impl.h"
+
+/* The check arm of a one-input operator: a valid input shape, copied to OUT. */
+static inline cn_status
+cn__check_unary (const char *op, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  if (n_in != 1)
+    return cn_error_set (err, CN_EINVAL, "%s: takes 1 input, got %d", op, n_in);
+  cn_status st = cn__input_valid (op, 0, in[0], err);
+  if (st != CN_OK)
+    return st;
+  *out = *in[0];
+  return CN_OK;
+}
+
+/* The check arm of a two-input operator without broadcasting: two valid, equal shapes. */
+static inline cn_status
+cn__check_binary (const char *op, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  if (n_in != 2)
+    return cn_error_set (err, CN_EINVAL, "%s: takes 2 inputs, got %d", op, n_in);
+  for (int i = 0; i < 2; i++)
+    {
+      cn_status st = cn__input_valid (op, i, in[i], err);
+      if (st != CN_OK)
+        return st;
+    }
+  if (!cn_shape_equal (in[0], in[1]))
+    {
+      char a[128], b[128];
+      return cn_error_set (err, CN_ESHAPE, "%s: input shapes %s and %s differ", op,
+                           cn_shape_format (in[0], a, sizeof a), cn_shape_format (in[1], b, sizeof b));
+    }
+  *out = *in[0];
+  return CN_OK;
+}
+
+/* The arms trust the checked shapes, but never index past what they are given: OUT is a
+ * floating tensor with the node's element count, and every input has its sort and count. */
+static inline cn_status
+cn__tensors_ok (const char *op, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
+                cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != n)
+    return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", op,
+                         cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != out->dtype || cn_tensor_numel (in[i]) != n)
+      return cn_error_set (err, CN_EINVAL, "%s: input %d does not match the node's sort or shape (node '%s')",
+                           op, i, cn__node_name (nv));
+  return CN_OK;
+}
+
+/* Pullback and jvp (MODE names which): binary64 tensors of the node's element count. */
+static inline cn_status
+cn__diff_ok (const char *op, const char *mode, const cn_node_view *nv, const cn_tensor *const *in,
+             const cn_tensor *out, cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
+    return cn_error_set (err, CN_EINVAL, "%s: %s output is not a binary64 tensor of the node's shape (node '%s')",
+                         op, mode, cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != n)
+      return cn_error_set (err, CN_EINVAL, "%s: %s input %d is not a binary64 tensor of the node's shape (node '%s')",
+                           op, mode, i, cn__node_name (nv));
+  return CN_OK;
+}
+
+/* Pullback and jvp of a one-input operator (MODE names which): the input and the output are
+ * binary64 tensors of the node's element count. */
+static inline cn_status
+cn__unary_diff_ok (const char *op, const char *mode, const cn_node_view *nv, const cn_tensor *const *in,
+                   const cn_tensor *out, cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[0]) != n
+      || cn_tensor_numel (out) != n)
+    return cn_error_set (err, CN_EINVAL, "%s: %s tensors are not binary64 of the node's shape (node '%s')", op,
+                         mode, cn__node_name (nv));
+  return CN_OK;
+}
+
+/* IBP: boxes of the node's element count. */
+static inline cn_status
+cn__boxes_ok (const char *op, const cn_node_view *nv, const cn_box *const *in, const cn_box *out, cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->n != n)
+    return cn_error_set (err, CN_EINVAL, "%s: output box has %lld entries, expected %lld (node '%s')", op,
+                         (long long) out->n, (long long) n, cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->n != n)
+      return cn_error_set (err, CN_EINVAL, "%s: input box %d has %lld entries, expected %lld (node '%s')", op, i,
+                           (long long) in[i]->n, (long long) n, cn__node_name (nv));
+  return CN_OK;
+}
+
+/* MPFI: interval vectors of the node's element count. */
+static inline cn_status
+cn__mpfi_ok (const char *op, const cn_node_view *nv, const cn_mpfi_vec *const *in, const cn_mpfi_vec *out,
+             cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->n != n)
+    return cn_error_set (err, CN_EINVAL, "%s: output vector has %lld entries, expected %lld (node '%s')", op,
+                         (long long) out->n, (long long) n, cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->n != n)
+      return cn_error_set (err, CN_EINVAL, "%s: input vector %d has %lld entries, expected %lld (node '%s')", op,
+                           i, (long long) in[i]->n, (long long) n, cn__node_name (nv));
+  return CN_OK;
+}
+
+/* Generates the lookup of a family's table: "static const TYPE *FN_OF (cn_op)" returns the
+ * entry of TABLE (an array of TYPE with a member op) for the operator, NULL if none, and
+ * "static cn_status FN_NO (nv, err)" reports a node whose operator is not in the table with
+ * the message "<op>: not WHAT (node '<name>')". */
+#define CN__DEF_LOOKUP(TYPE, TABLE, FN_OF, FN_NO, WHAT)                                          \
+  static const TYPE *FN_OF (cn_op op)                                                            \
+  {                                                                                              \
+    for (size_t i_ = 0; i_ < sizeof TABLE / sizeof TABLE[0]; i_++)                               \
+      if (TABLE[i_].op == op)                                                                    \
+        return &TABLE[i_];                                                                       \
+    return NULL;                                                                                 \
+  }                                                                                              \
+  static cn_status FN_NO (const cn_node_view *nv, cn_error *err)                                 \
+  {                                                                                              \
+    return cn_error_set (err, CN_EINVAL, "%s: not " WHAT " (node '%s')", cn_op_name (nv->op),    \
+                         cn__node_name (nv));                                                    \
+  }
+
+/* Generates "static cn_status LNAME_check (p, n_in, in, out, err)", the check arm of an
+ * operator without attributes, as CHECK ("LNAME", n_in, in, out, err) (cn__check_unary or
+ * cn__check_binary). */
+#define CN__CHECK_ARM(lname, CHECK)                                                              \
+  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, \
+                                  cn_error *err)                                                 \
+  {                                                                                              \
+    (void) p;                                                                                    \
+    return CHECK (#lname, n_in, in, out, err);                                                   \
+  }
+
+/* Generates the check arm and the rule cn__rule_ID of a one-input operator without attributes
+ * whose other arms are the family's shared ARM_forward, ARM_pullback, ARM_jvp, ARM_ibp and
+ * ARM_mpfi. */
+#define CN__UNARY_RULE(ID, lname, arm)                                                           \
+  CN__CHECK_ARM (lname, cn__check_unary)                                                         \
+  const struct cn_op_rule cn__rule_##ID = {                                                      \
+    .n_in = 1, .params_size = 0, .check = lname##_check, .forward = arm##_forward,               \
+    .pullback = arm##_pullback, .jvp = arm##_jvp, .ibp = arm##_ibp, .ibp_mpfi = arm##_mpfi,      \
+  };
+
+#endif
