@@ -324,7 +324,7 @@ random_point (cn__verifier *v, int64_t n, const double *lo, const double *hi, do
 #define KEEP 8
 
 int
-cn__attack_case (cn__verifier *v, int64_t k, const unsigned char *live, cn_error *err)
+cn__attack_case (cn__verifier *v, int64_t k, cn_error *err)
 {
   const cn_spec_case *cs = &v->spec->cases[k];
   int64_t n = v->spec->n_x, m = v->spec->n_y;
@@ -362,8 +362,6 @@ cn__attack_case (cn__verifier *v, int64_t k, const unsigned char *live, cn_error
       v->attack_points++;
       for (int64_t j = 0; j < nc && res == 0; j++)
         {
-          if (!live[j])
-            continue;
           double viol = cn__clause_violation (v, k, j, y, NULL);
           /* replace the worst kept point if this one is better */
           int64_t w = j * KEEP;
@@ -382,8 +380,6 @@ cn__attack_case (cn__verifier *v, int64_t k, const unsigned char *live, cn_error
   /* PGD per clause: from the kept random points, the centre, then fresh random points. */
   for (int64_t j = 0; j < nc && res == 0; j++)
     {
-      if (!live[j])
-        continue;
       for (int rs = 0; rs < v->opts.attack_restarts && res == 0; rs++)
         {
           if (cn__should_stop (v))

@@ -62,12 +62,13 @@ cn_status cn__eval_point (const cn__verifier *v, const double *x, double *y, cn_
  * counterexample, 0 if not, -1 on a failure (ERR set).  Thread-safe. */
 int cn__try_point (cn__verifier *v, int64_t k, int64_t j, const double *x, double *viol, cn_error *err);
 
-/* The attacks (src/bab/attack.c) on case K before the search: OPTS.random_samples uniform points
- * (every clause is tried at each), then OPTS.attack_restarts PGD runs of OPTS.attack_steps steps
- * per live clause, each starting from the box centre, then from random points.  LIVE[j] is
- * nonzero for the clauses still worth attacking.  Returns 1 on a counterexample (recorded in
- * V), 0 if none was found, -1 on a failure. */
-int cn__attack_case (cn__verifier *v, int64_t k, const unsigned char *live, cn_error *err);
+/* The attacks (src/bab/attack.c) on every clause of case K before the search: up to
+ * OPTS.random_samples random points (each coordinate at an end of the box or uniform inside,
+ * for at most a fiftieth of the time limit; every clause is tried at each), then
+ * OPTS.attack_restarts PGD runs of OPTS.attack_steps steps per clause, starting from the best
+ * random points kept, the box centre, then fresh random points.  Returns 1 on a counterexample
+ * (recorded in V), 0 if none was found, -1 on a failure. */
+int cn__attack_case (cn__verifier *v, int64_t k, cn_error *err);
 
 /* One PGD run on clause J of case K from X0 (inside the box), STEPS steps, inside the box
  * [LO, HI] (a sub-box of the case's).  Same returns as cn__attack_case. */

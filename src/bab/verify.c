@@ -973,28 +973,19 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
   cn_status st = CN_OK;
   /* Attacks on every case first (a counterexample in a later case must not wait for the search
    * of an earlier one), then the search, case by case. */
-  unsigned char *all = NULL;
   for (int64_t k = 0; k < spec->n_cases && verdict == CN_VERDICT_UNSAT; k++)
     {
-      unsigned char *p = realloc (all, (size_t) spec->cases[k].n_clauses + 1);
-      if (p == NULL)
+      int hit = cn__attack_case (&v, k, err);
+      if (hit < 0)
         {
-          st = cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+          st = err->code != CN_OK ? err->code : CN_EUNSOUND;
           break;
         }
-      all = p;
-      memset (all, 1, (size_t) spec->cases[k].n_clauses + 1);
-      int hit = cn__attack_case (&v, k, all, err);
-      if (hit < 0)
-        st = err->code != CN_OK ? err->code : CN_EUNSOUND;
-      else if (hit > 0 || v.found)
+      if (hit > 0 || v.found)
         verdict = CN_VERDICT_SAT;
       else if (cn__should_stop (&v))
         verdict = CN_VERDICT_TIMEOUT;
-      if (st != CN_OK)
-        break;
     }
-  free (all);
   for (int64_t k = 0; k < spec->n_cases && st == CN_OK
                       && (verdict == CN_VERDICT_UNSAT || verdict == CN_VERDICT_UNKNOWN); k++)
     {
