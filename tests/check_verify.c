@@ -275,6 +275,52 @@ START_TEST (clauses_and_cases)
 }
 END_TEST
 
+/* A conjunction whose rows are nearly opposite (a narrow window c - w <= Y_0 <= c + w around a
+ * sampled output): the sum of its rows is bounded too, and that sum's right-hand side must stay
+ * an upper bound, or the window is wrongly refuted.  The window holds a sampled output, so the
+ * answer is sat, found by the search alone (no attacks), and the witness is checked by the
+ * oracle. */
+START_TEST (narrow_window)
+{
+  for (int rep = 0; rep < 4; rep++)
+    {
+      cn_graph *g = random_mlp (2, 8, 1);
+      cn_error err;
+      cn_error_clear (&err);
+      cn_tensor in, out;
+      ck_assert (cn_tensor_init (&in, CN_DTYPE_F64, cn_graph_value_shape (g, cn_graph_input (g, 0)), &err) == CN_OK);
+      ((double *) in.data)[0] = tu_uniform (-0.5, 0.5);
+      ((double *) in.data)[1] = tu_uniform (-0.5, 0.5);
+      ck_assert (cn_graph_eval (g, CN_DTYPE_F64, &in, &out, &err) == CN_OK);
+      double c = ((double *) out.data)[0], w = 0.004 * (1 + fabs (c));
+      cn_tensor_clear (&in);
+      cn_tensor_clear (&out);
+      char text[1024];
+      int len = snprintf (text, sizeof text,
+                          "(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)\n"
+                          "(assert (>= X_0 -1))(assert (<= X_0 1))(assert (>= X_1 -1))(assert (<= X_1 1))\n"
+                          "(assert (>= Y_0 %.17g))(assert (<= Y_0 %.17g))\n", c - w, c + w);
+      cn_spec spec;
+      ck_assert_msg (cn_spec_parse_vnnlib (text, (size_t) len, "window", &spec, &err) == CN_OK, "%s", err.msg);
+      ck_assert_int_eq (spec.cases[0].clauses[0].n_rows, 2);
+      /* no attacks: the search itself, which bounds the rows' sum, must find the witness */
+      cn_verify_opts o;
+      cn_verify_opts_init (&o);
+      o.timeout = 20;
+      o.random_samples = 0;
+      o.attack_restarts = 0;
+      o.attack_steps = 0;
+      cn_verify_result r;
+      ck_assert_msg (cn_verify (g, &spec, &o, &r, &err) == CN_OK, "%s", err.msg);
+      ck_assert_msg (r.verdict == CN_VERDICT_SAT, "a window around a sampled output: %s", cn_verdict_name (r.verdict));
+      check_result (g, &spec, &r, 100);
+      cn_verify_result_clear (&r);
+      cn_spec_clear (&spec);
+      cn_graph_free (g);
+    }
+}
+END_TEST
+
 /* A time limit stops the search with `timeout`, promptly. */
 START_TEST (timeout_honoured)
 {
@@ -407,6 +453,7 @@ main (void)
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, random_thresholds);
   tcase_add_test (tc, clauses_and_cases);
+  tcase_add_test (tc, narrow_window);
   tcase_add_test (tc, timeout_honoured);
   tcase_add_test (tc, check_point_rules);
   suite_add_tcase (s, tc);
