@@ -147,7 +147,9 @@ tu_op_case (cn_op op, struct tu_op_case *c)
   int (*const gen[]) (cn_op, struct tu_op_case *) = { tu_op_case_basic, tu_op_case_linear, tu_op_case_transcendental,
                                                         tu_op_case_activation, tu_op_case_arith, tu_op_case_rounding,
                                                         tu_op_case_softmax, tu_op_case_loss, tu_op_case_scan,
-                                                        tu_op_case_index, tu_op_case_prod };
+                                                        tu_op_case_index, tu_op_case_prod, tu_op_case_logic,
+                                                        tu_op_case_integer, tu_op_case_random, tu_op_case_attention,
+                                                        tu_op_case_custom };
   for (size_t i = 0; i < sizeof gen / sizeof gen[0]; i++)
     {
       memset (c, 0, sizeof *c);

@@ -72,6 +72,19 @@ struct tu_op_case
     cn_params_loss loss;
     cn_params_scaled_matmul scaled_matmul;
     cn_params_contract contract;
+    cn_params_cast cast;
+    cn_params_bitcast bitcast;
+    cn_params_index_code index_code;
+    cn_params_rand_uniform rand_uniform;
+    cn_params_randn randn;
+    cn_params_bernoulli bernoulli;
+    cn_params_dropout dropout;
+    cn_params_topk_mask topk_mask;
+    cn_params_conv_transpose conv_transpose;
+    cn_params_attention attention;
+    cn_params_multihead multihead;
+    cn_params_fft fft;
+    cn_params_custom custom;
   } params;
   int n_in;
   cn_shape in_shape[TU_MAX_IN];
@@ -82,6 +95,12 @@ struct tu_op_case
   int crown_ok;              /* the case is within the CROWN arm's scope (e.g. mul by a constant) */
   double x_lo, x_hi;         /* if x_lo < x_hi: the tests draw the non-constant inputs' boxes and points
                                 inside [x_lo, x_hi] (an operator's domain); 0, 0: the default draws */
+  int x_integer;             /* 1: the non-constant inputs' points and box ends are integers (word ports) */
+  cn_dtype in_dtype[TU_MAX_IN]; /* the port's sort: CN_DTYPE_F64 (0, the default) the model's scalar;
+                                   CN_DTYPE_BOOL: a non-constant port is fed gt(slice of X, 0), a constant
+                                   is drawn 0/1; an integer sort: a non-constant port is fed
+                                   cast(slice of X) (X integer-valued, x_integer), a constant is drawn
+                                   as integers in [const_lo, const_hi] */
 };
 
 /* Fills CASE with a random, valid instance of OP (a new draw every call); returns 0 if the
@@ -99,6 +118,12 @@ int tu_op_case_loss (cn_op op, struct tu_op_case *c);            /* tests/op_cas
 int tu_op_case_scan (cn_op op, struct tu_op_case *c);            /* tests/op_cases_scan.c */
 int tu_op_case_index (cn_op op, struct tu_op_case *c);           /* tests/op_cases_index.c (and flip, detach) */
 int tu_op_case_prod (cn_op op, struct tu_op_case *c);            /* tests/op_cases_prod.c (products, conv, norms) */
+int tu_op_case_logic (cn_op op, struct tu_op_case *c);           /* tests/op_cases_logic.c (comparisons, logic) */
+int tu_op_case_integer (cn_op op, struct tu_op_case *c);         /* tests/op_cases_integer.c (integer words) */
+int tu_op_case_random (cn_op op, struct tu_op_case *c);          /* tests/op_cases_random.c (random, spectral) */
+int tu_op_case_attention (cn_op op, struct tu_op_case *c);       /* tests/op_cases_attention.c (attention,
+                                                                    convTranspose, smoothMaxPool) */
+int tu_op_case_custom (cn_op op, struct tu_op_case *c);          /* tests/op_cases_custom.c (custom) */
 
 /* Shape and constant helpers of the case generators (tests/op_cases_*.c). */
 /* A shape of rank 1 to 3 with extents 1 to EMAX (rank drawn first, then the extents in order). */

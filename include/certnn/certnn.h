@@ -13,6 +13,8 @@
 #include "certnn/spec.h"
 #include "certnn/bounds.h"
 #include "certnn/verify.h"
+#include "certnn/tape.h"
+#include "certnn/wire.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -255,6 +255,112 @@ typedef struct cn_params_indices { int axis; } cn_params_indices;
 /* flip: reverses the axes whose bit is set in AXES (bit a = axis a; torch.flip). */
 typedef struct cn_params_flip { uint32_t axes; } cn_params_flip;
 
+/* ---- element sorts: comparisons and logic, integer words (src/ops/logic.c, src/ops/integer.c) ----
+ *
+ * A graph value holds the model's scalar (a floating sort: a float evaluation holds it in the
+ * evaluation's sort), Booleans (CN_DTYPE_BOOL) or integer words (CN_DTYPE_I8 .. CN_DTYPE_U64,
+ * two's complement when signed).  Operators that read or return Booleans or words say so here;
+ * every other operator reads and returns the model's scalar (index ports hold integers in it).
+ *
+ *   eq, ne, lt, le, gt, ge    two frozen ports of one shape (the model's scalar) -> bool, the IEEE
+ *                             comparison (a NaN operand: false, ne true)
+ *   isNaN, isInf, isFinite    one frozen port -> bool
+ *   logicalNot                bool -> bool;  logicalAnd, logicalOr, logicalXor: bool, bool -> bool
+ *   select                    (bool c, value a, value b) of one shape -> c ? a : b (torch.where)
+ *   cast                      any sort -> cn_params_cast.to (below)
+ *   bitwiseAnd, bitwiseOr, bitwiseXor, mulhi, bitwiseLeftShift, shiftRightArithmetic,
+ *   shiftRightLogical         two integer ports of one integer sort and shape -> that sort
+ *   bitwiseNot, populationCount, countLeadingZeros   one integer port -> its sort
+ *   bitcast, encodeIndex, decodeIndex                cn_params_bitcast, cn_params_index_code
+ * src/ops/logic.c and src/ops/integer.c state each operator's exact semantics. */
+
+/* cast: the input (any sort) converted to TO, where CN_DTYPE_F64 and CN_DTYPE_F32 both mean the
+ * model's scalar (a float evaluation holds it in its sort): bool or integer -> scalar rounds to
+ * nearest; scalar -> integer truncates toward zero, a NaN or a value outside the target's range
+ * failing at evaluation (CN_ENUMERIC); anything -> bool is x != 0 (a NaN is true); integer ->
+ * integer wraps to the target's width (two's complement), as torch's .to(). */
+typedef struct cn_params_cast { cn_dtype to; } cn_params_cast;
+
+/* bitcast: each element read as a word of TO of the same width.  The model's scalar travels as
+ * binary32 (width 32) or binary64 (width 64): CN_DTYPE_F32 / CN_DTYPE_F64 name those formats
+ * (the scalar is first rounded to that format; exact when the evaluation sort is that format, and
+ * a word read as a float is then held in the evaluation's sort). */
+typedef struct cn_params_bitcast { cn_dtype to; } cn_params_bitcast;
+
+/* encodeIndex: index tuples -> words.  Input: an index port of shape [..., R] (the last axis holds
+ * a tuple of R components, component c in [0, bound[c])); output: integer sort WORD of shape
+ * [...], the row-major linear index sum_c i_c prod_{c' > c} bound[c'].  A component outside its
+ * bound, or a linear index WORD cannot hold, fails at evaluation (CN_ENUMERIC).
+ * decodeIndex: the inverse, an integer port of sort WORD and shape [...] -> an index port of
+ * shape [..., R]; a word outside [0, prod bound) fails at evaluation.  1 <= R <= CN_MAX_RANK - 1,
+ * every bound >= 1. */
+typedef struct cn_params_index_code { int r; int64_t bound[CN_MAX_RANK]; cn_dtype word; } cn_params_index_code;
+
+/* ---- masks and random draws (src/ops/random.c) ----
+ * Every draw is a deterministic function of a key and the draw's position: the key is an input,
+ * an integer port of sort CN_DTYPE_U64 and shape [] (so a key can be computed or swept), and
+ * position j (row-major) of the output uses the counter-based generator of src/ops/random.c
+ * (uniform u_j in [0, 1), 53 bits).  A draw has no value input (no gradient; forward mode gives
+ * zero tangents); its IBP box is the draw's range whatever the key.
+ *   randUniform(key)      -> [shape]: lo + (hi - lo) u_j
+ *   randn(key)            -> [shape]: mean + std * Box-Muller of two uniforms, the first clamped
+ *                            away from zero
+ *   bernoulliMask(key)    -> [shape]: 1 with probability p (u_j < p), else 0, in the model's scalar
+ *   dropout(x, mask)      -> x's shape: mask ? x / (1 - p) : 0; MASK a bool port of x's shape
+ *   topKMask(x)           -> x's shape, 1 at the K largest (smallest if !largest) entries of each
+ *                            slice along AXIS, else 0; x a frozen port; fails where ties decide */
+typedef struct cn_params_rand_uniform { cn_shape shape; double lo, hi; } cn_params_rand_uniform;
+typedef struct cn_params_randn { cn_shape shape; double mean, std; } cn_params_randn;
+typedef struct cn_params_bernoulli { cn_shape shape; double p; } cn_params_bernoulli;  /* 0 <= p <= 1 */
+typedef struct cn_params_dropout { double p; } cn_params_dropout;                      /* 0 <= p < 1 */
+typedef struct cn_params_topk_mask { int axis; int64_t k; int largest; } cn_params_topk_mask;
+
+/* ---- transposed convolution, smooth max pooling (src/ops/conv.c, src/ops/pool.c) ----
+ * convTranspose: inputs x [N, C, S_1..S_d], weight [C, F/groups, K_1..K_d], bias [F]; output
+ * [N, F, O_1..O_d], O_i = (S_i - 1) stride_i - pad_begin_i - pad_end_i + dilation_i (K_i - 1)
+ * + output_padding_i + 1 (torch.nn.ConvTranspose, ONNX ConvTranspose); output_padding_i <
+ * max(stride_i, dilation_i).  1 <= d <= 3.
+ * smoothMaxPool: inputs x [N, C, S_1..S_d] and beta, a frozen scalar [] (validated: finite and
+ * nonzero); the window of cn_params_pool (its kind ignored, padded positions left out); output
+ * (1/beta) log sum_{window} exp(beta x), the log-sum-exp smooth maximum (a minimum for beta < 0). */
+typedef struct cn_params_conv_transpose
+{
+  int nd;
+  int64_t stride[3], pad_begin[3], pad_end[3], dilation[3], output_padding[3];
+  int64_t groups;
+} cn_params_conv_transpose;
+
+/* ---- attention (src/ops/attention.c) ----
+ * attentionFromScores(scores [..., L, S], v [..., S, E]) = softmax(scores, last axis) @ v.
+ * attention(q [..., L, D], k [..., S, D], v [..., S, E]) = softmax(scale q k^T + causal mask) @ v,
+ *   SCALE finite and > 0, or 0 for 1/sqrt(D); CAUSAL: query i attends to keys j <= i + S - L.
+ * multiheadAttention(query [..., L, M], key [..., S, M], value [..., S, M], in_proj_weight [3M, M],
+ *   in_proj_bias [3M], out_proj_weight [M, M], out_proj_bias [M]): torch.nn.MultiheadAttention
+ *   (batch_first) with HEADS heads (M divisible by HEADS), the per-head scale 1/sqrt(M/HEADS),
+ *   the attention weights not returned. */
+typedef struct cn_params_attention { double scale; int causal; } cn_params_attention;
+typedef struct cn_params_multihead { int heads; int causal; } cn_params_multihead;
+
+/* ---- spectral transforms and the selective scan (src/ops/spectral.c) ----
+ * rfft: x [..., N] -> [..., N/2 + 1, 2] (real and imaginary parts on the last axis), the DFT
+ *   X_k = sum_n x_n e^{-2 pi i k n / N} along the last axis, scaled by NORM.
+ * irfft: X [..., M, 2] -> [..., N] with N = cn_params_fft.n (M = N/2 + 1), the inverse of rfft
+ *   (the imaginary parts of the k = 0 and, for even N, k = N/2 terms ignored, as numpy's irfft),
+ *   scaled by NORM.
+ * selectiveScan (Mamba's S6 recurrence): inputs u [..., L, D], delta [..., L, D], A [D, P],
+ *   B [..., L, P], C [..., L, P], Dskip [D]; h_0 = 0, h_t[d,p] = exp(delta_t[d] A[d,p]) h_{t-1}[d,p]
+ *   + delta_t[d] B_t[p] u_t[d], y_t[d] = sum_p C_t[p] h_t[d,p] + Dskip[d] u_t[d]; output [..., L, D]. */
+typedef enum cn_fft_norm { CN_FFT_BACKWARD, CN_FFT_ORTHO, CN_FFT_FORWARD } cn_fft_norm;
+typedef struct cn_params_fft { int64_t n; cn_fft_norm norm; } cn_params_fft;  /* rfft ignores n */
+
+/* ---- custom (src/ops/custom.c) ----
+ * custom: a node whose forward evaluates a program, a graph whose inputs are the node's inputs
+ * (in order, shapes equal) and whose output 0 is the node's output; its IBP, MPFI and derivative
+ * arms run the program's nodes through their own arms.  The record borrows PROGRAM: the caller
+ * keeps it alive (and unchanged) as long as any graph holding the node. */
+struct cn_graph;
+typedef struct cn_params_custom { const struct cn_graph *program; char name[64]; } cn_params_custom;
+
 /* The attribute record size an operator takes (0 for none); the graph builder copies that
  * many bytes from the pointer it is given. */
 size_t cn_op_params_size (cn_op op);

@@ -12,15 +12,20 @@
 #include "certnn/certnn.h"
 #include "certnn/reference.h"
 
-/* The element sort of a port (the seed's Port.Kind). */
+/* The element sort of a port (the seed's Port.Kind).  The graph builder checks every input
+ * against its port before the rule's check runs: VALUE, FROZEN, DETACHED and INDEX ports take
+ * values of the model's scalar (a floating sort), BOOL ports CN_DTYPE_BOOL values, INTEGER ports
+ * integer words (CN_DTYPE_I8 .. CN_DTYPE_U64; the rule's out_sort checks which), ANY ports any sort
+ * (out_sort checks it).  Gradients flow to VALUE ports only. */
 typedef enum cn_port_kind
 {
   CN_PORT_VALUE,      /* the model's scalar; receives a gradient */
   CN_PORT_FROZEN,     /* the model's scalar, never differentiated (attributes as data) */
-  CN_PORT_DETACHED,
-  CN_PORT_INDEX,
-  CN_PORT_BOOL,
-  CN_PORT_INTEGER
+  CN_PORT_DETACHED,   /* the model's scalar, read without sending a gradient back */
+  CN_PORT_INDEX,      /* integers held in the model's scalar (gather's index, ...) */
+  CN_PORT_BOOL,       /* Booleans, CN_DTYPE_BOOL (one byte, 0 or 1) */
+  CN_PORT_INTEGER,    /* integer words */
+  CN_PORT_ANY         /* any sort (cast, bitcast) */
 } cn_port_kind;
 
 /* What an arm sees of a node: its attributes and the shapes of its ports. */
@@ -71,8 +76,18 @@ struct cn_op_rule
    * message names the operator ("conv: kernel extent 0 on axis 1"). */
   cn_status (*check) (const void *params, int n_in, const cn_shape *const *in, cn_shape *out,
                       cn_error *err);
-  /* Forward evaluation; all tensors are of one floating sort (f64 or f32), OUT is initialised
-   * by the caller with the checked shape. */
+  /* The sort of the output, NULL when it is the model's scalar.  IN holds the inputs' sorts (the
+   * model's scalar reported as CN_DTYPE_F64); the hook checks the sorts of INTEGER and ANY ports
+   * against the attributes (message naming the operator and both sorts) and writes the output's:
+   * CN_DTYPE_F64 for the model's scalar, CN_DTYPE_BOOL, or an integer sort. */
+  cn_status (*out_sort) (const void *params, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err);
+  /* Forward evaluation.  Tensors of the model's scalar are of the evaluation's floating sort (f64
+   * or f32, one sort for all of them), Boolean and integer tensors of their own sorts.  OUT is
+   * initialised by the caller with the checked shape and sort.  Values the operator cannot take
+   * (the seed's validate: an integer division by zero, ...) are refused before any output is
+   * written, with CN_ENUMERIC or CN_EINVAL and a message naming the operator and node.
+   * Boxes (ibp) and MPFI vectors (ibp_mpfi) of Boolean and integer values hold the numbers
+   * themselves (false = 0, true = 1), as intervals: a Boolean box [0, 1] is "unknown". */
   cn_status (*forward) (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
                         cn_error *err);
   /* Reverse mode in binary64 at the point IN (the forward values, f64 tensors of the input
@@ -102,6 +117,14 @@ struct cn_op_rule
   cn_status (*crown) (const cn_crown_step *st, cn_error *err);
   int cuda;                           /* a CUDA kernel implements the operator */
 };
+
+/* The sort of input I's port (VALUE when the rule lists none; a variadic rule's ports all take
+ * in_kind[0]). */
+static inline cn_port_kind
+cn__port_kind (const struct cn_op_rule *r, int i)
+{
+  return r->in_kind == NULL ? CN_PORT_VALUE : r->in_kind[r->n_in < 0 ? 0 : i];
+}
 
 /* The rule of OP, or NULL if the operator has none yet. */
 const struct cn_op_rule *cn__op_rule (cn_op op);

@@ -1,0 +1,4 @@
+/* SPDX-License-Identifier: MIT */
+/* src/ops/random.c: placeholder; the rules of this family are being written. */
+#include <config.h>
+#include "ops/ops_impl.h"

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/op_cases_random.c: placeholder; the case generators are being written. */
+#include <config.h>
+#include "testutil.h"
+
+int
+tu_op_case_random (cn_op op, struct tu_op_case *c)
+{
+  (void) op;
+  (void) c;
+  return 0;
+}
