@@ -155,11 +155,13 @@ START_TEST (registry_pullbacks)
       cn_op_coverage_get (with_pullback[i], &c);
       ck_assert_msg (c.rule && c.pullback, "%s: no pullback", cn_op_name (with_pullback[i]));
     }
-  /* Every operator with a rule has a pullback today. */
+  /* Every operator with a rule and a value input has a pullback. */
   for (int op = 0; op < CN_OP_COUNT; op++)
     {
-      const struct cn_op_rule *r = cn__op_rule ((cn_op) op);
-      ck_assert_msg (r == NULL || r->pullback != NULL, "%s: a rule without pullback", cn_op_name ((cn_op) op));
+      cn_op_coverage c;
+      cn_op_coverage_get ((cn_op) op, &c);
+      ck_assert_msg (!c.rule || !c.value_input || c.pullback, "%s: a value input without pullback",
+                     cn_op_name ((cn_op) op));
     }
 }
 END_TEST
@@ -208,6 +210,8 @@ draw_case (cn_op op, struct tu_op_case *c)
 static double
 port_value (const struct tu_op_case *c, int i)
 {
+  if (c->x_integer)
+    return (double) tu_int ((int64_t) ceil (c->x_lo), (int64_t) floor (c->x_hi));
   if (c->x_lo < c->x_hi)
     {
       /* the ends moved inwards onto the grid, so that x stays a grid point inside the range */
@@ -254,6 +258,44 @@ value_dirs (const struct tu_op_case *c, double *dx)
           dx[off + j] = 0;
       off += k;
     }
+}
+
+/* The tensor at input I of the op node ND of case C, for calling the rule directly: a constant
+ * in its own sort (the model's scalar in binary64), a non-constant port drawn by port_value in
+ * binary64, or in the port's sort for Boolean (0/1) and integer ports. */
+static void
+port_tensor (const struct tu_op_case *c, const cn_graph *g, const struct cn__node *nd, int i, cn_tensor *t)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  const struct cn__value *u = &g->values[nd->in[i]];
+  cn_dtype sort = cn_dtype_is_float (u->dtype) ? CN_DTYPE_F64 : u->dtype;
+  if (u->is_constant)
+    {
+      ck_assert (cn_tensor_convert (t, sort, &u->constant, &err) == CN_OK);
+      return;
+    }
+  cn_tensor f;
+  ck_assert (cn_tensor_init (&f, CN_DTYPE_F64, &u->shape, &err) == CN_OK);
+  for (int64_t j = 0; j < u->numel; j++)
+    ((double *) f.data)[j] = sort == CN_DTYPE_BOOL ? (double) tu_int (0, 1) : port_value (c, i);
+  if (sort == CN_DTYPE_F64)
+    {
+      *t = f;
+      return;
+    }
+  ck_assert_msg (cn_tensor_convert (t, sort, &f, &err) == CN_OK, "port %d: %s", i, err.msg);
+  cn_tensor_clear (&f);
+}
+
+/* The tensor for the output of node ND, in binary64 or in the output's own sort. */
+static void
+out_tensor (const cn_graph *g, const struct cn__node *nd, cn_tensor *t)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  const struct cn__value *o = &g->values[nd->out];
+  ck_assert (cn_tensor_init (t, cn_dtype_is_float (o->dtype) ? CN_DTYPE_F64 : o->dtype, &o->shape, &err) == CN_OK);
 }
 
 START_TEST (generic)
@@ -350,14 +392,7 @@ START_TEST (pullback_adds)
         {
           const struct cn__value *u = &g->values[nd->in[i]];
           ni[i] = u->numel;
-          if (u->is_constant)
-            ck_assert (cn_tensor_convert (&tin[i], CN_DTYPE_F64, &u->constant, &err) == CN_OK);
-          else
-            {
-              ck_assert (cn_tensor_init (&tin[i], CN_DTYPE_F64, &u->shape, &err) == CN_OK);
-              for (int64_t j = 0; j < u->numel; j++)
-                ((double *) tin[i].data)[j] = port_value (&c, i);
-            }
+          port_tensor (&c, g, nd, i, &tin[i]);
           args[i] = &tin[i];
           size_t sz = (size_t) (u->numel + 1) * sizeof (double);
           a[i] = calloc (1, sz);
@@ -369,7 +404,7 @@ START_TEST (pullback_adds)
             b[i][j] = p[i][j] = tu_uniform (-4, 4);
         }
       int64_t m = g->values[nd->out].numel;
-      ck_assert (cn_tensor_init (&tout, CN_DTYPE_F64, &g->values[nd->out].shape, &err) == CN_OK);
+      out_tensor (g, nd, &tout);
       ck_assert_msg (rule->forward (&nd->view, args, &tout, &err) == CN_OK, "%s: forward: %s", name, err.msg);
       double *go = malloc ((size_t) (m + 1) * sizeof *go);
       ck_assert (go != NULL);
@@ -704,7 +739,8 @@ graph_jvp (const cn_graph *g, const double *x, const double *dx, double *y, doub
     }
   for (int v = 0; v < nv; v++)
     if (g->values[v].is_constant
-        && (st = cn_tensor_convert (&val[v], CN_DTYPE_F64, &g->values[v].constant, err)) != CN_OK)
+        && (st = cn_tensor_convert (&val[v], cn_dtype_is_float (g->values[v].dtype) ? CN_DTYPE_F64 : g->values[v].dtype,
+                                    &g->values[v].constant, err)) != CN_OK)
       goto done;
   for (int k = 0; k < g->n_nodes; k++)
     {
@@ -714,11 +750,13 @@ graph_jvp (const cn_graph *g, const double *x, const double *dx, double *y, doub
       for (int i = 0; i < nd->n_in; i++)
         {
           args[i] = &val[nd->in[i]];
-          t_in[i] = tan[nd->in[i]];
+          /* tangents travel along value ports only */
+          t_in[i] = cn__port_kind (nd->rule, i) == CN_PORT_VALUE ? tan[nd->in[i]] : NULL;
           any |= t_in[i] != NULL;
         }
       int64_t no = g->values[nd->out].numel;
-      if ((st = cn_tensor_init (&val[nd->out], CN_DTYPE_F64, &g->values[nd->out].shape, err)) != CN_OK
+      cn_dtype osort = cn_dtype_is_float (g->values[nd->out].dtype) ? CN_DTYPE_F64 : g->values[nd->out].dtype;
+      if ((st = cn_tensor_init (&val[nd->out], osort, &g->values[nd->out].shape, err)) != CN_OK
           || (st = nd->rule->forward (&nd->view, args, &val[nd->out], err)) != CN_OK)
         goto done;
       if (!any)
@@ -738,7 +776,7 @@ graph_jvp (const cn_graph *g, const double *x, const double *dx, double *y, doub
   for (int64_t j = 0; j < ny; j++)
     {
       if (y != NULL)
-        y[j] = ((const double *) val[yv].data)[j];
+        y[j] = cn_tensor_get_f64 (&val[yv], j);
       ty[j] = tan[yv] != NULL ? tan[yv][j] : 0;
     }
 done:
@@ -765,12 +803,13 @@ START_TEST (registry_jvps)
       cn_op_coverage_get (with_jvp[i], &c);
       ck_assert_msg (c.rule && c.jvp, "%s: no jvp", cn_op_name (with_jvp[i]));
     }
-  /* A jvp comes with a pullback (the two are checked against each other). */
+  /* A jvp comes with a pullback (the two are checked against each other), unless the operator
+   * has no value input (its jvp writes zero tangents: checked in jvp_adjoint). */
   for (int op = 0; op < CN_OP_COUNT; op++)
     {
-      const struct cn_op_rule *r = cn__op_rule ((cn_op) op);
-      ck_assert_msg (r == NULL || r->jvp == NULL || r->pullback != NULL, "%s: a jvp without pullback",
-                     cn_op_name ((cn_op) op));
+      cn_op_coverage c;
+      cn_op_coverage_get ((cn_op) op, &c);
+      ck_assert_msg (!c.jvp || c.pullback || !c.value_input, "%s: a jvp without pullback", cn_op_name ((cn_op) op));
     }
 }
 END_TEST
@@ -811,17 +850,11 @@ START_TEST (jvp_adjoint)
       for (int i = 0; i < n_in; i++)
         {
           const struct cn__value *u = &g->values[nd->in[i]];
-          if (u->is_constant)
-            ck_assert (cn_tensor_convert (&tin[i], CN_DTYPE_F64, &u->constant, &err) == CN_OK);
-          else
-            {
-              ck_assert (cn_tensor_init (&tin[i], CN_DTYPE_F64, &u->shape, &err) == CN_OK);
-              for (int64_t j = 0; j < u->numel; j++)
-                ((double *) tin[i].data)[j] = port_value (&c, i);
-            }
+          port_tensor (&c, g, nd, i, &tin[i]);
           args[i] = &tin[i];
           dx[i] = gin[i] = NULL;
-          if (!u->is_constant)
+          /* tangents travel along value ports only (the others' are zero by the contract) */
+          if (!u->is_constant && cn__port_kind (rule, i) == CN_PORT_VALUE)
             {
               dx[i] = malloc ((size_t) (u->numel + 1) * sizeof (double));
               gin[i] = calloc ((size_t) (u->numel + 1), sizeof (double));
@@ -832,7 +865,7 @@ START_TEST (jvp_adjoint)
           tx[i] = dx[i];
         }
       int64_t m = g->values[nd->out].numel;
-      ck_assert (cn_tensor_init (&tout, CN_DTYPE_F64, &g->values[nd->out].shape, &err) == CN_OK);
+      out_tensor (g, nd, &tout);
       ck_assert_msg (rule->forward (&nd->view, args, &tout, &err) == CN_OK, "%s: forward: %s", name, err.msg);
       double *go = malloc ((size_t) (m + 1) * sizeof *go), *to = malloc ((size_t) (m + 1) * sizeof *to);
       ck_assert (go != NULL && to != NULL);
@@ -841,7 +874,16 @@ START_TEST (jvp_adjoint)
           go[j] = tu_uniform (-1, 1);
           to[j] = NAN;                  /* the jvp writes every entry */
         }
-      if (all_finite (tout.data, m))
+      if (rule->pullback == NULL)
+        {
+          /* no value input: forward mode writes zero tangents */
+          ck_assert_msg (rule->jvp (&nd->view, args, &tout, tx, to, &err) == CN_OK, "%s: jvp: %s", name, err.msg);
+          for (int64_t j = 0; j < m; j++)
+            ck_assert_msg (to[j] == 0, "%s: jvp of an operator without value input gives %.17g at %lld "
+                           "(CN_TEST_SEED=%lu)", name, to[j], (long long) j, tu_seed ());
+          checked++;
+        }
+      else if (!cn_dtype_is_float (tout.dtype) || all_finite (tout.data, m))
         {
           ck_assert_msg (rule->jvp (&nd->view, args, &tout, tx, to, &err) == CN_OK, "%s: jvp: %s", name, err.msg);
           ck_assert_msg (rule->pullback (&nd->view, args, &tout, go, gin, &err) == CN_OK, "%s: pullback: %s", name,

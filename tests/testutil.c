@@ -181,16 +181,26 @@ tu_op_graph (const struct tu_op_case *c, cn_graph **out, cn_error *err)
   for (int i = 0; i < c->n_in; i++)
     {
       int64_t n = cn_shape_numel (&c->in_shape[i]);
+      cn_dtype sort = c->in_dtype[i];
       if (c->in_const[i])
         {
-          cn_tensor t;
+          /* Drawn in binary64, then converted exactly to the port's sort (Booleans 0/1, words
+           * integers in [const_lo, const_hi]). */
+          cn_tensor t, ts;
           if ((st = cn_tensor_init (&t, CN_DTYPE_F64, &c->in_shape[i], err)) != CN_OK)
             goto fail;
           for (int64_t j = 0; j < n; j++)
-            ((double *) t.data)[j] = c->const_integer[i]
+            ((double *) t.data)[j] = sort == CN_DTYPE_BOOL ? (double) tu_int (0, 1)
+                                     : c->const_integer[i] || !cn_dtype_is_float (sort)
                                        ? (double) tu_int ((int64_t) c->const_lo[i], (int64_t) c->const_hi[i])
                                        : tu_uniform (c->const_lo[i], c->const_hi[i]);
-          st = cn_graph_add_constant (g, "c", &t, &ins[i], err);
+          if (cn_dtype_is_float (sort))
+            st = cn_graph_add_constant (g, "c", &t, &ins[i], err);
+          else if ((st = cn_tensor_convert (&ts, sort, &t, err)) == CN_OK)
+            {
+              st = cn_graph_add_constant (g, "c", &ts, &ins[i], err);
+              cn_tensor_clear (&ts);
+            }
           cn_tensor_clear (&t);
           if (st != CN_OK)
             goto fail;
@@ -211,6 +221,27 @@ tu_op_graph (const struct tu_op_case *c, cn_graph **out, cn_error *err)
       if ((st = cn_graph_add_node (g, CN_OP_RESHAPE, &rs, 1, &part, "port", &ins[i], err)) != CN_OK)
         goto fail;
       off += n;
+      if (sort == CN_DTYPE_BOOL)
+        {
+          /* a Boolean port reads gt(part, 0) */
+          cn_tensor z;
+          int zero, part_f = ins[i];
+          if ((st = cn_tensor_init (&z, CN_DTYPE_F64, &c->in_shape[i], err)) != CN_OK)
+            goto fail;
+          st = cn_graph_add_constant (g, "zero", &z, &zero, err);
+          cn_tensor_clear (&z);
+          int gin[2] = { part_f, zero };
+          if (st != CN_OK || (st = cn_graph_add_node (g, CN_OP_GT, NULL, 2, gin, "bool port", &ins[i], err)) != CN_OK)
+            goto fail;
+        }
+      else if (!cn_dtype_is_float (sort))
+        {
+          /* an integer port reads cast(part) (the tests draw X integer-valued: x_integer) */
+          cn_params_cast pc = { .to = sort };
+          int part_f = ins[i];
+          if ((st = cn_graph_add_node (g, CN_OP_CAST, &pc, 1, &part_f, "word port", &ins[i], err)) != CN_OK)
+            goto fail;
+        }
     }
   if ((st = cn_graph_add_node (g, c->op, &c->params, c->n_in, ins, "op", &y, err)) != CN_OK)
     goto fail;

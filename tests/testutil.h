@@ -141,7 +141,8 @@ void tu_set_const (struct tu_op_case *c, int i, double lo, double hi);
 
 /* Builds the graph of one operator instance: one graph input X (f64, length = the sum of the
  * element counts of the non-constant ports), each non-constant port fed by a slice of X
- * reshaped to the port's shape, constants drawn uniformly in their range.  The output of the
+ * reshaped to the port's shape (a Boolean port by gt(that, 0), an integer port by cast(that) to
+ * its sort), constants drawn uniformly in their range (in the port's sort).  The output of the
  * op is the graph output. */
 cn_status tu_op_graph (const struct tu_op_case *c, cn_graph **out, cn_error *err);
 

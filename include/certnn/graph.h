@@ -27,17 +27,23 @@ typedef struct cn_graph cn_graph;
 cn_status cn_graph_create (cn_graph **out, cn_error *err);
 void cn_graph_free (cn_graph *g);                 /* NULL is allowed */
 
-/* Adds a graph input of the given sort and shape; its value number goes to *VALUE. */
+/* Adds a graph input of the given sort and shape; its value number goes to *VALUE.  A floating
+ * sort (f32 or f64) makes it a value of the model's scalar; CN_DTYPE_BOOL or an integer sort a
+ * Boolean or integer-word input (certnn/ops.h, "element sorts"). */
 cn_status cn_graph_add_input (cn_graph *g, const char *name, cn_dtype dtype, const cn_shape *shape,
                               int *value, cn_error *err);
 /* Adds a constant, a copy of T.  A floating-point constant must be finite: a NaN or an
- * infinity is CN_ENUMERIC naming the constant and the first bad position. */
+ * infinity is CN_ENUMERIC naming the constant and the first bad position.  An integer constant
+ * must be exact in binary64 (|w| <= 2^53; else CN_EUNSUPPORTED), since bounds read it there. */
 cn_status cn_graph_add_constant (cn_graph *g, const char *name, const cn_tensor *t, int *value,
                                  cn_error *err);
 /* Adds a node applying OP to the N_IN values IN.  PARAMS points to OP's attribute record
- * (NULL for operators without attributes).  The rule's check runs first: an operator without
- * a rule is CN_EUNSUPPORTED; bad attributes or input shapes are CN_EINVAL or CN_ESHAPE with a
- * message naming the operator and NAME.  The output value numbers go to OUT (as many as the
+ * (NULL for operators without attributes).  Each input is first checked against its port: a
+ * value at a port of another sort (a Boolean at a value port, a float at an integer port, ...)
+ * is CN_EINVAL with a message naming both ports, the operator and NAME.  Then the rule's checks
+ * run: an operator without a rule is CN_EUNSUPPORTED; bad attributes, input sorts or shapes are
+ * CN_EINVAL or CN_ESHAPE with a message naming the operator and NAME.  The output's sort is the
+ * model's scalar unless the rule says otherwise (comparisons: bool, integer words, ...).  The output value numbers go to OUT (as many as the
  * operator has outputs; all current operators have one). */
 cn_status cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const int *in,
                              const char *name, int *out, cn_error *err);
@@ -68,10 +74,12 @@ const void *cn_graph_node_params (const cn_graph *g, int node);
 
 /* ---- evaluation ---------------------------------------------------------------------- */
 
-/* Evaluates the graph in DTYPE (CN_DTYPE_F64 or CN_DTYPE_F32), each operator rounding to
- * nearest in that format in a fixed order.  INPUTS holds one tensor per graph input (any
- * floating sort: converted); OUTPUTS receives one initialised tensor per graph output, which
- * the caller clears.  On failure no output is left initialised. */
+/* Evaluates the graph in DTYPE (CN_DTYPE_F64 or CN_DTYPE_F32): values of the model's scalar are
+ * held in DTYPE, each operator rounding to nearest in that format in a fixed order; Boolean and
+ * integer values are held in their own sorts and computed exactly.  INPUTS holds one tensor per
+ * graph input (converted: to DTYPE for the model's scalar, value-preservingly to the input's sort
+ * otherwise); OUTPUTS receives one initialised tensor per graph output (in DTYPE or the output's
+ * own sort), which the caller clears.  On failure no output is left initialised. */
 cn_status cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs,
                          cn_tensor *outputs, cn_error *err);
 

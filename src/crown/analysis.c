@@ -249,6 +249,18 @@ cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts
                          (long long) input->n, g->values[xin].name, (long long) g->values[xin].numel);
   if ((st = cn_box_validate (input, "bounds: input box", err)) != CN_OK)
     return st;
+  if (!cn_dtype_is_float (g->values[xin].dtype))
+    {
+      /* A Boolean or integer input: the arms read its box as the set of its possible words, so
+       * its ends must be words of its sort (0 or 1 for a Boolean). */
+      cn_dtype t = g->values[xin].dtype;
+      double wmin = t == CN_DTYPE_BOOL ? 0 : cn__dtype_min (t), wmax = t == CN_DTYPE_BOOL ? 1 : cn__dtype_max (t);
+      for (int64_t j = 0; j < input->n; j++)
+        if (input->lo[j] != floor (input->lo[j]) || input->hi[j] != floor (input->hi[j]) || input->lo[j] < wmin
+            || input->hi[j] > wmax)
+          return cn_error_set (err, CN_EINVAL, "bounds: the input box [%g, %g] at %lld is not a range of %s words",
+                               input->lo[j], input->hi[j], (long long) j, cn_dtype_name (t));
+    }
   cn_analysis *a = calloc (1, sizeof *a);
   if (a == NULL)
     return cn_error_set (err, CN_ENOMEM, "bounds: out of memory");

@@ -1,9 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* src/graph/eval.c: forward evaluation of a graph through its operators' rules. */
+/* src/graph/eval.c: forward evaluation of a graph through its operators' rules.
+ *
+ * Values of the model's scalar are held in the evaluation's sort (f64 or f32); Boolean and
+ * integer values in their own sorts (sort_of below), whatever the evaluation's sort. */
 #include <config.h>
 #include <stdlib.h>
 #include <string.h>
 #include "graph/graph_impl.h"
+
+/* The sort value V is held in by an evaluation in DTYPE. */
+static cn_dtype
+sort_of (const struct cn__value *v, cn_dtype dtype)
+{
+  return cn_dtype_is_float (v->dtype) ? dtype : v->dtype;
+}
 
 cn_status
 cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs, cn_tensor *outputs,
@@ -36,7 +46,7 @@ cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs, cn_te
                              cn_shape_format (&inputs[i].shape, a, sizeof a), cn_shape_format (&v->shape, b, sizeof b));
           goto done;
         }
-      if ((st = cn_tensor_convert (&val[g->inputs[i]], dtype, &inputs[i], err)) != CN_OK)
+      if ((st = cn_tensor_convert (&val[g->inputs[i]], sort_of (v, dtype), &inputs[i], err)) != CN_OK)
         goto done;
       val[g->inputs[i]].shape = v->shape;
     }
@@ -45,7 +55,7 @@ cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs, cn_te
       const struct cn__value *v = &g->values[i];
       if (!v->is_constant)
         continue;
-      if (dtype == CN_DTYPE_F64 && v->cdata != NULL)
+      if (dtype == CN_DTYPE_F64 && cn_dtype_is_float (v->dtype) && v->cdata != NULL)
         {
           /* the graph's binary64 copy, borrowed (read only; never cleared below) */
           val[i].dtype = CN_DTYPE_F64;
@@ -53,7 +63,7 @@ cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs, cn_te
           val[i].data = v->cdata;
           continue;
         }
-      if ((st = cn_tensor_convert (&val[i], dtype, &v->constant, err)) != CN_OK)
+      if ((st = cn_tensor_convert (&val[i], sort_of (v, dtype), &v->constant, err)) != CN_OK)
         goto done;
     }
   for (int k = 0; k < g->n_nodes; k++)
@@ -66,7 +76,8 @@ cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs, cn_te
           st = cn_error_set (err, CN_EUNSUPPORTED, "%s: no forward rule (node '%s')", cn_op_name (nd->op), nd->name);
           goto done;
         }
-      if ((st = cn_tensor_init (&val[nd->out], dtype, &g->values[nd->out].shape, err)) != CN_OK)
+      if ((st = cn_tensor_init (&val[nd->out], sort_of (&g->values[nd->out], dtype), &g->values[nd->out].shape, err))
+          != CN_OK)
         goto done;
       if ((st = nd->rule->forward (&nd->view, args, &val[nd->out], err)) != CN_OK)
         goto done;
@@ -74,7 +85,8 @@ cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs, cn_te
   for (int i = 0; i < g->n_outputs; i++)
     {
       /* Move the output tensor out (copy if the same value is output twice or is an input). */
-      if ((st = cn_tensor_convert (&outputs[i], dtype, &val[g->outputs[i]], err)) != CN_OK)
+      if ((st = cn_tensor_convert (&outputs[i], sort_of (&g->values[g->outputs[i]], dtype), &val[g->outputs[i]], err))
+          != CN_OK)
         {
           for (int j = 0; j < i; j++)
             cn_tensor_clear (&outputs[j]);

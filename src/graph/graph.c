@@ -2,6 +2,7 @@
 /* src/graph/graph.c: building and querying graphs. */
 #include <config.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "graph/graph_impl.h"
@@ -92,9 +93,8 @@ cn_status
 cn_graph_add_input (cn_graph *g, const char *name, cn_dtype dtype, const cn_shape *shape, int *value,
                     cn_error *err)
 {
-  if (!cn_dtype_is_float (dtype))
-    return cn_error_set (err, CN_EUNSUPPORTED, "graph: input '%s' has sort %s; only f32 and f64 inputs are supported",
-                         name ? name : "", cn_dtype_name (dtype));
+  if ((unsigned) dtype >= CN_DTYPE_COUNT)
+    return cn_error_set (err, CN_EINVAL, "graph: input '%s' has an invalid sort %d", name ? name : "", (int) dtype);
   if (cn_shape_numel (shape) < 0)
     return cn_error_set (err, CN_EINVAL, "graph: input '%s' has an invalid shape", name ? name : "");
   int *ni = realloc (g->inputs, (size_t) (g->n_inputs + 1) * sizeof *ni);
@@ -125,6 +125,16 @@ cn_graph_add_constant (cn_graph *g, const char *name, const cn_tensor *t, int *v
           return cn_error_set (err, CN_ENUMERIC, "graph: constant '%s' holds %s at position %lld",
                                name ? name : "", isnan (x) ? "NaN" : "an infinity", (long long) i);
       }
+  else
+    /* Boxes and MPFI vectors read a constant through its binary64 copy, which must be exact. */
+    for (int64_t i = 0; i < n; i++)
+      {
+        double x = cn_tensor_get_f64 (t, i);
+        if (!(fabs (x) <= 0x1p53))
+          return cn_error_set (err, CN_EUNSUPPORTED, "graph: constant '%s' holds a %s word beyond 2^53 at position %lld "
+                               "(integer constants must be exact in binary64)", name ? name : "",
+                               cn_dtype_name (t->dtype), (long long) i);
+      }
   int v;
   cn_status st = new_value (g, name, t->dtype, &t->shape, &v, err);
   if (st != CN_OK)
@@ -150,6 +160,50 @@ cn_graph_add_constant (cn_graph *g, const char *name, const cn_tensor *t, int *v
     val->cdata[i] = cn_tensor_get_f64 (t, i);
   *value = v;
   return CN_OK;
+}
+
+/* The port of a value as the seed prints it: "value [2,3]", "bool [2,3]", "i32 [2,3]". */
+static void
+port_format (cn_port_kind kind, cn_dtype sort, const cn_shape *shape, char *buf, size_t size)
+{
+  static const char *const kind_name[] = {
+    [CN_PORT_VALUE] = "value", [CN_PORT_FROZEN] = "frozen", [CN_PORT_DETACHED] = "detached", [CN_PORT_INDEX] = "index",
+    [CN_PORT_BOOL] = "bool", [CN_PORT_INTEGER] = "integer", [CN_PORT_ANY] = "any",
+  };
+  char sh[128] = "";
+  if (shape != NULL)
+    cn_shape_format (shape, sh, sizeof sh);
+  if (kind == CN_PORT_INTEGER && (unsigned) sort < CN_DTYPE_COUNT)
+    snprintf (buf, size, "integer %s %s", cn_dtype_name (sort), sh);
+  else
+    snprintf (buf, size, "%s%s%s", (unsigned) kind <= CN_PORT_ANY ? kind_name[kind] : "?", sh[0] ? " " : "", sh);
+}
+
+/* Checks that value VAL may sit at input I of RULE: ports of the model's scalar (value, frozen,
+ * detached, index) take floating values, bool ports Booleans, integer ports integer words, any
+ * ports anything (the rule's out_sort looks closer).  The message names both ports. */
+static cn_status
+port_accepts (cn_op op, const struct cn_op_rule *rule, int i, const struct cn__value *val, const char *nm,
+              cn_error *err)
+{
+  cn_port_kind want = cn__port_kind (rule, i);
+  int is_float = cn_dtype_is_float (val->dtype), is_bool = val->dtype == CN_DTYPE_BOOL;
+  int ok;
+  switch (want)
+    {
+    case CN_PORT_BOOL: ok = is_bool; break;
+    case CN_PORT_INTEGER: ok = !is_float && !is_bool; break;
+    case CN_PORT_ANY: ok = 1; break;
+    default: ok = is_float; break;
+    }
+  if (ok)
+    return CN_OK;
+  cn_port_kind have = is_float ? CN_PORT_VALUE : is_bool ? CN_PORT_BOOL : CN_PORT_INTEGER;
+  char a[160], b[160];
+  port_format (have, val->dtype, &val->shape, a, sizeof a);
+  port_format (want, CN_DTYPE_COUNT, NULL, b, sizeof b);
+  return cn_error_set (err, CN_EINVAL, "%s: input %d is at a %s port where a %s port is expected (node '%s')",
+                       cn_op_name (op), i, a, b, nm);
 }
 
 cn_status
@@ -183,14 +237,44 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
     {
       if ((st = cn__graph_check_value (g, in[i], cn_op_name (op), err)) != CN_OK)
         goto fail;
-      if (!cn_dtype_is_float (g->values[in[i]].dtype))
-        {
-          st = cn_error_set (err, CN_EUNSUPPORTED, "%s: node '%s' input %d has sort %s; only f32/f64 values are supported yet",
-                             cn_op_name (op), nm, i, cn_dtype_name (g->values[in[i]].dtype));
-          goto fail;
-        }
+      if ((st = port_accepts (op, rule, i, &g->values[in[i]], nm, err)) != CN_OK)
+        goto fail;
       ins[i] = in[i];
       shapes[i] = &g->values[in[i]].shape;
+    }
+  /* now every input's sort suits its port; the rule decides the output's sort */
+  cn_dtype osort = CN_DTYPE_F64;
+  if (rule->out_sort != NULL)
+    {
+      cn_dtype stack_sorts[8], *sorts = n_in <= 8 ? stack_sorts : malloc ((size_t) n_in * sizeof *sorts);
+      if (sorts == NULL)
+        {
+          st = cn_error_set (err, CN_ENOMEM, "graph: out of memory");
+          goto fail;
+        }
+      for (int i = 0; i < n_in; i++)
+        sorts[i] = cn_dtype_is_float (g->values[in[i]].dtype) ? CN_DTYPE_F64 : g->values[in[i]].dtype;
+      cn_error local;
+      cn_error_clear (&local);
+      st = rule->out_sort (params, n_in, sorts, &osort, &local);
+      if (sorts != stack_sorts)
+        free (sorts);
+      if (st != CN_OK)
+        {
+          cn_error_set (err, st, "%s (node '%s')", local.msg, nm);
+          goto fail;
+        }
+    }
+  if (cn_dtype_is_float (osort))
+    {
+      /* The model's scalar: recorded as the sort of the first floating input (f64 if none). */
+      osort = CN_DTYPE_F64;
+      for (int i = 0; i < n_in; i++)
+        if (cn_dtype_is_float (g->values[in[i]].dtype))
+          {
+            osort = g->values[in[i]].dtype;
+            break;
+          }
     }
   cn_shape oshape;
   memset (&oshape, 0, sizeof oshape);
@@ -223,9 +307,8 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
       g->nodes = nn;
       g->cap_nodes = cap;
     }
-  /* The output takes the sort of the first input (all inputs are floating here). */
   int v;
-  if ((st = new_value (g, name, g->values[in[0]].dtype, &oshape, &v, err)) != CN_OK)
+  if ((st = new_value (g, name, osort, &oshape, &v, err)) != CN_OK)
     goto fail;
   /* Values may have moved in memory: refresh the shape and constant pointers. */
   for (int i = 0; i < n_in; i++)

@@ -38,6 +38,10 @@ typedef struct cn_node_view
   const cn_tensor *const *in_const;   /* n_in entries: the constant tensor, or NULL */
   const cn_shape *out_shape;          /* the (single) output's shape */
   const char *name;                   /* the node's name, for messages */
+  const cn_dtype *in_sort;            /* n_in entries: the inputs' sorts as out_sort saw them
+                                         (CN_DTYPE_F64 for the model's scalar), or NULL when
+                                         unknown; the IBP and MPFI arms of word operators need
+                                         them (a box holds a word's value, not its sort) */
 } cn_node_view;
 
 /* One backward step of a CROWN sweep through a node v = f(u_1..u_n) (ALGORITHMS.md 2.2).
@@ -124,6 +128,38 @@ static inline cn_port_kind
 cn__port_kind (const struct cn_op_rule *r, int i)
 {
   return r->in_kind == NULL ? CN_PORT_VALUE : r->in_kind[r->n_in < 0 ? 0 : i];
+}
+
+/* The least and greatest words of the integer sort T as doubles, rounded outward (the greatest
+ * 64-bit words round up to 2^63 and 2^64): the box of an unknown word. */
+static inline double
+cn__dtype_min (cn_dtype t)
+{
+  switch (t)
+    {
+    case CN_DTYPE_I8: return -0x1p7;
+    case CN_DTYPE_I16: return -0x1p15;
+    case CN_DTYPE_I32: return -0x1p31;
+    case CN_DTYPE_I64: return -0x1p63;
+    default: return 0;
+    }
+}
+static inline double
+cn__dtype_max (cn_dtype t)
+{
+  switch (t)
+    {
+    case CN_DTYPE_I8: return 0x1p7 - 1;
+    case CN_DTYPE_I16: return 0x1p15 - 1;
+    case CN_DTYPE_I32: return 0x1p31 - 1;
+    case CN_DTYPE_I64: return 0x1p63;
+    case CN_DTYPE_U8: return 0x1p8 - 1;
+    case CN_DTYPE_U16: return 0x1p16 - 1;
+    case CN_DTYPE_U32: return 0x1p32 - 1;
+    case CN_DTYPE_U64: return 0x1p64;
+    case CN_DTYPE_BOOL: return 1;
+    default: return 0;
+    }
 }
 
 /* The rule of OP, or NULL if the operator has none yet. */
