@@ -6,13 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "certnn/reference.h"
 #include "cli/cli.h"
+
+/* The default precision of --reference mpfi, in bits: the precision of the test suite's oracle. */
+#define REFERENCE_PREC 256
+/* The largest precision the command accepts (MPFR's own limit is far beyond any useful one). */
+#define PREC_CAP (1L << 20)
 
 static void
 help (FILE *f)
 {
   fprintf (f, "Usage: certnn bounds NET.onnx --vnnlib SPEC.vnnlib [--method ibp|crown|crown-ibp] [--json] [--threads N]\n"
-              "       certnn bounds NET.onnx --center FILE --eps E [...]\n\n"
+              "       certnn bounds NET.onnx --center FILE --eps E [...]\n"
+              "       certnn bounds NET.onnx (--vnnlib SPEC | --center FILE --eps E) --method ibp --reference mpfi\n"
+              "                     [--precision BITS] [--json]\n\n"
               "Sound bounds of every entry of the network's output 0 over an input set: the first input box of\n"
               "SPEC (its constants rounded outward), or the L-infinity ball of radius E around the point in FILE\n"
               "(numbers in C order).  The bounds hold for the network evaluated in exact real arithmetic with its\n"
@@ -21,8 +29,17 @@ help (FILE *f)
               "             crown-ibp: IBP intermediate bounds and one CROWN sweep from the output\n"
               "  --json     print {\"method\", \"lower\", \"upper\", \"seconds\"} (an infinite bound prints as null);\n"
               "             seconds times the bound computation only\n"
-              "  --threads  OpenMP threads for the row-parallel work (default: OpenMP's)\n\n"
-              "Text output: one line per output entry, 'index lower upper'.\n");
+              "  --threads  OpenMP threads for the row-parallel work (default: OpenMP's)\n"
+              "  --reference mpfi\n"
+              "             (with --method ibp only) the whole IBP pass in MPFI interval arithmetic instead, through\n"
+              "             every operator's MPFI arm: the reference the soundness tests compare against (slow).  The\n"
+              "             enclosure of each output is rounded outward to binary64; an end MPFI cannot bound prints\n"
+              "             as -inf/inf.  With --json the method prints as \"ibp-mpfi\" and a \"precision\" field is\n"
+              "             added; --threads has no effect\n"
+              "  --precision BITS\n"
+              "             (with --reference only) the MPFR precision of the reference, %d..%ld (default %d)\n\n"
+              "Text output: one line per output entry, 'index lower upper'.\n", (int) MPFR_PREC_MIN, (long) PREC_CAP,
+           REFERENCE_PREC);
 }
 
 int
@@ -31,6 +48,8 @@ cli_bounds (int argc, char **argv)
   const char *net = NULL, *vnnlib = NULL, *center = NULL;
   double eps = -1;
   int json = 0;
+  const char *reference = NULL;
+  long prec = -1;
   cn_bounds_opts opts;
   cn_bounds_opts_init (&opts);
   cn_error err;
@@ -56,6 +75,21 @@ cli_bounds (int argc, char **argv)
           if (*end != '\0' || !(eps >= 0) || isinf (eps))
             return cli_usage_error ("bounds", "--eps must be a finite number >= 0, not '%s'", argv[i]);
         }
+      else if (strcmp (argv[i], "--reference") == 0 && i + 1 < argc)
+        {
+          reference = argv[++i];
+          if (strcmp (reference, "mpfi") != 0)
+            return cli_usage_error ("bounds", "--reference takes mpfi, not '%s'", reference);
+        }
+      else if (strcmp (argv[i], "--precision") == 0 && i + 1 < argc)
+        {
+          char *end;
+          errno = 0;
+          prec = strtol (argv[++i], &end, 10);
+          if (*end != '\0' || end == argv[i] || errno != 0 || prec < (long) MPFR_PREC_MIN || prec > PREC_CAP)
+            return cli_usage_error ("bounds", "--precision must be an integer in %d..%ld, not '%s'", (int) MPFR_PREC_MIN,
+                                    (long) PREC_CAP, argv[i]);
+        }
       else if ((opt = cli_bounds_option ("bounds", argc, argv, &i, &opts)) != 0)
         {
           if (opt < 0)
@@ -72,6 +106,12 @@ cli_bounds (int argc, char **argv)
     return cli_usage_error ("bounds", "need NET.onnx and either --vnnlib SPEC or --center FILE --eps E (try --help)");
   if (center != NULL && eps < 0)
     return cli_usage_error ("bounds", "--center needs --eps E");
+  if (reference != NULL && opts.method != CN_METHOD_IBP)
+    return cli_usage_error ("bounds", "--reference mpfi needs --method ibp (the reference runs IBP only)");
+  if (prec >= 0 && reference == NULL)
+    return cli_usage_error ("bounds", "--precision needs --reference mpfi");
+  if (prec < 0)
+    prec = REFERENCE_PREC;
 
   cn_graph *g = NULL;
   cn_spec spec;
@@ -116,7 +156,10 @@ cli_bounds (int argc, char **argv)
         }
     }
   double t0 = cli_now ();
-  if (cn_bounds_output (g, &box, &opts, &out, &err) != CN_OK)
+  /* Either the fast sound pass or the MPFI reference; both leave in OUT a binary64 box that
+     contains the exact output over BOX. */
+  if ((reference != NULL ? cn_reference_output_box (g, &box, (mpfr_prec_t) prec, &out, &err)
+                         : cn_bounds_output (g, &box, &opts, &out, &err)) != CN_OK)
     {
       rc = cli_fail (&err);
       goto done;
@@ -130,8 +173,16 @@ cli_bounds (int argc, char **argv)
           json_array_append_new (lo, isfinite (out.lo[j]) ? json_real (out.lo[j]) : json_null ());
           json_array_append_new (hi, isfinite (out.hi[j]) ? json_real (out.hi[j]) : json_null ());
         }
-      json_t *root = json_pack ("{s:s, s:o, s:o, s:f}", "method", cn_method_name (opts.method), "lower", lo, "upper",
-                                hi, "seconds", secs);
+      json_t *root = json_pack ("{s:s, s:o, s:o, s:f}", "method", reference != NULL ? "ibp-mpfi" : cn_method_name (opts.method),
+                                "lower", lo, "upper", hi, "seconds", secs);
+      if (root != NULL && reference != NULL)
+        json_object_set_new (root, "precision", json_integer (prec));
+      if (root == NULL)
+        {
+          fprintf (stderr, "certnn: bounds: out of memory\n");
+          rc = CLI_FAIL;
+          goto done;
+        }
       json_dumpf (root, stdout, JSON_REAL_PRECISION (17));
       putchar ('\n');
       json_decref (root);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* src/ibp/reference.c: IBP in MPFI through every operator's MPFI arm (the reference). */
 #include <config.h>
+#include <math.h>
 #include <stdlib.h>
 #include "graph/graph_impl.h"
 
@@ -67,5 +68,42 @@ done:
     cn_mpfi_vec_clear (&val[v]);
   free (val);
   free (args);
+  return st;
+}
+
+cn_status
+cn_reference_output_box (const cn_graph *g, const cn_box *input, mpfr_prec_t prec, cn_box *out, cn_error *err)
+{
+  out->n = 0;
+  out->lo = out->hi = NULL;
+  if (prec < MPFR_PREC_MIN || prec > MPFR_PREC_MAX)
+    return cn_error_set (err, CN_EINVAL, "reference: precision %ld is out of MPFR's range", (long) prec);
+  cn_status st = cn_box_validate (input, "reference: input box", err);
+  if (st != CN_OK)
+    return st;
+  cn_mpfi_vec in, y;
+  y.n = 0;
+  y.v = NULL;
+  if ((st = cn_mpfi_vec_init (&in, input->n, prec, err)) != CN_OK)
+    return st;
+  /* Each input interval contains [lo_i, hi_i]: mpfi_interv_d rounds outward, and is exact when PREC >= 53. */
+  for (int64_t i = 0; i < input->n; i++)
+    mpfi_interv_d (in.v[i], input->lo[i], input->hi[i]);
+  if ((st = cn_reference_ibp (g, &in, prec, &y, err)) != CN_OK)
+    goto done;
+  if ((st = cn_box_init (out, y.n, err)) != CN_OK)
+    goto done;
+  /* Each end rounded outward to binary64, so [lo_j, hi_j] contains the MPFI enclosure of output j,
+     which contains the exact output over the box.  A NaN end (an operator left its domain) says
+     nothing, and becomes the infinite end on its side. */
+  for (int64_t j = 0; j < y.n; j++)
+    {
+      const __mpfi_struct *v = y.v[j];
+      out->lo[j] = mpfr_nan_p (&v->left) ? -INFINITY : mpfr_get_d (&v->left, MPFR_RNDD);
+      out->hi[j] = mpfr_nan_p (&v->right) ? INFINITY : mpfr_get_d (&v->right, MPFR_RNDU);
+    }
+done:
+  cn_mpfi_vec_clear (&in);
+  cn_mpfi_vec_clear (&y);
   return st;
 }
