@@ -1,6 +1,188 @@
 /* SPDX-License-Identifier: MIT */
-/* certnn/wire.h: placeholder; being written. */
+/* certnn/wire.h: the wire codec, an operator instance as a versioned JSON record and back.
+ *
+ * An operator instance is the operator, its attribute record and the sorts and shapes of its
+ * inputs (shapes are attributes in certnn: the inputs fix them).  Its record (format version 1):
+ *
+ *   {"version": 1, "tag": "softmax",
+ *    "inputs": [{"sort": "f64", "shape": [2, 3]}],
+ *    "fields": {"axis": 1}}
+ *
+ * - "tag" is the operator's name (cn_op_name); "inputs" lists every input port in order, its sort
+ *   as cn_dtype_name writes it ("f64" or "f32" for the model's scalar, "bool", "i8" .. "u64") and its
+ *   shape as the list of extents ([] for a scalar).
+ * - "fields" holds one member per member of the operator's attribute record (certnn/ops.h), named
+ *   as the record's member, in the record's order; an operator without a record has "fields": {}.
+ *   The members are written as follows:
+ *     int, int64_t                  JSON integers;
+ *     a flag (keepdims, causal, ...) true or false (the record holds 0 or 1);
+ *     double                        a JSON number printed with 17 significant digits, so that it
+ *                                   reads back to the same double (-0 included); where the field may
+ *                                   hold a non-finite value (nanToNum's three values, fullLike's
+ *                                   value, the losses' parameters) the strings "inf", "-inf", "nan";
+ *                                   elsewhere a non-finite value is refused;
+ *     an enumeration                its name: pool kind "max" | "avg"; reduce kind "sum" | "prod" |
+ *                                   "max" | "min"; div rounding "none" (true division, torch's
+ *                                   rounding_mode=None) | "trunc" | "floor"; gelu approximate "none" |
+ *                                   "tanh"; sqrt mode "raw" | "clampNegative"; loss reduction "mean" |
+ *                                   "sum" | "none"; scatter reduce "replace" | "sum" | "prod" | "max" |
+ *                                   "min"; fft norm "backward" | "ortho" | "forward";
+ *     cn_dtype                      its cn_dtype_name ("f64", "bool", "u64", ...);
+ *     cn_shape                      the list of extents;
+ *     an axis set (uint32_t, bit a = axis a)   the increasing list of its axes;
+ *     an array with a count member (conv's stride[nd], permute's perm[rank], slice's start[rank],
+ *                                   contract's a_axes[n], index_code's bound[r], ...)
+ *                                   the list of its first COUNT entries; entries past the count are
+ *                                   not part of the operator: they are not written, and a decoded
+ *                                   record holds zeros there;
+ *     custom's name                 a string (at most 63 bytes);
+ *     custom's program              an object {"inputs": [{"name", "sort", "shape"}, ...],
+ *                                   "constants": [{"name", "sort", "shape", "words"}, ...],
+ *                                   "nodes": [{"name", "op": <record>, "in": [values]}, ...],
+ *                                   "outputs": [values]}: values are numbered inputs first, then
+ *                                   constants, then each node's output, in order; "op" is the node's
+ *                                   operator record (a custom node's holds its own program); "words"
+ *                                   is the constant's elements in row-major order, each the
+ *                                   hexadecimal bit pattern of its sort's width (16 digits for f64,
+ *                                   8 for f32, 2 for bool and i8, ...), most significant digit first.
+ *
+ * Decoding checks everything: the version, the tag, every member present with its type and no
+ * other member, enumeration names, counts within the record's arrays, the contract's ranges that
+ * hold whatever the inputs (window strides, dilations and kernels >= 1, paddings >= 0, slice
+ * steps >= 1, ...), finiteness where a field must be finite; then, for an operator with a rule,
+ * each input's sort against its port, the rule's out_sort and the rule's check with the decoded
+ * record and input shapes, so that a record whose axis lies outside the rank decodes to an error,
+ * never to an operator.  An operator without a rule yet gets every check but the rule's.
+ * Encoding runs the same checks on the record it is given, so that whatever it writes decodes.
+ *
+ * Errors: CN_EPARSE for malformed JSON and malformed records (a wrong version, an unknown tag, a
+ * missing, extra or ill-typed member, an unknown enumeration name), CN_EINVAL for values outside
+ * their range, and whatever status the rule's check returns (CN_EINVAL, CN_ESHAPE); CN_ENOMEM.
+ * Messages start with "wire: TAG:" and name the field ("wire: softmax: field 'axis': ...") or the
+ * input.
+ *
+ * The JSON functions take and return jansson objects (declare them by including <jansson.h>); the
+ * string functions need no jansson at the caller. */
 #ifndef CERTNN_WIRE_H
 #define CERTNN_WIRE_H
+
+#include <stddef.h>
 #include "certnn/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The format version this codec writes and the only one it reads. */
+#define CN_WIRE_VERSION 1
+
+struct json_t;
+
+/* Storage for any operator's attribute record. */
+typedef union cn_wire_params
+{
+  cn_params_conv conv;
+  cn_params_pool pool;
+  cn_params_reshape reshape;
+  cn_params_permute permute;
+  cn_params_broadcast broadcast;
+  cn_params_pad pad;
+  cn_params_slice slice;
+  cn_params_cat cat;
+  cn_params_reduce reduce;
+  cn_params_div div;
+  cn_params_batchnorm batchnorm;
+  cn_params_softmax softmax;
+  cn_params_layernorm layernorm;
+  cn_params_gelu gelu;
+  cn_params_elu elu;
+  cn_params_leaky_relu leaky_relu;
+  cn_params_sqrt sqrt;
+  cn_params_scale scale;
+  cn_params_addc addc;
+  cn_params_nan_to_num nan_to_num;
+  cn_params_full_like full_like;
+  cn_params_epsilon epsilon;
+  cn_params_scaled_matmul scaled_matmul;
+  cn_params_contract contract;
+  cn_params_loss loss;
+  cn_params_cumulative cumulative;
+  cn_params_sort sort;
+  cn_params_topk topk;
+  cn_params_argmax argmax;
+  cn_params_gather gather;
+  cn_params_scatter scatter;
+  cn_params_indices indices;
+  cn_params_flip flip;
+  cn_params_cast cast;
+  cn_params_bitcast bitcast;
+  cn_params_index_code index_code;
+  cn_params_rand_uniform rand_uniform;
+  cn_params_randn randn;
+  cn_params_bernoulli bernoulli;
+  cn_params_dropout dropout;
+  cn_params_topk_mask topk_mask;
+  cn_params_conv_transpose conv_transpose;
+  cn_params_attention attention;
+  cn_params_multihead multihead;
+  cn_params_fft fft;
+  cn_params_custom custom;
+} cn_wire_params;
+
+/* A decoded operator instance.  It owns its arrays and, for custom, the decoded program graphs;
+ * cn_wire_op_clear frees them. */
+typedef struct cn_wire_op
+{
+  cn_op op;
+  cn_wire_params params;   /* the record (cn_wire_params_size (op) bytes), zero where the wire
+                              carries nothing (entries past a count, padding); all zero if none */
+  int n_in;
+  cn_shape *in_shape;      /* n_in input shapes (entries past each rank zero) */
+  cn_dtype *in_dtype;      /* n_in input sorts */
+  int checked;             /* 1 if the operator's rule checked the instance (it has a rule) */
+  cn_shape out_shape;      /* if checked: the output shape the rule's check wrote */
+  cn_dtype out_dtype;      /* if checked: the output's sort as the graph builder records it (the
+                              first floating input's sort for the model's scalar, else the rule's
+                              out_sort) */
+  int n_graphs;            /* custom: the graphs decoded from the record, owned: graphs[0] is the */
+  cn_graph **graphs;       /* program (params.custom.program), the others the programs of custom
+                              nodes inside it */
+} cn_wire_op;
+
+/* The size of OP's attribute record as the codec knows it (0 for none), whether or not the
+ * operator has a rule; equal to cn_op_params_size (op) for an operator with a rule.  0 for an
+ * invalid OP. */
+size_t cn_wire_params_size (cn_op op);
+
+/* Encodes the instance of OP with the record PARAMS (borrowed; NULL for an operator without
+ * attributes) and N_IN inputs of shapes IN_SHAPE[0..N_IN-1] and sorts IN_DTYPE[0..N_IN-1] (NULL:
+ * all CN_DTYPE_F64, the model's scalar) into a new JSON object *OUT, which the caller releases
+ * with json_decref.  The instance is checked as decoding checks it (an invalid instance is refused
+ * with decoding's message and status); for custom the program graph is encoded.  On failure *OUT
+ * is NULL. */
+cn_status cn_wire_encode (cn_op op, const void *params, int n_in, const cn_shape *in_shape,
+                          const cn_dtype *in_dtype, struct json_t **out, cn_error *err);
+/* cn_wire_encode of node NODE of graph G (its operator, record, and its inputs' shapes and sorts). */
+cn_status cn_wire_encode_node (const cn_graph *g, int node, struct json_t **out, cn_error *err);
+/* cn_wire_encode, written into a malloc'd NUL-terminated one-line string *OUT that the caller
+ * frees with free (); *OUT is NULL on failure. */
+cn_status cn_wire_encode_string (cn_op op, const void *params, int n_in, const cn_shape *in_shape,
+                                 const cn_dtype *in_dtype, char **out, cn_error *err);
+
+/* Decodes the record REC (borrowed) into *OUT, which is overwritten (not cleared first) and owned
+ * by the caller on success: release it with cn_wire_op_clear.  The graph builder takes the result
+ * as it is: cn_graph_add_node (g, out->op, &out->params, out->n_in, values, name, ...), the
+ * custom program staying alive until cn_wire_op_clear.  On failure *OUT is left cleared (and may
+ * still be passed to cn_wire_op_clear). */
+cn_status cn_wire_decode (const struct json_t *rec, cn_wire_op *out, cn_error *err);
+/* cn_wire_decode of the JSON text TEXT (NUL-terminated; one JSON object, nothing after it, no
+ * repeated member names). */
+cn_status cn_wire_decode_string (const char *text, cn_wire_op *out, cn_error *err);
+/* Frees what a decoded instance owns (arrays and program graphs) and zeroes it.  A zeroed
+ * cn_wire_op may be cleared; NULL is allowed. */
+void cn_wire_op_clear (cn_wire_op *w);
+
+#ifdef __cplusplus
+}
+#endif
 #endif
