@@ -47,6 +47,7 @@ cn_graph_free (cn_graph *g)
       free (nd->in);
       free (nd->in_shape);
       free (nd->in_const);
+      free (nd->in_sort);
     }
   free (g->values);
   free (g->nodes);
@@ -225,10 +226,11 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
   const cn_shape **shapes = calloc ((size_t) n_in, sizeof *shapes);
   const cn_tensor **consts = calloc ((size_t) n_in, sizeof *consts);
   int *ins = malloc ((size_t) n_in * sizeof *ins);
+  cn_dtype *isorts = malloc ((size_t) (n_in > 0 ? n_in : 1) * sizeof *isorts);
   void *pcopy = NULL;
   char *ncopy = dup_name (name);
   cn_status st = CN_OK;
-  if (shapes == NULL || consts == NULL || ins == NULL || ncopy == NULL)
+  if (shapes == NULL || consts == NULL || ins == NULL || isorts == NULL || ncopy == NULL)
     {
       st = cn_error_set (err, CN_ENOMEM, "graph: out of memory");
       goto fail;
@@ -241,24 +243,15 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
         goto fail;
       ins[i] = in[i];
       shapes[i] = &g->values[in[i]].shape;
+      isorts[i] = cn_dtype_is_float (g->values[in[i]].dtype) ? CN_DTYPE_F64 : g->values[in[i]].dtype;
     }
   /* now every input's sort suits its port; the rule decides the output's sort */
   cn_dtype osort = CN_DTYPE_F64;
   if (rule->out_sort != NULL)
     {
-      cn_dtype stack_sorts[8], *sorts = n_in <= 8 ? stack_sorts : malloc ((size_t) n_in * sizeof *sorts);
-      if (sorts == NULL)
-        {
-          st = cn_error_set (err, CN_ENOMEM, "graph: out of memory");
-          goto fail;
-        }
-      for (int i = 0; i < n_in; i++)
-        sorts[i] = cn_dtype_is_float (g->values[in[i]].dtype) ? CN_DTYPE_F64 : g->values[in[i]].dtype;
       cn_error local;
       cn_error_clear (&local);
-      st = rule->out_sort (params, n_in, sorts, &osort, &local);
-      if (sorts != stack_sorts)
-        free (sorts);
+      st = rule->out_sort (params, n_in, isorts, &osort, &local);
       if (st != CN_OK)
         {
           cn_error_set (err, st, "%s (node '%s')", local.msg, nm);
@@ -327,6 +320,7 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
   nd->out = v;
   nd->in_shape = shapes;
   nd->in_const = consts;
+  nd->in_sort = isorts;
   g->values[v].producer = g->n_nodes;
   g->n_nodes++;
   /* Every node's view points into g->values, which new_value may move: rebuild them all. */
@@ -343,6 +337,7 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
       m->view.n_in = m->n_in;
       m->view.in_shape = m->in_shape;
       m->view.in_const = m->in_const;
+      m->view.in_sort = m->in_sort;
       m->view.out_shape = &g->values[m->out].shape;
       m->view.name = m->name;
     }
@@ -354,6 +349,7 @@ fail:
   free (shapes);
   free (consts);
   free (ins);
+  free (isorts);
   free (pcopy);
   free (ncopy);
   return st;

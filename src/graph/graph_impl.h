@@ -31,6 +31,7 @@ struct cn__node
   /* Views for the arms, filled once when the node is added. */
   const cn_shape **in_shape;
   const cn_tensor **in_const;
+  cn_dtype *in_sort;         /* n_in sorts, the model's scalar as CN_DTYPE_F64 (the view's in_sort) */
   cn_node_view view;
 };
 

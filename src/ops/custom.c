@@ -1,4 +1,391 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/custom.c: placeholder; the rules of this family are being written. */
+/* src/ops/custom.c: custom, a node whose meaning is a program (a graph) it carries.
+ *
+ * The attribute record (certnn/ops.h, cn_params_custom) borrows PROGRAM, a graph whose inputs
+ * are the node's inputs, in order and of equal shapes, and whose output 0 is the node's output;
+ * NAME names the custom operator in messages.  For the program P, o = P(u_1, ..., u_n):
+ *
+ * ports      n >= 1 value ports (variadic).  Decision: the program's inputs must be of the model's
+ *            scalar (a floating sort; out_sort refuses a Boolean or integer program input), so
+ *            that gradients and tangents reach every input through the program; a Boolean or
+ *            integer operand is computed inside the program from value inputs (a comparison) or
+ *            held there as a constant.
+ * check      PROGRAM non-NULL, with n inputs of the node's shapes and an output; writes the shape
+ *            of its output 0.  Messages "custom 'NAME': ..." (the builder adds the node).
+ * out_sort   the sort of the program's output 0: the model's scalar (CN_DTYPE_F64) if floating,
+ *            else its Boolean or integer sort.
+ * forward    cn_graph_eval of the program in the evaluation's floating sort (the sort of the
+ *            node's inputs) on the node's inputs; output 0 is copied out.  Each inner operator
+ *            rounds as its own forward does, so custom is as accurate as its program (no ulp bound
+ *            of its own).
+ * IBP        the program's nodes that output 0 depends on, in node order, through their IBP
+ *            arms (cn__ibp_node: NaN or empty results refused), with the node's input boxes for the
+ *            program's inputs and degenerate boxes [c, c] of the exact binary64 copies for its
+ *            constants.  Every arm encloses its node's exact real values over its input boxes, so
+ *            by induction over the node order every box encloses its value over the input boxes:
+ *            the output box encloses P(u) for every real u in the boxes.
+ * MPFI       the same through the nodes' MPFI arms at the precision of OUT's intervals (the
+ *            reference).
+ * pullback   reverse mode over the program (cn_graph_vjp, the tape's engine): the program is
+ *            evaluated again in binary64 at the node's inputs and the nodes' pullbacks run in
+ *            reverse order, adding J_{P,u_i}(u)^T g_out into g_in[i] for every i with
+ *            g_in[i] != NULL.  Gradients flow inside the program only through value ports and
+ *            values of the model's scalar; one-sided choices are the inner operators'.
+ * jvp        forward mode over the program (cn_graph_jvp): t_out = sum_i J_{P,u_i}(u) t_in[i], the
+ *            inner jvps in node order, with the same one-sided choices as the pullbacks (adjoint).
+ * CROWN      no arm.
+ * An inner operator without the arm an outer arm needs is CN_EUNSUPPORTED, the inner message
+ * (naming the inner operator and node) behind "custom 'NAME' (node 'N'): ".
+ *
+ * The program must not contain the node that carries it (directly or through nested customs):
+ * the record's contract keeps the program unchanged while a graph holds the node, so no cycle
+ * can be built through the public API without breaking it. */
 #include <config.h>
-#include "ops/ops_impl.h"
+#include <stdlib.h>
+#include <string.h>
+#include "certnn/tape.h"
+#include "graph/graph_impl.h"
+#include "ibp/ibp_impl.h"
+
+#define P(params) ((const cn_params_custom *) (params))
+
+/* The length of the custom's name (the record's array need not hold a NUL). */
+static int
+name_len (const cn_params_custom *p)
+{
+  return (int) strnlen (p->name, sizeof p->name);
+}
+
+/* Wraps the inner error LOCAL (status ST) into ERR, naming the custom and its node. */
+static cn_status
+wrap (const cn_node_view *nv, cn_status st, const cn_error *local, cn_error *err)
+{
+  const cn_params_custom *p = P (nv->params);
+  return cn_error_set (err, st, "custom '%.*s' (node '%s'): %s", name_len (p), p->name, cn__node_name (nv), local->msg);
+}
+
+static cn_status
+custom_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+{
+  const cn_params_custom *p = P (params);
+  const cn_graph *g = p->program;
+  int nl = name_len (p);
+  if (g == NULL)
+    return cn_error_set (err, CN_EINVAL, "custom '%.*s': no program", nl, p->name);
+  if (g->n_inputs != n_in)
+    return cn_error_set (err, CN_EINVAL, "custom '%.*s': the program has %d inputs, the node %d", nl, p->name,
+                         g->n_inputs, n_in);
+  for (int i = 0; i < n_in; i++)
+    {
+      cn_status st = cn__input_valid ("custom", i, in[i], err);
+      if (st != CN_OK)
+        return st;
+      const struct cn__value *iv = &g->values[g->inputs[i]];
+      if (!cn_shape_equal (in[i], &iv->shape))
+        {
+          char a[128], b[128];
+          return cn_error_set (err, CN_ESHAPE, "custom '%.*s': input %d has shape %s, the program's input '%s' %s", nl,
+                               p->name, i, cn_shape_format (in[i], a, sizeof a), iv->name,
+                               cn_shape_format (&iv->shape, b, sizeof b));
+        }
+    }
+  if (g->n_outputs < 1)
+    return cn_error_set (err, CN_EINVAL, "custom '%.*s': the program has no output", nl, p->name);
+  *out = g->values[g->outputs[0]].shape;
+  return CN_OK;
+}
+
+static cn_status
+custom_out_sort (const void *params, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  (void) in;                            /* value ports: the builder saw to the model's scalar */
+  const cn_params_custom *p = P (params);
+  const cn_graph *g = p->program;
+  int nl = name_len (p);
+  if (g == NULL)
+    return cn_error_set (err, CN_EINVAL, "custom '%.*s': no program", nl, p->name);
+  if (g->n_inputs != n_in)
+    return cn_error_set (err, CN_EINVAL, "custom '%.*s': the program has %d inputs, the node %d", nl, p->name,
+                         g->n_inputs, n_in);
+  for (int i = 0; i < n_in; i++)
+    {
+      const struct cn__value *iv = &g->values[g->inputs[i]];
+      if (!cn_dtype_is_float (iv->dtype))
+        return cn_error_set (err, CN_EINVAL, "custom '%.*s': the program's input %d ('%s') is of sort %s; a custom "
+                             "node's inputs are values of the model's scalar", nl, p->name, i, iv->name,
+                             cn_dtype_name (iv->dtype));
+    }
+  if (g->n_outputs < 1)
+    return cn_error_set (err, CN_EINVAL, "custom '%.*s': the program has no output", nl, p->name);
+  cn_dtype d = g->values[g->outputs[0]].dtype;
+  *out = cn_dtype_is_float (d) ? CN_DTYPE_F64 : d;
+  return CN_OK;
+}
+
+static cn_status
+custom_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  const cn_graph *g = P (nv->params)->program;
+  cn_error local;
+  cn_error_clear (&local);
+  cn_status st = CN_OK;
+  cn_tensor *xs = malloc ((size_t) nv->n_in * sizeof *xs);
+  cn_tensor *ys = calloc ((size_t) g->n_outputs, sizeof *ys);
+  if (xs == NULL || ys == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "custom: out of memory");
+      goto done;
+    }
+  for (int i = 0; i < nv->n_in; i++)
+    xs[i] = *in[i];                     /* shallow: cn_graph_eval converts, never writes */
+  /* The evaluation's floating sort is the sort of the (value) inputs. */
+  if ((st = cn_graph_eval (g, in[0]->dtype, xs, ys, &local)) != CN_OK)
+    {
+      st = wrap (nv, st, &local, err);
+      goto done;
+    }
+  int64_t n = cn_tensor_numel (out);
+  if (ys[0].dtype != out->dtype || cn_tensor_numel (&ys[0]) != n)
+    st = cn_error_set (err, CN_EINVAL, "custom '%.*s': the program's output is %s, the node's %s (node '%s')",
+                       name_len (P (nv->params)), P (nv->params)->name, cn_dtype_name (ys[0].dtype),
+                       cn_dtype_name (out->dtype), cn__node_name (nv));
+  else if (n > 0)
+    memcpy (out->data, ys[0].data, (size_t) n * cn_dtype_size (out->dtype));
+  /* now OUT = P(in) in the evaluation's sort */
+  for (int j = 0; j < g->n_outputs; j++)
+    cn_tensor_clear (&ys[j]);
+done:
+  free (xs);
+  free (ys);
+  return st;
+}
+
+/* Marks in NEEDED (one byte per value of G) the values output 0 depends on. */
+static void
+mark_needed (const cn_graph *g, unsigned char *needed)
+{
+  needed[g->outputs[0]] = 1;
+  for (int k = g->n_nodes - 1; k >= 0; k--)
+    {
+      const struct cn__node *nd = &g->nodes[k];
+      if (needed[nd->out])
+        for (int i = 0; i < nd->n_in; i++)
+          needed[nd->in[i]] = 1;
+    }
+}
+
+static cn_status
+custom_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  const cn_graph *g = P (nv->params)->program;
+  int nvals = g->n_values;
+  cn_error local;
+  cn_error_clear (&local);
+  cn_status st = CN_OK;
+  cn_box *box = calloc ((size_t) (nvals > 0 ? nvals : 1), sizeof *box);
+  unsigned char *needed = calloc ((size_t) (nvals > 0 ? nvals : 1), 1);
+  unsigned char *borrowed = calloc ((size_t) (nvals > 0 ? nvals : 1), 1);
+  if (box == NULL || needed == NULL || borrowed == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "custom: out of memory");
+      goto done;
+    }
+  mark_needed (g, needed);
+  for (int i = 0; i < g->n_inputs; i++)
+    {
+      box[g->inputs[i]] = *in[i];       /* the node's box, read in place */
+      borrowed[g->inputs[i]] = 1;
+    }
+  for (int v = 0; v < nvals; v++)
+    {
+      const struct cn__value *cv = &g->values[v];
+      if (!needed[v] || !cv->is_constant)
+        continue;
+      if ((st = cn_box_init (&box[v], cv->numel, &local)) != CN_OK)
+        {
+          st = wrap (nv, st, &local, err);
+          goto done;
+        }
+      for (int64_t j = 0; j < cv->numel; j++)
+        box[v].lo[j] = box[v].hi[j] = cv->cdata[j];
+    }
+  for (int k = 0; k < g->n_nodes; k++)
+    {
+      const struct cn__node *nd = &g->nodes[k];
+      if (!needed[nd->out])
+        continue;
+      if ((st = cn_box_init (&box[nd->out], g->values[nd->out].numel, &local)) != CN_OK
+          || (st = cn__ibp_node (g, k, box, &local)) != CN_OK)
+        {
+          st = wrap (nv, st, &local, err);
+          goto done;
+        }
+      /* now box[out] encloses the node's value for every real point of the input boxes */
+    }
+  const cn_box *yb = &box[g->outputs[0]];
+  if (yb->n != out->n)
+    {
+      st = cn_error_set (err, CN_EINVAL, "custom: internal error, output of %lld entries for %lld (node '%s')",
+                         (long long) yb->n, (long long) out->n, cn__node_name (nv));
+      goto done;
+    }
+  for (int64_t j = 0; j < out->n; j++)
+    {
+      out->lo[j] = yb->lo[j];
+      out->hi[j] = yb->hi[j];
+    }
+done:
+  if (box != NULL)
+    for (int v = 0; v < nvals; v++)
+      if (borrowed == NULL || !borrowed[v])
+        cn_box_clear (&box[v]);
+  free (box);
+  free (needed);
+  free (borrowed);
+  return st;
+}
+
+static cn_status
+custom_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  const cn_graph *g = P (nv->params)->program;
+  int nvals = g->n_values;
+  mpfr_prec_t prec = out->n > 0 ? mpfi_get_prec (out->v[0]) : 53;
+  cn_error local;
+  cn_error_clear (&local);
+  cn_status st = CN_OK;
+  cn_mpfi_vec *val = calloc ((size_t) (nvals > 0 ? nvals : 1), sizeof *val);
+  unsigned char *needed = calloc ((size_t) (nvals > 0 ? nvals : 1), 1);
+  unsigned char *borrowed = calloc ((size_t) (nvals > 0 ? nvals : 1), 1);
+  int max_in = 1;
+  for (int k = 0; k < g->n_nodes; k++)
+    max_in = g->nodes[k].n_in > max_in ? g->nodes[k].n_in : max_in;
+  const cn_mpfi_vec **args = malloc ((size_t) max_in * sizeof *args);
+  if (val == NULL || needed == NULL || borrowed == NULL || args == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "custom: out of memory");
+      goto done;
+    }
+  mark_needed (g, needed);
+  for (int i = 0; i < g->n_inputs; i++)
+    {
+      val[g->inputs[i]] = *in[i];       /* read in place */
+      borrowed[g->inputs[i]] = 1;
+    }
+  for (int v = 0; v < nvals; v++)
+    {
+      const struct cn__value *cv = &g->values[v];
+      if (!needed[v] || !cv->is_constant)
+        continue;
+      if ((st = cn_mpfi_vec_init (&val[v], cv->numel, prec, &local)) != CN_OK)
+        {
+          st = wrap (nv, st, &local, err);
+          goto done;
+        }
+      for (int64_t j = 0; j < cv->numel; j++)
+        mpfi_set_d (val[v].v[j], cv->cdata[j]);
+    }
+  for (int k = 0; k < g->n_nodes; k++)
+    {
+      const struct cn__node *nd = &g->nodes[k];
+      if (!needed[nd->out])
+        continue;
+      if (nd->rule->ibp_mpfi == NULL)
+        {
+          cn_error_set (&local, CN_EUNSUPPORTED, "%s: no MPFI arm (node '%s')", cn_op_name (nd->op), nd->name);
+          st = wrap (nv, CN_EUNSUPPORTED, &local, err);
+          goto done;
+        }
+      for (int i = 0; i < nd->n_in; i++)
+        args[i] = &val[nd->in[i]];
+      if ((st = cn_mpfi_vec_init (&val[nd->out], g->values[nd->out].numel, prec, &local)) != CN_OK
+          || (st = nd->rule->ibp_mpfi (&nd->view, args, &val[nd->out], &local)) != CN_OK)
+        {
+          st = wrap (nv, st, &local, err);
+          goto done;
+        }
+      /* now val[out] encloses the node's value for every real point of the input intervals */
+    }
+  const cn_mpfi_vec *y = &val[g->outputs[0]];
+  if (y->n != out->n)
+    {
+      st = cn_error_set (err, CN_EINVAL, "custom: internal error, output of %lld entries for %lld (node '%s')",
+                         (long long) y->n, (long long) out->n, cn__node_name (nv));
+      goto done;
+    }
+  for (int64_t j = 0; j < out->n; j++)
+    mpfi_set (out->v[j], y->v[j]);
+done:
+  if (val != NULL)
+    for (int v = 0; v < nvals; v++)
+      if (borrowed == NULL || !borrowed[v])
+        cn_mpfi_vec_clear (&val[v]);
+  free (val);
+  free (needed);
+  free (borrowed);
+  free (args);
+  return st;
+}
+
+/* Writes to *X the binary64 points of the node's inputs, for cn_graph_vjp and cn_graph_jvp (the
+ * inputs are f64 tensors at value ports); the caller frees *X. */
+static cn_status
+points (const cn_node_view *nv, const cn_tensor *const *in, const double ***x, cn_error *err)
+{
+  const double **p = malloc ((size_t) nv->n_in * sizeof *p);
+  if (p == NULL)
+    return cn_error_set (err, CN_ENOMEM, "custom: out of memory");
+  for (int i = 0; i < nv->n_in; i++)
+    {
+      if (in[i]->dtype != CN_DTYPE_F64)
+        {
+          free (p);
+          return cn_error_set (err, CN_EINVAL, "custom '%.*s': input %d is %s, the derivative arms take f64 (node '%s')",
+                               name_len (P (nv->params)), P (nv->params)->name, i, cn_dtype_name (in[i]->dtype),
+                               cn__node_name (nv));
+        }
+      p[i] = in[i]->data;
+    }
+  *x = p;
+  return CN_OK;
+}
+
+static cn_status
+custom_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+                 double *const *g_in, cn_error *err)
+{
+  (void) out;
+  const double **x = NULL;
+  cn_status st = points (nv, in, &x, err);
+  if (st != CN_OK)
+    return st;
+  cn_error local;
+  cn_error_clear (&local);
+  /* g_in[i] += J_{P,u_i}(u)^T g_out for every i with g_in[i] != NULL */
+  st = cn_graph_vjp (P (nv->params)->program, x, 0, g_out, NULL, g_in, &local);
+  free (x);
+  return st == CN_OK ? CN_OK : wrap (nv, st, &local, err);
+}
+
+static cn_status
+custom_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+            double *t_out, cn_error *err)
+{
+  (void) out;
+  const double **x = NULL;
+  cn_status st = points (nv, in, &x, err);
+  if (st != CN_OK)
+    return st;
+  cn_error local;
+  cn_error_clear (&local);
+  /* t_out = sum_i J_{P,u_i}(u) t_in[i] over the inputs with t_in[i] != NULL */
+  st = cn_graph_jvp (P (nv->params)->program, x, t_in, 0, NULL, t_out, &local);
+  free (x);
+  return st == CN_OK ? CN_OK : wrap (nv, st, &local, err);
+}
+
+const struct cn_op_rule cn__rule_CUSTOM = {
+  .n_in = -1, .in_kind = NULL, .params_size = sizeof (cn_params_custom), .check = custom_check,
+  .out_sort = custom_out_sort, .forward = custom_forward, .pullback = custom_pullback, .jvp = custom_jvp,
+  .ibp = custom_ibp, .ibp_mpfi = custom_mpfi,
+};
