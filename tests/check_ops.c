@@ -61,6 +61,16 @@ START_TEST (registry_consistent)
 }
 END_TEST
 
+/* The random draws against Philox's known answers and their distributions, the spectral
+ * transforms against independent references (tests/op_cases_random.c). */
+START_TEST (random_spectral)
+{
+  char m[512];
+  ck_assert_msg (tu_random_check (m, sizeof m), "%s (CN_TEST_SEED=%lu)", m, tu_seed ());
+  ck_assert_msg (tu_spectral_check (m, sizeof m), "%s (CN_TEST_SEED=%lu)", m, tu_seed ());
+}
+END_TEST
+
 /* A random box around a random centre: widths from a point to wide, sometimes straddling 0. */
 static void
 random_box (cn_box *b)
@@ -733,6 +743,7 @@ ops_suite (void)
   tcase_add_test (tc, registry_consistent);
   tcase_add_test (tc, relu_lines_exact);
   tcase_add_test (tc, transcendental_edges);
+  tcase_add_test (tc, random_spectral);
   tcase_add_loop_test (tc, generic, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, crown_step_invariant, 0, CN_OP_COUNT);
   suite_add_tcase (s, tc);

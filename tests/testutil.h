@@ -123,6 +123,10 @@ int tu_op_case_integer (cn_op op, struct tu_op_case *c);         /* tests/op_cas
 int tu_op_case_random (cn_op op, struct tu_op_case *c);          /* tests/op_cases_random.c (random, spectral) */
 int tu_op_case_attention (cn_op op, struct tu_op_case *c);       /* tests/op_cases_attention.c (attention,
                                                                     convTranspose, smoothMaxPool) */
+/* Known-answer, distribution and edge-case checks of the random draws and of the spectral
+ * transforms (tests/op_cases_random.c): 1 if all pass, else 0 with a message in MSG. */
+int tu_random_check (char *msg, size_t size);
+int tu_spectral_check (char *msg, size_t size);
 int tu_op_case_custom (cn_op op, struct tu_op_case *c);          /* tests/op_cases_custom.c (custom) */
 
 /* Shape and constant helpers of the case generators (tests/op_cases_*.c). */
