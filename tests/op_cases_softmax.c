@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/op_cases_softmax.c: random instances of the softmax family (softmax, logSoftmax,
- * maskedSoftmax) and of layerNorm for the generic tests.  The mask of maskedSoftmax is a constant
- * drawn uniformly in [0, 1]: an entry is true when it is >= 0.5, so about half the entries are
+ * maskedSoftmax) and of layerNorm for the generic tests.  The mask of maskedSoftmax (a bool port) is
+ * a Boolean constant, each entry 0 or 1 with probability 1/2, so about half the entries are
  * masked, and rows with no true entry occur on short axes.  layerNorm's eps stays >= 1e-3 so that
  * the central differences of the gradient tests stay smooth at rows of nearly equal entries. */
 #include <config.h>
@@ -22,7 +22,8 @@ tu_op_case_softmax (cn_op op, struct tu_op_case *c)
         {
           c->n_in = 2;
           c->in_shape[1] = c->in_shape[0];
-          c->in_const[1] = 1;
+          c->in_const[1] = 1;          /* a Boolean constant, each entry 0 or 1 */
+          c->in_dtype[1] = CN_DTYPE_BOOL;
           c->const_lo[1] = 0;
           c->const_hi[1] = 1;
         }

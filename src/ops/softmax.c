@@ -3,8 +3,10 @@
  *
  * All three work on the slices of x along AXIS (extent n): with outer the product of the extents
  * before AXIS and inner the product after it, slice (o, i) holds the entries (o n + k) inner + i,
- * k = 0..n-1.  maskedSoftmax has a second input, the mask, a bool port of x's shape: in a float
- * evaluation an entry is true when its value is >= 0.5 (0 and 1 read exactly; NaN is false).  Its
+ * k = 0..n-1.  maskedSoftmax has a second input, the mask, a bool port of x's shape: the forward
+ * reads it through its sort, a Boolean tensor (CN_DTYPE_BOOL, what typed evaluation hands a bool
+ * port) true where nonzero, or, for compatibility, a mask held in the model's scalar (f64 or f32)
+ * true where >= 0.5 (0 and 1 read exactly; NaN is false); any other sort is CN_EINVAL.  Its
  * slice's kept set K is the entries whose mask is true; softmax and logSoftmax keep every entry.
  *
  *   softmax        y_k = exp(x_k) / sum_{j in K} exp(x_j)              (k in K; 0 elsewhere)
@@ -54,7 +56,8 @@
  *            an infinite max, an entry whose box is [+inf, +inf]) the end falls back to the trivial
  *            bound (softmax 0 or 1, logSoftmax -inf or 0), sound and loose.  |K| = 1 gives [1, 1]
  *            (logSoftmax [0, 0]), entries outside K [0, 0].  maskedSoftmax treats the mask as a
- *            constant: CN_ENUMERIC unless its box is a point at every entry.
+ *            constant: its box holds the Booleans as numbers (0 false, 1 true, read as >= 0.5), and
+ *            a box that is not a point at every entry (a Boolean [0, 1], "unknown") is CN_ENUMERIC.
  *   MPFI     the same computation as IBP on the enclosures' ends at the output's precision (MPFR
  *            with directed rounding: M and Ml the largest right and left ends, exp(right_j - M) and
  *            exp(left_j - Ml) rounded up and down, prefix and suffix sums, the products with
@@ -67,12 +70,17 @@
  *                masked entries get nothing and the mask, a bool port, never a gradient);
  *              logSoftmax: g_x,k += g_k - exp(y_k) sum_j g_j.
  *   Jvp      the transposes: softmax t_k = y_k (t_x,k - sum_j y_j t_x,j); logSoftmax
- *            t_k = t_x,k - sum_j exp(y_k) t_x,j.  The functions are smooth: no one-sided choice. */
+ *            t_k = t_x,k - sum_j exp(y_k) t_x,j.  The functions are smooth: no one-sided choice.
+ * The forward of contiguous rows (cn__softmax_rows_f64/f32) and the IBP and MPFI computations of one
+ * row of kept entries (cn__softmax_row_ibp, cn__softmax_row_mpfi) are shared with
+ * src/ops/attention.c through src/ops/attention_impl.h; the arms here gather each slice's kept
+ * entries into a row and scatter the row's bounds back. */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ops/ops_impl.h"
+#include "ops/attention_impl.h"
 #include "bounds/sound.h"
 
 enum sm_kind { SM, LSM, MSM };
@@ -149,9 +157,23 @@ sm_dims (const cn_node_view *nv, int64_t *outer, int64_t *n, int64_t *inner)
 
 /* ---- forward -------------------------------------------------------------------------- */
 
+/* Whether entry Q of the mask MK (of sort MDT) is true: a Boolean is true when nonzero; a mask
+ * held in the model's scalar (f64 or f32) when it is >= 0.5 (NaN is false). */
+static inline int
+mask_true (const void *mk, cn_dtype mdt, int64_t q)
+{
+  switch (mdt)
+    {
+    case CN_DTYPE_BOOL: return ((const uint8_t *) mk)[q] != 0;
+    case CN_DTYPE_F64: return ((const double *) mk)[q] >= 0.5;
+    case CN_DTYPE_F32: return ((const float *) mk)[q] >= 0.5f;
+    default: return 0;
+    }
+}
+
 #define SM_FORWARD_FN(NAME, T, EXP, LOG1P)                                                   \
   static void NAME (enum sm_kind kind, int64_t outer, int64_t n, int64_t inner, const T *x,  \
-                    const T *mk, T *y)                                                       \
+                    const void *mk, cn_dtype mdt, T *y)                                      \
   {                                                                                          \
     for (int64_t o = 0; o < outer; o++)                                                      \
       for (int64_t i = 0; i < inner; i++)                                                    \
@@ -163,7 +185,7 @@ sm_dims (const cn_node_view *nv, int64_t *outer, int64_t *n, int64_t *inner)
           for (int64_t k = 0; k < n; k++)                                                    \
             {                                                                                \
               int64_t q = base + k * inner;                                                  \
-              if (mk != NULL && !(mk[q] >= (T) 0.5))                                         \
+              if (mk != NULL && !mask_true (mk, mdt, q))                                       \
                 continue;                                                                    \
               any = 1;                                                                       \
               if (x[q] > m)                                                                  \
@@ -179,7 +201,7 @@ sm_dims (const cn_node_view *nv, int64_t *outer, int64_t *n, int64_t *inner)
           for (int64_t k = 0; k < n; k++)                                                    \
             {                                                                                \
               int64_t q = base + k * inner;                                                  \
-              if (mk != NULL && !(mk[q] >= (T) 0.5))                                         \
+              if (mk != NULL && !mask_true (mk, mdt, q))                                       \
                 {                                                                            \
                   y[q] = 0;                                                                  \
                   continue;                                                                  \
@@ -199,7 +221,7 @@ sm_dims (const cn_node_view *nv, int64_t *outer, int64_t *n, int64_t *inner)
           for (int64_t k = 0; k < n; k++)                                                    \
             {                                                                                \
               int64_t q = base + k * inner;                                                  \
-              if (mk != NULL && !(mk[q] >= (T) 0.5))                                         \
+              if (mk != NULL && !mask_true (mk, mdt, q))                                       \
                 continue;                                                                    \
               y[q] = kind == LSM ? (x[q] - m) - ls : y[q] / s;                               \
             }                                                                                \
@@ -217,19 +239,38 @@ sm_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, 
   if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != total)
     return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", op,
                          cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != out->dtype || cn_tensor_numel (in[i]) != total)
-      return cn_error_set (err, CN_EINVAL, "%s: input %d does not match the node's sort or shape (node '%s')", op, i,
-                           cn__node_name (nv));
+  if (in[0]->dtype != out->dtype || cn_tensor_numel (in[0]) != total)
+    return cn_error_set (err, CN_EINVAL, "%s: input 0 does not match the node's sort or shape (node '%s')", op,
+                         cn__node_name (nv));
+  /* The mask (a bool port) arrives as Booleans; a mask held in the model's scalar (f64 or f32)
+   * is read as true where >= 0.5. */
+  if (nv->n_in == 2
+      && ((in[1]->dtype != CN_DTYPE_BOOL && !cn_dtype_is_float (in[1]->dtype)) || cn_tensor_numel (in[1]) != total))
+    return cn_error_set (err, CN_EINVAL,
+                         "%s: the mask (sort %s) is not a Boolean tensor of the input's shape (node '%s')", op,
+                         cn_dtype_name (in[1]->dtype), cn__node_name (nv));
   enum sm_kind kind = sm_kind_of (nv->op);
   int64_t outer, n, inner;
   sm_dims (nv, &outer, &n, &inner);
   const void *mk = kind == MSM ? in[1]->data : NULL;
+  cn_dtype mdt = kind == MSM ? in[1]->dtype : CN_DTYPE_BOOL;
   if (out->dtype == CN_DTYPE_F64)
-    sm_forward_f64 (kind, outer, n, inner, in[0]->data, mk, out->data);
+    sm_forward_f64 (kind, outer, n, inner, in[0]->data, mk, mdt, out->data);
   else
-    sm_forward_f32 (kind, outer, n, inner, in[0]->data, mk, out->data);
+    sm_forward_f32 (kind, outer, n, inner, in[0]->data, mk, mdt, out->data);
   return CN_OK;
+}
+
+void
+cn__softmax_rows_f64 (int64_t rows, int64_t n, const double *x, double *y)
+{
+  sm_forward_f64 (SM, rows, n, 1, x, NULL, CN_DTYPE_BOOL, y);
+}
+
+void
+cn__softmax_rows_f32 (int64_t rows, int64_t n, const float *x, float *y)
+{
+  sm_forward_f32 (SM, rows, n, 1, x, NULL, CN_DTYPE_BOOL, y);
 }
 
 /* ---- pullback and jvp ----------------------------------------------------------------- */
@@ -383,6 +424,111 @@ sm_kept (const cn_node_view *nv, const cn_box *const *in, int64_t base, int64_t 
   return cnt;
 }
 
+/* The work space of cn__softmax_row_ibp for rows of up to CAP entries. */
+int
+cn__sm_ibp_work_init (cn__sm_ibp_work *w, int64_t cap)
+{
+  size_t c = (size_t) (cap > 0 ? cap : 1);
+  w->cap = cap;
+  w->tu = malloc (c * sizeof *w->tu);
+  w->tl = malloc (c * sizeof *w->tl);
+  w->pu = malloc ((c + 1) * sizeof *w->pu);
+  w->pl = malloc ((c + 1) * sizeof *w->pl);
+  mpfr_init2 (w->t, 53);
+  mpfr_init2 (w->e, 53);
+  if (w->tu == NULL || w->tl == NULL || w->pu == NULL || w->pl == NULL)
+    {
+      cn__sm_ibp_work_clear (w);
+      return 0;
+    }
+  return 1;
+}
+
+void
+cn__sm_ibp_work_clear (cn__sm_ibp_work *w)
+{
+  free (w->tu);
+  free (w->tl);
+  free (w->pu);
+  free (w->pl);
+  w->tu = w->tl = w->pu = w->pl = NULL;
+  mpfr_clear (w->t);
+  mpfr_clear (w->e);
+}
+
+/* IBP of softmax (LOG = 0) or logSoftmax (LOG = 1) over one row of K >= 1 entries, the boxes
+ * [LO[a], HI[a]] (no NaN end), as in the header: [OLO[a], OHI[a]] contains y_a over the box. */
+void
+cn__softmax_row_ibp (cn__sm_ibp_work *w, int log, int64_t K, const double *lo, const double *hi, double *olo,
+                     double *ohi)
+{
+  enum sm_kind kind = log ? LSM : SM;
+  if (K <= 0)
+    return;
+  if (K == 1)
+    {
+      olo[0] = ohi[0] = log ? 0 : 1;
+      return;
+    }
+  double *tu = w->tu, *tl = w->tl, *pu = w->pu, *pl = w->pl;
+  mpfr_ptr t = w->t, e = w->e;
+  /* M >= every u_j, Ml >= every l_j */
+  double M = -INFINITY, Ml = -INFINITY;
+  for (int64_t a = 0; a < K; a++)
+    {
+      M = fmax (M, hi[a]);
+      Ml = fmax (Ml, lo[a]);
+    }
+  /* tu[a] >= exp(u_j - M) and 0 <= tl[a] <= exp(l_j - Ml) (NaN where inf - inf) */
+  for (int64_t a = 0; a < K; a++)
+    {
+      mpfr_set_d (t, hi[a], MPFR_RNDN);
+      mpfr_sub_d (t, t, M, MPFR_RNDU);
+      mpfr_exp (t, t, MPFR_RNDU);
+      tu[a] = mpfr_get_d (t, MPFR_RNDU);
+      mpfr_set_d (t, lo[a], MPFR_RNDN);
+      mpfr_sub_d (t, t, Ml, MPFR_RNDD);
+      mpfr_exp (t, t, MPFR_RNDD);
+      tl[a] = mpfr_get_d (t, MPFR_RNDD);
+    }
+  /* prefix sums: pu[a] >= sum_{b < a} tu[b], 0 <= pl[a] <= sum_{b < a} tl[b] */
+  pu[0] = pl[0] = 0;
+  for (int64_t a = 0; a < K; a++)
+    {
+      pu[a + 1] = cn__up (pu[a] + tu[a]);
+      pl[a + 1] = fmax (0, cn__down (pl[a] + tl[a]));
+    }
+  /* suffix sums run backwards in su, sl; A_i = prefix before i + suffix after i */
+  double su = 0, sl = 0;
+  for (int64_t a = K - 1; a >= 0; a--)
+    {
+      /* su >= sum_{b > a} tu[b], 0 <= sl <= sum_{b > a} tl[b] */
+      double Au = cn__up (pu[a] + su), Al = fmax (0, cn__down (pl[a] + sl));
+      /* S_i^+ <= Au exp(M - l_i) */
+      mpfr_set_d (e, M, MPFR_RNDN);
+      mpfr_sub_d (e, e, lo[a], MPFR_RNDU);
+      mpfr_exp (e, e, MPFR_RNDU);
+      mpfr_mul_d (e, e, Au, MPFR_RNDU);
+      if (Au == 0 || isnan (Au))
+        mpfr_set_nan (e);
+      olo[a] = sm_end (kind, 1, e);
+      /* S_i^- >= Al exp(Ml - u_i) */
+      mpfr_set_d (e, Ml, MPFR_RNDN);
+      mpfr_sub_d (e, e, hi[a], MPFR_RNDD);
+      mpfr_exp (e, e, MPFR_RNDD);
+      if (Al == 0 && !mpfr_nan_p (e))
+        mpfr_set_zero (e, 1);     /* 0 times a bound of a positive number, +inf included */
+      else
+        mpfr_mul_d (e, e, Al, MPFR_RNDD);
+      if (isnan (Al))
+        mpfr_set_nan (e);
+      ohi[a] = sm_end (kind, 0, e);
+      /* now [olo, ohi] contains y_i over the box */
+      su = cn__up (su + tu[a]);
+      sl = fmax (0, cn__down (sl + tl[a]));
+    }
+}
+
 static cn_status
 sm_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
@@ -401,18 +547,15 @@ sm_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *
   if (total == 0)
     return CN_OK;
   cn_status st = CN_OK;
+  cn__sm_ibp_work w;
   int64_t *keep = malloc ((size_t) n * sizeof *keep);
-  double *tu = malloc ((size_t) n * sizeof *tu), *tl = malloc ((size_t) n * sizeof *tl);
-  double *pu = malloc ((size_t) (n + 1) * sizeof *pu), *pl = malloc ((size_t) (n + 1) * sizeof *pl);
-  if (keep == NULL || tu == NULL || tl == NULL || pu == NULL || pl == NULL)
+  double *buf = malloc ((size_t) (4 * n) * sizeof *buf);
+  if (keep == NULL || buf == NULL || !cn__sm_ibp_work_init (&w, n))
     {
-      free (keep), free (tu), free (tl), free (pu), free (pl);
+      free (keep), free (buf);
       return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
     }
-  mpfr_t t, e;
-  mpfr_init2 (t, 53);
-  mpfr_init2 (e, 53);
-  const double *lo = in[0]->lo, *hi = in[0]->hi;
+  double *glo = buf, *ghi = buf + n, *ylo = buf + 2 * n, *yhi = buf + 3 * n;
   for (int64_t o = 0; o < outer && st == CN_OK; o++)
     for (int64_t i = 0; i < inner && st == CN_OK; i++)
       {
@@ -422,74 +565,21 @@ sm_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *
         int64_t K = sm_kept (nv, in, base, n, inner, keep, &st, err);
         if (K <= 0)
           continue;
-        if (K == 1)
-          {
-            double v = kind == LSM ? 0 : 1;
-            out->lo[base + keep[0] * inner] = out->hi[base + keep[0] * inner] = v;
-            continue;
-          }
-        /* M >= every u_j, Ml >= every l_j (kept j) */
-        double M = -INFINITY, Ml = -INFINITY;
+        /* the kept entries gathered into one row, their bounds scattered back */
         for (int64_t a = 0; a < K; a++)
           {
-            int64_t q = base + keep[a] * inner;
-            M = fmax (M, hi[q]);
-            Ml = fmax (Ml, lo[q]);
+            glo[a] = in[0]->lo[base + keep[a] * inner];
+            ghi[a] = in[0]->hi[base + keep[a] * inner];
           }
-        /* tu[a] >= exp(u_j - M) and 0 <= tl[a] <= exp(l_j - Ml) (NaN where inf - inf) */
+        cn__softmax_row_ibp (&w, kind == LSM, K, glo, ghi, ylo, yhi);
         for (int64_t a = 0; a < K; a++)
           {
-            int64_t q = base + keep[a] * inner;
-            mpfr_set_d (t, hi[q], MPFR_RNDN);
-            mpfr_sub_d (t, t, M, MPFR_RNDU);
-            mpfr_exp (t, t, MPFR_RNDU);
-            tu[a] = mpfr_get_d (t, MPFR_RNDU);
-            mpfr_set_d (t, lo[q], MPFR_RNDN);
-            mpfr_sub_d (t, t, Ml, MPFR_RNDD);
-            mpfr_exp (t, t, MPFR_RNDD);
-            tl[a] = mpfr_get_d (t, MPFR_RNDD);
-          }
-        /* prefix sums: pu[a] >= sum_{b < a} tu[b], 0 <= pl[a] <= sum_{b < a} tl[b] */
-        pu[0] = pl[0] = 0;
-        for (int64_t a = 0; a < K; a++)
-          {
-            pu[a + 1] = cn__up (pu[a] + tu[a]);
-            pl[a + 1] = fmax (0, cn__down (pl[a] + tl[a]));
-          }
-        /* suffix sums run backwards in su, sl; A_i = prefix before i + suffix after i */
-        double su = 0, sl = 0;
-        for (int64_t a = K - 1; a >= 0; a--)
-          {
-            int64_t q = base + keep[a] * inner;
-            /* su >= sum_{b > a} tu[b], 0 <= sl <= sum_{b > a} tl[b] */
-            double Au = cn__up (pu[a] + su), Al = fmax (0, cn__down (pl[a] + sl));
-            /* S_i^+ <= Au exp(M - l_i) */
-            mpfr_set_d (e, M, MPFR_RNDN);
-            mpfr_sub_d (e, e, lo[q], MPFR_RNDU);
-            mpfr_exp (e, e, MPFR_RNDU);
-            mpfr_mul_d (e, e, Au, MPFR_RNDU);
-            if (Au == 0 || isnan (Au))
-              mpfr_set_nan (e);
-            out->lo[q] = sm_end (kind, 1, e);
-            /* S_i^- >= Al exp(Ml - u_i) */
-            mpfr_set_d (e, Ml, MPFR_RNDN);
-            mpfr_sub_d (e, e, hi[q], MPFR_RNDD);
-            mpfr_exp (e, e, MPFR_RNDD);
-            if (Al == 0 && !mpfr_nan_p (e))
-              mpfr_set_zero (e, 1);     /* 0 times a bound of a positive number, +inf included */
-            else
-              mpfr_mul_d (e, e, Al, MPFR_RNDD);
-            if (isnan (Al))
-              mpfr_set_nan (e);
-            out->hi[q] = sm_end (kind, 0, e);
-            /* now [lo, hi] contains y_i over the box */
-            su = cn__up (su + tu[a]);
-            sl = fmax (0, cn__down (sl + tl[a]));
+            out->lo[base + keep[a] * inner] = ylo[a];
+            out->hi[base + keep[a] * inner] = yhi[a];
           }
       }
-  mpfr_clear (t);
-  mpfr_clear (e);
-  free (keep), free (tu), free (tl), free (pu), free (pl);
+  cn__sm_ibp_work_clear (&w);
+  free (keep), free (buf);
   return st;
 }
 
@@ -517,6 +607,117 @@ sm_end_fr (enum sm_kind kind, int lower, mpfr_ptr S, mpfr_ptr R)
   mpfr_ui_div (R, 1, R, lower ? MPFR_RNDD : MPFR_RNDU);
 }
 
+int
+cn__sm_mpfi_work_init (cn__sm_mpfi_work *w, int64_t cap, mpfr_prec_t prec)
+{
+  size_t c = (size_t) (cap > 0 ? cap : 1);
+  w->cap = cap;
+  w->PU = malloc ((c + 1) * sizeof *w->PU);
+  w->PL = malloc ((c + 1) * sizeof *w->PL);
+  w->TU = malloc (c * sizeof *w->TU);
+  w->TL = malloc (c * sizeof *w->TL);
+  if (w->PU == NULL || w->PL == NULL || w->TU == NULL || w->TL == NULL)
+    {
+      free (w->PU), free (w->PL), free (w->TU), free (w->TL);
+      w->PU = w->PL = w->TU = w->TL = NULL;
+      return 0;
+    }
+  for (size_t k = 0; k <= c; k++)
+    {
+      mpfr_init2 (w->PU[k], prec);
+      mpfr_init2 (w->PL[k], prec);
+      if (k < c)
+        {
+          mpfr_init2 (w->TU[k], prec);
+          mpfr_init2 (w->TL[k], prec);
+        }
+    }
+  mpfr_inits2 (prec, w->M, w->Ml, w->su, w->sl, w->A, w->e, w->lo, w->hi, (mpfr_ptr) 0);
+  return 1;
+}
+
+void
+cn__sm_mpfi_work_clear (cn__sm_mpfi_work *w)
+{
+  if (w->PU == NULL)
+    return;
+  size_t c = (size_t) (w->cap > 0 ? w->cap : 1);
+  for (size_t k = 0; k <= c; k++)
+    {
+      mpfr_clear (w->PU[k]);
+      mpfr_clear (w->PL[k]);
+      if (k < c)
+        {
+          mpfr_clear (w->TU[k]);
+          mpfr_clear (w->TL[k]);
+        }
+    }
+  mpfr_clears (w->M, w->Ml, w->su, w->sl, w->A, w->e, w->lo, w->hi, (mpfr_ptr) 0);
+  free (w->PU), free (w->PL), free (w->TU), free (w->TL);
+  w->PU = w->PL = w->TU = w->TL = NULL;
+}
+
+/* The MPFI counterpart of cn__softmax_row_ibp: X[a] (K >= 1 enclosures without NaN) -> Y[a]. */
+void
+cn__softmax_row_mpfi (cn__sm_mpfi_work *w, int log, int64_t K, mpfi_srcptr const *x, mpfi_ptr const *y)
+{
+  enum sm_kind kind = log ? LSM : SM;
+  if (K <= 0)
+    return;
+  if (K == 1)
+    {
+      mpfi_set_ui (y[0], log ? 0 : 1);
+      return;
+    }
+  mpfr_t *PU = w->PU, *PL = w->PL, *TU = w->TU, *TL = w->TL;
+  /* M = max right end, Ml = max left end; TU >= exp(right - M), TL <= exp(left - Ml) */
+  mpfr_set_inf (w->M, -1);
+  mpfr_set_inf (w->Ml, -1);
+  for (int64_t a = 0; a < K; a++)
+    {
+      mpfr_max (w->M, w->M, &x[a]->right, MPFR_RNDU);
+      mpfr_max (w->Ml, w->Ml, &x[a]->left, MPFR_RNDD);
+    }
+  mpfr_set_zero (PU[0], 1);
+  mpfr_set_zero (PL[0], 1);
+  for (int64_t a = 0; a < K; a++)
+    {
+      mpfr_sub (TU[a], &x[a]->right, w->M, MPFR_RNDU);
+      mpfr_exp (TU[a], TU[a], MPFR_RNDU);
+      mpfr_sub (TL[a], &x[a]->left, w->Ml, MPFR_RNDD);
+      mpfr_exp (TL[a], TL[a], MPFR_RNDD);
+      mpfr_add (PU[a + 1], PU[a], TU[a], MPFR_RNDU);
+      mpfr_add (PL[a + 1], PL[a], TL[a], MPFR_RNDD);
+    }
+  mpfr_set_zero (w->su, 1);
+  mpfr_set_zero (w->sl, 1);
+  for (int64_t a = K - 1; a >= 0; a--)
+    {
+      /* S+ <= (sum_{b != a} TU_b) exp(M - left), S- >= (sum_{b != a} TL_b) exp(Ml - right) */
+      mpfr_add (w->A, PU[a], w->su, MPFR_RNDU);
+      mpfr_sub (w->e, w->M, &x[a]->left, MPFR_RNDU);
+      mpfr_exp (w->e, w->e, MPFR_RNDU);
+      if (mpfr_zero_p (w->A) || mpfr_nan_p (w->A))
+        mpfr_set_nan (w->e);
+      else
+        mpfr_mul (w->e, w->e, w->A, MPFR_RNDU);
+      sm_end_fr (kind, 1, w->e, w->lo);
+      mpfr_add (w->A, PL[a], w->sl, MPFR_RNDD);
+      mpfr_sub (w->e, w->Ml, &x[a]->right, MPFR_RNDD);
+      mpfr_exp (w->e, w->e, MPFR_RNDD);
+      if (mpfr_nan_p (w->A) || mpfr_nan_p (w->e))
+        mpfr_set_nan (w->e);
+      else if (mpfr_zero_p (w->A) || mpfr_zero_p (w->e))
+        mpfr_set_zero (w->e, 1);
+      else
+        mpfr_mul (w->e, w->e, w->A, MPFR_RNDD);
+      sm_end_fr (kind, 0, w->e, w->hi);
+      mpfi_interv_fr (y[a], w->lo, w->hi);
+      mpfr_add (w->su, w->su, TU[a], MPFR_RNDU);
+      mpfr_add (w->sl, w->sl, TL[a], MPFR_RNDD);
+    }
+}
+
 static cn_status
 sm_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
@@ -535,26 +736,14 @@ sm_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
   int64_t outer, n, inner;
   sm_dims (nv, &outer, &n, &inner);
   mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
-  int64_t *keep = malloc ((size_t) n * sizeof *keep);
-  mpfr_t *PU = malloc ((size_t) (n + 1) * sizeof *PU), *PL = malloc ((size_t) (n + 1) * sizeof *PL);
-  mpfr_t *TU = malloc ((size_t) n * sizeof *TU), *TL = malloc ((size_t) n * sizeof *TL);
-  if (keep == NULL || PU == NULL || PL == NULL || TU == NULL || TL == NULL)
+  cn__sm_mpfi_work w;
+  mpfi_srcptr *xs = malloc ((size_t) n * sizeof *xs);
+  mpfi_ptr *ys = malloc ((size_t) n * sizeof *ys);
+  if (xs == NULL || ys == NULL || !cn__sm_mpfi_work_init (&w, n, prec))
     {
-      free (keep), free (PU), free (PL), free (TU), free (TL);
+      free (xs), free (ys);
       return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
     }
-  for (int64_t k = 0; k <= n; k++)
-    {
-      mpfr_init2 (PU[k], prec);
-      mpfr_init2 (PL[k], prec);
-      if (k < n)
-        {
-          mpfr_init2 (TU[k], prec);
-          mpfr_init2 (TL[k], prec);
-        }
-    }
-  mpfr_t M, Ml, su, sl, A, e, lo, hi;
-  mpfr_inits2 (prec, M, Ml, su, sl, A, e, lo, hi, (mpfr_ptr) 0);
   cn_status st = CN_OK;
   for (int64_t o = 0; o < outer && st == CN_OK; o++)
     for (int64_t i = 0; i < inner && st == CN_OK; i++)
@@ -582,78 +771,16 @@ sm_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
                                    (long long) q, cn__node_name (nv));
                 break;
               }
-            keep[K++] = k;
+            xs[K] = in[0]->v[q];
+            ys[K] = out->v[q];
+            K++;
           }
         if (st != CN_OK || K == 0)
           continue;
-        if (K == 1)
-          {
-            mpfi_set_ui (out->v[base + keep[0] * inner], kind == LSM ? 0 : 1);
-            continue;
-          }
-        /* M = max right end, Ml = max left end; TU >= exp(right - M), TL <= exp(left - Ml) */
-        mpfr_set_inf (M, -1);
-        mpfr_set_inf (Ml, -1);
-        for (int64_t a = 0; a < K; a++)
-          {
-            mpfi_srcptr x = in[0]->v[base + keep[a] * inner];
-            mpfr_max (M, M, &x->right, MPFR_RNDU);
-            mpfr_max (Ml, Ml, &x->left, MPFR_RNDD);
-          }
-        mpfr_set_zero (PU[0], 1);
-        mpfr_set_zero (PL[0], 1);
-        for (int64_t a = 0; a < K; a++)
-          {
-            mpfi_srcptr x = in[0]->v[base + keep[a] * inner];
-            mpfr_sub (TU[a], &x->right, M, MPFR_RNDU);
-            mpfr_exp (TU[a], TU[a], MPFR_RNDU);
-            mpfr_sub (TL[a], &x->left, Ml, MPFR_RNDD);
-            mpfr_exp (TL[a], TL[a], MPFR_RNDD);
-            mpfr_add (PU[a + 1], PU[a], TU[a], MPFR_RNDU);
-            mpfr_add (PL[a + 1], PL[a], TL[a], MPFR_RNDD);
-          }
-        mpfr_set_zero (su, 1);
-        mpfr_set_zero (sl, 1);
-        for (int64_t a = K - 1; a >= 0; a--)
-          {
-            int64_t q = base + keep[a] * inner;
-            mpfi_srcptr x = in[0]->v[q];
-            /* S+ <= (sum_{b != a} TU_b) exp(M - left), S- >= (sum_{b != a} TL_b) exp(Ml - right) */
-            mpfr_add (A, PU[a], su, MPFR_RNDU);
-            mpfr_sub (e, M, &x->left, MPFR_RNDU);
-            mpfr_exp (e, e, MPFR_RNDU);
-            if (mpfr_zero_p (A) || mpfr_nan_p (A))
-              mpfr_set_nan (e);
-            else
-              mpfr_mul (e, e, A, MPFR_RNDU);
-            sm_end_fr (kind, 1, e, lo);
-            mpfr_add (A, PL[a], sl, MPFR_RNDD);
-            mpfr_sub (e, Ml, &x->right, MPFR_RNDD);
-            mpfr_exp (e, e, MPFR_RNDD);
-            if (mpfr_nan_p (A) || mpfr_nan_p (e))
-              mpfr_set_nan (e);
-            else if (mpfr_zero_p (A) || mpfr_zero_p (e))
-              mpfr_set_zero (e, 1);
-            else
-              mpfr_mul (e, e, A, MPFR_RNDD);
-            sm_end_fr (kind, 0, e, hi);
-            mpfi_interv_fr (out->v[q], lo, hi);
-            mpfr_add (su, su, TU[a], MPFR_RNDU);
-            mpfr_add (sl, sl, TL[a], MPFR_RNDD);
-          }
+        cn__softmax_row_mpfi (&w, kind == LSM, K, xs, ys);
       }
-  for (int64_t k = 0; k <= n; k++)
-    {
-      mpfr_clear (PU[k]);
-      mpfr_clear (PL[k]);
-      if (k < n)
-        {
-          mpfr_clear (TU[k]);
-          mpfr_clear (TL[k]);
-        }
-    }
-  mpfr_clears (M, Ml, su, sl, A, e, lo, hi, (mpfr_ptr) 0);
-  free (keep), free (PU), free (PL), free (TU), free (TL);
+  cn__sm_mpfi_work_clear (&w);
+  free (xs), free (ys);
   return st;
 }
 
