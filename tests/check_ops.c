@@ -329,6 +329,115 @@ END_TEST
 
 
 /* One CROWN step of node K checked against the exact value at sampled points (see the top). */
+/* Every operator refuses an input at a port of another sort before any arithmetic, with a
+ * message naming the operator, both ports and the node; and an input whose shape is changed is
+ * either refused with a message naming the operator and the node, or accepted by a check that
+ * then evaluates without complaint at the shapes it fixed (a lax check shows under the
+ * sanitizers or as a failed evaluation). */
+START_TEST (ports_and_shapes)
+{
+  cn_op op = (cn_op) _i;
+  const struct cn_op_rule *rule = cn__op_rule (op);
+  struct tu_op_case c;
+  if (rule == NULL || !tu_op_case (op, &c))
+    return;
+  const char *name = cn_op_name (op);
+  int refused_sort = 0, refused_shape = 0, accepted_shape = 0;
+  for (int d = 0; d < 8; d++)
+    {
+      if (d > 0)
+        ck_assert (tu_op_case (op, &c));
+      cn_error err;
+      cn_error_clear (&err);
+      cn_graph *g = NULL;
+      ck_assert_msg (tu_op_graph (&c, &g, &err) == CN_OK, "%s: %s", name, err.msg);
+      const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
+      int n_in = nd->n_in, in[TU_MAX_IN];
+      for (int i = 0; i < n_in; i++)
+        in[i] = nd->in[i];
+      int i = (int) tu_int (0, n_in - 1);
+      const cn_shape *sh = &g->values[in[i]].shape;
+
+      /* (a) a value of the wrong sort at port i */
+      cn_port_kind kind = cn__port_kind (rule, i);
+      if (kind != CN_PORT_ANY)
+        {
+          cn_dtype wrong = kind == CN_PORT_BOOL || kind == CN_PORT_INTEGER ? CN_DTYPE_F64 : CN_DTYPE_BOOL;
+          cn_tensor t;
+          int bad, out;
+          ck_assert (cn_tensor_init (&t, wrong, sh, &err) == CN_OK);
+          ck_assert (cn_graph_add_constant (g, "wrong", &t, &bad, &err) == CN_OK);
+          cn_tensor_clear (&t);
+          int args[TU_MAX_IN];
+          memcpy (args, in, sizeof args);
+          args[i] = bad;
+          cn_error_clear (&err);
+          cn_status st = cn_graph_add_node (g, op, &c.params, n_in, args, "misfed", &out, &err);
+          ck_assert_msg (st == CN_EINVAL, "%s: a %s value at input %d (a port of kind %d) was not refused (%s)", name,
+                         cn_dtype_name (wrong), i, (int) kind, err.msg);
+          ck_assert_msg (strncmp (err.msg, name, strlen (name)) == 0 && strstr (err.msg, "port") != NULL
+                           && strstr (err.msg, "expected") != NULL && strstr (err.msg, "'misfed'") != NULL,
+                         "%s: the message does not name the operator, both ports and the node: %s", name, err.msg);
+          refused_sort++;
+        }
+
+      /* (b) input i with one more entry on its last axis (or [2] for a scalar) */
+      cn_shape s2 = *sh;
+      if (s2.rank == 0)
+        {
+          s2.rank = 1;
+          s2.dim[0] = 2;
+        }
+      else
+        s2.dim[s2.rank - 1]++;
+      cn_dtype sort = g->values[in[i]].dtype;
+      cn_tensor t;
+      int other, out;
+      ck_assert (cn_tensor_init (&t, sort, &s2, &err) == CN_OK);
+      ck_assert (cn_graph_add_constant (g, "reshaped", &t, &other, &err) == CN_OK);
+      cn_tensor_clear (&t);
+      int args[TU_MAX_IN];
+      memcpy (args, in, sizeof args);
+      args[i] = other;
+      cn_error_clear (&err);
+      cn_status st = cn_graph_add_node (g, op, &c.params, n_in, args, "reshaped", &out, &err);
+      if (st != CN_OK)
+        {
+          ck_assert_msg (st == CN_ESHAPE || st == CN_EINVAL, "%s: status %d for a changed shape: %s", name, (int) st,
+                         err.msg);
+          ck_assert_msg (strstr (err.msg, name) != NULL && strstr (err.msg, "'reshaped'") != NULL,
+                         "%s: the message does not name the operator and the node: %s", name, err.msg);
+          refused_shape++;
+        }
+      else
+        {
+          /* accepted: the output of the new node evaluates at the shapes the check fixed */
+          ck_assert (cn_graph_set_outputs (g, 1, &out, &err) == CN_OK);
+          int64_t n = cn_shape_numel (cn_graph_value_shape (g, cn_graph_input (g, 0)));
+          cn_tensor x, y;
+          ck_assert (cn_tensor_init (&x, CN_DTYPE_F64, cn_graph_value_shape (g, cn_graph_input (g, 0)), &err) == CN_OK);
+          for (int64_t j = 0; j < n; j++)
+            ((double *) x.data)[j] = c.x_integer ? 1 : c.x_lo < c.x_hi ? (c.x_lo + c.x_hi) / 2 : 0.5;
+          cn_error_clear (&err);
+          st = cn_graph_eval (g, CN_DTYPE_F64, &x, &y, &err);
+          /* a value refused at evaluation (a zero word, an index out of range) is fine; a crash is not */
+          ck_assert_msg (st == CN_OK || strstr (err.msg, name) != NULL, "%s: evaluation after an accepted shape: %s",
+                         name, err.msg);
+          if (st == CN_OK)
+            {
+              ck_assert (cn_shape_equal (&y.shape, cn_graph_value_shape (g, out)));
+              cn_tensor_clear (&y);
+            }
+          cn_tensor_clear (&x);
+          accepted_shape++;
+        }
+      cn_graph_free (g);
+    }
+  fprintf (stderr, "%-20s wrong sort refused %d times; changed shape refused %d, accepted %d\n", name, refused_sort,
+           refused_shape, accepted_shape);
+}
+END_TEST
+
 START_TEST (crown_step_invariant)
 {
   cn_op op = (cn_op) _i;
@@ -746,6 +855,7 @@ ops_suite (void)
   tcase_add_test (tc, random_spectral);
   tcase_add_loop_test (tc, generic, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, crown_step_invariant, 0, CN_OP_COUNT);
+  tcase_add_loop_test (tc, ports_and_shapes, 0, CN_OP_COUNT);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -924,6 +924,7 @@ smm_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *ou
     {
       char m[sizeof err->msg];
       snprintf (m, sizeof m, "%s", err->msg);
+      cn_error_clear (err);      /* the first message set would win otherwise */
       return cn_error_set (err, st, "scaledMatmul: %s", m);
     }
   return st;
