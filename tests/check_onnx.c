@@ -12,6 +12,11 @@
  *    opsets 8 to 17) import and evaluate to their references in the same three ways, with a few
  *    structural checks.
  * 3. Malformed and unsupported models give the right status and a message naming the node.
+ * 4. The operators on Booleans and integer words, transposed convolution, random draws, DFT,
+ *    Einsum and TopK's indices: their small models are in 2 (Boolean and integer inputs are
+ *    given as numbers, outputs compared as numbers, exactly where every operation is exact);
+ *    here their lowering, the sorts of the graph values, a cast failing at evaluation, the
+ *    draws' determinism and range, and the refusals.
  * The data is written by tools/gen_onnx_tests.py. */
 #include <config.h>
 #include <check.h>
@@ -257,8 +262,12 @@ check_case (const cn_graph *g, const struct ref *r, const struct refcase *rc, co
   ck_assert (in && out);
   for (int i = 0; i < n_in; i++)
     {
+      /* A Boolean or integer input is given as binary64 numbers (integers), which cn_graph_eval
+       * converts value-preservingly to its sort. */
       int v = cn_graph_input (g, i);
       cn_dtype dt = cn_graph_value_dtype (g, v);
+      if (!cn_dtype_is_float (dt))
+        dt = CN_DTYPE_F64;
       ck_assert_int_eq (cn_tensor_init (&in[i], dt, cn_graph_value_shape (g, v), NULL), CN_OK);
       ck_assert_msg (cn_tensor_numel (&in[i]) == rc->in[i].n, "%s: input %d has %lld elements, reference %lld", who, i,
                      (long long) cn_tensor_numel (&in[i]), (long long) rc->in[i].n);
@@ -599,7 +608,7 @@ START_TEST (bad_raw_size_unused) { expect_error ("unused_raw_size", CN_EPARSE, "
 END_TEST
 START_TEST (bad_elem_type) { expect_error ("fp16_weight", CN_EUNSUPPORTED, "'mm'", "(MatMul)", "FLOAT16", NULL); }
 END_TEST
-START_TEST (bad_int_input) { expect_error ("int_input", CN_EUNSUPPORTED, "'x'", "INT64", NULL); }
+START_TEST (bad_int_input) { expect_error ("int_input", CN_EUNSUPPORTED, "'r'", "(Relu)", "'x'", "INT64", NULL); }
 END_TEST
 START_TEST (bad_opset) { expect_error ("opset18", CN_EUNSUPPORTED, "opset 18", NULL); }
 END_TEST
@@ -610,7 +619,7 @@ START_TEST (bad_clip_input_bound) { expect_error ("clip_input_bound", CN_EUNSUPP
 END_TEST
 START_TEST (bad_shrink_bias) { expect_error ("shrink_bias", CN_EUNSUPPORTED, "'shr'", "(Shrink)", "bias", NULL); }
 END_TEST
-START_TEST (bad_topk_indices) { expect_error ("topk_indices", CN_EUNSUPPORTED, "'top'", "(TopK)", "Indices", NULL); }
+START_TEST (bad_topk_unsorted) { expect_error ("topk_unsorted", CN_EUNSUPPORTED, "'top'", "(TopK)", "sorted = 0", NULL); }
 END_TEST
 START_TEST (bad_cumsum_exclusive) { expect_error ("cumsum_exclusive", CN_EUNSUPPORTED, "'cs'", "(CumSum)", "exclusive", NULL); }
 END_TEST
@@ -619,6 +628,191 @@ END_TEST
 START_TEST (bad_gathernd_batch_dims)
 {
   expect_error ("gathernd_batch_dims", CN_EUNSUPPORTED, "'gnd'", "(GatherND)", "batch_dims", NULL);
+}
+END_TEST
+
+/* The operators on the new rules. */
+START_TEST (bad_isinf_none) { expect_error ("isinf_none", CN_EUNSUPPORTED, "'inf'", "(IsInf)", "detect_positive = 0", NULL); }
+END_TEST
+START_TEST (bad_bitshift_signed) { expect_error ("bitshift_signed", CN_EUNSUPPORTED, "'shift'", "(BitShift)", "INT8", "unsigned", NULL); }
+END_TEST
+START_TEST (bad_bitshift_direction) { expect_error ("bitshift_no_direction", CN_EPARSE, "'shift'", "(BitShift)", "direction", NULL); }
+END_TEST
+START_TEST (bad_bitshift_broadcast) { expect_error ("bitshift_broadcast", CN_EUNSUPPORTED, "'shift'", "(BitShift)", "'s'", "broadcasting", NULL); }
+END_TEST
+START_TEST (bad_where_int) { expect_error ("where_int", CN_EUNSUPPORTED, "'sel'", "(Where)", "INT32", NULL); }
+END_TEST
+START_TEST (bad_less_int) { expect_error ("less_int", CN_EUNSUPPORTED, "'lt'", "(Less)", "INT32", NULL); }
+END_TEST
+START_TEST (bad_and_float) { expect_error ("and_float", CN_EUNSUPPORTED, "'conj'", "(And)", "'x'", "BOOL expected", NULL); }
+END_TEST
+START_TEST (bad_relu_bool) { expect_error ("relu_bool", CN_EUNSUPPORTED, "'r'", "(Relu)", "'b'", "BOOL", NULL); }
+END_TEST
+START_TEST (bad_cast_float16) { expect_error ("cast_float16", CN_EUNSUPPORTED, "'half'", "(Cast)", "FLOAT16", NULL); }
+END_TEST
+START_TEST (bad_convtranspose_output_shape)
+{
+  expect_error ("convtranspose_odd_output_shape", CN_EUNSUPPORTED, "'up'", "(ConvTranspose)", "output_shape", "odd", NULL);
+}
+END_TEST
+START_TEST (bad_convtranspose_same) { expect_error ("convtranspose_same_odd", CN_EUNSUPPORTED, "'up'", "auto_pad", "odd", NULL); }
+END_TEST
+START_TEST (bad_random_noseed) { expect_error ("random_noseed", CN_EUNSUPPORTED, "'draw'", "(RandomUniform)", "seed", NULL); }
+END_TEST
+START_TEST (bad_random_seed) { expect_error ("random_seed_frac", CN_EUNSUPPORTED, "'draw'", "(RandomNormalLike)", "seed = 1.5", NULL); }
+END_TEST
+START_TEST (bad_random_dtype) { expect_error ("random_dtype", CN_EUNSUPPORTED, "'draw'", "dtype = FLOAT16", NULL); }
+END_TEST
+START_TEST (bad_dft_inverse) { expect_error ("dft_inverse", CN_EUNSUPPORTED, "'fft'", "(DFT)", "inverse = 1", NULL); }
+END_TEST
+START_TEST (bad_dft_twosided) { expect_error ("dft_twosided", CN_EUNSUPPORTED, "'fft'", "(DFT)", "onesided = 0", NULL); }
+END_TEST
+START_TEST (bad_dft_complex) { expect_error ("dft_complex", CN_EUNSUPPORTED, "'fft'", "(DFT)", "[1,8,2]", "real", NULL); }
+END_TEST
+START_TEST (bad_einsum_ellipsis) { expect_error ("einsum_ellipsis", CN_EUNSUPPORTED, "'ein'", "'...ij,...jk->...ik'", "ellipsis", NULL); }
+END_TEST
+START_TEST (bad_einsum_diagonal) { expect_error ("einsum_diagonal", CN_EUNSUPPORTED, "'ein'", "'ii->i'", "diagonal", NULL); }
+END_TEST
+START_TEST (bad_einsum_three) { expect_error ("einsum_three", CN_EUNSUPPORTED, "'ein'", "'ij,jk,kl->il'", "two operands", NULL); }
+END_TEST
+
+/* ---- 4. element sorts and the new rules -------------------------------------------------- */
+
+/* The sort of graph input I of G and of output O. */
+static cn_dtype
+in_dtype (const cn_graph *g, int i)
+{
+  return cn_graph_value_dtype (g, cn_graph_input (g, i));
+}
+
+static cn_dtype
+out_dtype (const cn_graph *g, int o)
+{
+  return cn_graph_value_dtype (g, cn_graph_output (g, o));
+}
+
+START_TEST (sorts_structure)
+{
+  /* Constant comparisons, logic, Where and Cast fold away (a shape computation). */
+  expect_ops ("o13_logic_fold", "mul");
+  expect_ops ("o13_fold_sorts", "");
+  /* Equal of Booleans is not (a xor b), of words not (bool (a ^ b)); Booleans of another shape
+   * travel through the model's scalar (cast, broadcast, cast). */
+  expect_ops ("o13_equal_bool_int", "logicalXor,logicalNot,bitwiseXor,cast,logicalNot,bitwiseXor,cast,logicalNot");
+  expect_ops ("o13_logic", "logicalNot,logicalAnd,cast,broadcast,cast,logicalOr,logicalXor,logicalAnd");
+  expect_ops ("o13_isnan_isinf", "isNaN,isInf,isInf,gt,logicalAnd,isInf,lt,logicalAnd");
+  expect_ops ("o16_where", "gt,select,cast,broadcast,cast,broadcast,select,select");
+  expect_ops ("o11_bitshift", "bitwiseLeftShift,shiftRightLogical,bitwiseLeftShift");
+  expect_ops ("o11_convtranspose", "convTranspose");
+  /* Bernoulli: one constant probability is bernoulliMask, others lt (randUniform, p). */
+  expect_ops ("o15_bernoulli", "randUniform,lt,cast,bernoulliMask,cast,randUniform,lt,bernoulliMask");
+  expect_ops ("o17_dft", "reshape,rfft,reshape,slice,rfft");
+  expect_ops ("o17_dft_axis", "reshape,permute,rfft,permute,reshape,pad,rfft");
+  expect_ops ("o12_einsum", "contract,permute,reduce,contract,contract");
+  expect_ops ("o12_einsum_batch", "matmul,matmul,permute,permute,reshape,matmul,reshape,permute,reduce,permute");
+
+  /* Boolean and integer graph inputs keep their sorts; so do the outputs. */
+  cn_graph *g = load_ops ("o13_cast_values");
+  ck_assert_int_eq (in_dtype (g, 0), CN_DTYPE_F32);
+  ck_assert_int_eq (in_dtype (g, 1), CN_DTYPE_I32);
+  ck_assert_int_eq (out_dtype (g, 0), CN_DTYPE_I32);
+  ck_assert_int_eq (out_dtype (g, 1), CN_DTYPE_BOOL);
+  ck_assert_int_eq (out_dtype (g, 4), CN_DTYPE_U8);
+  ck_assert (cn_dtype_is_float (out_dtype (g, 2)));
+  cn_graph_free (g);
+  g = load_ops ("o13_logic");
+  for (int i = 0; i < 3; i++)
+    ck_assert_int_eq (in_dtype (g, i), CN_DTYPE_BOOL);
+  cn_graph_free (g);
+  g = load_ops ("o11_bitshift");
+  ck_assert_int_eq (in_dtype (g, 0), CN_DTYPE_U8);
+  /* the constant amount enters the graph in its ONNX sort, expanded to [2,3] */
+  const cn_tensor *k = cn_graph_value_constant (g, cn_graph_node_input (g, 2, 1));
+  ck_assert_ptr_nonnull (k);
+  ck_assert_int_eq (k->dtype, CN_DTYPE_U8);
+  ck_assert_int_eq (cn_tensor_numel (k), 6);
+  cn_graph_free (g);
+  /* The key of a draw is the seed, a u64 constant []. */
+  g = load_ops ("o13_random");
+  k = cn_graph_value_constant (g, cn_graph_node_input (g, 0, 0));
+  ck_assert_ptr_nonnull (k);
+  ck_assert_int_eq (k->dtype, CN_DTYPE_U64);
+  ck_assert_int_eq (k->shape.rank, 0);
+  ck_assert (cn_tensor_get_f64 (k, 0) == 7);
+  cn_graph_free (g);
+  /* TopK's Indices: k = 1 (largest) is argmax; the model once refused now imports. */
+  g = load_ops ("o13_topk_indices_ties");
+  ck_assert_int_eq (cn_graph_node_op (g, cn_graph_n_nodes (g) - 1), CN_OP_ARGMAX);
+  cn_graph_free (g);
+  char path[4096];
+  data_path (path, sizeof path, "bad/%s%s", "topk_indices", ".onnx");
+  ck_assert_int_eq (cn_graph_load_onnx (path, &g, NULL), CN_OK);
+  ck_assert_int_eq (cn_graph_n_outputs (g), 2);
+  cn_graph_free (g);
+}
+END_TEST
+
+/* A value cast to an integer sort outside its range fails at evaluation, in both sorts, before
+ * any output exists. */
+START_TEST (sorts_cast_range)
+{
+  cn_graph *g = load_ops ("o13_cast_values");
+  cn_tensor in[2], out[8];
+  memset (out, 0, sizeof out);
+  for (int i = 0; i < 2; i++)
+    ck_assert_int_eq (cn_tensor_init (&in[i], CN_DTYPE_F64, cn_graph_value_shape (g, cn_graph_input (g, i)), NULL),
+                      CN_OK);
+  ((double *) in[0].data)[4] = 3e9;            /* beyond int32 */
+  for (int pass = 0; pass < 2; pass++)
+    {
+      cn_error e;
+      cn_error_clear (&e);
+      cn_status st = cn_graph_eval (g, pass ? CN_DTYPE_F32 : CN_DTYPE_F64, in, out, &e);
+      ck_assert_msg (st == CN_ENUMERIC, "status %s: %s", cn_status_name (st), e.msg);
+      ck_assert_msg (strstr (e.msg, "cast") != NULL, "%s", e.msg);
+    }
+  ((double *) in[0].data)[4] = -2147483648.5;  /* truncates to INT32_MIN: in range */
+  ck_assert_int_eq (cn_graph_eval (g, CN_DTYPE_F64, in, out, NULL), CN_OK);
+  ck_assert (cn_tensor_get_f64 (&out[0], 4) == -2147483648.0);
+  for (int o = 0; o < cn_graph_n_outputs (g); o++)
+    cn_tensor_clear (&out[o]);
+  for (int i = 0; i < 2; i++)
+    cn_tensor_clear (&in[i]);
+  cn_graph_free (g);
+}
+END_TEST
+
+/* The draws depend on the seed only: two evaluations agree, the inputs do not matter, and the
+ * uniform draws lie in [low, high). */
+START_TEST (sorts_random)
+{
+  cn_graph *g = load_ops ("o13_random");
+  cn_tensor in, a[5], b[5];
+  ck_assert_int_eq (cn_tensor_init (&in, CN_DTYPE_F32, cn_graph_value_shape (g, cn_graph_input (g, 0)), NULL), CN_OK);
+  ck_assert_int_eq (cn_graph_eval (g, CN_DTYPE_F64, &in, a, NULL), CN_OK);
+  ((float *) in.data)[0] = 0.5f;
+  ck_assert_int_eq (cn_graph_eval (g, CN_DTYPE_F64, &in, b, NULL), CN_OK);
+  for (int o = 0; o < 4; o++)
+    {
+      ck_assert_int_eq (cn_tensor_numel (&a[o]), cn_tensor_numel (&b[o]));
+      for (int64_t i = 0; i < cn_tensor_numel (&a[o]); i++)
+        ck_assert (cn_tensor_get_f64 (&a[o], i) == cn_tensor_get_f64 (&b[o], i));
+    }
+  int distinct = 0;
+  for (int64_t i = 0; i < 6; i++)
+    {
+      double u = cn_tensor_get_f64 (&a[0], i);
+      ck_assert_msg (u >= -2 && u < 3, "uniform draw %g outside [-2, 3)", u);
+      distinct += i > 0 && u != cn_tensor_get_f64 (&a[0], i - 1);
+    }
+  ck_assert_int_ge (distinct, 4);
+  for (int o = 0; o < 5; o++)
+    {
+      cn_tensor_clear (&a[o]);
+      cn_tensor_clear (&b[o]);
+    }
+  cn_tensor_clear (&in);
+  cn_graph_free (g);
 }
 END_TEST
 
@@ -706,10 +900,33 @@ main (void)
   tcase_add_test (tc, bad_mod_fmod);
   tcase_add_test (tc, bad_clip_input_bound);
   tcase_add_test (tc, bad_shrink_bias);
-  tcase_add_test (tc, bad_topk_indices);
+  tcase_add_test (tc, bad_topk_unsorted);
   tcase_add_test (tc, bad_cumsum_exclusive);
   tcase_add_test (tc, bad_gathernd_batch_dims);
   tcase_add_test (tc, bad_trilu_input);
+  tcase_add_test (tc, bad_isinf_none);
+  tcase_add_test (tc, bad_bitshift_signed);
+  tcase_add_test (tc, bad_bitshift_direction);
+  tcase_add_test (tc, bad_bitshift_broadcast);
+  tcase_add_test (tc, bad_where_int);
+  tcase_add_test (tc, bad_less_int);
+  tcase_add_test (tc, bad_and_float);
+  tcase_add_test (tc, bad_relu_bool);
+  tcase_add_test (tc, bad_cast_float16);
+  tcase_add_test (tc, bad_convtranspose_output_shape);
+  tcase_add_test (tc, bad_convtranspose_same);
+  tcase_add_test (tc, bad_random_noseed);
+  tcase_add_test (tc, bad_random_seed);
+  tcase_add_test (tc, bad_random_dtype);
+  tcase_add_test (tc, bad_dft_inverse);
+  tcase_add_test (tc, bad_dft_twosided);
+  tcase_add_test (tc, bad_dft_complex);
+  tcase_add_test (tc, bad_einsum_ellipsis);
+  tcase_add_test (tc, bad_einsum_diagonal);
+  tcase_add_test (tc, bad_einsum_three);
+  tcase_add_test (tc, sorts_structure);
+  tcase_add_test (tc, sorts_cast_range);
+  tcase_add_test (tc, sorts_random);
   tcase_add_test (tc, bad_nonexistent);
   tcase_add_test (tc, bad_buffer_prefixes);
   suite_add_tcase (s, tc);

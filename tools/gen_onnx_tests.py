@@ -60,6 +60,13 @@ M64 = (1 << 64) - 1
 
 torch.set_num_threads(1)
 
+# numpy sorts of the ONNX element types certnn reads
+NPT = {TensorProto.FLOAT: np.float32, TensorProto.DOUBLE: np.float64, TensorProto.BOOL: np.bool_,
+       TensorProto.INT8: np.int8, TensorProto.INT16: np.int16, TensorProto.INT32: np.int32,
+       TensorProto.INT64: np.int64, TensorProto.UINT8: np.uint8, TensorProto.UINT16: np.uint16,
+       TensorProto.UINT32: np.uint32, TensorProto.UINT64: np.uint64}
+ONNXT = {np.dtype(v): k for k, v in NPT.items()}
+
 
 # ---- deterministic inputs (the C test regenerates them bit for bit) ------------------------------
 def gen_values(n, seed, lo, hi, f32):
@@ -76,6 +83,28 @@ def gen_values(n, seed, lo, hi, f32):
         u = float(z >> 11) * 2.0 ** -53
         x = lo + (hi - lo) * u
         out[i] = float(np.float32(x)) if f32 else x
+    return out
+
+
+# ---- certnn's generator (src/ops/random.c), for the references of the random draws --------------
+M32 = (1 << 32) - 1
+
+
+def philox_uniforms(key, n):
+    """The uniforms (u_j, v_j), j < n, of src/ops/random.c: Philox4x32-10 on the counter
+    (j mod 2^32, j div 2^32, 0, 0) under the key (K mod 2^32, K div 2^32), each 64-bit half of
+    the output block cut to 53 bits."""
+    out = []
+    for j in range(n):
+        c = [j & M32, (j >> 32) & M32, 0, 0]
+        k0, k1 = key & M32, (key >> 32) & M32
+        for r in range(10):
+            if r > 0:
+                k0, k1 = (k0 + 0x9E3779B9) & M32, (k1 + 0xBB67AE85) & M32
+            p0, p1 = 0xD2511F53 * c[0], 0xCD9E8D57 * c[2]
+            c = [((p1 >> 32) ^ c[1] ^ k0) & M32, p1 & M32, ((p0 >> 32) ^ c[3] ^ k1) & M32, p0 & M32]
+        a, b = c[0] | c[1] << 32, c[2] | c[3] << 32
+        out.append(((a >> 11) * 2.0 ** -53, (b >> 11) * 2.0 ** -53))
     return out
 
 
@@ -122,6 +151,8 @@ class Eval:
         a = numpy_helper.to_array(tp)
         if a.dtype.kind == "f":
             return self.flt(a)
+        if a.dtype.kind in "bu":
+            return a.copy()          # Booleans and unsigned words keep their sort
         return a.astype(np.int64)
 
     def run(self, model, inputs):
@@ -504,11 +535,22 @@ class Eval:
         return np.array(list(i[0].shape), dtype=np.int64)
 
     def op_Cast(self, i, a, o, n):
-        to = a["to"]
-        x = i[0]
+        return self._cast(i[0], a["to"])
+
+    def _cast(self, x, to):
+        """numpy's cast, as certnn's: to BOOL x != 0; a float to an integer type truncated (in range,
+        asserted); integers wrapped to the target's width."""
         if to in (TensorProto.FLOAT, TensorProto.DOUBLE):
             return self.flt(self.np(x)) if not self.is_f(x) else x
-        return self.np(x).astype(np.int64)
+        v = self.np(x)
+        if to == TensorProto.BOOL:
+            return v != 0
+        if v.dtype.kind == "f":
+            t = np.trunc(v)
+            info = np.iinfo(NPT[to])
+            assert np.all((t >= info.min) & (t <= info.max)), "cast out of range"
+            return t.astype(NPT[to])
+        return v.astype(NPT[to])
 
     def op_Constant(self, i, a, o, n):
         if "value" in a:
@@ -683,10 +725,19 @@ class Eval:
         return np.array(out).reshape(idx.shape[:-1] + x.shape[q:])
 
     def op_TopK(self, i, a, o, n):
+        """torch.topk's order: a NaN above every number, ties to the lower index (a stable sort)."""
         x, k = self._nf(i[0]), int(np.asarray(i[1]).reshape(-1)[0])
         ax = a.get("axis", -1) % x.ndim
-        order = np.argsort(-x if a.get("largest", 1) else x, axis=ax, kind="stable")
-        idx = np.take(order, range(k), axis=ax)
+        xm = np.moveaxis(x, ax, -1)
+        nan = np.isnan(xm)
+        if a.get("largest", 1):
+            key = (np.where(nan, 0.0, -xm), np.where(nan, 0, 1))
+        else:
+            key = (np.where(nan, 0.0, xm), np.where(nan, 1, 0))
+        order = np.empty(xm.shape, dtype=np.int64)
+        for p in np.ndindex(*xm.shape[:-1]):
+            order[p] = np.lexsort((np.arange(xm.shape[-1]), key[0][p], key[1][p]))
+        idx = np.moveaxis(order[..., :k], -1, ax)
         return [np.take_along_axis(x, idx, axis=ax), idx]
 
     def _arg(self, i, a, fn):
@@ -773,6 +824,165 @@ class Eval:
         x = self._nf(i[0])
         k = int(np.asarray(i[1]).reshape(-1)[0]) if len(i) > 1 and i[1] is not None else 0
         return np.triu(x, k) if a.get("upper", 1) else np.tril(x, k)
+
+    # The operators on the new element sorts and rules (Booleans, integer words, transposed
+    # convolution, random draws, DFT, Einsum): numpy in binary64, Booleans and words in their
+    # numpy sorts; every model using them carries "exact" or "f64" references.
+    def _cmp(self, i, f):
+        x, y = self.np(i[0]), self.np(i[1])
+        return f(x, y)
+
+    def op_Equal(self, i, a, o, n):
+        return self._cmp(i, np.equal)
+
+    def op_Less(self, i, a, o, n):
+        return self._cmp(i, np.less)
+
+    def op_LessOrEqual(self, i, a, o, n):
+        return self._cmp(i, np.less_equal)
+
+    def op_Greater(self, i, a, o, n):
+        return self._cmp(i, np.greater)
+
+    def op_GreaterOrEqual(self, i, a, o, n):
+        return self._cmp(i, np.greater_equal)
+
+    def op_Not(self, i, a, o, n):
+        return np.logical_not(self.np(i[0]))
+
+    def op_And(self, i, a, o, n):
+        return self._cmp(i, np.logical_and)
+
+    def op_Or(self, i, a, o, n):
+        return self._cmp(i, np.logical_or)
+
+    def op_Xor(self, i, a, o, n):
+        return self._cmp(i, np.logical_xor)
+
+    def op_IsNaN(self, i, a, o, n):
+        return np.isnan(self._nf(i[0]))
+
+    def op_IsInf(self, i, a, o, n):
+        x = self._nf(i[0])
+        pos, neg = a.get("detect_positive", 1), a.get("detect_negative", 1)
+        return np.isinf(x) & (((x > 0) & bool(pos)) | ((x < 0) & bool(neg)))
+
+    def op_Where(self, i, a, o, n):
+        x, y = self.np(i[1]), self.np(i[2])
+        if x.dtype.kind == "f" or y.dtype.kind == "f":
+            x, y = x.astype(np.float64), y.astype(np.float64)
+        return np.where(self.np(i[0]), x, y)
+
+    def op_CastLike(self, i, a, o, n):
+        return self._cast(i[0], ONNXT[np.dtype(self.np(i[1]).dtype)])
+
+    def op_BitShift(self, i, a, o, n):
+        x, y = self.np(i[0]), self.np(i[1])
+        d = a["direction"]
+        d = d.decode() if isinstance(d, bytes) else d
+        assert x.dtype == y.dtype and x.dtype.kind == "u" and np.all(y < 8 * x.dtype.itemsize)
+        return np.left_shift(x, y) if d == "LEFT" else np.right_shift(x, y)
+
+    def op_BitwiseAnd(self, i, a, o, n):
+        return self._cmp(i, np.bitwise_and)
+
+    def op_BitwiseOr(self, i, a, o, n):
+        return self._cmp(i, np.bitwise_or)
+
+    def op_BitwiseXor(self, i, a, o, n):
+        return self._cmp(i, np.bitwise_xor)
+
+    def op_BitwiseNot(self, i, a, o, n):
+        return np.invert(self.np(i[0]))
+
+    def op_ConvTranspose(self, i, a, o, n):
+        """The scatter form: y_full[n, m, s stride + k dil] += x[n, c, s] w[c, m, k] over the
+        full extent F = stride (S - 1) + output_padding + dil (K - 1) + 1, then cut to
+        [pad_begin, F - pad_end) (pads from output_shape or auto_pad: the total split in halves,
+        even totals only); cross-checked with torch's conv_transpose where the pads are equal."""
+        x, w = self._nf(i[0]), self._nf(i[1])
+        b = self._nf(i[2]) if len(i) > 2 and i[2] is not None else None
+        K = list(w.shape[2:])
+        nd, group = len(K), a.get("group", 1)
+        S = list(x.shape[2:])
+        st = list(a.get("strides", [1] * nd))
+        dl = list(a.get("dilations", [1] * nd))
+        op = list(a.get("output_padding", [0] * nd))
+        full = [st[d] * (S[d] - 1) + op[d] + dl[d] * (K[d] - 1) + 1 for d in range(nd)]
+        pads = list(a.get("pads", [0] * (2 * nd)))
+        mode = a.get("auto_pad", b"NOTSET")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        if "output_shape" in a or mode in ("SAME_UPPER", "SAME_LOWER"):
+            outs = list(a["output_shape"])[-nd:] if "output_shape" in a else [S[d] * st[d] for d in range(nd)]
+            tot = [full[d] - outs[d] for d in range(nd)]
+            assert all(t >= 0 and t % 2 == 0 for t in tot)
+            pads = [t // 2 for t in tot] * 2
+        N_, C = x.shape[:2]
+        Mg, Cg = w.shape[1], C // group
+        y = np.zeros([N_, Mg * group] + full)
+        for g in range(group):
+            for kidx in np.ndindex(*K):
+                sl = tuple(slice(kidx[d] * dl[d], kidx[d] * dl[d] + st[d] * (S[d] - 1) + 1, st[d]) for d in range(nd))
+                contrib = np.einsum("nc...,cm->nm...", x[:, g * Cg:(g + 1) * Cg], w[(slice(g * Cg, (g + 1) * Cg), slice(None)) + kidx])
+                y[(slice(None), slice(g * Mg, (g + 1) * Mg)) + sl] += contrib
+        y = y[(slice(None), slice(None)) + tuple(slice(pads[d], full[d] - pads[nd + d]) for d in range(nd))]
+        if b is not None:
+            y = y + b.reshape([1, -1] + [1] * nd)
+        if all(pads[d] == pads[nd + d] for d in range(nd)):
+            tc = [None, F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d][nd]
+            t = tc(torch.tensor(x), torch.tensor(w), None if b is None else torch.tensor(b), stride=st,
+                   padding=pads[:nd], output_padding=op, groups=group, dilation=dl).numpy()
+            assert t.shape == y.shape and np.max(np.abs(t - y), initial=0.0) <= 1e-12 * max(1.0, np.max(np.abs(y))), \
+                "ConvTranspose: numpy and torch disagree"
+        return y
+
+    def _draw_shape(self, i, a, like):
+        return tuple(self.np(i[0]).shape) if like else tuple(a["shape"])
+
+    def op_RandomUniform(self, i, a, o, n, like=False):
+        shape = self._draw_shape(i, a, like)
+        lo, hi = float(a.get("low", 0.0)), float(a.get("high", 1.0))
+        return np.array([lo + (hi - lo) * u for u, _ in philox_uniforms(int(a["seed"]), int(np.prod(shape)))]
+                        ).reshape(shape)
+
+    def op_RandomUniformLike(self, i, a, o, n):
+        return self.op_RandomUniform(i, a, o, n, like=True)
+
+    def op_RandomNormal(self, i, a, o, n, like=False):
+        shape = self._draw_shape(i, a, like)
+        mean, std = float(a.get("mean", 0.0)), float(a.get("scale", 1.0))
+        return np.array([mean + std * (math.sqrt(-2.0 * math.log(max(u, 2.0 ** -53))) * math.cos(2.0 * math.pi * v))
+                         for u, v in philox_uniforms(int(a["seed"]), int(np.prod(shape)))]).reshape(shape)
+
+    def op_RandomNormalLike(self, i, a, o, n):
+        return self.op_RandomNormal(i, a, o, n, like=True)
+
+    def op_Bernoulli(self, i, a, o, n):
+        p = self.np(i[0])
+        u = np.array([u for u, _ in philox_uniforms(int(a["seed"]), p.size)]).reshape(p.shape)
+        y = u < p
+        # an f32 evaluation compares the draw rounded to binary32 (lt path): the data avoids the
+        # difference
+        assert np.array_equal(y, u.astype(np.float32) < p.astype(np.float32))
+        dt = a.get("dtype", ONNXT[np.dtype(p.dtype)] if p.dtype.kind == "f" else TensorProto.FLOAT)
+        return y if dt == TensorProto.BOOL else y.astype(np.float64)
+
+    def op_DFT(self, i, a, o, n):
+        x = self._nf(i[0])
+        assert x.shape[-1] == 1 and a.get("onesided", 0) == 1 and a.get("inverse", 0) == 0
+        ax = a.get("axis", 1) % x.ndim
+        L = int(np.asarray(i[1]).reshape(-1)[0]) if len(i) > 1 and i[1] is not None else None
+        X = np.fft.rfft(x[..., 0], n=L, axis=ax)
+        return np.stack([X.real, X.imag], axis=-1)
+
+    def op_Einsum(self, i, a, o, n):
+        eq = a["equation"]
+        eq = eq.decode() if isinstance(eq, bytes) else eq
+        ops = [self._nf(v) for v in i]
+        y = np.einsum(eq, *ops)
+        t = torch.einsum(eq, *[torch.tensor(v) for v in ops]).numpy()
+        assert np.max(np.abs(t - y), initial=0.0) <= 1e-12 * max(1.0, np.max(np.abs(y), initial=0.0))
+        return np.asarray(y)
 
 # ---- certnn's forward, operation by operation -----------------------------------------------
 FOLDED = {"Add", "AveragePool", "BatchNormalization", "Conv", "Div", "Gemm", "GlobalAveragePool", "GlobalMaxPool",
@@ -1382,7 +1592,7 @@ def write_ref(path, title, specs_cases, model, with_mag=False, ref="full"):
         real_inputs = [vi for vi in model.graph.input if vi.name not in {t.name for t in model.graph.initializer}]
         for vi, arr in zip(real_inputs, arrays):
             dims = [d.dim_value if d.dim_value > 0 else 1 for d in vi.type.tensor_type.shape.dim]
-            dt = np.float32 if vi.type.tensor_type.elem_type == TensorProto.FLOAT else np.float64
+            dt = NPT[vi.type.tensor_type.elem_type]
             ins.append(np.asarray(arr, dtype=dt).reshape(dims))
         if ref == "full":
             y64, y32, s32 = evaluate(model, ins)
@@ -1472,17 +1682,21 @@ MODELS = []
 
 
 REFKIND = {}
+VALS = {}
 
 
-def model(name, opset, nodes, inputs, outputs, inits=(), ranges=None, check=True, ref="full"):
+def model(name, opset, nodes, inputs, outputs, inits=(), ranges=None, check=True, ref="full", vals=None):
     """inputs: (name, shape[, elem type]); outputs: (name, shape or None[, elem type]);
     ranges: per input (lo, hi), default (-1, 1); ref: the references written (see write_ref).  An
-    output shape None is filled in from a binary64 evaluation on inputs of ones."""
+    output shape None is filled in from a binary64 evaluation on inputs of ones.  VALS: per case
+    c (0, 1), VALS(c) is a list of explicit input arrays (None entries: generated).  Integer and
+    Boolean inputs are drawn as integers in [lo, hi] (write_models)."""
     if any(o[1] is None for o in outputs):
         g = helper.make_graph(nodes, name, [vinfo(i[0], i[1], i[2] if len(i) > 2 else TensorProto.FLOAT) for i in inputs],
                               [vinfo(o[0], []) for o in outputs], list(inits))
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-        ys = Eval("f64").run(m, [np.ones([s if isinstance(s, int) else 1 for s in i[1]]) for i in inputs])
+        ys = Eval("f64").run(m, [np.ones([s if isinstance(s, int) else 1 for s in i[1]],
+                                         dtype=NPT[i[2]] if len(i) > 2 else np.float64) for i in inputs])
         outputs = [(o[0], list(y.shape) if o[1] is None else o[1]) + tuple(o[2:]) for o, y in zip(outputs, ys)]
     ins = [vinfo(i[0], i[1], i[2] if len(i) > 2 else TensorProto.FLOAT) for i in inputs]
     outs = [vinfo(o[0], o[1], o[2] if len(o) > 2 else TensorProto.FLOAT) for o in outputs]
@@ -1493,6 +1707,7 @@ def model(name, opset, nodes, inputs, outputs, inits=(), ranges=None, check=True
         onnx.checker.check_model(m)
     MODELS.append((name, m, inputs, ranges or [(-1.0, 1.0)] * len(inputs)))
     REFKIND[name] = ref
+    VALS[name] = vals
 
 
 N = helper.make_node
@@ -1837,6 +2052,184 @@ def define_models():
           [init("a", f32(-1.0)), init("b", f32(3.0)), init("d", f32(1.0))], ref=E)
     model("o14_trilu_const", 14, [N("Trilu", ["e"], ["t"], upper=0), N("Mul", ["x", "t"], ["y"])], x234, yn,
           [init("e", np.ones((3, 4), np.float32))], ref=E)
+    define_sort_models()
+
+
+def define_sort_models():
+    """The operators on Booleans and integer words, transposed convolution, random draws, DFT,
+    Einsum and TopK's indices (their own draws: every earlier file stays as it was)."""
+    rng = np.random.default_rng(20271101)
+    TP = TensorProto
+    B, U8, U16, U32, I32, I64 = TP.BOOL, TP.UINT8, TP.UINT16, TP.UINT32, TP.INT32, TP.INT64
+    E, F64 = "exact", "f64"
+
+    def Wn(*shape):
+        return (np.round(rng.uniform(-1, 1, size=shape) * 64) / 64).astype(np.float32)
+
+    def few(*shape):
+        """floats from a small set, so that comparisons meet equal operands"""
+        return rng.choice(np.array([-1.0, -0.5, 0.0, 0.5, 1.0], np.float32), size=shape)
+
+    def per_case(*fns):
+        return lambda c: [f(c) if f is not None else None for f in fns]
+
+    # comparisons: broadcasting between inputs, constants expanded, numbers equal often
+    model("o13_compare", 13,
+          [N("Equal", ["x", "y"], ["eq"]), N("Less", ["x", "y"], ["lt"]), N("LessOrEqual", ["x", "c"], ["le"]),
+           N("Greater", ["c", "x"], ["gt"]), N("GreaterOrEqual", ["y", "x"], ["ge"])],
+          [("x", [2, 3, 4]), ("y", [3, 4])], [(o, None, B) for o in ("eq", "lt", "le", "gt", "ge")],
+          [init("c", np.array([-0.5, 0.0, 0.5, 1.0], np.float32))], ref=E,
+          vals=per_case(lambda c: few(2, 3, 4), lambda c: few(3, 4)))
+    model("o9_compare_f64", 9, [N("Greater", ["x", "y"], ["gt"]), N("Less", ["x", "y"], ["lt"]),
+                                N("Equal", ["x", "x"], ["eq"])],
+          [("x", [2, 3], TP.DOUBLE), ("y", [2, 3], TP.DOUBLE)], [(o, None, B) for o in ("gt", "lt", "eq")], ref=E)
+    # Equal of Booleans (not xor) and of words (not bool(xor)); logic with broadcasting
+    model("o13_equal_bool_int", 13, [N("Equal", ["a", "b"], ["e1"]), N("Equal", ["i", "j"], ["e2"]),
+                                     N("Equal", ["i", "k"], ["e3"])],
+          [("a", [2, 3], B), ("b", [2, 3], B), ("i", [2, 3], I32), ("j", [2, 3], I32)],
+          [("e1", None, B), ("e2", None, B), ("e3", None, B)], [init("k", np.array([0, 1, -1], np.int32))],
+          ranges=[(0, 1), (0, 1), (-1, 1), (-1, 1)], ref=E)
+    model("o13_logic", 13,
+          [N("Not", ["a"], ["na"]), N("And", ["a", "b"], ["ab"]), N("Or", ["a", "c"], ["ac"]),
+           N("Xor", ["b", "k"], ["bk"]), N("And", ["na", "bk"], ["y"])],
+          [("a", [2, 3], B), ("b", [2, 3], B), ("c", [3], B)],
+          [("na", None, B), ("ab", None, B), ("ac", None, B), ("bk", None, B), ("y", None, B)],
+          [init("k", np.array([[True], [False]]))], ref=E)
+    # constant comparisons and logic fold away (a shape computation as exporters write it)
+    model("o13_logic_fold", 13,
+          [N("Shape", ["x"], ["s"]), N("Equal", ["s", "m1"], ["isneg"]), N("Not", ["isneg"], ["keep"]),
+           N("Where", ["keep", "s", "mm"], ["sh"]), N("Reshape", ["x", "sh"], ["r"]),
+           N("Less", ["ca", "cb"], ["cl"]), N("Cast", ["cl"], ["cf"], to=TP.FLOAT), N("Mul", ["r", "cf"], ["y"])],
+          [("x", [2, 3])], [("y", None)],
+          [init("m1", np.array([-1, 3], np.int64)), init("mm", np.array([-1, -1], np.int64)),
+           init("ca", np.array([0.5, 2.0, -1.0], np.float32)), init("cb", np.array([1.0, 1.0, 1.0], np.float32))],
+          ref=E)
+    # IsNaN, IsInf (both signs, one sign each) on explicit NaNs and infinities
+    special = lambda c: [np.array([np.nan, np.inf, -np.inf, 0.0, -1.5, 2.0, np.nan, -np.inf][::1 - 2 * c],
+                                  np.float32).reshape(2, 4)]
+    model("o13_isnan_isinf", 13,
+          [N("IsNaN", ["x"], ["n"]), N("IsInf", ["x"], ["i"]), N("IsInf", ["x"], ["p"], detect_negative=0),
+           N("IsInf", ["x"], ["m"], detect_positive=0)],
+          [("x", [2, 4])], [(o, None, B) for o in ("n", "i", "p", "m")], ref=E, vals=special)
+    model("o10_isinf", 10, [N("IsInf", ["x"], ["i"])], [("x", [2, 4])], [("i", None, B)], ref=E, vals=special)
+    # Where: condition computed, given as an input (broadcast through the model's scalar) and constant
+    model("o16_where", 16,
+          [N("Greater", ["x", "zero"], ["pos"]), N("Where", ["pos", "x", "c"], ["a"]),
+           N("Where", ["m", "x", "y"], ["b"]), N("Where", ["k", "a", "b"], ["z"])],
+          [("x", [2, 3]), ("y", [3]), ("m", [3], B)], [("a", None), ("b", None), ("z", None)],
+          [init("zero", np.array(0.0, np.float32)), init("c", Wn(3)), init("k", np.array([[True], [False]]))],
+          ref=E)
+    # Cast of values: to integers (truncation), Booleans, back to the model's scalar; words wrapped
+    model("o13_cast_values", 13,
+          [N("Cast", ["x"], ["i"], to=I32), N("Cast", ["x"], ["b"], to=B), N("Cast", ["i"], ["f"], to=TP.FLOAT),
+           N("Cast", ["b"], ["g"], to=TP.DOUBLE), N("Cast", ["w"], ["u"], to=U8), N("Cast", ["w"], ["wf"], to=TP.FLOAT),
+           N("Cast", ["x"], ["same"], to=TP.DOUBLE)],
+          [("x", [2, 3]), ("w", [2, 3], I32)],
+          [("i", None, I32), ("b", None, B), ("f", None), ("g", None, TP.DOUBLE), ("u", None, U8), ("wf", None),
+           ("same", None, TP.DOUBLE)],
+          ranges=[(-9.0, 9.0), (-300, 300)], ref=E,
+          vals=per_case(lambda c: np.array([[-2.75, -0.5, 0.0], [0.25, 3.5, -9.0]], np.float32) * (1 - 2 * c), None))
+    model("o15_cast_like", 15, [N("CastLike", ["x", "t"], ["i"]), N("CastLike", ["i", "x"], ["y"])],
+          [("x", [2, 3])], [("i", None, TP.INT8), ("y", None)], [init("t", np.array([0], np.int8))],
+          ranges=[(-100.0, 100.0)], ref=E)
+    # BitShift on unsigned words, a constant amount broadcast; the bitwise operators (opset 18,
+    # read in an opset 17 model: onnx.checker is skipped)
+    model("o11_bitshift", 11,
+          [N("BitShift", ["x", "s"], ["l"], direction="LEFT"), N("BitShift", ["x", "s"], ["r"], direction="RIGHT"),
+           N("BitShift", ["x", "k"], ["lk"], direction="LEFT")],
+          [("x", [2, 3], U8), ("s", [2, 3], U8)], [("l", None, U8), ("r", None, U8), ("lk", None, U8)],
+          [init("k", np.array([1, 4, 7], np.uint8))], ranges=[(0, 255), (0, 7)], ref=E)
+    model("o11_bitshift_u32", 11, [N("BitShift", ["x", "s"], ["r"], direction="RIGHT"),
+                                   N("BitShift", ["r", "s"], ["l"], direction="LEFT")],
+          [("x", [4], U32), ("s", [4], U32)], [("r", None, U32), ("l", None, U32)],
+          ranges=[(0, 16777215), (0, 23)], ref=E)
+    model("o17_bitwise", 17,
+          [N("BitwiseAnd", ["x", "y"], ["a"]), N("BitwiseOr", ["x", "y"], ["o"]), N("BitwiseXor", ["x", "k"], ["e"]),
+           N("BitwiseNot", ["x"], ["n"])],
+          [("x", [2, 3], U16), ("y", [2, 3], U16)], [(o, None, U16) for o in ("a", "o", "e", "n")],
+          [init("k", np.array([0x00ff, 0x0f0f, 0xffff], np.uint16))], ranges=[(0, 65535), (0, 65535)],
+          check=False, ref=E)
+    # ConvTranspose: pads, strides, dilations, output_padding, groups, 1-D, output_shape, auto_pad
+    model("o11_convtranspose", 11,
+          [N("ConvTranspose", ["x", "w", "b"], ["y"], strides=[2, 1], pads=[1, 0, 0, 2], dilations=[1, 2],
+             output_padding=[1, 0])],
+          [("x", [1, 2, 3, 4])], [("y", None)], [init("w", Wn(2, 3, 3, 2)), init("b", Wn(3))], ref=F64)
+    model("o11_convtranspose_group", 11, [N("ConvTranspose", ["x", "w"], ["y"], group=2, strides=[2, 2])],
+          [("x", [2, 4, 2, 3])], [("y", None)], [init("w", Wn(4, 1, 2, 2))], ref=F64)
+    model("o13_convtranspose_1d", 13, [N("ConvTranspose", ["x", "w", "b"], ["y"], strides=[3], pads=[1, 1],
+                                         kernel_shape=[4])],
+          [("x", [1, 2, 5])], [("y", None)], [init("w", Wn(2, 2, 4)), init("b", Wn(2))], ref=F64)
+    model("o13_convtranspose_output_shape", 13,
+          [N("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2], output_shape=[5, 6])],
+          [("x", [1, 1, 3, 4])], [("y", None)], [init("w", Wn(1, 2, 3, 2))], ref=F64)
+    model("o13_convtranspose_same", 13,
+          [N("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2], auto_pad="SAME_UPPER")],
+          [("x", [1, 1, 3, 3])], [("y", None)], [init("w", Wn(1, 1, 4, 4))], ref=F64)
+    model("o13_convtranspose_valid", 13, [N("ConvTranspose", ["x", "w"], ["y"], auto_pad="VALID")],
+          [("x", [1, 1, 3, 3])], [("y", None)], [init("w", Wn(1, 2, 2, 2))], ref=F64)
+    # random draws on a seed: certnn's generator, re-implemented here (philox_uniforms)
+    model("o13_random", 13,
+          [N("RandomUniform", [], ["u"], shape=[2, 3], low=-2.0, high=3.0, seed=7.0),
+           N("RandomNormal", [], ["r"], shape=[3, 2], mean=1.0, scale=0.5, seed=8.0),
+           N("RandomUniformLike", ["x"], ["ul"], seed=9.0),
+           N("RandomNormalLike", ["x"], ["rl"], seed=10.0, dtype=TP.DOUBLE), N("Add", ["x", "ul"], ["y"])],
+          [("x", [2, 3])], [("u", None), ("r", None), ("ul", None), ("rl", None, TP.DOUBLE), ("y", None)], ref=F64)
+    model("o15_bernoulli", 15,
+          [N("Bernoulli", ["p"], ["a"], seed=3.0), N("Bernoulli", ["q"], ["b"], seed=4.0, dtype=B),
+           N("Bernoulli", ["p"], ["c"], seed=5.0, dtype=B), N("Bernoulli", ["q"], ["d"], seed=6.0, dtype=TP.DOUBLE)],
+          [("p", [3, 4])], [("a", None), ("b", None, B), ("c", None, B), ("d", None, TP.DOUBLE)],
+          [init("q", np.full((2, 5), 0.25, np.float32))], ranges=[(0.0, 1.0)], ref=E)
+    # DFT of a real signal onto rfft: the last signal axis, another axis, dft_length cut and padded
+    model("o17_dft", 17, [N("DFT", ["x"], ["y"], onesided=1), N("DFT", ["x", "six"], ["c"], onesided=1, axis=-2)],
+          [("x", [2, 8, 1])], [("y", None), ("c", None)], [init("six", np.array(6, np.int64))], ref=F64)
+    model("o17_dft_axis", 17, [N("DFT", ["x"], ["y"], onesided=1, axis=1), N("DFT", ["x", "ten"], ["z"], onesided=1,
+                                                                              axis=2)],
+          [("x", [2, 5, 3, 1])], [("y", None), ("z", None)], [init("ten", np.array([10], np.int64))], ref=F64)
+    # Einsum: contract, matmul with batch letters, permute, sums, implicit outputs
+    model("o12_einsum", 12,
+          [N("Einsum", ["x", "w"], ["a"], equation="ij,jk->ik"), N("Einsum", ["x"], ["t"], equation="ij->ji"),
+           N("Einsum", ["x"], ["s"], equation="ij->"), N("Einsum", ["x", "v"], ["o"], equation="ij,k"),
+           N("Einsum", ["x", "x"], ["g"], equation="ij,kj")],
+          [("x", [2, 3])], [("a", None), ("t", None), ("s", None), ("o", None), ("g", None)],
+          [init("w", Wn(3, 4)), init("v", Wn(2))], ref=F64)
+    model("o12_einsum_batch", 12,
+          [N("Einsum", ["p", "q"], ["m"], equation="bij,bjk->bik"), N("Einsum", ["p", "q"], ["n"], equation="bij,bjk->kbi"),
+           N("Einsum", ["p", "r"], ["e"], equation="bij , ij -> bi"), N("Einsum", ["p"], ["d"], equation="bij->jb")],
+          [("p", [2, 3, 4]), ("q", [2, 4, 2]), ("r", [3, 4])], [("m", None), ("n", None), ("e", None), ("d", None)],
+          ref=F64)
+    # TopK's Indices output: distinct entries with Values; ties and NaNs (Indices only); k = 1
+    model("o11_topk_indices", 11,
+          [N("TopK", ["x", "k"], ["v", "i"], axis=1), N("TopK", ["x", "k"], ["w", "j"], largest=0)],
+          [("x", [2, 3, 4])], [("v", None), ("i", None, I64), ("w", None), ("j", None, I64)],
+          [init("k", np.array([2], np.int64))], check=False, ref=E)
+    ties = lambda c: [np.array([[1.0, np.nan, 1.0, 0.5, np.nan], [0.0, 0.0, -1.0, 2.0, 0.0], [3.0, 1.0, 3.0, 1.0, -0.0]]
+                               [::1 - 2 * c], np.float32)]
+    model("o13_topk_indices_ties", 13,
+          [N("TopK", ["x", "k"], ["", "i"]), N("TopK", ["x", "k"], ["", "j"], largest=0),
+           N("TopK", ["x", "one"], ["", "m"])],
+          [("x", [3, 5])], [("i", None, I64), ("j", None, I64), ("m", None, I64)],
+          [init("k", np.array([4], np.int64)), init("one", np.array([1], np.int64))], check=False, ref=E, vals=ties)
+    # the same operators on constants, folded at import (ties, NaNs and infinities, wrapping casts)
+    fold = [("eq", "Equal", ["ca", "cb"], B), ("lt", "Less", ["ca", "cb"], B), ("le", "LessOrEqual", ["ca", "cb"], B),
+            ("gt", "Greater", ["ca", "cb"], B), ("ge", "GreaterOrEqual", ["ca", "cb"], B),
+            ("ie", "Equal", ["ia", "ib"], B), ("il", "Less", ["ia", "ib"], B), ("n", "Not", ["ba"], B),
+            ("an", "And", ["ba", "bb"], B), ("o", "Or", ["ba", "bb"], B), ("xo", "Xor", ["ba", "bb"], B),
+            ("w", "Where", ["ba", "ca", "cb"], TP.FLOAT), ("wi", "Where", ["bb", "ia", "ib"], I32),
+            ("isn", "IsNaN", ["cn"], B), ("isi", "IsInf", ["cn"], B), ("bs", "BitShift", ["ua", "us"], U8)]
+    nodes = [N(op, ins, [o]) for o, op, ins, _ in fold]
+    nodes[-2].attribute.extend([helper.make_attribute("detect_negative", 0)])
+    nodes[-1].attribute.extend([helper.make_attribute("direction", "LEFT")])
+    nodes += [N("Cast", ["ia"], ["u8"], to=U8), N("Cast", ["ca"], ["bl"], to=B), N("Cast", ["ia"], ["fl"], to=TP.FLOAT),
+              N("Identity", ["x"], ["y"])]
+    model("o13_fold_sorts", 13, nodes, [("x", [2])],
+          [(o, None, t) for o, _, _, t in fold] + [("u8", None, U8), ("bl", None, B), ("fl", None), ("y", None)],
+          [init("ca", np.array([0.5, 1.0, -1.0, 2.0, 0.0], np.float32)),
+           init("cb", np.array([1.0, 1.0, -1.0, 0.5, -0.0], np.float32)),
+           init("ia", np.array([-1, 300, 7, 0, -129], np.int32)), init("ib", np.array([-1, 3, 9, 0, 4], np.int32)),
+           init("ba", np.array([True, True, False, False, True])), init("bb", np.array([True, False, True, False, False])),
+           init("cn", np.array([np.nan, np.inf, -np.inf, 1.0, -0.0], np.float32)),
+           init("ua", np.array([1, 128, 255, 7, 3], np.uint8)), init("us", np.array([1, 1, 4, 0, 7], np.uint8))],
+          ref=E)
 
 
 def write_models():
@@ -1849,10 +2242,20 @@ def write_models():
         cases = []
         for c in range(2):
             specs = []
+            explicit = VALS[name](c) if VALS[name] else None
             for j, (inp, (lo, hi)) in enumerate(zip(inputs, ranges)):
                 n = int(np.prod([s if isinstance(s, int) else 1 for s in inp[1]]))
-                kind = "gen64" if len(inp) > 2 and inp[2] == TensorProto.DOUBLE else "gen32"
-                specs.append((kind, n, 100000 + 100 * k + 10 * c + j, float(lo), float(hi)))
+                et = inp[2] if len(inp) > 2 else TensorProto.FLOAT
+                seed = 100000 + 100 * k + 10 * c + j
+                if explicit is not None and explicit[j] is not None:
+                    specs.append(("vals", np.asarray(explicit[j], dtype=np.float64).reshape(-1)))
+                elif et not in (TensorProto.FLOAT, TensorProto.DOUBLE):
+                    # integers in [lo, hi] (0 and 1 for BOOL), written as values
+                    ilo, ihi = (0, 1) if et == TensorProto.BOOL else (int(lo), int(hi))
+                    specs.append(("vals", np.random.default_rng(seed).integers(ilo, ihi + 1, size=n).astype(np.float64)))
+                else:
+                    kind = "gen64" if et == TensorProto.DOUBLE else "gen32"
+                    specs.append((kind, n, seed, float(lo), float(hi)))
             cases.append(specs)
         write_ref(os.path.join(d, name + ".txt"), "ops/%s.onnx (opset %d)" % (name, m.opset_import[0].version),
                   cases, m, ref=REFKIND[name])
@@ -1942,6 +2345,47 @@ def write_bad():
     save("gathernd_batch_dims", [N("GatherND", ["x", "i"], ["y"], name="gnd", batch_dims=1)], [("x", [2, 3, 4])],
          [("y", None)], [init("i", gi)])
     save("trilu_input", [N("Trilu", ["x"], ["y"], name="tri")], [("x", [3, 4])], [("y", [3, 4])], opset=14)
+    # the operators on the new rules: attributes and uses that are refused
+    TP = TensorProto
+    x23 = [("x", [2, 3])]
+    y23 = [("y", [2, 3])]
+    save("isinf_none", [N("IsInf", ["x"], ["y"], name="inf", detect_positive=0, detect_negative=0)], x23, y23)
+    save("bitshift_signed", [N("BitShift", ["x", "s"], ["y"], name="shift", direction="LEFT")],
+         [("x", [2, 3], TP.INT8), ("s", [2, 3], TP.INT8)], y23)
+    save("bitshift_no_direction", [N("BitShift", ["x", "s"], ["y"], name="shift")],
+         [("x", [2, 3], TP.UINT8), ("s", [2, 3], TP.UINT8)], y23)
+    save("bitshift_broadcast", [N("BitShift", ["x", "s"], ["y"], name="shift", direction="RIGHT")],
+         [("x", [2, 3], TP.UINT8), ("s", [3], TP.UINT8)], y23)
+    save("where_int", [N("Where", ["c", "a", "b"], ["y"], name="sel")],
+         [("c", [2, 3], TP.BOOL), ("a", [2, 3], TP.INT32), ("b", [2, 3], TP.INT32)], y23)
+    save("less_int", [N("Less", ["a", "b"], ["y"], name="lt")], [("a", [2, 3], TP.INT32), ("b", [2, 3], TP.INT32)], y23)
+    save("and_float", [N("And", ["x", "z"], ["y"], name="conj")], x23 + [("z", [2, 3])], y23)
+    save("relu_bool", [N("Relu", ["b"], ["y"], name="r")], [("b", [2, 3], TP.BOOL)], y23)
+    save("cast_float16", [N("Cast", ["x"], ["y"], name="half", to=TP.FLOAT16)], x23, y23)
+    save("convtranspose_odd_output_shape", [N("ConvTranspose", ["x", "w"], ["y"], name="up", strides=[2, 2],
+                                               output_shape=[6, 6])],
+         [("x", [1, 1, 3, 3])], [("y", [1, 1, 6, 6])], [init("w", W(1, 1, 3, 3))])
+    save("convtranspose_same_odd", [N("ConvTranspose", ["x", "w"], ["y"], name="up", strides=[2, 2],
+                                       auto_pad="SAME_LOWER")],
+         [("x", [1, 1, 3, 3])], [("y", [1, 1, 6, 6])], [init("w", W(1, 1, 3, 3))])
+    save("random_noseed", [N("RandomUniform", [], ["u"], name="draw", shape=[2, 3]), N("Add", ["x", "u"], ["y"])],
+         x23, y23)
+    save("random_seed_frac", [N("RandomNormalLike", ["x"], ["y"], name="draw", seed=1.5)], x23, y23)
+    save("random_dtype", [N("RandomUniform", [], ["y"], name="draw", shape=[2, 3], seed=1.0, dtype=TP.FLOAT16)],
+         x23, y23)
+    save("dft_inverse", [N("DFT", ["x"], ["y"], name="fft", onesided=1, inverse=1)], [("x", [1, 8, 1])],
+         [("y", None)], opset=17)
+    save("dft_twosided", [N("DFT", ["x"], ["y"], name="fft")], [("x", [1, 8, 1])], [("y", None)], opset=17)
+    save("dft_complex", [N("DFT", ["x"], ["y"], name="fft", onesided=1)], [("x", [1, 8, 2])], [("y", None)],
+         opset=17)
+    save("einsum_ellipsis", [N("Einsum", ["x", "z"], ["y"], name="ein", equation="...ij,...jk->...ik")],
+         [("x", [2, 2, 3]), ("z", [2, 3, 2])], [("y", None)], opset=12)
+    save("einsum_diagonal", [N("Einsum", ["x"], ["y"], name="ein", equation="ii->i")], [("x", [3, 3])],
+         [("y", None)], opset=12)
+    save("einsum_three", [N("Einsum", ["x", "x", "x"], ["y"], name="ein", equation="ij,jk,kl->il")],
+         [("x", [3, 3])], [("y", None)], opset=12)
+    save("topk_unsorted", [N("TopK", ["x", "k"], ["v", "ix"], name="top", sorted=0)], [("x", [2, 4])],
+         [("v", [2, 2]), ("ix", [2, 2], TensorProto.INT64)], [init("k", np.array([2], np.int64))])
     print("bad: written")
 
 

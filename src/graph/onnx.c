@@ -5,9 +5,20 @@
  * Every ONNX value is known to the importer as either a graph value (a graph input or the
  * output of one of our nodes) or a host constant: an initializer, a Constant node, or the
  * result of folding a node whose inputs are all constants.  Host constants are f32, f64 or
- * i64 tensors (every ONNX integer sort is widened to i64, which is exact); a floating-point
- * constant enters the graph, through cn_graph_add_constant, only when a node uses it as an
- * operand, and integer constants never do (they are shapes, axes and indices).
+ * i64 tensors (every ONNX integer sort and BOOL is widened to i64, which is exact), and each
+ * remembers its ONNX sort (struct oval: BOOL, INT8 .. UINT64).  A floating-point constant
+ * enters the graph, through cn_graph_add_constant, only when a node uses it as an operand;
+ * integer and Boolean constants are shapes, axes and indices, except at the operators that
+ * take those sorts (comparisons, logic, Where, Cast, BitShift, ...: the table's "typed"
+ * handlers), where they enter the graph in their ONNX sort.
+ *
+ * Element sorts (certnn/ops.h, "element sorts").  A graph value holds the model's scalar,
+ * Booleans or integer words: graph inputs of type BOOL or INT8 .. UINT64 are Boolean or word
+ * inputs, and the comparisons, logic, predicates, Cast and the word operators produce them.
+ * Only the typed handlers take Boolean or word values; every other handler refuses them before
+ * building anything ("input 0 ('x') holds INT64 values; the operator takes floating-point
+ * values only").  Booleans that need broadcasting travel through the model's scalar (cast,
+ * broadcast, cast: exact for 0 and 1); words are not broadcast (no exact route beyond 2^24).
  *
  * Each ONNX node maps onto registered operators through cn_graph_add_node; nothing here
  * switches on our operators.  The mapping preserves the exact real semantics of the model for
@@ -20,10 +31,16 @@
  *   - a node whose inputs are all floating-point constants is evaluated once in binary64 with
  *     cn_graph_eval on a scratch graph holding that node alone; its result is kept in f32 if
  *     every entry is exactly an f32 number (pure data movement of f32 weights), else in f64;
+ *     comparisons, logic, Where, Cast and the word operators on constants are folded here,
+ *     exactly (host_fold, cast_to);
  *   - implicit broadcasting becomes a broadcast node on a non-constant operand and an
  *     expanded constant on a constant operand.
  * Casts of non-constant values between f32 and f64 are kept as identities: the graph is
- * evaluated in one sort chosen by its user.
+ * evaluated in one sort chosen by its user.  Other casts of values are cast nodes.
+ *
+ * Random draws (RandomUniform, RandomNormal, their Like forms, Bernoulli) use certnn's
+ * generator (src/ops/random.c, Philox4x32-10) keyed by the seed attribute, which is required:
+ * the draws are deterministic but are not onnxruntime's (the same seed gives other numbers).
  *
  * Errors name the ONNX node and its operator type: "onnx: node 'n3' (Softmax): operator not
  * supported".  Statuses: CN_EIO (the file cannot be read), CN_EPARSE (malformed protobuf,
@@ -55,6 +72,8 @@ struct oval
   int is_const;
   int gv;                    /* its graph value in the main graph, -1 while a constant is not in it */
   cn_tensor c;               /* the constant (f32, f64 or i64) when is_const */
+  cn_dtype sort;             /* a constant's ONNX element sort: F32, F64, BOOL or I8 .. U64 (the
+                                host tensor C is i64 for BOOL and every integer sort) */
   const Onnx__TensorProto *pending;  /* an initializer not read yet (read on first use) */
 };
 
@@ -78,6 +97,9 @@ struct nctx
   const char *name;          /* the node's name: the ONNX name or "<op_type>#<index>" */
   int n_in;
   struct oval **in;          /* n_in entries, NULL for an absent optional input */
+  int typed;                 /* the handler takes Boolean and integer inputs (struct onnx_op) */
+  cn_dtype out_sort;         /* the sort of the integer constants the node defines (CN_DTYPE_COUNT:
+                                input 0's sort if it is an integer constant, else I64) */
   int fold_gv[MAX_OUT];      /* while folding: the scratch graph value of each output, or -1 */
   cn_error *err;             /* the node's own error record (wrapped by the caller) */
 };
@@ -135,11 +157,13 @@ define (struct imp *imp, const char *name, int gv, cn_tensor *c, cn_error *err)
   if (o == NULL || (o->name = dup_str (name)) == NULL)
     goto nomem;
   o->gv = gv;
+  o->sort = CN_DTYPE_COUNT;
   if (c != NULL)
     {
       o->is_const = 1;
       o->gv = -1;
       o->c = *c;
+      o->sort = c->dtype;
       c->data = NULL;
     }
   size_t b = hash_str (name) & (imp->n_bucket - 1);
@@ -398,6 +422,50 @@ onnx_type_size (int32_t t)
     }
 }
 
+/* The sort of ONNX element type T: F32, F64, BOOL or I8 .. U64; CN_DTYPE_COUNT for the types
+ * certnn has no sort for (FLOAT16, BFLOAT16, STRING, the complex types). */
+static cn_dtype
+onnx_sort (int64_t t)
+{
+  switch (t)
+    {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: return CN_DTYPE_F32;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: return CN_DTYPE_F64;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: return CN_DTYPE_BOOL;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: return CN_DTYPE_I8;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT16: return CN_DTYPE_I16;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: return CN_DTYPE_I32;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return CN_DTYPE_I64;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8: return CN_DTYPE_U8;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16: return CN_DTYPE_U16;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32: return CN_DTYPE_U32;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: return CN_DTYPE_U64;
+    default: return CN_DTYPE_COUNT;
+    }
+}
+
+/* The ONNX name of sort T ("FLOAT", "BOOL", "UINT8", ...). */
+static const char *
+sort_name (cn_dtype t)
+{
+  static const int32_t types[CN_DTYPE_COUNT] = {
+    [CN_DTYPE_F64] = ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE, [CN_DTYPE_F32] = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT,
+    [CN_DTYPE_BOOL] = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, [CN_DTYPE_I8] = ONNX__TENSOR_PROTO__DATA_TYPE__INT8,
+    [CN_DTYPE_I16] = ONNX__TENSOR_PROTO__DATA_TYPE__INT16, [CN_DTYPE_I32] = ONNX__TENSOR_PROTO__DATA_TYPE__INT32,
+    [CN_DTYPE_I64] = ONNX__TENSOR_PROTO__DATA_TYPE__INT64, [CN_DTYPE_U8] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT8,
+    [CN_DTYPE_U16] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT16, [CN_DTYPE_U32] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT32,
+    [CN_DTYPE_U64] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT64
+  };
+  return (unsigned) t < CN_DTYPE_COUNT ? onnx_type_name (types[t]) : "unknown";
+}
+
+/* Whether T is an integer word sort (I8 .. U64). */
+static int
+is_word_sort (cn_dtype t)
+{
+  return t >= CN_DTYPE_I8 && t <= CN_DTYPE_U64;
+}
+
 /* The unsigned little-endian word of W bytes at P. */
 static uint64_t
 read_le (const uint8_t *p, size_t w)
@@ -409,11 +477,14 @@ read_le (const uint8_t *p, size_t w)
 }
 
 /* Reads the tensor TP (named WHAT in messages) into OUT: FLOAT as f32, DOUBLE as f64, every
- * integer sort and BOOL as i64.  Messages start with "tensor 'WHAT'". */
+ * integer sort and BOOL as i64; *SORT (if not NULL) receives its ONNX sort (onnx_sort).
+ * Messages start with "tensor 'WHAT'". */
 static cn_status
-parse_tensor (const Onnx__TensorProto *tp, const char *what, cn_tensor *out, cn_error *err)
+parse_tensor (const Onnx__TensorProto *tp, const char *what, cn_tensor *out, cn_dtype *sort, cn_error *err)
 {
   int32_t dt = tp->has_data_type ? tp->data_type : 0;
+  if (sort != NULL)
+    *sort = onnx_sort (dt);
   if ((tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
       || tp->n_external_data > 0)
     return cn_error_set (err, CN_EUNSUPPORTED, "tensor '%s' keeps its data in an external file (not supported)", what);
@@ -529,7 +600,7 @@ materialize (struct oval *o, cn_error *err)
 {
   if (o->pending == NULL)
     return CN_OK;
-  cn_status st = parse_tensor (o->pending, o->name, &o->c, err);
+  cn_status st = parse_tensor (o->pending, o->name, &o->c, &o->sort, err);
   if (st == CN_OK)
     o->pending = NULL;
   return st;
@@ -565,7 +636,34 @@ has_in (const struct nctx *nc, int i)
   return i < nc->n_in && nc->in[i] != NULL;
 }
 
-/* The graph value of input I; a floating-point constant is added to the graph on first use. */
+/* Adds the host constant T to the graph as a constant of SORT under the name NAME: a floating
+ * constant as it is, an integer one (i64 on the host) converted to SORT (BOOL, I8 .. U64), which
+ * is exact for the values the host holds (they came from that sort). */
+static cn_status
+add_const_sorted (struct nctx *nc, const cn_tensor *t, cn_dtype sort, const char *name, int *v)
+{
+  if (!is_int (t) || sort == t->dtype)
+    return cn_graph_add_constant (nc->imp->g, name, t, v, nc->err);
+  cn_tensor c;
+  cn_status st = cn_tensor_convert (&c, sort, t, nc->err);
+  if (st == CN_OK)
+    st = cn_graph_add_constant (nc->imp->g, name, &c, v, nc->err);
+  cn_tensor_clear (&c);
+  return st;
+}
+
+/* The sort of input I: a constant's ONNX sort, else the graph value's (F32 or F64 for the
+ * model's scalar). */
+static cn_dtype
+in_sort (const struct nctx *nc, int i)
+{
+  const struct oval *o = nc->in[i];
+  return o->is_const ? o->sort : cn_graph_value_dtype (nc->imp->g, o->gv);
+}
+
+/* The graph value of input I; a constant is added to the graph on first use.  Integer and
+ * Boolean constants are operands only of the handlers that take those sorts (nc->typed); they
+ * enter the graph in their ONNX sort. */
 static cn_status
 in_gv (struct nctx *nc, int i, int *v)
 {
@@ -576,7 +674,7 @@ in_gv (struct nctx *nc, int i, int *v)
       *v = o->gv;
       return CN_OK;
     }
-  if (is_int (&o->c))
+  if (is_int (&o->c) && !nc->typed)
     return cn_error_set (nc->err, CN_EUNSUPPORTED,
                          "input %d ('%s') is an integer tensor; only floating-point tensors can be operands", i,
                          o->name);
@@ -585,7 +683,7 @@ in_gv (struct nctx *nc, int i, int *v)
       *v = o->gv;
       return CN_OK;
     }
-  cn_status st = cn_graph_add_constant (imp->g, o->name, &o->c, v, nc->err);
+  cn_status st = add_const_sorted (nc, &o->c, o->sort, o->name, v);
   if (st == CN_OK && !imp->folding)
     o->gv = *v;
   return st;
@@ -662,7 +760,9 @@ set_out (struct nctx *nc, int k, int v, int fresh)
   return define (imp, nc->np->output[k], v, NULL, nc->err);
 }
 
-/* Defines output K of the node as the host constant *T (taken). */
+/* Defines output K of the node as the host constant *T (taken).  An integer constant takes the
+ * sort NC->out_sort if the handler set one, else input 0's if that is an integer constant (data
+ * movement and integer arithmetic keep the sort), else I64. */
 static cn_status
 set_out_const (struct nctx *nc, int k, cn_tensor *t)
 {
@@ -671,7 +771,18 @@ set_out_const (struct nctx *nc, int k, cn_tensor *t)
       cn_tensor_clear (t);
       return CN_OK;
     }
-  return define (nc->imp, nc->np->output[k], -1, t, nc->err);
+  int is_float = cn_dtype_is_float (t->dtype);
+  cn_status st = define (nc->imp, nc->np->output[k], -1, t, nc->err);
+  if (st == CN_OK && !is_float)
+    {
+      cn_dtype sort = CN_DTYPE_I64;
+      if (nc->out_sort != CN_DTYPE_COUNT)
+        sort = nc->out_sort;
+      else if (nc->n_in > 0 && nc->in[0] != NULL && nc->in[0]->is_const && is_int (&nc->in[0]->c))
+        sort = nc->in[0]->sort;
+      lookup (nc->imp, nc->np->output[k])->sort = sort;
+    }
+  return st;
 }
 
 /* Output K is input I, unchanged. */
@@ -888,12 +999,16 @@ operand_at (struct nctx *nc, int i, const cn_shape *shape, const char *suffix, i
   struct oval *o = nc->in[i];
   if (o->is_const && !cn_shape_equal (&o->c.shape, shape))
     {
-      if (is_int (&o->c))
+      if (is_int (&o->c) && !nc->typed)
         return in_gv (nc, i, v);           /* refused there */
       cn_tensor t;
       cn_status st = host_broadcast (&o->c, shape, &t, nc->err);
+      char *nm = st == CN_OK ? sub_name (nc, suffix) : NULL;
+      if (st == CN_OK && nm == NULL)
+        st = nomem (nc);
       if (st == CN_OK)
-        st = add_const (nc, &t, suffix, v);
+        st = add_const_sorted (nc, &t, o->sort, nm, v);
+      free (nm);
       cn_tensor_clear (&t);
       return st;
     }
@@ -935,6 +1050,7 @@ op_dropout (struct nctx *nc)
       cn_tensor m;
       if ((st = host_fill (CN_DTYPE_I64, in_shape (nc, 0), 1, &m, nc->err)) != CN_OK)
         return st;
+      nc->out_sort = CN_DTYPE_BOOL;
       return set_out_const (nc, 1, &m);
     }
   return CN_OK;
@@ -2238,6 +2354,7 @@ op_shape (struct nctx *nc)
     return st;
   for (int64_t i = 0; i < n; i++)
     ((int64_t *) t.data)[i] = s->dim[start + i];
+  nc->out_sort = CN_DTYPE_I64;
   return set_out_const (nc, 0, &t);
 }
 
@@ -2252,11 +2369,98 @@ op_size (struct nctx *nc)
   cn_tensor t;
   if ((st = host_fill (CN_DTYPE_I64, &os, (double) cn_shape_numel (in_shape (nc, 0)), &t, nc->err)) != CN_OK)
     return st;
+  nc->out_sort = CN_DTYPE_I64;
   return set_out_const (nc, 0, &t);
 }
 
-/* Cast: constants are converted here; a non-constant floating value cast to FLOAT or DOUBLE is
- * kept as it is (the graph is evaluated in one floating sort). */
+/* The word of sort T (BOOL or I8 .. U64) that the integer V becomes under a cast: x != 0 for
+ * BOOL, else V modulo 2^N read in the N bits of T (two's complement when signed), as numpy's and
+ * torch's casts.  -1 if the result is a u64 word above INT64_MAX (the host holds i64). */
+static int
+wrap_word (int64_t v, cn_dtype t, int64_t *out)
+{
+  uint64_t u = (uint64_t) v;
+  switch (t)
+    {
+    case CN_DTYPE_BOOL: *out = v != 0; return 0;
+    case CN_DTYPE_I8: *out = (int8_t) (uint8_t) u; return 0;
+    case CN_DTYPE_I16: *out = (int16_t) (uint16_t) u; return 0;
+    case CN_DTYPE_I32: *out = (int32_t) (uint32_t) u; return 0;
+    case CN_DTYPE_U8: *out = (uint8_t) u; return 0;
+    case CN_DTYPE_U16: *out = (uint16_t) u; return 0;
+    case CN_DTYPE_U32: *out = (uint32_t) u; return 0;
+    case CN_DTYPE_U64: *out = v; return v < 0 ? -1 : 0;
+    default: *out = v; return 0;
+    }
+}
+
+static cn_status node1 (struct nctx *nc, cn_op op, const void *params, int x, const char *suffix, int *v);
+
+/* Output 0 = input 0 cast to the sort TO (onnx_sort of the target type; CN_DTYPE_COUNT refused,
+ * naming TYPE_NAME).
+ *   A constant is converted here: to FLOAT or DOUBLE exactly or rounded to nearest
+ *   (cn_tensor_convert); to BOOL x != 0; a float to an integer sort truncated toward zero, a NaN
+ *   or a value outside the sort's range refused (CN_ENUMERIC, as the cast operator refuses it at
+ *   evaluation); an integer to an integer sort wrapped to its width.
+ *   A non-constant value: between FLOAT and DOUBLE (or to its own sort) it is kept as it is (the
+ *   graph is evaluated in one floating sort); otherwise a cast node (certnn/ops.h: to BOOL x != 0,
+ *   a float to a word by truncation, failing at evaluation outside the range, words wrapped,
+ *   Booleans and words to the model's scalar rounded to nearest). */
+static cn_status
+cast_to (struct nctx *nc, cn_dtype to, const char *type_name)
+{
+  if (to == CN_DTYPE_COUNT)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "cast to %s is not supported", type_name);
+  struct oval *o = nc->in[0];
+  int to_float = cn_dtype_is_float (to);
+  if (!o->is_const)
+    {
+      cn_dtype from = cn_graph_value_dtype (nc->imp->g, o->gv);
+      if ((cn_dtype_is_float (from) && to_float) || from == to)
+        return set_out_alias (nc, 0, 0);
+      cn_params_cast p = { to_float ? CN_DTYPE_F64 : to };
+      int v;
+      cn_status st = node1 (nc, CN_OP_CAST, &p, o->gv, NULL, &v);
+      return st != CN_OK ? st : set_out (nc, 0, v, 1);
+    }
+  cn_tensor t;
+  cn_status st;
+  int64_t n = cn_tensor_numel (&o->c);
+  if (to_float)
+    st = cn_tensor_convert (&t, to, &o->c, nc->err);
+  else if ((st = cn_tensor_init (&t, CN_DTYPE_I64, &o->c.shape, nc->err)) == CN_OK)
+    for (int64_t i = 0; i < n; i++)
+      {
+        int64_t w;
+        if (is_int (&o->c))
+          {
+            if (wrap_word (((const int64_t *) o->c.data)[i], to, &w) != 0)
+              {
+                cn_tensor_clear (&t);
+                return cn_error_set (nc->err, CN_EUNSUPPORTED, "cast of %lld to %s gives a word beyond the int64 "
+                                     "range (not supported)", (long long) ((const int64_t *) o->c.data)[i], type_name);
+              }
+          }
+        else
+          {
+            /* Floating to integer truncates toward zero; to BOOL is x != 0 (a NaN is true). */
+            double x = cn_tensor_get_f64 (&o->c, i), tx = trunc (x);
+            int in_range = to == CN_DTYPE_BOOL
+              || (tx >= cn__dtype_min (to) && tx <= cn__dtype_max (to) && fabs (tx) < 0x1p63);
+            if (!in_range)
+              {
+                cn_tensor_clear (&t);
+                return cn_error_set (nc->err, CN_ENUMERIC, "cast of %g to %s is out of range", x, type_name);
+              }
+            w = to == CN_DTYPE_BOOL ? x != 0 : (int64_t) tx;
+          }
+        ((int64_t *) t.data)[i] = w;
+      }
+  nc->out_sort = to;
+  return st != CN_OK ? st : set_out_const (nc, 0, &t);
+}
+
+/* Cast: to the attribute TO's type (cast_to). */
 static cn_status
 op_cast (struct nctx *nc)
 {
@@ -2264,38 +2468,18 @@ op_cast (struct nctx *nc)
   int64_t to;
   if (st != CN_OK || (st = attr_int (nc, "to", 0, &to)) != CN_OK)
     return st;
-  int to_float = to == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT || to == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE;
-  int to_int = !to_float && onnx_type_size ((int32_t) to) != 0;
-  if (!to_float && !to_int)
-    return cn_error_set (nc->err, CN_EUNSUPPORTED, "cast to %s is not supported", onnx_type_name ((int32_t) to));
-  struct oval *o = nc->in[0];
-  if (!o->is_const)
-    {
-      if (!to_float)
-        return cn_error_set (nc->err, CN_EUNSUPPORTED, "cast of a non-constant value to %s is not supported",
-                             onnx_type_name ((int32_t) to));
-      return set_out_alias (nc, 0, 0);
-    }
-  cn_tensor t;
-  int64_t n = cn_tensor_numel (&o->c);
-  if (to_float)
-    st = cn_tensor_convert (&t, to == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ? CN_DTYPE_F32 : CN_DTYPE_F64, &o->c,
-                            nc->err);
-  else if ((st = cn_tensor_init (&t, CN_DTYPE_I64, &o->c.shape, nc->err)) == CN_OK)
-    for (int64_t i = 0; i < n; i++)
-      {
-        /* Floating to integer truncates toward zero; to BOOL is x != 0. */
-        double x = cn_tensor_get_f64 (&o->c, i);
-        if (!is_int (&o->c) && to != ONNX__TENSOR_PROTO__DATA_TYPE__BOOL && !(fabs (x) < 9.2e18))
-          {
-            cn_tensor_clear (&t);
-            return cn_error_set (nc->err, CN_ENUMERIC, "cast of %g to %s is out of range", x,
-                                 onnx_type_name ((int32_t) to));
-          }
-        ((int64_t *) t.data)[i] = to == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL ? x != 0
-          : is_int (&o->c) ? ((const int64_t *) o->c.data)[i] : (int64_t) x;
-      }
-  return st != CN_OK ? st : set_out_const (nc, 0, &t);
+  return cast_to (nc, onnx_sort (to), onnx_type_name ((int32_t) to));
+}
+
+/* CastLike (opset 15): to the sort of input 1 (cast_to). */
+static cn_status
+op_cast_like (struct nctx *nc)
+{
+  cn_status st;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = need_in (nc, 1)) != CN_OK)
+    return st;
+  cn_dtype to = in_sort (nc, 1);
+  return cast_to (nc, to, sort_name (to));
 }
 
 static cn_status
@@ -2311,7 +2495,7 @@ op_constant (struct nctx *nc)
     {
       if (!attr_is (a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR) || a->t == NULL)
         return cn_error_set (nc->err, CN_EPARSE, "attribute 'value' is not a tensor");
-      st = parse_tensor (a->t, nc->np->n_output > 0 ? nc->np->output[0] : nc->name, &t, nc->err);
+      st = parse_tensor (a->t, nc->np->n_output > 0 ? nc->np->output[0] : nc->name, &t, &nc->out_sort, nc->err);
     }
   else if ((a = attr_find (nc, "value_float")) != NULL)
     st = host_fill (CN_DTYPE_F32, &s, a->f, &t, nc->err);
@@ -2357,7 +2541,7 @@ op_constant_of_shape (struct nctx *nc)
       cn_tensor vt;
       if (!attr_is (a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR) || a->t == NULL)
         return cn_error_set (nc->err, CN_EPARSE, "attribute 'value' is not a tensor");
-      if ((st = parse_tensor (a->t, "value", &vt, nc->err)) != CN_OK)
+      if ((st = parse_tensor (a->t, "value", &vt, &nc->out_sort, nc->err)) != CN_OK)
         return st;
       if (cn_tensor_numel (&vt) != 1)
         {
@@ -3020,8 +3204,11 @@ op_gather_nd (struct nctx *nc)
   return set_out (nc, 0, v, 1);
 }
 
-/* TopK: the values output (sorted, largest or smallest); the indices output must be unused.
- * K is an attribute before opset 10 and a constant input since. */
+static cn_status topk_indices (struct nctx *nc, int x, int a, int64_t k, int largest, int *v);
+
+/* TopK: the Values output (sorted, largest or smallest) onto topk, and the Indices output, when
+ * it is named, as an index value (topk_indices).  K is an attribute before opset 10 and a
+ * constant input since. */
 static cn_status
 op_topk (struct nctx *nc)
 {
@@ -3039,16 +3226,17 @@ op_topk (struct nctx *nc)
     return st;
   if (sorted != 1)
     return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute sorted = %lld is not supported (only 1)", (long long) sorted);
-  if (out_wanted (nc, 1))
-    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the Indices output is not supported (only Values)");
   if ((st = norm_axis (nc, axis, in_shape (nc, 0)->rank, "axis", &a)) != CN_OK)
     return st;
   if (k < 0 || k > in_shape (nc, 0)->dim[a])
     return cn_error_set (nc->err, CN_EINVAL, "k = %lld is out of range", (long long) k);
   cn_params_topk p = { a, k, largest != 0 };
-  if ((st = node1 (nc, CN_OP_TOPK, &p, x, NULL, &v)) != CN_OK)
+  if (out_wanted (nc, 0) && ((st = node1 (nc, CN_OP_TOPK, &p, x, NULL, &v)) != CN_OK || (st = set_out (nc, 0, v, 1)) != CN_OK))
     return st;
-  return set_out (nc, 0, v, 1);
+  if (out_wanted (nc, 1)
+      && ((st = topk_indices (nc, x, a, k, largest != 0, &v)) != CN_OK || (st = set_out (nc, 1, v, 1)) != CN_OK))
+    return st;
+  return CN_OK;
 }
 
 /* ArgMax, ArgMin: the index as a float holding an integer. */
@@ -3408,7 +3596,10 @@ op_eye_like (struct nctx *nc)
   else if (dt == 11)
     d = CN_DTYPE_F64;
   else if (dt == 6 || dt == 7)
-    d = CN_DTYPE_I64;
+    {
+      d = CN_DTYPE_I64;
+      nc->out_sort = onnx_sort (dt);
+    }
   else
     return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute dtype = %lld is not supported", (long long) dt);
   cn_tensor t;
@@ -3512,6 +3703,1182 @@ op_trilu (struct nctx *nc)
   return set_out_const (nc, 0, &t);
 }
 
+/* ---- element sorts: comparisons, logic, select, integer words ------------------------------ */
+
+/* Whether every present input of the node is a constant. */
+static int
+inputs_const (const struct nctx *nc)
+{
+  for (int i = 0; i < nc->n_in; i++)
+    if (nc->in[i] != NULL && !nc->in[i]->is_const)
+      return 0;
+  return 1;
+}
+
+/* *OS = the numpy broadcast of the shapes of inputs 0 .. N-1 (all required). */
+static cn_status
+common_shape (struct nctx *nc, int n, cn_shape *os)
+{
+  cn_status st;
+  for (int i = 0; i < n; i++)
+    {
+      if ((st = need_in (nc, i)) != CN_OK)
+        return st;
+      cn_shape t;
+      char a[128], b[128];
+      if (i == 0)
+        *os = *in_shape (nc, 0);
+      else if (!broadcast_shape (os, in_shape (nc, i), &t))
+        return cn_error_set (nc->err, CN_ESHAPE, "input shapes %s and %s do not broadcast", fmt_shape (os, a, sizeof a),
+                             fmt_shape (in_shape (nc, i), b, sizeof b));
+      else
+        *os = t;
+    }
+  return CN_OK;
+}
+
+/* *V = the Boolean input I at SHAPE.  A constant is expanded here; a value of another shape goes
+ * through the model's scalar, as cast (to the scalar), broadcast, cast (to BOOL): 0 and 1 are
+ * exact in every evaluation sort and x != 0 gives them back, so the three nodes move the
+ * Booleans exactly (a broadcast node takes the model's scalar only). */
+static cn_status
+bool_at (struct nctx *nc, int i, const cn_shape *shape, const char *suffix, int *v)
+{
+  if (in_sort (nc, i) != CN_DTYPE_BOOL)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "input %d ('%s') holds %s values, BOOL expected", i,
+                         nc->in[i]->name, sort_name (in_sort (nc, i)));
+  struct oval *o = nc->in[i];
+  if (o->is_const || cn_shape_equal (in_shape (nc, i), shape))
+    return operand_at (nc, i, shape, suffix, v);
+  char nm[64];
+  cn_params_cast to_scalar = { CN_DTYPE_F64 }, to_bool = { CN_DTYPE_BOOL };
+  int a, b;
+  cn_status st;
+  snprintf (nm, sizeof nm, "%s_scalar", suffix);
+  if ((st = node1 (nc, CN_OP_CAST, &to_scalar, o->gv, nm, &a)) != CN_OK)
+    return st;
+  snprintf (nm, sizeof nm, "%s_spread", suffix);
+  if ((st = broadcast_value (nc, a, shape, nm, &b)) != CN_OK)
+    return st;
+  return node1 (nc, CN_OP_CAST, &to_bool, b, suffix, v);
+}
+
+/* *V = the integer-word input I at SHAPE: a constant is expanded here; a value must have SHAPE
+ * already (there is no exact way to move words beyond 2^24 through the model's scalar). */
+static cn_status
+word_at (struct nctx *nc, int i, const cn_shape *shape, const char *suffix, int *v)
+{
+  char a[128], b[128];
+  if (!nc->in[i]->is_const && !cn_shape_equal (in_shape (nc, i), shape))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "broadcasting the integer words of input %d ('%s') from %s to %s is "
+                         "not supported", i, nc->in[i]->name, fmt_shape (in_shape (nc, i), a, sizeof a),
+                         fmt_shape (shape, b, sizeof b));
+  return operand_at (nc, i, shape, suffix, v);
+}
+
+/* The host operations on constants (host_fold). */
+enum hop
+{
+  H_EQ, H_LT, H_LE, H_GT, H_GE, H_NOT, H_AND, H_OR, H_XOR, H_ISNAN, H_ISINF, H_WHERE, H_SHL, H_SHR,
+  H_BAND, H_BOR, H_BXOR, H_BNOT
+};
+
+/* The width in bits of the word sort T. */
+static int
+word_bits (cn_dtype t)
+{
+  switch (t)
+    {
+    case CN_DTYPE_I8: case CN_DTYPE_U8: return 8;
+    case CN_DTYPE_I16: case CN_DTYPE_U16: return 16;
+    case CN_DTYPE_I32: case CN_DTYPE_U32: return 32;
+    default: return 64;
+    }
+}
+
+/* Folds the node, whose N inputs are all constants, on the host: every input broadcast to OS
+ * (numpy), then H entry by entry, exactly.  Comparisons read floats as doubles (exact for f32
+ * and f64; IEEE: a NaN compares false) and integer words as int64; the logical operators read
+ * "nonzero = true"; IsInf takes ARG's bit 1 (+inf) and bit 2 (-inf); Where keeps the operands'
+ * sort (f64 if one of them is); shifts and the bitwise operators work on the N-bit patterns of
+ * the inputs' sort, as the integer operators do.  Boolean results are host i64 0/1 of sort BOOL.
+ * The operands' sorts were checked by the caller. */
+static cn_status
+host_fold (struct nctx *nc, enum hop h, int n, const cn_shape *os, int arg)
+{
+  cn_tensor b[3], r;
+  memset (b, 0, sizeof b);
+  memset (&r, 0, sizeof r);
+  cn_status st = CN_OK;
+  for (int i = 0; i < n && st == CN_OK; i++)
+    st = host_broadcast (&nc->in[i]->c, os, &b[i], nc->err);
+  if (st != CN_OK)
+    goto done;
+  cn_dtype rd = CN_DTYPE_I64, rsort = CN_DTYPE_BOOL;
+  int words = h == H_SHL || h == H_SHR || h == H_BAND || h == H_BOR || h == H_BXOR || h == H_BNOT;
+  if (h == H_WHERE)
+    {
+      rsort = nc->in[1]->sort;
+      if (!is_int (&b[1]))
+        rd = b[1].dtype == CN_DTYPE_F64 || b[2].dtype == CN_DTYPE_F64 ? CN_DTYPE_F64 : CN_DTYPE_F32;
+    }
+  else if (words)
+    rsort = nc->in[0]->sort;
+  if ((st = cn_tensor_init (&r, rd, os, nc->err)) != CN_OK)
+    goto done;
+  int64_t m = cn_shape_numel (os);
+  int ints = n > 0 && is_int (&b[0]);
+  int bits = word_bits (rsort);
+  uint64_t mask = bits == 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << bits) - 1;
+  for (int64_t k = 0; k < m; k++)
+    {
+      double x = n > 0 ? cn_tensor_get_f64 (&b[0], k) : 0, y = n > 1 ? cn_tensor_get_f64 (&b[1], k) : 0;
+      int64_t p = n > 0 && ints ? ((const int64_t *) b[0].data)[k] : 0;
+      int64_t q = n > 1 && is_int (&b[1]) ? ((const int64_t *) b[1].data)[k] : 0;
+      int64_t z = 0;
+      uint64_t w = 0;
+      switch (h)
+        {
+        case H_EQ: z = ints ? p == q : x == y; break;
+        case H_LT: z = ints ? p < q : x < y; break;
+        case H_LE: z = ints ? p <= q : x <= y; break;
+        case H_GT: z = ints ? p > q : x > y; break;
+        case H_GE: z = ints ? p >= q : x >= y; break;
+        case H_NOT: z = p == 0; break;
+        case H_AND: z = p != 0 && q != 0; break;
+        case H_OR: z = p != 0 || q != 0; break;
+        case H_XOR: z = (p != 0) != (q != 0); break;
+        case H_ISNAN: z = isnan (x) != 0; break;
+        case H_ISINF: z = isinf (x) && (x > 0 ? (arg & 1) : (arg & 2)); break;
+        case H_WHERE:
+          if (rd == CN_DTYPE_I64)
+            ((int64_t *) r.data)[k] = ((const int64_t *) (p != 0 ? b[1].data : b[2].data))[k];
+          else if (rd == CN_DTYPE_F64)
+            ((double *) r.data)[k] = cn_tensor_get_f64 (p != 0 ? &b[1] : &b[2], k);
+          else
+            ((float *) r.data)[k] = (float) cn_tensor_get_f64 (p != 0 ? &b[1] : &b[2], k);
+          continue;
+        case H_SHL: w = (uint64_t) q >= (uint64_t) bits ? 0 : ((uint64_t) p << q) & mask; break;
+        case H_SHR: w = (uint64_t) q >= (uint64_t) bits ? 0 : ((uint64_t) p & mask) >> q; break;
+        case H_BAND: w = (uint64_t) p & (uint64_t) q; break;
+        case H_BOR: w = (uint64_t) p | (uint64_t) q; break;
+        case H_BXOR: w = (uint64_t) p ^ (uint64_t) q; break;
+        case H_BNOT: w = ~(uint64_t) p; break;
+        }
+      if (words && wrap_word ((int64_t) (w & mask), rsort, &z) != 0)
+        {
+          st = cn_error_set (nc->err, CN_EUNSUPPORTED, "the constant result %llu is beyond the int64 range (not "
+                             "supported)", (unsigned long long) w);
+          goto done;
+        }
+      ((int64_t *) r.data)[k] = z;
+    }
+  nc->out_sort = rsort;
+  st = set_out_const (nc, 0, &r);
+done:
+  for (int i = 0; i < 3; i++)
+    cn_tensor_clear (&b[i]);
+  cn_tensor_clear (&r);
+  return st;
+}
+
+/* Equal, Less, LessOrEqual, Greater, GreaterOrEqual: numpy broadcasting of the two operands (as
+ * Add).  Floating operands: one comparison node (eq, lt, le, gt, ge; the IEEE comparison, a NaN
+ * false), the output Boolean.  Equal also takes two Boolean operands, not (a xor b), and two
+ * word operands of one sort, not (bool (a ^ b)) (the words are equal iff their xor is 0).
+ * Constants are folded here. */
+static cn_status
+op_compare (struct nctx *nc, cn_op op, enum hop h)
+{
+  cn_shape os;
+  cn_status st = common_shape (nc, 2, &os);
+  if (st != CN_OK)
+    return st;
+  cn_dtype sa = in_sort (nc, 0), sb = in_sort (nc, 1);
+  int fa = cn_dtype_is_float (sa), fb = cn_dtype_is_float (sb);
+  if (fa != fb || (!fa && sa != sb))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "operands of different element types (%s and %s)", sort_name (sa),
+                         sort_name (sb));
+  if (inputs_const (nc))
+    return host_fold (nc, h, 2, &os, 0);
+  int x[2], v;
+  if (fa)
+    {
+      if ((st = operand_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
+          || (st = operand_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK
+          || (st = add_node (nc, op, NULL, 2, x, NULL, &v)) != CN_OK)
+        return st;
+      return set_out (nc, 0, v, 1);
+    }
+  if (op != CN_OP_EQ)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "comparing %s values is not supported (the order comparisons take "
+                         "floating-point values)", sort_name (sa));
+  int d;
+  cn_params_cast to_bool = { CN_DTYPE_BOOL };
+  if (sa == CN_DTYPE_BOOL)
+    {
+      if ((st = bool_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
+          || (st = bool_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK
+          || (st = node2 (nc, CN_OP_LOGICAL_XOR, NULL, x[0], x[1], "differ", &d)) != CN_OK)
+        return st;
+    }
+  else if ((st = word_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
+           || (st = word_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK
+           || (st = node2 (nc, CN_OP_BITWISE_XOR, NULL, x[0], x[1], "xor", &d)) != CN_OK
+           || (st = node1 (nc, CN_OP_CAST, &to_bool, d, "differ", &d)) != CN_OK)
+    return st;
+  if ((st = node1 (nc, CN_OP_LOGICAL_NOT, NULL, d, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+static cn_status op_equal (struct nctx *nc) { return op_compare (nc, CN_OP_EQ, H_EQ); }
+static cn_status op_less (struct nctx *nc) { return op_compare (nc, CN_OP_LT, H_LT); }
+static cn_status op_less_equal (struct nctx *nc) { return op_compare (nc, CN_OP_LE, H_LE); }
+static cn_status op_greater (struct nctx *nc) { return op_compare (nc, CN_OP_GT, H_GT); }
+static cn_status op_greater_equal (struct nctx *nc) { return op_compare (nc, CN_OP_GE, H_GE); }
+
+/* Not, And, Or, Xor: Boolean operands (numpy broadcasting, bool_at), one logical node. */
+static cn_status
+op_logic (struct nctx *nc, cn_op op, enum hop h, int n)
+{
+  cn_shape os;
+  cn_status st = common_shape (nc, n, &os);
+  if (st != CN_OK)
+    return st;
+  for (int i = 0; i < n; i++)
+    if (in_sort (nc, i) != CN_DTYPE_BOOL)
+      return cn_error_set (nc->err, CN_EUNSUPPORTED, "input %d ('%s') holds %s values, BOOL expected", i,
+                           nc->in[i]->name, sort_name (in_sort (nc, i)));
+  if (inputs_const (nc))
+    return host_fold (nc, h, n, &os, 0);
+  int x[2], v;
+  for (int i = 0; i < n; i++)
+    {
+      char sfx[32];
+      snprintf (sfx, sizeof sfx, "broadcast%d", i);
+      if ((st = bool_at (nc, i, &os, sfx, &x[i])) != CN_OK)
+        return st;
+    }
+  if ((st = add_node (nc, op, NULL, n, x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+static cn_status op_not (struct nctx *nc) { return op_logic (nc, CN_OP_LOGICAL_NOT, H_NOT, 1); }
+static cn_status op_and (struct nctx *nc) { return op_logic (nc, CN_OP_LOGICAL_AND, H_AND, 2); }
+static cn_status op_or (struct nctx *nc) { return op_logic (nc, CN_OP_LOGICAL_OR, H_OR, 2); }
+static cn_status op_xor (struct nctx *nc) { return op_logic (nc, CN_OP_LOGICAL_XOR, H_XOR, 2); }
+
+/* The floating input 0 of a predicate (IsNaN, IsInf). */
+static cn_status
+float_in (struct nctx *nc)
+{
+  cn_status st = need_in (nc, 0);
+  if (st == CN_OK && !cn_dtype_is_float (in_sort (nc, 0)))
+    st = cn_error_set (nc->err, CN_EUNSUPPORTED, "input 0 ('%s') holds %s values, FLOAT or DOUBLE expected",
+                       nc->in[0]->name, sort_name (in_sort (nc, 0)));
+  return st;
+}
+
+/* IsNaN: isNaN. */
+static cn_status
+op_is_nan (struct nctx *nc)
+{
+  cn_status st = float_in (nc);
+  if (st != CN_OK)
+    return st;
+  if (inputs_const (nc))
+    return host_fold (nc, H_ISNAN, 1, in_shape (nc, 0), 0);
+  int v;
+  if ((st = node1 (nc, CN_OP_IS_NA_N, NULL, nc->in[0]->gv, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* IsInf: detect_positive = detect_negative = 1 is isInf; one of them alone is isInf and the
+ * sign, logicalAnd (isInf (x), gt (x, 0)) or logicalAnd (isInf (x), lt (x, 0)).  Both 0 (an
+ * output that is false everywhere) is refused. */
+static cn_status
+op_is_inf (struct nctx *nc)
+{
+  int64_t pos, neg;
+  cn_status st = float_in (nc);
+  if (st != CN_OK || (st = attr_int (nc, "detect_positive", 1, &pos)) != CN_OK
+      || (st = attr_int (nc, "detect_negative", 1, &neg)) != CN_OK)
+    return st;
+  if ((pos != 0 && pos != 1) || (neg != 0 && neg != 1) || (pos == 0 && neg == 0))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attributes detect_positive = %lld, detect_negative = %lld are not "
+                         "supported (0 or 1, not both 0)", (long long) pos, (long long) neg);
+  if (inputs_const (nc))
+    return host_fold (nc, H_ISINF, 1, in_shape (nc, 0), (int) (pos + 2 * neg));
+  int x = nc->in[0]->gv, i, z, s, v;
+  if (pos && neg)
+    st = node1 (nc, CN_OP_IS_INF, NULL, x, NULL, &v);
+  else if ((st = node1 (nc, CN_OP_IS_INF, NULL, x, "infinite", &i)) == CN_OK
+           && (st = fill_const (nc, in_shape (nc, 0), 0.0, "zero", &z)) == CN_OK
+           && (st = node2 (nc, pos ? CN_OP_GT : CN_OP_LT, NULL, x, z, "sign", &s)) == CN_OK)
+    st = node2 (nc, CN_OP_LOGICAL_AND, NULL, i, s, NULL, &v);
+  return st != CN_OK ? st : set_out (nc, 0, v, 1);
+}
+
+/* Where (condition, X, Y): numpy broadcasting of the three; select (c, x, y) for floating X and Y
+ * (the condition through bool_at).  Constants are folded here; non-constant Boolean or integer
+ * X, Y are refused (select takes the model's scalar). */
+static cn_status
+op_where (struct nctx *nc)
+{
+  cn_shape os;
+  cn_status st = common_shape (nc, 3, &os);
+  if (st != CN_OK)
+    return st;
+  cn_dtype sc = in_sort (nc, 0), sa = in_sort (nc, 1), sb = in_sort (nc, 2);
+  if (sc != CN_DTYPE_BOOL)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the condition (input 0, '%s') holds %s values, BOOL expected",
+                         nc->in[0]->name, sort_name (sc));
+  int fa = cn_dtype_is_float (sa), fb = cn_dtype_is_float (sb);
+  if (fa != fb || (!fa && sa != sb))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "operands of different element types (%s and %s)", sort_name (sa),
+                         sort_name (sb));
+  if (inputs_const (nc))
+    return host_fold (nc, H_WHERE, 3, &os, 0);
+  if (!fa)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "selecting %s values is not supported (select takes floating-point "
+                         "values)", sort_name (sa));
+  int x[3], v;
+  if ((st = bool_at (nc, 0, &os, "condition", &x[0])) != CN_OK
+      || (st = operand_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK
+      || (st = operand_at (nc, 2, &os, "broadcast2", &x[2])) != CN_OK
+      || (st = add_node (nc, CN_OP_SELECT, NULL, 3, x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* Two (or one, for BitwiseNot) integer-word operands of one sort (UNSIGNED_ONLY: u8 .. u64, as
+ * BitShift), numpy broadcasting with word_at, one word operator; constants folded here. */
+static cn_status
+op_words (struct nctx *nc, cn_op op, enum hop h, int n, int unsigned_only)
+{
+  cn_shape os;
+  cn_status st = common_shape (nc, n, &os);
+  if (st != CN_OK)
+    return st;
+  cn_dtype s0 = in_sort (nc, 0);
+  for (int i = 0; i < n; i++)
+    {
+      cn_dtype si = in_sort (nc, i);
+      if (!is_word_sort (si) || (unsigned_only && si < CN_DTYPE_U8))
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "input %d ('%s') holds %s values; %s integer types expected", i,
+                             nc->in[i]->name, sort_name (si), unsigned_only ? "unsigned" : "the");
+      if (si != s0)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "operands of different element types (%s and %s)",
+                             sort_name (s0), sort_name (si));
+    }
+  if (inputs_const (nc))
+    return host_fold (nc, h, n, &os, 0);
+  int x[2], v;
+  for (int i = 0; i < n; i++)
+    {
+      char sfx[32];
+      snprintf (sfx, sizeof sfx, "broadcast%d", i);
+      if ((st = word_at (nc, i, &os, sfx, &x[i])) != CN_OK)
+        return st;
+    }
+  if ((st = add_node (nc, op, NULL, n, x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* BitShift (opset 11; unsigned words): direction LEFT is bitwiseLeftShift, RIGHT
+ * shiftRightLogical (an amount of at least the width gives 0 in both, where ONNX leaves it
+ * unspecified). */
+static cn_status
+op_bit_shift (struct nctx *nc)
+{
+  static const char *const dirs[] = { "LEFT", "RIGHT", NULL };
+  int d = 0;
+  if (attr_find (nc, "direction") == NULL)
+    return cn_error_set (nc->err, CN_EPARSE, "attribute direction is missing");
+  cn_status st = attr_choice (nc, "direction", "LEFT", dirs, &d);
+  if (st != CN_OK)
+    return st;
+  return op_words (nc, d == 0 ? CN_OP_BITWISE_LEFT_SHIFT : CN_OP_SHIFT_RIGHT_LOGICAL, d == 0 ? H_SHL : H_SHR, 2, 1);
+}
+
+/* BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot (opset 18, above the opsets read, like Mish: kept
+ * for when they are raised; the importer does not check an operator's first opset). */
+static cn_status op_bitwise_and (struct nctx *nc) { return op_words (nc, CN_OP_BITWISE_AND, H_BAND, 2, 0); }
+static cn_status op_bitwise_or (struct nctx *nc) { return op_words (nc, CN_OP_BITWISE_OR, H_BOR, 2, 0); }
+static cn_status op_bitwise_xor (struct nctx *nc) { return op_words (nc, CN_OP_BITWISE_XOR, H_BXOR, 2, 0); }
+static cn_status op_bitwise_not (struct nctx *nc) { return op_words (nc, CN_OP_BITWISE_NOT, H_BNOT, 1, 0); }
+
+/* ---- transposed convolution -------------------------------------------------------------- */
+
+/* ConvTranspose onto convTranspose (x [N, C, S...], W [C, M/group, K...], B [M] or zeros).  Per
+ * spatial axis the full output extent is F = stride (S - 1) + output_padding + dilation (K - 1)
+ * + 1, and the output O = F - pad_begin - pad_end (the ONNX specification).  The pads come from
+ *   pads (auto_pad NOTSET), zeros (VALID), or a total padding T = F - O with O = output_shape
+ *   (when given) or O = S stride (SAME_UPPER, SAME_LOWER), split T/2 and T/2.
+ * An odd T is refused: the specification puts the extra element at the beginning for
+ * output_shape with NOTSET and at the end for SAME_UPPER, and onnxruntime does the opposite in
+ * both cases, so the model's meaning is not settled; a negative T (an output larger than F) is
+ * refused too. */
+static cn_status
+op_conv_transpose (struct nctx *nc)
+{
+  static const char *const modes[] = { "NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER", NULL };
+  cn_status st;
+  if ((st = need_in (nc, 0)) != CN_OK || (st = need_in (nc, 1)) != CN_OK)
+    return st;
+  const cn_shape *xs = in_shape (nc, 0), *ws = in_shape (nc, 1);
+  char s1[128], s2[128];
+  int nd = xs->rank - 2;
+  if (nd < 1 || nd > 3 || ws->rank != xs->rank)
+    return cn_error_set (nc->err, CN_ESHAPE, "input %s and weight %s: expected [N,C,S...] and [C,M/group,K...] "
+                         "with 1 to 3 spatial axes", fmt_shape (xs, s1, sizeof s1), fmt_shape (ws, s2, sizeof s2));
+  int64_t group, ks[3], strides[3], dil[3], opad[3], pads[6], oshape[5];
+  int nk, ns, ndl, nop, np_, nos, mode = 0;
+  if ((st = attr_int (nc, "group", 1, &group)) != CN_OK || (st = attr_ints (nc, "kernel_shape", ks, 3, &nk)) != CN_OK
+      || (st = attr_ints (nc, "strides", strides, 3, &ns)) != CN_OK
+      || (st = attr_ints (nc, "dilations", dil, 3, &ndl)) != CN_OK
+      || (st = attr_ints (nc, "output_padding", opad, 3, &nop)) != CN_OK
+      || (st = attr_ints (nc, "pads", pads, 6, &np_)) != CN_OK
+      || (st = attr_ints (nc, "output_shape", oshape, 5, &nos)) != CN_OK
+      || (st = attr_choice (nc, "auto_pad", "NOTSET", modes, &mode)) != CN_OK)
+    return st;
+  if ((ns >= 0 && ns != nd) || (ndl >= 0 && ndl != nd) || (nop >= 0 && nop != nd) || (np_ >= 0 && np_ != 2 * nd))
+    return cn_error_set (nc->err, CN_EINVAL, "strides, dilations, output_padding and pads must have %d, %d, %d and %d "
+                         "entries", nd, nd, nd, 2 * nd);
+  if (nk >= 0)
+    for (int i = 0; i < nd; i++)
+      if (nk != nd || ks[i] != ws->dim[2 + i])
+        return cn_error_set (nc->err, CN_ESHAPE, "kernel_shape disagrees with the weight %s",
+                             fmt_shape (ws, s1, sizeof s1));
+  /* output_shape: the spatial extents, or all of [N, M, O...] */
+  if (nos >= 0 && nos != nd && nos != nd + 2)
+    return cn_error_set (nc->err, CN_EINVAL, "output_shape has %d entries for %d spatial axes", nos, nd);
+  int os0 = nos == nd + 2 ? 2 : 0;
+  if ((nos >= 0 || mode != 0) && np_ >= 0)
+    return cn_error_set (nc->err, CN_EINVAL, "attribute pads is given with %s", nos >= 0 ? "output_shape" : "auto_pad");
+  if (nos >= 0 && mode != 0)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute output_shape with auto_pad = %s is not supported",
+                         modes[mode]);
+  cn_params_conv_transpose p;
+  memset (&p, 0, sizeof p);
+  p.nd = nd;
+  p.groups = group;
+  for (int i = 0; i < nd; i++)
+    {
+      p.stride[i] = ns >= 0 ? strides[i] : 1;
+      p.dilation[i] = ndl >= 0 ? dil[i] : 1;
+      p.output_padding[i] = nop >= 0 ? opad[i] : 0;
+      int64_t K = ws->dim[2 + i], S = xs->dim[2 + i];
+      if (p.stride[i] < 1 || p.dilation[i] < 1 || p.stride[i] > GEOM_MAX || p.dilation[i] > GEOM_MAX || K > GEOM_MAX
+          || S > GEOM_MAX || p.output_padding[i] < 0 || p.output_padding[i] > GEOM_MAX)
+        return cn_error_set (nc->err, CN_EINVAL, "stride %lld, dilation %lld, output_padding %lld on spatial axis %d",
+                             (long long) p.stride[i], (long long) p.dilation[i], (long long) p.output_padding[i], i);
+      if (np_ >= 0)
+        {
+          p.pad_begin[i] = pads[i];
+          p.pad_end[i] = pads[nd + i];
+          if (pads[i] < 0 || pads[nd + i] < 0 || pads[i] > GEOM_MAX || pads[nd + i] > GEOM_MAX)
+            return cn_error_set (nc->err, CN_EUNSUPPORTED, "pads (%lld, %lld) on spatial axis %d are not supported "
+                                 "(0 to 2^31)", (long long) pads[i], (long long) pads[nd + i], i);
+        }
+      if (nos < 0 && mode < 2)
+        continue;
+      /* the total padding T = F - O (the factors are at most 2^31: products below 2^62) */
+      int64_t F, O = nos >= 0 ? oshape[os0 + i] : S * p.stride[i], T;
+      const char *what = nos >= 0 ? "output_shape" : "auto_pad";
+      if (__builtin_add_overflow (p.stride[i] * (S - 1), p.dilation[i] * (K - 1), &F)
+          || __builtin_add_overflow (F, p.output_padding[i] + 1, &F))
+        return cn_error_set (nc->err, CN_EINVAL, "the output extent overflows on spatial axis %d", i);
+      T = F - O;
+      if (nos >= 0 && (O < 1 || O > GEOM_MAX))
+        return cn_error_set (nc->err, CN_EINVAL, "output_shape extent %lld on spatial axis %d", (long long) O, i);
+      if (T < 0)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute %s asks for an output extent %lld above the full "
+                             "extent %lld on spatial axis %d (not supported)", what, (long long) O, (long long) F, i);
+      if (T % 2 != 0)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute %s gives an odd total padding %lld on spatial axis %d "
+                             "(not supported: the ONNX specification and onnxruntime put the odd element on opposite "
+                             "sides)", what, (long long) T, i);
+      p.pad_begin[i] = p.pad_end[i] = T / 2;
+    }
+  if (nos == nd + 2 && (oshape[0] != xs->dim[0] || oshape[1] != ws->dim[1] * group))
+    return cn_error_set (nc->err, CN_ESHAPE, "output_shape [%lld,%lld,...] disagrees with the input and the weight",
+                         (long long) oshape[0], (long long) oshape[1]);
+  int in[3], v;
+  if ((st = in_gv (nc, 0, &in[0])) != CN_OK || (st = in_gv (nc, 1, &in[1])) != CN_OK)
+    return st;
+  if (has_in (nc, 2))
+    st = in_gv (nc, 2, &in[2]);
+  else
+    {
+      /* No bias in the model: zeros of extent M = group (M/group). */
+      cn_shape bs;
+      int64_t m = ws->dim[1] * (group > 0 ? group : 1);
+      cn_shape_make (&bs, 1, &m, NULL);
+      st = fill_const (nc, &bs, 0.0, "zero_bias", &in[2]);
+    }
+  if (st == CN_OK)
+    st = add_node (nc, CN_OP_CONV_TRANSPOSE, &p, 3, in, NULL, &v);
+  return st != CN_OK ? st : set_out (nc, 0, v, 1);
+}
+
+/* ---- random draws ------------------------------------------------------------------------ */
+
+/* *KEY = the key of a draw, a u64 constant [] holding the attribute seed.  ONNX's seed is a float
+ * and may be absent (a fresh draw at every run); certnn's draws are deterministic functions of a
+ * key (src/ops/random.c: Philox4x32-10), so the seed is required and must be an integer in
+ * [0, 2^53].  The draws are certnn's, not onnxruntime's: the same seed gives other numbers. */
+static cn_status
+draw_key (struct nctx *nc, int *key)
+{
+  double seed;
+  cn_status st;
+  if (attr_find (nc, "seed") == NULL)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute seed is missing: certnn's draws are deterministic "
+                         "functions of a key, so a model must give the seed");
+  if ((st = attr_float (nc, "seed", 0, &seed)) != CN_OK)
+    return st;
+  if (!(seed >= 0 && seed <= 0x1p53 && seed == floor (seed)))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute seed = %g is not supported (an integer in [0, 2^53])",
+                         seed);
+  cn_tensor t;
+  cn_shape s0;
+  memset (&s0, 0, sizeof s0);
+  if ((st = cn_tensor_init (&t, CN_DTYPE_U64, &s0, nc->err)) != CN_OK)
+    return st;
+  ((uint64_t *) t.data)[0] = (uint64_t) seed;
+  st = add_const (nc, &t, "key", key);
+  cn_tensor_clear (&t);
+  return st;
+}
+
+/* The output type of a draw: attribute dtype (default DEF, an ONNX type), which must be FLOAT or
+ * DOUBLE (the model's scalar) unless ANY_SORT; *TO receives its sort. */
+static cn_status
+draw_dtype (struct nctx *nc, int64_t def, int any_sort, cn_dtype *to)
+{
+  int64_t dt;
+  cn_status st = attr_int (nc, "dtype", def, &dt);
+  if (st != CN_OK)
+    return st;
+  *to = onnx_sort (dt);
+  if (*to == CN_DTYPE_COUNT || (!any_sort && !cn_dtype_is_float (*to)))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute dtype = %s is not supported (FLOAT or DOUBLE%s)",
+                         onnx_type_name ((int32_t) dt), any_sort ? ", BOOL or an integer type" : "");
+  return CN_OK;
+}
+
+/* RandomUniform, RandomNormal and their Like forms: randUniform {shape, low, high} or randn
+ * {shape, mean, scale} of the key (draw_key), the shape from the attribute or from input 0
+ * (its values unused). */
+static cn_status
+op_random (struct nctx *nc, int normal, int like)
+{
+  cn_status st;
+  cn_shape s;
+  cn_dtype to;
+  int64_t def = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  if (like)
+    {
+      if ((st = need_in (nc, 0)) != CN_OK)
+        return st;
+      s = *in_shape (nc, 0);
+      cn_dtype is = in_sort (nc, 0);
+      def = is == CN_DTYPE_F64 ? ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE
+        : is == CN_DTYPE_F32 ? ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT : ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+    }
+  else
+    {
+      int64_t d[CN_MAX_RANK + 1];
+      int n;
+      if ((st = attr_ints (nc, "shape", d, CN_MAX_RANK + 1, &n)) != CN_OK)
+        return st;
+      if (n < 0)
+        return cn_error_set (nc->err, CN_EPARSE, "attribute shape is missing");
+      if ((st = make_shape (nc, n, d, &s)) != CN_OK)
+        return st;
+    }
+  if ((st = draw_dtype (nc, def, 0, &to)) != CN_OK)
+    return st;
+  int key, v;
+  if (normal)
+    {
+      cn_params_randn p;
+      memset (&p, 0, sizeof p);
+      p.shape = s;
+      if ((st = attr_finite (nc, "mean", 0.0, &p.mean)) != CN_OK || (st = attr_finite (nc, "scale", 1.0, &p.std)) != CN_OK)
+        return st;
+      if ((st = draw_key (nc, &key)) != CN_OK || (st = node1 (nc, CN_OP_RANDN, &p, key, NULL, &v)) != CN_OK)
+        return st;
+    }
+  else
+    {
+      cn_params_rand_uniform p;
+      memset (&p, 0, sizeof p);
+      p.shape = s;
+      if ((st = attr_finite (nc, "low", 0.0, &p.lo)) != CN_OK || (st = attr_finite (nc, "high", 1.0, &p.hi)) != CN_OK)
+        return st;
+      if ((st = draw_key (nc, &key)) != CN_OK || (st = node1 (nc, CN_OP_RAND_UNIFORM, &p, key, NULL, &v)) != CN_OK)
+        return st;
+    }
+  return set_out (nc, 0, v, 1);
+}
+
+static cn_status op_random_uniform (struct nctx *nc) { return op_random (nc, 0, 0); }
+static cn_status op_random_normal (struct nctx *nc) { return op_random (nc, 1, 0); }
+static cn_status op_random_uniform_like (struct nctx *nc) { return op_random (nc, 0, 1); }
+static cn_status op_random_normal_like (struct nctx *nc) { return op_random (nc, 1, 1); }
+
+/* Bernoulli (opset 15): y_j = 1 with probability x_j, on the key of the seed.  A constant x whose
+ * entries all equal one p is bernoulliMask {shape, p} (1 iff u_j < p); any other x (a value of
+ * the model's scalar) is lt (randUniform {shape, 0, 1}, x): the same u_j, the same comparison
+ * (in an f32 evaluation u_j is rounded to binary32 before it is compared).  dtype FLOAT or DOUBLE
+ * keeps the model's scalar; BOOL and the integer types are a cast of the 0/1 result. */
+static cn_status
+op_bernoulli (struct nctx *nc)
+{
+  cn_status st = float_in (nc);
+  if (st != CN_OK)
+    return st;
+  cn_dtype to, is = in_sort (nc, 0);
+  if ((st = draw_dtype (nc, is == CN_DTYPE_F64 ? ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE
+                        : ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 1, &to)) != CN_OK)
+    return st;
+  const cn_shape *s = in_shape (nc, 0);
+  struct oval *o = nc->in[0];
+  int key, v, same = o->is_const && cn_tensor_numel (&o->c) > 0;
+  double p = same ? cn_tensor_get_f64 (&o->c, 0) : 0;
+  for (int64_t i = 1; same && i < cn_tensor_numel (&o->c); i++)
+    same = cn_tensor_get_f64 (&o->c, i) == p;
+  int is_bool = 0;
+  if ((st = draw_key (nc, &key)) != CN_OK)
+    return st;
+  if (same)
+    {
+      cn_params_bernoulli pb;
+      memset (&pb, 0, sizeof pb);
+      pb.shape = *s;
+      pb.p = p;
+      st = node1 (nc, CN_OP_BERNOULLI_MASK, &pb, key, cn_dtype_is_float (to) ? NULL : "mask", &v);
+    }
+  else
+    {
+      cn_params_rand_uniform pu;
+      int u, x;
+      memset (&pu, 0, sizeof pu);
+      pu.shape = *s;
+      pu.hi = 1.0;
+      if ((st = node1 (nc, CN_OP_RAND_UNIFORM, &pu, key, "uniform", &u)) == CN_OK && (st = in_gv (nc, 0, &x)) == CN_OK)
+        st = node2 (nc, CN_OP_LT, NULL, u, x, to == CN_DTYPE_BOOL ? NULL : "draw", &v);
+      is_bool = 1;
+    }
+  if (st != CN_OK)
+    return st;
+  if ((is_bool && to != CN_DTYPE_BOOL) || (!is_bool && !cn_dtype_is_float (to)))
+    {
+      cn_params_cast pc = { cn_dtype_is_float (to) ? CN_DTYPE_F64 : to };
+      if ((st = node1 (nc, CN_OP_CAST, &pc, v, NULL, &v)) != CN_OK)
+        return st;
+    }
+  return set_out (nc, 0, v, 1);
+}
+
+/* ---- spectral ---------------------------------------------------------------------------- */
+
+/* *V = X permuted by PERM (rank R), or X itself for the identity. */
+static cn_status
+permute_gv (struct nctx *nc, int x, int r, const int *perm, const char *suffix, int *v)
+{
+  cn_params_permute p;
+  int identity = 1;
+  memset (&p, 0, sizeof p);
+  p.rank = r;
+  for (int i = 0; i < r; i++)
+    {
+      p.perm[i] = perm[i];
+      identity &= perm[i] == i;
+    }
+  if (identity)
+    {
+      *v = x;
+      return CN_OK;
+    }
+  return node1 (nc, CN_OP_PERMUTE, &p, x, suffix, v);
+}
+
+/* DFT (opset 17) onto rfft: a real signal (last extent 1), onesided = 1, inverse = 0, along the
+ * signal axis AXIS (default 1; any axis but the last, through permutes).  x [..., N, ..., 1] is
+ * reshaped to [..., N, ...], the axis moved last, cut or padded with zeros to dft_length (a
+ * constant), transformed (rfft, unnormalised as ONNX's DFT: X_k = sum_t x_t e^{-2 pi i k t / L})
+ * to [..., L/2 + 1, 2] and the axis moved back: [..., L/2 + 1, ..., 2]. */
+static cn_status
+op_dft (struct nctx *nc)
+{
+  int64_t axis, inverse, onesided, len = -1;
+  int x, r, a = 0, n, v;
+  cn_status st;
+  if ((st = float_in (nc)) != CN_OK || (st = attr_int (nc, "axis", 1, &axis)) != CN_OK
+      || (st = attr_int (nc, "inverse", 0, &inverse)) != CN_OK || (st = attr_int (nc, "onesided", 0, &onesided)) != CN_OK)
+    return st;
+  if (inverse != 0)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute inverse = %lld is not supported (only the forward "
+                         "transform of a real signal, onto rfft)", (long long) inverse);
+  if (onesided != 1)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute onesided = %lld is not supported (only the one-sided "
+                         "transform of a real signal, onto rfft)", (long long) onesided);
+  const cn_shape *s = in_shape (nc, 0);
+  char b[128];
+  r = s->rank;
+  if (r < 2 || s->dim[r - 1] != 1)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "input %s is not supported (only a real signal: rank 2 or more, "
+                         "last extent 1)", fmt_shape (s, b, sizeof b));
+  if (axis < -r || axis > r - 2 || (axis < 0 && axis + r > r - 2))
+    return cn_error_set (nc->err, CN_EINVAL, "attribute axis = %lld is out of range for rank %d", (long long) axis, r);
+  a = (int) (axis < 0 ? axis + r : axis);
+  if (has_in (nc, 1))
+    {
+      if ((st = const_ints (nc, 1, "dft_length", &len, 1, &n)) != CN_OK)
+        return st;
+      if (n != 1 || len < 1 || len > GEOM_MAX)
+        return cn_error_set (nc->err, CN_EINVAL, "dft_length must be one integer in [1, 2^31]");
+    }
+  /* y = x without its last axis, the signal axis last */
+  cn_shape t = *s, u;
+  t.dim[--t.rank] = 0;
+  int perm[CN_MAX_RANK], back[CN_MAX_RANK];
+  for (int i = 0, j = 0; i < r - 1; i++)
+    if (i != a)
+      perm[j++] = i;
+  perm[r - 2] = a;
+  int64_t N = s->dim[a];
+  if ((st = x_in (nc, &x)) != CN_OK || (st = reshape_gv (nc, x, &t, "signal", &x)) != CN_OK
+      || (st = permute_gv (nc, x, r - 1, perm, "signal_last", &x)) != CN_OK)
+    return st;
+  u = *cn_graph_value_shape (nc->imp->g, x);
+  if (len >= 0 && len < N)
+    {
+      cn_params_slice ps;
+      memset (&ps, 0, sizeof ps);
+      ps.rank = u.rank;
+      for (int i = 0; i < u.rank; i++)
+        {
+          ps.stop[i] = u.dim[i];
+          ps.step[i] = 1;
+        }
+      ps.stop[u.rank - 1] = len;
+      st = node1 (nc, CN_OP_SLICE, &ps, x, "cut", &x);
+    }
+  else if (len > N)
+    {
+      cn_params_pad pp;
+      memset (&pp, 0, sizeof pp);
+      pp.rank = u.rank;
+      pp.end[u.rank - 1] = len - N;
+      st = node1 (nc, CN_OP_PAD, &pp, x, "padded", &x);
+    }
+  if (st != CN_OK)
+    return st;
+  cn_params_fft pf = { len >= 0 ? len : N, CN_FFT_BACKWARD };
+  int last = a == r - 2;
+  if ((st = node1 (nc, CN_OP_RFFT, &pf, x, last ? NULL : "spectrum", &v)) != CN_OK)
+    return st;
+  /* the result [others..., M, 2]; output axis i < a is others[i], a is M, then the others, then 2 */
+  for (int i = 0; i < r; i++)
+    back[i] = i < a ? i : i == a ? r - 2 : i < r - 1 ? i - 1 : r - 1;
+  if ((st = permute_gv (nc, v, r, back, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* ---- Einsum ------------------------------------------------------------------------------ */
+
+/* One or two operands, every subscript a letter, no ellipsis and no letter twice in one operand
+ * (no diagonals); the output explicit ("ij,jk->ik") or implicit (the letters seen once, in
+ * alphabetical order, as numpy).  A letter names one extent everywhere (no broadcasting).
+ * Mapping: the letters of an operand that appear nowhere else (neither in the other operand nor
+ * in the output) are summed out first (reduce); then one operand is a permute; two operands
+ * without a letter shared by both and the output are one contract (the shared letters summed),
+ * and with such batch letters one matmul of [batch, free_a, shared] by [batch, shared, free_b]
+ * (permutes and reshapes around it); a permute puts the output's letters in order.  Other
+ * equations are refused, naming the equation. */
+#define EINSUM_MAX 64
+
+struct ein
+{
+  int n;                            /* operands */
+  char sub[2][CN_MAX_RANK + 1];     /* their letters */
+  char out[CN_MAX_RANK + 1];        /* the output's letters */
+  int64_t ext[128];                 /* extent of each letter, -1 when unseen */
+};
+
+/* Parses EQ (the attribute) for the operand shapes; messages name the equation. */
+static cn_status
+einsum_parse (struct nctx *nc, const char *eq, struct ein *e)
+{
+  char sides[2][EINSUM_MAX];
+  int explicit_out = 0, k = 0, side = 0;
+  memset (e, 0, sizeof *e);
+  for (int c = 0; c < 128; c++)
+    e->ext[c] = -1;
+  memset (sides, 0, sizeof sides);
+  for (const char *p = eq; *p; p++)
+    {
+      if (*p == ' ')
+        continue;
+      if (p[0] == '-' && p[1] == '>' && side == 0)
+        {
+          side = 1;
+          k = 0;
+          explicit_out = 1;
+          p++;
+          continue;
+        }
+      if (k >= EINSUM_MAX - 1)
+        goto bad;
+      sides[side][k++] = *p;
+    }
+  if (strstr (eq, "...") != NULL)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "equation '%s': an ellipsis is not supported", eq);
+  /* the operands, separated by commas */
+  const char *l = sides[0];
+  for (e->n = 0;; e->n++)
+    {
+      const char *comma = strchr (l, ',');
+      size_t len = comma ? (size_t) (comma - l) : strlen (l);
+      if (e->n >= 2)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "equation '%s': more than two operands are not supported", eq);
+      if (len > CN_MAX_RANK)
+        goto bad;
+      memcpy (e->sub[e->n], l, len);
+      e->sub[e->n][len] = '\0';
+      if (comma == NULL)
+        {
+          e->n++;
+          break;
+        }
+      l = comma + 1;
+    }
+  if (e->n != nc->n_in)
+    return cn_error_set (nc->err, CN_EINVAL, "equation '%s' has %d operands, the node %d inputs", eq, e->n, nc->n_in);
+  for (int i = 0; i < e->n; i++)
+    {
+      cn_status st = need_in (nc, i);
+      if (st != CN_OK)
+        return st;
+      const cn_shape *s = in_shape (nc, i);
+      const char *q = e->sub[i];
+      if ((int) strlen (q) != s->rank)
+        return cn_error_set (nc->err, CN_ESHAPE, "equation '%s': operand %d has %zu subscripts and rank %d", eq, i,
+                             strlen (q), s->rank);
+      for (int d = 0; q[d]; d++)
+        {
+          unsigned char c = (unsigned char) q[d];
+          if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+            goto bad;
+          if (strchr (q + d + 1, c) != NULL)
+            return cn_error_set (nc->err, CN_EUNSUPPORTED, "equation '%s': the subscript '%c' twice in operand %d "
+                                 "(a diagonal) is not supported", eq, c, i);
+          if (e->ext[c] >= 0 && e->ext[c] != s->dim[d])
+            return cn_error_set (nc->err, CN_ESHAPE, "equation '%s': subscript '%c' has extents %lld and %lld", eq, c,
+                                 (long long) e->ext[c], (long long) s->dim[d]);
+          e->ext[c] = s->dim[d];
+        }
+    }
+  if (explicit_out)
+    {
+      if (strlen (sides[1]) > CN_MAX_RANK)
+        goto bad;
+      strcpy (e->out, sides[1]);
+      for (int d = 0; e->out[d]; d++)
+        {
+          unsigned char c = (unsigned char) e->out[d];
+          if (c >= 128 || e->ext[c] < 0 || strchr (e->out + d + 1, c) != NULL)
+            goto bad;
+        }
+    }
+  else
+    {
+      /* the letters seen once, in alphabetical order (upper case before lower case, as ASCII) */
+      int k2 = 0;
+      for (int c = 'A'; c <= 'z'; c++)
+        if (e->ext[c] >= 0)
+          {
+            int seen = 0;
+            for (int i = 0; i < e->n; i++)
+              seen += strchr (e->sub[i], c) != NULL;
+            if (seen == 1)
+              {
+                if (k2 >= CN_MAX_RANK)
+                  goto bad;
+                e->out[k2++] = (char) c;
+              }
+          }
+    }
+  return CN_OK;
+bad:
+  return cn_error_set (nc->err, CN_EUNSUPPORTED, "equation '%s' is not supported (letters only, at most %d per "
+                       "operand, each output letter once and in an operand)", eq, CN_MAX_RANK);
+}
+
+/* *V = X (letters *SUB) with the letters that are in neither KEEP1 nor KEEP2 summed out; *SUB
+ * becomes the remaining letters. */
+static cn_status
+einsum_sum_out (struct nctx *nc, int x, char *sub, const char *keep1, const char *keep2, const char *suffix, int *v)
+{
+  uint32_t mask = 0;
+  char rest[CN_MAX_RANK + 1];
+  int k = 0;
+  for (int d = 0; sub[d]; d++)
+    if (strchr (keep1, sub[d]) == NULL && strchr (keep2, sub[d]) == NULL)
+      mask |= 1u << d;
+    else
+      rest[k++] = sub[d];
+  rest[k] = '\0';
+  *v = x;
+  if (mask == 0)
+    return CN_OK;
+  cn_params_reduce p = { CN_REDUCE_SUM, mask, 0 };
+  strcpy (sub, rest);
+  return node1 (nc, CN_OP_REDUCE, &p, x, suffix, v);
+}
+
+/* The permutation taking the letters FROM to the order TO (the same letters). */
+static void
+letters_perm (const char *from, const char *to, int *perm)
+{
+  for (int i = 0; to[i]; i++)
+    perm[i] = (int) (strchr (from, to[i]) - from);
+}
+
+static cn_status
+op_einsum (struct nctx *nc)
+{
+  const Onnx__AttributeProto *at = attr_find (nc, "equation");
+  char eq[EINSUM_MAX + 1];
+  struct ein e;
+  cn_status st;
+  if (at == NULL || !attr_is (at, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING))
+    return cn_error_set (nc->err, CN_EPARSE, "attribute equation is missing");
+  if (at->s.len > EINSUM_MAX)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "an equation of %zu characters is not supported", at->s.len);
+  memcpy (eq, at->s.data, at->s.len);
+  eq[at->s.len] = '\0';
+  if ((st = einsum_parse (nc, eq, &e)) != CN_OK)
+    return st;
+  int perm[CN_MAX_RANK], a, a0, b, v;
+  char sa[CN_MAX_RANK + 1], sb[CN_MAX_RANK + 1];
+  strcpy (sa, e.sub[0]);
+  strcpy (sb, e.n == 2 ? e.sub[1] : "");
+  if ((st = in_gv (nc, 0, &a0)) != CN_OK || (st = einsum_sum_out (nc, a0, sa, e.out, sb, "sum0", &a)) != CN_OK)
+    return st;
+  if (e.n == 1)
+    {
+      letters_perm (sa, e.out, perm);
+      if ((st = permute_gv (nc, a, (int) strlen (e.out), perm, NULL, &v)) != CN_OK)
+        return st;
+      return set_out (nc, 0, v, v != a0);
+    }
+  if ((st = in_gv (nc, 1, &b)) != CN_OK || (st = einsum_sum_out (nc, b, sb, e.out, sa, "sum1", &b)) != CN_OK)
+    return st;
+  /* the letters: batch (both operands and the output), shared (both, summed), free_a, free_b */
+  char bat[CN_MAX_RANK + 1] = "", shr[CN_MAX_RANK + 1] = "", fa[CN_MAX_RANK + 1] = "", fb[CN_MAX_RANK + 1] = "";
+  int nbat = 0, nshr = 0, nfa = 0, nfb = 0;
+  for (int d = 0; sa[d]; d++)
+    if (strchr (sb, sa[d]) == NULL)
+      fa[nfa++] = sa[d];
+    else if (strchr (e.out, sa[d]) != NULL)
+      bat[nbat++] = sa[d];
+    else
+      shr[nshr++] = sa[d];
+  for (int d = 0; sb[d]; d++)
+    if (strchr (sa, sb[d]) == NULL)
+      fb[nfb++] = sb[d];
+  bat[nbat] = shr[nshr] = fa[nfa] = fb[nfb] = '\0';
+  char res[2 * CN_MAX_RANK + 1];
+  int y;
+  if (nbat == 0)
+    {
+      cn_params_contract pc;
+      memset (&pc, 0, sizeof pc);
+      pc.n = nshr;
+      for (int q = 0; q < nshr; q++)
+        {
+          pc.a_axes[q] = (int) (strchr (sa, shr[q]) - sa);
+          pc.b_axes[q] = (int) (strchr (sb, shr[q]) - sb);
+        }
+      if (nfa + nfb > CN_MAX_RANK)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "equation '%s': the product has rank %d, above %d", eq,
+                             nfa + nfb, CN_MAX_RANK);
+      if ((st = node2 (nc, CN_OP_CONTRACT, &pc, a, b, "contract", &y)) != CN_OK)
+        return st;
+      snprintf (res, sizeof res, "%s%s", fa, fb);
+    }
+  else
+    {
+      /* [batch, free_a, shared] @ [batch, shared, free_b] as [Bt, M, K] @ [Bt, K, N] */
+      char oa[CN_MAX_RANK + 1], ob[CN_MAX_RANK + 1];
+      int64_t Bt = 1, M = 1, K = 1, N = 1;
+      snprintf (oa, sizeof oa, "%s%s%s", bat, fa, shr);
+      snprintf (ob, sizeof ob, "%s%s%s", bat, shr, fb);
+      for (int d = 0; bat[d]; d++)
+        Bt *= e.ext[(unsigned char) bat[d]];
+      for (int d = 0; fa[d]; d++)
+        M *= e.ext[(unsigned char) fa[d]];
+      for (int d = 0; shr[d]; d++)
+        K *= e.ext[(unsigned char) shr[d]];
+      for (int d = 0; fb[d]; d++)
+        N *= e.ext[(unsigned char) fb[d]];
+      cn_shape s3a, s3b, sr;
+      int64_t da[3] = { Bt, M, K }, db[3] = { Bt, K, N };
+      cn_shape_make (&s3a, 3, da, NULL);
+      cn_shape_make (&s3b, 3, db, NULL);
+      snprintf (res, sizeof res, "%s%s%s", bat, fa, fb);
+      if (strlen (res) > CN_MAX_RANK)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "equation '%s': the product has rank %zu, above %d", eq,
+                             strlen (res), CN_MAX_RANK);
+      memset (&sr, 0, sizeof sr);
+      sr.rank = (int) strlen (res);
+      for (int d = 0; res[d]; d++)
+        sr.dim[d] = e.ext[(unsigned char) res[d]];
+      letters_perm (sa, oa, perm);
+      if ((st = permute_gv (nc, a, (int) strlen (oa), perm, "order0", &a)) != CN_OK
+          || (st = reshape_gv (nc, a, &s3a, "flat0", &a)) != CN_OK)
+        return st;
+      letters_perm (sb, ob, perm);
+      if ((st = permute_gv (nc, b, (int) strlen (ob), perm, "order1", &b)) != CN_OK
+          || (st = reshape_gv (nc, b, &s3b, "flat1", &b)) != CN_OK
+          || (st = node2 (nc, CN_OP_MATMUL, NULL, a, b, "matmul", &y)) != CN_OK
+          || (st = reshape_gv (nc, y, &sr, "product", &y)) != CN_OK)
+        return st;
+    }
+  letters_perm (res, e.out, perm);
+  if ((st = permute_gv (nc, y, (int) strlen (e.out), perm, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
+/* ---- TopK with its indices ----------------------------------------------------------------- */
+
+/* The Indices output of TopK (X the values' input of shape S, axis A, K, LARGEST), as an index
+ * value (integers in the model's scalar, as ArgMax's): K = 1 and LARGEST is argmax (the first
+ * extreme entry, a NaN extreme: torch.topk's choice).  Otherwise, along the last axis (X permuted
+ * there), entry j's rank is the number of entries i that come before it in TopK's order:
+ *   beats (i, j) = x_i > x_j  or  (x_i NaN and x_j not)  or  (x_i ties x_j and i < j)
+ * (LARGEST; smallest: x_i < x_j or (x_j NaN and x_i not)), "ties" = equal or both NaN, so that
+ * ranks 0 .. n-1 are a permutation (NaN above every number, ties to the lower index, as the
+ * stable order of topk); index r of the output is sum_j j [rank_j == r].  Every count is an
+ * integer below 2^24: exact in every evaluation sort. */
+static cn_status
+topk_indices (struct nctx *nc, int x, int a, int64_t k, int largest, int *v)
+{
+  const cn_shape *s = cn_graph_value_shape (nc->imp->g, x);
+  int r = s->rank;
+  cn_status st;
+  if (k == 1 && largest)
+    {
+      cn_params_argmax p = { a, 1, 0 };
+      return node1 (nc, CN_OP_ARGMAX, &p, x, "indices", v);
+    }
+  int64_t n = s->dim[a];
+  if (r + 1 > CN_MAX_RANK || n > (1 << 24))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the Indices output for rank %d and extent %lld is not supported "
+                         "(rank below %d, extent up to 2^24)", r, (long long) n, CN_MAX_RANK);
+  int perm[CN_MAX_RANK], back[CN_MAX_RANK];
+  for (int i = 0, j = 0; i < r; i++)
+    if (i != a)
+      perm[j++] = i;
+  perm[r - 1] = a;
+  for (int i = 0; i < r; i++)
+    back[perm[i]] = i;
+  int xp, A, B, cmp, eqv, nA, nB, t1, t2, t3, bef, beats, cnt, rank, rb, sel, rc, jc, prod;
+  if ((st = permute_gv (nc, x, r, perm, "idx_last", &xp)) != CN_OK)
+    return st;
+  cn_shape ps = *cn_graph_value_shape (nc->imp->g, xp), sa = ps, sb = ps, sq = ps, sk = ps;
+  /* sa [P, n, 1], sb [P, 1, n], sq [P, n, n], sk [P, k, n]; the result [P, k] */
+  sa.rank = sb.rank = sq.rank = sk.rank = r + 1;
+  sa.dim[r - 1] = n;
+  sa.dim[r] = 1;
+  sb.dim[r - 1] = 1;
+  sb.dim[r] = n;
+  sq.dim[r - 1] = sq.dim[r] = n;
+  sk.dim[r - 1] = k;
+  sk.dim[r] = n;
+  cn_params_cast to_scalar = { CN_DTYPE_F64 };
+  if ((st = reshape_gv (nc, xp, &sa, "idx_col", &A)) != CN_OK || (st = broadcast_value (nc, A, &sq, "idx_xi", &A)) != CN_OK
+      || (st = reshape_gv (nc, xp, &sb, "idx_row", &B)) != CN_OK || (st = broadcast_value (nc, B, &sq, "idx_xj", &B)) != CN_OK
+      || (st = node2 (nc, largest ? CN_OP_GT : CN_OP_LT, NULL, A, B, "idx_cmp", &cmp)) != CN_OK
+      || (st = node2 (nc, CN_OP_EQ, NULL, A, B, "idx_eq", &eqv)) != CN_OK
+      || (st = node1 (nc, CN_OP_IS_NA_N, NULL, A, "idx_nan_i", &nA)) != CN_OK
+      || (st = node1 (nc, CN_OP_IS_NA_N, NULL, B, "idx_nan_j", &nB)) != CN_OK
+      /* t1 = the NaN rule: largest: x_i NaN and x_j not; smallest: x_j NaN and x_i not */
+      || (st = node1 (nc, CN_OP_LOGICAL_NOT, NULL, largest ? nB : nA, "idx_num", &t1)) != CN_OK
+      || (st = node2 (nc, CN_OP_LOGICAL_AND, NULL, largest ? nA : nB, t1, "idx_nan_beats", &t1)) != CN_OK
+      || (st = node2 (nc, CN_OP_LOGICAL_OR, NULL, cmp, t1, "idx_above", &t1)) != CN_OK
+      /* t2 = ties: equal or both NaN */
+      || (st = node2 (nc, CN_OP_LOGICAL_AND, NULL, nA, nB, "idx_both_nan", &t2)) != CN_OK
+      || (st = node2 (nc, CN_OP_LOGICAL_OR, NULL, eqv, t2, "idx_tie", &t2)) != CN_OK)
+    return st;
+  /* bef [P, n, n]: i < j */
+  cn_tensor tb, tf;
+  memset (&tb, 0, sizeof tb);
+  memset (&tf, 0, sizeof tf);
+  cn_shape s2;
+  int64_t d2[2] = { n, n };
+  cn_shape_make (&s2, 2, d2, NULL);
+  if ((st = cn_tensor_init (&tb, CN_DTYPE_I64, &s2, nc->err)) != CN_OK)
+    return st;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < n; j++)
+      ((int64_t *) tb.data)[i * n + j] = i < j;
+  st = host_broadcast (&tb, &sq, &tf, nc->err);
+  cn_tensor_clear (&tb);
+  if (st == CN_OK)
+    {
+      char *nm = sub_name (nc, "idx_before");
+      st = nm ? add_const_sorted (nc, &tf, CN_DTYPE_BOOL, nm, &bef) : nomem (nc);
+      free (nm);
+    }
+  cn_tensor_clear (&tf);
+  if (st != CN_OK)
+    return st;
+  cn_params_reduce over_i = { CN_REDUCE_SUM, 1u << (r - 1), 1 }, over_j = { CN_REDUCE_SUM, 1u << r, 0 };
+  if ((st = node2 (nc, CN_OP_LOGICAL_AND, NULL, t2, bef, "idx_tie_before", &t3)) != CN_OK
+      || (st = node2 (nc, CN_OP_LOGICAL_OR, NULL, t1, t3, "idx_beats", &beats)) != CN_OK
+      || (st = node1 (nc, CN_OP_CAST, &to_scalar, beats, "idx_count", &cnt)) != CN_OK
+      || (st = node1 (nc, CN_OP_REDUCE, &over_i, cnt, "idx_rank", &rank)) != CN_OK
+      || (st = broadcast_value (nc, rank, &sk, "idx_rank_k", &rb)) != CN_OK)
+    return st;
+  /* rc [P, k, n] = the rank q; jc [P, k, n] = the index j */
+  cn_tensor tr, tj;
+  memset (&tr, 0, sizeof tr);
+  memset (&tj, 0, sizeof tj);
+  if ((st = cn_tensor_init (&tr, CN_DTYPE_F64, &sk, nc->err)) != CN_OK
+      || (st = cn_tensor_init (&tj, CN_DTYPE_F64, &sk, nc->err)) != CN_OK)
+    goto consts_done;
+  int64_t m = cn_shape_numel (&sk);
+  for (int64_t e = 0; e < m; e++)
+    {
+      ((double *) tr.data)[e] = (double) ((e / n) % k);
+      ((double *) tj.data)[e] = (double) (e % n);
+    }
+  if ((st = add_const (nc, &tr, "idx_ranks", &rc)) == CN_OK)
+    st = add_const (nc, &tj, "idx_positions", &jc);
+consts_done:
+  cn_tensor_clear (&tr);
+  cn_tensor_clear (&tj);
+  if (st != CN_OK
+      || (st = node2 (nc, CN_OP_EQ, NULL, rb, rc, "idx_select", &sel)) != CN_OK
+      || (st = node1 (nc, CN_OP_CAST, &to_scalar, sel, "idx_onehot", &sel)) != CN_OK
+      || (st = node2 (nc, CN_OP_MUL, NULL, sel, jc, "idx_weighted", &prod)) != CN_OK
+      || (st = node1 (nc, CN_OP_REDUCE, &over_j, prod, a == r - 1 ? "indices" : "idx_sum", v)) != CN_OK)
+    return st;
+  return permute_gv (nc, *v, r, back, "indices", v);
+}
+
 /* ---- the operator table ------------------------------------------------------------------- */
 
 struct onnx_op
@@ -3520,110 +4887,139 @@ struct onnx_op
   cn_status (*fn) (struct nctx *);
   const char *attrs;         /* the accepted attributes, space separated */
   int fold;                  /* 1: all floating-point constant inputs are folded through a scratch graph */
+  int typed;                 /* 1: the handler checks the sorts of its inputs itself (Boolean and
+                                integer values, integer constants as operands); 0: every input
+                                that is not a constant must hold the model's scalar */
 };
 
 static const struct onnx_op onnx_ops[] = {
-  { "Abs", op_abs, "", 0 },
-  { "Acos", op_acos, "", 0 },
-  { "Acosh", op_acosh, "", 0 },
-  { "Add", op_add, "", 1 },
-  { "ArgMax", op_argmax, "axis keepdims select_last_index", 0 },
-  { "ArgMin", op_argmin, "axis keepdims select_last_index", 0 },
-  { "Asin", op_asin, "", 0 },
-  { "Asinh", op_asinh, "", 0 },
-  { "Atan", op_atan, "", 0 },
-  { "Atanh", op_atanh, "", 0 },
-  { "AveragePool", op_avgpool, "auto_pad ceil_mode count_include_pad kernel_shape pads strides", 1 },
-  { "BatchNormalization", op_batchnorm, "epsilon momentum spatial training_mode", 1 },
-  { "Cast", op_cast, "to", 0 },
-  { "Ceil", op_ceil, "", 0 },
-  { "Celu", op_celu, "alpha", 0 },
-  { "Clip", op_clip, "min max", 0 },
-  { "Concat", op_concat, "axis", 0 },
-  { "Constant", op_constant, "value value_float value_floats value_int value_ints", 0 },
-  { "ConstantOfShape", op_constant_of_shape, "value", 0 },
-  { "Conv", op_conv, "auto_pad dilations group kernel_shape pads strides", 1 },
-  { "Cos", op_cos, "", 0 },
-  { "Cosh", op_cosh, "", 0 },
-  { "CumSum", op_cumsum, "exclusive reverse", 0 },
-  { "DepthToSpace", op_depth_to_space, "blocksize mode", 0 },
-  { "Div", op_div, "", 1 },
-  { "Dropout", op_dropout, "ratio seed", 0 },
-  { "Elu", op_elu, "alpha", 0 },
-  { "Erf", op_erf, "", 0 },
-  { "Exp", op_exp, "", 0 },
-  { "Expand", op_expand, "", 0 },
-  { "EyeLike", op_eye_like, "dtype k", 0 },
-  { "Flatten", op_flatten, "axis", 0 },
-  { "Floor", op_floor, "", 0 },
-  { "Gather", op_gather, "axis", 0 },
-  { "GatherElements", op_gather_elements, "axis", 0 },
-  { "GatherND", op_gather_nd, "batch_dims", 0 },
-  { "Gemm", op_gemm, "alpha beta transA transB", 1 },
-  { "GlobalAveragePool", op_gap, "", 1 },
-  { "GlobalLpPool", op_global_lp_pool, "p", 0 },
-  { "GlobalMaxPool", op_gmp, "", 1 },
-  { "HardSigmoid", op_hard_sigmoid, "alpha beta", 0 },
-  { "HardSwish", op_hard_swish, "", 0 },
-  { "Identity", op_identity, "", 0 },
-  { "InstanceNormalization", op_instance_norm, "epsilon", 0 },
-  { "LayerNormalization", op_layer_norm, "axis epsilon stash_type", 0 },
-  { "LeakyRelu", op_leaky_relu, "alpha", 0 },
-  { "Log", op_log, "", 0 },
-  { "LogSoftmax", op_log_softmax, "axis", 0 },
-  { "MatMul", op_matmul, "", 1 },
-  { "Max", op_max, "", 0 },
-  { "MaxPool", op_maxpool, "auto_pad ceil_mode dilations kernel_shape pads storage_order strides", 1 },
-  { "Mean", op_mean, "", 0 },
-  { "Min", op_min, "", 0 },
-  { "Mish", op_mish, "", 0 },
-  { "Mod", op_mod, "fmod", 0 },
-  { "Mul", op_mul, "", 1 },
-  { "Neg", op_neg, "", 1 },
-  { "PRelu", op_prelu, "", 0 },
-  { "Pad", op_pad, "mode pads value", 1 },
-  { "Pow", op_pow, "", 0 },
-  { "Range", op_range, "", 0 },
-  { "Reciprocal", op_reciprocal, "", 0 },
-  { "ReduceL1", op_reduce_l1, "axes keepdims", 0 },
-  { "ReduceL2", op_reduce_l2, "axes keepdims", 0 },
-  { "ReduceLogSum", op_reduce_log_sum, "axes keepdims", 0 },
-  { "ReduceLogSumExp", op_reduce_log_sum_exp, "axes keepdims", 0 },
-  { "ReduceMax", op_reduce_max, "axes keepdims", 1 },
-  { "ReduceMean", op_reduce_mean, "axes keepdims", 1 },
-  { "ReduceMin", op_reduce_min, "axes keepdims", 1 },
-  { "ReduceProd", op_reduce_prod, "axes keepdims", 1 },
-  { "ReduceSum", op_reduce_sum, "axes keepdims noop_with_empty_axes", 1 },
-  { "ReduceSumSquare", op_reduce_sum_square, "axes keepdims", 0 },
-  { "Relu", op_relu, "", 1 },
-  { "Reshape", op_reshape, "allowzero", 0 },
-  { "Round", op_round, "", 0 },
-  { "ScatterElements", op_scatter_elements, "axis reduction", 0 },
-  { "Selu", op_selu, "alpha gamma", 0 },
-  { "Shape", op_shape, "start end", 0 },
-  { "Shrink", op_shrink, "bias lambd", 0 },
-  { "Sigmoid", op_sigmoid, "", 0 },
-  { "Sign", op_sign, "", 0 },
-  { "Sin", op_sin, "", 0 },
-  { "Sinh", op_sinh, "", 0 },
-  { "Size", op_size, "", 0 },
-  { "Slice", op_slice, "starts ends axes", 0 },
-  { "Softmax", op_softmax, "axis", 0 },
-  { "Softplus", op_softplus, "", 0 },
-  { "Softsign", op_softsign, "", 0 },
-  { "SpaceToDepth", op_space_to_depth, "blocksize", 0 },
-  { "Split", op_split, "axis split", 0 },
-  { "Sqrt", op_sqrt, "", 0 },
-  { "Squeeze", op_squeeze, "axes", 0 },
-  { "Sub", op_sub, "", 1 },
-  { "Sum", op_sum, "", 0 },
-  { "Tan", op_tan, "", 0 },
-  { "Tanh", op_tanh, "", 0 },
-  { "Tile", op_tile, "", 0 },
-  { "TopK", op_topk, "axis k largest sorted", 0 },
-  { "Transpose", op_transpose, "perm", 0 },
-  { "Trilu", op_trilu, "upper", 0 },
-  { "Unsqueeze", op_unsqueeze, "axes", 0 },
+  { "Abs", op_abs, "", 0, 0 },
+  { "Acos", op_acos, "", 0, 0 },
+  { "Acosh", op_acosh, "", 0, 0 },
+  { "Add", op_add, "", 1, 0 },
+  { "And", op_and, "", 0, 1 },
+  { "ArgMax", op_argmax, "axis keepdims select_last_index", 0, 0 },
+  { "ArgMin", op_argmin, "axis keepdims select_last_index", 0, 0 },
+  { "Asin", op_asin, "", 0, 0 },
+  { "Asinh", op_asinh, "", 0, 0 },
+  { "Atan", op_atan, "", 0, 0 },
+  { "Atanh", op_atanh, "", 0, 0 },
+  { "AveragePool", op_avgpool, "auto_pad ceil_mode count_include_pad kernel_shape pads strides", 1, 0 },
+  { "BatchNormalization", op_batchnorm, "epsilon momentum spatial training_mode", 1, 0 },
+  { "Bernoulli", op_bernoulli, "dtype seed", 0, 1 },
+  { "BitShift", op_bit_shift, "direction", 0, 1 },
+  { "BitwiseAnd", op_bitwise_and, "", 0, 1 },
+  { "BitwiseNot", op_bitwise_not, "", 0, 1 },
+  { "BitwiseOr", op_bitwise_or, "", 0, 1 },
+  { "BitwiseXor", op_bitwise_xor, "", 0, 1 },
+  { "Cast", op_cast, "to", 0, 1 },
+  { "CastLike", op_cast_like, "", 0, 1 },
+  { "Ceil", op_ceil, "", 0, 0 },
+  { "Celu", op_celu, "alpha", 0, 0 },
+  { "Clip", op_clip, "min max", 0, 0 },
+  { "Concat", op_concat, "axis", 0, 0 },
+  { "Constant", op_constant, "value value_float value_floats value_int value_ints", 0, 0 },
+  { "ConstantOfShape", op_constant_of_shape, "value", 0, 0 },
+  { "Conv", op_conv, "auto_pad dilations group kernel_shape pads strides", 1, 0 },
+  { "ConvTranspose", op_conv_transpose, "auto_pad dilations group kernel_shape output_padding output_shape pads strides", 0, 0 },
+  { "Cos", op_cos, "", 0, 0 },
+  { "Cosh", op_cosh, "", 0, 0 },
+  { "CumSum", op_cumsum, "exclusive reverse", 0, 0 },
+  { "DFT", op_dft, "axis inverse onesided", 0, 1 },
+  { "DepthToSpace", op_depth_to_space, "blocksize mode", 0, 0 },
+  { "Div", op_div, "", 1, 0 },
+  { "Dropout", op_dropout, "ratio seed", 0, 0 },
+  { "Einsum", op_einsum, "equation", 0, 0 },
+  { "Elu", op_elu, "alpha", 0, 0 },
+  { "Equal", op_equal, "", 0, 1 },
+  { "Erf", op_erf, "", 0, 0 },
+  { "Exp", op_exp, "", 0, 0 },
+  { "Expand", op_expand, "", 0, 0 },
+  { "EyeLike", op_eye_like, "dtype k", 0, 0 },
+  { "Flatten", op_flatten, "axis", 0, 0 },
+  { "Floor", op_floor, "", 0, 0 },
+  { "Gather", op_gather, "axis", 0, 0 },
+  { "GatherElements", op_gather_elements, "axis", 0, 0 },
+  { "GatherND", op_gather_nd, "batch_dims", 0, 0 },
+  { "Gemm", op_gemm, "alpha beta transA transB", 1, 0 },
+  { "GlobalAveragePool", op_gap, "", 1, 0 },
+  { "GlobalLpPool", op_global_lp_pool, "p", 0, 0 },
+  { "GlobalMaxPool", op_gmp, "", 1, 0 },
+  { "Greater", op_greater, "", 0, 1 },
+  { "GreaterOrEqual", op_greater_equal, "", 0, 1 },
+  { "HardSigmoid", op_hard_sigmoid, "alpha beta", 0, 0 },
+  { "HardSwish", op_hard_swish, "", 0, 0 },
+  { "Identity", op_identity, "", 0, 1 },
+  { "InstanceNormalization", op_instance_norm, "epsilon", 0, 0 },
+  { "IsInf", op_is_inf, "detect_negative detect_positive", 0, 1 },
+  { "IsNaN", op_is_nan, "", 0, 1 },
+  { "LayerNormalization", op_layer_norm, "axis epsilon stash_type", 0, 0 },
+  { "LeakyRelu", op_leaky_relu, "alpha", 0, 0 },
+  { "Less", op_less, "", 0, 1 },
+  { "LessOrEqual", op_less_equal, "", 0, 1 },
+  { "Log", op_log, "", 0, 0 },
+  { "LogSoftmax", op_log_softmax, "axis", 0, 0 },
+  { "MatMul", op_matmul, "", 1, 0 },
+  { "Max", op_max, "", 0, 0 },
+  { "MaxPool", op_maxpool, "auto_pad ceil_mode dilations kernel_shape pads storage_order strides", 1, 0 },
+  { "Mean", op_mean, "", 0, 0 },
+  { "Min", op_min, "", 0, 0 },
+  { "Mish", op_mish, "", 0, 0 },
+  { "Mod", op_mod, "fmod", 0, 0 },
+  { "Mul", op_mul, "", 1, 0 },
+  { "Neg", op_neg, "", 1, 0 },
+  { "Not", op_not, "", 0, 1 },
+  { "Or", op_or, "", 0, 1 },
+  { "PRelu", op_prelu, "", 0, 0 },
+  { "Pad", op_pad, "mode pads value", 1, 0 },
+  { "Pow", op_pow, "", 0, 0 },
+  { "RandomNormal", op_random_normal, "dtype mean scale seed shape", 0, 1 },
+  { "RandomNormalLike", op_random_normal_like, "dtype mean scale seed", 0, 1 },
+  { "RandomUniform", op_random_uniform, "dtype high low seed shape", 0, 1 },
+  { "RandomUniformLike", op_random_uniform_like, "dtype high low seed", 0, 1 },
+  { "Range", op_range, "", 0, 0 },
+  { "Reciprocal", op_reciprocal, "", 0, 0 },
+  { "ReduceL1", op_reduce_l1, "axes keepdims", 0, 0 },
+  { "ReduceL2", op_reduce_l2, "axes keepdims", 0, 0 },
+  { "ReduceLogSum", op_reduce_log_sum, "axes keepdims", 0, 0 },
+  { "ReduceLogSumExp", op_reduce_log_sum_exp, "axes keepdims", 0, 0 },
+  { "ReduceMax", op_reduce_max, "axes keepdims", 1, 0 },
+  { "ReduceMean", op_reduce_mean, "axes keepdims", 1, 0 },
+  { "ReduceMin", op_reduce_min, "axes keepdims", 1, 0 },
+  { "ReduceProd", op_reduce_prod, "axes keepdims", 1, 0 },
+  { "ReduceSum", op_reduce_sum, "axes keepdims noop_with_empty_axes", 1, 0 },
+  { "ReduceSumSquare", op_reduce_sum_square, "axes keepdims", 0, 0 },
+  { "Relu", op_relu, "", 1, 0 },
+  { "Reshape", op_reshape, "allowzero", 0, 0 },
+  { "Round", op_round, "", 0, 0 },
+  { "ScatterElements", op_scatter_elements, "axis reduction", 0, 0 },
+  { "Selu", op_selu, "alpha gamma", 0, 0 },
+  { "Shape", op_shape, "start end", 0, 1 },
+  { "Shrink", op_shrink, "bias lambd", 0, 0 },
+  { "Sigmoid", op_sigmoid, "", 0, 0 },
+  { "Sign", op_sign, "", 0, 0 },
+  { "Sin", op_sin, "", 0, 0 },
+  { "Sinh", op_sinh, "", 0, 0 },
+  { "Size", op_size, "", 0, 1 },
+  { "Slice", op_slice, "starts ends axes", 0, 0 },
+  { "Softmax", op_softmax, "axis", 0, 0 },
+  { "Softplus", op_softplus, "", 0, 0 },
+  { "Softsign", op_softsign, "", 0, 0 },
+  { "SpaceToDepth", op_space_to_depth, "blocksize", 0, 0 },
+  { "Split", op_split, "axis split", 0, 0 },
+  { "Sqrt", op_sqrt, "", 0, 0 },
+  { "Squeeze", op_squeeze, "axes", 0, 0 },
+  { "Sub", op_sub, "", 1, 0 },
+  { "Sum", op_sum, "", 0, 0 },
+  { "Tan", op_tan, "", 0, 0 },
+  { "Tanh", op_tanh, "", 0, 0 },
+  { "Tile", op_tile, "", 0, 0 },
+  { "TopK", op_topk, "axis k largest sorted", 0, 0 },
+  { "Transpose", op_transpose, "perm", 0, 0 },
+  { "Trilu", op_trilu, "upper", 0, 0 },
+  { "Unsqueeze", op_unsqueeze, "axes", 0, 0 },
+  { "Where", op_where, "", 0, 1 },
+  { "Xor", op_xor, "", 0, 1 },
 };
 
 static const struct onnx_op *
@@ -3761,6 +5157,7 @@ import_node (struct imp *imp, const Onnx__NodeProto *np, int k, cn_error *err)
   nc.type = type;
   nc.name = name;
   nc.err = &local;
+  nc.out_sort = CN_DTYPE_COUNT;
   cn_status st = CN_OK;
   const struct onnx_op *op = NULL;
   if (np->domain != NULL && np->domain[0] != '\0' && strcmp (np->domain, "ai.onnx") != 0)
@@ -3810,7 +5207,16 @@ import_node (struct imp *imp, const Onnx__NodeProto *np, int k, cn_error *err)
       n_present++;
       all_const &= nc.in[i]->is_const;
       all_float &= !nc.in[i]->is_const || !is_int (&nc.in[i]->c);
+      /* Boolean and integer values reach only the handlers that take them. */
+      cn_dtype sort = nc.in[i]->is_const ? CN_DTYPE_F64 : cn_graph_value_dtype (imp->g, nc.in[i]->gv);
+      if (!op->typed && !cn_dtype_is_float (sort))
+        {
+          st = cn_error_set (&local, CN_EUNSUPPORTED, "input %d ('%s') holds %s values; the operator takes "
+                             "floating-point values only", i, np->input[i], sort_name (sort));
+          goto done;
+        }
     }
+  nc.typed = op->typed;
   if (op->fold && all_const && all_float && n_present > 0)
     st = fold_node (&nc, op);
   else
@@ -3824,8 +5230,8 @@ done:
 
 /* ---- the model -------------------------------------------------------------------------- */
 
-/* Reads the type of graph input VI: f32 or f64, with a static shape (a symbolic or unset
- * extent on axis 0 is taken as 1). */
+/* Reads the type of graph input VI: f32 or f64 (the model's scalar), bool, or an integer sort
+ * (int8 .. uint64), with a static shape (a symbolic or unset extent on axis 0 is taken as 1). */
 static cn_status
 input_type (const Onnx__ValueInfoProto *vi, cn_dtype *dt, cn_shape *s, cn_error *err)
 {
@@ -3834,13 +5240,10 @@ input_type (const Onnx__ValueInfoProto *vi, cn_dtype *dt, cn_shape *s, cn_error 
     return cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph input '%s' is not a tensor", nm);
   const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
   int32_t et = tt->has_elem_type ? tt->elem_type : 0;
-  if (et == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT)
-    *dt = CN_DTYPE_F32;
-  else if (et == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE)
-    *dt = CN_DTYPE_F64;
-  else
-    return cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph input '%s' has element type %s; only FLOAT and DOUBLE "
-                         "inputs are supported", nm, onnx_type_name (et));
+  *dt = onnx_sort (et);
+  if (*dt == CN_DTYPE_COUNT)
+    return cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph input '%s' has element type %s; FLOAT, DOUBLE, BOOL and "
+                         "the integer types are supported", nm, onnx_type_name (et));
   if (tt->shape == NULL)
     return cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph input '%s' has no shape", nm);
   if (tt->shape->n_dim > CN_MAX_RANK)
@@ -4011,12 +5414,17 @@ import_model (const Onnx__ModelProto *m, cn_graph **out, cn_error *err)
           cn_error_set (err, st, "onnx: graph output '%s': %s", nm, local.msg);
           goto fail;
         }
-      if (o->is_const && is_int (&o->c))
+      /* A constant output (integer ones in their ONNX sort). */
+      if (o->is_const && o->gv < 0)
         {
-          st = cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph output '%s' is an integer tensor", nm);
-          goto fail;
+          cn_tensor c;
+          memset (&c, 0, sizeof c);
+          st = is_int (&o->c) ? cn_tensor_convert (&c, o->sort, &o->c, &local) : CN_OK;
+          if (st == CN_OK)
+            st = cn_graph_add_constant (imp.g, nm, is_int (&o->c) ? &c : &o->c, &o->gv, &local);
+          cn_tensor_clear (&c);
         }
-      if (o->is_const && o->gv < 0 && (st = cn_graph_add_constant (imp.g, nm, &o->c, &o->gv, &local)) != CN_OK)
+      if (st != CN_OK)
         {
           cn_error_set (err, st, "onnx: graph output '%s': %s", nm, local.msg);
           goto fail;
