@@ -133,11 +133,6 @@ sample_case (const cn_box *b, double *x, int corner, int integer, int binary32)
     }
 }
 
-static void
-sample (const cn_box *b, double *x, int corner)
-{
-  sample_case (b, x, corner, 0, 0);
-}
 
 /* Whether the exact value (the MPFI point interval R) equals the output entry J of OUT, a
  * Boolean or integer tensor, word for word. */
@@ -435,6 +430,143 @@ START_TEST (ports_and_shapes)
     }
   fprintf (stderr, "%-20s wrong sort refused %d times; changed shape refused %d, accepted %d\n", name, refused_sort,
            refused_shape, accepted_shape);
+}
+END_TEST
+
+/* Whether the enclosure V is tight: relative width below 2^-100 (or a point). */
+static int
+tight (mpfi_t v)
+{
+  if (mpfi_inf_p (v))
+    return 0;
+  mpfr_t w, a;
+  mpfr_inits2 (64, w, a, (mpfr_ptr) 0);
+  mpfi_diam_abs (w, v);
+  mpfi_mag (a, v);
+  mpfr_mul_2si (a, a, -100, MPFR_RNDN);
+  int r = mpfr_cmp (w, a) <= 0;
+  mpfr_clears (w, a, (mpfr_ptr) 0);
+  return r;
+}
+
+/* IBP on extreme boxes: huge magnitudes (up to 1e300, where forward values overflow but the
+ * exact ones do not), subnormal ones, and boxes with an end at zero.  The fast IBP either gives
+ * an explicit error (never CN_EUNSOUND) or a box that contains the exact value at sampled points
+ * and corners and the MPFI IBP box, wherever the reference gives one. */
+START_TEST (ibp_extreme_boxes)
+{
+  cn_op op = (cn_op) _i;
+  cn_op_coverage cov;
+  cn_op_coverage_get (op, &cov);
+  struct tu_op_case c;
+  if (!cov.rule || !cov.ibp || !tu_op_case (op, &c))
+    return;
+  const char *name = cn_op_name (op);
+  int boxed = 0, refused = 0;
+  for (int d = 0; d < 8; d++)
+    {
+      if (d > 0)
+        ck_assert (tu_op_case (op, &c));
+      cn_error err;
+      cn_error_clear (&err);
+      cn_graph *g = NULL;
+      ck_assert_msg (tu_op_graph (&c, &g, &err) == CN_OK, "%s: %s", name, err.msg);
+      int xin = cn_graph_input (g, 0), yv = cn_graph_output (g, 0);
+      int64_t n = cn_shape_numel (cn_graph_value_shape (g, xin)), m = cn_shape_numel (cn_graph_value_shape (g, yv));
+      cn_box box;
+      ck_assert (cn_box_init (&box, n, &err) == CN_OK);
+      int kind = d % 3;
+      for (int64_t j = 0; j < n; j++)
+        {
+          double sgn = tu_rand () & 1 ? 1 : -1, cen, rad;
+          switch (kind)
+            {
+            case 0: /* huge */
+              cen = sgn * pow (10, tu_uniform (8, 300));
+              rad = fabs (cen) * (tu_rand () & 1 ? 0 : tu_uniform (0, 1));
+              break;
+            case 1: /* subnormal */
+              cen = sgn * tu_uniform (0, 0x1p-1022);
+              rad = tu_uniform (0, 0x1p-1030);
+              break;
+            default: /* an end at zero */
+              cen = 0;
+              rad = tu_uniform (0, 2);
+              break;
+            }
+          box.lo[j] = kind == 2 && sgn > 0 ? 0 : cen - rad;
+          box.hi[j] = kind == 2 && sgn < 0 ? 0 : cen + rad;
+          if (kind == 2)
+            {
+              box.lo[j] = sgn > 0 ? 0 : -rad;
+              box.hi[j] = sgn > 0 ? rad : 0;
+            }
+        }
+      box_in_range (&box, &c);
+      cn_bounds_opts o;
+      cn_bounds_opts_init (&o);
+      o.method = CN_METHOD_IBP;
+      cn_analysis *a = NULL;
+      cn_status st = cn_analysis_create (g, &box, &o, &a, &err);
+      ck_assert_msg (st != CN_EUNSOUND, "%s: IBP produced an invalid interval: %s (CN_TEST_SEED=%lu)", name, err.msg,
+                     tu_seed ());
+      if (st != CN_OK)
+        {
+          refused++;
+          cn_box_clear (&box);
+          cn_graph_free (g);
+          continue;
+        }
+      boxed++;
+      const cn_box *yb = cn_analysis_box (a, yv);
+      double *x = malloc ((size_t) (n + 1) * sizeof *x);
+      ck_assert_ptr_nonnull (x);
+      for (int k = 0; k < 8; k++)
+        {
+          sample_case (&box, x, k % 2, c.x_integer, 0);
+          cn_mpfi_vec ref;
+          if (tu_eval_mpfi (g, x, PREC, &ref, &err) != CN_OK)
+            continue;
+          /* At magnitudes past MPFR's exponent range (exp of 1e80) the reference at a point is no
+           * longer tight: then the exact value is only known to lie in it, and the fast box must
+           * meet it; where it is tight, the box must contain it. */
+          for (int64_t j = 0; j < m; j++)
+            ck_assert_msg (mpfi_nan_p (ref.v[j])
+                             || (tight (ref.v[j])
+                                   ? mpfr_cmp_d (&ref.v[j]->left, yb->lo[j]) >= 0 && mpfr_cmp_d (&ref.v[j]->right, yb->hi[j]) <= 0
+                                   : mpfr_cmp_d (&ref.v[j]->left, yb->hi[j]) <= 0 && mpfr_cmp_d (&ref.v[j]->right, yb->lo[j]) >= 0),
+                           "%s: a sample on a %s box escapes the IBP box at %lld: [%.17g, %.17g], exact in [%.17g, %.17g], "
+                           "x[0] = %.17g (CN_TEST_SEED=%lu)", name,
+                           kind == 0 ? "huge" : kind == 1 ? "subnormal" : "zero-ended", (long long) j, yb->lo[j],
+                           yb->hi[j], mpfr_get_d (&ref.v[j]->left, MPFR_RNDD), mpfr_get_d (&ref.v[j]->right, MPFR_RNDU),
+                           x[0], tu_seed ());
+          cn_mpfi_vec_clear (&ref);
+        }
+      cn_mpfi_vec bin, bout;
+      ck_assert (cn_mpfi_vec_init (&bin, n, PREC, &err) == CN_OK);
+      for (int64_t j = 0; j < n; j++)
+        mpfi_interv_d (bin.v[j], box.lo[j], box.hi[j]);
+      mpfr_clear_flags ();
+      if (cn_reference_ibp (g, &bin, PREC, &bout, &err) == CN_OK)
+        {
+          /* the MPFI box at 256 bits is at least as tight as the fast one, unless MPFR overflowed
+           * on the way (exp of 1e80: then it only has to meet the fast box) */
+          int ovf = mpfr_overflow_p ();
+          for (int64_t j = 0; j < m; j++)
+            ck_assert_msg (mpfi_nan_p (bout.v[j]) || mpfi_inf_p (bout.v[j])
+                             || (!ovf && mpfr_cmp_d (&bout.v[j]->left, yb->lo[j]) >= 0 && mpfr_cmp_d (&bout.v[j]->right, yb->hi[j]) <= 0)
+                             || (ovf && mpfr_cmp_d (&bout.v[j]->left, yb->hi[j]) <= 0 && mpfr_cmp_d (&bout.v[j]->right, yb->lo[j]) >= 0),
+                           "%s: the IBP box of a %s box at %lld does not contain the MPFI box (CN_TEST_SEED=%lu)", name,
+                           kind == 0 ? "huge" : kind == 1 ? "subnormal" : "zero-ended", (long long) j, tu_seed ());
+          cn_mpfi_vec_clear (&bout);
+        }
+      cn_mpfi_vec_clear (&bin);
+      free (x);
+      cn_analysis_free (a);
+      cn_box_clear (&box);
+      cn_graph_free (g);
+    }
+  fprintf (stderr, "%-20s extreme boxes: %d bounded, %d refused with an explicit error\n", name, boxed, refused);
 }
 END_TEST
 
@@ -856,6 +988,7 @@ ops_suite (void)
   tcase_add_loop_test (tc, generic, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, crown_step_invariant, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, ports_and_shapes, 0, CN_OP_COUNT);
+  tcase_add_loop_test (tc, ibp_extreme_boxes, 0, CN_OP_COUNT);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -17,6 +17,7 @@
 #ifndef CN_BOUNDS_SOUND_H
 #define CN_BOUNDS_SOUND_H
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include "certnn/status.h"
@@ -25,11 +26,13 @@
 #define CN_ETA 0x1p-1074
 
 /* Smallest double >= the real number whose round-to-nearest value is C.  For c = +inf the
- * result is +inf; NaN stays NaN. */
+ * result is +inf; for c = -inf (a round-to-nearest overflow: the exact value lies below
+ * -DBL_MAX) it is -DBL_MAX, which -inf + inf would have made a NaN; NaN stays NaN. */
 static inline double
 cn__up (double c)
 {
-  return c + (2 * CN_U * fabs (c) + CN_ETA);
+  double r = c + (2 * CN_U * fabs (c) + CN_ETA);
+  return r == r || c != -INFINITY ? r : -DBL_MAX;
 }
 
 /* Largest-enough lower counterpart of cn__up. */

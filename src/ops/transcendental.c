@@ -78,7 +78,9 @@
  *              [min of the four corners' atan2 rounded down, max rounded up] (MPFR at 53 bits;
  *              infinite corners give MPFR's limits, atan2(1, +inf) = 0, atan2(+inf, +inf) =
  *              pi/4).  A NaN end is CN_ENUMERIC.
- *   MPFI     mpfi_atan2 (out, y, x).
+ *   MPFI     the same case split at the intervals' precision: around the origin or across the cut
+ *            mpfi_atan2 (out, y, x); otherwise the corners' mpfr_atan2 rounded outward, zero ends
+ *            as +0 (mpfi_atan2 alone reads a zero end as both signs: [-pi, pi] at y = 0, x < 0).
  *   pullback with r = hypot(x, y): g_y += g (x / r) / r,  g_x -= g (y / r) / r;
  *   jvp      t = ((x / r) t_y - (y / r) t_x) / r.
  *            At the origin atan2 is not differentiable (not even continuous): the choice there is
@@ -634,7 +636,43 @@ atan2_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
       if (mpfi_nan_p (in[0]->v[j]) || mpfi_nan_p (in[1]->v[j]))
         return cn_error_set (err, CN_ENUMERIC, "atan2: NaN in an input enclosure at entry %lld (node '%s')",
                              (long long) j, cn__node_name (nv));
-      mpfi_atan2 (out->v[j], in[0]->v[j], in[1]->v[j]);
+      /* The real semantics of the fast arm: zero ends read as +0, so y = 0 with x < 0 has
+       * angle pi (mpfi_atan2 reads a zero end as both signs and answers [-pi, pi] there).  The
+       * same case split: around the origin or across the cut, [-pi, pi]; else the corners. */
+      mpfr_srcptr yl = &in[0]->v[j]->left, yu = &in[0]->v[j]->right;
+      mpfr_srcptr xl = &in[1]->v[j]->left, xu = &in[1]->v[j]->right;
+      int origin = mpfr_sgn (xl) <= 0 && mpfr_sgn (xu) >= 0 && mpfr_sgn (yl) <= 0 && mpfr_sgn (yu) >= 0;
+      int cut = mpfr_sgn (xl) < 0 && mpfr_sgn (yl) < 0 && mpfr_sgn (yu) >= 0;
+      if (origin || cut)
+        mpfi_atan2 (out->v[j], in[0]->v[j], in[1]->v[j]);
+      else
+        {
+          mpfr_prec_t prec = mpfi_get_prec (out->v[j]);
+          mpfr_t lo, hi, t, yz, xz;
+          mpfr_inits2 (prec, lo, hi, t, (mpfr_ptr) 0);
+          mpfr_init2 (yz, mpfr_get_prec (yu) > mpfr_get_prec (yl) ? mpfr_get_prec (yu) : mpfr_get_prec (yl));
+          mpfr_init2 (xz, mpfr_get_prec (xu) > mpfr_get_prec (xl) ? mpfr_get_prec (xu) : mpfr_get_prec (xl));
+          mpfr_set_inf (lo, 1);
+          mpfr_set_inf (hi, -1);
+          mpfr_srcptr ys[2] = { yl, yu }, xs[2] = { xl, xu };
+          for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 2; b++)
+              {
+                /* zero ends as +0 (MPFI's right end of [0, 0] is -0) */
+                mpfr_set (yz, ys[a], MPFR_RNDN);
+                mpfr_set (xz, xs[b], MPFR_RNDN);
+                if (mpfr_zero_p (yz))
+                  mpfr_set_zero (yz, 1);
+                if (mpfr_zero_p (xz))
+                  mpfr_set_zero (xz, 1);
+                mpfr_atan2 (t, yz, xz, MPFR_RNDD);
+                mpfr_min (lo, lo, t, MPFR_RNDD);
+                mpfr_atan2 (t, yz, xz, MPFR_RNDU);
+                mpfr_max (hi, hi, t, MPFR_RNDU);
+              }
+          mpfi_interv_fr (out->v[j], lo, hi);
+          mpfr_clears (lo, hi, t, yz, xz, (mpfr_ptr) 0);
+        }
       if (mpfi_nan_p (out->v[j]))
         return cn_error_set (err, CN_ENUMERIC, "atan2: no real value at entry %lld (node '%s')", (long long) j,
                              cn__node_name (nv));
