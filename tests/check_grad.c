@@ -44,101 +44,14 @@
 #include "ops/ops_impl.h"
 #include "graph/graph_impl.h"
 
-#define PREC 256
+#define PREC TU_GRAD_PREC
 #define DRAWS 24         /* instances per operator */
 #define DIRS 3           /* directions per instance */
-#define STEP 0x1p-30     /* the central difference's step h */
-#define TOL 1e-6         /* relative tolerance of the dot-product check */
+#define STEP TU_GRAD_STEP    /* the central difference's step h */
+#define TOL TU_GRAD_TOL       /* relative tolerance of the dot-product check */
 #define MAX_REDRAWS 40
 
 static const char *bench;
-
-/* ---- points, directions and the central difference ------------------------------------- */
-
-/* A double on the grid of 2^-20 near V. */
-static double
-grid20 (double v)
-{
-  return ldexp (nearbyint (ldexp (v, 20)), -20);
-}
-
-/* A random direction entry on the grid of 2^-10 in [-1, 1]. */
-static double
-rand_dir (void)
-{
-  return ldexp ((double) tu_int (-1024, 1024), -10);
-}
-
-/* phi = w . mid(F(x)) in MPFR at PREC bits (the reference output is a tight enclosure). */
-static void
-phi_at (const cn_graph *g, const double *x, const double *w, int64_t m, mpfr_t phi)
-{
-  cn_error err;
-  cn_error_clear (&err);
-  cn_mpfi_vec y;
-  ck_assert_msg (tu_eval_mpfi (g, x, PREC, &y, &err) == CN_OK, "reference failed: %s (CN_TEST_SEED=%lu)", err.msg,
-                 tu_seed ());
-  ck_assert_int_eq (y.n, m);
-  mpfr_t t;
-  mpfr_init2 (t, 2 * PREC);
-  mpfr_set_zero (phi, 1);
-  for (int64_t j = 0; j < m; j++)
-    {
-      mpfi_mid (t, y.v[j]);
-      mpfr_mul_d (t, t, w[j], MPFR_RNDN);
-      mpfr_add (phi, phi, t, MPFR_RNDN);
-    }
-  mpfr_clear (t);
-  cn_mpfi_vec_clear (&y);
-}
-
-/* Checks <gx, dx> against the central difference of phi along DX at X.  Returns 1 if checked
- * (asserting agreement), 0 if the second difference shows a kink within a step (redraw). */
-static int
-dir_check (const char *what, const cn_graph *g, const double *x, const double *w, const double *gx,
-           const double *dx, int64_t n, int64_t m, double *worst)
-{
-  double *xp = malloc ((size_t) (n + 1) * sizeof *xp), *xm = malloc ((size_t) (n + 1) * sizeof *xm);
-  ck_assert (xp != NULL && xm != NULL);
-  for (int64_t i = 0; i < n; i++)
-    {
-      xp[i] = x[i] + STEP * dx[i];
-      xm[i] = x[i] - STEP * dx[i];
-      /* exact: x on the grid 2^-20, |x| < 2^3, STEP dx on the grid 2^-40 */
-      ck_assert (xp[i] - x[i] == STEP * dx[i] && x[i] - xm[i] == STEP * dx[i]);
-    }
-  mpfr_t pp, p0, pm, d1, d2;
-  mpfr_inits2 (2 * PREC, pp, p0, pm, d1, d2, (mpfr_ptr) 0);
-  phi_at (g, xp, w, m, pp);
-  phi_at (g, x, w, m, p0);
-  phi_at (g, xm, w, m, pm);
-  mpfr_sub (d1, pp, pm, MPFR_RNDN);
-  mpfr_div_d (d1, d1, 2 * STEP, MPFR_RNDN);         /* the central difference */
-  mpfr_add (d2, pp, pm, MPFR_RNDN);
-  mpfr_mul_2ui (p0, p0, 1, MPFR_RNDN);
-  mpfr_sub (d2, d2, p0, MPFR_RNDN);
-  mpfr_div_d (d2, d2, 2 * STEP, MPFR_RNDN);         /* what a kink could add to the difference */
-  double cd = mpfr_get_d (d1, MPFR_RNDN), kink = fabs (mpfr_get_d (d2, MPFR_RNDN));
-  mpfr_clears (pp, p0, pm, d1, d2, (mpfr_ptr) 0);
-  free (xp);
-  free (xm);
-  double dot = 0, mag = 0;
-  for (int64_t i = 0; i < n; i++)
-    {
-      dot += gx[i] * dx[i];
-      mag += fabs (gx[i] * dx[i]);
-    }
-  double scale = mag + fabs (cd);
-  if (kink > 0.1 * TOL * scale)
-    return 0;
-  double e = fabs (dot - cd);
-  ck_assert_msg (e <= TOL * scale,
-                 "%s: <grad, dx> = %.17g, central difference %.17g (error %.3g, scale %.3g, CN_TEST_SEED=%lu)", what,
-                 dot, cd, e, scale, tu_seed ());
-  if (scale > 0 && e / scale > *worst)
-    *worst = e / scale;
-  return 1;
-}
 
 /* ---- 1. the generic loop ------------------------------------------------------------------ */
 
@@ -204,64 +117,8 @@ draw_case (cn_op op, struct tu_op_case *c)
     c->in_const[0] = 0;
 }
 
-/* A random value of port I of case C: inside the case's input range [x_lo, x_hi] when it has
- * one (an operator's domain), a divisor and a variance away from 0 (the reference encloses
- * x / y only for y away from 0), everything else in [-2, 2]. */
-static double
-port_value (const struct tu_op_case *c, int i)
-{
-  if (c->x_integer)
-    return (double) tu_int ((int64_t) ceil (c->x_lo), (int64_t) floor (c->x_hi));
-  if (c->x_lo < c->x_hi)
-    {
-      /* the ends moved inwards onto the grid, so that x stays a grid point inside the range */
-      double lo = ldexp (ceil (ldexp (c->x_lo, 20)), -20), hi = ldexp (floor (ldexp (c->x_hi, 20)), -20);
-      return fmin (fmax (grid20 (tu_uniform (c->x_lo, c->x_hi)), lo), hi);
-    }
-  if (c->op == CN_OP_DIV && i == 1)
-    return grid20 ((tu_rand () & 1 ? 1 : -1) * tu_uniform (0.5, 2));
-  if (c->op == CN_OP_BATCH_NORM_RUNNING && i == 4)
-    return grid20 (tu_uniform (0.1, 2));
-  return grid20 (tu_uniform (-2, 2));
-}
-
-/* A random point for the graph of case C: the non-constant ports one after the other. */
-static void
-draw_point (const struct tu_op_case *c, double *x)
-{
-  int64_t off = 0;
-  for (int i = 0; i < c->n_in; i++)
-    {
-      if (c->in_const[i])
-        continue;
-      int64_t k = cn_shape_numel (&c->in_shape[i]);
-      for (int64_t j = 0; j < k; j++)
-        x[off + j] = port_value (c, i);
-      off += k;
-    }
-}
-
-/* Directions only along value ports: a frozen port (nextafter's operands) receives no gradient
- * and carries no tangent, so the differences are taken with it held fixed. */
-static void
-value_dirs (const struct tu_op_case *c, double *dx)
-{
-  const struct cn_op_rule *r = cn__op_rule (c->op);
-  int64_t off = 0;
-  for (int i = 0; i < c->n_in; i++)
-    {
-      if (c->in_const[i])
-        continue;
-      int64_t k = cn_shape_numel (&c->in_shape[i]);
-      if (r->in_kind != NULL && r->in_kind[r->n_in < 0 ? 0 : i] != CN_PORT_VALUE)
-        for (int64_t j = 0; j < k; j++)
-          dx[off + j] = 0;
-      off += k;
-    }
-}
-
 /* The tensor at input I of the op node ND of case C, for calling the rule directly: a constant
- * in its own sort (the model's scalar in binary64), a non-constant port drawn by port_value in
+ * in its own sort (the model's scalar in binary64), a non-constant port drawn by tu_port_value in
  * binary64, or in the port's sort for Boolean (0/1) and integer ports. */
 static void
 port_tensor (const struct tu_op_case *c, const cn_graph *g, const struct cn__node *nd, int i, cn_tensor *t)
@@ -278,7 +135,7 @@ port_tensor (const struct tu_op_case *c, const cn_graph *g, const struct cn__nod
   cn_tensor f;
   ck_assert (cn_tensor_init (&f, CN_DTYPE_F64, &u->shape, &err) == CN_OK);
   for (int64_t j = 0; j < u->numel; j++)
-    ((double *) f.data)[j] = sort == CN_DTYPE_BOOL ? (double) tu_int (0, 1) : port_value (c, i);
+    ((double *) f.data)[j] = sort == CN_DTYPE_BOOL ? (double) tu_int (0, 1) : tu_port_value (c, i);
   if (sort == CN_DTYPE_F64)
     {
       *t = f;
@@ -328,12 +185,7 @@ START_TEST (generic)
           int done = 0;
           for (int attempt = 0; attempt < MAX_REDRAWS && !done; attempt++)
             {
-              draw_point (&c, x);
-              for (int64_t j = 0; j < m; j++)
-                w[j] = tu_uniform (-1, 1);
-              for (int64_t i = 0; i < n; i++)
-                dx[i] = rand_dir ();
-              value_dirs (&c, dx);
+              tu_draw_probe (&c, x, w, m, dx, n, 0);
               ck_assert_msg (cn_graph_gradient (g, x, w, y, gx, &err) == CN_OK, "%s: gradient failed: %s", name, err.msg);
               /* y is the binary64 forward, the same as cn_graph_eval's */
               cn_tensor in, out;
@@ -347,7 +199,7 @@ START_TEST (generic)
                                ((double *) out.data)[j]);
               cn_tensor_clear (&in);
               cn_tensor_clear (&out);
-              done = dir_check (name, g, x, w, gx, dx, n, m, &worst);
+              done = tu_dir_check (name, g, x, w, gx, dx, n, m, 1, &worst);
               redrawn += !done;
             }
           ck_assert_msg (done, "%s: %d draws in a row met a kink (CN_TEST_SEED=%lu)", name, MAX_REDRAWS, tu_seed ());
@@ -491,13 +343,13 @@ START_TEST (networks)
         {
           for (int64_t i = 0; i < n; i++)
             {
-              x[i] = grid20 (tu_uniform (nets[_i].lo, nets[_i].hi));
-              dx[i] = rand_dir ();
+              x[i] = tu_grid20 (tu_uniform (nets[_i].lo, nets[_i].hi));
+              dx[i] = tu_rand_dir ();
             }
           for (int64_t j = 0; j < m; j++)
             w[j] = tu_uniform (-1, 1);
           ck_assert_msg (cn_graph_gradient (g, x, w, NULL, gx, &err) == CN_OK, "%s: %s", nets[_i].onnx, err.msg);
-          done = dir_check (nets[_i].onnx, g, x, w, gx, dx, n, m, &worst);
+          done = tu_dir_check (nets[_i].onnx, g, x, w, gx, dx, n, m, 1, &worst);
           redrawn += !done;
         }
       ck_assert_msg (done, "%s: %d draws in a row met a kink (CN_TEST_SEED=%lu)", nets[_i].onnx, MAX_REDRAWS, tu_seed ());
@@ -619,7 +471,7 @@ START_TEST (tie_conventions)
 }
 END_TEST
 
-/* The kink detector of dir_check: relu at 0 along a direction that crosses it is refused, the
+/* The kink detector of tu_dir_check: relu at 0 along a direction that crosses it is refused, the
  * same direction away from 0 is checked. */
 START_TEST (kink_detected)
 {
@@ -634,10 +486,10 @@ START_TEST (kink_detected)
   ck_assert (cn_graph_set_outputs (g, 1, &r, &err) == CN_OK);
   double xv[3] = { 0, 1, -1 }, w[3] = { 1, 1, 1 }, dx[3] = { 0.5, 0.25, 0 }, gx[3], worst = 0;
   ck_assert (cn_graph_gradient (g, xv, w, NULL, gx, &err) == CN_OK);
-  ck_assert_int_eq (dir_check ("relu at 0", g, xv, w, gx, dx, 3, 3, &worst), 0);
+  ck_assert_int_eq (tu_dir_check ("relu at 0", g, xv, w, gx, dx, 3, 3, 1, &worst), 0);
   xv[0] = 0.125;
   ck_assert (cn_graph_gradient (g, xv, w, NULL, gx, &err) == CN_OK);
-  ck_assert_int_eq (dir_check ("relu off 0", g, xv, w, gx, dx, 3, 3, &worst), 1);
+  ck_assert_int_eq (tu_dir_check ("relu off 0", g, xv, w, gx, dx, 3, 3, 1, &worst), 1);
   cn_graph_free (g);
 }
 END_TEST
@@ -1041,10 +893,7 @@ START_TEST (jvp_generic)
       int done = 0;
       for (int attempt = 0; attempt < MAX_REDRAWS && !done; attempt++)
         {
-          draw_point (&c, x);
-          for (int64_t i = 0; i < n; i++)
-            dx[i] = rand_dir ();
-          value_dirs (&c, dx);
+          tu_draw_probe (&c, x, NULL, 0, dx, n, 0);
           ck_assert_msg (graph_jvp (g, x, dx, y, ty, &err) == CN_OK, "%s: graph_jvp failed: %s", name, err.msg);
           done = all_finite (y, m) && jvp_dir_check (name, g, x, dx, ty, n, m, &worst);
           redrawn += !done;
@@ -1139,8 +988,8 @@ START_TEST (networks_jvp)
     {
       for (int64_t i = 0; i < n; i++)
         {
-          x[i] = grid20 (tu_uniform (nets[_i].lo, nets[_i].hi));
-          dx[i] = rand_dir ();
+          x[i] = tu_grid20 (tu_uniform (nets[_i].lo, nets[_i].hi));
+          dx[i] = tu_rand_dir ();
         }
       for (int64_t j = 0; j < m; j++)
         w[j] = tu_uniform (-1, 1);

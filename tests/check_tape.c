@@ -42,11 +42,8 @@
 #include "ops/ops_impl.h"
 #include "graph/graph_impl.h"
 
-#define PREC 256
 #define DRAWS 4          /* instances per operator */
 #define DIRS 2           /* directions per instance */
-#define STEP 0x1p-30     /* the central difference's step h */
-#define TOL 1e-6         /* relative tolerance of the dot-product check */
 #define MAX_REDRAWS 40
 
 /* Asserts that CALL succeeds (ERR in scope holds its message). */
@@ -71,147 +68,6 @@ vec (int64_t n, const double *v)
   if (n > 0)
     memcpy (t.data, v, (size_t) n * sizeof *v);
   return t;
-}
-
-/* ---- points, directions and the central difference (as tests/check_grad.c) --------------- */
-
-static double
-grid20 (double v)
-{
-  return ldexp (nearbyint (ldexp (v, 20)), -20);
-}
-
-static double
-rand_dir (void)
-{
-  return ldexp ((double) tu_int (-1024, 1024), -10);
-}
-
-/* phi = w . mid(F(x)) in MPFR at PREC bits. */
-static int
-phi_at (const cn_graph *g, const double *x, const double *w, int64_t m, mpfr_t phi)
-{
-  cn_error err;
-  cn_error_clear (&err);
-  cn_mpfi_vec y;
-  if (tu_eval_mpfi (g, x, PREC, &y, &err) != CN_OK)
-    return 0;
-  ck_assert_int_eq (y.n, m);
-  mpfr_t t;
-  mpfr_init2 (t, 2 * PREC);
-  mpfr_set_zero (phi, 1);
-  int ok = 1;
-  for (int64_t j = 0; j < m; j++)
-    {
-      mpfi_mid (t, y.v[j]);
-      ok &= mpfr_number_p (t) != 0;
-      mpfr_mul_d (t, t, w[j], MPFR_RNDN);
-      mpfr_add (phi, phi, t, MPFR_RNDN);
-    }
-  mpfr_clear (t);
-  cn_mpfi_vec_clear (&y);
-  return ok;
-}
-
-/* Checks <gx, dx> against the central difference of phi along DX at X.  Returns 1 if checked,
- * 0 if a kink lies within a step or the reference refuses (redraw). */
-static int
-dir_check (const char *what, const cn_graph *g, const double *x, const double *w, const double *gx, const double *dx,
-           int64_t n, int64_t m, double *worst)
-{
-  double *xp = malloc ((size_t) (n + 1) * sizeof *xp), *xm = malloc ((size_t) (n + 1) * sizeof *xm);
-  ck_assert (xp != NULL && xm != NULL);
-  for (int64_t i = 0; i < n; i++)
-    {
-      xp[i] = x[i] + STEP * dx[i];
-      xm[i] = x[i] - STEP * dx[i];
-      ck_assert (xp[i] - x[i] == STEP * dx[i] && x[i] - xm[i] == STEP * dx[i]);
-    }
-  mpfr_t pp, p0, pm, d1, d2;
-  mpfr_inits2 (2 * PREC, pp, p0, pm, d1, d2, (mpfr_ptr) 0);
-  int ok = phi_at (g, xp, w, m, pp) && phi_at (g, x, w, m, p0) && phi_at (g, xm, w, m, pm);
-  double cd = 0, kink = 0;
-  if (ok)
-    {
-      mpfr_sub (d1, pp, pm, MPFR_RNDN);
-      mpfr_div_d (d1, d1, 2 * STEP, MPFR_RNDN);
-      mpfr_add (d2, pp, pm, MPFR_RNDN);
-      mpfr_mul_2ui (p0, p0, 1, MPFR_RNDN);
-      mpfr_sub (d2, d2, p0, MPFR_RNDN);
-      mpfr_div_d (d2, d2, 2 * STEP, MPFR_RNDN);
-      cd = mpfr_get_d (d1, MPFR_RNDN);
-      kink = fabs (mpfr_get_d (d2, MPFR_RNDN));
-    }
-  mpfr_clears (pp, p0, pm, d1, d2, (mpfr_ptr) 0);
-  free (xp);
-  free (xm);
-  if (!ok)
-    return 0;
-  double dot = 0, mag = 0;
-  for (int64_t i = 0; i < n; i++)
-    {
-      dot += gx[i] * dx[i];
-      mag += fabs (gx[i] * dx[i]);
-    }
-  double scale = mag + fabs (cd);
-  if (!isfinite (dot) || kink > 0.1 * TOL * scale)
-    return 0;
-  double e = fabs (dot - cd);
-  ck_assert_msg (e <= TOL * scale,
-                 "%s: <grad, dx> = %.17g, central difference %.17g (error %.3g, scale %.3g, CN_TEST_SEED=%lu)", what,
-                 dot, cd, e, scale, tu_seed ());
-  if (scale > 0 && e / scale > *worst)
-    *worst = e / scale;
-  return 1;
-}
-
-/* A random value of port I of case C (see tests/check_grad.c). */
-static double
-port_value (const struct tu_op_case *c, int i)
-{
-  if (c->x_lo < c->x_hi)
-    {
-      double lo = ldexp (ceil (ldexp (c->x_lo, 20)), -20), hi = ldexp (floor (ldexp (c->x_hi, 20)), -20);
-      return fmin (fmax (grid20 (tu_uniform (c->x_lo, c->x_hi)), lo), hi);
-    }
-  if (c->op == CN_OP_DIV && i == 1)
-    return grid20 ((tu_rand () & 1 ? 1 : -1) * tu_uniform (0.5, 2));
-  if (c->op == CN_OP_BATCH_NORM_RUNNING && i == 4)
-    return grid20 (tu_uniform (0.1, 2));
-  return grid20 (tu_uniform (-2, 2));
-}
-
-static void
-draw_point (const struct tu_op_case *c, double *x)
-{
-  int64_t off = 0;
-  for (int i = 0; i < c->n_in; i++)
-    {
-      if (c->in_const[i])
-        continue;
-      int64_t k = cn_shape_numel (&c->in_shape[i]);
-      for (int64_t j = 0; j < k; j++)
-        x[off + j] = port_value (c, i);
-      off += k;
-    }
-}
-
-/* Directions only along the op's value ports. */
-static void
-value_dirs (const struct tu_op_case *c, double *dx)
-{
-  const struct cn_op_rule *r = cn__op_rule (c->op);
-  int64_t off = 0;
-  for (int i = 0; i < c->n_in; i++)
-    {
-      if (c->in_const[i])
-        continue;
-      int64_t k = cn_shape_numel (&c->in_shape[i]);
-      if (cn__port_kind (r, i) != CN_PORT_VALUE || c->in_dtype[i] != CN_DTYPE_F64)
-        for (int64_t j = 0; j < k; j++)
-          dx[off + j] = 0;
-      off += k;
-    }
 }
 
 /* ---- replaying a graph on a tape ------------------------------------------------------------ */
@@ -342,12 +198,7 @@ START_TEST (generic)
           int done = 0;
           for (int attempt = 0; attempt < MAX_REDRAWS && !done; attempt++)
             {
-              draw_point (&c, x);
-              for (int64_t j = 0; j < m; j++)
-                w[j] = tu_uniform (-1, 1);
-              for (int64_t i = 0; i < n; i++)
-                dx[i] = rand_dir ();
-              value_dirs (&c, dx);
+              tu_draw_probe (&c, x, w, m, dx, n, 1);
               cn_tape *t = replay (g, x, map);
               /* the tape's values are the evaluator's */
               if (all_float (g))
@@ -406,7 +257,7 @@ START_TEST (generic)
                       adjoint++;
                     }
                 }
-              done = dir_check (name, g, x, w, gx, dx, n, m, &worst);
+              done = tu_dir_check (name, g, x, w, gx, dx, n, m, 0, &worst);
               redrawn += !done;
             }
           ck_assert_msg (done, "%s: %d draws in a row met a kink (CN_TEST_SEED=%lu)", name, MAX_REDRAWS, tu_seed ());

@@ -53,26 +53,7 @@ case_conv_transpose (struct tu_op_case *c)
       wd[2 + i] = K;
     }
   p->groups = G;
-  c->n_in = 3;
-  tu_shape_set (&c->in_shape[0], p->nd + 2, xd);
-  tu_shape_set (&c->in_shape[1], p->nd + 2, wd);
-  tu_shape_set (&c->in_shape[2], 1, (int64_t[]) { G * Fg });
-  if (tu_int (0, 6) > 0)
-    {
-      tu_set_const (c, 1, -1, 1);
-      tu_set_const (c, 2, -1, 1);
-      c->crown_ok = 1;
-    }
-  else
-    tu_set_const (c, 2, -1, 1);            /* a varying weight: IBP of interval products */
-}
-
-/* Whether some position a + k d (0 <= k < K) lies in [0, S). */
-static int
-window_hits (int64_t a, int64_t K, int64_t d, int64_t S)
-{
-  int64_t k0 = a >= 0 ? 0 : (-a + d - 1) / d;
-  return k0 < K && a + k0 * d < S;
+  tu_conv_ports (c, p->nd, xd, wd, G * Fg);
 }
 
 static void
@@ -97,21 +78,7 @@ case_smooth_max_pool (struct tu_op_case *c)
           p->dilation[i] = tu_int (0, 4) == 0 ? 2 : 1;
           p->pad_begin[i] = tu_int (0, K / 2);
           p->pad_end[i] = tu_int (0, K / 2);
-          int64_t span = p->dilation[i] * (K - 1) + 1;
-          int64_t smin = span - p->pad_begin[i] - p->pad_end[i];
-          if (smin < 1)
-            smin = 1;
-          int64_t smax = p->nd == 1 ? 8 : p->nd == 2 ? 5 : 3;
-          if (smax < smin)
-            smax = smin;
-          int64_t S = tu_int (smin, smax);
-          while (S > smin && sp * S > budget)
-            S--;
-          sp *= S;
-          xd[2 + i] = S;
-          int64_t O = (S + p->pad_begin[i] + p->pad_end[i] - span) / p->stride[i] + 1;
-          for (int64_t o = 0; o < O && ok; o++)
-            ok = window_hits (o * p->stride[i] - p->pad_begin[i], K, p->dilation[i], S);
+          ok = tu_pool_extent (p, i, p->nd == 1 ? 8 : p->nd == 2 ? 5 : 3, budget, &sp, xd);
         }
       if (!ok)
         continue;                       /* a window entirely in the padding: draw again */

@@ -34,15 +34,6 @@
 #include <math.h>
 #include "testutil.h"
 
-static const cn_dtype word_sorts[] = { CN_DTYPE_I8, CN_DTYPE_I16, CN_DTYPE_I32, CN_DTYPE_I64,
-                                       CN_DTYPE_U8, CN_DTYPE_U16, CN_DTYPE_U32, CN_DTYPE_U64 };
-
-static cn_dtype
-rand_word_sort (void)
-{
-  return word_sorts[tu_int (0, (int64_t) (sizeof word_sorts / sizeof word_sorts[0]) - 1)];
-}
-
 static int
 width (cn_dtype t)
 {
@@ -61,28 +52,31 @@ is_signed (cn_dtype t)
   return t == CN_DTYPE_I8 || t == CN_DTYPE_I16 || t == CN_DTYPE_I32 || t == CN_DTYPE_I64;
 }
 
+/* The words of T that fit in BITS bits of precision: all of T when it is narrower, else
+ * [-2^BITS, 2^BITS] (signed) or [0, 2^BITS] (unsigned). */
+static void
+word_range (cn_dtype t, int bits, double *lo, double *hi)
+{
+  int w = width (t);
+  double m = w < bits ? ldexp (1, w) : ldexp (1, bits);
+  if (is_signed (t))
+    *lo = w < bits ? -m / 2 : -m, *hi = w < bits ? m / 2 - 1 : m;
+  else
+    *lo = 0, *hi = w < bits ? m - 1 : m;
+}
+
 /* The words of T that X may hold (within 2^24, exact in binary32). */
 static void
 x_range (cn_dtype t, double *lo, double *hi)
 {
-  int w = width (t);
-  double m = w < 24 ? ldexp (1, w) : 0x1p24;
-  if (is_signed (t))
-    *lo = w < 24 ? -m / 2 : -m, *hi = w < 24 ? m / 2 - 1 : m;
-  else
-    *lo = 0, *hi = w < 24 ? m - 1 : m;
+  word_range (t, 24, lo, hi);
 }
 
 /* The words of T a constant may hold (exact in binary64). */
 static void
 const_range (cn_dtype t, double *lo, double *hi)
 {
-  int w = width (t);
-  double m = w < 53 ? ldexp (1, w) : 0x1p53;
-  if (is_signed (t))
-    *lo = w < 53 ? -m / 2 : -m, *hi = w < 53 ? m / 2 - 1 : m;
-  else
-    *lo = 0, *hi = w < 53 ? m - 1 : m;
+  word_range (t, 53, lo, hi);
 }
 
 /* The greatest word of T (as a double; only compared with small products). */
@@ -111,7 +105,7 @@ word_ports (struct tu_op_case *c, int n_in, cn_dtype t)
 static void
 shift_case (struct tu_op_case *c)
 {
-  cn_dtype t = rand_word_sort ();
+  cn_dtype t = tu_rand_word_sort ();
   word_ports (c, 2, t);
   int w = width (t);
   if (tu_int (0, 1))
@@ -137,9 +131,9 @@ bitcast_case (struct tu_op_case *c)
     {
     case 0:   /* word -> word of the same width */
       {
-        cn_dtype s = rand_word_sort (), t;
+        cn_dtype s = tu_rand_word_sort (), t;
         do
-          t = rand_word_sort ();
+          t = tu_rand_word_sort ();
         while (width (t) != width (s));
         word_ports (c, 1, s);
         c->params.bitcast.to = t;
@@ -188,7 +182,7 @@ code_params (struct tu_op_case *c)
       total *= (double) p->bound[k];
     }
   do
-    p->word = rand_word_sort ();
+    p->word = tu_rand_word_sort ();
   while (word_max (p->word) < total - 1);
 }
 
@@ -241,14 +235,14 @@ tu_op_case_integer (cn_op op, struct tu_op_case *c)
     case CN_OP_BITWISE_OR:
     case CN_OP_BITWISE_XOR:
     case CN_OP_MULHI:
-      word_ports (c, 2, rand_word_sort ());
+      word_ports (c, 2, tu_rand_word_sort ());
       if (tu_int (0, 2) == 0)
         c->in_const[1] = 1;
       return 1;
     case CN_OP_BITWISE_NOT:
     case CN_OP_POPULATION_COUNT:
     case CN_OP_COUNT_LEADING_ZEROS:
-      word_ports (c, 1, rand_word_sort ());
+      word_ports (c, 1, tu_rand_word_sort ());
       return 1;
     case CN_OP_BITWISE_LEFT_SHIFT:
     case CN_OP_SHIFT_RIGHT_ARITHMETIC:

@@ -29,15 +29,6 @@
 #include <config.h>
 #include "testutil.h"
 
-static const cn_dtype word_sorts[] = { CN_DTYPE_I8, CN_DTYPE_I16, CN_DTYPE_I32, CN_DTYPE_I64,
-                                       CN_DTYPE_U8, CN_DTYPE_U16, CN_DTYPE_U32, CN_DTYPE_U64 };
-
-static cn_dtype
-rand_word_sort (void)
-{
-  return word_sorts[tu_int (0, (int64_t) (sizeof word_sorts / sizeof word_sorts[0]) - 1)];
-}
-
 static int
 is_unsigned (cn_dtype t)
 {
@@ -70,12 +61,12 @@ cast_case (struct tu_op_case *c)
       c->params.cast.to = scalar;
       break;
     case 1:   /* integer -> scalar */
-      c->in_dtype[0] = rand_word_sort ();
+      c->in_dtype[0] = tu_rand_word_sort ();
       c->params.cast.to = scalar;
       integer_range (c, c->in_dtype[0], c->in_dtype[0]);
       break;
     case 2:   /* scalar -> integer, integer points */
-      c->params.cast.to = rand_word_sort ();
+      c->params.cast.to = tu_rand_word_sort ();
       integer_range (c, c->params.cast.to, c->params.cast.to);
       break;
     case 3:   /* scalar -> bool */
@@ -84,16 +75,16 @@ cast_case (struct tu_op_case *c)
       c->x_integer = (int) tu_int (0, 1);
       break;
     case 4:   /* integer -> integer */
-      c->in_dtype[0] = rand_word_sort ();
-      c->params.cast.to = rand_word_sort ();
+      c->in_dtype[0] = tu_rand_word_sort ();
+      c->params.cast.to = tu_rand_word_sort ();
       integer_range (c, c->in_dtype[0], c->params.cast.to);
       break;
     case 5:   /* bool -> integer */
       c->in_dtype[0] = CN_DTYPE_BOOL;
-      c->params.cast.to = rand_word_sort ();
+      c->params.cast.to = tu_rand_word_sort ();
       break;
     case 6:   /* integer -> bool */
-      c->in_dtype[0] = rand_word_sort ();
+      c->in_dtype[0] = tu_rand_word_sort ();
       c->params.cast.to = CN_DTYPE_BOOL;
       integer_range (c, c->in_dtype[0], c->in_dtype[0]);
       c->x_lo = is_unsigned (c->in_dtype[0]) ? 0 : -3, c->x_hi = 3;   /* zeros often */
@@ -115,7 +106,7 @@ cast_case (struct tu_op_case *c)
       }
       break;
     default:  /* scalar -> integer, real points (8 .. 11) */
-      c->params.cast.to = rand_word_sort ();
+      c->params.cast.to = tu_rand_word_sort ();
       c->x_lo = is_unsigned (c->params.cast.to) ? -0.9 : -4, c->x_hi = 4;
       break;
     }

@@ -2,12 +2,14 @@
 /* tests/testutil.c: helpers shared by the test programs. */
 #include <config.h>
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include "testutil.h"
+#include "ops/ops_impl.h"
 
 static unsigned long seed;
 static uint64_t state[4];
@@ -345,4 +347,222 @@ tu_pair_case (struct tu_op_case *c)
     case 1: c->in_const[1] = 1; break;
     default: break;
     }
+}
+
+void
+tu_conv_ports (struct tu_op_case *c, int nd, const int64_t *xd, const int64_t *wd, int64_t nbias)
+{
+  c->n_in = 3;
+  tu_shape_set (&c->in_shape[0], nd + 2, xd);
+  tu_shape_set (&c->in_shape[1], nd + 2, wd);
+  tu_shape_set (&c->in_shape[2], 1, &nbias);
+  if (tu_int (0, 6) > 0)
+    {
+      tu_set_const (c, 1, -1, 1);
+      tu_set_const (c, 2, -1, 1);
+      c->crown_ok = 1;
+    }
+  else
+    tu_set_const (c, 2, -1, 1);            /* a varying weight: IBP of interval products */
+}
+
+/* Whether some position a + k d (0 <= k < K) lies in [0, S). */
+static int
+window_hits (int64_t a, int64_t K, int64_t d, int64_t S)
+{
+  int64_t k0 = a >= 0 ? 0 : (-a + d - 1) / d;
+  return k0 < K && a + k0 * d < S;
+}
+
+int
+tu_pool_extent (const cn_params_pool *p, int i, int64_t smax, int64_t budget, int64_t *sp, int64_t *xd)
+{
+  int64_t K = p->kernel[i];
+  int64_t span = p->dilation[i] * (K - 1) + 1;
+  int64_t smin = span - p->pad_begin[i] - p->pad_end[i];
+  if (smin < 1)
+    smin = 1;
+  if (smax < smin)
+    smax = smin;
+  int64_t S = tu_int (smin, smax);
+  while (S > smin && *sp * S > budget)
+    S--;
+  *sp *= S;
+  xd[2 + i] = S;
+  int64_t O = (S + p->pad_begin[i] + p->pad_end[i] - span) / p->stride[i] + 1;
+  int ok = 1;
+  for (int64_t o = 0; o < O && ok; o++)
+    ok = window_hits (o * p->stride[i] - p->pad_begin[i], K, p->dilation[i], S);
+  return ok;
+}
+
+static const cn_dtype word_sorts[] = { CN_DTYPE_I8, CN_DTYPE_I16, CN_DTYPE_I32, CN_DTYPE_I64,
+                                       CN_DTYPE_U8, CN_DTYPE_U16, CN_DTYPE_U32, CN_DTYPE_U64 };
+
+cn_dtype
+tu_rand_word_sort (void)
+{
+  return word_sorts[tu_int (0, (int64_t) (sizeof word_sorts / sizeof word_sorts[0]) - 1)];
+}
+
+/* ---- central differences of a gradient ------------------------------------------------------ */
+
+double
+tu_grid20 (double v)
+{
+  return ldexp (nearbyint (ldexp (v, 20)), -20);
+}
+
+double
+tu_rand_dir (void)
+{
+  return ldexp ((double) tu_int (-1024, 1024), -10);
+}
+
+int
+tu_phi_at (const cn_graph *g, const double *x, const double *w, int64_t m, mpfr_t phi, cn_error *err)
+{
+  cn_error_clear (err);
+  mpfr_set_zero (phi, 1);
+  cn_mpfi_vec y;
+  if (tu_eval_mpfi (g, x, TU_GRAD_PREC, &y, err) != CN_OK)
+    return -1;
+  ck_assert_int_eq (y.n, m);
+  mpfr_t t;
+  mpfr_init2 (t, 2 * TU_GRAD_PREC);
+  int ok = 1;
+  for (int64_t j = 0; j < m; j++)
+    {
+      mpfi_mid (t, y.v[j]);
+      ok &= mpfr_number_p (t) != 0;
+      mpfr_mul_d (t, t, w[j], MPFR_RNDN);
+      mpfr_add (phi, phi, t, MPFR_RNDN);
+    }
+  mpfr_clear (t);
+  cn_mpfi_vec_clear (&y);
+  return ok;
+}
+
+int
+tu_dir_check (const char *what, const cn_graph *g, const double *x, const double *w, const double *gx,
+              const double *dx, int64_t n, int64_t m, int strict, double *worst)
+{
+  double *xp = malloc ((size_t) (n + 1) * sizeof *xp), *xm = malloc ((size_t) (n + 1) * sizeof *xm);
+  ck_assert (xp != NULL && xm != NULL);
+  for (int64_t i = 0; i < n; i++)
+    {
+      xp[i] = x[i] + TU_GRAD_STEP * dx[i];
+      xm[i] = x[i] - TU_GRAD_STEP * dx[i];
+      /* exact: x on the grid 2^-20, |x| < 2^3, STEP dx on the grid 2^-40 */
+      ck_assert (xp[i] - x[i] == TU_GRAD_STEP * dx[i] && x[i] - xm[i] == TU_GRAD_STEP * dx[i]);
+    }
+  mpfr_t pp, p0, pm, d1, d2;
+  mpfr_inits2 (2 * TU_GRAD_PREC, pp, p0, pm, d1, d2, (mpfr_ptr) 0);
+  const double *pt[3] = { xp, x, xm };
+  mpfr_ptr ph[3] = { pp, p0, pm };
+  int ok = 1;
+  for (int k = 0; k < 3 && ok; k++)
+    {
+      cn_error err;
+      int r = tu_phi_at (g, pt[k], w, m, ph[k], &err);
+      if (strict)
+        ck_assert_msg (r >= 0, "%s: reference failed: %s (CN_TEST_SEED=%lu)", what, err.msg, tu_seed ());
+      else
+        ok = r == 1;
+    }
+  double cd = 0, kink = 0;
+  if (ok)
+    {
+      mpfr_sub (d1, pp, pm, MPFR_RNDN);
+      mpfr_div_d (d1, d1, 2 * TU_GRAD_STEP, MPFR_RNDN);   /* the central difference */
+      mpfr_add (d2, pp, pm, MPFR_RNDN);
+      mpfr_mul_2ui (p0, p0, 1, MPFR_RNDN);
+      mpfr_sub (d2, d2, p0, MPFR_RNDN);
+      mpfr_div_d (d2, d2, 2 * TU_GRAD_STEP, MPFR_RNDN);   /* what a kink could add to the difference */
+      cd = mpfr_get_d (d1, MPFR_RNDN);
+      kink = fabs (mpfr_get_d (d2, MPFR_RNDN));
+    }
+  mpfr_clears (pp, p0, pm, d1, d2, (mpfr_ptr) 0);
+  free (xp);
+  free (xm);
+  if (!ok)
+    return 0;
+  double dot = 0, mag = 0;
+  for (int64_t i = 0; i < n; i++)
+    {
+      dot += gx[i] * dx[i];
+      mag += fabs (gx[i] * dx[i]);
+    }
+  double scale = mag + fabs (cd);
+  if ((!strict && !isfinite (dot)) || kink > 0.1 * TU_GRAD_TOL * scale)
+    return 0;
+  double e = fabs (dot - cd);
+  ck_assert_msg (e <= TU_GRAD_TOL * scale,
+                 "%s: <grad, dx> = %.17g, central difference %.17g (error %.3g, scale %.3g, CN_TEST_SEED=%lu)", what,
+                 dot, cd, e, scale, tu_seed ());
+  if (scale > 0 && e / scale > *worst)
+    *worst = e / scale;
+  return 1;
+}
+
+double
+tu_port_value (const struct tu_op_case *c, int i)
+{
+  if (c->x_integer)
+    return (double) tu_int ((int64_t) ceil (c->x_lo), (int64_t) floor (c->x_hi));
+  if (c->x_lo < c->x_hi)
+    {
+      /* the ends moved inwards onto the grid, so that x stays a grid point inside the range */
+      double lo = ldexp (ceil (ldexp (c->x_lo, 20)), -20), hi = ldexp (floor (ldexp (c->x_hi, 20)), -20);
+      return fmin (fmax (tu_grid20 (tu_uniform (c->x_lo, c->x_hi)), lo), hi);
+    }
+  if (c->op == CN_OP_DIV && i == 1)
+    return tu_grid20 ((tu_rand () & 1 ? 1 : -1) * tu_uniform (0.5, 2));
+  if (c->op == CN_OP_BATCH_NORM_RUNNING && i == 4)
+    return tu_grid20 (tu_uniform (0.1, 2));
+  return tu_grid20 (tu_uniform (-2, 2));
+}
+
+void
+tu_draw_point (const struct tu_op_case *c, double *x)
+{
+  int64_t off = 0;
+  for (int i = 0; i < c->n_in; i++)
+    {
+      if (c->in_const[i])
+        continue;
+      int64_t k = cn_shape_numel (&c->in_shape[i]);
+      for (int64_t j = 0; j < k; j++)
+        x[off + j] = tu_port_value (c, i);
+      off += k;
+    }
+}
+
+void
+tu_value_dirs (const struct tu_op_case *c, double *dx, int float_only)
+{
+  const struct cn_op_rule *r = cn__op_rule (c->op);
+  int64_t off = 0;
+  for (int i = 0; i < c->n_in; i++)
+    {
+      if (c->in_const[i])
+        continue;
+      int64_t k = cn_shape_numel (&c->in_shape[i]);
+      if (cn__port_kind (r, i) != CN_PORT_VALUE || (float_only && c->in_dtype[i] != CN_DTYPE_F64))
+        for (int64_t j = 0; j < k; j++)
+          dx[off + j] = 0;
+      off += k;
+    }
+}
+
+void
+tu_draw_probe (const struct tu_op_case *c, double *x, double *w, int64_t m, double *dx, int64_t n, int float_only)
+{
+  tu_draw_point (c, x);
+  if (w != NULL)
+    for (int64_t j = 0; j < m; j++)
+      w[j] = tu_uniform (-1, 1);
+  for (int64_t i = 0; i < n; i++)
+    dx[i] = tu_rand_dir ();
+  tu_value_dirs (c, dx, float_only);
 }

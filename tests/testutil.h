@@ -140,6 +140,19 @@ void tu_shape_set (cn_shape *s, int rank, const int64_t *dim);
 /* Two inputs of one tu_small_shape (EMAX 4), constants drawn in [-2, 2], and one of them
  * (drawn) a constant in half of the cases. */
 void tu_pair_case (struct tu_op_case *c);
+/* The ports of a convolution case (conv, convTranspose) of ND spatial dimensions: input X of
+ * shape XD, weight W of shape WD (both of rank ND + 2) and a bias of NBIAS entries; mostly (6 in
+ * 7) W and the bias are constants in [-1, 1] and the case is within CROWN's scope, else only the
+ * bias is (a varying weight: IBP of interval products). */
+void tu_conv_ports (struct tu_op_case *c, int nd, const int64_t *xd, const int64_t *wd, int64_t nbias);
+/* Draws the input extent S of spatial dimension I of the pooling P (its kernel, stride, dilation
+ * and pads along I already set): uniform in [smin, SMAX], smin the least extent >= 1 that the
+ * window's span fits in with the pads (SMAX raised to smin if below), then lowered towards smin
+ * while *SP S exceeds BUDGET; multiplies *SP by S and stores S in XD[2 + I].  Returns 1 if every
+ * output window meets the input, 0 if one lies entirely in the padding (draw again). */
+int tu_pool_extent (const cn_params_pool *p, int i, int64_t smax, int64_t budget, int64_t *sp, int64_t *xd);
+/* One of the eight integer word sorts (I8 to I64, U8 to U64), uniformly. */
+cn_dtype tu_rand_word_sort (void);
 /* Marks input I of C as a constant with entries uniform in [LO, HI]. */
 void tu_set_const (struct tu_op_case *c, int i, double lo, double hi);
 
@@ -155,5 +168,47 @@ cn_status tu_op_graph (const struct tu_op_case *c, cn_graph **out, cn_error *err
  * OUT is initialised here.  Returns the status of the reference run. */
 cn_status tu_eval_mpfi (const cn_graph *g, const double *x, mpfr_prec_t prec, cn_mpfi_vec *out,
                         cn_error *err);
+
+/* ---- central differences of a gradient (tests/check_grad.c, tests/check_tape.c) ------------- */
+/* Points lie on the grid of 2^-20 and directions on the grid of 2^-10 in [-1, 1], so that
+ * x +- TU_GRAD_STEP dx are doubles exactly; phi is evaluated through the MPFI reference at
+ * TU_GRAD_PREC bits, and <grad, dx> must match the central difference to TU_GRAD_TOL relative. */
+#define TU_GRAD_PREC 256
+#define TU_GRAD_STEP 0x1p-30
+#define TU_GRAD_TOL 1e-6
+/* A double on the grid of 2^-20 near V. */
+double tu_grid20 (double v);
+/* A random direction entry on the grid of 2^-10 in [-1, 1]. */
+double tu_rand_dir (void);
+/* PHI = w . mid(F(x)) in MPFR at TU_GRAD_PREC bits (PHI initialised by the caller, at
+ * 2 TU_GRAD_PREC bits), where F is output 0 of G (M entries).  Returns -1 if the reference refuses
+ * (ERR holds its message; PHI is then zero), 0 if some mid is not a finite number, else 1. */
+int tu_phi_at (const cn_graph *g, const double *x, const double *w, int64_t m, mpfr_t phi, cn_error *err);
+/* Checks <GX, DX> against the central difference (phi(h) - phi(-h)) / (2 h), h = TU_GRAD_STEP, of
+ * phi(s) = w . F(x + s dx), asserting agreement to TU_GRAD_TOL relative to
+ * sum_i |gx_i dx_i| + |difference| and raising *WORST to the relative error seen.  Returns 1 if
+ * checked, 0 (redraw) if the second difference phi(h) - 2 phi(0) + phi(-h) shows a kink within
+ * a step.  STRICT: a refusal of the reference fails the test; else a refusal, a mid that is not
+ * finite or a dot product that is not finite is also a redraw (0).  WHAT names the case. */
+int tu_dir_check (const char *what, const cn_graph *g, const double *x, const double *w, const double *gx,
+                  const double *dx, int64_t n, int64_t m, int strict, double *worst);
+/* A random value of port I of case C: an integer in [x_lo, x_hi] for x_integer cases, on the
+ * grid inside the case's input range [x_lo, x_hi] when it has one (an operator's domain), a
+ * divisor and a variance away from 0 (the reference encloses x / y only for y away from 0),
+ * everything else on the grid in [-2, 2]. */
+double tu_port_value (const struct tu_op_case *c, int i);
+/* A random point for the graph of case C (tu_op_graph): the non-constant ports one after the
+ * other, each entry drawn by tu_port_value. */
+void tu_draw_point (const struct tu_op_case *c, double *x);
+/* Clears the entries of the direction DX (laid out as tu_draw_point's point) on every port that
+ * is not a value port of the op (a frozen port receives no gradient and carries no tangent, so
+ * the differences are taken with it held fixed); if FLOAT_ONLY, also on the ports whose sort is
+ * not the model's scalar (Boolean and integer ports). */
+void tu_value_dirs (const struct tu_op_case *c, double *dx, int float_only);
+/* One probe of case C's graph (input of N entries, output of M): the point X (tu_draw_point),
+ * then, unless W is NULL, a cotangent W uniform in [-1, 1]^M, then a direction DX of tu_rand_dir
+ * entries cleared by tu_value_dirs (C, DX, FLOAT_ONLY). */
+void tu_draw_probe (const struct tu_op_case *c, double *x, double *w, int64_t m, double *dx, int64_t n,
+                    int float_only);
 
 #endif

@@ -3,29 +3,11 @@
 # tests/cli/cli.sh: end-to-end tests of the certnn command on the bundled example and on
 # malformed inputs (exit status 2 with a message, never a crash).
 set -u
-CERTNN=${CN_CERTNN:-./certnn}
-SRC=${CN_SRCDIR:-.}
+. "$(dirname "$0")/common.sh"   # CERTNN, SRC, TMP, ok, bad, expect, summary
 NET=$SRC/examples/acasxu/ACASXU_run2a_1_1_batch_2000.onnx
 P1=$SRC/examples/acasxu/prop_1.vnnlib
 P3=$SRC/examples/acasxu/prop_3.vnnlib
 DATA=$SRC/tests/data/cli
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok () { pass=$((pass + 1)); }
-bad () { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect STATUS PATTERN CMD...: runs CMD, checks its exit status and that stdout+stderr match PATTERN
-expect () {
-  want=$1; pat=$2; shift 2
-  "$@" > "$TMP/out" 2>&1
-  got=$?
-  if [ "$got" -ne "$want" ]; then bad "$* -> exit $got, expected $want"; sed 's/^/  | /' "$TMP/out" | head -5; return; fi
-  if [ -n "$pat" ] && ! grep -q -E -- "$pat" "$TMP/out"; then bad "$* -> output lacks /$pat/"; sed 's/^/  | /' "$TMP/out" | head -5; return; fi
-  ok
-}
 
 expect 0 "Usage: certnn" "$CERTNN" --help
 expect 0 "^certnn [0-9]" "$CERTNN" --version
@@ -116,5 +98,4 @@ done
 # a property whose X and Y counts do not fit the network
 expect 2 "declares" "$CERTNN" bounds "$NET" --vnnlib "$SRC/tests/data/vnnlib/ok_mixed.vnnlib"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

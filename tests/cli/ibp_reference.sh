@@ -14,29 +14,11 @@
 # errors of --reference and --precision.  Needs only sh and awk (mawk is in every Debian system);
 # it skips (77) only when the certnn binary or awk is missing.
 set -u
-CERTNN=${CN_CERTNN:-./certnn}
-SRC=${CN_SRCDIR:-.}
+. "$(dirname "$0")/common.sh"   # CERTNN, SRC, TMP, ok, bad, expect, summary
 D=$SRC/tests/data/ibp
 [ -x "$CERTNN" ] || { echo "SKIP: no certnn binary at $CERTNN"; exit 77; }
 [ -f "$D/LIST" ] || { echo "FAIL: no test data at $D (tools/gen_ibp_models.py makes it)"; exit 1; }
 command -v awk > /dev/null 2>&1 || { echo "SKIP: no awk"; exit 77; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok () { pass=$((pass + 1)); }
-bad () { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect STATUS PATTERN CMD...: runs CMD, checks its exit status and that stdout+stderr match PATTERN
-expect () {
-  want=$1; pat=$2; shift 2
-  "$@" > "$TMP/out" 2>&1
-  got=$?
-  if [ "$got" -ne "$want" ]; then bad "$* -> exit $got, expected $want"; sed 's/^/  | /' "$TMP/out" | head -5; return; fi
-  if [ -n "$pat" ] && ! grep -q -E -- "$pat" "$TMP/out"; then bad "$* -> output lacks /$pat/"; sed 's/^/  | /' "$TMP/out" | head -5; return; fi
-  ok
-}
 
 # box JSON OUT: writes the "lower" array of the --json object in JSON to line 1 of OUT and the
 # "upper" array to line 2, space-separated (null stays null: an infinite end).
@@ -171,5 +153,4 @@ expect 2 "unknown or incomplete option" "$CERTNN" bounds "$N" --vnnlib "$D/tanh.
 expect 0 "--reference mpfi" "$CERTNN" bounds --help
 expect 0 "--precision BITS" "$CERTNN" bounds --help
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary
