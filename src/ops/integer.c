@@ -1015,23 +1015,7 @@ WORD_RULE (POPULATION_COUNT, populationCount, 1, cn__check_unary)
 WORD_RULE (COUNT_LEADING_ZEROS, countLeadingZeros, 1, cn__check_unary)
 WORD_RULE (MULHI, mulhi, 2, cn__check_binary)
 
-/* ---- zero tangents ------------------------------------------------------------------------ */
-
-/* The jvp of an operator without a value input: t_out = 0 (numel(out) entries). */
-static cn_status
-zero_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
-          double *t_out, cn_error *err)
-{
-  (void) in;
-  (void) t_in;
-  int64_t n = cn__numel (nv->out_shape);
-  if (cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: jvp output is not a tensor of the node's shape (node '%s')",
-                         cn_op_name (nv->op), cn__node_name (nv));
-  for (int64_t j = 0; j < n; j++)
-    t_out[j] = 0;
-  return CN_OK;
-}
+/* ---- float helpers ------------------------------------------------------------------------ */
 
 /* Entry J of the floating tensor T (f64 or f32) as a double (exact). */
 static inline double
@@ -1261,17 +1245,27 @@ bitcast_scalar_range (const wsort *t, int has_p, const uint64_t *rnp, int has_n,
     hull (&any, rlo, rhi, pat (t, t->top | rnn[0]), pat (t, t->top | rnn[1]));
 }
 
+/* The sorts FROM (the input's, as the node view carries it) and TO (the attribute) of a bitcast
+ * node, checked by bitcast_sorts_at; CN_EUNSUPPORTED when the view carries no input sorts. */
+static cn_status
+bitcast_view_sorts (const cn_node_view *nv, cn_dtype *from, cn_dtype *to, cn_error *err)
+{
+  *to = PBITCAST (nv)->to;
+  *from = input_sort (nv, 0);
+  if (*from == CN_DTYPE_COUNT)
+    return cn_error_set (err, CN_EUNSUPPORTED, "bitcast: the node view does not carry the input sorts (node '%s')",
+                         cn__node_name (nv));
+  return bitcast_sorts_at (nv, *from, *to, err);
+}
+
 static cn_status
 bitcast_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
   cn_status st = bitcast_params_ok (nv->params, err);
   if (st != CN_OK || (st = cn__boxes_ok ("bitcast", nv, in, out, err)) != CN_OK)
     return st;
-  cn_dtype to = PBITCAST (nv)->to, from = input_sort (nv, 0);
-  if (from == CN_DTYPE_COUNT)
-    return cn_error_set (err, CN_EUNSUPPORTED, "bitcast: the node view does not carry the input sorts (node '%s')",
-                         cn__node_name (nv));
-  if ((st = bitcast_sorts_at (nv, from, to, err)) != CN_OK)
+  cn_dtype from, to;
+  if ((st = bitcast_view_sorts (nv, &from, &to, err)) != CN_OK)
     return st;
   wsort s = { 0 }, t = { 0 };
   int src_word = wsort_of (from, &s);
@@ -1336,11 +1330,8 @@ bitcast_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec 
   cn_status st = bitcast_params_ok (nv->params, err);
   if (st != CN_OK || (st = cn__mpfi_ok ("bitcast", nv, in, out, err)) != CN_OK)
     return st;
-  cn_dtype to = PBITCAST (nv)->to, from = input_sort (nv, 0);
-  if (from == CN_DTYPE_COUNT)
-    return cn_error_set (err, CN_EUNSUPPORTED, "bitcast: the node view does not carry the input sorts (node '%s')",
-                         cn__node_name (nv));
-  if ((st = bitcast_sorts_at (nv, from, to, err)) != CN_OK)
+  cn_dtype from, to;
+  if ((st = bitcast_view_sorts (nv, &from, &to, err)) != CN_OK)
     return st;
   if (out->n == 0)
     return CN_OK;
@@ -1397,7 +1388,7 @@ static const cn_port_kind any1[1] = { CN_PORT_ANY };
 
 const struct cn_op_rule cn__rule_BITCAST = {
   .n_in = 1, .in_kind = any1, .params_size = sizeof (cn_params_bitcast), .check = bitcast_check,
-  .out_sort = bitcast_out_sort, .forward = bitcast_forward, .jvp = zero_jvp, .ibp = bitcast_ibp,
+  .out_sort = bitcast_out_sort, .forward = bitcast_forward, .jvp = cn__zero_jvp, .ibp = bitcast_ibp,
   .ibp_mpfi = bitcast_mpfi,
 };
 
@@ -1589,20 +1580,38 @@ encode_range (const cn_node_view *nv, const struct code_strides *cs, int64_t t, 
   return CN_OK;
 }
 
+/* The opening of the IBP and MPFI arms of encodeIndex and decodeIndex (OP): checks the
+ * attributes and that the IN_N input and OUT_N output entries (WHAT: "boxes" or "vectors") match
+ * the node, with out_n = numel(out) and R words a tuple on the input side (TUPLES_IN: encode) or
+ * on the output side (decode); then writes the word sort *S and the strides *CS. */
 static cn_status
-encode_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+code_arms_open (const char *op, const char *what, const cn_node_view *nv, int tuples_in, int64_t in_n, int64_t out_n,
+                wsort *s, struct code_strides *cs, cn_error *err)
 {
-  cn_status st = code_params_ok ("encodeIndex", nv->params, err);
+  cn_status st = code_params_ok (op, nv->params, err);
   if (st != CN_OK)
     return st;
   const cn_params_index_code *p = PCODE (nv);
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->n != n || in[0]->n != n * p->r)
-    return cn_error_set (err, CN_EINVAL, "encodeIndex: boxes do not match the node (node '%s')", cn__node_name (nv));
-  wsort s = { 0 };
-  wsort_of (p->word, &s);   /* checked by code_params_ok */
+  int64_t m = tuples_in ? out_n : in_n;   /* the number of tuples */
+  if (out_n != cn__numel (nv->out_shape) || (tuples_in ? in_n : out_n) != m * p->r)
+    return cn_error_set (err, CN_EINVAL, "%s: %s do not match the node (node '%s')", op, what, cn__node_name (nv));
+  wsort z = { 0 };
+  *s = z;
+  wsort_of (p->word, s);   /* checked by code_params_ok */
+  code_strides (p, cs);
+  return CN_OK;
+}
+
+static cn_status
+encode_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  wsort s;
   struct code_strides cs;
-  code_strides (p, &cs);
+  cn_status st = code_arms_open ("encodeIndex", "boxes", nv, 1, in[0]->n, out->n, &s, &cs, err);
+  if (st != CN_OK)
+    return st;
+  const cn_params_index_code *p = PCODE (nv);
+  int64_t n = out->n;
   for (int64_t t = 0; t < n; t++)
     {
       uint64_t il[CN_MAX_RANK], ih[CN_MAX_RANK], lo, hi;
@@ -1630,19 +1639,15 @@ encode_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_err
 static cn_status
 encode_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  cn_status st = code_params_ok ("encodeIndex", nv->params, err);
+  wsort s;
+  struct code_strides cs;
+  cn_status st = code_arms_open ("encodeIndex", "vectors", nv, 1, in[0]->n, out->n, &s, &cs, err);
   if (st != CN_OK)
     return st;
   const cn_params_index_code *p = PCODE (nv);
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->n != n || in[0]->n != n * p->r)
-    return cn_error_set (err, CN_EINVAL, "encodeIndex: vectors do not match the node (node '%s')", cn__node_name (nv));
+  int64_t n = out->n;
   if (n == 0)
     return CN_OK;
-  wsort s = { 0 };
-  wsort_of (p->word, &s);   /* checked by code_params_ok */
-  struct code_strides cs;
-  code_strides (p, &cs);
   mpfr_t t0, t1;
   mpfr_init2 (t0, mpfi_get_prec (out->v[0]));
   mpfr_init2 (t1, mpfi_get_prec (out->v[0]));
@@ -1812,57 +1817,52 @@ decode_words (const cn_node_view *nv, const wsort *s, const struct code_strides 
   return CN_OK;
 }
 
+/* The IBP arm (box input BIN, box output BOUT) and the MPFI arm (MIN, MOUT) of decodeIndex in one:
+ * exactly one of the pairs is given.  Each entry's words [a, b] give the components' ranges by
+ * decode_range (integers below 2^53, exact in both). */
 static cn_status
-decode_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+decode_bounds (const cn_node_view *nv, const cn_box *bin, const cn_mpfi_vec *min, cn_box *bout, cn_mpfi_vec *mout,
+               cn_error *err)
 {
-  cn_status st = code_params_ok ("decodeIndex", nv->params, err);
+  wsort s;
+  struct code_strides cs;
+  int64_t n = bin != NULL ? bin->n : min->n;
+  cn_status st = code_arms_open ("decodeIndex", bin != NULL ? "boxes" : "vectors", nv, 0, n,
+                                 bout != NULL ? bout->n : mout->n, &s, &cs, err);
   if (st != CN_OK)
     return st;
   const cn_params_index_code *p = PCODE (nv);
-  int64_t n = in[0]->n;
-  if (out->n != cn__numel (nv->out_shape) || n * p->r != out->n)
-    return cn_error_set (err, CN_EINVAL, "decodeIndex: boxes do not match the node (node '%s')", cn__node_name (nv));
-  wsort s = { 0 };
-  wsort_of (p->word, &s);   /* checked by code_params_ok */
-  struct code_strides cs;
-  code_strides (p, &cs);
   for (int64_t t = 0; t < n; t++)
     {
       uint64_t a = 0, b = 0, va = 0, vb = 0;
-      if ((st = box_words (nv, &s, in[0]->lo[t], in[0]->hi[t], 0, t, &a, &b, err)) != CN_OK
-          || (st = decode_words (nv, &s, &cs, a, b, t, &va, &vb, err)) != CN_OK)
+      double lo[CN_MAX_RANK], hi[CN_MAX_RANK];
+      st = bin != NULL ? box_words (nv, &s, bin->lo[t], bin->hi[t], 0, t, &a, &b, err)
+                       : mpfi_words (nv, &s, min->v[t], 0, t, &a, &b, err);
+      if (st != CN_OK || (st = decode_words (nv, &s, &cs, a, b, t, &va, &vb, err)) != CN_OK)
         return st;
-      decode_range (p, &cs, va, vb, out->lo + t * p->r, out->hi + t * p->r);
+      decode_range (p, &cs, va, vb, lo, hi);
+      for (int c = 0; c < p->r; c++)
+        if (bout != NULL)
+          {
+            bout->lo[t * p->r + c] = lo[c];
+            bout->hi[t * p->r + c] = hi[c];
+          }
+        else
+          mpfi_interv_d (mout->v[t * p->r + c], lo[c], hi[c]);   /* integers below 2^53: exact */
     }
   return CN_OK;
 }
 
 static cn_status
+decode_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  return decode_bounds (nv, in[0], NULL, out, NULL, err);
+}
+
+static cn_status
 decode_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  cn_status st = code_params_ok ("decodeIndex", nv->params, err);
-  if (st != CN_OK)
-    return st;
-  const cn_params_index_code *p = PCODE (nv);
-  int64_t n = in[0]->n;
-  if (out->n != cn__numel (nv->out_shape) || n * p->r != out->n)
-    return cn_error_set (err, CN_EINVAL, "decodeIndex: vectors do not match the node (node '%s')", cn__node_name (nv));
-  wsort s = { 0 };
-  wsort_of (p->word, &s);   /* checked by code_params_ok */
-  struct code_strides cs;
-  code_strides (p, &cs);
-  for (int64_t t = 0; t < n; t++)
-    {
-      uint64_t a = 0, b = 0, va = 0, vb = 0;
-      double lo[CN_MAX_RANK], hi[CN_MAX_RANK];
-      if ((st = mpfi_words (nv, &s, in[0]->v[t], 0, t, &a, &b, err)) != CN_OK
-          || (st = decode_words (nv, &s, &cs, a, b, t, &va, &vb, err)) != CN_OK)
-        return st;
-      decode_range (p, &cs, va, vb, lo, hi);
-      for (int c = 0; c < p->r; c++)
-        mpfi_interv_d (out->v[t * p->r + c], lo[c], hi[c]);   /* integers below 2^53: exact */
-    }
-  return CN_OK;
+  return decode_bounds (nv, NULL, in[0], NULL, out, err);
 }
 
 static const cn_port_kind index1[1] = { CN_PORT_INDEX };
@@ -1874,5 +1874,6 @@ const struct cn_op_rule cn__rule_ENCODE_INDEX = {
 
 const struct cn_op_rule cn__rule_DECODE_INDEX = {
   .n_in = 1, .in_kind = int1, .params_size = sizeof (cn_params_index_code), .check = decode_check,
-  .out_sort = decode_out_sort, .forward = decode_forward, .jvp = zero_jvp, .ibp = decode_ibp, .ibp_mpfi = decode_mpfi,
+  .out_sort = decode_out_sort, .forward = decode_forward, .jvp = cn__zero_jvp, .ibp = decode_ibp,
+  .ibp_mpfi = decode_mpfi,
 };

@@ -279,6 +279,50 @@ mpfi_finite_at (const cn_node_view *nv, int n_in, const cn_mpfi_vec *const *in, 
   return CN_OK;
 }
 
+/* Whether the value at entry J of a Boolean-valued family's case K may be false (*MF) and may
+ * be true (*MT), over input boxes or MPFI enclosures whose ends are not NaN. */
+typedef void (*box_decide) (int k, const cn_box *const *in, int64_t j, int *mf, int *mt);
+typedef void (*mpfi_decide) (int k, const cn_mpfi_vec *const *in, int64_t j, int *mf, int *mt);
+
+/* The IBP arm of a Boolean-valued family (comparisons, predicates, logic) with N_IN inputs:
+ * every entry's box is the Boolean box of DECIDE's answer for case K. */
+static cn_status
+bool_ibp (int k, int n_in, box_decide decide, const cn_node_view *nv, const cn_box *const *in, cn_box *out,
+          cn_error *err)
+{
+  cn_status st = cn__boxes_ok (cn_op_name (nv->op), nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  for (int64_t j = 0; j < out->n; j++)
+    {
+      if ((st = boxes_finite_at (nv, n_in, in, j, err)) != CN_OK)
+        return st;
+      int mf, mt;
+      decide (k, in, j, &mf, &mt);
+      bool_box (mf, mt, &out->lo[j], &out->hi[j]);
+    }
+  return CN_OK;
+}
+
+/* The MPFI arm of the same, DECIDE reading the enclosures. */
+static cn_status
+bool_mpfi_arm (int k, int n_in, mpfi_decide decide, const cn_node_view *nv, const cn_mpfi_vec *const *in,
+               cn_mpfi_vec *out, cn_error *err)
+{
+  cn_status st = cn__mpfi_ok (cn_op_name (nv->op), nv, in, out, err);
+  if (st != CN_OK)
+    return st;
+  for (int64_t j = 0; j < out->n; j++)
+    {
+      if ((st = mpfi_finite_at (nv, n_in, in, j, err)) != CN_OK)
+        return st;
+      int mf, mt;
+      decide (k, in, j, &mf, &mt);
+      bool_mpfi (out->v[j], mf, mt);
+    }
+  return CN_OK;
+}
+
 /* The out_sort arm of an operator whose N ports all take sort WANT (CN_DTYPE_F64: the model's
  * scalar; CN_DTYPE_BOOL) and whose output is Boolean.  The graph builder has checked the ports;
  * this repeats it for direct callers. */
@@ -301,30 +345,7 @@ bool_out_sort (const char *op, cn_dtype want, int n_in, const cn_dtype *in, cn_d
 static cn_status
 bool_crown (const cn_crown_step *st, cn_error *err)
 {
-  const cn_node_view *nv = st->nv;
-  int64_t n = cn__numel (nv->out_shape);
-  int zero = 1;
-  for (int64_t k = 0; k < st->rows * n && zero; k++)
-    zero = st->lam_out[k] == 0;
-  if (zero)
-    return CN_OK;   /* lam_out . v = 0: nothing to add (select's condition) */
-  const struct cn_op_rule *r = cn__op_rule (nv->op);
-  cn_box box;
-  cn_status s = cn_box_init (&box, n, err);
-  if (s != CN_OK)
-    return s;
-  if ((s = r->ibp (nv, st->in_box, &box, err)) == CN_OK)
-    for (int64_t row = 0; row < st->rows; row++)
-      {
-        double m = cn__box_min_dot (n, st->lam_out + row * n, box.lo, box.hi);
-        /* now m <= min over the box of lam_out[row] . v, exactly (Boolean ends are finite) */
-        if (m == -INFINITY)
-          cn__crown_charge (st, row, INFINITY);
-        else
-          cn__crown_add_bias (st, row, m);
-      }
-  cn_box_clear (&box);
-  return s;
+  return cn__crown_own_box (st, cn__op_rule (st->nv->op)->ibp, err);
 }
 
 static const cn_port_kind frozen2[2] = { CN_PORT_FROZEN, CN_PORT_FROZEN };
@@ -333,6 +354,42 @@ static const cn_port_kind bool2[2] = { CN_PORT_BOOL, CN_PORT_BOOL };
 static const cn_port_kind bool1[1] = { CN_PORT_BOOL };
 static const cn_port_kind select_ports[3] = { CN_PORT_BOOL, CN_PORT_VALUE, CN_PORT_VALUE };
 static const cn_port_kind any1[1] = { CN_PORT_ANY };
+
+/* The arms and the rule of one Boolean-valued operator of the family FAM (cmp, pred, lop): the
+ * arms call FAM_forward, FAM_ibp and FAM_mpfi with the family's case K; CHECK checks the N input
+ * shapes, whose ports PORTS take sort WANT (bool_out_sort); the CROWN arm is bool_crown. */
+#define BOOL_RULE(ID, lname, FAM, K, N, CHECK, PORTS, WANT, FLAGS)                               \
+  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, \
+                                  cn_error *err)                                                 \
+  {                                                                                              \
+    (void) p;                                                                                    \
+    return CHECK (#lname, n_in, in, out, err);                                                   \
+  }                                                                                              \
+  static cn_status lname##_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, \
+                                     cn_error *err)                                              \
+  {                                                                                              \
+    (void) p;                                                                                    \
+    return bool_out_sort (#lname, WANT, n_in, in, out, err);                                     \
+  }                                                                                              \
+  static cn_status lname##_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, \
+                                    cn_error *err)                                               \
+  {                                                                                              \
+    return FAM##_forward (K, nv, in, out, err);                                                  \
+  }                                                                                              \
+  static cn_status lname##_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err) \
+  {                                                                                              \
+    return FAM##_ibp (K, nv, in, out, err);                                                      \
+  }                                                                                              \
+  static cn_status lname##_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, \
+                                 cn_error *err)                                                  \
+  {                                                                                              \
+    return FAM##_mpfi (K, nv, in, out, err);                                                     \
+  }                                                                                              \
+  const struct cn_op_rule cn__rule_##ID = {                                                      \
+    .n_in = N, .in_kind = PORTS, .params_size = 0, .check = lname##_check,                       \
+    .out_sort = lname##_out_sort, .forward = lname##_forward, .ibp = lname##_ibp,                \
+    .ibp_mpfi = lname##_mpfi, .crown = bool_crown, .flags = FLAGS,                               \
+  };
 
 /* ---- comparisons ---------------------------------------------------------------------- */
 
@@ -389,75 +446,37 @@ cmp_forward (enum cmp k, const cn_node_view *nv, const cn_tensor *const *in, cn_
   return CN_OK;
 }
 
+static void
+cmp_box_decide (int k, const cn_box *const *in, int64_t j, int *mf, int *mt)
+{
+  double al = in[0]->lo[j], ah = in[0]->hi[j], bl = in[1]->lo[j], bh = in[1]->hi[j];
+  int c1 = (al > bh) - (al < bh), c2 = (ah > bl) - (ah < bl);
+  cmp_decide ((enum cmp) k, c1, c2, c1 == 0 && c2 == 0 && isfinite (al), mf, mt);
+}
+
+static void
+cmp_mpfi_decide (int k, const cn_mpfi_vec *const *in, int64_t j, int *mf, int *mt)
+{
+  mpfi_srcptr a = in[0]->v[j], b = in[1]->v[j];
+  int c1 = mpfr_cmp (&a->left, &b->right), c2 = mpfr_cmp (&a->right, &b->left);
+  cmp_decide ((enum cmp) k, c1, c2, c1 == 0 && c2 == 0 && mpfr_number_p (&a->left), mf, mt);
+}
+
 static cn_status
 cmp_ibp (enum cmp k, const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  cn_status st = cn__boxes_ok (cn_op_name (nv->op), nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  for (int64_t j = 0; j < out->n; j++)
-    {
-      if ((st = boxes_finite_at (nv, 2, in, j, err)) != CN_OK)
-        return st;
-      double al = in[0]->lo[j], ah = in[0]->hi[j], bl = in[1]->lo[j], bh = in[1]->hi[j];
-      int c1 = (al > bh) - (al < bh), c2 = (ah > bl) - (ah < bl), mf, mt;
-      cmp_decide (k, c1, c2, c1 == 0 && c2 == 0 && isfinite (al), &mf, &mt);
-      bool_box (mf, mt, &out->lo[j], &out->hi[j]);
-    }
-  return CN_OK;
+  return bool_ibp (k, 2, cmp_box_decide, nv, in, out, err);
 }
 
 static cn_status
 cmp_mpfi (enum cmp k, const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  cn_status st = cn__mpfi_ok (cn_op_name (nv->op), nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  for (int64_t j = 0; j < out->n; j++)
-    {
-      if ((st = mpfi_finite_at (nv, 2, in, j, err)) != CN_OK)
-        return st;
-      mpfi_srcptr a = in[0]->v[j], b = in[1]->v[j];
-      int c1 = mpfr_cmp (&a->left, &b->right), c2 = mpfr_cmp (&a->right, &b->left), mf, mt;
-      cmp_decide (k, c1, c2, c1 == 0 && c2 == 0 && mpfr_number_p (&a->left), &mf, &mt);
-      bool_mpfi (out->v[j], mf, mt);
-    }
-  return CN_OK;
+  return bool_mpfi_arm (k, 2, cmp_mpfi_decide, nv, in, out, err);
 }
 
 /* The arms and the rule of one comparison. */
-#define CMP_RULE(ID, lname, K)                                                                   \
-  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, \
-                                  cn_error *err)                                                 \
-  {                                                                                              \
-    (void) p;                                                                                    \
-    return cn__check_binary (#lname, n_in, in, out, err);                                        \
-  }                                                                                              \
-  static cn_status lname##_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, \
-                                     cn_error *err)                                              \
-  {                                                                                              \
-    (void) p;                                                                                    \
-    return bool_out_sort (#lname, CN_DTYPE_F64, n_in, in, out, err);                             \
-  }                                                                                              \
-  static cn_status lname##_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, \
-                                    cn_error *err)                                               \
-  {                                                                                              \
-    return cmp_forward (K, nv, in, out, err);                                                    \
-  }                                                                                              \
-  static cn_status lname##_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err) \
-  {                                                                                              \
-    return cmp_ibp (K, nv, in, out, err);                                                        \
-  }                                                                                              \
-  static cn_status lname##_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, \
-                                 cn_error *err)                                                  \
-  {                                                                                              \
-    return cmp_mpfi (K, nv, in, out, err);                                                       \
-  }                                                                                              \
-  const struct cn_op_rule cn__rule_##ID = {                                                      \
-    .n_in = 2, .in_kind = frozen2, .params_size = 0, .check = lname##_check,                     \
-    .out_sort = lname##_out_sort, .forward = lname##_forward, .ibp = lname##_ibp,                \
-    .ibp_mpfi = lname##_mpfi, .crown = bool_crown, .flags = CN_RULE_NEEDS_BOUNDS,                \
-  };
+#define CMP_RULE(ID, lname, K) \
+  BOOL_RULE (ID, lname, cmp, K, 2, cn__check_binary, frozen2, CN_DTYPE_F64, CN_RULE_NEEDS_BOUNDS)
 
 CMP_RULE (EQ, eq, CMP_EQ)
 CMP_RULE (NE, ne, CMP_NE)
@@ -499,74 +518,33 @@ pred_decide (enum pred k, int inf_point, int *mf, int *mt)
     }
 }
 
+static void
+pred_box_decide (int k, const cn_box *const *in, int64_t j, int *mf, int *mt)
+{
+  double l = in[0]->lo[j], h = in[0]->hi[j];
+  pred_decide ((enum pred) k, isinf (l) && l == h, mf, mt);
+}
+
+static void
+pred_mpfi_decide (int k, const cn_mpfi_vec *const *in, int64_t j, int *mf, int *mt)
+{
+  mpfi_srcptr x = in[0]->v[j];
+  pred_decide ((enum pred) k, mpfr_inf_p (&x->left) && mpfr_equal_p (&x->left, &x->right), mf, mt);
+}
+
 static cn_status
 pred_ibp (enum pred k, const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  cn_status st = cn__boxes_ok (cn_op_name (nv->op), nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  for (int64_t j = 0; j < out->n; j++)
-    {
-      if ((st = boxes_finite_at (nv, 1, in, j, err)) != CN_OK)
-        return st;
-      double l = in[0]->lo[j], h = in[0]->hi[j];
-      int mf, mt;
-      pred_decide (k, isinf (l) && l == h, &mf, &mt);
-      bool_box (mf, mt, &out->lo[j], &out->hi[j]);
-    }
-  return CN_OK;
+  return bool_ibp (k, 1, pred_box_decide, nv, in, out, err);
 }
 
 static cn_status
 pred_mpfi (enum pred k, const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  cn_status st = cn__mpfi_ok (cn_op_name (nv->op), nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  for (int64_t j = 0; j < out->n; j++)
-    {
-      if ((st = mpfi_finite_at (nv, 1, in, j, err)) != CN_OK)
-        return st;
-      mpfi_srcptr x = in[0]->v[j];
-      int mf, mt;
-      pred_decide (k, mpfr_inf_p (&x->left) && mpfr_equal_p (&x->left, &x->right), &mf, &mt);
-      bool_mpfi (out->v[j], mf, mt);
-    }
-  return CN_OK;
+  return bool_mpfi_arm (k, 1, pred_mpfi_decide, nv, in, out, err);
 }
 
-#define PRED_RULE(ID, lname, K)                                                                  \
-  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, \
-                                  cn_error *err)                                                 \
-  {                                                                                              \
-    (void) p;                                                                                    \
-    return cn__check_unary (#lname, n_in, in, out, err);                                         \
-  }                                                                                              \
-  static cn_status lname##_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, \
-                                     cn_error *err)                                              \
-  {                                                                                              \
-    (void) p;                                                                                    \
-    return bool_out_sort (#lname, CN_DTYPE_F64, n_in, in, out, err);                             \
-  }                                                                                              \
-  static cn_status lname##_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, \
-                                    cn_error *err)                                               \
-  {                                                                                              \
-    return pred_forward (K, nv, in, out, err);                                                   \
-  }                                                                                              \
-  static cn_status lname##_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err) \
-  {                                                                                              \
-    return pred_ibp (K, nv, in, out, err);                                                       \
-  }                                                                                              \
-  static cn_status lname##_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, \
-                                 cn_error *err)                                                  \
-  {                                                                                              \
-    return pred_mpfi (K, nv, in, out, err);                                                      \
-  }                                                                                              \
-  const struct cn_op_rule cn__rule_##ID = {                                                      \
-    .n_in = 1, .in_kind = frozen1, .params_size = 0, .check = lname##_check,                     \
-    .out_sort = lname##_out_sort, .forward = lname##_forward, .ibp = lname##_ibp,                \
-    .ibp_mpfi = lname##_mpfi, .crown = bool_crown,                                               \
-  };
+#define PRED_RULE(ID, lname, K) BOOL_RULE (ID, lname, pred, K, 1, cn__check_unary, frozen1, CN_DTYPE_F64, 0)
 
 PRED_RULE (IS_NA_N, isNaN, PRED_NAN)
 PRED_RULE (IS_INF, isInf, PRED_INF)
@@ -620,79 +598,38 @@ lop_forward (enum lop k, const cn_node_view *nv, const cn_tensor *const *in, cn_
   return CN_OK;
 }
 
+static void
+lop_box_decide (int k, const cn_box *const *in, int64_t j, int *mf, int *mt)
+{
+  double al = in[0]->lo[j], ah = in[0]->hi[j];
+  int fb = 0, tb = 0;
+  if (k != LOP_NOT)
+    fb = may_false (in[1]->lo[j], in[1]->hi[j]), tb = may_true (in[1]->lo[j], in[1]->hi[j]);
+  lop_decide ((enum lop) k, may_false (al, ah), may_true (al, ah), fb, tb, mf, mt);
+}
+
+static void
+lop_mpfi_decide (int k, const cn_mpfi_vec *const *in, int64_t j, int *mf, int *mt)
+{
+  int fb = 0, tb = 0;
+  if (k != LOP_NOT)
+    fb = may_false_fr (in[1]->v[j]), tb = may_true_fr (in[1]->v[j]);
+  lop_decide ((enum lop) k, may_false_fr (in[0]->v[j]), may_true_fr (in[0]->v[j]), fb, tb, mf, mt);
+}
+
 static cn_status
 lop_ibp (enum lop k, const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  cn_status st = cn__boxes_ok (cn_op_name (nv->op), nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  int n_in = k == LOP_NOT ? 1 : 2;
-  for (int64_t j = 0; j < out->n; j++)
-    {
-      if ((st = boxes_finite_at (nv, n_in, in, j, err)) != CN_OK)
-        return st;
-      double al = in[0]->lo[j], ah = in[0]->hi[j];
-      int fb = 0, tb = 0, mf, mt;
-      if (n_in > 1)
-        fb = may_false (in[1]->lo[j], in[1]->hi[j]), tb = may_true (in[1]->lo[j], in[1]->hi[j]);
-      lop_decide (k, may_false (al, ah), may_true (al, ah), fb, tb, &mf, &mt);
-      bool_box (mf, mt, &out->lo[j], &out->hi[j]);
-    }
-  return CN_OK;
+  return bool_ibp (k, k == LOP_NOT ? 1 : 2, lop_box_decide, nv, in, out, err);
 }
 
 static cn_status
 lop_mpfi (enum lop k, const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  cn_status st = cn__mpfi_ok (cn_op_name (nv->op), nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  int n_in = k == LOP_NOT ? 1 : 2;
-  for (int64_t j = 0; j < out->n; j++)
-    {
-      if ((st = mpfi_finite_at (nv, n_in, in, j, err)) != CN_OK)
-        return st;
-      int fb = 0, tb = 0, mf, mt;
-      if (n_in > 1)
-        fb = may_false_fr (in[1]->v[j]), tb = may_true_fr (in[1]->v[j]);
-      lop_decide (k, may_false_fr (in[0]->v[j]), may_true_fr (in[0]->v[j]), fb, tb, &mf, &mt);
-      bool_mpfi (out->v[j], mf, mt);
-    }
-  return CN_OK;
+  return bool_mpfi_arm (k, k == LOP_NOT ? 1 : 2, lop_mpfi_decide, nv, in, out, err);
 }
 
-#define LOP_RULE(ID, lname, K, N, CHECK, PORTS)                                                  \
-  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, \
-                                  cn_error *err)                                                 \
-  {                                                                                              \
-    (void) p;                                                                                    \
-    return CHECK (#lname, n_in, in, out, err);                                                   \
-  }                                                                                              \
-  static cn_status lname##_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, \
-                                     cn_error *err)                                              \
-  {                                                                                              \
-    (void) p;                                                                                    \
-    return bool_out_sort (#lname, CN_DTYPE_BOOL, n_in, in, out, err);                            \
-  }                                                                                              \
-  static cn_status lname##_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, \
-                                    cn_error *err)                                               \
-  {                                                                                              \
-    return lop_forward (K, nv, in, out, err);                                                    \
-  }                                                                                              \
-  static cn_status lname##_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err) \
-  {                                                                                              \
-    return lop_ibp (K, nv, in, out, err);                                                        \
-  }                                                                                              \
-  static cn_status lname##_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, \
-                                 cn_error *err)                                                  \
-  {                                                                                              \
-    return lop_mpfi (K, nv, in, out, err);                                                       \
-  }                                                                                              \
-  const struct cn_op_rule cn__rule_##ID = {                                                      \
-    .n_in = N, .in_kind = PORTS, .params_size = 0, .check = lname##_check,                       \
-    .out_sort = lname##_out_sort, .forward = lname##_forward, .ibp = lname##_ibp,                \
-    .ibp_mpfi = lname##_mpfi, .crown = bool_crown,                                               \
-  };
+#define LOP_RULE(ID, lname, K, N, CHECK, PORTS) BOOL_RULE (ID, lname, lop, K, N, CHECK, PORTS, CN_DTYPE_BOOL, 0)
 
 LOP_RULE (LOGICAL_NOT, logicalNot, LOP_NOT, 1, cn__check_unary, bool1)
 LOP_RULE (LOGICAL_AND, logicalAnd, LOP_AND, 2, cn__check_binary, bool2)

@@ -197,4 +197,18 @@ cn__node_name (const cn_node_view *nv)
 cn_status cn__window_axis (const char *op, int axis, int64_t S, int64_t K, int64_t stride, int64_t dilation,
                            int64_t pb, int64_t pe, int64_t *O, cn_error *err);
 
+/* Rule helpers shared by several families (src/ops/shape.c). */
+/* The IBP arm's type. */
+typedef cn_status (*cn__ibp_arm) (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err);
+/* The CROWN step of a node whose output v is bounded by its own IBP box alone (Boolean
+ * operators, topKMask, selectiveScan): IBP (the node's IBP arm) gives a box B of v over
+ * st->in_box, and for every row s the step adds to bias[s] a lower bound r_s <= min over B of
+ * lam_out[s] . v (cn__box_min_dot, its rounding charged there), or charges +inf where r_s is
+ * -inf.  No coefficient reaches the inputs.  An all-zero lam_out adds nothing (IBP is not run). */
+cn_status cn__crown_own_box (const cn_crown_step *st, cn__ibp_arm ibp, cn_error *err);
+/* The jvp arm of an operator without a value input (random draws, topKMask, bitcast,
+ * decodeIndex): t_out = 0 (numel(out) entries); CN_EINVAL when OUT is not of the node's shape. */
+cn_status cn__zero_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
+                        const double *const *t_in, double *t_out, cn_error *err);
+
 #endif

@@ -335,21 +335,6 @@ draw_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
   return CN_OK;
 }
 
-/* Forward mode of an operator without value input: zero tangents. */
-static cn_status
-zero_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
-          double *t_out, cn_error *err)
-{
-  (void) in;
-  (void) t_in;
-  int64_t n = cn__numel (nv->out_shape);
-  if (cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: jvp output does not match the node (node '%s')", cn_op_name (nv->op),
-                         cn__node_name (nv));
-  for (int64_t j = 0; j < n; j++)
-    t_out[j] = 0;
-  return CN_OK;
-}
 
 /* ---- draws: IBP and MPFI ---------------------------------------------------------------- */
 
@@ -942,16 +927,47 @@ topk_mask_entry (int largest, int64_t k, const double *l, const double *u, int64
   *hi = cout >= k ? 0 : 1;
 }
 
+/* The same over MPFI enclosures: the box of entry A of the slice X (N entries, STRIDE apart). */
+static void
+topk_mask_entry_fr (int largest, int64_t k, mpfi_t *x, int64_t n, int64_t stride, int64_t a, mpfi_ptr out)
+{
+  mpfi_srcptr xa = x[a * stride];
+  int64_t cin = 0, cout = 0;
+  for (int64_t b = 0; b < n; b++)
+    {
+      if (b == a)
+        continue;
+      mpfi_srcptr xb = x[b * stride];
+      if (largest)
+        {
+          cin += mpfr_cmp (&xb->right, &xa->left) >= 0;
+          cout += mpfr_cmp (&xb->left, &xa->right) > 0;
+        }
+      else
+        {
+          cin += mpfr_cmp (&xb->left, &xa->right) <= 0;
+          cout += mpfr_cmp (&xb->right, &xa->left) < 0;
+        }
+    }
+  mpfi_interv_si (out, cin < k ? 1 : 0, cout >= k ? 0 : 1);
+}
+
+/* The IBP arm (box input BIN, box output BOUT) and the MPFI arm (MIN, MOUT) of topKMask in one:
+ * exactly one of the pairs is given.  Every entry's box comes from topk_mask_entry or
+ * topk_mask_entry_fr over its slice along the axis. */
 static cn_status
-topk_mask_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+topk_mask_bounds (const cn_node_view *nv, const cn_box *bin, const cn_mpfi_vec *min, cn_box *bout, cn_mpfi_vec *mout,
+                  cn_error *err)
 {
   int64_t total = cn__numel (nv->out_shape);
-  if (nv->params == NULL || out->n != total || in[0]->n != total)
-    return cn_error_set (err, CN_EINVAL, "topKMask: boxes do not match the node (node '%s')", cn__node_name (nv));
+  if (nv->params == NULL || (bout != NULL ? bout->n : mout->n) != total || (bin != NULL ? bin->n : min->n) != total)
+    return cn_error_set (err, CN_EINVAL, "topKMask: %s do not match the node (node '%s')",
+                         bin != NULL ? "boxes" : "vectors", cn__node_name (nv));
   for (int64_t j = 0; j < total; j++)
-    if (isnan (in[0]->lo[j]) || isnan (in[0]->hi[j]))
-      return cn_error_set (err, CN_ENUMERIC, "topKMask: NaN end in the input box at entry %lld (node '%s')",
-                           (long long) j, cn__node_name (nv));
+    if (bin != NULL ? isnan (bin->lo[j]) || isnan (bin->hi[j]) : mpfi_nan_p (min->v[j]))
+      return cn_error_set (err, CN_ENUMERIC, "topKMask: %s at entry %lld (node '%s')",
+                           bin != NULL ? "NaN end in the input box" : "NaN in the input enclosure", (long long) j,
+                           cn__node_name (nv));
   const cn_params_topk_mask *p = nv->params;
   struct tgeom g = tgeom_of (nv);
   for (int64_t o = 0; o < g.outer; o++)
@@ -959,81 +975,32 @@ topk_mask_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_
       {
         int64_t base = o * g.n * g.inner + i;
         for (int64_t k = 0; k < g.n; k++)
-          topk_mask_entry (p->largest, p->k, in[0]->lo + base, in[0]->hi + base, g.n, g.inner, k,
-                           &out->lo[base + k * g.inner], &out->hi[base + k * g.inner]);
+          if (bin != NULL)
+            topk_mask_entry (p->largest, p->k, bin->lo + base, bin->hi + base, g.n, g.inner, k,
+                             &bout->lo[base + k * g.inner], &bout->hi[base + k * g.inner]);
+          else
+            topk_mask_entry_fr (p->largest, p->k, min->v + base, g.n, g.inner, k, mout->v[base + k * g.inner]);
       }
   return CN_OK;
 }
 
 static cn_status
+topk_mask_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  return topk_mask_bounds (nv, in[0], NULL, out, NULL, err);
+}
+
+static cn_status
 topk_mask_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  int64_t total = cn__numel (nv->out_shape);
-  if (nv->params == NULL || out->n != total || in[0]->n != total)
-    return cn_error_set (err, CN_EINVAL, "topKMask: vectors do not match the node (node '%s')", cn__node_name (nv));
-  for (int64_t j = 0; j < total; j++)
-    if (mpfi_nan_p (in[0]->v[j]))
-      return cn_error_set (err, CN_ENUMERIC, "topKMask: NaN in the input enclosure at entry %lld (node '%s')",
-                           (long long) j, cn__node_name (nv));
-  const cn_params_topk_mask *p = nv->params;
-  struct tgeom g = tgeom_of (nv);
-  for (int64_t o = 0; o < g.outer; o++)
-    for (int64_t i = 0; i < g.inner; i++)
-      {
-        int64_t base = o * g.n * g.inner + i;
-        for (int64_t a = 0; a < g.n; a++)
-          {
-            mpfi_srcptr xa = in[0]->v[base + a * g.inner];
-            int64_t cin = 0, cout = 0;
-            for (int64_t b = 0; b < g.n; b++)
-              {
-                if (b == a)
-                  continue;
-                mpfi_srcptr xb = in[0]->v[base + b * g.inner];
-                if (p->largest)
-                  {
-                    cin += mpfr_cmp (&xb->right, &xa->left) >= 0;
-                    cout += mpfr_cmp (&xb->left, &xa->right) > 0;
-                  }
-                else
-                  {
-                    cin += mpfr_cmp (&xb->left, &xa->right) <= 0;
-                    cout += mpfr_cmp (&xb->right, &xa->left) < 0;
-                  }
-              }
-            mpfi_interv_si (out->v[base + a * g.inner], cin < p->k ? 1 : 0, cout >= p->k ? 0 : 1);
-          }
-      }
-  return CN_OK;
+  return topk_mask_bounds (nv, NULL, in[0], NULL, out, err);
 }
 
 /* CROWN: the mask is discharged over its own IBP box (header); no coefficient reaches x. */
 static cn_status
 topk_mask_crown (const cn_crown_step *st, cn_error *err)
 {
-  const cn_node_view *nv = st->nv;
-  int64_t n = cn__numel (nv->out_shape);
-  int zero = 1;
-  for (int64_t k = 0; k < st->rows * n && zero; k++)
-    zero = st->lam_out[k] == 0;
-  if (zero)
-    return CN_OK;   /* lam_out . y = 0: nothing to add */
-  cn_box box;
-  cn_status s = cn_box_init (&box, n, err);
-  if (s != CN_OK)
-    return s;
-  if ((s = topk_mask_ibp (nv, st->in_box, &box, err)) == CN_OK)
-    for (int64_t row = 0; row < st->rows; row++)
-      {
-        double m = cn__box_min_dot (n, st->lam_out + row * n, box.lo, box.hi);
-        /* now m <= min over the box of lam_out[row] . y, exactly (the ends are 0 or 1) */
-        if (m == -INFINITY)
-          cn__crown_charge (st, row, INFINITY);
-        else
-          cn__crown_add_bias (st, row, m);
-      }
-  cn_box_clear (&box);
-  return s;
+  return cn__crown_own_box (st, topk_mask_ibp, err);
 }
 
 /* ---- the rules -------------------------------------------------------------------------- */
@@ -1044,17 +1011,17 @@ static const cn_port_kind frozen_port[1] = { CN_PORT_FROZEN };
 
 const struct cn_op_rule cn__rule_RAND_UNIFORM = {
   .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_rand_uniform), .check = rand_uniform_check,
-  .out_sort = rand_uniform_sort, .forward = draw_forward, .jvp = zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
+  .out_sort = rand_uniform_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };
 
 const struct cn_op_rule cn__rule_RANDN = {
   .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_randn), .check = randn_check,
-  .out_sort = randn_sort, .forward = draw_forward, .jvp = zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
+  .out_sort = randn_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };
 
 const struct cn_op_rule cn__rule_BERNOULLI_MASK = {
   .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_bernoulli), .check = bernoulli_check,
-  .out_sort = bernoulli_sort, .forward = draw_forward, .jvp = zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
+  .out_sort = bernoulli_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };
 
 const struct cn_op_rule cn__rule_DROPOUT = {
@@ -1065,6 +1032,6 @@ const struct cn_op_rule cn__rule_DROPOUT = {
 
 const struct cn_op_rule cn__rule_TOP_KMASK = {
   .n_in = 1, .in_kind = frozen_port, .params_size = sizeof (cn_params_topk_mask), .flags = CN_RULE_NEEDS_BOUNDS,
-  .check = topk_mask_check, .forward = topk_mask_forward, .jvp = zero_jvp, .ibp = topk_mask_ibp,
+  .check = topk_mask_check, .forward = topk_mask_forward, .jvp = cn__zero_jvp, .ibp = topk_mask_ibp,
   .ibp_mpfi = topk_mask_mpfi, .crown = topk_mask_crown,
 };

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* src/ops/shape.c: shape helpers shared by the rule files. */
 #include <config.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "ops/ops_impl.h"
+#include "bounds/sound.h"
+#include "crown/crown_impl.h"
 
 int64_t
 cn__numel (const cn_shape *s)
@@ -80,4 +83,48 @@ cn__window_axis (const char *op, int axis, int64_t S, int64_t K, int64_t stride,
                          op, axis, (long long) padded, (long long) span);
   *O = (padded - span) / stride + 1;
   return CN_OK;
+}
+
+cn_status
+cn__zero_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+              double *t_out, cn_error *err)
+{
+  (void) in;
+  (void) t_in;
+  int64_t n = cn__numel (nv->out_shape);
+  if (cn_tensor_numel (out) != n)
+    return cn_error_set (err, CN_EINVAL, "%s: jvp output is not a tensor of the node's shape (node '%s')",
+                         cn_op_name (nv->op), cn__node_name (nv));
+  for (int64_t j = 0; j < n; j++)
+    t_out[j] = 0;
+  return CN_OK;
+}
+
+cn_status
+cn__crown_own_box (const cn_crown_step *st, cn__ibp_arm ibp, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  int64_t n = cn__numel (nv->out_shape);
+  int zero = 1;
+  for (int64_t k = 0; k < st->rows * n && zero; k++)
+    zero = st->lam_out[k] == 0;
+  if (zero)
+    return CN_OK;   /* lam_out . v = 0: nothing to add */
+  cn_box box;
+  cn_status s = cn_box_init (&box, n, err);
+  if (s != CN_OK)
+    return s;
+  if ((s = ibp (nv, st->in_box, &box, err)) == CN_OK)
+    for (int64_t row = 0; row < st->rows; row++)
+      {
+        double m = cn__box_min_dot (n, st->lam_out + row * n, box.lo, box.hi);
+        /* now m <= min over the box of lam_out[row] . v, exactly (-inf where an end is needed
+         * and infinite) */
+        if (m == -INFINITY)
+          cn__crown_charge (st, row, INFINITY);
+        else
+          cn__crown_add_bias (st, row, m);
+      }
+  cn_box_clear (&box);
+  return s;
 }

@@ -1090,21 +1090,35 @@ itv_mul (double al, double ah, double bl, double bh, double *lo, double *hi)
   *hi = h;
 }
 
+/* The opening of the IBP arm (input boxes BIN) and the MPFI arm (input enclosures MIN; exactly
+ * one of the two is given) with OUT_N output entries: the geometry *G by ss_geom, and no NaN in
+ * any input (CN_ENUMERIC naming the input and the entry otherwise). */
 static cn_status
-ss_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+ss_open (const cn_node_view *nv, const cn_box *const *bin, const cn_mpfi_vec *const *min, int64_t out_n,
+         struct sgeom *g, cn_error *err)
 {
   int64_t n[6];
   for (int i = 0; i < 6; i++)
-    n[i] = in[i]->n;
-  struct sgeom g;
-  cn_status st = ss_geom ("IBP", nv, n, out->n, &g, err);
+    n[i] = bin != NULL ? bin[i]->n : min[i]->n;
+  cn_status st = ss_geom (bin != NULL ? "IBP" : "MPFI", nv, n, out_n, g, err);
   if (st != CN_OK)
     return st;
   for (int i = 0; i < 6; i++)
-    for (int64_t j = 0; j < in[i]->n; j++)
-      if (isnan (in[i]->lo[j]) || isnan (in[i]->hi[j]))
-        return cn_error_set (err, CN_ENUMERIC, "selectiveScan: NaN end in input box %d at entry %lld (node '%s')", i,
-                             (long long) j, cn__node_name (nv));
+    for (int64_t j = 0; j < n[i]; j++)
+      if (bin != NULL ? isnan (bin[i]->lo[j]) || isnan (bin[i]->hi[j]) : mpfi_nan_p (min[i]->v[j]))
+        return cn_error_set (err, CN_ENUMERIC, "selectiveScan: NaN %s %d at entry %lld (node '%s')",
+                             bin != NULL ? "end in input box" : "in input enclosure", i, (long long) j,
+                             cn__node_name (nv));
+  return CN_OK;
+}
+
+static cn_status
+ss_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  struct sgeom g;
+  cn_status st = ss_open (nv, in, NULL, out->n, &g, err);
+  if (st != CN_OK)
+    return st;
   int64_t P = g.p, L = g.l;
   double *hl = malloc ((size_t) (2 * P + 1) * sizeof *hl);
   if (hl == NULL)
@@ -1155,18 +1169,10 @@ ss_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *
 static cn_status
 ss_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  int64_t n[6];
-  for (int i = 0; i < 6; i++)
-    n[i] = in[i]->n;
   struct sgeom g;
-  cn_status st = ss_geom ("MPFI", nv, n, out->n, &g, err);
+  cn_status st = ss_open (nv, NULL, in, out->n, &g, err);
   if (st != CN_OK)
     return st;
-  for (int i = 0; i < 6; i++)
-    for (int64_t j = 0; j < in[i]->n; j++)
-      if (mpfi_nan_p (in[i]->v[j]))
-        return cn_error_set (err, CN_ENUMERIC, "selectiveScan: NaN in input enclosure %d at entry %lld (node '%s')",
-                             i, (long long) j, cn__node_name (nv));
   if (out->n == 0)
     return CN_OK;
   mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
@@ -1222,30 +1228,7 @@ ss_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out,
 static cn_status
 ss_crown (const cn_crown_step *st, cn_error *err)
 {
-  const cn_node_view *nv = st->nv;
-  int64_t n = cn__numel (nv->out_shape);
-  int zero = 1;
-  for (int64_t k = 0; k < st->rows * n && zero; k++)
-    zero = st->lam_out[k] == 0;
-  if (zero)
-    return CN_OK;   /* lam_out . y = 0: nothing to add */
-  cn_box box;
-  cn_status s = cn_box_init (&box, n, err);
-  if (s != CN_OK)
-    return s;
-  if ((s = ss_ibp (nv, st->in_box, &box, err)) == CN_OK)
-    for (int64_t row = 0; row < st->rows; row++)
-      {
-        double m = cn__box_min_dot (n, st->lam_out + row * n, box.lo, box.hi);
-        /* now m <= min over the box of lam_out[row] . y, exactly (-inf where an end is needed and
-         * infinite) */
-        if (m == -INFINITY)
-          cn__crown_charge (st, row, INFINITY);
-        else
-          cn__crown_add_bias (st, row, m);
-      }
-  cn_box_clear (&box);
-  return s;
+  return cn__crown_own_box (st, ss_ibp, err);
 }
 
 /* ---- the rules -------------------------------------------------------------------------- */
