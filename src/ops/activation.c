@@ -357,7 +357,8 @@ const struct cn_op_rule cn__rule_RELU = {
  *               sigmoid   x >= 0: 1 / (1 + exp(-x)); else e = exp(x), e / (1 + e)  (NaN: NaN)
  *               tanh      tanh(x)
  *               softplus  x > 0: x + log1p(exp(-x)); else log1p(exp(x))
- *               silu      x * sigmoid(x) (sigmoid as above); x = -inf gives -0 (the limit)
+ *               silu      x * sigmoid(x) (sigmoid as above); x = -inf gives -0 (the limit); below
+ *                         -708 (binary32: -87), where exp(x) is subnormal, (x e^{x/2}) e^{x/2}
  *               gelu      NONE: (0.5 x) * erfc(-x * (1/sqrt 2)); TANH: u = k (x + c ((x x) x)),
  *                         x * sigmoid(2 u); x = -inf gives -0 (the limit)
  *               elu       x > 0: x; else alpha * expm1(x)
@@ -501,12 +502,26 @@ static double
 silu_f64 (double x, const void *p)
 {
   (void) p;
+  /* Below -708 exp(x) is subnormal and x * exp(x) would magnify its lost bits (238 ulps at
+   * x = -722); there 1 + exp(x) rounds to 1, and (x e^{x/2}) e^{x/2} keeps every factor normal
+   * until the one final rounding. */
+  if (x < -708 && x != -INFINITY)
+    {
+      double h = exp (0.5 * x);
+      return (x * h) * h;
+    }
   return x == -INFINITY ? -0.0 : x * sig_d (x);
 }
 static float
 silu_f32 (float x, const void *p)
 {
   (void) p;
+  if (x < -87.0f && x != -INFINITY)
+    {
+      /* the binary32 mirror of silu_f64's tail (exp(x) subnormal below -87.3) */
+      float h = expf (0.5f * x);
+      return (x * h) * h;
+    }
   return x == -INFINITY ? -0.0f : x * sig_f (x);
 }
 static double
