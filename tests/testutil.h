@@ -37,55 +37,7 @@ char *tu_read_file (const char *path, size_t *len);
 struct tu_op_case
 {
   cn_op op;
-  union
-  {
-    cn_params_conv conv;
-    cn_params_pool pool;
-    cn_params_reshape reshape;
-    cn_params_permute permute;
-    cn_params_broadcast broadcast;
-    cn_params_pad pad;
-    cn_params_slice slice;
-    cn_params_cat cat;
-    cn_params_reduce reduce;
-    cn_params_div div;
-    cn_params_batchnorm batchnorm;
-    cn_params_gelu gelu;
-    cn_params_elu elu;
-    cn_params_leaky_relu leaky_relu;
-    cn_params_sqrt sqrt;
-    cn_params_scale scale;
-    cn_params_addc addc;
-    cn_params_nan_to_num nan_to_num;
-    cn_params_full_like full_like;
-    cn_params_epsilon epsilon;
-    cn_params_softmax softmax;
-    cn_params_layernorm layernorm;
-    cn_params_gather gather;
-    cn_params_scatter scatter;
-    cn_params_indices indices;
-    cn_params_flip flip;
-    cn_params_cumulative cumulative;
-    cn_params_sort sort;
-    cn_params_topk topk;
-    cn_params_argmax argmax;
-    cn_params_loss loss;
-    cn_params_scaled_matmul scaled_matmul;
-    cn_params_contract contract;
-    cn_params_cast cast;
-    cn_params_bitcast bitcast;
-    cn_params_index_code index_code;
-    cn_params_rand_uniform rand_uniform;
-    cn_params_randn randn;
-    cn_params_bernoulli bernoulli;
-    cn_params_dropout dropout;
-    cn_params_topk_mask topk_mask;
-    cn_params_conv_transpose conv_transpose;
-    cn_params_attention attention;
-    cn_params_multihead multihead;
-    cn_params_fft fft;
-    cn_params_custom custom;
-  } params;
+  cn_wire_params params;     /* the attribute record (certnn/wire.h: storage for any operator's) */
   int n_in;
   cn_shape in_shape[TU_MAX_IN];
   int in_const[TU_MAX_IN];   /* 1: the input is a constant (weights), drawn by the test */
