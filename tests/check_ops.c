@@ -433,6 +433,53 @@ START_TEST (ports_and_shapes)
 }
 END_TEST
 
+/* A custom node whose program is the graph holding it (the record borrows its program, so the
+ * API cannot forbid building this) is refused at evaluation, in IBP and in the reference, with a
+ * message, instead of recursing until the stack overflows. */
+START_TEST (custom_cycle_refused)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  cn_graph *p = NULL;
+  ck_assert (cn_graph_create (&p, &err) == CN_OK);
+  int64_t d = 3;
+  cn_shape s;
+  cn_shape_make (&s, 1, &d, &err);
+  int x, y;
+  ck_assert (cn_graph_add_input (p, "x", CN_DTYPE_F64, &s, &x, &err) == CN_OK);
+  ck_assert (cn_graph_set_outputs (p, 1, &x, &err) == CN_OK);
+  cn_params_custom pc;
+  memset (&pc, 0, sizeof pc);
+  pc.program = p;
+  strcpy (pc.name, "loop");
+  ck_assert (cn_graph_add_node (p, CN_OP_CUSTOM, &pc, 1, &x, "self", &y, &err) == CN_OK);
+  ck_assert (cn_graph_set_outputs (p, 1, &y, &err) == CN_OK);
+  /* now evaluating P evaluates its node "self", which evaluates P, ... */
+  cn_tensor in, out;
+  ck_assert (cn_tensor_init (&in, CN_DTYPE_F64, &s, &err) == CN_OK);
+  cn_error_clear (&err);
+  ck_assert_int_eq (cn_graph_eval (p, CN_DTYPE_F64, &in, &out, &err), CN_EINVAL);
+  ck_assert_msg (strstr (err.msg, "nested deeper") != NULL && strstr (err.msg, "'loop'") != NULL, "%s", err.msg);
+  cn_box b;
+  ck_assert (cn_box_init (&b, 3, &err) == CN_OK);
+  cn_bounds_opts o;
+  cn_bounds_opts_init (&o);
+  o.method = CN_METHOD_IBP;
+  cn_analysis *a = NULL;
+  cn_error_clear (&err);
+  ck_assert_int_eq (cn_analysis_create (p, &b, &o, &a, &err), CN_EINVAL);
+  ck_assert_msg (strstr (err.msg, "nested deeper") != NULL, "%s", err.msg);
+  cn_mpfi_vec bin, bout;
+  ck_assert (cn_mpfi_vec_init (&bin, 3, PREC, &err) == CN_OK);
+  cn_error_clear (&err);
+  ck_assert_int_eq (cn_reference_ibp (p, &bin, PREC, &bout, &err), CN_EINVAL);
+  cn_mpfi_vec_clear (&bin);
+  cn_box_clear (&b);
+  cn_tensor_clear (&in);
+  cn_graph_free (p);
+}
+END_TEST
+
 /* Whether the enclosure V is tight: relative width below 2^-100 (or a point). */
 static int
 tight (mpfi_t v)
@@ -985,6 +1032,7 @@ ops_suite (void)
   tcase_add_test (tc, relu_lines_exact);
   tcase_add_test (tc, transcendental_edges);
   tcase_add_test (tc, random_spectral);
+  tcase_add_test (tc, custom_cycle_refused);
   tcase_add_loop_test (tc, generic, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, crown_step_invariant, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, ports_and_shapes, 0, CN_OP_COUNT);

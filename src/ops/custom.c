@@ -61,6 +61,10 @@ static cn_status
 wrap (const cn_node_view *nv, cn_status st, const cn_error *local, cn_error *err)
 {
   const cn_params_custom *p = P (nv->params);
+  /* an error from a nested custom already names its own custom first: keep only the innermost
+   * one's words then, so that a deep nest does not push the cause out of the message */
+  if (strncmp (local->msg, "custom '", 8) == 0)
+    return cn_error_set (err, st, "%s", local->msg);
   return cn_error_set (err, st, "custom '%.*s' (node '%s'): %s", name_len (p), p->name, cn__node_name (nv), local->msg);
 }
 
@@ -123,7 +127,7 @@ custom_out_sort (const void *params, int n_in, const cn_dtype *in, cn_dtype *out
 }
 
 static cn_status
-custom_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+custom_forward_body (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
   const cn_graph *g = P (nv->params)->program;
   cn_error local;
@@ -175,7 +179,7 @@ mark_needed (const cn_graph *g, unsigned char *needed)
 }
 
 static cn_status
-custom_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+custom_ibp_body (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
   const cn_graph *g = P (nv->params)->program;
   int nvals = g->n_values;
@@ -246,7 +250,7 @@ done:
 }
 
 static cn_status
-custom_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+custom_mpfi_body (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
   const cn_graph *g = P (nv->params)->program;
   int nvals = g->n_values;
@@ -351,7 +355,7 @@ points (const cn_node_view *nv, const cn_tensor *const *in, const double ***x, c
 }
 
 static cn_status
-custom_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+custom_pullback_body (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                  double *const *g_in, cn_error *err)
 {
   (void) out;
@@ -368,7 +372,7 @@ custom_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_te
 }
 
 static cn_status
-custom_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+custom_jvp_body (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
             double *t_out, cn_error *err)
 {
   (void) out;
@@ -382,6 +386,71 @@ custom_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor 
   st = cn_graph_jvp (P (nv->params)->program, x, t_in, 0, NULL, t_out, &local);
   free (x);
   return st == CN_OK ? CN_OK : wrap (nv, st, &local, err);
+}
+
+/* ---- nesting guard ----
+ * A program may hold custom nodes whose programs hold custom nodes, ...; a program that holds
+ * its own node (the record borrows the program, so nothing stops a caller from building that)
+ * would recurse without end.  Every arm runs under a per-thread depth count and refuses to go
+ * deeper than CUSTOM_DEPTH_MAX with CN_EINVAL naming the custom operator and node. */
+#define CUSTOM_DEPTH_MAX 64
+static _Thread_local int custom_depth;
+
+static cn_status
+depth_enter (const cn_node_view *nv, cn_error *err)
+{
+  if (custom_depth >= CUSTOM_DEPTH_MAX)
+    {
+      const cn_params_custom *p = nv->params;
+      return cn_error_set (err, CN_EINVAL, "custom '%s': programs nested deeper than %d (does a program hold its own "
+                           "node?) (node '%s')", p != NULL ? p->name : "", CUSTOM_DEPTH_MAX, cn__node_name (nv));
+    }
+  custom_depth++;
+  return CN_OK;
+}
+
+#define GUARDED(call)                               \
+  do                                                \
+    {                                               \
+      cn_status st_ = depth_enter (nv, err);        \
+      if (st_ != CN_OK)                             \
+        return st_;                                 \
+      st_ = (call);                                 \
+      custom_depth--;                               \
+      return st_;                                   \
+    }                                               \
+  while (0)
+
+static cn_status
+custom_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  GUARDED (custom_forward_body (nv, in, out, err));
+}
+
+static cn_status
+custom_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  GUARDED (custom_ibp_body (nv, in, out, err));
+}
+
+static cn_status
+custom_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+{
+  GUARDED (custom_mpfi_body (nv, in, out, err));
+}
+
+static cn_status
+custom_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+                 double *const *g_in, cn_error *err)
+{
+  GUARDED (custom_pullback_body (nv, in, out, g_out, g_in, err));
+}
+
+static cn_status
+custom_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+            double *t_out, cn_error *err)
+{
+  GUARDED (custom_jvp_body (nv, in, out, t_in, t_out, err));
 }
 
 const struct cn_op_rule cn__rule_CUSTOM = {
