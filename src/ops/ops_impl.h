@@ -8,6 +8,7 @@
 #ifndef CN_OPS_IMPL_H
 #define CN_OPS_IMPL_H
 
+#include <math.h>
 #include <mpfi.h>
 #include "certnn/certnn.h"
 #include "certnn/reference.h"
@@ -210,5 +211,23 @@ cn_status cn__crown_own_box (const cn_crown_step *st, cn__ibp_arm ibp, cn_error 
  * decodeIndex): t_out = 0 (numel(out) entries); CN_EINVAL when OUT is not of the node's shape. */
 cn_status cn__zero_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
                         const double *const *t_in, double *t_out, cn_error *err);
+
+/* The row order of sort, topk and topKMask (src/ops/scan.c): an entry's value and its index
+ * along the axis. */
+struct cn__order_key
+{
+  double v;
+  int64_t i;
+};
+/* Sorts KEYS[0..n-1] into the stable order: descending with NaN before every number if DESC,
+ * else ascending with NaN after every number; ties (==, or both NaN) by index, a total order. */
+void cn__order_keys (struct cn__order_key *keys, int64_t n, int desc);
+/* Whether A and B tie in that order (==, or both NaN): where the K-th and (K+1)-th keys tie,
+ * topk and topKMask refuse (the tie would decide the selection). */
+static inline int
+cn__order_tied (double a, double b)
+{
+  return (isnan (a) && isnan (b)) || a == b;
+}
 
 #endif

@@ -807,44 +807,6 @@ tgeom_of (const cn_node_view *nv)
   return g;
 }
 
-struct key
-{
-  double v;
-  int64_t i;
-};
-
-/* Descending with NaN first, ties by index (topk's stable order for largest). */
-static int
-cmp_desc (const void *pa, const void *pb)
-{
-  const struct key *a = pa, *b = pb;
-  int na = isnan (a->v), nb = isnan (b->v);
-  if (na != nb)
-    return nb - na;
-  if (!na && a->v != b->v)
-    return a->v > b->v ? -1 : 1;
-  return (a->i > b->i) - (a->i < b->i);
-}
-
-/* Ascending with NaN last, ties by index. */
-static int
-cmp_asc (const void *pa, const void *pb)
-{
-  const struct key *a = pa, *b = pb;
-  int na = isnan (a->v), nb = isnan (b->v);
-  if (na != nb)
-    return na - nb;
-  if (!na && a->v != b->v)
-    return a->v < b->v ? -1 : 1;
-  return (a->i > b->i) - (a->i < b->i);
-}
-
-static inline int
-tied (double a, double b)
-{
-  return (isnan (a) && isnan (b)) || a == b;
-}
-
 static cn_status
 topk_mask_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
@@ -856,7 +818,7 @@ topk_mask_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor
   struct tgeom g = tgeom_of (nv);
   if (total == 0)
     return CN_OK;
-  struct key *keys = malloc ((size_t) g.n * sizeof *keys);
+  struct cn__order_key *keys = malloc ((size_t) g.n * sizeof *keys);
   unsigned char *sel = malloc ((size_t) total);
   if (keys == NULL || sel == NULL)
     {
@@ -875,8 +837,8 @@ topk_mask_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor
             keys[k].v = cn_tensor_get_f64 (in[0], base + k * g.inner);
             keys[k].i = k;
           }
-        qsort (keys, (size_t) g.n, sizeof *keys, p->largest ? cmp_desc : cmp_asc);
-        if (p->k > 0 && p->k < g.n && tied (keys[p->k - 1].v, keys[p->k].v))
+        cn__order_keys (keys, g.n, p->largest);
+        if (p->k > 0 && p->k < g.n && cn__order_tied (keys[p->k - 1].v, keys[p->k].v))
           {
             st = cn_error_set (err, CN_EINVAL,
                                "topKMask: tied entries decide the selection (entries %lld and %lld of a row along "

@@ -315,18 +315,11 @@ argmin_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
 
 /* ---- orderings -------------------------------------------------------------------------- */
 
-/* One row entry for the index sort. */
-struct key
-{
-  double v;
-  int64_t i;
-};
-
 /* Ascending with NaN after every number; ties (==, or both NaN) by index: a total order. */
 static int
 cmp_asc (const void *pa, const void *pb)
 {
-  const struct key *a = pa, *b = pb;
+  const struct cn__order_key *a = pa, *b = pb;
   int na = isnan (a->v), nb = isnan (b->v);
   if (na != nb)
     return na - nb;
@@ -339,7 +332,7 @@ cmp_asc (const void *pa, const void *pb)
 static int
 cmp_desc (const void *pa, const void *pb)
 {
-  const struct key *a = pa, *b = pb;
+  const struct cn__order_key *a = pa, *b = pb;
   int na = isnan (a->v), nb = isnan (b->v);
   if (na != nb)
     return nb - na;
@@ -363,6 +356,12 @@ store (cn_tensor *t, int64_t j, double v)
     ((float *) t->data)[j] = (float) v;
 }
 
+void
+cn__order_keys (struct cn__order_key *keys, int64_t n, int desc)
+{
+  qsort (keys, (size_t) n, sizeof *keys, desc ? cmp_desc : cmp_asc);
+}
+
 /* Whether the node orders descending (sort descending, topk largest). */
 static int
 order_desc (const cn_node_view *nv)
@@ -374,7 +373,7 @@ order_desc (const cn_node_view *nv)
 
 /* Sorts row R of the values X (f64 or f32, or a plain double array if T is NULL) into KEYS. */
 static void
-sort_row (const cn_tensor *t, const double *x, const struct geom *g, int64_t r, int desc, struct key *keys)
+sort_row (const cn_tensor *t, const double *x, const struct geom *g, int64_t r, int desc, struct cn__order_key *keys)
 {
   int64_t base = row_base (g, g->n, r);
   for (int64_t i = 0; i < g->n; i++)
@@ -383,14 +382,8 @@ sort_row (const cn_tensor *t, const double *x, const struct geom *g, int64_t r, 
       keys[i].v = t != NULL ? load (t, j) : x[j];
       keys[i].i = i;
     }
-  qsort (keys, (size_t) g->n, sizeof *keys, desc ? cmp_desc : cmp_asc);
+  cn__order_keys (keys, g->n, desc);
   /* now keys[0..n-1] is the row in the stable order (NaN placement as in the header) */
-}
-
-static inline int
-tied (double a, double b)
-{
-  return (isnan (a) && isnan (b)) || a == b;
 }
 
 /* ---- forward ------------------------------------------------------------------------------ */
@@ -417,7 +410,7 @@ scan_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
     return st;
   int64_t rows = g.outer * g.inner;
   const cn_tensor *x = in[0];
-  struct key *keys = NULL;
+  struct cn__order_key *keys = NULL;
   if (nv->op == CN_OP_SORT || nv->op == CN_OP_TOPK)
     {
       keys = malloc ((size_t) (g.n ? g.n : 1) * sizeof *keys);
@@ -461,7 +454,7 @@ scan_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
         case CN_OP_TOPK:
           {
             sort_row (x, NULL, &g, r, order_desc (nv), keys);
-            if (nv->op == CN_OP_TOPK && m > 0 && m < g.n && tied (keys[m - 1].v, keys[m].v))
+            if (nv->op == CN_OP_TOPK && m > 0 && m < g.n && cn__order_tied (keys[m - 1].v, keys[m].v))
               {
                 long long i1 = (long long) keys[m - 1].i, i2 = (long long) keys[m].i;
                 free (keys);
@@ -520,7 +513,7 @@ diff_ok (const char *mode, const cn_node_view *nv, const cn_tensor *const *in, c
 /* The source index along the row of output position k, for the selecting operators (cummax,
  * cummin: torch's running index; sort, topk: the stable permutation), of row R into SRC[0..m-1]. */
 static void
-select_row (const cn_node_view *nv, const double *x, const struct geom *g, int64_t r, struct key *keys,
+select_row (const cn_node_view *nv, const double *x, const struct geom *g, int64_t r, struct cn__order_key *keys,
             int64_t m, int64_t *src)
 {
   if (nv->op == CN_OP_CUMMAX || nv->op == CN_OP_CUMMIN)
@@ -558,7 +551,7 @@ scan_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tens
   const double *x = in[0]->data;
   double *gx = g_in[0];
   int64_t rows = g.outer * g.inner, s = g.inner;
-  struct key *keys = malloc ((size_t) (g.n ? g.n : 1) * sizeof *keys);
+  struct cn__order_key *keys = malloc ((size_t) (g.n ? g.n : 1) * sizeof *keys);
   int64_t *src = malloc ((size_t) (g.n ? g.n : 1) * sizeof *src);
   if (keys == NULL || src == NULL)
     {
@@ -628,7 +621,7 @@ scan_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
     }
   const double *x = in[0]->data, *t = t_in[0];
   int64_t rows = g.outer * g.inner, s = g.inner;
-  struct key *keys = malloc ((size_t) (g.n ? g.n : 1) * sizeof *keys);
+  struct cn__order_key *keys = malloc ((size_t) (g.n ? g.n : 1) * sizeof *keys);
   int64_t *src = malloc ((size_t) (g.n ? g.n : 1) * sizeof *src);
   if (keys == NULL || src == NULL)
     {
