@@ -101,6 +101,32 @@ struct conv_geom
   int64_t Sn, Kn, On;               /* spatial element counts of x, W and y */
 };
 
+/* The end of conv's and convTranspose's geometry, once the per-axis extents S, K, O of G are
+ * set (axes padded to three): the products Sn, Kn, On free of overflow, and the output shape
+ * [N, F, O_1..O_nd] into OUT (may be NULL), with every element count of the arms representable. */
+static cn_status
+geom_finish (const char *op, int nd, const cn_shape *w, struct conv_geom *g, cn_shape *out, cn_error *err)
+{
+  if (__builtin_mul_overflow (g->S[0], g->S[1], &g->Sn) || __builtin_mul_overflow (g->Sn, g->S[2], &g->Sn)
+      || __builtin_mul_overflow (g->K[0], g->K[1], &g->Kn) || __builtin_mul_overflow (g->Kn, g->K[2], &g->Kn)
+      || __builtin_mul_overflow (g->O[0], g->O[1], &g->On) || __builtin_mul_overflow (g->On, g->O[2], &g->On))
+    return cn_error_set (err, CN_ESHAPE, "%s: element counts overflow", op);
+  cn_shape o;
+  memset (&o, 0, sizeof o);
+  o.rank = nd + 2;
+  o.dim[0] = g->N;
+  o.dim[1] = g->F;
+  for (int i = 0; i < nd; i++)
+    o.dim[2 + i] = g->O[3 - nd + i];
+  int64_t wk;
+  if (cn_shape_numel (&o) < 0 || cn_shape_numel (w) < 0
+      || __builtin_mul_overflow (g->On, g->Kn, &wk) || __builtin_mul_overflow (wk, g->Cg > 1 ? g->Cg : 1, &wk))
+    return cn_error_set (err, CN_ESHAPE, "%s: element counts overflow", op);
+  if (out != NULL)
+    *out = o;
+  return CN_OK;
+}
+
 static cn_status
 conv_geometry (const cn_params_conv *p, const cn_shape *x, const cn_shape *w, const cn_shape *b, struct conv_geom *g,
                cn_shape *out, cn_error *err)
@@ -159,24 +185,7 @@ conv_geometry (const cn_params_conv *p, const cn_shape *x, const cn_shape *w, co
       g->dil[a] = dl;
       g->pb[a] = pb;
     }
-  if (__builtin_mul_overflow (g->S[0], g->S[1], &g->Sn) || __builtin_mul_overflow (g->Sn, g->S[2], &g->Sn)
-      || __builtin_mul_overflow (g->K[0], g->K[1], &g->Kn) || __builtin_mul_overflow (g->Kn, g->K[2], &g->Kn)
-      || __builtin_mul_overflow (g->O[0], g->O[1], &g->On) || __builtin_mul_overflow (g->On, g->O[2], &g->On))
-    return cn_error_set (err, CN_ESHAPE, "conv: element counts overflow");
-  cn_shape o;
-  memset (&o, 0, sizeof o);
-  o.rank = nd + 2;
-  o.dim[0] = g->N;
-  o.dim[1] = g->F;
-  for (int i = 0; i < nd; i++)
-    o.dim[2 + i] = g->O[3 - nd + i];
-  int64_t wk;
-  if (cn_shape_numel (&o) < 0 || cn_shape_numel (w) < 0
-      || __builtin_mul_overflow (g->On, g->Kn, &wk) || __builtin_mul_overflow (wk, g->Cg > 1 ? g->Cg : 1, &wk))
-    return cn_error_set (err, CN_ESHAPE, "conv: element counts overflow");
-  if (out != NULL)
-    *out = o;
-  return CN_OK;
+  return geom_finish ("conv", nd, w, g, out, err);
 }
 
 /* The input spatial index read by output position p at kernel offset kk, -1 for a padded position,
@@ -323,24 +332,7 @@ convt_geometry (const cn_params_conv_transpose *p, const cn_shape *x, const cn_s
       g->dil[a] = p->dilation[i];
       g->pb[a] = p->pad_begin[i];
     }
-  if (__builtin_mul_overflow (g->S[0], g->S[1], &g->Sn) || __builtin_mul_overflow (g->Sn, g->S[2], &g->Sn)
-      || __builtin_mul_overflow (g->K[0], g->K[1], &g->Kn) || __builtin_mul_overflow (g->Kn, g->K[2], &g->Kn)
-      || __builtin_mul_overflow (g->O[0], g->O[1], &g->On) || __builtin_mul_overflow (g->On, g->O[2], &g->On))
-    return cn_error_set (err, CN_ESHAPE, "convTranspose: element counts overflow");
-  cn_shape o;
-  memset (&o, 0, sizeof o);
-  o.rank = nd + 2;
-  o.dim[0] = g->N;
-  o.dim[1] = g->F;
-  for (int i = 0; i < nd; i++)
-    o.dim[2 + i] = g->O[3 - nd + i];
-  int64_t wk;
-  if (cn_shape_numel (&o) < 0 || cn_shape_numel (w) < 0
-      || __builtin_mul_overflow (g->On, g->Kn, &wk) || __builtin_mul_overflow (wk, g->Cg > 1 ? g->Cg : 1, &wk))
-    return cn_error_set (err, CN_ESHAPE, "convTranspose: element counts overflow");
-  if (out != NULL)
-    *out = o;
-  return CN_OK;
+  return geom_finish ("convTranspose", nd, w, g, out, err);
 }
 
 /* The input spatial index that reaches output position p through kernel offset kk, -1 if none:
