@@ -541,13 +541,9 @@ START_TEST (ibp_extreme_boxes)
               rad = tu_uniform (0, 2);
               break;
             }
+          /* cen = 0 for the zero-ended kind: [0, rad] or [-rad, 0] */
           box.lo[j] = kind == 2 && sgn > 0 ? 0 : cen - rad;
           box.hi[j] = kind == 2 && sgn < 0 ? 0 : cen + rad;
-          if (kind == 2)
-            {
-              box.lo[j] = sgn > 0 ? 0 : -rad;
-              box.hi[j] = sgn > 0 ? rad : 0;
-            }
         }
       box_in_range (&box, &c);
       cn_bounds_opts o;
