@@ -603,7 +603,7 @@ graph_jvp (const cn_graph *g, const double *x, const double *dx, double *y, doub
         {
           args[i] = &val[nd->in[i]];
           /* tangents travel along value ports only */
-          t_in[i] = cn__port_kind (nd->rule, i) == CN_PORT_VALUE ? tan[nd->in[i]] : NULL;
+          t_in[i] = cn__port_differentiable (nd->rule, i, g->values[nd->in[i]].dtype) ? tan[nd->in[i]] : NULL;
           any |= t_in[i] != NULL;
         }
       int64_t no = g->values[nd->out].numel;
@@ -706,7 +706,7 @@ START_TEST (jvp_adjoint)
           args[i] = &tin[i];
           dx[i] = gin[i] = NULL;
           /* tangents travel along value ports only (the others' are zero by the contract) */
-          if (!u->is_constant && cn__port_kind (rule, i) == CN_PORT_VALUE)
+          if (!u->is_constant && cn__port_differentiable (rule, i, u->dtype))
             {
               dx[i] = malloc ((size_t) (u->numel + 1) * sizeof (double));
               gin[i] = calloc ((size_t) (u->numel + 1), sizeof (double));

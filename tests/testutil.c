@@ -548,7 +548,7 @@ tu_value_dirs (const struct tu_op_case *c, double *dx, int float_only)
       if (c->in_const[i])
         continue;
       int64_t k = cn_shape_numel (&c->in_shape[i]);
-      if (cn__port_kind (r, i) != CN_PORT_VALUE || (float_only && c->in_dtype[i] != CN_DTYPE_F64))
+      if (!cn__port_differentiable (r, i, c->in_dtype[i]) || (float_only && c->in_dtype[i] != CN_DTYPE_F64))
         for (int64_t j = 0; j < k; j++)
           dx[off + j] = 0;
       off += k;

@@ -22,10 +22,10 @@ cn_op_coverage_get (cn_op op, cn_op_coverage *cov)
   cov->crown = r->crown != NULL;
   cov->cuda = r->cuda != 0;
   cov->reference = r->ibp_mpfi != NULL;
-  /* A value port receives a gradient; all ports are value ports when in_kind is NULL, and a
+  /* A value port (and an element port at the model's scalar) receives a gradient; all ports are value ports when in_kind is NULL, and a
    * variadic rule (n_in = -1) describes its ports by in_kind[0]. */
   int n = r->n_in < 0 ? 1 : r->n_in;
   cov->value_input = r->in_kind == NULL;
   for (int i = 0; i < n && !cov->value_input; i++)
-    cov->value_input = r->in_kind[i] == CN_PORT_VALUE;
+    cov->value_input = r->in_kind[i] == CN_PORT_VALUE || r->in_kind[i] == CN_PORT_ELEMENT;
 }

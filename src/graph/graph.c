@@ -170,6 +170,7 @@ port_format (cn_port_kind kind, cn_dtype sort, const cn_shape *shape, char *buf,
   static const char *const kind_name[] = {
     [CN_PORT_VALUE] = "value", [CN_PORT_FROZEN] = "frozen", [CN_PORT_DETACHED] = "detached", [CN_PORT_INDEX] = "index",
     [CN_PORT_BOOL] = "bool", [CN_PORT_INTEGER] = "integer", [CN_PORT_ANY] = "any",
+    [CN_PORT_ELEMENT] = "element",
   };
   char sh[128] = "";
   if (shape != NULL)
@@ -177,7 +178,7 @@ port_format (cn_port_kind kind, cn_dtype sort, const cn_shape *shape, char *buf,
   if (kind == CN_PORT_INTEGER && (unsigned) sort < CN_DTYPE_COUNT)
     snprintf (buf, size, "integer %s %s", cn_dtype_name (sort), sh);
   else
-    snprintf (buf, size, "%s%s%s", (unsigned) kind <= CN_PORT_ANY ? kind_name[kind] : "?", sh[0] ? " " : "", sh);
+    snprintf (buf, size, "%s%s%s", (unsigned) kind <= CN_PORT_ELEMENT ? kind_name[kind] : "?", sh[0] ? " " : "", sh);
 }
 
 /* Checks that value VAL may sit at input I of RULE: ports of the model's scalar (value, frozen,
@@ -189,14 +190,7 @@ port_accepts (cn_op op, const struct cn_op_rule *rule, int i, const struct cn__v
 {
   cn_port_kind want = cn__port_kind (rule, i);
   int is_float = cn_dtype_is_float (val->dtype), is_bool = val->dtype == CN_DTYPE_BOOL;
-  int ok;
-  switch (want)
-    {
-    case CN_PORT_BOOL: ok = is_bool; break;
-    case CN_PORT_INTEGER: ok = !is_float && !is_bool; break;
-    case CN_PORT_ANY: ok = 1; break;
-    default: ok = is_float; break;
-    }
+  int ok = cn__port_accepts (want, val->dtype);
   if (ok)
     return CN_OK;
   cn_port_kind have = is_float ? CN_PORT_VALUE : is_bool ? CN_PORT_BOOL : CN_PORT_INTEGER;

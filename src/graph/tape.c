@@ -97,13 +97,13 @@ forward_node (const cn_graph *g, const struct cn__node *nd, cn_tensor *val, cons
   return st;
 }
 
-/* Whether input I of ND passes gradients and tangents: a value port reading a value whose flag
+/* Whether input I of ND passes gradients and tangents: a value port (or an element port) reading
+ * a value of the model's scalar whose flag
  * (FLAGS[v] & MASK) is set. */
 static int
 passes (const cn_graph *g, const struct cn__node *nd, int i, const unsigned char *flags, unsigned mask)
 {
-  return cn__port_kind (nd->rule, i) == CN_PORT_VALUE && (flags[nd->in[i]] & mask) != 0
-         && cn_dtype_is_float (g->values[nd->in[i]].dtype);
+  return cn__port_differentiable (nd->rule, i, g->values[nd->in[i]].dtype) && (flags[nd->in[i]] & mask) != 0;
 }
 
 /* Whether the output of ND needs a gradient: it is of the model's scalar and some input passes. */

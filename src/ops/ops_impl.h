@@ -26,7 +26,11 @@ typedef enum cn_port_kind
   CN_PORT_INDEX,      /* integers held in the model's scalar (gather's index, ...) */
   CN_PORT_BOOL,       /* Booleans, CN_DTYPE_BOOL (one byte, 0 or 1) */
   CN_PORT_INTEGER,    /* integer words */
-  CN_PORT_ANY         /* any sort (cast, bitcast) */
+  CN_PORT_ANY,        /* any sort (cast, bitcast) */
+  CN_PORT_ELEMENT     /* the seed's element argument (Op.Element, Op.NumericElement): a value port
+                         when it holds the model's scalar; it may also hold Booleans or integer
+                         words, which the operator moves (or computes on) without gradients.  The
+                         rule's out_sort checks that the element ports agree. */
 } cn_port_kind;
 
 /* What an arm sees of a node: its attributes and the shapes of its ports. */
@@ -129,6 +133,31 @@ static inline cn_port_kind
 cn__port_kind (const struct cn_op_rule *r, int i)
 {
   return r->in_kind == NULL ? CN_PORT_VALUE : r->in_kind[r->n_in < 0 ? 0 : i];
+}
+
+/* Whether input I of RULE, holding a value of sort SORT (the model's scalar as any floating sort),
+ * passes gradients and tangents: a value port, or an element port holding the model's scalar. */
+static inline int
+cn__port_differentiable (const struct cn_op_rule *r, int i, cn_dtype sort)
+{
+  cn_port_kind k = cn__port_kind (r, i);
+  return (k == CN_PORT_VALUE || k == CN_PORT_ELEMENT) && (sort == CN_DTYPE_F64 || sort == CN_DTYPE_F32);
+}
+
+/* Whether a value of sort SORT may sit at a port of kind K (the graph builder's and the wire
+ * codec's first test; out_sort looks closer at INTEGER, ANY and ELEMENT ports). */
+static inline int
+cn__port_accepts (cn_port_kind k, cn_dtype sort)
+{
+  int is_float = sort == CN_DTYPE_F64 || sort == CN_DTYPE_F32;
+  switch (k)
+    {
+    case CN_PORT_BOOL: return sort == CN_DTYPE_BOOL;
+    case CN_PORT_INTEGER: return !is_float && sort != CN_DTYPE_BOOL;
+    case CN_PORT_ANY:
+    case CN_PORT_ELEMENT: return 1;
+    default: return is_float;
+    }
 }
 
 /* The least and greatest words of the integer sort T as doubles, rounded outward (the greatest

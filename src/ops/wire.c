@@ -647,27 +647,15 @@ check_record (const char *tag, const struct rec *r, const unsigned char *p, cn_e
   return CN_OK;
 }
 
-/* Whether a value of sort T may sit at a port of kind K (as the graph builder decides it). */
-static int
-port_accepts (cn_port_kind k, cn_dtype t)
-{
-  switch (k)
-    {
-    case CN_PORT_BOOL: return t == CN_DTYPE_BOOL;
-    case CN_PORT_INTEGER: return !cn_dtype_is_float (t) && t != CN_DTYPE_BOOL;
-    case CN_PORT_ANY: return 1;
-    default: return cn_dtype_is_float (t);
-    }
-}
-
 static const char *
 port_kind_name (cn_port_kind k)
 {
   static const char *const s[] = {
     [CN_PORT_VALUE] = "value", [CN_PORT_FROZEN] = "frozen", [CN_PORT_DETACHED] = "detached",
     [CN_PORT_INDEX] = "index", [CN_PORT_BOOL] = "bool", [CN_PORT_INTEGER] = "integer", [CN_PORT_ANY] = "any",
+    [CN_PORT_ELEMENT] = "element",
   };
-  return (unsigned) k <= CN_PORT_ANY ? s[k] : "?";
+  return (unsigned) k <= CN_PORT_ELEMENT ? s[k] : "?";
 }
 
 /* Checks the instance (OP, P, inputs) beyond its record: at least one input, valid shapes and
@@ -719,7 +707,7 @@ check_instance (cn_op op, const struct rec *r, const void *p, int n_in, const cn
   if ((rule->n_in >= 0 && n_in != rule->n_in))
     return cn_error_set (err, CN_EINVAL, "wire: %s: %d inputs, the operator takes %d", tag, n_in, rule->n_in);
   for (int i = 0; i < n_in; i++)
-    if (!port_accepts (cn__port_kind (rule, i), in_dtype[i]))
+    if (!cn__port_accepts (cn__port_kind (rule, i), in_dtype[i]))
       return cn_error_set (err, CN_EINVAL, "wire: %s: input %d: sort %s at a %s port", tag, i,
                            cn_dtype_name (in_dtype[i]), port_kind_name (cn__port_kind (rule, i)));
   const void *params = r->size > 0 ? p : NULL;
