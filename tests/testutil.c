@@ -256,6 +256,20 @@ fail:
   return st;
 }
 
+int tu_element_sorts = 0;
+
+cn_dtype
+tu_draw_element_sort (int allow_bool)
+{
+  static const cn_dtype words[] = { CN_DTYPE_I8, CN_DTYPE_I16, CN_DTYPE_I32, CN_DTYPE_I64,
+                                    CN_DTYPE_U8, CN_DTYPE_U16, CN_DTYPE_U32, CN_DTYPE_U64 };
+  if (!tu_element_sorts || tu_int (0, 1) == 0)
+    return CN_DTYPE_F64;
+  if (allow_bool && tu_int (0, 2) == 0)
+    return CN_DTYPE_BOOL;
+  return words[tu_int (0, 7)];
+}
+
 cn_status
 tu_eval_mpfi (const cn_graph *g, const double *x, mpfr_prec_t prec, cn_mpfi_vec *out, cn_error *err)
 {

@@ -55,6 +55,16 @@ struct tu_op_case
                                    as integers in [const_lo, const_hi] */
 };
 
+/* Whether the case generators may draw Boolean and integer elements at element ports (the
+ * seed's element argument).  Off by default: the gradient, tape and ulps tests see the model's
+ * scalar only; check_ops and check_wire turn it on. */
+extern int tu_element_sorts;
+/* A sort for the element ports of a case: CN_DTYPE_F64 (the model's scalar) when tu_element_sorts
+ * is off; else the model's scalar about half the time, otherwise CN_DTYPE_BOOL (if ALLOW_BOOL) or an
+ * integer sort (I8 .. U64), uniformly.  A generator that draws an integer sort sets x_integer and
+ * x_lo/x_hi inside the sort's range (cast refuses values outside it). */
+cn_dtype tu_draw_element_sort (int allow_bool);
+
 /* Fills CASE with a random, valid instance of OP (a new draw every call); returns 0 if the
  * operator has no case generator (an operator without a rule).  Generators live in
  * tests/op_cases_*.c, one function per group of families. */
