@@ -632,7 +632,7 @@ START_TEST (crown_step_invariant)
       ck_assert_msg (tu_op_graph (&c, &g, &err) == CN_OK, "%s: %s", cn_op_name (op), err.msg);
       const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
       int n_in = nd->n_in;
-      int64_t n_out = g->values[nd->out].numel, rows = 3;
+      int64_t n_out = g->values[nd->out[0]].numel, rows = 3;
       cn_box boxes[TU_MAX_IN];
       const cn_box *bp[TU_MAX_IN];
       double *lam_in[TU_MAX_IN];
@@ -676,7 +676,7 @@ START_TEST (crown_step_invariant)
       int slope = (int) (tu_rand () % 4);
       if (op == CN_OP_RELU && slope == CN_SLOPE_RATIO)
         no_charge = 0;
-      cn_crown_step step = { .nv = &nd->view, .rows = rows, .lam_out = lam_out, .lam_in = lam_in, .in_box = bp,
+      cn_crown_step step = { .nv = &nd->view[0], .rows = rows, .lam_out = lam_out, .lam_in = lam_in, .in_box = bp,
                              .bias = bias, .charge = charge, .threads = 1, .slope = slope };
       cn_status st = rule->crown (&step, &err);
       ck_assert_msg (st == CN_OK, "%s: CROWN arm failed on a supported case: %s", cn_op_name (op), err.msg);
@@ -697,7 +697,7 @@ START_TEST (crown_step_invariant)
               xp[i] = &xin[i];
             }
           ck_assert (cn_mpfi_vec_init (&y, n_out, PREC, &err) == CN_OK);
-          ck_assert_msg (rule->ibp_mpfi (&nd->view, xp, &y, &err) == CN_OK, "%s: %s", cn_op_name (op), err.msg);
+          ck_assert_msg (rule->ibp_mpfi (&nd->view[0], xp, &y, &err) == CN_OK, "%s: %s", cn_op_name (op), err.msg);
           mpfi_t acc, t;
           mpfi_init2 (acc, 4 * PREC);
           mpfi_init2 (t, 4 * PREC);

@@ -43,8 +43,10 @@ cn_status cn_graph_add_constant (cn_graph *g, const char *name, const cn_tensor 
  * is CN_EINVAL with a message naming both ports, the operator and NAME.  Then the rule's checks
  * run: an operator without a rule is CN_EUNSUPPORTED; bad attributes, input sorts or shapes are
  * CN_EINVAL or CN_ESHAPE with a message naming the operator and NAME.  The output's sort is the
- * model's scalar unless the rule says otherwise (comparisons: bool, integer words, ...).  The output value numbers go to OUT (as many as the
- * operator has outputs; all current operators have one). */
+ * model's scalar unless the rule says otherwise (comparisons: bool, integer words, ...).  The
+ * number of the node's first output goes to *OUT (if OUT is not NULL).  An operator with several
+ * outputs (cn_op_n_outputs) gets one value per output, output K > 0 named "NAME.<output name>"
+ * (cn_op_output_name): cn_graph_node_output (g, cn_graph_value_producer (g, *out), K). */
 cn_status cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const int *in,
                              const char *name, int *out, cn_error *err);
 /* Declares the graph outputs (replacing earlier ones). */
@@ -70,6 +72,7 @@ const char *cn_graph_node_name (const cn_graph *g, int node);
 int cn_graph_node_n_inputs (const cn_graph *g, int node);
 int cn_graph_node_input (const cn_graph *g, int node, int i);
 int cn_graph_node_output (const cn_graph *g, int node, int i);
+int cn_graph_node_n_outputs (const cn_graph *g, int node);
 const void *cn_graph_node_params (const cn_graph *g, int node);
 
 /* ---- evaluation ---------------------------------------------------------------------- */

@@ -65,6 +65,13 @@ cn_family cn_op_family (cn_op op);
 const char *cn_family_name (cn_family f);     /* "elementwise", "activation", ... */
 /* The operator whose name is NAME, or CN_OP_COUNT if there is none. */
 cn_op cn_op_lookup (const char *name);
+/* The number of outputs of OP (1 for most operators; sort, topk, cummax and cummin return their
+ * index tensor at output 1, batchNorm its batch mean and variance at outputs 1 and 2), at most
+ * CN_OP_MAX_OUTPUTS; 0 if OP has no rule.  The name of output K ("values", "indices", "mean"),
+ * or NULL if there is no such output. */
+#define CN_OP_MAX_OUTPUTS 4
+int cn_op_n_outputs (cn_op op);
+const char *cn_op_output_name (cn_op op, int k);
 void cn_op_coverage_get (cn_op op, cn_op_coverage *cov);
 
 /* ---- attribute records ----------------------------------------------------------------- */

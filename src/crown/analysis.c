@@ -298,16 +298,23 @@ cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts
   for (int k = 0; k < g->n_nodes; k++)
     {
       const struct cn__node *nd = &g->nodes[k];
-      if ((st = cn_box_init (&a->boxes[nd->out], g->values[nd->out].numel, err)) != CN_OK)
-        goto fail;
-      for (int i = 0; i < nd->n_in; i++)
-        a->depends[nd->out] |= a->depends[nd->in[i]];
+      for (int o = 0; o < nd->n_out; o++)
+        {
+          int w = nd->out[o];
+          if ((st = cn_box_init (&a->boxes[w], g->values[w].numel, err)) != CN_OK)
+            goto fail;
+          for (int i = 0; i < nd->n_in; i++)
+            a->depends[w] |= a->depends[nd->in[i]];
+        }
       if ((st = cn__ibp_node (g, k, a->boxes, err)) != CN_OK)
         goto fail;
-      if (a->opts.method == CN_METHOD_CROWN && a->depends[nd->out] && feeds_relaxation (g, nd->out)
-          && !first_layer (g, nd->out))
-        if ((st = tighten (a, nd->out, err)) != CN_OK)
-          goto fail;
+      for (int o = 0; o < nd->n_out; o++)
+        {
+          int w = nd->out[o];
+          if (a->opts.method == CN_METHOD_CROWN && a->depends[w] && feeds_relaxation (g, w) && !first_layer (g, w))
+            if ((st = tighten (a, w, err)) != CN_OK)
+              goto fail;
+        }
     }
   a->seconds = now () - t0;
   *out = a;

@@ -70,73 +70,79 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
   for (int k = g->values[v].producer; k >= 0; k--)
     {
       const struct cn__node *nd = &g->nodes[k];
-      int o = nd->out;
-      if (lam[o] == NULL)
-        continue;
-      step.nv = &nd->view;
-      step.lam_out = lam[o];
-      if (!depends[o])
+      /* One step per output that holds coefficients (the invariant is kept output by output:
+       * each step replaces one lam_w . w by its relaxation over the node's inputs). */
+      for (int oi = 0; oi < nd->n_out; oi++)
         {
-          concretise (&step, lam[o], &boxes[o]);
-          free (lam[o]);
-          lam[o] = NULL;
-          continue;
-        }
-      for (int i = 0; i < nd->n_in; i++)
-        {
-          const struct cn__value *u = &g->values[nd->in[i]];
-          in_box[i] = &boxes[nd->in[i]];
-          lam_in[i] = NULL;
-          if (u->is_constant)
+          int o = nd->out[oi];
+          if (lam[o] == NULL)
             continue;
-          lam_in[i] = calloc ((size_t) rows * (size_t) u->numel + 1, sizeof (double));
-          if (lam_in[i] == NULL)
+          step.nv = &nd->view[oi];
+          step.lam_out = lam[o];
+          if (!depends[o])
             {
-              st = cn_error_set (err, CN_ENOMEM, "crown: cannot allocate %lld x %lld coefficients",
-                                 (long long) rows, (long long) u->numel);
-              goto step_fail;
-            }
-        }
-      step.lam_in = lam_in;
-      step.in_box = in_box;
-      if (nd->rule->crown == NULL)
-        {
-          st = cn_error_set (err, CN_EUNSUPPORTED, "%s: no CROWN arm yet (node '%s')", cn_op_name (nd->op), nd->name);
-          goto step_fail;
-        }
-      if ((st = nd->rule->crown (&step, err)) != CN_OK)
-        goto step_fail;
-      free (lam[o]);
-      lam[o] = NULL;
-      /* Sum the contributions into each input's coefficients (2.2: a value with several
-       * consumers gets the sum).  The first contribution is moved; later ones are added in
-       * RN, each sum one rounding per entry, charged as such. */
-      for (int i = 0; i < nd->n_in; i++)
-        {
-          int w = nd->in[i];
-          if (lam_in[i] == NULL)
-            continue;
-          if (lam[w] == NULL)
-            {
-              lam[w] = lam_in[i];
-              lam_in[i] = NULL;
+              concretise (&step, lam[o], &boxes[o]);
+              free (lam[o]);
+              lam[o] = NULL;
               continue;
             }
-          int64_t n = g->values[w].numel;
-          for (int64_t j = 0; j < rows * n; j++)
-            lam[w][j] += lam_in[i][j];
-          cn__crown_charge_entrywise (&step, lam[w], n, &boxes[w]);
-          free (lam_in[i]);
-          lam_in[i] = NULL;
+          if (nd->rule->crown == NULL)
+            {
+              st = cn_error_set (err, CN_EUNSUPPORTED, "%s: no CROWN arm yet (node '%s')", cn_op_name (nd->op),
+                                 nd->name);
+              goto done;
+            }
+          for (int i = 0; i < nd->n_in; i++)
+            {
+              const struct cn__value *u = &g->values[nd->in[i]];
+              in_box[i] = &boxes[nd->in[i]];
+              lam_in[i] = NULL;
+              if (u->is_constant)
+                continue;
+              lam_in[i] = calloc ((size_t) rows * (size_t) u->numel + 1, sizeof (double));
+              if (lam_in[i] == NULL)
+                {
+                  st = cn_error_set (err, CN_ENOMEM, "crown: cannot allocate %lld x %lld coefficients",
+                                     (long long) rows, (long long) u->numel);
+                  goto step_fail;
+                }
+            }
+          step.lam_in = lam_in;
+          step.in_box = in_box;
+          if ((st = nd->rule->crown (&step, err)) != CN_OK)
+            goto step_fail;
+          free (lam[o]);
+          lam[o] = NULL;
+          /* Sum the contributions into each input's coefficients (2.2: a value with several
+           * consumers gets the sum).  The first contribution is moved; later ones are added in
+           * RN, each sum one rounding per entry, charged as such. */
+          for (int i = 0; i < nd->n_in; i++)
+            {
+              int w = nd->in[i];
+              if (lam_in[i] == NULL)
+                continue;
+              if (lam[w] == NULL)
+                {
+                  lam[w] = lam_in[i];
+                  lam_in[i] = NULL;
+                  continue;
+                }
+              int64_t n = g->values[w].numel;
+              for (int64_t j = 0; j < rows * n; j++)
+                lam[w][j] += lam_in[i][j];
+              cn__crown_charge_entrywise (&step, lam[w], n, &boxes[w]);
+              free (lam_in[i]);
+              lam_in[i] = NULL;
+            }
+          continue;
+        step_fail:
+          for (int i = 0; i < nd->n_in; i++)
+            {
+              free (lam_in[i]);
+              lam_in[i] = NULL;
+            }
+          goto done;
         }
-      continue;
-    step_fail:
-      for (int i = 0; i < nd->n_in; i++)
-        {
-          free (lam_in[i]);
-          lam_in[i] = NULL;
-        }
-      goto done;
     }
   /* Only graph inputs (and constants, which never receive coefficients) are left. */
   if (input_coef != NULL && g->n_inputs > 0)

@@ -76,11 +76,15 @@ cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs, cn_te
           st = cn_error_set (err, CN_EUNSUPPORTED, "%s: no forward rule (node '%s')", cn_op_name (nd->op), nd->name);
           goto done;
         }
-      if ((st = cn_tensor_init (&val[nd->out], sort_of (&g->values[nd->out], dtype), &g->values[nd->out].shape, err))
-          != CN_OK)
-        goto done;
-      if ((st = nd->rule->forward (&nd->view, args, &val[nd->out], err)) != CN_OK)
-        goto done;
+      /* one forward call per output (view[k] computes output k) */
+      for (int o = 0; o < nd->n_out; o++)
+        {
+          const struct cn__value *ov = &g->values[nd->out[o]];
+          if ((st = cn_tensor_init (&val[nd->out[o]], sort_of (ov, dtype), &ov->shape, err)) != CN_OK)
+            goto done;
+          if ((st = nd->rule->forward (&nd->view[o], args, &val[nd->out[o]], err)) != CN_OK)
+            goto done;
+        }
     }
   for (int i = 0; i < g->n_outputs; i++)
     {

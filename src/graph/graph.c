@@ -48,6 +48,8 @@ cn_graph_free (cn_graph *g)
       free (nd->in_shape);
       free (nd->in_const);
       free (nd->in_sort);
+      free (nd->out);
+      free (nd->view);
     }
   free (g->values);
   free (g->nodes);
@@ -64,7 +66,32 @@ cn__graph_check_value (const cn_graph *g, int v, const char *who, cn_error *err)
   return CN_OK;
 }
 
-/* Appends a value with the given name, sort and shape; its number goes to *V. */
+/* Points the views of ND at the current g->values (which new_value may move). */
+static void
+refresh_views (cn_graph *g, struct cn__node *nd)
+{
+  for (int i = 0; i < nd->n_in; i++)
+    {
+      nd->in_shape[i] = &g->values[nd->in[i]].shape;
+      nd->in_const[i] = g->values[nd->in[i]].is_constant ? &g->values[nd->in[i]].constant : NULL;
+    }
+  for (int k = 0; k < nd->n_out; k++)
+    {
+      cn_node_view *v = &nd->view[k];
+      v->op = nd->op;
+      v->params = nd->params;
+      v->n_in = nd->n_in;
+      v->in_shape = nd->in_shape;
+      v->in_const = nd->in_const;
+      v->in_sort = nd->in_sort;
+      v->out_shape = &g->values[nd->out[k]].shape;
+      v->out_index = k;
+      v->name = nd->name;
+    }
+}
+
+/* Appends a value with the given name, sort and shape; its number goes to *V.  When the value
+ * array moves, every node's views are pointed at its new place. */
 static cn_status
 new_value (cn_graph *g, const char *name, cn_dtype dtype, const cn_shape *shape, int *v, cn_error *err)
 {
@@ -74,8 +101,12 @@ new_value (cn_graph *g, const char *name, cn_dtype dtype, const cn_shape *shape,
       struct cn__value *nv = realloc (g->values, (size_t) cap * sizeof *nv);
       if (nv == NULL)
         return cn_error_set (err, CN_ENOMEM, "graph: out of memory");
+      int moved = nv != g->values;
       g->values = nv;
       g->cap_values = cap;
+      if (moved)
+        for (int k = 0; k < g->n_nodes; k++)
+          refresh_views (g, &g->nodes[k]);
     }
   struct cn__value *val = &g->values[g->n_values];
   memset (val, 0, sizeof *val);
@@ -222,6 +253,8 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
   int *ins = malloc ((size_t) n_in * sizeof *ins);
   cn_dtype *isorts = malloc ((size_t) (n_in > 0 ? n_in : 1) * sizeof *isorts);
   void *pcopy = NULL;
+  int *outs = NULL;
+  cn_node_view *views = NULL;
   char *ncopy = dup_name (name);
   cn_status st = CN_OK;
   if (shapes == NULL || consts == NULL || ins == NULL || isorts == NULL || ncopy == NULL)
@@ -252,17 +285,16 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
           goto fail;
         }
     }
+  /* The model's scalar is recorded as the sort of the first floating input (f64 if none). */
+  cn_dtype osort_float = CN_DTYPE_F64;
+  for (int i = 0; i < n_in; i++)
+    if (cn_dtype_is_float (g->values[in[i]].dtype))
+      {
+        osort_float = g->values[in[i]].dtype;
+        break;
+      }
   if (cn_dtype_is_float (osort))
-    {
-      /* The model's scalar: recorded as the sort of the first floating input (f64 if none). */
-      osort = CN_DTYPE_F64;
-      for (int i = 0; i < n_in; i++)
-        if (cn_dtype_is_float (g->values[in[i]].dtype))
-          {
-            osort = g->values[in[i]].dtype;
-            break;
-          }
-    }
+    osort = osort_float;
   cn_shape oshape;
   memset (&oshape, 0, sizeof oshape);
   cn_error local;
@@ -294,9 +326,54 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
       g->nodes = nn;
       g->cap_nodes = cap;
     }
-  int v;
-  if ((st = new_value (g, name, osort, &oshape, &v, err)) != CN_OK)
-    goto fail;
+  /* The outputs: output 0 as check and out_sort said, the others as out_extra says. */
+  int n_out = cn__rule_n_out (rule);
+  cn_shape xshape[CN_OP_MAX_OUTPUTS];
+  cn_dtype xsort[CN_OP_MAX_OUTPUTS];
+  xshape[0] = oshape;
+  xsort[0] = osort;
+  if (n_out > CN_OP_MAX_OUTPUTS || (n_out > 1 && (rule->out_extra == NULL || rule->out_name == NULL)))
+    {
+      st = cn_error_set (err, CN_EINVAL, "%s: the rule declares %d outputs without their shapes and names (node '%s')",
+                         cn_op_name (op), n_out, nm);
+      goto fail;
+    }
+  for (int k = 1; k < n_out; k++)
+    {
+      memset (&xshape[k], 0, sizeof xshape[k]);
+      xsort[k] = CN_DTYPE_F64;
+      cn_error_clear (&local);
+      if ((st = rule->out_extra (params, n_in, shapes, k, &xshape[k], &xsort[k], &local)) != CN_OK)
+        {
+          cn_error_set (err, st, "%s (node '%s')", local.msg, nm);
+          goto fail;
+        }
+      if (cn_dtype_is_float (xsort[k]))
+        xsort[k] = osort_float;
+    }
+  outs = malloc ((size_t) n_out * sizeof *outs);
+  views = calloc ((size_t) n_out, sizeof *views);
+  if (outs == NULL || views == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "graph: out of memory");
+      goto fail;
+    }
+  int first = g->n_values;
+  for (int k = 0; k < n_out; k++)
+    {
+      char xname[256];
+      if (k == 0)
+        snprintf (xname, sizeof xname, "%s", nm);
+      else
+        snprintf (xname, sizeof xname, "%s.%s", nm, rule->out_name[k]);
+      if ((st = new_value (g, xname, xsort[k], &xshape[k], &outs[k], err)) != CN_OK)
+        {
+          /* take back the outputs made so far: they belong to no node */
+          while (g->n_values > first)
+            free (g->values[--g->n_values].name);
+          goto fail;
+        }
+    }
   /* Values may have moved in memory: refresh the shape and constant pointers. */
   for (int i = 0; i < n_in; i++)
     {
@@ -311,35 +388,25 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
   nd->name = ncopy;
   nd->n_in = n_in;
   nd->in = ins;
-  nd->out = v;
+  nd->n_out = n_out;
+  nd->out = outs;
+  nd->view = views;
   nd->in_shape = shapes;
   nd->in_const = consts;
   nd->in_sort = isorts;
-  g->values[v].producer = g->n_nodes;
+  for (int k = 0; k < n_out; k++)
+    g->values[outs[k]].producer = g->n_nodes;
   g->n_nodes++;
-  /* Every node's view points into g->values, which new_value may move: rebuild them all. */
-  for (int k = 0; k < g->n_nodes; k++)
-    {
-      struct cn__node *m = &g->nodes[k];
-      for (int i = 0; i < m->n_in; i++)
-        {
-          m->in_shape[i] = &g->values[m->in[i]].shape;
-          m->in_const[i] = g->values[m->in[i]].is_constant ? &g->values[m->in[i]].constant : NULL;
-        }
-      m->view.op = m->op;
-      m->view.params = m->params;
-      m->view.n_in = m->n_in;
-      m->view.in_shape = m->in_shape;
-      m->view.in_const = m->in_const;
-      m->view.in_sort = m->in_sort;
-      m->view.out_shape = &g->values[m->out].shape;
-      m->view.name = m->name;
-    }
+  /* The views point into g->values (new_value repoints the other nodes' when it moves): a graph
+   * of n nodes costs O(n) view updates, amortised, not O(n^2). */
+  refresh_views (g, nd);
   if (out != NULL)
-    out[0] = v;
+    out[0] = outs[0];
   return CN_OK;
 
 fail:
+  free (outs);
+  free (views);
   free (shapes);
   free (consts);
   free (ins);
@@ -418,8 +485,10 @@ cn_graph_node_input (const cn_graph *g, int n, int i)
 int
 cn_graph_node_output (const cn_graph *g, int n, int i)
 {
-  return n >= 0 && n < g->n_nodes && i == 0 ? g->nodes[n].out : -1;
+  return n >= 0 && n < g->n_nodes && i >= 0 && i < g->nodes[n].n_out ? g->nodes[n].out[i] : -1;
 }
+
+int cn_graph_node_n_outputs (const cn_graph *g, int n) { return n >= 0 && n < g->n_nodes ? g->nodes[n].n_out : -1; }
 
 const void *
 cn_graph_node_params (const cn_graph *g, int n)

@@ -27,12 +27,13 @@ struct cn__node
   char *name;
   int n_in;
   int *in;                   /* n_in value numbers */
-  int out;                   /* the output value number (one output per node for now) */
-  /* Views for the arms, filled once when the node is added. */
+  int n_out;                 /* the rule's number of outputs (at least 1) */
+  int *out;                  /* n_out output value numbers */
+  /* Views for the arms, refreshed whenever g->values moves. */
   const cn_shape **in_shape;
   const cn_tensor **in_const;
   cn_dtype *in_sort;         /* n_in sorts, the model's scalar as CN_DTYPE_F64 (the view's in_sort) */
-  cn_node_view view;
+  cn_node_view *view;        /* n_out views: view[k] computes output k (out_index = k) */
 };
 
 struct cn_graph
@@ -46,6 +47,16 @@ struct cn_graph
   int *outputs;
   int n_outputs;
 };
+
+/* Whether FLAGS (one byte per value) is set at some output of ND. */
+static inline int
+cn__node_any_out (const struct cn__node *nd, const unsigned char *flags)
+{
+  for (int o = 0; o < nd->n_out; o++)
+    if (flags[nd->out[o]])
+      return 1;
+  return 0;
+}
 
 /* Returns CN_EINVAL unless V is a value of G. */
 cn_status cn__graph_check_value (const cn_graph *g, int v, const char *who, cn_error *err);

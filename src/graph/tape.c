@@ -79,8 +79,8 @@ max_inputs (const cn_graph *g)
 }
 
 /* Evaluates node ND of G through its forward arm, its inputs' values in VAL: initialises
- * VAL[out] in the output's held sort and fills it.  ARGS has room for the node's inputs.  On
- * failure VAL[out] is left clear. */
+ * VAL[out_k] of every output k in the output's held sort and fills it (one forward call per
+ * output).  ARGS has room for the node's inputs.  On failure the outputs are left clear. */
 static cn_status
 forward_node (const cn_graph *g, const struct cn__node *nd, cn_tensor *val, const cn_tensor **args, cn_error *err)
 {
@@ -88,14 +88,20 @@ forward_node (const cn_graph *g, const struct cn__node *nd, cn_tensor *val, cons
     return cn_error_set (err, CN_EUNSUPPORTED, "%s: no forward rule (node '%s')", cn_op_name (nd->op), nd->name);
   for (int i = 0; i < nd->n_in; i++)
     args[i] = &val[nd->in[i]];
-  const struct cn__value *ov = &g->values[nd->out];
-  cn_status st = cn_tensor_init (&val[nd->out], held_sort (ov->dtype), &ov->shape, err);
-  if (st == CN_OK)
-    st = nd->rule->forward (&nd->view, args, &val[nd->out], err);
+  cn_status st = CN_OK;
+  for (int o = 0; o < nd->n_out && st == CN_OK; o++)
+    {
+      const struct cn__value *ov = &g->values[nd->out[o]];
+      st = cn_tensor_init (&val[nd->out[o]], held_sort (ov->dtype), &ov->shape, err);
+      if (st == CN_OK)
+        st = nd->rule->forward (&nd->view[o], args, &val[nd->out[o]], err);
+    }
   if (st != CN_OK)
-    cn_tensor_clear (&val[nd->out]);
+    for (int o = 0; o < nd->n_out; o++)
+      cn_tensor_clear (&val[nd->out[o]]);
   return st;
 }
+
 
 /* Whether input I of ND passes gradients and tangents: a value port (or an element port) reading
  * a value of the model's scalar whose flag
@@ -106,11 +112,12 @@ passes (const cn_graph *g, const struct cn__node *nd, int i, const unsigned char
   return cn__port_differentiable (nd->rule, i, g->values[nd->in[i]].dtype) && (flags[nd->in[i]] & mask) != 0;
 }
 
-/* Whether the output of ND needs a gradient: it is of the model's scalar and some input passes. */
+/* Whether output O of ND needs a gradient: it is a value output (not an index tensor) of the
+ * model's scalar, and some input passes. */
 static int
-node_active (const cn_graph *g, const struct cn__node *nd, const unsigned char *flags, unsigned mask)
+node_active (const cn_graph *g, const struct cn__node *nd, int o, const unsigned char *flags, unsigned mask)
 {
-  if (!cn_dtype_is_float (g->values[nd->out].dtype))
+  if (!cn_dtype_is_float (g->values[nd->out[o]].dtype) || !cn__out_differentiable (nd->rule, o))
     return 0;
   for (int i = 0; i < nd->n_in; i++)
     if (passes (g, nd, i, flags, mask))
@@ -150,7 +157,7 @@ sweep (const cn_graph *g, int n_nodes, const cn_tensor *val, const unsigned char
   for (int k = n_nodes - 1; k >= 0; k--)
     {
       const struct cn__node *nd = &g->nodes[k];
-      if (!reach[nd->out])
+      if (!cn__node_any_out (nd, reach))
         continue;
       if (nd->rule->pullback == NULL)
         {
@@ -172,14 +179,8 @@ sweep (const cn_graph *g, int n_nodes, const cn_tensor *val, const unsigned char
   for (int k = n_nodes - 1; k >= 0; k--)
     {
       const struct cn__node *nd = &g->nodes[k];
-      if (!reach[nd->out])
+      if (!cn__node_any_out (nd, reach))
         continue;
-      if (cot[nd->out] == NULL)
-        {
-          /* Cannot happen: a reached value is the seed or read by a reached node, which allocated it. */
-          st = cn_error_set (err, CN_EINVAL, "gradient: internal error, no cotangent for node '%s'", nd->name);
-          goto done;
-        }
       for (int i = 0; i < nd->n_in; i++)
         {
           int u = nd->in[i];
@@ -191,14 +192,28 @@ sweep (const cn_graph *g, int n_nodes, const cn_tensor *val, const unsigned char
             goto nomem;
           g_in[i] = cot[u];
         }
-      if ((st = nd->rule->pullback (&nd->view, args, &val[nd->out], cot[nd->out], g_in, err)) != CN_OK)
-        goto done;
-      /* now bar u has received J_{f,u}^T bar v for every input u that passes */
-      if (!keep[nd->out])
+      /* One pullback per reached output: the node's vector-Jacobian product is the sum over its
+       * outputs (an index output is never reached: its flag is off). */
+      for (int o = 0; o < nd->n_out; o++)
         {
-          free (cot[nd->out]);
-          cot[nd->out] = NULL;
+          int w = nd->out[o];
+          if (!reach[w])
+            continue;
+          if (cot[w] == NULL)
+            {
+              /* Cannot happen: a reached value is the seed or read by a reached node, which allocated it. */
+              st = cn_error_set (err, CN_EINVAL, "gradient: internal error, no cotangent for node '%s'", nd->name);
+              goto done;
+            }
+          if ((st = nd->rule->pullback (&nd->view[o], args, &val[w], cot[w], g_in, err)) != CN_OK)
+            goto done;
+          if (!keep[w])
+            {
+              free (cot[w]);
+              cot[w] = NULL;
+            }
         }
+      /* now bar u has received sum_o J_{f_o,u}^T bar v_o for every input u that passes */
     }
   /* now the caller's buffers hold what they held plus J^T SEED */
   goto done;
@@ -236,7 +251,7 @@ evaluate (const cn_graph *g, const double *const *x, int yv, cn_tensor *val, uns
   for (int k = g->n_nodes - 1; k >= 0; k--)
     {
       const struct cn__node *nd = &g->nodes[k];
-      if (needed[nd->out])
+      if (cn__node_any_out (nd, needed))
         for (int i = 0; i < nd->n_in; i++)
           needed[nd->in[i]] = 1;
     }
@@ -269,7 +284,7 @@ evaluate (const cn_graph *g, const double *const *x, int yv, cn_tensor *val, uns
   for (int k = 0; k < g->n_nodes; k++)
     {
       const struct cn__node *nd = &g->nodes[k];
-      if (needed[nd->out] && (st = forward_node (g, nd, val, args, err)) != CN_OK)
+      if (cn__node_any_out (nd, needed) && (st = forward_node (g, nd, val, args, err)) != CN_OK)
         goto done;
     }
   /* now val[v] = v(x) for every value v output YV depends on */
@@ -324,7 +339,9 @@ cn_graph_vjp (const cn_graph *g, const double *const *x, int output, const doubl
   for (int k = 0; k < g->n_nodes; k++)
     {
       const struct cn__node *nd = &g->nodes[k];
-      act[nd->out] = needed[nd->out] && node_active (g, nd, act, 1);
+      int need = cn__node_any_out (nd, needed);
+      for (int o = 0; o < nd->n_out; o++)
+        act[nd->out[o]] = need && node_active (g, nd, o, act, 1);
     }
   if (y != NULL)
     for (int64_t j = 0; j < g->values[yv].numel; j++)
@@ -378,28 +395,35 @@ cn_graph_jvp (const cn_graph *g, const double *const *x, const double *const *t_
   for (int k = 0; k < g->n_nodes; k++)
     {
       const struct cn__node *nd = &g->nodes[k];
-      if (!needed[nd->out] || !node_active (g, nd, has, 1))
+      if (!cn__node_any_out (nd, needed))
         continue;
-      if (nd->rule->jvp == NULL)
+      for (int o = 0; o < nd->n_out; o++)
         {
-          st = cn_error_set (err, CN_EUNSUPPORTED, "%s: no jvp (node '%s')", cn_op_name (nd->op), nd->name);
-          goto done;
+          int w = nd->out[o];
+          if (!needed[w] || !node_active (g, nd, o, has, 1))
+            continue;               /* an index output's tangent is zero: it has none */
+          if (nd->rule->jvp == NULL)
+            {
+              st = cn_error_set (err, CN_EUNSUPPORTED, "%s: no jvp (node '%s')", cn_op_name (nd->op), nd->name);
+              goto done;
+            }
+          for (int i = 0; i < nd->n_in; i++)
+            {
+              args[i] = &val[nd->in[i]];
+              t_in[i] = passes (g, nd, i, has, 1) ? tan[nd->in[i]] : NULL;
+            }
+          int64_t no = g->values[w].numel;
+          if ((tan[w] = malloc ((size_t) (no > 0 ? no : 1) * sizeof (double))) == NULL)
+            {
+              st = cn_error_set (err, CN_ENOMEM, "jvp: out of memory");
+              goto done;
+            }
+          own[w] = 1;
+          if ((st = nd->rule->jvp (&nd->view[o], args, &val[w], t_in, tan[w], err)) != CN_OK)
+            goto done;
+          has[w] = 1;
+          /* now tan[w] = sum over the inputs that pass of J_{f_o,u} tan[u] */
         }
-      for (int i = 0; i < nd->n_in; i++)
-        {
-          args[i] = &val[nd->in[i]];
-          t_in[i] = passes (g, nd, i, has, 1) ? tan[nd->in[i]] : NULL;
-        }
-      int64_t no = g->values[nd->out].numel;
-      if ((tan[nd->out] = malloc ((size_t) (no > 0 ? no : 1) * sizeof (double))) == NULL)
-        {
-          st = cn_error_set (err, CN_ENOMEM, "jvp: out of memory");
-          goto done;
-        }
-      own[nd->out] = has[nd->out] = 1;
-      if ((st = nd->rule->jvp (&nd->view, args, &val[nd->out], t_in, tan[nd->out], err)) != CN_OK)
-        goto done;
-      /* now tan[out] = sum over the inputs that pass of J_{f,u} tan[u] */
     }
   int64_t ny = g->values[yv].numel;
   for (int64_t j = 0; j < ny; j++)
@@ -592,8 +616,9 @@ cn_tape_apply (cn_tape *t, cn_op op, const void *params, int n_in, const int *in
     free (args);
   if (st != CN_OK)
     return st;                          /* the output stays without value: no later node reads it */
-  t->state[nd->out] = HELD | (node_active (t->g, nd, t->state, NEEDS) ? NEEDS : 0);
-  *ref = nd->out;
+  for (int o = 0; o < nd->n_out; o++)
+    t->state[nd->out[o]] = HELD | (node_active (t->g, nd, o, t->state, NEEDS) ? NEEDS : 0);
+  *ref = nd->out[0];
   return CN_OK;
 }
 

@@ -23,15 +23,22 @@ cn__ibp_node (const cn_graph *g, int k, cn_box *boxes, cn_error *err)
     return cn_error_set (err, CN_ENOMEM, "ibp: out of memory");
   for (int i = 0; i < nd->n_in; i++)
     in[i] = &boxes[nd->in[i]];
-  cn_box *out = &boxes[nd->out];
-  cn_status st = nd->rule->ibp (&nd->view, in, out, err);
+  /* one call per output (view[o] computes output o; its box initialised by the caller) */
+  cn_status st = CN_OK;
+  for (int o = 0; o < nd->n_out && st == CN_OK; o++)
+    {
+      cn_box *out = &boxes[nd->out[o]];
+      if ((st = nd->rule->ibp (&nd->view[o], in, out, err)) != CN_OK)
+        break;
+      for (int64_t j = 0; j < out->n; j++)
+        if (isnan (out->lo[j]) || isnan (out->hi[j]) || out->lo[j] > out->hi[j])
+          {
+            st = cn_error_set (err, CN_EUNSOUND, "%s: IBP arm produced an invalid interval at %lld (node '%s')",
+                               cn_op_name (nd->op), (long long) j, nd->name);
+            break;
+          }
+    }
   if (in != stack_in)
     free (in);
-  if (st != CN_OK)
-    return st;
-  for (int64_t j = 0; j < out->n; j++)
-    if (isnan (out->lo[j]) || isnan (out->hi[j]) || out->lo[j] > out->hi[j])
-      return cn_error_set (err, CN_EUNSOUND, "%s: IBP arm produced an invalid interval at %lld (node '%s')",
-                           cn_op_name (nd->op), (long long) j, nd->name);
-  return CN_OK;
+  return st;
 }

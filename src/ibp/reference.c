@@ -52,10 +52,13 @@ cn_reference_ibp (const cn_graph *g, const cn_mpfi_vec *input, mpfr_prec_t prec,
         }
       for (int i = 0; i < nd->n_in; i++)
         args[i] = &val[nd->in[i]];
-      if ((st = cn_mpfi_vec_init (&val[nd->out], g->values[nd->out].numel, prec, err)) != CN_OK)
-        goto done;
-      if ((st = nd->rule->ibp_mpfi (&nd->view, args, &val[nd->out], err)) != CN_OK)
-        goto done;
+      for (int o = 0; o < nd->n_out; o++)
+        {
+          if ((st = cn_mpfi_vec_init (&val[nd->out[o]], g->values[nd->out[o]].numel, prec, err)) != CN_OK)
+            goto done;
+          if ((st = nd->rule->ibp_mpfi (&nd->view[o], args, &val[nd->out[o]], err)) != CN_OK)
+            goto done;
+        }
     }
   /* Hand output 0 over to OUT. */
   *out = val[g->outputs[0]];

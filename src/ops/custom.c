@@ -172,7 +172,7 @@ mark_needed (const cn_graph *g, unsigned char *needed)
   for (int k = g->n_nodes - 1; k >= 0; k--)
     {
       const struct cn__node *nd = &g->nodes[k];
-      if (needed[nd->out])
+      if (cn__node_any_out (nd, needed))
         for (int i = 0; i < nd->n_in; i++)
           needed[nd->in[i]] = 1;
     }
@@ -216,10 +216,11 @@ custom_ibp_body (const cn_node_view *nv, const cn_box *const *in, cn_box *out, c
   for (int k = 0; k < g->n_nodes; k++)
     {
       const struct cn__node *nd = &g->nodes[k];
-      if (!needed[nd->out])
+      if (!cn__node_any_out (nd, needed))
         continue;
-      if ((st = cn_box_init (&box[nd->out], g->values[nd->out].numel, &local)) != CN_OK
-          || (st = cn__ibp_node (g, k, box, &local)) != CN_OK)
+      for (int o = 0; o < nd->n_out && st == CN_OK; o++)
+        st = cn_box_init (&box[nd->out[o]], g->values[nd->out[o]].numel, &local);
+      if (st != CN_OK || (st = cn__ibp_node (g, k, box, &local)) != CN_OK)
         {
           st = wrap (nv, st, &local, err);
           goto done;
@@ -292,7 +293,7 @@ custom_mpfi_body (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_
   for (int k = 0; k < g->n_nodes; k++)
     {
       const struct cn__node *nd = &g->nodes[k];
-      if (!needed[nd->out])
+      if (!cn__node_any_out (nd, needed))
         continue;
       if (nd->rule->ibp_mpfi == NULL)
         {
@@ -302,12 +303,13 @@ custom_mpfi_body (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_
         }
       for (int i = 0; i < nd->n_in; i++)
         args[i] = &val[nd->in[i]];
-      if ((st = cn_mpfi_vec_init (&val[nd->out], g->values[nd->out].numel, prec, &local)) != CN_OK
-          || (st = nd->rule->ibp_mpfi (&nd->view, args, &val[nd->out], &local)) != CN_OK)
-        {
-          st = wrap (nv, st, &local, err);
-          goto done;
-        }
+      for (int o = 0; o < nd->n_out; o++)
+        if ((st = cn_mpfi_vec_init (&val[nd->out[o]], g->values[nd->out[o]].numel, prec, &local)) != CN_OK
+            || (st = nd->rule->ibp_mpfi (&nd->view[o], args, &val[nd->out[o]], &local)) != CN_OK)
+          {
+            st = wrap (nv, st, &local, err);
+            goto done;
+          }
       /* now val[out] encloses the node's value for every real point of the input intervals */
     }
   const cn_mpfi_vec *y = &val[g->outputs[0]];

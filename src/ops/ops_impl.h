@@ -41,7 +41,10 @@ typedef struct cn_node_view
   int n_in;
   const cn_shape *const *in_shape;    /* n_in shapes */
   const cn_tensor *const *in_const;   /* n_in entries: the constant tensor, or NULL */
-  const cn_shape *out_shape;          /* the (single) output's shape */
+  const cn_shape *out_shape;          /* the shape of the output this view computes */
+  int out_index;                      /* which output that is: 0, or 1 .. n_out-1 of a rule with
+                                         several outputs (the arms of a single-output rule never
+                                         look at it) */
   const char *name;                   /* the node's name, for messages */
   const cn_dtype *in_sort;            /* n_in entries: the inputs' sorts as out_sort saw them
                                          (CN_DTYPE_F64 for the model's scalar), or NULL when
@@ -125,7 +128,38 @@ struct cn_op_rule
   /* One CROWN backward step (see cn_crown_step). */
   cn_status (*crown) (const cn_crown_step *st, cn_error *err);
   int cuda;                           /* a CUDA kernel implements the operator */
+
+  /* Several outputs (the seed's sort and topk with their index tensor at a second output,
+   * batchNorm with its batch statistics).  N_OUT is the number of outputs; 0 and 1 both mean one.
+   * Output 0's shape and sort come from check and out_sort; OUT_EXTRA writes output K's
+   * (1 <= K < n_out), called after check succeeded.  Every arm above computes ONE output: the one
+   * whose number the view's out_index holds (the graph gives each output its own view), so a
+   * consumer runs an arm once per output it needs, and the arms' contracts hold output by output
+   * (a pullback ADDS output K's vector-Jacobian product, so the sum over outputs is the node's).
+   * OUT_KIND[K] is CN_PORT_VALUE for an output that carries gradients, CN_PORT_INDEX for an index
+   * tensor of the model's scalar (the engines give it no cotangent and a zero tangent, and never
+   * call pullback or jvp for it); NULL means all VALUE.  OUT_NAME[K] names it in messages and in
+   * the graph ("values", "indices"); output K > 0 of node N is the value named "N.<out_name>". */
+  int n_out;
+  const char *const *out_name;
+  const cn_port_kind *out_kind;
+  cn_status (*out_extra) (const void *params, int n_in, const cn_shape *const *in, int k, cn_shape *shape,
+                          cn_dtype *sort, cn_error *err);
 };
+
+/* The number of outputs of RULE (at least 1). */
+static inline int
+cn__rule_n_out (const struct cn_op_rule *r)
+{
+  return r->n_out > 1 ? r->n_out : 1;
+}
+
+/* Whether output K of RULE carries gradients (a value output, not an index tensor). */
+static inline int
+cn__out_differentiable (const struct cn_op_rule *r, int k)
+{
+  return r->out_kind == NULL || r->out_kind[k] == CN_PORT_VALUE;
+}
 
 /* The sort of input I's port (VALUE when the rule lists none; a variadic rule's ports all take
  * in_kind[0]). */

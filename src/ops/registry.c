@@ -68,6 +68,22 @@ cn_op_lookup (const char *name)
   return CN_OP_COUNT;
 }
 
+int
+cn_op_n_outputs (cn_op op)
+{
+  const struct cn_op_rule *r = cn__op_rule (op);
+  return r ? cn__rule_n_out (r) : 0;
+}
+
+const char *
+cn_op_output_name (cn_op op, int k)
+{
+  const struct cn_op_rule *r = cn__op_rule (op);
+  if (r == NULL || k < 0 || k >= cn__rule_n_out (r))
+    return NULL;
+  return r->out_name != NULL ? r->out_name[k] : "output";
+}
+
 size_t
 cn_op_params_size (cn_op op)
 {

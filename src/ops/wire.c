@@ -831,7 +831,8 @@ enc_words (const cn_tensor *t)
 }
 
 /* Encodes the program G (custom's field FIELD of TAG) as {"inputs", "constants", "nodes",
- * "outputs"}, values renumbered inputs first, then constants, then node outputs. */
+ * "outputs"}, values renumbered inputs first, then constants, then node outputs (all of a node's
+ * outputs in order: the numbers the graph builder gives them when the program is decoded). */
 static cn_status
 encode_program (const char *tag, const char *field, const cn_graph *g, int depth, json_t **out, cn_error *err)
 {
@@ -852,8 +853,10 @@ encode_program (const char *tag, const char *field, const cn_graph *g, int depth
   for (int v = 0; v < nv; v++)
     if (cn_graph_value_constant (g, v) != NULL)
       num[v] = ni + nc++;
-  for (int n = 0; n < nn; n++)
-    num[cn_graph_node_output (g, n, 0)] = ni + nc + n;
+  /* (a node with several outputs numbers them in order, as the graph builder makes them) */
+  for (int n = 0, next = ni + nc; n < nn; n++)
+    for (int k = 0; k < cn_graph_node_n_outputs (g, n); k++)
+      num[cn_graph_node_output (g, n, k)] = next++;
   for (int v = 0; v < nv; v++)
     if (num[v] < 0)
       {
