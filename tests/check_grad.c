@@ -145,13 +145,13 @@ port_tensor (const struct tu_op_case *c, const cn_graph *g, const struct cn__nod
   cn_tensor_clear (&f);
 }
 
-/* The tensor for the output of node ND, in binary64 or in the output's own sort. */
+/* The tensor for output K of node ND, in binary64 or in the output's own sort. */
 static void
-out_tensor (const cn_graph *g, const struct cn__node *nd, cn_tensor *t)
+out_tensor (const cn_graph *g, const struct cn__node *nd, int k, cn_tensor *t)
 {
   cn_error err;
   cn_error_clear (&err);
-  const struct cn__value *o = &g->values[nd->out[0]];
+  const struct cn__value *o = &g->values[nd->out[k]];
   ck_assert (cn_tensor_init (t, cn_dtype_is_float (o->dtype) ? CN_DTYPE_F64 : o->dtype, &o->shape, &err) == CN_OK);
 }
 
@@ -255,9 +255,9 @@ START_TEST (pullback_adds)
           for (int64_t j = 0; j < u->numel; j++)
             b[i][j] = p[i][j] = tu_uniform (-4, 4);
         }
-      int64_t m = g->values[nd->out[0]].numel;
-      out_tensor (g, nd, &tout);
-      ck_assert_msg (rule->forward (&nd->view[0], args, &tout, &err) == CN_OK, "%s: forward: %s", name, err.msg);
+      int64_t m = g->values[nd->out[c.out_index]].numel;
+      out_tensor (g, nd, c.out_index, &tout);
+      ck_assert_msg (rule->forward (&nd->view[c.out_index], args, &tout, &err) == CN_OK, "%s: forward: %s", name, err.msg);
       double *go = malloc ((size_t) (m + 1) * sizeof *go);
       ck_assert (go != NULL);
       for (int64_t j = 0; j < m; j++)
@@ -265,17 +265,17 @@ START_TEST (pullback_adds)
       /* A: into zeros; B: into P; C: into zeros with a random half of the cotangents NULL. */
       for (int i = 0; i < n_in; i++)
         gin[i] = a[i];
-      ck_assert_msg (rule->pullback (&nd->view[0], args, &tout, go, gin, &err) == CN_OK, "%s: pullback: %s", name, err.msg);
+      ck_assert_msg (rule->pullback (&nd->view[c.out_index], args, &tout, go, gin, &err) == CN_OK, "%s: pullback: %s", name, err.msg);
       for (int i = 0; i < n_in; i++)
         gin[i] = b[i];
-      ck_assert (rule->pullback (&nd->view[0], args, &tout, go, gin, &err) == CN_OK);
+      ck_assert (rule->pullback (&nd->view[c.out_index], args, &tout, go, gin, &err) == CN_OK);
       int keep[TU_MAX_IN];
       for (int i = 0; i < n_in; i++)
         {
           keep[i] = (int) tu_int (0, 1);
           gin[i] = keep[i] ? q[i] : NULL;
         }
-      ck_assert (rule->pullback (&nd->view[0], args, &tout, go, gin, &err) == CN_OK);
+      ck_assert (rule->pullback (&nd->view[c.out_index], args, &tout, go, gin, &err) == CN_OK);
       for (int i = 0; i < n_in; i++)
         for (int64_t j = 0; j < ni[i]; j++)
           {
@@ -606,22 +606,26 @@ graph_jvp (const cn_graph *g, const double *x, const double *dx, double *y, doub
           t_in[i] = cn__port_differentiable (nd->rule, i, g->values[nd->in[i]].dtype) ? tan[nd->in[i]] : NULL;
           any |= t_in[i] != NULL;
         }
-      int64_t no = g->values[nd->out[0]].numel;
-      cn_dtype osort = cn_dtype_is_float (g->values[nd->out[0]].dtype) ? CN_DTYPE_F64 : g->values[nd->out[0]].dtype;
-      if ((st = cn_tensor_init (&val[nd->out[0]], osort, &g->values[nd->out[0]].shape, err)) != CN_OK
-          || (st = nd->rule->forward (&nd->view[0], args, &val[nd->out[0]], err)) != CN_OK)
-        goto done;
-      if (!any)
-        continue;
-      if (nd->rule->jvp == NULL)
+      for (int o = 0; o < nd->n_out; o++)
         {
-          st = cn_error_set (err, CN_EUNSUPPORTED, "%s: no jvp (node '%s')", cn_op_name (nd->op), nd->name);
-          goto done;
+          int w = nd->out[o];
+          int64_t no = g->values[w].numel;
+          cn_dtype osort = cn_dtype_is_float (g->values[w].dtype) ? CN_DTYPE_F64 : g->values[w].dtype;
+          if ((st = cn_tensor_init (&val[w], osort, &g->values[w].shape, err)) != CN_OK
+              || (st = nd->rule->forward (&nd->view[o], args, &val[w], err)) != CN_OK)
+            goto done;
+          if (!any || !cn__out_differentiable (nd->rule, o))
+            continue;               /* an index output's tangent is zero */
+          if (nd->rule->jvp == NULL)
+            {
+              st = cn_error_set (err, CN_EUNSUPPORTED, "%s: no jvp (node '%s')", cn_op_name (nd->op), nd->name);
+              goto done;
+            }
+          tan[w] = malloc ((size_t) (no > 0 ? no : 1) * sizeof (double));
+          ck_assert (tan[w] != NULL);
+          if ((st = nd->rule->jvp (&nd->view[o], args, &val[w], t_in, tan[w], err)) != CN_OK)
+            goto done;
         }
-      tan[nd->out[0]] = malloc ((size_t) (no > 0 ? no : 1) * sizeof (double));
-      ck_assert (tan[nd->out[0]] != NULL);
-      if ((st = nd->rule->jvp (&nd->view[0], args, &val[nd->out[0]], t_in, tan[nd->out[0]], err)) != CN_OK)
-        goto done;
     }
   /* now val[v] = v(x) and tan[v] = J_v(x) dx (NULL: zero) for every value v */
   int64_t ny = g->values[yv].numel;
@@ -716,9 +720,9 @@ START_TEST (jvp_adjoint)
             }
           tx[i] = dx[i];
         }
-      int64_t m = g->values[nd->out[0]].numel;
-      out_tensor (g, nd, &tout);
-      ck_assert_msg (rule->forward (&nd->view[0], args, &tout, &err) == CN_OK, "%s: forward: %s", name, err.msg);
+      int64_t m = g->values[nd->out[c.out_index]].numel;
+      out_tensor (g, nd, c.out_index, &tout);
+      ck_assert_msg (rule->forward (&nd->view[c.out_index], args, &tout, &err) == CN_OK, "%s: forward: %s", name, err.msg);
       double *go = malloc ((size_t) (m + 1) * sizeof *go), *to = malloc ((size_t) (m + 1) * sizeof *to);
       ck_assert (go != NULL && to != NULL);
       for (int64_t j = 0; j < m; j++)
@@ -729,7 +733,7 @@ START_TEST (jvp_adjoint)
       if (rule->pullback == NULL)
         {
           /* no value input: forward mode writes zero tangents */
-          ck_assert_msg (rule->jvp (&nd->view[0], args, &tout, tx, to, &err) == CN_OK, "%s: jvp: %s", name, err.msg);
+          ck_assert_msg (rule->jvp (&nd->view[c.out_index], args, &tout, tx, to, &err) == CN_OK, "%s: jvp: %s", name, err.msg);
           for (int64_t j = 0; j < m; j++)
             ck_assert_msg (to[j] == 0, "%s: jvp of an operator without value input gives %.17g at %lld "
                            "(CN_TEST_SEED=%lu)", name, to[j], (long long) j, tu_seed ());
@@ -737,8 +741,8 @@ START_TEST (jvp_adjoint)
         }
       else if (!cn_dtype_is_float (tout.dtype) || all_finite (tout.data, m))
         {
-          ck_assert_msg (rule->jvp (&nd->view[0], args, &tout, tx, to, &err) == CN_OK, "%s: jvp: %s", name, err.msg);
-          ck_assert_msg (rule->pullback (&nd->view[0], args, &tout, go, gin, &err) == CN_OK, "%s: pullback: %s", name,
+          ck_assert_msg (rule->jvp (&nd->view[c.out_index], args, &tout, tx, to, &err) == CN_OK, "%s: jvp: %s", name, err.msg);
+          ck_assert_msg (rule->pullback (&nd->view[c.out_index], args, &tout, go, gin, &err) == CN_OK, "%s: pullback: %s", name,
                          err.msg);
           double lhs = 0, rhs = 0, scale = 0;
           for (int64_t j = 0; j < m; j++)

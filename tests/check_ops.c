@@ -632,7 +632,7 @@ START_TEST (crown_step_invariant)
       ck_assert_msg (tu_op_graph (&c, &g, &err) == CN_OK, "%s: %s", cn_op_name (op), err.msg);
       const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
       int n_in = nd->n_in;
-      int64_t n_out = g->values[nd->out[0]].numel, rows = 3;
+      int64_t n_out = g->values[nd->out[c.out_index]].numel, rows = 3;
       cn_box boxes[TU_MAX_IN];
       const cn_box *bp[TU_MAX_IN];
       double *lam_in[TU_MAX_IN];
@@ -676,7 +676,7 @@ START_TEST (crown_step_invariant)
       int slope = (int) (tu_rand () % 4);
       if (op == CN_OP_RELU && slope == CN_SLOPE_RATIO)
         no_charge = 0;
-      cn_crown_step step = { .nv = &nd->view[0], .rows = rows, .lam_out = lam_out, .lam_in = lam_in, .in_box = bp,
+      cn_crown_step step = { .nv = &nd->view[c.out_index], .rows = rows, .lam_out = lam_out, .lam_in = lam_in, .in_box = bp,
                              .bias = bias, .charge = charge, .threads = 1, .slope = slope };
       cn_status st = rule->crown (&step, &err);
       ck_assert_msg (st == CN_OK, "%s: CROWN arm failed on a supported case: %s", cn_op_name (op), err.msg);
@@ -697,7 +697,7 @@ START_TEST (crown_step_invariant)
               xp[i] = &xin[i];
             }
           ck_assert (cn_mpfi_vec_init (&y, n_out, PREC, &err) == CN_OK);
-          ck_assert_msg (rule->ibp_mpfi (&nd->view[0], xp, &y, &err) == CN_OK, "%s: %s", cn_op_name (op), err.msg);
+          ck_assert_msg (rule->ibp_mpfi (&nd->view[c.out_index], xp, &y, &err) == CN_OK, "%s: %s", cn_op_name (op), err.msg);
           mpfi_t acc, t;
           mpfi_init2 (acc, 4 * PREC);
           mpfi_init2 (t, 4 * PREC);
@@ -1018,6 +1018,191 @@ START_TEST (transcendental_edges)
 }
 END_TEST
 
+/* ---- element sorts: the arithmetic, extrema and comparisons on words, known answers ---------- */
+
+/* One entry through the rule of OP at the integer sort T: the inputs' words A (and B) as int64
+ * (or, for u64, their patterns), the forward's status and word in *R; the MPFI arm at the point
+ * must give the same word. */
+static cn_status
+ea_run (cn_op op, const void *params, cn_dtype t, int n_in, int64_t a, int64_t b, int64_t *r, cn_error *err)
+{
+  const struct cn_op_rule *rule = cn__op_rule (op);
+  cn_shape s1;
+  int64_t one = 1;
+  cn_shape_make (&s1, 1, &one, NULL);
+  const cn_shape *in_shape[2] = { &s1, &s1 };
+  const cn_tensor *in_const[2] = { NULL, NULL };
+  cn_dtype sorts[2] = { t, t }, osort;
+  cn_error_clear (err);
+  cn_status st = rule->out_sort (params, n_in, sorts, &osort, err);
+  if (st != CN_OK)
+    return st;
+  cn_node_view nv = { .op = op, .params = params, .n_in = n_in, .in_shape = in_shape, .in_const = in_const,
+                      .out_shape = &s1, .name = "known", .in_sort = sorts };
+  cn_tensor x[2], y;
+  const cn_tensor *xp[2] = { &x[0], &x[1] };
+  int64_t v[2] = { a, b };
+  for (int i = 0; i < 2; i++)
+    {
+      ck_assert (cn_tensor_init (&x[i], t, &s1, err) == CN_OK);
+      switch (cn_dtype_size (t))
+        {
+        case 1: *(uint8_t *) x[i].data = (uint8_t) v[i]; break;
+        case 2: *(uint16_t *) x[i].data = (uint16_t) v[i]; break;
+        case 4: *(uint32_t *) x[i].data = (uint32_t) v[i]; break;
+        default: *(uint64_t *) x[i].data = (uint64_t) v[i]; break;
+        }
+    }
+  ck_assert (cn_tensor_init (&y, osort == CN_DTYPE_F64 ? CN_DTYPE_F64 : osort, &s1, err) == CN_OK);
+  memset (y.data, 0x5a, cn_dtype_size (y.dtype));
+  st = rule->forward (&nv, xp, &y, err);
+  if (st != CN_OK)
+    {
+      /* refused before anything is written */
+      ck_assert_int_eq (*(uint8_t *) y.data, 0x5a);
+    }
+  else
+    {
+      int64_t w = 0;
+      switch (y.dtype)
+        {
+        case CN_DTYPE_BOOL: w = *(uint8_t *) y.data; break;
+        case CN_DTYPE_I8: w = *(int8_t *) y.data; break;
+        case CN_DTYPE_U8: w = *(uint8_t *) y.data; break;
+        case CN_DTYPE_I16: w = *(int16_t *) y.data; break;
+        case CN_DTYPE_U16: w = *(uint16_t *) y.data; break;
+        case CN_DTYPE_I32: w = *(int32_t *) y.data; break;
+        case CN_DTYPE_U32: w = *(uint32_t *) y.data; break;
+        default: w = *(int64_t *) y.data; break;
+        }
+      *r = w;
+      /* the MPFI arm at the point: the same word, exactly */
+      cn_mpfi_vec xi[2], yi;
+      const cn_mpfi_vec *xip[2] = { &xi[0], &xi[1] };
+      for (int i = 0; i < 2; i++)
+        {
+          ck_assert (cn_mpfi_vec_init (&xi[i], 1, 128, err) == CN_OK);
+          if (t == CN_DTYPE_U64)
+            mpfi_set_ui (xi[i].v[0], (unsigned long) (uint64_t) v[i]);
+          else
+            mpfi_set_si (xi[i].v[0], (long) v[i]);
+        }
+      ck_assert (cn_mpfi_vec_init (&yi, 1, 128, err) == CN_OK);
+      ck_assert_msg (rule->ibp_mpfi (&nv, xip, &yi, err) == CN_OK, "%s", err->msg);
+      if (y.dtype == CN_DTYPE_U64)
+        ck_assert_msg (mpfr_cmp_ui (&yi.v[0]->left, (unsigned long) (uint64_t) w) == 0
+                         && mpfr_cmp_ui (&yi.v[0]->right, (unsigned long) (uint64_t) w) == 0,
+                       "%s: MPFI at a point differs from the forward", cn_op_name (op));
+      else
+        ck_assert_msg (mpfr_cmp_si (&yi.v[0]->left, (long) w) == 0 && mpfr_cmp_si (&yi.v[0]->right, (long) w) == 0,
+                       "%s: MPFI at a point differs from the forward %lld", cn_op_name (op), (long long) w);
+      for (int i = 0; i < 2; i++)
+        cn_mpfi_vec_clear (&xi[i]);
+      cn_mpfi_vec_clear (&yi);
+    }
+  for (int i = 0; i < 2; i++)
+    cn_tensor_clear (&x[i]);
+  cn_tensor_clear (&y);
+  return st;
+}
+
+/* The word of OP at the sort T, which must be computed. */
+static int64_t
+ea_word (cn_op op, const void *params, cn_dtype t, int n_in, int64_t a, int64_t b)
+{
+  cn_error err;
+  int64_t r = 0;
+  cn_status st = ea_run (op, params, t, n_in, a, b, &r, &err);
+  ck_assert_msg (st == CN_OK, "%s at %s: %s", cn_op_name (op), cn_dtype_name (t), err.msg);
+  return r;
+}
+
+START_TEST (element_sorts_arith)
+{
+  cn_params_div trunc_p = { .rounding = CN_DIV_TRUNC }, floor_p = { .rounding = CN_DIV_FLOOR },
+                true_p = { .rounding = CN_DIV_TRUE };
+  /* wrapping +, -, *, negation */
+  ck_assert_int_eq (ea_word (CN_OP_ADD, NULL, CN_DTYPE_I8, 2, 127, 1), -128);
+  ck_assert_int_eq (ea_word (CN_OP_SUB, NULL, CN_DTYPE_U8, 2, 0, 1), 255);
+  ck_assert_int_eq (ea_word (CN_OP_MUL, NULL, CN_DTYPE_I8, 2, 16, 16), 0);
+  ck_assert_int_eq (ea_word (CN_OP_MUL, NULL, CN_DTYPE_I8, 2, -128, -1), -128);
+  ck_assert_int_eq (ea_word (CN_OP_NEG, NULL, CN_DTYPE_I16, 1, -32768, 0), -32768);
+  ck_assert_int_eq (ea_word (CN_OP_NEG, NULL, CN_DTYPE_U32, 1, 1, 0), 4294967295);
+  ck_assert_int_eq (ea_word (CN_OP_ADD, NULL, CN_DTYPE_I64, 2, INT64_MAX, 1), INT64_MIN);
+  ck_assert (ea_word (CN_OP_MUL, NULL, CN_DTYPE_U64, 2, (int64_t) 0x100000001ull, (int64_t) 0xffffffffull)
+             == (int64_t) 0xffffffffffffffffull);
+  /* division: trunc and floor; the minimum over -1 wraps to the minimum, as torch's int8 and
+   * int16 (and CUDA) do */
+  ck_assert_int_eq (ea_word (CN_OP_DIV, &floor_p, CN_DTYPE_I32, 2, -7, 2), -4);
+  ck_assert_int_eq (ea_word (CN_OP_DIV, &trunc_p, CN_DTYPE_I32, 2, -7, 2), -3);
+  ck_assert_int_eq (ea_word (CN_OP_DIV, &floor_p, CN_DTYPE_I32, 2, 7, -2), -4);
+  ck_assert_int_eq (ea_word (CN_OP_DIV, &trunc_p, CN_DTYPE_I8, 2, -128, -1), -128);
+  ck_assert_int_eq (ea_word (CN_OP_DIV, &floor_p, CN_DTYPE_I32, 2, INT32_MIN, -1), INT32_MIN);
+  ck_assert_int_eq (ea_word (CN_OP_DIV, &trunc_p, CN_DTYPE_I64, 2, INT64_MIN, -1), INT64_MIN);
+  ck_assert_int_eq (ea_word (CN_OP_DIV, &floor_p, CN_DTYPE_U8, 2, 250, 7), 35);
+  /* torch.remainder: the sign of the divisor */
+  ck_assert_int_eq (ea_word (CN_OP_REMAINDER, NULL, CN_DTYPE_I32, 2, -7, 2), 1);
+  ck_assert_int_eq (ea_word (CN_OP_REMAINDER, NULL, CN_DTYPE_I32, 2, 7, -2), -1);
+  ck_assert_int_eq (ea_word (CN_OP_REMAINDER, NULL, CN_DTYPE_I64, 2, INT64_MIN, -1), 0);
+  /* pow: repeated squaring, wrapping */
+  ck_assert_int_eq (ea_word (CN_OP_POW, NULL, CN_DTYPE_I8, 2, 3, 5), 243 - 256);
+  ck_assert_int_eq (ea_word (CN_OP_POW, NULL, CN_DTYPE_I32, 2, 0, 0), 1);
+  ck_assert_int_eq (ea_word (CN_OP_POW, NULL, CN_DTYPE_U16, 2, 2, 17), 0);
+  /* (-3)^41 = -36472996377170786403, modulo 2^64 read signed */
+  ck_assert_int_eq (ea_word (CN_OP_POW, NULL, CN_DTYPE_I64, 2, -3, 41), INT64_C (420491770248316829));
+  /* max and min by the order of the sort, comparisons exactly */
+  ck_assert_int_eq (ea_word (CN_OP_MAX, NULL, CN_DTYPE_U8, 2, 200, 100), 200);
+  ck_assert_int_eq (ea_word (CN_OP_MIN, NULL, CN_DTYPE_I8, 2, -100, 100), -100);
+  ck_assert_int_eq (ea_word (CN_OP_MAX, NULL, CN_DTYPE_BOOL, 2, 0, 1), 1);
+  ck_assert_int_eq (ea_word (CN_OP_GT, NULL, CN_DTYPE_I64, 2, INT64_MAX, INT64_MAX - 1), 1);
+  ck_assert_int_eq (ea_word (CN_OP_EQ, NULL, CN_DTYPE_I64, 2, INT64_MAX, INT64_MAX - 1), 0);
+  ck_assert_int_eq (ea_word (CN_OP_LT, NULL, CN_DTYPE_I64, 2, INT64_MIN, INT64_MIN + 1), 1);
+  ck_assert_int_eq (ea_word (CN_OP_NE, NULL, CN_DTYPE_U64, 2, (int64_t) 0xffffffffffffffffull,
+                             (int64_t) 0xfffffffffffffffeull), 1);
+  ck_assert_int_eq (ea_word (CN_OP_LE, NULL, CN_DTYPE_U64, 2, (int64_t) 0xfffffffffffffffeull,
+                             (int64_t) 0xffffffffffffffffull), 1);
+  ck_assert_int_eq (ea_word (CN_OP_GE, NULL, CN_DTYPE_I8, 2, -1, 1), 0);
+  /* refusals: a zero divisor, a negative exponent, true division and Booleans at arithmetic */
+  cn_error err;
+  int64_t r;
+  ck_assert_int_eq (ea_run (CN_OP_DIV, &floor_p, CN_DTYPE_I32, 2, 5, 0, &r, &err), CN_ENUMERIC);
+  ck_assert_msg (strncmp (err.msg, "div:", 4) == 0 && strstr (err.msg, "division by zero") && strstr (err.msg, "'known'"),
+                 "%s", err.msg);
+  ck_assert_int_eq (ea_run (CN_OP_REMAINDER, NULL, CN_DTYPE_U8, 2, 5, 0, &r, &err), CN_ENUMERIC);
+  ck_assert_msg (strncmp (err.msg, "remainder:", 10) == 0 && strstr (err.msg, "'known'"), "%s", err.msg);
+  ck_assert_int_eq (ea_run (CN_OP_POW, NULL, CN_DTYPE_I16, 2, 2, -1, &r, &err), CN_ENUMERIC);
+  ck_assert_msg (strstr (err.msg, "Integers to negative integer powers are not allowed") != NULL, "%s", err.msg);
+  ck_assert_int_eq (ea_run (CN_OP_DIV, &true_p, CN_DTYPE_I32, 2, 7, 2, &r, &err), CN_EINVAL);
+  ck_assert_msg (strncmp (err.msg, "div:", 4) == 0 && strstr (err.msg, "no rule"), "%s", err.msg);
+  ck_assert_int_eq (ea_run (CN_OP_ADD, NULL, CN_DTYPE_BOOL, 2, 1, 1, &r, &err), CN_EINVAL);
+  ck_assert_msg (strncmp (err.msg, "add:", 4) == 0 && strstr (err.msg, "Booleans"), "%s", err.msg);
+  /* the graph builder refuses true division of words and operands of two sorts, naming the node */
+  cn_graph *g = NULL;
+  ck_assert (cn_graph_create (&g, &err) == CN_OK);
+  int64_t two = 2;
+  cn_shape s2;
+  cn_shape_make (&s2, 1, &two, NULL);
+  cn_tensor ti, tu;
+  ck_assert (cn_tensor_init (&ti, CN_DTYPE_I32, &s2, &err) == CN_OK && cn_tensor_init (&tu, CN_DTYPE_U8, &s2, &err) == CN_OK);
+  int ci, cu, v, args[2];
+  ck_assert (cn_graph_add_constant (g, "i", &ti, &ci, &err) == CN_OK && cn_graph_add_constant (g, "u", &tu, &cu, &err) == CN_OK);
+  args[0] = args[1] = ci;
+  cn_error_clear (&err);
+  ck_assert_int_eq (cn_graph_add_node (g, CN_OP_DIV, &true_p, 2, args, "q", &v, &err), CN_EINVAL);
+  ck_assert_msg (strncmp (err.msg, "div:", 4) == 0 && strstr (err.msg, "'q'"), "%s", err.msg);
+  ck_assert_int_eq (cn_graph_add_node (g, CN_OP_DIV, &floor_p, 2, args, "q", &v, &err), CN_OK);
+  ck_assert_int_eq (cn_graph_value_dtype (g, v), CN_DTYPE_I32);
+  args[1] = cu;
+  cn_error_clear (&err);
+  ck_assert_int_eq (cn_graph_add_node (g, CN_OP_LT, NULL, 2, args, "mixed", &v, &err), CN_EINVAL);
+  ck_assert_msg (strstr (err.msg, "lt: input 1 holds u8 where input 0 holds i32") && strstr (err.msg, "'mixed'"),
+                 "%s", err.msg);
+  cn_tensor_clear (&ti);
+  cn_tensor_clear (&tu);
+  cn_graph_free (g);
+}
+END_TEST
+
 static Suite *
 ops_suite (void)
 {
@@ -1029,6 +1214,7 @@ ops_suite (void)
   tcase_add_test (tc, transcendental_edges);
   tcase_add_test (tc, random_spectral);
   tcase_add_test (tc, custom_cycle_refused);
+  tcase_add_test (tc, element_sorts_arith);
   tcase_add_loop_test (tc, generic, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, crown_step_invariant, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, ports_and_shapes, 0, CN_OP_COUNT);

@@ -97,14 +97,18 @@ replay (const cn_graph *g, const double *x, int *map)
           OK (cn_tape_leaf (t, cn_graph_value_name (g, v), &xt, 1, &map[v], &err));
           cn_tensor_clear (&xt);
         }
-      else
+      else if (cn_graph_node_output (g, k, 0) == v)
         {
+          /* one application per node; its other outputs follow output 0 */
           int n_in = cn_graph_node_n_inputs (g, k), in[16];
           ck_assert (n_in <= 16);
           for (int i = 0; i < n_in; i++)
             in[i] = map[cn_graph_node_input (g, k, i)];
           OK (cn_tape_apply (t, cn_graph_node_op (g, k), cn_graph_node_params (g, k), n_in, in,
                              cn_graph_node_name (g, k), &map[v], &err));
+          const cn_graph *tg = cn_tape_graph (t);
+          for (int o = 1; o < cn_graph_node_n_outputs (g, k); o++)
+            map[cn_graph_node_output (g, k, o)] = cn_graph_node_output (tg, cn_graph_value_producer (tg, map[v]), o);
         }
     }
   return t;

@@ -157,7 +157,13 @@ tu_op_case (cn_op op, struct tu_op_case *c)
       memset (c, 0, sizeof *c);
       c->op = op;
       if (gen[i] (op, c))
-        return 1;
+        {
+          /* an operator with several outputs: the case exposes one of them, drawn here */
+          int n_out = cn_op_n_outputs (op);
+          if (n_out > 1)
+            c->out_index = (int) tu_int (0, n_out - 1);
+          return 1;
+        }
     }
   return 0;
 }
@@ -247,6 +253,7 @@ tu_op_graph (const struct tu_op_case *c, cn_graph **out, cn_error *err)
     }
   if ((st = cn_graph_add_node (g, c->op, &c->params, c->n_in, ins, "op", &y, err)) != CN_OK)
     goto fail;
+  y = cn_graph_node_output (g, cn_graph_value_producer (g, y), c->out_index);
   if ((st = cn_graph_set_outputs (g, 1, &y, err)) != CN_OK)
     goto fail;
   *out = g;

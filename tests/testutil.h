@@ -48,6 +48,8 @@ struct tu_op_case
   double x_lo, x_hi;         /* if x_lo < x_hi: the tests draw the non-constant inputs' boxes and points
                                 inside [x_lo, x_hi] (an operator's domain); 0, 0: the default draws */
   int x_integer;             /* 1: the non-constant inputs' points and box ends are integers (word ports) */
+  int out_index;             /* which output of the operator the case's graph exposes (0, or drawn by
+                                tu_op_case among the outputs of an operator with several) */
   cn_dtype in_dtype[TU_MAX_IN]; /* the port's sort: CN_DTYPE_F64 (0, the default) the model's scalar;
                                    CN_DTYPE_BOOL: a non-constant port is fed gt(slice of X, 0), a constant
                                    is drawn 0/1; an integer sort: a non-constant port is fed

@@ -51,7 +51,10 @@ cn_status cn_tape_leaf (cn_tape *t, const char *name, const cn_tensor *x, int ne
  * a constant never needs a gradient and receives nothing. */
 cn_status cn_tape_constant (cn_tape *t, const char *name, const cn_tensor *x, int *ref, cn_error *err);
 /* Applies OP with the attribute record PARAMS (NULL for operators without attributes) to the
- * N_IN values IN (references of this tape) and writes the reference of the output to *REF.
+ * N_IN values IN (references of this tape) and writes the reference of the output to *REF (of
+ * output 0 for an operator with several outputs; output K's reference is
+ * cn_graph_node_output (cn_tape_graph (t), cn_graph_value_producer (cn_tape_graph (t), *ref), K),
+ * and an index output never needs a gradient).
  * The checks are the graph builder's (cn_graph_add_node): an operator without a rule is
  * CN_EUNSUPPORTED, bad attributes, ports or shapes CN_EINVAL or CN_ESHAPE with a message
  * naming the operator and NAME.  The forward arm then runs at once in binary64; values the

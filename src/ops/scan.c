@@ -7,14 +7,28 @@
  * a "row" is the n entries x[a, 0..n-1, b] for one outer index a and one inner index b; the row
  * entries sit inner = prod(B..) apart in memory.  Rows are independent.
  *
- * One output per node.  The seed's cummax, cummin, sort and topk return values and indices, and
- * argmax, argmin return an index tensor (an index port).  Our graph nodes have one output, so:
- *   - cummax, cummin, sort and topk compute the VALUES output (the index output is not produced;
- *     the pullback and jvp route through the indices the forward would return);
- *   - argmax and argmin produce the index output as a tensor of the model's float sort holding
- *     integers 0..n-1 (exact in binary32 for n <= 2^24).  Their input is a frozen port (the seed's
- *     gradient cell "no value input"): the pullback adds nothing (it exists because every rule has
- *     one) and the jvp writes 0.
+ * Outputs.  As in the seed, cummax, cummin, sort and topk return the values at output 0 and, at
+ * output 1 ("indices", an index output), the index along the axis each value came from; argmax and
+ * argmin return only an index tensor.  Index tensors are of the model's float sort holding the
+ * integers 0..n-1 (exact in binary32 for n <= 2^24).  An index output carries no gradient: the
+ * engines never call pullback or jvp for it (out_kind CN_PORT_INDEX), and the arms, if asked,
+ * add nothing and write 0.  argmax's and argmin's input is a frozen port (the seed's gradient cell
+ * "no value input"): the pullback adds nothing and the jvp writes 0.
+ *
+ * The index outputs' IBP and MPFI arms (index_hull_row below) bound the set of indices an output
+ * position can take over the box:
+ *   - sort, topk (the stable order: ascending, or descending; ties keep the row's order): entry i
+ *     stands at position rank_i(x) = #{q < i: x_q <= x_i} + #{q > i: x_q < x_i} (ascending;
+ *     descending: >= and >).  Each indicator is monotone in x_i and in x_q, so over the box
+ *     rank_i lies in [#{q < i: u_q <= l_i} + #{q > i: u_q < l_i}, #{q < i: l_q <= u_i} +
+ *     #{q > i: l_q < u_i}] (descending: the mirror).  Position k holds an i whose range contains
+ *     k; the output is [least such i, greatest such i], a hull of the exact set.
+ *   - cummax (ties move to the later entry): position j holds i <= j iff x_i >= x_q for q < i and
+ *     x_i > x_q for i < q <= j; some point of the box does that iff u_i >= l_q (q < i) and
+ *     u_i > l_q (i < q <= j) (take x_i = u_i, x_q = l_q).  cummin mirrors it.  The output is
+ *     the [least, greatest] candidate.
+ *   The MPFI arm runs the same on the enclosures' ends rounded outward to binary64: the candidate
+ *   sets only grow as the box widens, so the result holds, and at binary64 points it is exact.
  *
  * NaN ordering and ties follow PyTorch (CPU):
  *   - sort (stable = True): ascending puts every NaN after every number, descending before; equal
@@ -441,12 +455,17 @@ scan_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
           {
             int mx = nv->op == CN_OP_CUMMAX;
             double cur = g.n > 0 ? load (x, bi) : 0;
+            int64_t idx = 0;
             for (int64_t i = 0; i < g.n; i++)
               {
                 double v = load (x, bi + i * s);
                 if (isnan (v) || (!isnan (cur) && (mx ? v >= cur : v <= cur)))
-                  cur = v;
-                store (out, bo + i * s, cur);   /* exact: cur is an entry of the tensor's sort */
+                  {
+                    cur = v;
+                    idx = i;
+                  }
+                /* exact: cur is an entry of the tensor's sort, idx an integer below 2^24 */
+                store (out, bo + i * s, nv->out_index == 1 ? (double) idx : cur);
               }
             break;
           }
@@ -463,7 +482,7 @@ scan_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
                                      "axis %d are equal) (node '%s')", i1, i2, axis_of (nv), cn__node_name (nv));
               }
             for (int64_t k = 0; k < m; k++)
-              store (out, bo + k * s, keys[k].v);
+              store (out, bo + k * s, nv->out_index == 1 ? (double) keys[k].i : keys[k].v);
             break;
           }
         default:
@@ -546,8 +565,8 @@ scan_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tens
   struct geom g;
   int64_t m;
   cn_status st = diff_ok ("pullback", nv, in, out, &g, &m, err);
-  if (st != CN_OK || g_in[0] == NULL || nv->op == CN_OP_ARGMAX || nv->op == CN_OP_ARGMIN)
-    return st;                           /* argmax, argmin: a frozen port receives nothing */
+  if (st != CN_OK || g_in[0] == NULL || nv->op == CN_OP_ARGMAX || nv->op == CN_OP_ARGMIN || nv->out_index == 1)
+    return st;                           /* argmax, argmin: a frozen port; an index output: no gradient */
   const double *x = in[0]->data;
   double *gx = g_in[0];
   int64_t rows = g.outer * g.inner, s = g.inner;
@@ -613,7 +632,7 @@ scan_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
   if (st != CN_OK)
     return st;
   int64_t no = cn_tensor_numel (out);
-  if (t_in[0] == NULL || nv->op == CN_OP_ARGMAX || nv->op == CN_OP_ARGMIN)
+  if (t_in[0] == NULL || nv->op == CN_OP_ARGMAX || nv->op == CN_OP_ARGMIN || nv->out_index == 1)
     {
       for (int64_t j = 0; j < no; j++)
         t_out[j] = 0;
@@ -724,6 +743,133 @@ arg_candidate (int mx, int last, const double *l, const double *u, int64_t n, in
   return 1;
 }
 
+/* The index output of row R (see the top): for each of the M output positions, the least and
+ * greatest index the position can hold over the box [L, U] (the row's entries INNER apart),
+ * written to LO/HI at the output's row.  O(n^2) per row. */
+static void
+index_hull_row (const cn_node_view *nv, const struct geom *g, int64_t m, const double *l, const double *u,
+                int64_t *minr, int64_t *maxr, double *lo, double *hi)
+{
+  int64_t n = g->n, s = g->inner;
+  if (nv->op == CN_OP_CUMMAX || nv->op == CN_OP_CUMMIN)
+    {
+      int mx = nv->op == CN_OP_CUMMAX;
+      for (int64_t j = 0; j < n; j++)
+        {
+          int64_t first = -1, last = -1;
+          for (int64_t i = 0; i <= j; i++)
+            {
+              int ok = 1;
+              for (int64_t q = 0; q <= j && ok; q++)
+                if (q < i)
+                  ok = mx ? u[i * s] >= l[q * s] : l[i * s] <= u[q * s];
+                else if (q > i)
+                  ok = mx ? u[i * s] > l[q * s] : l[i * s] < u[q * s];
+              if (ok)
+                {
+                  if (first < 0)
+                    first = i;
+                  last = i;
+                }
+            }
+          /* the index the forward returns at any point of the box is a candidate; an empty set
+           * cannot happen for a box without NaN ends, but [0, j] stays sound if it did */
+          lo[j * s] = first < 0 ? 0 : (double) first;
+          hi[j * s] = first < 0 ? (double) j : (double) last;
+        }
+      return;
+    }
+  int desc = order_desc (nv);
+  for (int64_t i = 0; i < n; i++)
+    {
+      int64_t a = 0, b = 0;
+      double li = l[i * s], ui = u[i * s];
+      for (int64_t q = 0; q < n; q++)
+        {
+          if (q == i)
+            continue;
+          double lq = l[q * s], uq = u[q * s];
+          if (!desc)
+            {
+              a += q < i ? uq <= li : uq < li;       /* x_i = l_i, x_q = u_q: the least rank */
+              b += q < i ? lq <= ui : lq < ui;       /* x_i = u_i, x_q = l_q: the greatest */
+            }
+          else
+            {
+              a += q < i ? lq >= ui : lq > ui;
+              b += q < i ? uq >= li : uq > li;
+            }
+        }
+      minr[i] = a;
+      maxr[i] = b;
+    }
+  for (int64_t k = 0; k < m; k++)
+    {
+      int64_t first = -1, last = -1;
+      for (int64_t i = 0; i < n; i++)
+        if (minr[i] <= k && k <= maxr[i])
+          {
+            if (first < 0)
+              first = i;
+            last = i;
+          }
+      lo[k * s] = first < 0 ? 0 : (double) first;
+      hi[k * s] = first < 0 ? (double) (n - 1) : (double) last;
+    }
+}
+
+/* The index output over the box [XL, XU] (every row), into LO/HI. */
+static cn_status
+index_hull (const cn_node_view *nv, const struct geom *g, int64_t m, const double *xl, const double *xu, double *lo,
+            double *hi, cn_error *err)
+{
+  int64_t *minr = malloc ((size_t) (g->n ? g->n : 1) * sizeof *minr);
+  int64_t *maxr = malloc ((size_t) (g->n ? g->n : 1) * sizeof *maxr);
+  if (minr == NULL || maxr == NULL)
+    {
+      free (minr);
+      free (maxr);
+      return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", cn_op_name (nv->op), cn__node_name (nv));
+    }
+  for (int64_t r = 0; r < g->outer * g->inner; r++)
+    {
+      int64_t bi = row_base (g, g->n, r), bo = row_base (g, m, r);
+      index_hull_row (nv, g, m, xl + bi, xu + bi, minr, maxr, lo + bo, hi + bo);
+    }
+  free (minr);
+  free (maxr);
+  return CN_OK;
+}
+
+/* The index output in MPFI: index_hull on the enclosures' ends rounded outward to binary64. */
+static cn_status
+index_mpfi (const cn_node_view *nv, const struct geom *g, int64_t m, const cn_mpfi_vec *x, cn_mpfi_vec *out,
+            cn_error *err)
+{
+  int64_t n = x->n, no = out->n;
+  double *xl = malloc ((size_t) (n ? n : 1) * sizeof *xl), *xu = malloc ((size_t) (n ? n : 1) * sizeof *xu);
+  double *lo = malloc ((size_t) (no ? no : 1) * sizeof *lo), *hi = malloc ((size_t) (no ? no : 1) * sizeof *hi);
+  cn_status st = CN_OK;
+  if (xl == NULL || xu == NULL || lo == NULL || hi == NULL)
+    st = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", cn_op_name (nv->op), cn__node_name (nv));
+  else
+    {
+      for (int64_t j = 0; j < n; j++)
+        {
+          xl[j] = mpfr_get_d (&x->v[j]->left, MPFR_RNDD);
+          xu[j] = mpfr_get_d (&x->v[j]->right, MPFR_RNDU);
+        }
+      if ((st = index_hull (nv, g, m, xl, xu, lo, hi, err)) == CN_OK)
+        for (int64_t j = 0; j < no; j++)
+          mpfi_interv_d (out->v[j], lo[j], hi[j]);
+    }
+  free (xl);
+  free (xu);
+  free (lo);
+  free (hi);
+  return st;
+}
+
 static cn_status
 scan_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
@@ -738,6 +884,8 @@ scan_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
     if (isnan (xl[j]) || isnan (xu[j]))
       return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the input box at entry %lld (node '%s')", op,
                            (long long) j, cn__node_name (nv));
+  if (nv->out_index == 1)
+    return index_hull (nv, &g, m, xl, xu, out->lo, out->hi, err);
   int64_t rows = g.outer * g.inner, s = g.inner;
   double *bl = malloc ((size_t) (g.n ? g.n : 1) * sizeof *bl), *bh = malloc ((size_t) (g.n ? g.n : 1) * sizeof *bh);
   if (bl == NULL || bh == NULL)
@@ -903,6 +1051,8 @@ scan_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
                            (long long) j, cn__node_name (nv));
   if (out->n == 0)
     return CN_OK;
+  if (nv->out_index == 1)
+    return index_mpfi (nv, &g, m, x, out, err);
   mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
   int64_t rows = g.outer * g.inner, s = g.inner;
   mpfr_srcptr *pl = malloc ((size_t) (g.n ? g.n : 1) * sizeof *pl);
@@ -1015,18 +1165,42 @@ done:
 
 static const cn_port_kind frozen_port[1] = { CN_PORT_FROZEN };
 
-#define SCAN_RULE(ID, check_fn, psize, ports)                                                          \
+/* Output 1 of cummax, cummin, sort and topk: the indices, of output 0's shape, the model's scalar. */
+static const char *const values_indices[2] = { "values", "indices" };
+static const cn_port_kind value_index[2] = { CN_PORT_VALUE, CN_PORT_INDEX };
+
+#define INDEX_EXTRA(lname)                                                                             \
+  static cn_status lname##_extra (const void *p, int n_in, const cn_shape *const *in, int k,           \
+                                  cn_shape *shape, cn_dtype *sort, cn_error *err)                      \
+  {                                                                                                    \
+    if (k != 1)                                                                                        \
+      return cn_error_set (err, CN_EINVAL, #lname ": no output %d", k);                                \
+    *sort = CN_DTYPE_F64;                                                                              \
+    cn_status st = lname##_check (p, n_in, in, shape, err);                                            \
+    if (st == CN_OK && in[0]->dim[*(const int *) p] > (int64_t) 1 << 24)                              \
+      return cn_error_set (err, CN_EINVAL, #lname ": extent %lld on axis %d: indices above 2^24 are "  \
+                           "not exact in binary32", (long long) in[0]->dim[*(const int *) p],           \
+                           *(const int *) p);                                                          \
+    return st;                                                                                         \
+  }
+INDEX_EXTRA (cummax)
+INDEX_EXTRA (cummin)
+INDEX_EXTRA (sort)
+INDEX_EXTRA (topk)
+
+#define SCAN_RULE(ID, check_fn, psize, ports, nout, extra)                                             \
   const struct cn_op_rule cn__rule_##ID = {                                                            \
     .n_in = 1, .in_kind = ports, .params_size = sizeof (psize), .check = check_fn,                     \
     .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp,              \
-    .ibp_mpfi = scan_mpfi,                                                                             \
+    .ibp_mpfi = scan_mpfi, .n_out = nout, .out_name = nout > 1 ? values_indices : NULL,                \
+    .out_kind = nout > 1 ? value_index : NULL, .out_extra = extra,                                     \
   };
 
-SCAN_RULE (CUMSUM, cumsum_check, cn_params_cumulative, NULL)
-SCAN_RULE (CUMPROD, cumprod_check, cn_params_cumulative, NULL)
-SCAN_RULE (CUMMAX, cummax_check, cn_params_cumulative, NULL)
-SCAN_RULE (CUMMIN, cummin_check, cn_params_cumulative, NULL)
-SCAN_RULE (SORT, sort_check, cn_params_sort, NULL)
-SCAN_RULE (TOPK, topk_check, cn_params_topk, NULL)
-SCAN_RULE (ARGMAX, argmax_check, cn_params_argmax, frozen_port)
-SCAN_RULE (ARGMIN, argmin_check, cn_params_argmax, frozen_port)
+SCAN_RULE (CUMSUM, cumsum_check, cn_params_cumulative, NULL, 1, NULL)
+SCAN_RULE (CUMPROD, cumprod_check, cn_params_cumulative, NULL, 1, NULL)
+SCAN_RULE (CUMMAX, cummax_check, cn_params_cumulative, NULL, 2, cummax_extra)
+SCAN_RULE (CUMMIN, cummin_check, cn_params_cumulative, NULL, 2, cummin_extra)
+SCAN_RULE (SORT, sort_check, cn_params_sort, NULL, 2, sort_extra)
+SCAN_RULE (TOPK, topk_check, cn_params_topk, NULL, 2, topk_extra)
+SCAN_RULE (ARGMAX, argmax_check, cn_params_argmax, frozen_port, 1, NULL)
+SCAN_RULE (ARGMIN, argmin_check, cn_params_argmax, frozen_port, 1, NULL)
