@@ -1012,9 +1012,22 @@ const struct cn_op_rule cn__rule_LAYER_NORM = {
  * batch's own statistics (biased variance, as torch.nn.functional.batch_norm with training = True):
  *     mu_c = (1/M) sum x,   var_c = (1/M) sum (x - mu_c)^2,   z = (x - mu_c) / sqrt(var_c + eps),
  *     y = scale[c] z + bias[c].
- * Our nodes have ONE output: only y is produced.  The seed's extra outputs (the batch mean and variance,
- * from which a training run updates the running statistics) are not: a graph that needs them computes
- * them with mean nodes.  Each channel's group is exactly a layerNorm row of length M without affine
+ * Outputs: y at output 0, and the seed's extra outputs, the batch statistics from which a training
+ * run updates its running statistics: mu (output 1, "mean", [C]) and var (output 2, "var", [C], the
+ * biased variance y was normalised with).  A channel with no entries (M = 0) has no statistics:
+ * every arm of outputs 1 and 2 refuses it (CN_ENUMERIC).  Outputs 1 and 2 (bnt_stat_* below):
+ *   Forward  in binary64 whatever the sort, with compensated (Neumaier) sums: mu = S(x) / M,
+ *            var = S((x - mu)^2) / M, each rounded once to the sort T at the end.
+ *   IBP      mu: the sum of the lower (upper) ends with its (G) error (cn__sum_lo / cn__sum_hi),
+ *            divided by M rounded outward.  var: with [mu] that box, d_i = x_i - mu lies in
+ *            [l_i - mu_hi, u_i - mu_lo] (rounded outward) and d_i^2 in the square of that interval
+ *            (0 at the low end when it holds 0); var = (1/M) sum d_i^2 lies in the outward-rounded
+ *            sums of those ends over M, and var >= 0.
+ *   MPFI     mpfi sums over M, and var = (1/M) sum sqr(x_i - [mu]) (the natural extension, inside
+ *            the IBP box above).
+ *   Pullback d mu / d x_i = 1/M, d var / d x_i = 2 (x_i - mu) / M (the terms through mu cancel since
+ *            sum (x_i - mu) = 0); scale and bias receive nothing.  Jvp: the same derivatives.
+ * Each channel's group is exactly a layerNorm row of length M without affine
  * part, so every arm gathers the group (entries (a, c, i), a < outer, i < inner, in that order) into a
  * contiguous row and runs layerNorm's arm on it (its header above states the math, the order of the
  * forward, the IBP enclosure of 1.7 and the MPFI algorithm), then applies the channel's affine map:
@@ -1114,6 +1127,71 @@ bnt_index (const struct bnt_row *r, int64_t c, int64_t q)
     }                                                                                       \
   while (0)
 
+/* Adds V to the compensated sum (S, COMP) (Neumaier): S + COMP tracks the exact sum far more
+ * closely than S alone. */
+static inline void
+neumaier_add (double *s, double *comp, double v)
+{
+  double t = *s + v;
+  *comp += fabs (*s) >= fabs (v) ? (*s - t) + v : (v - t) + *s;
+  *s = t;
+}
+
+/* The statistics of one channel's group X[0..M-1] (binary64), M >= 1: the compensated sums of
+ * the top. */
+static void
+bnt_stats (const double *x, int64_t M, double *mu, double *var)
+{
+  double s = 0, comp = 0;
+  for (int64_t q = 0; q < M; q++)
+    neumaier_add (&s, &comp, x[q]);
+  double m = (s + comp) / (double) M;
+  s = comp = 0;
+  for (int64_t q = 0; q < M; q++)
+    {
+      double d = x[q] - m;
+      neumaier_add (&s, &comp, d * d);
+    }
+  *mu = m;
+  *var = (s + comp) / (double) M;
+}
+
+static cn_status
+bnt_no_stats (const cn_node_view *nv, cn_error *err)
+{
+  return cn_error_set (err, CN_ENUMERIC, "batchNorm: channels with no entries have no batch %s (node '%s')",
+                       nv->out_index == 1 ? "mean" : "variance", cn__node_name (nv));
+}
+
+/* Outputs 1 (mu) and 2 (var) of the forward. */
+static cn_status
+bnt_stat_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  struct bnt_row r;
+  bnt_row_init (nv, &r);
+  if (r.C == 0)
+    return CN_OK;
+  if (r.M == 0)
+    return bnt_no_stats (nv, err);
+  double *xr = malloc ((size_t) r.M * sizeof *xr);
+  if (xr == NULL)
+    return cn_error_set (err, CN_ENOMEM, "batchNorm: out of memory (node '%s')", cn__node_name (nv));
+  for (int64_t c = 0; c < r.C; c++)
+    {
+      for (int64_t q = 0; q < r.M; q++)
+        xr[q] = cn_tensor_get_f64 (in[0], bnt_index (&r, c, q));
+      double mu, var;
+      bnt_stats (xr, r.M, &mu, &var);
+      double v = nv->out_index == 1 ? mu : var;
+      if (out->dtype == CN_DTYPE_F64)
+        ((double *) out->data)[c] = v;
+      else
+        ((float *) out->data)[c] = (float) v;
+    }
+  free (xr);
+  return CN_OK;
+}
+
 static cn_status
 bnt_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
@@ -1124,6 +1202,8 @@ bnt_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
     if (in[i]->dtype != out->dtype)
       return cn_error_set (err, CN_EINVAL, "batchNorm: input %d has sort %s, the output %s (node '%s')", i,
                            cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), cn__node_name (nv));
+  if (nv->out_index > 0)
+    return bnt_stat_forward (nv, in, out, err);
   struct bnt_row r;
   bnt_row_init (nv, &r);
   if (r.M == 0)
@@ -1141,6 +1221,78 @@ bnt_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
   return CN_OK;
 }
 
+/* Outputs 1 (mu) and 2 (var) over the box IN[0] (see the top). */
+static cn_status
+bnt_stat_ibp (const cn_node_view *nv, const cn_box *x, cn_box *out, cn_error *err)
+{
+  struct bnt_row r;
+  bnt_row_init (nv, &r);
+  if (out->n != r.C)
+    return cn_error_set (err, CN_EINVAL, "batchNorm: statistics box has %lld entries, expected %lld (node '%s')",
+                         (long long) out->n, (long long) r.C, cn__node_name (nv));
+  if (r.C > 0 && r.M == 0)
+    return bnt_no_stats (nv, err);
+  double Md = (double) r.M;
+  for (int64_t c = 0; c < r.C; c++)
+    {
+      /* mu in [ml, mh]: the (G) sums of the ends, over M rounded outward */
+      double sl = 0, tl = 0, sh = 0, th = 0;
+      for (int64_t q = 0; q < r.M; q++)
+        {
+          int64_t j = bnt_index (&r, c, q);
+          sl += x->lo[j];
+          tl += fabs (x->lo[j]);
+          sh += x->hi[j];
+          th += fabs (x->hi[j]);
+        }
+      double ml = cn__down (cn__sum_lo (sl, tl, r.M) / Md), mh = cn__up (cn__sum_hi (sh, th, r.M) / Md);
+      if (isnan (ml))
+        ml = -INFINITY;
+      if (isnan (mh))
+        mh = INFINITY;
+      if (nv->out_index == 1)
+        {
+          out->lo[c] = ml;
+          out->hi[c] = mh;
+          continue;
+        }
+      /* var: d_i in [dl, dh] = [l_i - mh, u_i - ml] rounded outward; d_i^2 in [ql, qh] */
+      double slo = 0, shi = 0;
+      for (int64_t q = 0; q < r.M; q++)
+        {
+          int64_t j = bnt_index (&r, c, q);
+          double dl = cn__down (x->lo[j] - mh), dh = cn__up (x->hi[j] - ml);
+          if (isnan (dl))
+            dl = -INFINITY;
+          if (isnan (dh))
+            dh = INFINITY;
+          double ql, qh;
+          if (dl > 0)
+            {
+              ql = cn__down (dl * dl);
+              qh = cn__up (dh * dh);
+            }
+          else if (dh < 0)
+            {
+              ql = cn__down (dh * dh);
+              qh = cn__up (dl * dl);
+            }
+          else
+            {
+              ql = 0;
+              qh = cn__up (fmax (dl * dl, dh * dh));
+            }
+          slo += ql < 0 ? 0 : ql;
+          shi += qh;
+        }
+      /* nonnegative terms: the sums of magnitudes are the sums themselves */
+      double vl = cn__down (cn__sum_lo (slo, slo, r.M) / Md), vh = cn__up (cn__sum_hi (shi, shi, r.M) / Md);
+      out->lo[c] = isnan (vl) || vl < 0 ? 0 : vl;
+      out->hi[c] = isnan (vh) ? INFINITY : vh;
+    }
+  return CN_OK;
+}
+
 static cn_status
 bnt_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
@@ -1148,6 +1300,8 @@ bnt_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error 
     if (in[i]->n != cn__numel (nv->in_shape[i]))
       return cn_error_set (err, CN_EINVAL, "batchNorm: box of input %d has %lld entries, the shape %lld (node '%s')",
                            i, (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
+  if (nv->out_index > 0)
+    return bnt_stat_ibp (nv, in[0], out, err);
   if (out->n != in[0]->n)
     return cn_error_set (err, CN_EINVAL, "batchNorm: output box has %lld entries, expected %lld (node '%s')",
                          (long long) out->n, (long long) in[0]->n, cn__node_name (nv));
@@ -1191,6 +1345,50 @@ fail:
   return st;
 }
 
+/* Outputs 1 (mu) and 2 (var) in MPFI (see the top). */
+static cn_status
+bnt_stat_mpfi (const cn_node_view *nv, const cn_mpfi_vec *x, cn_mpfi_vec *out, cn_error *err)
+{
+  struct bnt_row r;
+  bnt_row_init (nv, &r);
+  if (out->n != r.C)
+    return cn_error_set (err, CN_EINVAL, "batchNorm: MPFI statistics have %lld entries, expected %lld (node '%s')",
+                         (long long) out->n, (long long) r.C, cn__node_name (nv));
+  if (r.C == 0)
+    return CN_OK;
+  if (r.M == 0)
+    return bnt_no_stats (nv, err);
+  mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
+  mpfi_t mu, d, acc;
+  mpfi_init2 (mu, prec);
+  mpfi_init2 (d, prec);
+  mpfi_init2 (acc, prec);
+  for (int64_t c = 0; c < r.C; c++)
+    {
+      mpfi_set_ui (mu, 0);
+      for (int64_t q = 0; q < r.M; q++)
+        mpfi_add (mu, mu, x->v[bnt_index (&r, c, q)]);
+      mpfi_div_d (mu, mu, (double) r.M);
+      if (nv->out_index == 1)
+        {
+          mpfi_set (out->v[c], mu);
+          continue;
+        }
+      mpfi_set_ui (acc, 0);
+      for (int64_t q = 0; q < r.M; q++)
+        {
+          mpfi_sub (d, x->v[bnt_index (&r, c, q)], mu);
+          mpfi_sqr (d, d);
+          mpfi_add (acc, acc, d);
+        }
+      mpfi_div_d (out->v[c], acc, (double) r.M);
+    }
+  mpfi_clear (mu);
+  mpfi_clear (d);
+  mpfi_clear (acc);
+  return CN_OK;
+}
+
 static cn_status
 bnt_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
@@ -1198,6 +1396,8 @@ bnt_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec 
     if (in[i]->n != cn__numel (nv->in_shape[i]))
       return cn_error_set (err, CN_EINVAL, "batchNorm: MPFI input %d has %lld entries, the shape %lld (node '%s')",
                            i, (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
+  if (nv->out_index > 0)
+    return bnt_stat_mpfi (nv, in[0], out, err);
   if (out->n != in[0]->n)
     return cn_error_set (err, CN_EINVAL, "batchNorm: MPFI output has %lld entries, expected %lld (node '%s')",
                          (long long) out->n, (long long) in[0]->n, cn__node_name (nv));
@@ -1233,11 +1433,50 @@ fail:
   return st;
 }
 
+/* The derivatives of outputs 1 and 2 in x: d mu / d x_i = 1/M, d var / d x_i = 2 (x_i - mu)/M.
+ * Pullback (T_OUT NULL): g_x[i] += g_c d/dx_i; jvp (G_X NULL): t_out[c] = sum_i d/dx_i t_x[i]. */
+static cn_status
+bnt_stat_diff (const cn_node_view *nv, const double *x, const double *g_c, double *g_x, const double *t_x,
+               double *t_out, cn_error *err)
+{
+  struct bnt_row r;
+  bnt_row_init (nv, &r);
+  if (r.C == 0)
+    return CN_OK;
+  if (r.M == 0)
+    return bnt_no_stats (nv, err);
+  double *xr = malloc ((size_t) r.M * sizeof *xr);
+  if (xr == NULL)
+    return cn_error_set (err, CN_ENOMEM, "batchNorm: out of memory (node '%s')", cn__node_name (nv));
+  for (int64_t c = 0; c < r.C; c++)
+    {
+      for (int64_t q = 0; q < r.M; q++)
+        xr[q] = x[bnt_index (&r, c, q)];
+      double mu, var, acc = 0;
+      bnt_stats (xr, r.M, &mu, &var);
+      for (int64_t q = 0; q < r.M; q++)
+        {
+          double dq = nv->out_index == 1 ? 1.0 / (double) r.M : 2.0 * (xr[q] - mu) / (double) r.M;
+          int64_t j = bnt_index (&r, c, q);
+          if (g_x != NULL)
+            g_x[j] += g_c[c] * dq;
+          if (t_x != NULL)
+            acc += dq * t_x[j];
+        }
+      if (t_out != NULL)
+        t_out[c] = acc;
+    }
+  free (xr);
+  return CN_OK;
+}
+
 static cn_status
 bnt_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
               double *const *g_in, cn_error *err)
 {
   (void) out;
+  if (nv->out_index > 0)
+    return g_in[0] == NULL ? CN_OK : bnt_stat_diff (nv, in[0]->data, g_out, g_in[0], NULL, NULL, err);
   struct bnt_row r;
   bnt_row_init (nv, &r);
   if (r.M == 0)
@@ -1286,6 +1525,14 @@ bnt_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *ou
          double *t_out, cn_error *err)
 {
   (void) out;
+  if (nv->out_index > 0)
+    {
+      if (t_in[0] != NULL)
+        return bnt_stat_diff (nv, in[0]->data, NULL, NULL, t_in[0], t_out, err);
+      for (int64_t c = 0; c < cn__numel (nv->out_shape); c++)
+        t_out[c] = 0;
+      return CN_OK;
+    }
   struct bnt_row r;
   bnt_row_init (nv, &r);
   if (r.M == 0)
@@ -1328,9 +1575,33 @@ bnt_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *ou
   return st;
 }
 
+/* Outputs 1 and 2: the batch mean and variance, [C] of the model's scalar. */
+static cn_status
+bnt_extra (const void *params, int n_in, const cn_shape *const *in, int k, cn_shape *shape, cn_dtype *sort,
+           cn_error *err)
+{
+  cn_shape y;
+  cn_status st = bnt_check (params, n_in, in, &y, err);
+  if (st != CN_OK)
+    return st;
+  if (k != 1 && k != 2)
+    return cn_error_set (err, CN_EINVAL, "batchNorm: no output %d", k);
+  const cn_params_batchnorm *p = params;
+  memset (shape, 0, sizeof *shape);
+  shape->rank = 1;
+  shape->dim[0] = in[0]->dim[p->axis];
+  *sort = CN_DTYPE_F64;
+  return CN_OK;
+}
+
+static const char *const bnt_out_names[3] = { "y", "mean", "var" };
+
 const struct cn_op_rule cn__rule_BATCH_NORM = {
   .n_in = 3,
   .params_size = sizeof (cn_params_batchnorm),
+  .n_out = 3,
+  .out_name = bnt_out_names,
+  .out_extra = bnt_extra,
   .check = bnt_check,
   .forward = bnt_forward,
   .pullback = bnt_pullback,
