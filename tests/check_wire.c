@@ -832,7 +832,7 @@ START_TEST (malformed)
   expect_fail (REC1 ("reduce", "[2, 3]", "{\"kind\": \"sum\", \"axes\": [32], \"keepdims\": false}"), CN_EINVAL,
                "reduce", "'axes'");
   expect_fail (REC1 ("permute", "[2, 3]", "{\"rank\": 2, \"perm\": [1, 1]}"), CN_EINVAL, "permute", NULL);
-  expect_fail (REC1 ("topk", "[4]", "{\"axis\": 0, \"k\": -1, \"largest\": true}"), CN_EINVAL, "topk", "'k'");
+  expect_fail (REC1 ("topk", "[4]", "{\"axis\": 0, \"k\": -1, \"largest\": true, \"ties_by_index\": false}"), CN_EINVAL, "topk", "'k'");
   expect_fail (REC1 ("encodeIndex", "[3, 2]", "{\"r\": 2, \"bound\": [2, 0], \"word\": \"i64\"}"), CN_EINVAL,
                "encodeIndex", "'bound'");
   expect_fail (REC1 ("randUniform", "[]", "{\"shape\": [2], \"lo\": 0, \"hi\": \"nan\"}"), CN_EINVAL, "randUniform",

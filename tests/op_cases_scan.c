@@ -44,6 +44,7 @@ tu_op_case_scan (cn_op op, struct tu_op_case *c)
       c->params.topk.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
       c->params.topk.k = tu_int (1, c->in_shape[0].dim[c->params.topk.axis]);
       c->params.topk.largest = (int) tu_int (0, 1);
+      c->params.topk.ties_by_index = (int) tu_int (0, 1);
       c->x_lo = -512;
       c->x_hi = 512;
       return 1;

@@ -407,6 +407,16 @@ class Eval:
     def op_BatchNormalization(self, i, a, o, n):
         x, s, b, m, v = i[:5]
         eps = float(np.float32(a.get("epsilon", 1e-5)))
+        if a.get("training_mode", 0):
+            # ONNX's training mode (opset 14+): Y from the batch statistics (biased variance), the
+            # running statistics input * momentum + batch * (1 - momentum); binary64 only (ref F64)
+            assert not self.t, "training_mode: a binary64 reference only"
+            mom = float(np.float32(a.get("momentum", 0.9)))
+            sh = [1, -1] + [1] * (x.ndim - 2)
+            axes = tuple(d for d in range(x.ndim) if d != 1)
+            mu, var = x.mean(axis=axes), x.var(axis=axes)
+            y = (x - mu.reshape(sh)) / np.sqrt(var.reshape(sh) + eps) * s.reshape(sh) + b.reshape(sh)
+            return [y, m * mom + mu * (1 - mom), v * mom + var * (1 - mom)]
         if self.t:
             return F.batch_norm(x, m, v, s, b, False, 0.0, eps)
         sh = [1, -1] + [1] * (x.ndim - 2)
@@ -2230,6 +2240,12 @@ def define_sort_models():
            init("cn", np.array([np.nan, np.inf, -np.inf, 1.0, -0.0], np.float32)),
            init("ua", np.array([1, 128, 255, 7, 3], np.uint8)), init("us", np.array([1, 1, 4, 0, 7], np.uint8))],
           ref=E)
+    # BatchNormalization in training mode: Y and the updated running statistics (batchNorm's
+    # outputs 1 and 2, the batch mean and variance)
+    bn = [init("s", W(3)), init("bb", W(3)), init("mu", W(3)), init("var", W(3, lo=0.25, hi=2.0))]
+    model("o15_batchnorm_training", 15,
+          [N("BatchNormalization", ["x", "s", "bb", "mu", "var"], ["y", "rm", "rv"], training_mode=1, momentum=0.8)],
+          [("x", [4, 3, 2])], [("y", [4, 3, 2]), ("rm", [3]), ("rv", [3])], bn, ref="f64")
 
 
 def write_models():

@@ -232,10 +232,12 @@ typedef struct cn_params_cumulative { int axis; } cn_params_cumulative;
 /* sort: the values of torch.sort(x, dim = axis, descending, stable = True) (0 <= axis < rank). */
 typedef struct cn_params_sort { int axis; int descending; } cn_params_sort;
 
-/* topk: the values of torch.topk(x, k, dim = axis, largest, sorted = True), 0 <= k <= the extent
- * on AXIS; the output has extent K there.  Evaluation fails where tied entries decide the
- * selection. */
-typedef struct cn_params_topk { int axis; int64_t k; int largest; } cn_params_topk;
+/* topk: torch.topk(x, k, dim = axis, largest, sorted = True): the values at output 0 and their
+ * indices at output 1, 0 <= k <= the extent on AXIS; the outputs have extent K there.  Tied
+ * entries: with TIES_BY_INDEX = 0 (the seed's policy for PyTorch, whose topk leaves them
+ * unspecified) evaluation fails where they decide the selection; with 1 the lower index comes
+ * first (ONNX's TopK). */
+typedef struct cn_params_topk { int axis; int64_t k; int largest; int ties_by_index; } cn_params_topk;
 
 /* argmax, argmin: the index along AXIS of the first (select_last_index: the last) extreme entry,
  * as a float holding an integer; the axis removed, or kept with extent 1 if keepdims

@@ -1794,6 +1794,41 @@ static cn_status op_reduce_max (struct nctx *nc) { return op_reduce (nc, CN_OP_R
 static cn_status op_reduce_min (struct nctx *nc) { return op_reduce (nc, CN_OP_REDUCE, CN_REDUCE_MIN, 0); }
 static cn_status op_reduce_prod (struct nctx *nc) { return op_reduce (nc, CN_OP_REDUCE, CN_REDUCE_PROD, 0); }
 
+/* BatchNormalization with training_mode = 1 (opset 14 and later): Y from the batch statistics
+ * (batchNorm, whose outputs 1 and 2 are the batch mean and biased variance), and the updated
+ * running statistics, ONNX's running_mean = input_mean momentum + mean (1 - momentum) and
+ * running_var = input_var momentum + var (1 - momentum), as mul and add nodes.  IN holds the
+ * graph values of X, scale, B, input_mean and input_var. */
+static cn_status
+batchnorm_training (struct nctx *nc, const cn_params_batchnorm *p, const int *in)
+{
+  cn_status st;
+  double momentum;
+  if (nc->imp->opset < 14)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "training_mode needs opset 14 or later (the file has %d)",
+                         (int) nc->imp->opset);
+  if ((st = attr_float (nc, "momentum", 0.9, &momentum)) != CN_OK)
+    return st;
+  if (!isfinite (momentum))
+    return cn_error_set (nc->err, CN_EINVAL, "momentum %g is not finite", momentum);
+  int xsb[3] = { in[0], in[1], in[2] }, y;
+  if ((st = add_node (nc, CN_OP_BATCH_NORM, p, 3, xsb, NULL, &y)) != CN_OK || (st = set_out (nc, 0, y, 1)) != CN_OK)
+    return st;
+  const cn_graph *g = nc->imp->g;
+  for (int k = 1; k <= 2; k++)
+    {
+      if (!out_wanted (nc, k))
+        continue;
+      int stat = cn_graph_node_output (g, cn_graph_value_producer (g, y), k), ab[2], r;
+      if ((st = mul_scalar (nc, in[2 + k], momentum, k == 1 ? "momentum_mean" : "momentum_var", &ab[0])) != CN_OK
+          || (st = mul_scalar (nc, stat, 1 - momentum, k == 1 ? "batch_mean" : "batch_var", &ab[1])) != CN_OK
+          || (st = add_node (nc, CN_OP_ADD, NULL, 2, ab, k == 1 ? "running_mean" : "running_var", &r)) != CN_OK
+          || (st = set_out (nc, k, r, 1)) != CN_OK)
+        return st;
+    }
+  return CN_OK;
+}
+
 static cn_status
 op_batchnorm (struct nctx *nc)
 {
@@ -1808,11 +1843,6 @@ op_batchnorm (struct nctx *nc)
     return st;
   if (!spatial)
     return cn_error_set (nc->err, CN_EUNSUPPORTED, "spatial = 0 is not supported");
-  if (training)
-    return cn_error_set (nc->err, CN_EUNSUPPORTED, "training_mode = 1 is not supported (inference only)");
-  for (int k = 1; k < (int) nc->np->n_output; k++)
-    if (out_wanted (nc, k))
-      return cn_error_set (nc->err, CN_EUNSUPPORTED, "the training outputs (running statistics) are not supported");
   if (in_shape (nc, 0)->rank < 2)
     return cn_error_set (nc->err, CN_ESHAPE, "the input must have rank 2 or more");
   cn_params_batchnorm p = { 1, eps };
@@ -1820,6 +1850,12 @@ op_batchnorm (struct nctx *nc)
   for (int i = 0; i < 5; i++)
     if ((st = in_gv (nc, i, &in[i])) != CN_OK)
       return st;
+  if (training)
+    return batchnorm_training (nc, &p, in);
+  for (int k = 1; k < (int) nc->np->n_output; k++)
+    if (out_wanted (nc, k))
+      return cn_error_set (nc->err, CN_EUNSUPPORTED, "the training outputs (running statistics) need training_mode = 1 "
+                           "(opset 14 or later)");
   if ((st = add_node (nc, CN_OP_BATCH_NORM_RUNNING, &p, 5, in, NULL, &v)) != CN_OK)
     return st;
   return set_out (nc, 0, v, 1);
@@ -3204,11 +3240,9 @@ op_gather_nd (struct nctx *nc)
   return set_out (nc, 0, v, 1);
 }
 
-static cn_status topk_indices (struct nctx *nc, int x, int a, int64_t k, int largest, int *v);
-
-/* TopK: the Values output (sorted, largest or smallest) onto topk, and the Indices output, when
- * it is named, as an index value (topk_indices).  K is an attribute before opset 10 and a
- * constant input since. */
+/* TopK: onto topk, the Values at its output 0 and the Indices at its output 1 (an index value:
+ * integers in the model's scalar, as ArgMax's).  K is an attribute before opset 10 and a constant
+ * input since.  Ties go to the lower index, as ONNX specifies (ties_by_index). */
 static cn_status
 op_topk (struct nctx *nc)
 {
@@ -3230,13 +3264,11 @@ op_topk (struct nctx *nc)
     return st;
   if (k < 0 || k > in_shape (nc, 0)->dim[a])
     return cn_error_set (nc->err, CN_EINVAL, "k = %lld is out of range", (long long) k);
-  cn_params_topk p = { a, k, largest != 0 };
-  if (out_wanted (nc, 0) && ((st = node1 (nc, CN_OP_TOPK, &p, x, NULL, &v)) != CN_OK || (st = set_out (nc, 0, v, 1)) != CN_OK))
+  cn_params_topk p = { a, k, largest != 0, 1 };
+  if ((st = node1 (nc, CN_OP_TOPK, &p, x, NULL, &v)) != CN_OK || (st = set_out (nc, 0, v, 1)) != CN_OK)
     return st;
-  if (out_wanted (nc, 1)
-      && ((st = topk_indices (nc, x, a, k, largest != 0, &v)) != CN_OK || (st = set_out (nc, 1, v, 1)) != CN_OK))
-    return st;
-  return CN_OK;
+  const cn_graph *g = nc->imp->g;
+  return set_out (nc, 1, cn_graph_node_output (g, cn_graph_value_producer (g, v), 1), 1);
 }
 
 /* ArgMax, ArgMin: the index as a float holding an integer. */
@@ -4761,123 +4793,6 @@ op_einsum (struct nctx *nc)
   return set_out (nc, 0, v, 1);
 }
 
-/* ---- TopK with its indices ----------------------------------------------------------------- */
-
-/* The Indices output of TopK (X the values' input of shape S, axis A, K, LARGEST), as an index
- * value (integers in the model's scalar, as ArgMax's): K = 1 and LARGEST is argmax (the first
- * extreme entry, a NaN extreme: torch.topk's choice).  Otherwise, along the last axis (X permuted
- * there), entry j's rank is the number of entries i that come before it in TopK's order:
- *   beats (i, j) = x_i > x_j  or  (x_i NaN and x_j not)  or  (x_i ties x_j and i < j)
- * (LARGEST; smallest: x_i < x_j or (x_j NaN and x_i not)), "ties" = equal or both NaN, so that
- * ranks 0 .. n-1 are a permutation (NaN above every number, ties to the lower index, as the
- * stable order of topk); index r of the output is sum_j j [rank_j == r].  Every count is an
- * integer below 2^24: exact in every evaluation sort. */
-static cn_status
-topk_indices (struct nctx *nc, int x, int a, int64_t k, int largest, int *v)
-{
-  const cn_shape *s = cn_graph_value_shape (nc->imp->g, x);
-  int r = s->rank;
-  cn_status st;
-  if (k == 1 && largest)
-    {
-      cn_params_argmax p = { a, 1, 0 };
-      return node1 (nc, CN_OP_ARGMAX, &p, x, "indices", v);
-    }
-  int64_t n = s->dim[a];
-  if (r + 1 > CN_MAX_RANK || n > (1 << 24))
-    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the Indices output for rank %d and extent %lld is not supported "
-                         "(rank below %d, extent up to 2^24)", r, (long long) n, CN_MAX_RANK);
-  int perm[CN_MAX_RANK], back[CN_MAX_RANK];
-  for (int i = 0, j = 0; i < r; i++)
-    if (i != a)
-      perm[j++] = i;
-  perm[r - 1] = a;
-  for (int i = 0; i < r; i++)
-    back[perm[i]] = i;
-  int xp, A, B, cmp, eqv, nA, nB, t1, t2, t3, bef, beats, cnt, rank, rb, sel, rc, jc, prod;
-  if ((st = permute_gv (nc, x, r, perm, "idx_last", &xp)) != CN_OK)
-    return st;
-  cn_shape ps = *cn_graph_value_shape (nc->imp->g, xp), sa = ps, sb = ps, sq = ps, sk = ps;
-  /* sa [P, n, 1], sb [P, 1, n], sq [P, n, n], sk [P, k, n]; the result [P, k] */
-  sa.rank = sb.rank = sq.rank = sk.rank = r + 1;
-  sa.dim[r - 1] = n;
-  sa.dim[r] = 1;
-  sb.dim[r - 1] = 1;
-  sb.dim[r] = n;
-  sq.dim[r - 1] = sq.dim[r] = n;
-  sk.dim[r - 1] = k;
-  sk.dim[r] = n;
-  cn_params_cast to_scalar = { CN_DTYPE_F64 };
-  if ((st = reshape_gv (nc, xp, &sa, "idx_col", &A)) != CN_OK || (st = broadcast_value (nc, A, &sq, "idx_xi", &A)) != CN_OK
-      || (st = reshape_gv (nc, xp, &sb, "idx_row", &B)) != CN_OK || (st = broadcast_value (nc, B, &sq, "idx_xj", &B)) != CN_OK
-      || (st = node2 (nc, largest ? CN_OP_GT : CN_OP_LT, NULL, A, B, "idx_cmp", &cmp)) != CN_OK
-      || (st = node2 (nc, CN_OP_EQ, NULL, A, B, "idx_eq", &eqv)) != CN_OK
-      || (st = node1 (nc, CN_OP_IS_NA_N, NULL, A, "idx_nan_i", &nA)) != CN_OK
-      || (st = node1 (nc, CN_OP_IS_NA_N, NULL, B, "idx_nan_j", &nB)) != CN_OK
-      /* t1 = the NaN rule: largest: x_i NaN and x_j not; smallest: x_j NaN and x_i not */
-      || (st = node1 (nc, CN_OP_LOGICAL_NOT, NULL, largest ? nB : nA, "idx_num", &t1)) != CN_OK
-      || (st = node2 (nc, CN_OP_LOGICAL_AND, NULL, largest ? nA : nB, t1, "idx_nan_beats", &t1)) != CN_OK
-      || (st = node2 (nc, CN_OP_LOGICAL_OR, NULL, cmp, t1, "idx_above", &t1)) != CN_OK
-      /* t2 = ties: equal or both NaN */
-      || (st = node2 (nc, CN_OP_LOGICAL_AND, NULL, nA, nB, "idx_both_nan", &t2)) != CN_OK
-      || (st = node2 (nc, CN_OP_LOGICAL_OR, NULL, eqv, t2, "idx_tie", &t2)) != CN_OK)
-    return st;
-  /* bef [P, n, n]: i < j */
-  cn_tensor tb, tf;
-  memset (&tb, 0, sizeof tb);
-  memset (&tf, 0, sizeof tf);
-  cn_shape s2;
-  int64_t d2[2] = { n, n };
-  cn_shape_make (&s2, 2, d2, NULL);
-  if ((st = cn_tensor_init (&tb, CN_DTYPE_I64, &s2, nc->err)) != CN_OK)
-    return st;
-  for (int64_t i = 0; i < n; i++)
-    for (int64_t j = 0; j < n; j++)
-      ((int64_t *) tb.data)[i * n + j] = i < j;
-  st = host_broadcast (&tb, &sq, &tf, nc->err);
-  cn_tensor_clear (&tb);
-  if (st == CN_OK)
-    {
-      char *nm = sub_name (nc, "idx_before");
-      st = nm ? add_const_sorted (nc, &tf, CN_DTYPE_BOOL, nm, &bef) : nomem (nc);
-      free (nm);
-    }
-  cn_tensor_clear (&tf);
-  if (st != CN_OK)
-    return st;
-  cn_params_reduce over_i = { CN_REDUCE_SUM, 1u << (r - 1), 1 }, over_j = { CN_REDUCE_SUM, 1u << r, 0 };
-  if ((st = node2 (nc, CN_OP_LOGICAL_AND, NULL, t2, bef, "idx_tie_before", &t3)) != CN_OK
-      || (st = node2 (nc, CN_OP_LOGICAL_OR, NULL, t1, t3, "idx_beats", &beats)) != CN_OK
-      || (st = node1 (nc, CN_OP_CAST, &to_scalar, beats, "idx_count", &cnt)) != CN_OK
-      || (st = node1 (nc, CN_OP_REDUCE, &over_i, cnt, "idx_rank", &rank)) != CN_OK
-      || (st = broadcast_value (nc, rank, &sk, "idx_rank_k", &rb)) != CN_OK)
-    return st;
-  /* rc [P, k, n] = the rank q; jc [P, k, n] = the index j */
-  cn_tensor tr, tj;
-  memset (&tr, 0, sizeof tr);
-  memset (&tj, 0, sizeof tj);
-  if ((st = cn_tensor_init (&tr, CN_DTYPE_F64, &sk, nc->err)) != CN_OK
-      || (st = cn_tensor_init (&tj, CN_DTYPE_F64, &sk, nc->err)) != CN_OK)
-    goto consts_done;
-  int64_t m = cn_shape_numel (&sk);
-  for (int64_t e = 0; e < m; e++)
-    {
-      ((double *) tr.data)[e] = (double) ((e / n) % k);
-      ((double *) tj.data)[e] = (double) (e % n);
-    }
-  if ((st = add_const (nc, &tr, "idx_ranks", &rc)) == CN_OK)
-    st = add_const (nc, &tj, "idx_positions", &jc);
-consts_done:
-  cn_tensor_clear (&tr);
-  cn_tensor_clear (&tj);
-  if (st != CN_OK
-      || (st = node2 (nc, CN_OP_EQ, NULL, rb, rc, "idx_select", &sel)) != CN_OK
-      || (st = node1 (nc, CN_OP_CAST, &to_scalar, sel, "idx_onehot", &sel)) != CN_OK
-      || (st = node2 (nc, CN_OP_MUL, NULL, sel, jc, "idx_weighted", &prod)) != CN_OK
-      || (st = node1 (nc, CN_OP_REDUCE, &over_j, prod, a == r - 1 ? "indices" : "idx_sum", v)) != CN_OK)
-    return st;
-  return permute_gv (nc, *v, r, back, "indices", v);
-}
 
 /* ---- the operator table ------------------------------------------------------------------- */
 

@@ -34,8 +34,9 @@
  *   - sort (stable = True): ascending puts every NaN after every number, descending before; equal
  *     entries (-0 and +0 are equal, NaNs are equal to each other) keep their order in the row.
  *   - topk: NaN counts as larger than every number (torch.topk); the order is that of the stable
- *     sort above (descending for largest, ascending otherwise).  The seed's import policy: topk
- *     fails at execution where tied entries would decide its selection: where 0 < k < n and the
+ *     sort above (descending for largest, ascending otherwise).  The seed's import policy (unless
+ *     ties_by_index, ONNX's rule that the lower index comes first, which is that stable order):
+ *     topk fails at execution where tied entries would decide its selection: where 0 < k < n and the
  *     k-th and (k+1)-th entries of that order are equal (== on numbers, or both NaN), forward is
  *     CN_EINVAL ("topk: tied entries decide the selection ...").  IBP and MPFI bound the
  *     continuous extension (the values do not depend on how a tie is broken), so they never fail
@@ -274,6 +275,8 @@ topk_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, c
     return st;
   if (q->largest != 0 && q->largest != 1)
     return cn_error_set (err, CN_EINVAL, "topk: largest must be 0 or 1, got %d", q->largest);
+  if (q->ties_by_index != 0 && q->ties_by_index != 1)
+    return cn_error_set (err, CN_EINVAL, "topk: ties_by_index must be 0 or 1, got %d", q->ties_by_index);
   int64_t n = in[0]->dim[q->axis];
   if (q->k < 0 || q->k > n)
     return cn_error_set (err, CN_EINVAL, "topk: k = %lld outside [0, %lld], the extent on axis %d", (long long) q->k,
@@ -473,7 +476,8 @@ scan_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
         case CN_OP_TOPK:
           {
             sort_row (x, NULL, &g, r, order_desc (nv), keys);
-            if (nv->op == CN_OP_TOPK && m > 0 && m < g.n && cn__order_tied (keys[m - 1].v, keys[m].v))
+            if (nv->op == CN_OP_TOPK && !((const cn_params_topk *) nv->params)->ties_by_index && m > 0 && m < g.n
+                && cn__order_tied (keys[m - 1].v, keys[m].v))
               {
                 long long i1 = (long long) keys[m - 1].i, i2 = (long long) keys[m].i;
                 free (keys);

@@ -229,7 +229,8 @@ REC (r_sort, cn_params_sort,
 REC (r_topk, cn_params_topk,
      F_INT (cn_params_topk, axis, NOMIN),
      F_I64 (cn_params_topk, k, 0),
-     F_BOOL (cn_params_topk, largest))
+     F_BOOL (cn_params_topk, largest),
+     F_BOOL (cn_params_topk, ties_by_index))
 REC (r_argmax, cn_params_argmax,
      F_INT (cn_params_argmax, axis, NOMIN),
      F_BOOL (cn_params_argmax, keepdims),
