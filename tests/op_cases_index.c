@@ -6,8 +6,10 @@
  * [0, bound - 1], so that every draw is valid and the IBP and CROWN arms see point indices.
  * indexAt draws its input with equal extents on the indexed axes, since one range serves every
  * component of the index tuples.  crown_ok is set where the CROWN arm is exact data movement:
- * gather, indexAt, embedding, scatter with REPLACE or SUM, indices, flip, detach. */
+ * gather, indexAt, embedding, scatter with REPLACE or SUM, indices, flip, detach (at the model's
+ * scalar and at Booleans; flip, gather and scatter also draw integer words, without CROWN). */
 #include <config.h>
+#include <math.h>
 #include <string.h>
 #include "testutil.h"
 
@@ -18,6 +20,31 @@ set_index (struct tu_op_case *c, int i, int64_t bound)
   c->const_integer[i] = 1;
   c->const_lo[i] = 0;
   c->const_hi[i] = (double) (bound - 1);
+}
+
+/* The element sort of a case whose non-index ports (all but input SKIP) are element ports (flip,
+ * gather, scatter: the seed's element argument), drawn by tu_draw_element_sort: the model's scalar,
+ * Booleans or integer words.  For words X is drawn integer-valued in a range the sort holds (a
+ * quarter or half of it, within 2^24 so that X is exact in binary32: scatter's sums wrap at 8 and
+ * 16 bits, its products at every width), and the case leaves CROWN out (the cast feeding a word
+ * port has no CROWN arm).  Returns the sort. */
+static cn_dtype
+index_element_sort (struct tu_op_case *c, int skip)
+{
+  cn_dtype es = tu_draw_element_sort (1);
+  for (int i = 0; i < c->n_in; i++)
+    if (i != skip)
+      c->in_dtype[i] = es;
+  if (es != CN_DTYPE_F64 && es != CN_DTYPE_BOOL)
+    {
+      int e = 8 * (int) cn_dtype_size (es) - 2 + (es > CN_DTYPE_I64);
+      double r = ldexp (1, e < 24 ? e : 24);   /* X within 2^24: exact in an f32 evaluation too */
+      c->x_integer = 1;
+      c->x_lo = es > CN_DTYPE_I64 ? 0 : -r;
+      c->x_hi = r;
+      c->crown_ok = 0;
+    }
+  return es;
 }
 
 int
@@ -48,6 +75,12 @@ tu_op_case_index (cn_op op, struct tu_op_case *c)
             c->params.scatter.axis = ax;
             c->params.scatter.reduce = (cn_scatter_reduce) tu_int (CN_SCATTER_REPLACE, CN_SCATTER_MIN);
             c->crown_ok = c->params.scatter.reduce == CN_SCATTER_REPLACE || c->params.scatter.reduce == CN_SCATTER_SUM;
+          }
+        /* a Boolean scatter is a replacement */
+        if (index_element_sort (c, 1) == CN_DTYPE_BOOL && op == CN_OP_SCATTER)
+          {
+            c->params.scatter.reduce = CN_SCATTER_REPLACE;
+            c->crown_ok = 1;
           }
         return 1;
       }
@@ -94,6 +127,7 @@ tu_op_case_index (cn_op op, struct tu_op_case *c)
         if (tu_int (0, 1))
           c->params.flip.axes |= 1u << a;
       c->crown_ok = 1;
+      index_element_sort (c, -1);
       return 1;
     case CN_OP_DETACH:
       c->n_in = 1;

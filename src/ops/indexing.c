@@ -62,12 +62,190 @@
  *   pullback dv_o = du_{j(o)}, so the adjoint scatters:  g_in[j(o)] += g_o  for every o (j is
  *            one-to-one; the entries no output reads get nothing).
  *   jvp      the tangent map itself:  t_o = t_in[j(o)]  (0 if the input has no tangent).  Exact
- *            copies, the transpose of the pullback's scatter. */
+ *            copies, the transpose of the pullback's scatter.
+ *
+ * Sorts (the seed's Op.Element).  slice's port, gather's x and scatter's x and src are element
+ * ports (CN_PORT_ELEMENT): the model's scalar (value ports), Booleans or integer words of any
+ * width; the index ports stay index ports (integers held in the model's scalar).  out_sort
+ * checks that the element ports agree ("scatter: input 2 holds i32 where input 0 holds bool") and
+ * returns their sort.  indexAt and embedding keep value ports: the model's scalar only.  At a
+ * Boolean or word sort (the arms read it from nv->in_sort; a view without sorts is read as the
+ * model's scalar):
+ *   slice, gather, scatter REPLACE   forward copies the elements bit for bit, exact.  IBP and
+ *            MPFI: the boxes hold the numbers (a Boolean box [0, 1] is unknown) and are moved
+ *            unchanged (gather's hull over an index box's candidates included): exact for every
+ *            element the boxes admit.  CROWN: the arms only move coefficients (lam . v is the same
+ *            sum of the same numbers whatever their sort), so they stay sound.
+ *   scatter at bool   a rule only as a replacement (the seed's "a Boolean scatter has a rule only
+ *            as a replacement"): out_sort refuses SUM, PROD, MAX and MIN ("scatter: a Boolean
+ *            scatter has a rule only as a replacement, not reduce 'sum'"), and the arms refuse
+ *            them again for direct callers.
+ *   scatter at words  MAX and MIN are the order of the sort (signed or unsigned), exact in every
+ *            arm (IBP and MPFI endpointwise as for the scalar).  SUM and PROD wrap as PyTorch's
+ *            integer arithmetic: the fold modulo 2^N read back in the sort (two's complement when
+ *            signed).  Forward: the patterns sign- or zero-extended to 64 bits, added or
+ *            multiplied modulo 2^64, the low N bits stored; exact, since reduction modulo 2^N is
+ *            a ring morphism (wrapping every step equals wrapping once: w(o) = S mod 2^N read in
+ *            the sort, S the exact integer fold).  IBP and MPFI, per output entry: if every term's
+ *            box is a point holding a word of the sort, the same modular fold gives the exact
+ *            word (written outward-rounded as doubles beyond 2^53, exactly in MPFI at precision
+ *            >= 64).  Otherwise the interval fold of the scalar case (outward rounded) encloses
+ *            S for every choice of the words (indeed of the reals) in the boxes: if it lies in
+ *            [min, max + 1) then S is an integer there, so S <= max, nothing wraps and the result
+ *            is S, inside the enclosure; else the arm gives the sort's whole range [min, max]
+ *            (cn__dtype_min/max, outward beyond 2^53).  CROWN: no relaxation of a wrapping sum
+ *            (it is not affine), so the arm refuses SUM at words with CN_EUNSUPPORTED (PROD, MAX
+ *            and MIN it refuses at every sort).
+ *   No gradients at Booleans and words: such a node receives no cotangent and no tangent (the
+ *   pullback and jvp arms take binary64 tensors only and refuse anything else with a message). */
 #include <config.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "crown/crown_impl.h"
+
+/* ---- element sorts ------------------------------------------------------------------------ */
+
+/* A sort's name for messages: the model's scalar is not "f64". */
+static const char *
+sort_name (cn_dtype t)
+{
+  if (cn_dtype_is_float (t))
+    return "the model's scalar";
+  return (unsigned) t < CN_DTYPE_COUNT ? cn_dtype_name (t) : "(invalid)";
+}
+
+/* The sort of input I as out_sort reads it: valid, any floating sort as the model's scalar
+ * (CN_DTYPE_F64).  CN_EINVAL for an invalid sort. */
+static cn_status
+sort_at (const char *op, int i, const cn_dtype *in, cn_dtype *s, cn_error *err)
+{
+  if ((unsigned) in[i] >= CN_DTYPE_COUNT)
+    return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid sort %d", op, i, (int) in[i]);
+  *s = cn_dtype_is_float (in[i]) ? CN_DTYPE_F64 : in[i];
+  return CN_OK;
+}
+
+/* The element sort of a Boolean or word tensor: width N (8 for bool), two's complement or not,
+ * mask 2^N - 1, and the exact doubles min and lim = max + 1 (a power of two). */
+struct esort
+{
+  int w;
+  int sgn;
+  uint64_t mask;
+  double min, lim;
+};
+
+/* Fills S for the sort T; 0 if T is a floating sort (or invalid). */
+static int
+esort_of (cn_dtype t, struct esort *s)
+{
+  switch (t)
+    {
+    case CN_DTYPE_BOOL: case CN_DTYPE_U8: s->w = 8; s->sgn = 0; break;
+    case CN_DTYPE_U16: s->w = 16; s->sgn = 0; break;
+    case CN_DTYPE_U32: s->w = 32; s->sgn = 0; break;
+    case CN_DTYPE_U64: s->w = 64; s->sgn = 0; break;
+    case CN_DTYPE_I8: s->w = 8; s->sgn = 1; break;
+    case CN_DTYPE_I16: s->w = 16; s->sgn = 1; break;
+    case CN_DTYPE_I32: s->w = 32; s->sgn = 1; break;
+    case CN_DTYPE_I64: s->w = 64; s->sgn = 1; break;
+    default: return 0;
+    }
+  s->mask = s->w == 64 ? UINT64_MAX : ((uint64_t) 1 << s->w) - 1;
+  s->min = s->sgn ? -ldexp (1, s->w - 1) : 0;
+  s->lim = t == CN_DTYPE_BOOL ? 2 : ldexp (1, s->sgn ? s->w - 1 : s->w);
+  return 1;
+}
+
+/* Entry J of a Boolean or word tensor, its pattern sign-extended (signed sorts) or zero-extended
+ * to 64 bits: the word's value modulo 2^64. */
+static inline uint64_t
+elem_get (const void *data, const struct esort *s, int64_t j)
+{
+  uint64_t p;
+  switch (s->w)
+    {
+    case 8: p = ((const uint8_t *) data)[j]; break;
+    case 16: p = ((const uint16_t *) data)[j]; break;
+    case 32: p = ((const uint32_t *) data)[j]; break;
+    default: p = ((const uint64_t *) data)[j]; break;
+    }
+  if (s->sgn && ((p >> (s->w - 1)) & 1))
+    p |= ~s->mask;
+  return p;
+}
+
+/* Stores the low N bits of P into entry J (the word P mod 2^N, read in the sort). */
+static inline void
+elem_put (void *data, const struct esort *s, int64_t j, uint64_t p)
+{
+  switch (s->w)
+    {
+    case 8: ((uint8_t *) data)[j] = (uint8_t) p; break;
+    case 16: ((uint16_t *) data)[j] = (uint16_t) p; break;
+    case 32: ((uint32_t *) data)[j] = (uint32_t) p; break;
+    default: ((uint64_t *) data)[j] = p; break;
+    }
+}
+
+/* P widened back from its low N bits (sign- or zero-extension), as elem_get would read it. */
+static inline uint64_t
+elem_widen (const struct esort *s, uint64_t p)
+{
+  p &= s->mask;
+  if (s->sgn && ((p >> (s->w - 1)) & 1))
+    p |= ~s->mask;
+  return p;
+}
+
+/* M rounded to a double downward (UP = 0) or upward (UP = 1). */
+static double
+u64_dir (uint64_t m, int up)
+{
+  double d = (double) m;   /* to nearest: within half an ulp of m */
+  if (d >= 0x1p64)
+    return up ? d : nextafter (d, 0);   /* d = 2^64 > m, and the double below it is < m */
+  uint64_t b = (uint64_t) d;            /* exact: d is an integer below 2^64 */
+  if (up && b < m)
+    return nextafter (d, INFINITY);
+  if (!up && b > m)
+    return nextafter (d, 0);
+  return d;
+}
+
+/* The value of the widened pattern P of sort S as a double, rounded down (UP = 0) or up; exact
+ * below 2^53 in magnitude. */
+static double
+elem_to_d (const struct esort *s, uint64_t p, int up)
+{
+  if (s->sgn && (p >> 63))
+    return -u64_dir (~p + 1, !up);   /* -v = ~p + 1 <= 2^63, exact in uint64_t */
+  return u64_dir (p, up);
+}
+
+/* Whether the double X is a word of S (an integer in [min, lim)); then *P its widened pattern
+ * (the conversions are exact there). */
+static inline int
+elem_of_d (const struct esort *s, double x, uint64_t *p)
+{
+  if (!(x >= s->min && x < s->lim && x == floor (x)))
+    return 0;
+  *p = s->sgn ? (uint64_t) (int64_t) x : (uint64_t) x;
+  return 1;
+}
+
+/* ---- slice ------------------------------------------------------------------------------- */
+
+static cn_status
+slice_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  (void) p;
+  if (n_in != 1)
+    return cn_error_set (err, CN_EINVAL, "slice: takes 1 input, got %d", n_in);
+  return sort_at ("slice", 0, in, out, err);
+}
 
 static cn_status
 slice_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
@@ -144,18 +322,30 @@ slice_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *ou
   cn_status st = sizes_ok (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), err);
   if (st != CN_OK)
     return st;
-  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype)
+  if ((unsigned) out->dtype >= CN_DTYPE_COUNT || in[0]->dtype != out->dtype)
     return cn_error_set (err, CN_EINVAL, "slice: tensors of different sorts (node '%s')", nv->name);
   int64_t *j;
   if ((st = slice_map (nv, &j, err)) != CN_OK)
     return st;
   int64_t n = cn_tensor_numel (out);
+#define SLICE_COPY(T)                                                                              \
+  for (int64_t o = 0; o < n; o++)                                                                  \
+    ((T *) out->data)[o] = ((const T *) in[0]->data)[j[o]]
   if (out->dtype == CN_DTYPE_F64)
-    for (int64_t o = 0; o < n; o++)
-      ((double *) out->data)[o] = ((const double *) in[0]->data)[j[o]];
+    SLICE_COPY (double);
+  else if (out->dtype == CN_DTYPE_F32)
+    SLICE_COPY (float);
   else
-    for (int64_t o = 0; o < n; o++)
-      ((float *) out->data)[o] = ((const float *) in[0]->data)[j[o]];
+    /* Booleans and words: their patterns, through the unsigned type of their width */
+    switch (cn_dtype_size (out->dtype))
+      {
+      case 1: SLICE_COPY (uint8_t); break;
+      case 2: SLICE_COPY (uint16_t); break;
+      case 4: SLICE_COPY (uint32_t); break;
+      default: SLICE_COPY (uint64_t); break;
+      }
+#undef SLICE_COPY
+  /* now every output entry is a copy of the input entry j(o) */
   free (j);
   return CN_OK;
 }
@@ -290,8 +480,11 @@ slice_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *
   return CN_OK;
 }
 
+static const cn_port_kind slice_ports[1] = { CN_PORT_ELEMENT };
+
 const struct cn_op_rule cn__rule_SLICE = {
-  .n_in = 1, .params_size = sizeof (cn_params_slice), .check = slice_check, .forward = slice_forward,
+  .n_in = 1, .in_kind = slice_ports, .params_size = sizeof (cn_params_slice), .check = slice_check,
+  .out_sort = slice_out_sort, .forward = slice_forward,
   .pullback = slice_pullback, .jvp = slice_jvp, .ibp = slice_ibp, .ibp_mpfi = slice_mpfi, .crown = slice_crown,
 };
 
@@ -625,6 +818,44 @@ fail:
   return st;
 }
 
+/* The sort of the elements the node moves: gather's and scatter's input 0 as the view records
+ * it; the model's scalar (CN_DTYPE_F64) for indexAt and embedding, and for a view without sorts. */
+static cn_dtype
+pick_sort (const cn_node_view *nv)
+{
+  if ((nv->op != CN_OP_GATHER && nv->op != CN_OP_SCATTER) || nv->in_sort == NULL || cn_dtype_is_float (nv->in_sort[0]))
+    return CN_DTYPE_F64;
+  return nv->in_sort[0];
+}
+
+/* A Boolean scatter has a rule only as a replacement (out_sort refuses the reductions; this
+ * repeats it for direct callers of the arms). */
+static cn_status
+pick_mode_ok (const cn_node_view *nv, const struct pick *m, cn_dtype t, cn_error *err)
+{
+  if (t == CN_DTYPE_BOOL && m->mode != PICK_COPY)
+    return cn_error_set (err, CN_EINVAL, "%s: a Boolean scatter has a rule only as a replacement (node '%s')",
+                         pick_name (nv->op), cn__node_name (nv));
+  return CN_OK;
+}
+
+/* One step of scatter's fold on words (widened patterns A, B of sort S): SUM and PROD modulo
+ * 2^64 (their low N bits are the wrapped word), MAX and MIN in the sort's order (the widened
+ * patterns compare as signed 64-bit values, or as unsigned ones). */
+static inline uint64_t
+word_fold (int mode, const struct esort *s, uint64_t a, uint64_t b)
+{
+  uint64_t flip = s->sgn ? (uint64_t) 1 << 63 : 0;   /* a ^ flip orders signed values as unsigned */
+  switch (mode)
+    {
+    case PICK_SUM: return a + b;
+    case PICK_PROD: return a * b;
+    case PICK_MAX: return (b ^ flip) > (a ^ flip) ? b : a;
+    case PICK_MIN: return (b ^ flip) < (a ^ flip) ? b : a;
+    default: return b;
+    }
+}
+
 /* IEEE 754-2019 maximum and minimum: a NaN propagates, +0 > -0. */
 static inline double
 fold_max (double a, double b)
@@ -671,19 +902,45 @@ pick_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
 {
   const char *opn = pick_name (nv->op);
   int64_t n = cn__numel (nv->out_shape);
-  if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != n)
+  int ip = pick_index_port (nv->op);
+  struct esort es = { 0, 0, 0, 0, 0 };
+  int word = esort_of (out->dtype, &es);
+  if (!(cn_dtype_is_float (out->dtype) || (word && (nv->op == CN_OP_GATHER || nv->op == CN_OP_SCATTER)))
+      || cn_tensor_numel (out) != n)
     return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", opn,
                          cn__node_name (nv));
+  /* the element ports hold the output's sort, the index port the model's scalar (the evaluation's
+   * floating sort) */
   for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != out->dtype || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+    if ((i == ip ? !cn_dtype_is_float (in[i]->dtype) : in[i]->dtype != out->dtype)
+        || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
       return cn_error_set (err, CN_EINVAL, "%s: input %d does not match the node (node '%s')", opn, i,
                            cn__node_name (nv));
-  struct idxsrc src = { .t = in[pick_index_port (nv->op)] };
+  struct idxsrc src = { .t = in[ip] };
   struct pick m;
   cn_status st = pick_build (nv, &src, &m, err);
   if (st != CN_OK)
     return st;
-  if (out->dtype == CN_DTYPE_F64)
+  if ((st = pick_mode_ok (nv, &m, out->dtype, err)) != CN_OK)
+    {
+      pick_clear (&m);
+      return st;
+    }
+  if (word)
+    {
+      for (int64_t o = 0; o < n; o++)
+        {
+          int64_t t = m.ptr[o];
+          uint64_t acc = elem_get (in[m.k[t]]->data, &es, m.j[t]);
+          for (t++; t < m.ptr[o + 1]; t++)
+            acc = word_fold (m.mode, &es, acc, elem_get (in[m.k[t]]->data, &es, m.j[t]));
+          elem_put (out->data, &es, o, acc);
+        }
+      /* now y[o] is o's term copied (a Boolean's byte, a word's pattern), or the left fold of its
+       * terms: the exact integer fold modulo 2^N read in the sort for SUM and PROD (reduction
+       * modulo 2^N commutes with + and *), the sort's maximum or minimum for MAX and MIN */
+    }
+  else if (out->dtype == CN_DTYPE_F64)
     {
       double *y = out->data;
       for (int64_t o = 0; o < n; o++)
@@ -883,9 +1140,37 @@ pick_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
   cn_status st = pick_build (nv, &src, &m, err);
   if (st != CN_OK)
     return st;
+  cn_dtype sort = pick_sort (nv);
+  if ((st = pick_mode_ok (nv, &m, sort, err)) != CN_OK)
+    {
+      pick_clear (&m);
+      return st;
+    }
+  struct esort es = { 0, 0, 0, 0, 0 };
+  int wrap = esort_of (sort, &es) && (m.mode == PICK_SUM || m.mode == PICK_PROD);
   for (int64_t o = 0; o < n; o++)
     {
       int64_t t = m.ptr[o];
+      if (wrap)
+        {
+          /* words: every term a point holding a word gives the exact wrapped fold */
+          uint64_t acc = 0, p = 0;
+          int point = 1;
+          for (int64_t q = t; q < m.ptr[o + 1] && point; q++)
+            {
+              const cn_box *b = in[m.k[q]];
+              point = b->lo[m.j[q]] == b->hi[m.j[q]] && elem_of_d (&es, b->lo[m.j[q]], &p);
+              if (point)
+                acc = q == t ? p : word_fold (m.mode, &es, acc, p);
+            }
+          if (point)
+            {
+              acc = elem_widen (&es, acc);
+              out->lo[o] = elem_to_d (&es, acc, 0);
+              out->hi[o] = elem_to_d (&es, acc, 1);
+              continue;
+            }
+        }
       double lo = in[m.k[t]]->lo[m.j[t]], hi = in[m.k[t]]->hi[m.j[t]];
       for (t++; t < m.ptr[o + 1]; t++)
         {
@@ -918,6 +1203,14 @@ pick_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
           if (isnan (hi))
             hi = INFINITY;
         }
+      if (wrap && !(lo >= es.min && hi < es.lim))
+        {
+          /* the exact fold may leave the sort's range and wrap: every word of the sort */
+          lo = cn__dtype_min (sort);
+          hi = cn__dtype_max (sort);
+        }
+      /* (words) now [lo, hi] holds S for every choice in the boxes, and lies in [min, max + 1),
+       * so S is a word of the sort and the wrapped result is S itself; or it is the whole range */
       out->lo[o] = lo;
       out->hi[o] = hi;
     }
@@ -944,9 +1237,50 @@ pick_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
   cn_status st = pick_build (nv, &src, &m, err);
   if (st != CN_OK)
     return st;
+  cn_dtype sort = pick_sort (nv);
+  if ((st = pick_mode_ok (nv, &m, sort, err)) != CN_OK)
+    {
+      pick_clear (&m);
+      return st;
+    }
+  struct esort es = { 0, 0, 0, 0, 0 };
+  int wrap = esort_of (sort, &es) && (m.mode == PICK_SUM || m.mode == PICK_PROD);
   for (int64_t o = 0; o < n; o++)
     {
       int64_t t = m.ptr[o];
+      if (wrap)
+        {
+          /* words: every term a point holding a word gives the exact wrapped fold */
+          uint64_t acc = 0, p = 0;
+          int point = 1;
+          for (int64_t q = t; q < m.ptr[o + 1] && point; q++)
+            {
+              mpfi_ptr v = in[m.k[q]]->v[m.j[q]];
+              point = !mpfi_nan_p (v) && mpfr_equal_p (&v->left, &v->right) && mpfr_integer_p (&v->left)
+                      && mpfr_cmp_d (&v->left, es.min) >= 0 && mpfr_cmp_d (&v->left, es.lim) < 0;
+              if (point)
+                p = es.sgn ? (uint64_t) mpfr_get_sj (&v->left, MPFR_RNDN) : (uint64_t) mpfr_get_uj (&v->left, MPFR_RNDN);
+              /* now P is the word's widened pattern, exactly (an integer of the sort's range) */
+              if (point)
+                acc = q == t ? p : word_fold (m.mode, &es, acc, p);
+            }
+          if (point)
+            {
+              acc = elem_widen (&es, acc);
+              if (es.sgn)
+                {
+                  intmax_t w = (acc >> 63) ? -(intmax_t) (~acc) - 1 : (intmax_t) acc;
+                  mpfr_set_sj (&out->v[o]->left, w, MPFR_RNDD);
+                  mpfr_set_sj (&out->v[o]->right, w, MPFR_RNDU);
+                }
+              else
+                {
+                  mpfr_set_uj (&out->v[o]->left, acc, MPFR_RNDD);
+                  mpfr_set_uj (&out->v[o]->right, acc, MPFR_RNDU);
+                }
+              continue;
+            }
+        }
       mpfi_set (out->v[o], in[m.k[t]]->v[m.j[t]]);
       for (t++; t < m.ptr[o + 1]; t++)
         {
@@ -971,6 +1305,14 @@ pick_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
               mpfr_min (&out->v[o]->right, &out->v[o]->right, &v->right, MPFR_RNDU);
               break;
             }
+        }
+      if (wrap
+          && (mpfi_nan_p (out->v[o]) || mpfr_cmp_d (&out->v[o]->left, es.min) < 0
+              || mpfr_cmp_d (&out->v[o]->right, es.lim) >= 0))
+        {
+          /* the exact fold may leave the sort's range and wrap: every word of the sort */
+          mpfr_set_d (&out->v[o]->left, es.min, MPFR_RNDD);
+          mpfr_set_uj (&out->v[o]->right, es.sgn ? es.mask >> 1 : es.mask, MPFR_RNDU);
         }
     }
   pick_clear (&m);
@@ -1005,6 +1347,13 @@ pick_crown (const cn_crown_step *st, cn_error *err)
       pick_clear (&m);
       return cn_error_set (err, CN_EUNSUPPORTED, "%s: the CROWN arm needs point indices and a linear mode (node '%s')",
                            opn, cn__node_name (nv));
+    }
+  if (m.mode == PICK_SUM && !cn_dtype_is_float (pick_sort (nv)))
+    {
+      pick_clear (&m);
+      return cn_error_set (err, CN_EUNSUPPORTED,
+                           "%s: the CROWN arm has no relaxation of a wrapping sum of %s words (node '%s')", opn,
+                           sort_name (pick_sort (nv)), cn__node_name (nv));
     }
   /* K: the most terms reading one entry of an input with coefficients */
   int64_t K = 1;
@@ -1210,19 +1559,70 @@ embedding_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *o
   return CN_OK;
 }
 
-static const cn_port_kind gather_ports[2] = { CN_PORT_VALUE, CN_PORT_INDEX };
-static const cn_port_kind scatter_ports[3] = { CN_PORT_VALUE, CN_PORT_INDEX, CN_PORT_VALUE };
+/* gather: x (element port) and the index (the model's scalar); the output holds x's sort. */
+static cn_status
+gather_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  (void) p;
+  cn_dtype x = CN_DTYPE_F64, ix = CN_DTYPE_F64;
+  cn_status st;
+  if (n_in != 2)
+    return cn_error_set (err, CN_EINVAL, "gather: takes 2 inputs (x, index), got %d", n_in);
+  if ((st = sort_at ("gather", 0, in, &x, err)) != CN_OK || (st = sort_at ("gather", 1, in, &ix, err)) != CN_OK)
+    return st;
+  if (ix != CN_DTYPE_F64)
+    return cn_error_set (err, CN_EINVAL, "gather: the index (input 1) holds %s where the model's scalar is expected",
+                         sort_name (ix));
+  *out = x;
+  return CN_OK;
+}
+
+/* scatter: x and src (element ports) agree, the index holds the model's scalar, and a Boolean
+ * scatter is a replacement. */
+static cn_status
+scatter_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  static const char *const red[] = { "replace", "sum", "prod", "max", "min" };
+  const cn_params_scatter *sp = p;
+  cn_dtype x = CN_DTYPE_F64, ix = CN_DTYPE_F64, src = CN_DTYPE_F64;
+  cn_status st;
+  if (sp == NULL)
+    return cn_error_set (err, CN_EINVAL, "scatter: missing attributes");
+  if (n_in != 3)
+    return cn_error_set (err, CN_EINVAL, "scatter: takes 3 inputs (x, index, src), got %d", n_in);
+  if ((st = sort_at ("scatter", 0, in, &x, err)) != CN_OK || (st = sort_at ("scatter", 1, in, &ix, err)) != CN_OK
+      || (st = sort_at ("scatter", 2, in, &src, err)) != CN_OK)
+    return st;
+  if (ix != CN_DTYPE_F64)
+    return cn_error_set (err, CN_EINVAL, "scatter: the index (input 1) holds %s where the model's scalar is expected",
+                         sort_name (ix));
+  if (src != x)
+    return cn_error_set (err, CN_EINVAL, "scatter: input 2 holds %s where input 0 holds %s", sort_name (src),
+                         sort_name (x));
+  if (x == CN_DTYPE_BOOL && sp->reduce != CN_SCATTER_REPLACE)
+    {
+      int r = (int) sp->reduce;
+      return cn_error_set (err, CN_EINVAL, "scatter: a Boolean scatter has a rule only as a replacement, not reduce '%s'",
+                           r >= 0 && r <= (int) CN_SCATTER_MIN ? red[r] : "(invalid)");
+    }
+  *out = x;
+  return CN_OK;
+}
+
+static const cn_port_kind gather_ports[2] = { CN_PORT_VALUE, CN_PORT_INDEX };   /* indexAt */
+static const cn_port_kind gather_elem_ports[2] = { CN_PORT_ELEMENT, CN_PORT_INDEX };
+static const cn_port_kind scatter_ports[3] = { CN_PORT_ELEMENT, CN_PORT_INDEX, CN_PORT_ELEMENT };
 static const cn_port_kind embedding_ports[2] = { CN_PORT_INDEX, CN_PORT_VALUE };
 
 const struct cn_op_rule cn__rule_GATHER = {
-  .n_in = 2, .in_kind = gather_ports, .params_size = sizeof (cn_params_gather), .check = gather_check,
-  .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
+  .n_in = 2, .in_kind = gather_elem_ports, .params_size = sizeof (cn_params_gather), .check = gather_check,
+  .out_sort = gather_out_sort, .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
   .crown = pick_crown,
 };
 
 const struct cn_op_rule cn__rule_SCATTER = {
   .n_in = 3, .in_kind = scatter_ports, .params_size = sizeof (cn_params_scatter), .check = scatter_check,
-  .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
+  .out_sort = scatter_out_sort, .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
   .crown = pick_crown,
 };
 

@@ -45,9 +45,30 @@
  * detach     the identity on values, j(o) = o (forward, IBP, MPFI and CROWN as reshape to the same
  *            shape: exact copies).  Its port is detached (the seed's "no value input"; the
  *            convention of PyTorch's detach): the pullback adds nothing (it exists because every
- *            rule has one) and the jvp writes 0, adjoint to each other. */
+ *            rule has one) and the jvp writes 0, adjoint to each other.
+ *
+ * Sorts (the seed's Op.Element).  The data ports of reshape, permute, broadcast, pad, cat and flip
+ * are element ports (CN_PORT_ELEMENT): the model's scalar (a value port), Booleans or integer
+ * words of any width.  out_sort checks that the ports agree ("cat: input 1 holds i32 where input 0
+ * holds bool") and returns their sort, so the output holds what the inputs hold.
+ *   the model's scalar  everything above, unchanged.
+ *   bool, i8 .. u64     forward copies the elements bit for bit (one byte per Boolean, the word's
+ *            pattern), exact, in every evaluation sort.  pad's value must be an element of the
+ *            sort: 0 or 1 for bool, an integer in [min, max] for a word sort (out_sort refuses
+ *            anything else, naming the value and the sort; forward checks it again); it is then
+ *            written exactly (false/true, the word).  IBP and MPFI: the boxes hold the numbers
+ *            (a Boolean box [0, 1] is unknown), and the map moves them unchanged, so the arms
+ *            above are exact for every element the boxes admit (pad's value is the exact double
+ *            of its element).  CROWN: lam . v = sum_o lam_o u_{k(o)}[j(o)] + value (padding)
+ *            holds of the numbers whatever their sort, so the arm above stays sound (no
+ *            relaxation; it only moves coefficients, and a Boolean or word value never needs
+ *            one); in practice the sweep meets such a node only between Boolean operators,
+ *            whose arms discharge their own boxes.  No gradients: a node whose output is not
+ *            the model's scalar receives no cotangent and no tangent (the pullback and jvp arms
+ *            take binary64 tensors only and refuse anything else with a message). */
 #include <config.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +236,89 @@ cat_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn
   return CN_OK;
 }
 
+/* ---- sorts ---------------------------------------------------------------------------- */
+
+/* A sort's name for messages: the model's scalar is not "f64". */
+static const char *
+sort_name (cn_dtype t)
+{
+  if (cn_dtype_is_float (t))
+    return "the model's scalar";
+  return (unsigned) t < CN_DTYPE_COUNT ? cn_dtype_name (t) : "(invalid)";
+}
+
+/* The out_sort arm of an operator whose N_IN ports are all element ports: every input holds the
+ * sort of input 0 (any floating sort read as the model's scalar), which the output holds too
+ * (CN_DTYPE_F64 for the model's scalar). */
+static cn_status
+element_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  if (n_in < 1)
+    return cn_error_set (err, CN_EINVAL, "%s: takes at least 1 input, got %d", op, n_in);
+  for (int i = 0; i < n_in; i++)
+    if ((unsigned) in[i] >= CN_DTYPE_COUNT)
+      return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid sort %d", op, i, (int) in[i]);
+  cn_dtype s0 = cn_dtype_is_float (in[0]) ? CN_DTYPE_F64 : in[0];
+  for (int i = 1; i < n_in; i++)
+    {
+      cn_dtype si = cn_dtype_is_float (in[i]) ? CN_DTYPE_F64 : in[i];
+      if (si != s0)
+        return cn_error_set (err, CN_EINVAL, "%s: input %d holds %s where input 0 holds %s", op, i, sort_name (si),
+                             sort_name (s0));
+    }
+  *out = s0;
+  return CN_OK;
+}
+
+/* Whether V is an element of the sort T (Boolean or integer words): 0 or 1 for bool, an integer
+ * in [min, max] for a word sort.  The test is exact: min is a double, and V < max + 1 with
+ * max + 1 a power of two (2^63 and 2^64 for the 64-bit sorts, whose max is not a double). */
+static int
+element_of (cn_dtype t, double v)
+{
+  if (t == CN_DTYPE_BOOL)
+    return v == 0 || v == 1;
+  double lim = t == CN_DTYPE_I64 ? 0x1p63 : t == CN_DTYPE_U64 ? 0x1p64 : cn__dtype_max (t) + 1;
+  return v >= cn__dtype_min (t) && v < lim && v == floor (v);
+}
+
+static cn_status
+pad_value_ok (cn_dtype t, double v, cn_error *err)
+{
+  if (cn_dtype_is_float (t) || element_of (t, v))
+    return CN_OK;
+  if (t == CN_DTYPE_BOOL)
+    return cn_error_set (err, CN_EINVAL, "pad: the value %.17g is not a Boolean (0 or 1) for a bool input", v);
+  return cn_error_set (err, CN_EINVAL, "pad: the value %.17g is not an %s word", v, sort_name (t));
+}
+
+#define ELEMENT_SORT(lower, NAME)                                                                  \
+  static cn_status lower##_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out,   \
+                                     cn_error *err)                                                \
+  {                                                                                                \
+    (void) p;                                                                                      \
+    return element_sort (NAME, n_in, in, out, err);                                                \
+  }
+
+ELEMENT_SORT (reshape, "reshape")
+ELEMENT_SORT (permute, "permute")
+ELEMENT_SORT (broadcast, "broadcast")
+ELEMENT_SORT (cat, "cat")
+ELEMENT_SORT (flip, "flip")
+
+/* pad: the element ports agree, and a Boolean or word output needs a value of its sort. */
+static cn_status
+pad_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  const cn_params_pad *pd = p;
+  if (pd == NULL)
+    return cn_error_set (err, CN_EINVAL, "pad: missing attributes");
+  cn_status st = element_sort ("pad", n_in, in, out, err);
+  if (st != CN_OK)
+    return st;
+  return pad_value_ok (*out, pd->value, err);
+}
+
 /* ---- the map -------------------------------------------------------------------------- */
 
 /* out[o] = input K[o] (0 if K is NULL) at entry J[o], or the pad value where J[o] < 0. */
@@ -371,32 +475,68 @@ map_build (const char *opn, const cn_node_view *nv, struct movemap *m, cn_error 
 
 /* ---- the arms ------------------------------------------------------------------------- */
 
+/* Copies the entries of the map in the element type T: y[o] = the mapped input entry, or FILL. */
+#define MOVE_COPY(T)                                                                               \
+  do                                                                                               \
+    {                                                                                              \
+      T *y_ = out->data, f_;                                                                       \
+      memcpy (&f_, fill, sizeof f_);                                                               \
+      for (int64_t o = 0; o < n; o++)                                                              \
+        y_[o] = m.j[o] < 0 ? f_ : ((const T *) in[m.k ? m.k[o] : 0]->data)[m.j[o]];                \
+    }                                                                                              \
+  while (0)
+
 static cn_status
 move_forward (const char *opn, const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
   int64_t n = cn__numel (nv->out_shape);
-  if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != n)
+  cn_dtype t = out->dtype;
+  if ((unsigned) t >= CN_DTYPE_COUNT || cn_tensor_numel (out) != n)
     return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", opn, nv->name);
   for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != out->dtype || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+    if (in[i]->dtype != t || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
       return cn_error_set (err, CN_EINVAL, "%s: input %d does not match the node (node '%s')", opn, i, nv->name);
-  struct movemap m;
-  cn_status st = map_build (opn, nv, &m, err);
+  /* the pad value as an element of T: (float) value for f32, else exact (checked) */
+  unsigned char fill[8] = { 0 };
+  double v = nv->op == CN_OP_PAD ? ((const cn_params_pad *) nv->params)->value : 0;
+  cn_status st = pad_value_ok (t, v, err);
   if (st != CN_OK)
     return st;
-  if (out->dtype == CN_DTYPE_F64)
+  switch (t)
     {
-      double *y = out->data;
-      for (int64_t o = 0; o < n; o++)
-        y[o] = m.j[o] < 0 ? m.value : ((const double *) in[m.k ? m.k[o] : 0]->data)[m.j[o]];
+    case CN_DTYPE_F64: { double e = v; memcpy (fill, &e, sizeof e); break; }
+    case CN_DTYPE_F32: { float e = (float) v; memcpy (fill, &e, sizeof e); break; }
+    case CN_DTYPE_BOOL: { uint8_t e = v != 0; memcpy (fill, &e, sizeof e); break; }
+    case CN_DTYPE_I8: { int8_t e = (int8_t) v; memcpy (fill, &e, sizeof e); break; }
+    case CN_DTYPE_I16: { int16_t e = (int16_t) v; memcpy (fill, &e, sizeof e); break; }
+    case CN_DTYPE_I32: { int32_t e = (int32_t) v; memcpy (fill, &e, sizeof e); break; }
+    case CN_DTYPE_I64: { int64_t e = (int64_t) v; memcpy (fill, &e, sizeof e); break; }
+    case CN_DTYPE_U8: { uint8_t e = (uint8_t) v; memcpy (fill, &e, sizeof e); break; }
+    case CN_DTYPE_U16: { uint16_t e = (uint16_t) v; memcpy (fill, &e, sizeof e); break; }
+    case CN_DTYPE_U32: { uint32_t e = (uint32_t) v; memcpy (fill, &e, sizeof e); break; }
+    default: { uint64_t e = (uint64_t) v; memcpy (fill, &e, sizeof e); break; }
     }
-  else
+  /* now FILL holds the pad value as an element of T (each conversion exact: V is an element of
+   * the word sorts, pad_value_ok) */
+  struct movemap m;
+  if ((st = map_build (opn, nv, &m, err)) != CN_OK)
+    return st;
+  switch (t)
     {
-      float *y = out->data;
-      float fv = (float) m.value;
-      for (int64_t o = 0; o < n; o++)
-        y[o] = m.j[o] < 0 ? fv : ((const float *) in[m.k ? m.k[o] : 0]->data)[m.j[o]];
+    case CN_DTYPE_F64: MOVE_COPY (double); break;
+    case CN_DTYPE_F32: MOVE_COPY (float); break;
+    default:
+      /* Booleans and words: their patterns, through the unsigned type of their width */
+      switch (cn_dtype_size (t))
+        {
+        case 1: MOVE_COPY (uint8_t); break;
+        case 2: MOVE_COPY (uint16_t); break;
+        case 4: MOVE_COPY (uint32_t); break;
+        default: MOVE_COPY (uint64_t); break;
+        }
+      break;
     }
+  /* now every output entry is a copy of the input entry the map names, or the pad value */
   map_clear (&m);
   return CN_OK;
 }
@@ -714,9 +854,12 @@ MOVE_ARMS (flip, "flip")
 MOVE_ARMS (detach, "detach")
 
 static const cn_port_kind detach_ports[1] = { CN_PORT_DETACHED };
+/* one element port (cat: every port, a variadic rule's ports taking in_kind[0]) */
+static const cn_port_kind element_ports[1] = { CN_PORT_ELEMENT };
 
 const struct cn_op_rule cn__rule_FLIP = {
-  .n_in = 1, .params_size = sizeof (cn_params_flip), .check = flip_check, .forward = flip_forward,
+  .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_flip), .check = flip_check,
+  .out_sort = flip_out_sort, .forward = flip_forward,
   .pullback = flip_pullback, .jvp = flip_jvp, .ibp = flip_ibp, .ibp_mpfi = flip_mpfi, .crown = flip_crown,
 };
 
@@ -726,27 +869,31 @@ const struct cn_op_rule cn__rule_DETACH = {
 };
 
 const struct cn_op_rule cn__rule_RESHAPE = {
-  .n_in = 1, .params_size = sizeof (cn_params_reshape), .check = reshape_check, .forward = reshape_forward,
+  .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_reshape), .check = reshape_check,
+  .out_sort = reshape_out_sort, .forward = reshape_forward,
   .pullback = reshape_pullback, .jvp = reshape_jvp, .ibp = reshape_ibp, .ibp_mpfi = reshape_mpfi, .crown = reshape_crown,
 };
 
 const struct cn_op_rule cn__rule_PERMUTE = {
-  .n_in = 1, .params_size = sizeof (cn_params_permute), .check = permute_check, .forward = permute_forward,
+  .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_permute), .check = permute_check,
+  .out_sort = permute_out_sort, .forward = permute_forward,
   .pullback = permute_pullback, .jvp = permute_jvp, .ibp = permute_ibp, .ibp_mpfi = permute_mpfi, .crown = permute_crown,
 };
 
 const struct cn_op_rule cn__rule_BROADCAST = {
-  .n_in = 1, .params_size = sizeof (cn_params_broadcast), .check = broadcast_check,
-  .forward = broadcast_forward, .pullback = broadcast_pullback, .jvp = broadcast_jvp, .ibp = broadcast_ibp, .ibp_mpfi = broadcast_mpfi,
+  .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_broadcast), .check = broadcast_check,
+  .out_sort = broadcast_out_sort, .forward = broadcast_forward, .pullback = broadcast_pullback, .jvp = broadcast_jvp, .ibp = broadcast_ibp, .ibp_mpfi = broadcast_mpfi,
   .crown = broadcast_crown,
 };
 
 const struct cn_op_rule cn__rule_PAD = {
-  .n_in = 1, .params_size = sizeof (cn_params_pad), .check = pad_check, .forward = pad_forward,
+  .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_pad), .check = pad_check,
+  .out_sort = pad_out_sort, .forward = pad_forward,
   .pullback = pad_pullback, .jvp = pad_jvp, .ibp = pad_ibp, .ibp_mpfi = pad_mpfi, .crown = pad_crown,
 };
 
 const struct cn_op_rule cn__rule_CAT = {
-  .n_in = -1, .params_size = sizeof (cn_params_cat), .check = cat_check, .forward = cat_forward,
+  .n_in = -1, .in_kind = element_ports, .params_size = sizeof (cn_params_cat), .check = cat_check,
+  .out_sort = cat_out_sort, .forward = cat_forward,
   .pullback = cat_pullback, .jvp = cat_jvp, .ibp = cat_ibp, .ibp_mpfi = cat_mpfi, .crown = cat_crown,
 };
