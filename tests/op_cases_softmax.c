@@ -22,7 +22,9 @@ tu_op_case_softmax (cn_op op, struct tu_op_case *c)
         {
           c->n_in = 2;
           c->in_shape[1] = c->in_shape[0];
-          c->in_const[1] = 1;          /* a Boolean constant, each entry 0 or 1 */
+          /* a Boolean constant (each entry 0 or 1), or half the time a computed mask gt(part of X, 0),
+           * whose box holds unknown entries ([0, 1]) where the part's box straddles 0 */
+          c->in_const[1] = (int) tu_int (0, 1);
           c->in_dtype[1] = CN_DTYPE_BOOL;
           c->const_lo[1] = 0;
           c->const_hi[1] = 1;

@@ -55,16 +55,23 @@
  *            1/(1 + inf) = 0, -log1p(+inf) = -inf); where a step meets inf - inf or 0 inf (a shift by
  *            an infinite max, an entry whose box is [+inf, +inf]) the end falls back to the trivial
  *            bound (softmax 0 or 1, logSoftmax -inf or 0), sound and loose.  |K| = 1 gives [1, 1]
- *            (logSoftmax [0, 0]), entries outside K [0, 0].  maskedSoftmax treats the mask as a
- *            constant: its box holds the Booleans as numbers (0 false, 1 true, read as >= 0.5), and
- *            a box that is not a point at every entry (a Boolean [0, 1], "unknown") is CN_ENUMERIC.
+ *            (logSoftmax [0, 0]), entries outside K [0, 0].  maskedSoftmax reads the mask's box as
+ *            Booleans (an end >= 0.5 is true): entries known kept form K0, entries of unknown mask
+ *            ([0, 1]) form U.  With x fixed, adding an entry to the kept set only lowers y_i, so for
+ *            every kept set K0 <= K <= K0 + U holding i, y_i over K lies between its value over
+ *            K0 + U and its value over K0 + {i}.  Hence: an entry known kept gets [the row bound's
+ *            lower end over K0 + U, its upper end over K0]; an unknown entry [0, the upper end over
+ *            K0 + {i}] (it may be masked: 0); a masked entry [0, 0].  Without unknown entries this
+ *            is the plain row bound over K.
  *   MPFI     the same computation as IBP on the enclosures' ends at the output's precision (MPFR
  *            with directed rounding: M and Ml the largest right and left ends, exp(right_j - M) and
  *            exp(left_j - Ml) rounded up and down, prefix and suffix sums, the products with
  *            exp(M - left_i) and exp(Ml - right_i), the ends 1/(1 + S) or -log1p(S) rounded outward),
  *            which is interval arithmetic on the monotone form of 1.6: on point inputs it encloses
  *            the exact value, on boxes it gives the exact range up to rounding, so IBP's box contains
- *            it.  The same fallbacks (a NaN step gives the trivial end), the same mask rules.
+ *            it.  The same fallbacks (a NaN step gives the trivial end), the same mask rules (an
+ *            enclosure of a mask entry holding 0.5 or more only is true, below 0.5 only false,
+ *            else unknown).
  *   Pullback (binary64, y the forward output)
  *              softmax, maskedSoftmax: g_x,k += y_k (g_k - sum_j g_j y_j)   (y = 0 outside K, so
  *                masked entries get nothing and the mask, a bool port, never a gradient);
@@ -390,37 +397,46 @@ sm_end (enum sm_kind kind, int lower, mpfr_ptr S)
   return v < 0 ? 0 : v > 1 ? 1 : v;
 }
 
-/* The kept entries of slice BASE (their positions k into KEEP, their count returned), or -1 with
- * CN_ENUMERIC when a kept entry has a NaN end or the mask's box is not a point. */
+/* The kept entries of slice BASE: the positions k known kept into KEEP (their count returned),
+ * then those of unknown mask into KEEP + count, *N_UNKNOWN of them; or -1 with CN_ENUMERIC when a
+ * kept or unknown entry has a NaN end or a mask end is NaN. */
 static int64_t
 sm_kept (const cn_node_view *nv, const cn_box *const *in, int64_t base, int64_t n, int64_t inner, int64_t *keep,
-         cn_status *st, cn_error *err)
+         int64_t *n_unknown, cn_status *st, cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
-  int64_t cnt = 0;
+  int64_t cnt = 0, unk = 0;
+  for (int pass = 0; pass < 2; pass++)
   for (int64_t k = 0; k < n; k++)
     {
       int64_t q = base + k * inner;
       if (nv->n_in == 2)
         {
           double ml = in[1]->lo[q], mh = in[1]->hi[q];
-          if (!(ml == mh))
+          if (isnan (ml) || isnan (mh))
             {
-              *st = cn_error_set (err, CN_ENUMERIC, "%s: the mask's box [%g, %g] at entry %lld is not a point (node '%s')",
-                                  op, ml, mh, (long long) q, cn__node_name (nv));
+              *st = cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the mask's box at entry %lld (node '%s')", op,
+                                  (long long) q, cn__node_name (nv));
               return -1;
             }
-          if (!(ml >= 0.5))
-            continue;
+          int known = ml >= 0.5, maybe = mh >= 0.5;
+          if (!maybe || known != (pass == 0))
+            continue;               /* pass 0 takes the known entries, pass 1 the unknown ones */
         }
+      else if (pass == 1)
+        continue;
       if (isnan (in[0]->lo[q]) || isnan (in[0]->hi[q]))
         {
           *st = cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the input box at entry %lld (node '%s')", op,
                               (long long) q, cn__node_name (nv));
           return -1;
         }
-      keep[cnt++] = k;
+      if (pass == 0)
+        keep[cnt++] = k;
+      else
+        keep[cnt + unk++] = k;
     }
+  *n_unknown = unk;
   return cnt;
 }
 
@@ -549,30 +565,48 @@ sm_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *
   cn_status st = CN_OK;
   cn__sm_ibp_work w;
   int64_t *keep = malloc ((size_t) n * sizeof *keep);
-  double *buf = malloc ((size_t) (4 * n) * sizeof *buf);
+  double *buf = malloc ((size_t) (6 * n) * sizeof *buf);
   if (keep == NULL || buf == NULL || !cn__sm_ibp_work_init (&w, n))
     {
       free (keep), free (buf);
       return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
     }
-  double *glo = buf, *ghi = buf + n, *ylo = buf + 2 * n, *yhi = buf + 3 * n;
+  double *glo = buf, *ghi = buf + n, *ylo = buf + 2 * n, *yhi = buf + 3 * n, *zlo = buf + 4 * n, *zhi = buf + 5 * n;
   for (int64_t o = 0; o < outer && st == CN_OK; o++)
     for (int64_t i = 0; i < inner && st == CN_OK; i++)
       {
         int64_t base = o * n * inner + i;
         for (int64_t k = 0; k < n; k++)
           out->lo[base + k * inner] = out->hi[base + k * inner] = 0;
-        int64_t K = sm_kept (nv, in, base, n, inner, keep, &st, err);
-        if (K <= 0)
+        int64_t U = 0, K = sm_kept (nv, in, base, n, inner, keep, &U, &st, err);
+        if (K < 0 || K + U == 0)
           continue;
-        /* the kept entries gathered into one row, their bounds scattered back */
-        for (int64_t a = 0; a < K; a++)
+        /* the kept entries (known, then unknown) gathered into one row, their bounds scattered back */
+        for (int64_t a = 0; a < K + U; a++)
           {
             glo[a] = in[0]->lo[base + keep[a] * inner];
             ghi[a] = in[0]->hi[base + keep[a] * inner];
           }
-        cn__softmax_row_ibp (&w, kind == LSM, K, glo, ghi, ylo, yhi);
-        for (int64_t a = 0; a < K; a++)
+        /* over K0 + U: the lower ends of the known entries (all of them when U is empty) */
+        cn__softmax_row_ibp (&w, kind == LSM, K + U, glo, ghi, ylo, yhi);
+        if (U > 0 && K > 0)
+          {
+            /* over K0: the upper ends of the known entries */
+            cn__softmax_row_ibp (&w, kind == LSM, K, glo, ghi, zlo, zhi);
+            for (int64_t a = 0; a < K; a++)
+              yhi[a] = zhi[a];
+          }
+        for (int64_t a = K; a < K + U; a++)
+          {
+            /* an unknown entry: over K0 + {i} (entry i moved next to K0), lower end 0 */
+            double sl = glo[K], sh = ghi[K];
+            glo[K] = glo[a], ghi[K] = ghi[a];
+            cn__softmax_row_ibp (&w, kind == LSM, K + 1, glo, ghi, zlo, zhi);
+            glo[K] = sl, ghi[K] = sh;
+            ylo[a] = 0;
+            yhi[a] = zhi[K];
+          }
+        for (int64_t a = 0; a < K + U; a++)
           {
             out->lo[base + keep[a] * inner] = ylo[a];
             out->hi[base + keep[a] * inner] = yhi[a];
@@ -739,48 +773,89 @@ sm_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
   cn__sm_mpfi_work w;
   mpfi_srcptr *xs = malloc ((size_t) n * sizeof *xs);
   mpfi_ptr *ys = malloc ((size_t) n * sizeof *ys);
-  if (xs == NULL || ys == NULL || !cn__sm_mpfi_work_init (&w, n, prec))
+  mpfi_ptr *zs = malloc ((size_t) n * sizeof *zs);
+  mpfi_t *tmp = malloc ((size_t) n * sizeof *tmp);
+  if (xs == NULL || ys == NULL || zs == NULL || tmp == NULL || !cn__sm_mpfi_work_init (&w, n, prec))
     {
-      free (xs), free (ys);
+      free (xs), free (ys), free (zs), free (tmp);
       return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
+    }
+  for (int64_t k = 0; k < n; k++)
+    {
+      mpfi_init2 (tmp[k], prec);
+      zs[k] = tmp[k];
     }
   cn_status st = CN_OK;
   for (int64_t o = 0; o < outer && st == CN_OK; o++)
     for (int64_t i = 0; i < inner && st == CN_OK; i++)
       {
-        int64_t base = o * n * inner + i, K = 0;
-        for (int64_t k = 0; k < n && st == CN_OK; k++)
-          {
-            int64_t q = base + k * inner;
-            mpfi_set_ui (out->v[q], 0);
-            if (nv->n_in == 2)
-              {
-                mpfi_srcptr m = in[1]->v[q];
-                if (mpfi_nan_p (m) || !mpfr_equal_p (&m->left, &m->right))
-                  {
-                    st = cn_error_set (err, CN_ENUMERIC, "%s: the mask's enclosure at entry %lld is not a point (node '%s')",
-                                       op, (long long) q, cn__node_name (nv));
-                    break;
-                  }
-                if (mpfr_cmp_d (&m->left, 0.5) < 0)
-                  continue;
-              }
-            if (mpfi_nan_p (in[0]->v[q]))
-              {
-                st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input enclosure at entry %lld (node '%s')", op,
-                                   (long long) q, cn__node_name (nv));
-                break;
-              }
-            xs[K] = in[0]->v[q];
-            ys[K] = out->v[q];
-            K++;
-          }
-        if (st != CN_OK || K == 0)
+        /* the known kept entries first (K), then those of unknown mask (U), as in sm_ibp */
+        int64_t base = o * n * inner + i, K = 0, U = 0;
+        for (int pass = 0; pass < 2 && st == CN_OK; pass++)
+          for (int64_t k = 0; k < n && st == CN_OK; k++)
+            {
+              int64_t q = base + k * inner;
+              if (pass == 0)
+                mpfi_set_ui (out->v[q], 0);
+              if (nv->n_in == 2)
+                {
+                  mpfi_srcptr m = in[1]->v[q];
+                  if (mpfi_nan_p (m))
+                    {
+                      st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in the mask's enclosure at entry %lld (node '%s')",
+                                         op, (long long) q, cn__node_name (nv));
+                      break;
+                    }
+                  int known = mpfr_cmp_d (&m->left, 0.5) >= 0, maybe = mpfr_cmp_d (&m->right, 0.5) >= 0;
+                  if (!maybe || known != (pass == 0))
+                    continue;
+                }
+              else if (pass == 1)
+                continue;
+              if (mpfi_nan_p (in[0]->v[q]))
+                {
+                  st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input enclosure at entry %lld (node '%s')", op,
+                                     (long long) q, cn__node_name (nv));
+                  break;
+                }
+              xs[K + U] = in[0]->v[q];
+              ys[K + U] = out->v[q];
+              if (pass == 0)
+                K++;
+              else
+                U++;
+            }
+        if (st != CN_OK || K + U == 0)
           continue;
-        cn__softmax_row_mpfi (&w, kind == LSM, K, xs, ys);
+        /* over K0 + U: the known entries' lower ends (their whole enclosures when U is empty) */
+        cn__softmax_row_mpfi (&w, kind == LSM, K + U, xs, ys);
+        if (U == 0)
+          continue;
+        if (K > 0)
+          {
+            /* over K0: the known entries' upper ends */
+            cn__softmax_row_mpfi (&w, kind == LSM, K, xs, zs);
+            for (int64_t a = 0; a < K; a++)
+              mpfi_interv_fr (ys[a], &ys[a]->left, &zs[a]->right);
+          }
+        for (int64_t a = K; a < K + U; a++)
+          {
+            /* an unknown entry: [0, its upper end over K0 + {i}] */
+            mpfi_srcptr keepx = xs[K];
+            xs[K] = xs[a];
+            cn__softmax_row_mpfi (&w, kind == LSM, K + 1, xs, zs);
+            xs[K] = keepx;
+            mpfr_t zero;
+            mpfr_init2 (zero, prec);
+            mpfr_set_zero (zero, 1);
+            mpfi_interv_fr (ys[a], zero, &zs[K]->right);
+            mpfr_clear (zero);
+          }
       }
+  for (int64_t k = 0; k < n; k++)
+    mpfi_clear (tmp[k]);
   cn__sm_mpfi_work_clear (&w);
-  free (xs), free (ys);
+  free (xs), free (ys), free (zs), free (tmp);
   return st;
 }
 
