@@ -1166,8 +1166,8 @@ START_TEST (element_sorts_arith)
   cn_error err;
   int64_t r;
   ck_assert_int_eq (ea_run (CN_OP_DIV, &floor_p, CN_DTYPE_I32, 2, 5, 0, &r, &err), CN_ENUMERIC);
-  ck_assert_msg (strncmp (err.msg, "div:", 4) == 0 && strstr (err.msg, "division by zero") && strstr (err.msg, "'known'"),
-                 "%s", err.msg);
+  ck_assert_msg (strncmp (err.msg, "div:", 4) == 0 && strstr (err.msg, "division by zero")
+                   && strstr (err.msg, "'known'"), "%s", err.msg);
   ck_assert_int_eq (ea_run (CN_OP_REMAINDER, NULL, CN_DTYPE_U8, 2, 5, 0, &r, &err), CN_ENUMERIC);
   ck_assert_msg (strncmp (err.msg, "remainder:", 10) == 0 && strstr (err.msg, "'known'"), "%s", err.msg);
   ck_assert_int_eq (ea_run (CN_OP_POW, NULL, CN_DTYPE_I16, 2, 2, -1, &r, &err), CN_ENUMERIC);
@@ -1183,9 +1183,11 @@ START_TEST (element_sorts_arith)
   cn_shape s2;
   cn_shape_make (&s2, 1, &two, NULL);
   cn_tensor ti, tu;
-  ck_assert (cn_tensor_init (&ti, CN_DTYPE_I32, &s2, &err) == CN_OK && cn_tensor_init (&tu, CN_DTYPE_U8, &s2, &err) == CN_OK);
+  ck_assert (cn_tensor_init (&ti, CN_DTYPE_I32, &s2, &err) == CN_OK);
+  ck_assert (cn_tensor_init (&tu, CN_DTYPE_U8, &s2, &err) == CN_OK);
   int ci, cu, v, args[2];
-  ck_assert (cn_graph_add_constant (g, "i", &ti, &ci, &err) == CN_OK && cn_graph_add_constant (g, "u", &tu, &cu, &err) == CN_OK);
+  ck_assert (cn_graph_add_constant (g, "i", &ti, &ci, &err) == CN_OK);
+  ck_assert (cn_graph_add_constant (g, "u", &tu, &cu, &err) == CN_OK);
   args[0] = args[1] = ci;
   cn_error_clear (&err);
   ck_assert_int_eq (cn_graph_add_node (g, CN_OP_DIV, &true_p, 2, args, "q", &v, &err), CN_EINVAL);
@@ -1203,6 +1205,244 @@ START_TEST (element_sorts_arith)
 }
 END_TEST
 
+/* ---- element sorts: the data-movement operators on Booleans and words, known answers -------- */
+
+/* Adds node OP (PARAMS, inputs IN) to G and returns its output; the node must be accepted. */
+static int
+em_node (cn_graph *g, cn_op op, const void *params, int n_in, const int *in)
+{
+  cn_error err;
+  int y;
+  cn_error_clear (&err);
+  ck_assert_msg (cn_graph_add_node (g, op, params, n_in, in, "em", &y, &err) == CN_OK, "%s: %s", cn_op_name (op),
+                 err.msg);
+  return y;
+}
+
+/* Node OP must be refused with CN_EINVAL and a message starting with WANT. */
+static void
+em_refused (cn_graph *g, cn_op op, const void *params, int n_in, const int *in, const char *want)
+{
+  cn_error err;
+  int y;
+  cn_error_clear (&err);
+  ck_assert_int_eq (cn_graph_add_node (g, op, params, n_in, in, "bad", &y, &err), CN_EINVAL);
+  ck_assert_msg (strncmp (err.msg, want, strlen (want)) == 0 && strstr (err.msg, "'bad'") != NULL,
+                 "%s: message '%s', expected '%s...'", cn_op_name (op), err.msg, want);
+}
+
+/* reshape, cat, gather, pad, flip and scatter move Booleans and i8 words exactly, refuse mixed
+ * sorts, pad values outside the sort and Boolean reductions; scatter's sums and products wrap
+ * (i8, i64) in forward, IBP and MPFI alike, and CROWN refuses a wrapping sum with a message. */
+START_TEST (element_sorts_move)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  cn_graph *g = NULL;
+  ck_assert (cn_graph_create (&g, &err) == CN_OK);
+  int64_t d23[2] = { 2, 3 };
+  cn_shape s23;
+  cn_shape_make (&s23, 2, d23, NULL);
+  int b, w, ix, k32;
+  ck_assert (cn_graph_add_input (g, "b", CN_DTYPE_BOOL, &s23, &b, &err) == CN_OK);
+  ck_assert (cn_graph_add_input (g, "w", CN_DTYPE_I8, &s23, &w, &err) == CN_OK);
+  cn_tensor t;
+  ck_assert (cn_tensor_init (&t, CN_DTYPE_F64, &s23, &err) == CN_OK);
+  static const double idx[6] = { 2, 0, 1, 1, 1, 0 };
+  memcpy (t.data, idx, sizeof idx);
+  ck_assert (cn_graph_add_constant (g, "index", &t, &ix, &err) == CN_OK);
+  cn_tensor_clear (&t);
+  ck_assert (cn_tensor_init (&t, CN_DTYPE_I32, &s23, &err) == CN_OK);
+  ck_assert (cn_graph_add_constant (g, "k32", &t, &k32, &err) == CN_OK);
+  cn_tensor_clear (&t);
+
+  cn_params_reshape rs;
+  memset (&rs, 0, sizeof rs);
+  int64_t d32[2] = { 3, 2 };
+  cn_shape_make (&rs.shape, 2, d32, NULL);
+  cn_params_cat ct = { .axis = 1 };
+  cn_params_gather ga = { .axis = 1 };
+  cn_params_pad pd;
+  memset (&pd, 0, sizeof pd);
+  pd.rank = 2;
+  pd.end[1] = 1;
+  pd.value = 1;
+  cn_params_flip fl = { .axes = 2 };
+  int y[6], in2[2];
+  y[0] = em_node (g, CN_OP_RESHAPE, &rs, 1, &b);
+  in2[0] = b;
+  in2[1] = b;
+  y[1] = em_node (g, CN_OP_CAT, &ct, 2, in2);
+  in2[0] = w;
+  in2[1] = ix;
+  y[2] = em_node (g, CN_OP_GATHER, &ga, 2, in2);
+  y[3] = em_node (g, CN_OP_PAD, &pd, 1, &b);
+  pd.value = -128;
+  y[4] = em_node (g, CN_OP_PAD, &pd, 1, &w);
+  y[5] = em_node (g, CN_OP_FLIP, &fl, 1, &w);
+  static const cn_dtype want_sort[6] = { CN_DTYPE_BOOL, CN_DTYPE_BOOL, CN_DTYPE_I8, CN_DTYPE_BOOL, CN_DTYPE_I8,
+                                         CN_DTYPE_I8 };
+  for (int k = 0; k < 6; k++)
+    ck_assert_int_eq (cn_graph_value_dtype (g, y[k]), want_sort[k]);
+
+  /* refusals: mixed sorts, a pad value outside the sort, a Boolean reduction */
+  in2[0] = b;
+  in2[1] = k32;
+  em_refused (g, CN_OP_CAT, &ct, 2, in2, "cat: input 1 holds i32 where input 0 holds bool");
+  pd.value = 0.5;
+  em_refused (g, CN_OP_PAD, &pd, 1, &w, "pad: the value 0.5 is not an i8 word");
+  pd.value = 128;
+  em_refused (g, CN_OP_PAD, &pd, 1, &w, "pad: the value 128 is not an i8 word");
+  pd.value = 2;
+  em_refused (g, CN_OP_PAD, &pd, 1, &b, "pad: the value 2 is not a Boolean");
+  cn_params_scatter sc = { .axis = 1, .reduce = CN_SCATTER_SUM };
+  int in3[3] = { b, ix, b };
+  em_refused (g, CN_OP_SCATTER, &sc, 3, in3, "scatter: a Boolean scatter has a rule only as a replacement");
+  in3[2] = w;
+  sc.reduce = CN_SCATTER_REPLACE;
+  em_refused (g, CN_OP_SCATTER, &sc, 3, in3, "scatter: input 2 holds i8 where input 0 holds bool");
+  in3[2] = b;
+  int rep = em_node (g, CN_OP_SCATTER, &sc, 3, in3);
+  ck_assert_int_eq (cn_graph_value_dtype (g, rep), CN_DTYPE_BOOL);
+
+  /* forward, exactly, in both evaluation sorts */
+  ck_assert (cn_graph_set_outputs (g, 6, y, &err) == CN_OK);
+  cn_tensor x[2], out[6];
+  static const uint8_t bv[6] = { 1, 0, 0, 1, 1, 0 };
+  static const int8_t wv[6] = { -128, 5, 127, -1, 0, 33 };
+  ck_assert (cn_tensor_init (&x[0], CN_DTYPE_BOOL, &s23, &err) == CN_OK);
+  ck_assert (cn_tensor_init (&x[1], CN_DTYPE_I8, &s23, &err) == CN_OK);
+  memcpy (x[0].data, bv, sizeof bv);
+  memcpy (x[1].data, wv, sizeof wv);
+  static const uint8_t want_cat[12] = { 1, 0, 0, 1, 0, 0, 1, 1, 0, 1, 1, 0 };
+  static const int8_t want_gather[6] = { 127, -128, 5, 0, 0, -1 };
+  static const uint8_t want_pad[8] = { 1, 0, 0, 1, 1, 1, 0, 1 };
+  static const int8_t want_pad8[8] = { -128, 5, 127, -128, -1, 0, 33, -128 };
+  static const int8_t want_flip[6] = { 127, 5, -128, 33, 0, -1 };
+  for (int dt = 0; dt < 2; dt++)
+    {
+      ck_assert_msg (cn_graph_eval (g, dt ? CN_DTYPE_F32 : CN_DTYPE_F64, x, out, &err) == CN_OK, "%s", err.msg);
+      for (int k = 0; k < 6; k++)
+        ck_assert_int_eq (out[k].dtype, want_sort[k]);
+      ck_assert (memcmp (out[0].data, bv, 6) == 0);
+      ck_assert (memcmp (out[1].data, want_cat, 12) == 0);
+      ck_assert (memcmp (out[2].data, want_gather, 6) == 0);
+      ck_assert (memcmp (out[3].data, want_pad, 8) == 0);
+      ck_assert (memcmp (out[4].data, want_pad8, 8) == 0);
+      ck_assert (memcmp (out[5].data, want_flip, 6) == 0);
+      for (int k = 0; k < 6; k++)
+        cn_tensor_clear (&out[k]);
+    }
+  cn_tensor_clear (&x[0]);
+  cn_tensor_clear (&x[1]);
+  cn_graph_free (g);
+
+  /* scatter's sums wrap: i8 x = [100, 100, 27], index [0, 0, 1], src = x gives
+   * [100 + 100 + 100 - 256, 100 + 27, 27] = [44, 127, 27] */
+  int64_t d3 = 3;
+  cn_shape s3;
+  cn_shape_make (&s3, 1, &d3, NULL);
+  ck_assert (cn_graph_create (&g, &err) == CN_OK);
+  int xi, ys;
+  ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_I8, &s3, &xi, &err) == CN_OK);
+  ck_assert (cn_tensor_init (&t, CN_DTYPE_F64, &s3, &err) == CN_OK);
+  ((double *) t.data)[1] = 0;
+  ((double *) t.data)[2] = 1;
+  ck_assert (cn_graph_add_constant (g, "index", &t, &ix, &err) == CN_OK);
+  cn_tensor_clear (&t);
+  sc.axis = 0;
+  sc.reduce = CN_SCATTER_SUM;
+  int sin[3] = { xi, ix, xi };
+  ys = em_node (g, CN_OP_SCATTER, &sc, 3, sin);
+  ck_assert (cn_graph_set_outputs (g, 1, &ys, &err) == CN_OK);
+  ck_assert (cn_tensor_init (&x[0], CN_DTYPE_F64, &s3, &err) == CN_OK);
+  static const double xv[3] = { 100, 100, 27 }, want_sum[3] = { 44, 127, 27 };
+  memcpy (x[0].data, xv, sizeof xv);
+  ck_assert (cn_graph_eval (g, CN_DTYPE_F32, x, out, &err) == CN_OK);
+  for (int j = 0; j < 3; j++)
+    ck_assert (((const int8_t *) out[0].data)[j] == want_sum[j]);
+  cn_tensor_clear (&out[0]);
+  cn_tensor_clear (&x[0]);
+  /* IBP and MPFI: a point box gives the wrapped word; a box whose sums may leave [-128, 127]
+   * gives the whole range, one that stays inside gives the exact sums */
+  cn_box box;
+  ck_assert (cn_box_init (&box, 3, &err) == CN_OK);
+  cn_bounds_opts o;
+  cn_bounds_opts_init (&o);
+  o.method = CN_METHOD_IBP;
+  static const double lo2[3] = { 100, 100, -20 }, hi2[3] = { 100, 101, 27 };
+  static const double want_lo[2][3] = { { 44, 127, 27 }, { -128, -128, -20 } };
+  static const double want_hi[2][3] = { { 44, 127, 27 }, { 127, 127, 27 } };
+  for (int k = 0; k < 2; k++)
+    {
+      memcpy (box.lo, k ? lo2 : xv, sizeof xv);
+      memcpy (box.hi, k ? hi2 : xv, sizeof xv);
+      cn_analysis *a = NULL;
+      ck_assert_msg (cn_analysis_create (g, &box, &o, &a, &err) == CN_OK, "%s", err.msg);
+      const cn_box *yb = cn_analysis_box (a, ys);
+      cn_mpfi_vec bin, bout;
+      ck_assert (cn_mpfi_vec_init (&bin, 3, PREC, &err) == CN_OK);
+      for (int j = 0; j < 3; j++)
+        mpfi_interv_d (bin.v[j], box.lo[j], box.hi[j]);
+      ck_assert (cn_reference_ibp (g, &bin, PREC, &bout, &err) == CN_OK);
+      for (int j = 0; j < 3; j++)
+        {
+          ck_assert_msg (yb->lo[j] == want_lo[k][j] && yb->hi[j] == want_hi[k][j], "scatter: IBP [%g, %g] at %d", yb->lo[j],
+                         yb->hi[j], j);
+          ck_assert (mpfr_cmp_d (&bout.v[j]->left, want_lo[k][j]) == 0 && mpfr_cmp_d (&bout.v[j]->right, want_hi[k][j]) == 0);
+        }
+      cn_mpfi_vec_clear (&bin);
+      cn_mpfi_vec_clear (&bout);
+      cn_analysis_free (a);
+    }
+  /* CROWN: a wrapping sum has no relaxation, and the sweep says so */
+  o.method = CN_METHOD_CROWN;
+  cn_analysis *a = NULL;
+  ck_assert (cn_analysis_create (g, &box, &o, &a, &err) == CN_OK);
+  double c3[3] = { 1, 0, 0 }, lower;
+  cn_error_clear (&err);
+  ck_assert_int_eq (cn_analysis_lower (a, ys, c3, 1, &lower, &err), CN_EUNSUPPORTED);
+  ck_assert_msg (strstr (err.msg, "scatter: the CROWN arm has no relaxation of a wrapping sum of i8 words") != NULL,
+                 "%s", err.msg);
+  cn_analysis_free (a);
+  cn_box_clear (&box);
+  cn_graph_free (g);
+
+  /* scatter's products wrap at 64 bits: i64 x = [2^32 + 1, -1], index [0, 0], src = x gives
+   * (2^32 + 1)^2 (-1) mod 2^64 = -(2^33 + 1) (exactly, though beyond 2^53), and -1 */
+  int64_t d2 = 2;
+  cn_shape s2;
+  cn_shape_make (&s2, 1, &d2, NULL);
+  ck_assert (cn_graph_create (&g, &err) == CN_OK);
+  ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_I64, &s2, &xi, &err) == CN_OK);
+  ck_assert (cn_tensor_init (&t, CN_DTYPE_F64, &s2, &err) == CN_OK);
+  ck_assert (cn_graph_add_constant (g, "index", &t, &ix, &err) == CN_OK);
+  cn_tensor_clear (&t);
+  sc.reduce = CN_SCATTER_PROD;
+  sin[0] = sin[2] = xi;
+  sin[1] = ix;
+  ys = em_node (g, CN_OP_SCATTER, &sc, 3, sin);
+  ck_assert (cn_graph_set_outputs (g, 1, &ys, &err) == CN_OK);
+  ck_assert (cn_tensor_init (&x[0], CN_DTYPE_I64, &s2, &err) == CN_OK);
+  ((int64_t *) x[0].data)[0] = ((int64_t) 1 << 32) + 1;
+  ((int64_t *) x[0].data)[1] = -1;
+  ck_assert (cn_graph_eval (g, CN_DTYPE_F64, x, out, &err) == CN_OK);
+  ck_assert (((const int64_t *) out[0].data)[0] == -(((int64_t) 1 << 33) + 1));
+  ck_assert (((const int64_t *) out[0].data)[1] == -1);
+  cn_tensor_clear (&out[0]);
+  cn_tensor_clear (&x[0]);
+  cn_mpfi_vec bin, bout;
+  ck_assert (cn_mpfi_vec_init (&bin, 2, PREC, &err) == CN_OK);
+  mpfi_set_d (bin.v[0], 0x1p32 + 1);
+  mpfi_set_si (bin.v[1], -1);
+  ck_assert (cn_reference_ibp (g, &bin, PREC, &bout, &err) == CN_OK);
+  ck_assert (mpfr_cmp_d (&bout.v[0]->left, -0x1p33 - 1) == 0 && mpfr_cmp_d (&bout.v[0]->right, -0x1p33 - 1) == 0);
+  cn_mpfi_vec_clear (&bin);
+  cn_mpfi_vec_clear (&bout);
+  cn_graph_free (g);
+}
+END_TEST
+
 static Suite *
 ops_suite (void)
 {
@@ -1215,6 +1455,7 @@ ops_suite (void)
   tcase_add_test (tc, random_spectral);
   tcase_add_test (tc, custom_cycle_refused);
   tcase_add_test (tc, element_sorts_arith);
+  tcase_add_test (tc, element_sorts_move);
   tcase_add_loop_test (tc, generic, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, crown_step_invariant, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, ports_and_shapes, 0, CN_OP_COUNT);

@@ -4,6 +4,7 @@
  * divisor get an input range (x_lo, x_hi) or a constant operand away from the singularity, where
  * the generic tests' relative tolerances (forward in binary32, central differences) hold. */
 #include <config.h>
+#include <math.h>
 #include "testutil.h"
 
 /* A random shape of rank 1 to 3 with small extents, for all N inputs. */
@@ -37,6 +38,27 @@ away_from_zero (struct tu_op_case *c, double a, double b)
     c->x_lo = a, c->x_hi = b;
   else
     c->x_lo = -b, c->x_hi = -a;
+}
+
+/* The element sort of pow and remainder (the seed's element argument), drawn without Booleans
+ * (refused at arithmetic) and put on both ports; for words the case is redrawn here (see the
+ * cases) and 1 returned.  X stays within 2^24 (an f32 evaluation holds X in binary32). */
+static int
+word_sort_case (struct tu_op_case *c, cn_dtype *t, int *sgn, double *xmax)
+{
+  *t = tu_draw_element_sort (0);
+  if (*t == CN_DTYPE_F64)
+    return 0;
+  int bits = 8 * (int) cn_dtype_size (*t);
+  *sgn = *t <= CN_DTYPE_I64;
+  *xmax = bits - *sgn < 24 ? ldexp (1, bits - *sgn) - 1 : 0x1p24;
+  for (int i = 0; i < 2; i++)
+    {
+      c->in_dtype[i] = *t;
+      c->in_const[i] = 0;
+    }
+  c->x_integer = 1;
+  return 1;
 }
 
 int
@@ -87,6 +109,23 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
           }
           break;
         }
+      {
+        cn_dtype t;
+        int sgn;
+        double xmax;
+        if (word_sort_case (c, &t, &sgn, &xmax))
+          {
+            /* words: small bases (both signs) to constant exponents in [0, 40] (8- to 64-bit
+             * powers wrap), or both varying in [0, 9] (the exponent's box decides the range) */
+            if (tu_int (0, 1))
+              {
+                c->x_lo = sgn ? -6 : 0, c->x_hi = sgn ? 6 : 12;
+                tu_set_const (c, 1, 0, 40);
+              }
+            else
+              c->x_lo = 0, c->x_hi = 9;
+          }
+      }
       return 1;
     case CN_OP_SCALE:
       shapes (c, 1);
@@ -101,6 +140,25 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
         {
           tu_set_const (c, 0, -5, 5);  /* a constant dividend, the divisor varying away from 0 */
           away_from_zero (c, 0.5, 2);
+        }
+      if (op == CN_OP_REMAINDER)
+        {
+          cn_dtype t;
+          int sgn;
+          double xmax;
+          if (word_sort_case (c, &t, &sgn, &xmax))
+            {
+              /* words: the dividend over the sort's range (cut to 2^24) and a constant divisor in
+               * +-[1, 7] (the minimum over -1 included), or both varying on one side of 0 */
+              int neg = sgn && tu_int (0, 1);
+              if (tu_int (0, 2) > 0)
+                {
+                  c->x_lo = sgn ? -xmax - (xmax < 0x1p24) : 0, c->x_hi = xmax;
+                  tu_set_const (c, 1, neg ? -7 : 1, neg ? -1 : 7);
+                }
+              else
+                c->x_lo = neg ? -100 : 1, c->x_hi = neg ? -1 : 100;
+            }
         }
       return 1;
     case CN_OP_HYPOT:

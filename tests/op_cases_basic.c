@@ -7,6 +7,7 @@
  * >= 1), random attributes, constants flagged with their range, and crown_ok set where the
  * CROWN arm supports the instance. */
 #include <config.h>
+#include <math.h>
 #include <string.h>
 #include "testutil.h"
 
@@ -62,6 +63,62 @@ rand_factor_shape (int64_t n)
   return s;
 }
 
+/* The element sort of the movement cases (reshape, permute, broadcast, pad, cat, slice: the seed's
+ * element argument), drawn by tu_draw_element_sort and put on every port: the model's scalar,
+ * Booleans or integer words.  For words X is drawn integer-valued in a range the sort holds (a
+ * quarter or half of it, within 2^24 so that X is exact in binary32), constants in [0, const_hi],
+ * and the case leaves CROWN out (the cast feeding a word port has no CROWN arm).  Returns the
+ * sort. */
+static cn_dtype
+move_element_sort (struct tu_op_case *c)
+{
+  cn_dtype es = tu_draw_element_sort (1);
+  for (int i = 0; i < c->n_in; i++)
+    {
+      c->in_dtype[i] = es;
+      if (c->in_const[i] && es != CN_DTYPE_F64)
+        c->const_lo[i] = 0;
+    }
+  if (es != CN_DTYPE_F64 && es != CN_DTYPE_BOOL)
+    {
+      int e = 8 * (int) cn_dtype_size (es) - 2 + (es > CN_DTYPE_I64);
+      double r = ldexp (1, e < 24 ? e : 24);   /* X within 2^24: exact in an f32 evaluation too */
+      c->x_integer = 1;
+      c->x_lo = es > CN_DTYPE_I64 ? 0 : -r;
+      c->x_hi = r;
+      c->crown_ok = 0;
+    }
+  return es;
+}
+
+/* The element sort of the arithmetic cases (add, sub, mul, div, neg: the seed's element
+ * argument), drawn by tu_draw_element_sort without Booleans (refused at arithmetic) and put on
+ * the N ports.  For words X is integer-valued over the sort's range cut to 2^24 (an f32
+ * evaluation holds X in binary32), so that 8- and 16-bit sums and products wrap often and 32-bit
+ * products too; constants over the range cut to 2^53 (64-bit products wrap through them).  CROWN
+ * is left out (the cast feeding a word port has no CROWN arm; the arms discharge their own box).
+ * Returns 1 for words, 0 for the model's scalar. */
+static int
+arith_word_case (struct tu_op_case *c, int n)
+{
+  cn_dtype t = tu_draw_element_sort (0);
+  if (t == CN_DTYPE_F64)
+    return 0;
+  int bits = 8 * (int) cn_dtype_size (t), sgn = t <= CN_DTYPE_I64;
+  double xr = ldexp (1, bits - sgn < 24 ? bits - sgn : 24), cr = ldexp (1, bits - sgn < 53 ? bits - sgn : 53);
+  c->x_integer = 1;
+  c->x_lo = sgn ? -xr : 0;
+  c->x_hi = bits - sgn < 24 ? xr - 1 : xr;
+  for (int i = 0; i < n; i++)
+    {
+      c->in_dtype[i] = t;
+      c->const_lo[i] = sgn ? -cr : 0;
+      c->const_hi[i] = bits - sgn < 53 ? cr - 1 : cr;
+    }
+  c->crown_ok = 0;
+  return 1;
+}
+
 int
 tu_op_case_basic (cn_op op, struct tu_op_case *c)
 {
@@ -78,6 +135,7 @@ tu_op_case_basic (cn_op op, struct tu_op_case *c)
         int k = (int) tu_int (0, 2);   /* 0: no constant, 1/2: input k-1 constant */
         if (k > 0)
           tu_set_const (c, k - 1, -2, 2);
+        arith_word_case (c, 2);
         return 1;
       }
     case CN_OP_MUL:
@@ -89,6 +147,7 @@ tu_op_case_basic (cn_op op, struct tu_op_case *c)
           c->crown_ok = 0;
         else
           tu_set_const (c, k % 2, -2, 2);
+        arith_word_case (c, 2);
         return 1;
       }
     case CN_OP_DIV:
@@ -99,8 +158,30 @@ tu_op_case_basic (cn_op op, struct tu_op_case *c)
         tu_set_const (c, 1, 0.5, 2);
       else
         tu_set_const (c, 1, -2, -0.5);
+      if (arith_word_case (c, 2))
+        {
+          /* words: trunc or floor (true division has no rule); a constant divisor in [1, 3] or
+           * [-3, -1] (the minimum over -1 wraps), or anywhere in the sort's range but 0, or both
+           * varying on one side of 0 */
+          int sgn = c->in_dtype[1] <= CN_DTYPE_I64, neg = sgn && tu_int (0, 1);
+          c->params.div.rounding = tu_int (0, 1) ? CN_DIV_TRUNC : CN_DIV_FLOOR;
+          switch ((int) tu_int (0, 2))
+            {
+            case 0: tu_set_const (c, 1, neg ? -3 : 1, neg ? -1 : 3); break;
+            case 1: tu_set_const (c, 1, neg ? c->const_lo[1] : 1, neg ? -1 : c->const_hi[1]); break;
+            default:
+              c->in_const[1] = 0;
+              c->x_lo = neg ? -100 : 1;
+              c->x_hi = neg ? -1 : 100;
+              break;
+            }
+        }
       return 1;
     case CN_OP_NEG:
+      c->n_in = 1;
+      c->in_shape[0] = tu_rand_shape (0, 4, 4, 64);
+      arith_word_case (c, 1);
+      return 1;
     case CN_OP_RELU:
       c->n_in = 1;
       c->in_shape[0] = tu_rand_shape (0, 4, 4, 64);
@@ -109,12 +190,14 @@ tu_op_case_basic (cn_op op, struct tu_op_case *c)
       c->n_in = 1;
       c->in_shape[0] = tu_rand_shape (0, 4, 4, 64);
       c->params.reshape.shape = rand_factor_shape (numel (&c->in_shape[0]));
+      move_element_sort (c);
       return 1;
     case CN_OP_PERMUTE:
       c->n_in = 1;
       c->in_shape[0] = tu_rand_shape (1, 4, 4, 64);
       c->params.permute.rank = c->in_shape[0].rank;
       rand_perm (c->in_shape[0].rank, c->params.permute.perm);
+      move_element_sort (c);
       return 1;
     case CN_OP_BROADCAST:
       {
@@ -144,6 +227,7 @@ tu_op_case_basic (cn_op op, struct tu_op_case *c)
         c->params.broadcast.shape = t;
         if (tu_int (0, 5) == 0)
           tu_set_const (c, 0, -2, 2);
+        move_element_sort (c);
         return 1;
       }
     case CN_OP_PAD:
@@ -156,6 +240,12 @@ tu_op_case_basic (cn_op op, struct tu_op_case *c)
           c->params.pad.end[a] = tu_int (0, 2);
         }
       c->params.pad.value = tu_int (0, 2) == 0 ? 0.0 : tu_uniform (-1, 1);
+      {
+        cn_dtype es = move_element_sort (c);
+        if (es != CN_DTYPE_F64)
+          c->params.pad.value = (double) tu_int (es == CN_DTYPE_BOOL || es > CN_DTYPE_I64 ? 0 : -2,
+                                                 es == CN_DTYPE_BOOL ? 1 : 2);
+      }
       return 1;
     case CN_OP_CAT:
       {
@@ -171,6 +261,7 @@ tu_op_case_basic (cn_op op, struct tu_op_case *c)
             if (i > 0 && tu_int (0, 3) == 0)
               tu_set_const (c, i, -2, 2);
           }
+        move_element_sort (c);
         return 1;
       }
     case CN_OP_SLICE:
@@ -185,6 +276,7 @@ tu_op_case_basic (cn_op op, struct tu_op_case *c)
           c->params.slice.stop[a] = tu_int (b + 1, e);
           c->params.slice.step[a] = tu_int (1, 3);
         }
+      move_element_sort (c);
       return 1;
     case CN_OP_REDUCE:
     case CN_OP_MEAN:

@@ -27,6 +27,7 @@
  * Reals stay in [-4, 4], where the binary32 forward rounds a double within 2^-22: it moves trunc
  * across an integer only for a point that close to one (probability about 1e-6 per entry). */
 #include <config.h>
+#include <math.h>
 #include "testutil.h"
 
 static int
@@ -112,6 +113,34 @@ cast_case (struct tu_op_case *c)
     }
 }
 
+/* The element sort of the ports FIRST .. FIRST + N - 1 (the comparisons' operands, select's
+ * data ports: the seed's element argument): Booleans (constants 0/1, varying ones gt(X, 0)), or
+ * one integer sort, X integer-valued in [-3, 3] ([0, 6] unsigned) where ties are frequent, or
+ * over the sort's range cut to 2^24 (an f32 evaluation holds X in binary32), constants within
+ * 2^53; words leave CROWN out (the cast feeding a word port has no CROWN arm).  Returns the sort. */
+static cn_dtype
+element_ports (struct tu_op_case *c, int first, int n)
+{
+  cn_dtype t = tu_draw_element_sort (1);
+  for (int i = first; i < first + n; i++)
+    c->in_dtype[i] = t;
+  if (t == CN_DTYPE_F64 || t == CN_DTYPE_BOOL)
+    return t;
+  int bits = 8 * (int) cn_dtype_size (t), sgn = !is_unsigned (t), small = (int) tu_int (0, 1);
+  double xr = ldexp (1, bits - sgn < 24 ? bits - sgn : 24), cr = ldexp (1, bits - sgn < 53 ? bits - sgn : 53);
+  c->x_integer = 1;
+  c->crown_ok = 0;   /* the cast feeding a word port has no CROWN arm */
+  c->x_lo = small ? (sgn ? -3 : 0) : sgn ? -xr : 0;
+  c->x_hi = small ? (sgn ? 3 : 6) : xr - 1;
+  for (int i = first; i < first + n; i++)
+    {
+      c->const_integer[i] = 1;
+      c->const_lo[i] = small ? c->x_lo : sgn ? -cr : 0;
+      c->const_hi[i] = small ? c->x_hi : cr - 1;
+    }
+  return t;
+}
+
 int
 tu_op_case_logic (cn_op op, struct tu_op_case *c)
 {
@@ -132,6 +161,8 @@ tu_op_case_logic (cn_op op, struct tu_op_case *c)
           c->x_lo = -2, c->x_hi = 2;
           c->const_integer[0] = c->const_integer[1] = 1;
         }
+      if (element_ports (c, 0, 2) == CN_DTYPE_BOOL)
+        c->x_integer = 0, c->x_lo = c->x_hi = 0;   /* gt(X, 0) of the default draws */
       return 1;
     case CN_OP_IS_NA_N:
     case CN_OP_IS_INF:
@@ -165,6 +196,7 @@ tu_op_case_logic (cn_op op, struct tu_op_case *c)
         case 2: c->in_const[2] = 1; break;
         default: break;
         }
+      element_ports (c, 1, 2);
       return 1;
     case CN_OP_CAST:
       cast_case (c);

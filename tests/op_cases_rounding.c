@@ -17,6 +17,7 @@
  * fail the central differences of check_grad); lo is drawn in [-1.5, 0.5] and hi in [-0.5, 1.5],
  * so lo > hi (clamp constant hi) occurs too. */
 #include <config.h>
+#include <math.h>
 #include "testutil.h"
 
 int
@@ -48,6 +49,25 @@ tu_op_case_rounding (cn_op op, struct tu_op_case *c)
     case CN_OP_FMIN:
       tu_pair_case (c);
       c->crown_ok = 1;
+      if (op == CN_OP_MAX || op == CN_OP_MIN)
+        {
+          /* the element sort (max and min only): Booleans (constants 0/1), or words over a range
+           * the sort holds within 2^24, constants within 2^53; ties are frequent in [-3, 3] */
+          cn_dtype t = tu_draw_element_sort (1);
+          c->in_dtype[0] = c->in_dtype[1] = t;
+          if (t != CN_DTYPE_F64 && t != CN_DTYPE_BOOL)
+            {
+              int bits = 8 * (int) cn_dtype_size (t), sgn = t <= CN_DTYPE_I64, small = (int) tu_int (0, 1);
+              double xr = ldexp (1, bits - sgn < 24 ? bits - sgn : 24);
+              double cr = ldexp (1, bits - sgn < 53 ? bits - sgn : 53);
+              c->x_integer = 1;
+              c->crown_ok = 0;   /* the cast feeding a word port has no CROWN arm */
+              c->x_lo = small ? (sgn ? -3 : 0) : sgn ? -xr : 0;
+              c->x_hi = small ? 3 : xr - 1;
+              for (int i = 0; i < 2; i++)
+                c->const_lo[i] = small ? c->x_lo : sgn ? -cr : 0, c->const_hi[i] = small ? 3 : cr - 1;
+            }
+        }
       return 1;
     case CN_OP_CLAMP:
       c->n_in = 3;

@@ -76,7 +76,60 @@
  *   add  t = t_x + t_y.   sub  t = t_x - t_y.   neg  t = -t_x.
  *   mul  t = y t_x + x t_y.
  *   div  TRUE: t = t_x / y - (x / y) (t_y / y), the same factors as the pullback (q = t / y in
- *        the pullback's order); TRUNC and FLOOR: t = 0 (the pullback's choice at the jumps). */
+ *        the pullback's order); TRUNC and FLOOR: t = 0 (the pullback's choice at the jumps).
+ *
+ * Element sorts (the seed's Op.NumericElement: add, sub, mul, div, neg here, pow and remainder in
+ * the second part).  Their ports are element ports (CN_PORT_ELEMENT): value ports when they hold
+ * the model's scalar (everything above), or integer words of ONE sort i8 .. u64, on which the
+ * operator computes PyTorch's integer meaning, without gradients (a word node never receives a
+ * cotangent; the pullback and jvp arms see floats only).  out_sort refuses operands of two sorts
+ * ("add: input 1 holds u8 where input 0 holds i32") and Booleans: torch refuses sub and neg on
+ * bool and reads add and mul as or/and, so here no arithmetic operator takes Booleans ("add:
+ * Booleans have no arithmetic ..."; cast them to an integer sort first; max, min, the
+ * comparisons and select do take them).  A word of width N is computed on its N-bit pattern:
+ *   add, sub, mul, neg  wrap modulo 2^N (two's complement when signed): i8 127 + 1 = -128,
+ *            u8 0 - 1 = 255, neg of the minimum is the minimum.  Unsigned 64-bit arithmetic on the
+ *            patterns has the right low N bits for both signednesses.
+ *   div      TRUNC: the quotient rounded toward 0 (C's /); FLOOR: toward -inf (torch's
+ *            div_floor_integer); unsigned: both the plain quotient.  TRUE (div .none) has no rule
+ *            at words: out_sort refuses it ("div: true division (rounding none) of i32 words has
+ *            no rule; ...").  The minimum divided by -1, 2^(N-1), wraps to the minimum (both
+ *            modes): that is what torch computes for int8 and int16 on the CPU (C's promotion to
+ *            int, then the narrowing store) and on CUDA for every width; torch's CPU kernel for
+ *            int32 and int64 executes the machine division there, which traps (SIGFPE, pytorch
+ *            issues 127804 and 190042), so the wrap is the one defined answer torch gives.
+ *   remainder  torch.remainder: r = a - floor(a / b) b, the sign of the divisor (C's %, then + b
+ *            when the signs differ); the minimum modulo -1 is 0.
+ *   pow      a^e by repeated squaring, every product wrapping (so a^e modulo 2^N); 0^0 = 1.  A
+ *            negative exponent is refused with torch's message "Integers to negative integer
+ *            powers are not allowed" (torch checks it for a scalar exponent; its tensor kernel
+ *            would return 0, or +-1 for a base +-1 - the rule takes the check).
+ *   A division or remainder by the word 0 (torch: "ZeroDivisionError") and a negative exponent
+ *   fail the forward with CN_ENUMERIC and a message naming the operator and node, every entry
+ *   checked before any output is written.
+ *   IBP      (the sort read from the node view, nv->in_sort) each input box is read as the words
+ *            it holds, [ceil l, floor h] cut to the sort's range (none, or a NaN end: CN_ENUMERIC);
+ *            the EXACT range [r0, r1] of the operator on those integers is formed in GMP: sums and
+ *            differences of the ends, the hull of the corner products, the floor (trunc) of the
+ *            corner quotients (a / b is monotone in each argument when b keeps its sign, and
+ *            floor, trunc are nondecreasing), for remainder the bounds [0, b1 - 1] (b > 0) or
+ *            [b0 + 1, 0] (b < 0), tightened by r <= a (a >= 0, b > 0), r >= a (a <= 0, b < 0) and,
+ *            where floor(a / b) is one integer k on the whole box, by a - k b; for pow the hull of
+ *            a^e over a in {a0, a1, -1, 0, 1} and e in {e0, e0 + 1, e1 - 1, e1} inside the boxes
+ *            (for each e the extremes over a lie at a0, a1 or 0; for each such a those over e at
+ *            the two smallest or the two largest exponents), or the whole range where such a
+ *            power passes 2^320 (a box that is not a point then spans every word).  Then the
+ *            wrap: a real result v is the word v - k 2^N, k = floor((v - min) / 2^N), which is
+ *            increasing while k is constant, so when r0 and r1 share k (in particular whenever
+ *            nothing wraps: k = 0, the exact result) the box is [r0 - k 2^N, r1 - k 2^N], else the
+ *            sort's whole range [cn__dtype_min, cn__dtype_max].  At a point this is the forward's
+ *            word (a point pow is taken modulo 2^N directly).  The ends are written rounded
+ *            outward (exact below 2^53).  A divisor box holding the word 0, or an exponent box a
+ *            negative word, is CN_ENUMERIC (the forward fails at such a point).
+ *   MPFI     the same on the enclosures (ceil and floor of the ends by mpfr_get_z), written with
+ *            mpfi_interv_z: exact at points, wrapping included.
+ *   CROWN    at words the node is discharged over its own IBP box (cn__crown_own_box): the
+ *            linear relaxations of the reals do not survive a wrap. */
 /* ---- second part: the table-driven operators -------------------------------------------
  *
  * Each is elementwise on inputs of one shape and shares one set of arms driven by a table
@@ -96,9 +149,10 @@
  *   reciprocal 1/x.  d = -y^2.  Kernel: 0 inside the box (or the box [0, 0]): [-inf, +inf]; an
  *              end at 0: the infinite limit of its side ([0, u] -> [1/u, +inf]); else mpfi_inv.
  *   square     x x.  d = 2 x.  mpfi_sqr (0 inside the box gives the minimum 0).
- *   pow        pow(x, y), both value ports.  d_x = y x^(y-1) (0 where y = 0); d_y = x^y log x for
- *              x > 0, and the choice 0 for x <= 0 (no real neighbourhood in y there; torch gives
- *              NaN).  Kernel: a point integer exponent n: n = 0: 1; even n: |x|^n over |X| =
+ *   pow        pow(x, y), both element ports (value ports at the model's scalar; for integer
+ *              words see "Element sorts" in the first part).  d_x = y x^(y-1) (0 where y = 0);
+ *              d_y = x^y log x for x > 0, and the choice 0 for x <= 0 (no real neighbourhood in y
+ *              there; torch gives NaN).  Kernel: a point integer exponent n: n = 0: 1; even n: |x|^n over |X| =
  *              [m, M] (increasing for n > 0, decreasing with +inf at 0 for n < 0); odd n > 0:
  *              increasing; odd n < 0: decreasing on each side of the pole, [-inf, +inf] if the box
  *              holds 0 inside (or is [0, 0]), a zero end read on the box's side.  Otherwise a base
@@ -108,10 +162,11 @@
  *              an infinity add their limit sets ([0, 1] or [1, +inf]) explicitly.
  *   scale      factor x (cn_params_scale, factor finite; in binary32 the factor is rounded to
  *              float first).  d = factor.  mpfi_mul_d.
- *   fmod       C fmod: r = x - trunc(x/y) y, the sign of x.  remainder: torch.remainder, Python's
- *              modulo r = x - floor(x/y) y, the sign of y (forward: fmod, then + y when the signs
- *              differ, as torch).  Both value ports: d_x = 1, d_y = -k with k = (x - r)/y rounded to
- *              an integer (torch: -trunc(x/y), -floor(x/y)).  Kernel: a divisor box holding 0 has
+ *   fmod       C fmod: r = x - trunc(x/y) y, the sign of x.  remainder (element ports, as pow):
+ *              torch.remainder, Python's modulo r = x - floor(x/y) y, the sign of y (forward:
+ *              fmod, then + y when the signs differ, as torch).  Both value ports: d_x = 1,
+ *              d_y = -k with k = (x - r)/y rounded to an integer (torch: -trunc(x/y),
+ *              -floor(x/y)).  Kernel: a divisor box holding 0 has
  *              no value at y = 0 (CN_ENUMERIC).  Else the bounds true at every point, fmod:
  *              |r| < max|y|, r of the sign of x and |r| <= |x|; remainder: [0, yu] for y > 0 (and
  *              r <= x when x >= 0), [yl, 0] for y < 0; intersected, where trunc (floor) of the
@@ -173,6 +228,7 @@
 #include <config.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "crown/crown_impl.h"
@@ -207,6 +263,597 @@ static int
 nthreads (const cn_crown_step *st)
 {
   return st->threads > 0 ? st->threads : 1;
+}
+
+/* ---- integer words (the seed's element argument; see "Element sorts" in the header) ----- */
+
+/* A word sort: width N, signedness, the mask 2^N - 1 and the sign bit 2^(N-1). */
+typedef struct wsort
+{
+  cn_dtype t;
+  int w;
+  int sgn;
+  uint64_t mask;
+  uint64_t top;
+} wsort;
+
+static int
+wsort_of (cn_dtype t, wsort *s)
+{
+  int w, sg;
+  switch (t)
+    {
+    case CN_DTYPE_I8: w = 8; sg = 1; break;
+    case CN_DTYPE_I16: w = 16; sg = 1; break;
+    case CN_DTYPE_I32: w = 32; sg = 1; break;
+    case CN_DTYPE_I64: w = 64; sg = 1; break;
+    case CN_DTYPE_U8: w = 8; sg = 0; break;
+    case CN_DTYPE_U16: w = 16; sg = 0; break;
+    case CN_DTYPE_U32: w = 32; sg = 0; break;
+    case CN_DTYPE_U64: w = 64; sg = 0; break;
+    default: return 0;
+    }
+  s->t = t;
+  s->w = w;
+  s->sgn = sg;
+  s->mask = w == 64 ? UINT64_MAX : ((uint64_t) 1 << w) - 1;
+  s->top = (uint64_t) 1 << (w - 1);
+  return 1;
+}
+
+/* A sort's name for messages: the model's scalar is not "f64". */
+static const char *
+sort_name (cn_dtype t)
+{
+  if (cn_dtype_is_float (t))
+    return "the model's scalar";
+  return (unsigned) t < CN_DTYPE_COUNT ? cn_dtype_name (t) : "(invalid)";
+}
+
+/* The out_sort arm of the arithmetic operators (add, sub, mul, div, neg, pow, remainder): the
+ * N_IN element ports hold one sort, the model's scalar or one integer sort; Booleans are refused
+ * (see the header).  OUT is that sort (CN_DTYPE_F64 for the model's scalar). */
+static cn_status
+arith_out_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  if (n_in < 1)
+    return cn_error_set (err, CN_EINVAL, "%s: takes at least 1 input, got %d", op, n_in);
+  for (int i = 0; i < n_in; i++)
+    if ((unsigned) in[i] >= CN_DTYPE_COUNT)
+      return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid sort %d", op, i, (int) in[i]);
+  int f0 = cn_dtype_is_float (in[0]);
+  for (int i = 1; i < n_in; i++)
+    if (cn_dtype_is_float (in[i]) != f0 || (!f0 && in[i] != in[0]))
+      return cn_error_set (err, CN_EINVAL, "%s: input %d holds %s where input 0 holds %s", op, i, sort_name (in[i]),
+                           sort_name (in[0]));
+  if (in[0] == CN_DTYPE_BOOL)
+    return cn_error_set (err, CN_EINVAL, "%s: Booleans have no arithmetic (the inputs hold bool); cast them to an "
+                         "integer sort first", op);
+  *out = f0 ? CN_DTYPE_F64 : in[0];
+  return CN_OK;
+}
+
+/* Whether the node view says its inputs hold integer words (the IBP, MPFI and CROWN arms read
+ * the sort there; a view without sorts is taken as the model's scalar, the arms' old contract). */
+static int
+word_view (const cn_node_view *nv)
+{
+  return nv->in_sort != NULL && (unsigned) nv->in_sort[0] < CN_DTYPE_COUNT && !cn_dtype_is_float (nv->in_sort[0]);
+}
+
+/* The pattern of entry J of a word tensor of width W (zero-extended). */
+static inline uint64_t
+wload (const void *data, int w, int64_t j)
+{
+  switch (w)
+    {
+    case 8: return ((const uint8_t *) data)[j];
+    case 16: return ((const uint16_t *) data)[j];
+    case 32: return ((const uint32_t *) data)[j];
+    default: return ((const uint64_t *) data)[j];
+    }
+}
+
+/* Stores the low W bits of P into entry J. */
+static inline void
+wstore (void *data, int w, int64_t j, uint64_t p)
+{
+  switch (w)
+    {
+    case 8: ((uint8_t *) data)[j] = (uint8_t) p; break;
+    case 16: ((uint16_t *) data)[j] = (uint16_t) p; break;
+    case 32: ((uint32_t *) data)[j] = (uint32_t) p; break;
+    default: ((uint64_t *) data)[j] = p; break;
+    }
+}
+
+/* The value of the pattern P (< 2^N) of a signed sort: P, or P - 2^N = -(mask - P) - 1, free of
+ * overflow. */
+static inline int64_t
+sext (const wsort *s, uint64_t p)
+{
+  if (!(p & s->top))
+    return (int64_t) p;
+  return -(int64_t) (s->mask - p) - 1;
+}
+
+enum wop { W_ADD, W_SUB, W_MUL, W_NEG, W_DIV_TRUNC, W_DIV_FLOOR, W_POW, W_REM };
+
+/* The result of OP on the words of patterns P and Q (Q unused by neg) as a pattern modulo 2^64,
+ * whose low N bits are the result's word.  Unsigned arithmetic modulo 2^64 agrees with the words'
+ * arithmetic modulo 2^N in the low N bits, for both signednesses (two's complement), so +, -, *,
+ * negation and the repeated squaring of pow wrap as torch's do.  Division and remainder read the
+ * values (sign-extended) and need Q != 0; pow needs an exponent value >= 0 (word_domain). */
+static uint64_t
+word_apply (enum wop op, const wsort *s, uint64_t p, uint64_t q)
+{
+  switch (op)
+    {
+    case W_ADD: return p + q;
+    case W_SUB: return p - q;
+    case W_MUL: return p * q;
+    case W_NEG: return 0 - p;
+    case W_POW:
+      {
+        uint64_t r = 1, b = p, e = s->sgn ? (uint64_t) sext (s, q) : q;
+        /* now r b^e = p^e' (mod 2^64) for the exponent e' of Q, and stays so below */
+        while (e != 0)
+          {
+            if (e & 1)
+              r *= b;
+            b *= b;
+            e >>= 1;
+          }
+        return r;
+      }
+    default:
+      break;
+    }
+  if (!s->sgn)
+    return op == W_REM ? p % q : p / q;   /* trunc = floor on unsigned words */
+  int64_t a = sext (s, p), b = sext (s, q);
+  if (b == -1)
+    return op == W_REM ? 0 : 0 - (uint64_t) a;   /* -a modulo 2^64: min / -1 wraps to min */
+  int64_t t = a / b, r = a % b;                 /* b != 0, -1: no overflow; t truncated, r of a's sign */
+  int adj = r != 0 && ((r < 0) != (b < 0));     /* the floor differs from trunc by one */
+  if (op == W_DIV_TRUNC)
+    return (uint64_t) t;
+  if (op == W_DIV_FLOOR)
+    return (uint64_t) (adj ? t - 1 : t);         /* |t| <= 2^62 here */
+  return (uint64_t) (adj ? r + b : r);          /* torch.remainder: the sign of the divisor */
+}
+
+/* Refuses the divisor or exponent of pattern Q at entry J outside OP's domain. */
+static cn_status
+word_domain (const char *opn, enum wop op, const wsort *s, uint64_t q, const cn_node_view *nv, int64_t j,
+             cn_error *err)
+{
+  if ((op == W_DIV_TRUNC || op == W_DIV_FLOOR || op == W_REM) && q == 0)
+    return cn_error_set (err, CN_ENUMERIC, "%s: integer division by zero (ZeroDivisionError) at entry %lld (node '%s')",
+                         opn, (long long) j, cn__node_name (nv));
+  if (op == W_POW && s->sgn && sext (s, q) < 0)
+    return cn_error_set (err, CN_ENUMERIC, "%s: Integers to negative integer powers are not allowed (exponent %lld at "
+                         "entry %lld, node '%s')", opn, (long long) sext (s, q), (long long) j, cn__node_name (nv));
+  return CN_OK;
+}
+
+/* The forward of OP on word tensors of one sort: every entry's operands are checked first
+ * (word_domain), so that nothing is written unless all of them have a value. */
+static cn_status
+word_forward (const char *opn, enum wop op, const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
+              cn_error *err)
+{
+  wsort s;
+  int64_t n = cn__numel (nv->out_shape);
+  if (!wsort_of (out->dtype, &s) || cn_tensor_numel (out) != n)
+    return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", opn,
+                         cn__node_name (nv));
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != out->dtype || cn_tensor_numel (in[i]) != n)
+      return cn_error_set (err, CN_EINVAL, "%s: input %d does not match the node's sort or shape (node '%s')", opn, i,
+                           cn__node_name (nv));
+  int binary = op != W_NEG;
+  if (op == W_DIV_TRUNC || op == W_DIV_FLOOR || op == W_REM || op == W_POW)
+    for (int64_t j = 0; j < n; j++)
+      {
+        cn_status st = word_domain (opn, op, &s, wload (in[1]->data, s.w, j), nv, j, err);
+        if (st != CN_OK)
+          return st;
+      }
+  /* now every entry is in OP's domain */
+  for (int64_t j = 0; j < n; j++)
+    {
+      uint64_t p = wload (in[0]->data, s.w, j), q = binary ? wload (in[1]->data, s.w, j) : 0;
+      wstore (out->data, s.w, j, word_apply (op, &s, p, q));
+    }
+  return CN_OK;
+}
+
+/* ---- the words' IBP and MPFI arms: exact integer ranges (GMP), then the wrap ------------- */
+
+/* Scratch integers: the operands' words [a0, a1] and [b0, b1], the result range [r0, r1], the
+ * sort's least and greatest words and 2^N. */
+struct wz
+{
+  mpz_t a0, a1, b0, b1, r0, r1, t, u, min, max, span;
+};
+
+static void
+wz_init (struct wz *z, const wsort *s)
+{
+  mpz_inits (z->a0, z->a1, z->b0, z->b1, z->r0, z->r1, z->t, z->u, z->min, z->max, z->span, (mpz_ptr) 0);
+  mpz_ui_pow_ui (z->span, 2, (unsigned long) s->w);
+  if (s->sgn)
+    {
+      mpz_tdiv_q_2exp (z->max, z->span, 1);
+      mpz_neg (z->min, z->max);
+      mpz_sub_ui (z->max, z->max, 1);
+    }
+  else
+    {
+      mpz_set_ui (z->min, 0);
+      mpz_sub_ui (z->max, z->span, 1);
+    }
+}
+
+static void
+wz_clear (struct wz *z)
+{
+  mpz_clears (z->a0, z->a1, z->b0, z->b1, z->r0, z->r1, z->t, z->u, z->min, z->max, z->span, (mpz_ptr) 0);
+}
+
+/* The words of the sort in the box [L, H]: [ceil L, floor H] cut to [min, max], into [A, B].
+ * Returns 0 for a NaN end or no word. */
+static int
+box_words (const struct wz *z, double l, double h, mpz_ptr a, mpz_ptr b)
+{
+  if (isnan (l) || isnan (h))
+    return 0;
+  double c = ceil (l), f = floor (h);
+  /* mpz_cmp_d takes infinities: an infinite end is cut to the range below */
+  if (c > f || mpz_cmp_d (z->max, c) < 0 || mpz_cmp_d (z->min, f) > 0)
+    return 0;
+  if (mpz_cmp_d (z->min, c) >= 0)
+    mpz_set (a, z->min);
+  else
+    mpz_set_d (a, c);                   /* exact: c is an integer */
+  if (mpz_cmp_d (z->max, f) <= 0)
+    mpz_set (b, z->max);
+  else
+    mpz_set_d (b, f);
+  return 1;
+}
+
+/* The same for an MPFI enclosure X. */
+static int
+mpfi_box_words (const struct wz *z, mpfi_srcptr x, mpz_ptr a, mpz_ptr b)
+{
+  if (mpfi_nan_p (x) || mpfr_cmp (&x->left, &x->right) > 0 || mpfr_cmp_z (&x->left, z->max) > 0
+      || mpfr_cmp_z (&x->right, z->min) < 0)
+    return 0;
+  if (mpfr_cmp_z (&x->left, z->min) <= 0)
+    mpz_set (a, z->min);
+  else
+    mpfr_get_z (a, &x->left, MPFR_RNDU);    /* ceil of a finite end */
+  if (mpfr_cmp_z (&x->right, z->max) >= 0)
+    mpz_set (b, z->max);
+  else
+    mpfr_get_z (b, &x->right, MPFR_RNDD);   /* floor */
+  return mpz_cmp (a, b) <= 0;
+}
+
+/* Widens [r0, r1] (empty when *FIRST) by V. */
+static void
+wz_hull (struct wz *z, mpz_srcptr v, int *first)
+{
+  if (*first || mpz_cmp (v, z->r0) < 0)
+    mpz_set (z->r0, v);
+  if (*first || mpz_cmp (v, z->r1) > 0)
+    mpz_set (z->r1, v);
+  *first = 0;
+}
+
+enum { WR_RANGE, WR_WHOLE, WR_NO_VALUE };
+
+/* pow over the words [a0, a1] and the exponents [b0, b1] (b0 >= 0): the exact range of the real
+ * a^e into [r0, r1] (WR_RANGE), or WR_WHOLE where a candidate is too large to be worth forming
+ * (above 2^320 in magnitude: a box that is not a point then spans more than 2^N words anyway). */
+static int
+pow_range (struct wz *z)
+{
+  mpz_t ca[5], ce[4];
+  int na = 0, ne = 0, r = WR_RANGE, first = 1;
+  for (int k = 0; k < 5; k++)
+    mpz_init (ca[k]);
+  for (int k = 0; k < 4; k++)
+    mpz_init (ce[k]);
+  /* for each e the extremes over a are at a0, a1 or 0 (even e: |a|^e; odd e: increasing); for
+   * each such a the extremes over e are at e0, e0 + 1, e1 - 1 or e1 (|a| >= 2: |a|^e increasing
+   * with the sign of a^e alternating; a in {-1, 0, 1}: the parity and e = 0 decide) */
+  mpz_set (ca[na++], z->a0);
+  mpz_set (ca[na++], z->a1);
+  for (long v = -1; v <= 1; v++)
+    if (mpz_cmp_si (z->a0, v) <= 0 && mpz_cmp_si (z->a1, v) >= 0)
+      mpz_set_si (ca[na++], v);
+  mpz_set (ce[ne++], z->b0);
+  mpz_set (ce[ne++], z->b1);
+  if (mpz_cmp (z->b0, z->b1) < 0)
+    {
+      mpz_add_ui (ce[ne++], z->b0, 1);
+      mpz_sub_ui (ce[ne++], z->b1, 1);
+    }
+  for (int i = 0; i < na && r == WR_RANGE; i++)
+    for (int k = 0; k < ne && r == WR_RANGE; k++)
+      {
+        mpz_srcptr a = ca[i], e = ce[k];
+        if (mpz_cmpabs_ui (a, 1) <= 0)
+          {
+            /* a in {-1, 0, 1}: 1 at e = 0; else a, or 1 for a = -1 and e even */
+            if (mpz_sgn (e) == 0)
+              mpz_set_ui (z->t, 1);
+            else if (mpz_sgn (a) < 0 && mpz_even_p (e))
+              mpz_set_ui (z->t, 1);
+            else
+              mpz_set (z->t, a);
+          }
+        else if (mpz_cmp_ui (e, 320) > 0 || mpz_get_ui (e) * mpz_sizeinbase (a, 2) > 320)
+          r = WR_WHOLE;
+        else
+          mpz_pow_ui (z->t, a, mpz_get_ui (e));
+        if (r == WR_RANGE)
+          wz_hull (z, z->t, &first);
+      }
+  for (int k = 0; k < 5; k++)
+    mpz_clear (ca[k]);
+  for (int k = 0; k < 4; k++)
+    mpz_clear (ce[k]);
+  return r;
+}
+
+/* The exact range [r0, r1] of the real results of OP over the integers a in [a0, a1] and b in
+ * [b0, b1] (see the header), WR_WHOLE when only the sort's range is claimed, or WR_NO_VALUE where
+ * the box holds a point outside OP's domain (a zero divisor, a negative exponent). */
+static int
+word_range (enum wop op, const wsort *s, struct wz *z)
+{
+  int first = 1;
+  switch (op)
+    {
+    case W_ADD:
+      mpz_add (z->r0, z->a0, z->b0);
+      mpz_add (z->r1, z->a1, z->b1);
+      return WR_RANGE;
+    case W_SUB:
+      mpz_sub (z->r0, z->a0, z->b1);
+      mpz_sub (z->r1, z->a1, z->b0);
+      return WR_RANGE;
+    case W_NEG:
+      mpz_neg (z->r0, z->a1);
+      mpz_neg (z->r1, z->a0);
+      return WR_RANGE;
+    case W_MUL:
+      /* a b is bilinear: its extremes over the rectangle are corner products */
+      for (int k = 0; k < 4; k++)
+        {
+          mpz_mul (z->t, k & 1 ? z->a1 : z->a0, k & 2 ? z->b1 : z->b0);
+          wz_hull (z, z->t, &first);
+        }
+      return WR_RANGE;
+    case W_POW:
+      if (s->sgn && mpz_sgn (z->b0) < 0)
+        return WR_NO_VALUE;
+      return pow_range (z);
+    default:
+      break;
+    }
+  /* division and remainder: a divisor box on one side of 0 */
+  if (mpz_sgn (z->b0) <= 0 && mpz_sgn (z->b1) >= 0)
+    return WR_NO_VALUE;
+  /* a / b is monotone in a and in b on the box (b of one sign), so the floor (or trunc) of the
+   * quotient, nondecreasing, takes its extremes at the corners: [t, u] below */
+  for (int k = 0; k < 4; k++)
+    {
+      mpz_srcptr a = k & 1 ? z->a1 : z->a0, b = k & 2 ? z->b1 : z->b0;
+      if (op == W_DIV_TRUNC)
+        mpz_tdiv_q (z->r1, a, b);
+      else
+        mpz_fdiv_q (z->r1, a, b);
+      if (k == 0 || mpz_cmp (z->r1, z->t) < 0)
+        mpz_set (z->t, z->r1);
+      if (k == 0 || mpz_cmp (z->r1, z->u) > 0)
+        mpz_set (z->u, z->r1);
+    }
+  if (op != W_REM)
+    {
+      mpz_set (z->r0, z->t);
+      mpz_set (z->r1, z->u);
+      return WR_RANGE;
+    }
+  /* remainder r = a - floor(a / b) b: 0 <= r <= b - 1 (and r <= a for a >= 0) when b > 0, and
+   * b + 1 <= r <= 0 (r >= a for a <= 0) when b < 0 */
+  if (mpz_sgn (z->b0) > 0)
+    {
+      mpz_set_ui (z->r0, 0);
+      mpz_sub_ui (z->r1, z->b1, 1);
+      if (mpz_sgn (z->a0) >= 0 && mpz_cmp (z->a1, z->r1) < 0)
+        mpz_set (z->r1, z->a1);
+    }
+  else
+    {
+      mpz_add_ui (z->r0, z->b0, 1);
+      mpz_set_ui (z->r1, 0);
+      if (mpz_sgn (z->a1) <= 0 && mpz_cmp (z->a0, z->r0) > 0)
+        mpz_set (z->r0, z->a0);
+    }
+  if (mpz_cmp (z->t, z->u) == 0)
+    {
+      /* k = floor(a / b) is one integer t on the box: r = a - t b, of range
+       * [a0 - max(t b0, t b1), a1 - min(t b0, t b1)], intersected with the bounds above */
+      mpz_mul (z->u, z->t, z->b0);
+      mpz_mul (z->t, z->t, z->b1);
+      if (mpz_cmp (z->u, z->t) > 0)
+        mpz_swap (z->u, z->t);
+      /* now u = min(k b0, k b1), t = max */
+      mpz_sub (z->t, z->a0, z->t);
+      mpz_sub (z->u, z->a1, z->u);
+      if (mpz_cmp (z->t, z->r0) > 0)
+        mpz_set (z->r0, z->t);
+      if (mpz_cmp (z->u, z->r1) < 0)
+        mpz_set (z->r1, z->u);
+    }
+  return WR_RANGE;
+}
+
+/* The words of the sort that the real results [r0, r1] wrap to, into [r0, r1]: a real result v
+ * wraps to v - k 2^N with k = floor((v - min) / 2^N), increasing while k is constant; so [r0 - k
+ * 2^N, r1 - k 2^N] when both ends share k (a range inside the sort has k = 0: exact), else the
+ * sort's whole range [min, max]. */
+static void
+wz_wrap (struct wz *z, int whole)
+{
+  if (!whole)
+    {
+      mpz_sub (z->t, z->r0, z->min);
+      mpz_fdiv_q (z->t, z->t, z->span);
+      mpz_sub (z->u, z->r1, z->min);
+      mpz_fdiv_q (z->u, z->u, z->span);
+      if (mpz_cmp (z->t, z->u) == 0)
+        {
+          mpz_mul (z->t, z->t, z->span);
+          mpz_sub (z->r0, z->r0, z->t);
+          mpz_sub (z->r1, z->r1, z->t);
+          return;
+        }
+    }
+  mpz_set (z->r0, z->min);
+  mpz_set (z->r1, z->max);
+}
+
+/* The words' range of OP at one entry, the operands' words in z: WR_NO_VALUE, or the wrapped
+ * words in [r0, r1].  A point pow is computed modulo 2^N directly (its real value may be huge). */
+static int
+word_entry (enum wop op, const wsort *s, struct wz *z)
+{
+  if (op == W_POW && mpz_cmp (z->a0, z->a1) == 0 && mpz_cmp (z->b0, z->b1) == 0 && mpz_sgn (z->b0) >= 0)
+    {
+      mpz_powm (z->r0, z->a0, z->b0, z->span);   /* in [0, 2^N) */
+      if (mpz_cmp (z->r0, z->max) > 0)
+        mpz_sub (z->r0, z->r0, z->span);
+      mpz_set (z->r1, z->r0);
+      return WR_RANGE;
+    }
+  int r = word_range (op, s, z);
+  if (r != WR_NO_VALUE)
+    wz_wrap (z, r == WR_WHOLE);
+  return r == WR_NO_VALUE ? WR_NO_VALUE : WR_RANGE;
+}
+
+static cn_status
+word_sort_of_view (const char *opn, const cn_node_view *nv, wsort *s, cn_error *err)
+{
+  if (!wsort_of (nv->in_sort[0], s))
+    return cn_error_set (err, CN_EINVAL, "%s: input 0 has sort %s, not integer words (node '%s')", opn,
+                         sort_name (nv->in_sort[0]), cn__node_name (nv));
+  for (int i = 1; i < nv->n_in; i++)
+    if (nv->in_sort[i] != nv->in_sort[0])
+      return cn_error_set (err, CN_EINVAL, "%s: input %d holds %s where input 0 holds %s (node '%s')", opn, i,
+                           sort_name (nv->in_sort[i]), sort_name (nv->in_sort[0]), cn__node_name (nv));
+  return CN_OK;
+}
+
+static cn_status
+word_no_value (const char *opn, enum wop op, const cn_node_view *nv, int64_t j, cn_error *err)
+{
+  if (op == W_POW)
+    return cn_error_set (err, CN_ENUMERIC, "%s: the exponent's box at entry %lld holds a negative word (Integers to "
+                         "negative integer powers are not allowed) (node '%s')", opn, (long long) j,
+                         cn__node_name (nv));
+  return cn_error_set (err, CN_ENUMERIC, "%s: the divisor's box at entry %lld holds the word 0 (integer division by "
+                       "zero) (node '%s')", opn, (long long) j, cn__node_name (nv));
+}
+
+/* IBP at words (the sort from the node view): each box read as the words it holds, the exact
+ * range of OP, wrapped (word_entry), its ends rounded outward to doubles. */
+static cn_status
+word_ibp (const char *opn, enum wop op, const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+{
+  wsort s;
+  cn_status st = cn__boxes_ok (opn, nv, in, out, err);
+  if (st != CN_OK || (st = word_sort_of_view (opn, nv, &s, err)) != CN_OK)
+    return st;
+  struct wz z;
+  mpfr_t e;
+  wz_init (&z, &s);
+  mpfr_init2 (e, 128);
+  for (int64_t j = 0; j < out->n && st == CN_OK; j++)
+    {
+      for (int i = 0; i < nv->n_in; i++)
+        if (!box_words (&z, in[i]->lo[j], in[i]->hi[j], i ? z.b0 : z.a0, i ? z.b1 : z.a1))
+          {
+            st = cn_error_set (err, CN_ENUMERIC, "%s: input %d's box [%g, %g] at entry %lld holds no %s word (node "
+                               "'%s')", opn, i, in[i]->lo[j], in[i]->hi[j], (long long) j, cn_dtype_name (s.t),
+                               cn__node_name (nv));
+            break;
+          }
+      if (st != CN_OK)
+        break;
+      if (word_entry (op, &s, &z) == WR_NO_VALUE)
+        {
+          st = word_no_value (opn, op, nv, j, err);
+          break;
+        }
+      /* now [r0, r1] holds OP's word at every point of the boxes; the ends are below 2^64 in
+       * magnitude, exact at 128 bits, then rounded outward */
+      mpfr_set_z (e, z.r0, MPFR_RNDN);
+      out->lo[j] = mpfr_get_d (e, MPFR_RNDD);
+      mpfr_set_z (e, z.r1, MPFR_RNDN);
+      out->hi[j] = mpfr_get_d (e, MPFR_RNDU);
+    }
+  mpfr_clear (e);
+  wz_clear (&z);
+  return st;
+}
+
+/* MPFI at words: the same on the enclosures, written with mpfi_interv_z (exact at precision >=
+ * 64, rounded outward below). */
+static cn_status
+word_mpfi (const char *opn, enum wop op, const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out,
+           cn_error *err)
+{
+  wsort s;
+  cn_status st = cn__mpfi_ok (opn, nv, in, out, err);
+  if (st != CN_OK || (st = word_sort_of_view (opn, nv, &s, err)) != CN_OK)
+    return st;
+  struct wz z;
+  wz_init (&z, &s);
+  for (int64_t j = 0; j < out->n && st == CN_OK; j++)
+    {
+      for (int i = 0; i < nv->n_in; i++)
+        if (!mpfi_box_words (&z, in[i]->v[j], i ? z.b0 : z.a0, i ? z.b1 : z.a1))
+          {
+            st = cn_error_set (err, CN_ENUMERIC, "%s: input %d's enclosure at entry %lld holds no %s word (node '%s')",
+                               opn, i, (long long) j, cn_dtype_name (s.t), cn__node_name (nv));
+            break;
+          }
+      if (st != CN_OK)
+        break;
+      if (word_entry (op, &s, &z) == WR_NO_VALUE)
+        {
+          st = word_no_value (opn, op, nv, j, err);
+          break;
+        }
+      mpfi_interv_z (out->v[j], z.r0, z.r1);
+    }
+  wz_clear (&z);
+  return st;
+}
+
+/* CROWN at words: the output is discharged over its own IBP box (the linear relaxations of the
+ * reals do not hold across a wrap). */
+static cn_status
+word_crown (const cn_crown_step *st, cn_error *err)
+{
+  return cn__crown_own_box (st, cn__op_rule (st->nv->op)->ibp, err);
 }
 
 /* ---- forward -------------------------------------------------------------------------- */
@@ -264,10 +911,35 @@ div_floor_f (float a, float b)
     }                                                                                           \
   while (0)
 
+/* The word operation of OP: 0 for true division, which has no rule at words. */
+static int
+binop_word (enum binop op, enum wop *w)
+{
+  switch (op)
+    {
+    case OP_ADD: *w = W_ADD; return 1;
+    case OP_SUB: *w = W_SUB; return 1;
+    case OP_MUL: *w = W_MUL; return 1;
+    case OP_DIV_TRUNC: *w = W_DIV_TRUNC; return 1;
+    case OP_DIV_FLOOR: *w = W_DIV_FLOOR; return 1;
+    default: return 0;
+    }
+}
+
+static cn_status
+div_true_words (const cn_node_view *nv, cn_error *err)
+{
+  return cn_error_set (err, CN_EINVAL, "div: true division (rounding none) of integer words has no rule; use the "
+                       "rounding trunc or floor, or cast to the model's scalar (node '%s')", cn__node_name (nv));
+}
+
 static cn_status
 binary_forward (const char *opn, enum binop op, const cn_node_view *nv, const cn_tensor *const *in,
                 cn_tensor *out, cn_error *err)
 {
+  enum wop w;
+  if (!cn_dtype_is_float (out->dtype))
+    return binop_word (op, &w) ? word_forward (opn, w, nv, in, out, err) : div_true_words (nv, err);
   cn_status st = cn__tensors_ok (opn, nv, in, out, err);
   if (st != CN_OK)
     return st;
@@ -363,6 +1035,9 @@ static cn_status
 binary_ibp (const char *opn, enum binop op, const cn_node_view *nv, const cn_box *const *in, cn_box *out,
             cn_error *err)
 {
+  enum wop w;
+  if (word_view (nv))
+    return binop_word (op, &w) ? word_ibp (opn, w, nv, in, out, err) : div_true_words (nv, err);
   cn_status st = cn__boxes_ok (opn, nv, in, out, err);
   if (st != CN_OK)
     return st;
@@ -417,6 +1092,9 @@ static cn_status
 binary_mpfi (const char *opn, enum binop op, const cn_node_view *nv, const cn_mpfi_vec *const *in,
              cn_mpfi_vec *out, cn_error *err)
 {
+  enum wop w;
+  if (word_view (nv))
+    return binop_word (op, &w) ? word_mpfi (opn, w, nv, in, out, err) : div_true_words (nv, err);
   cn_status st = cn__mpfi_ok (opn, nv, in, out, err);
   if (st != CN_OK)
     return st;
@@ -865,6 +1543,8 @@ static cn_status
 add_crown (const cn_crown_step *st, cn_error *err)
 {
   static const double sg[2] = { 1, 1 };
+  if (word_view (st->nv))
+    return word_crown (st, err);
   return linear_crown (st, sg, err);
 }
 
@@ -897,6 +1577,8 @@ static cn_status
 sub_crown (const cn_crown_step *st, cn_error *err)
 {
   static const double sg[2] = { 1, -1 };
+  if (word_view (st->nv))
+    return word_crown (st, err);
   return linear_crown (st, sg, err);
 }
 
@@ -928,6 +1610,8 @@ mul_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out
 static cn_status
 mul_crown (const cn_crown_step *st, cn_error *err)
 {
+  if (word_view (st->nv))
+    return word_crown (st, err);
   return scale_crown ("mul", st, 0, err);
 }
 
@@ -970,6 +1654,8 @@ div_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out
 static cn_status
 div_crown (const cn_crown_step *st, cn_error *err)
 {
+  if (word_view (st->nv))
+    return div_op (st->nv) == OP_DIV_TRUE ? div_true_words (st->nv, err) : word_crown (st, err);
   if (div_op (st->nv) != OP_DIV_TRUE)
     return cn_error_set (err, CN_EUNSUPPORTED, "div: no CROWN relaxation for rounding mode %s (node '%s')",
                          div_op (st->nv) == OP_DIV_TRUNC ? "trunc" : "floor", st->nv->name);
@@ -986,6 +1672,8 @@ neg_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn
 static cn_status
 neg_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
+  if (!cn_dtype_is_float (out->dtype))
+    return word_forward ("neg", W_NEG, nv, in, out, err);
   cn_status st = cn__tensors_ok ("neg", nv, in, out, err);
   if (st != CN_OK)
     return st;
@@ -1010,6 +1698,8 @@ neg_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
 static cn_status
 neg_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
+  if (word_view (nv))
+    return word_ibp ("neg", W_NEG, nv, in, out, err);
   cn_status st = cn__boxes_ok ("neg", nv, in, out, err);
   if (st != CN_OK)
     return st;
@@ -1026,6 +1716,8 @@ neg_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error 
 static cn_status
 neg_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
+  if (word_view (nv))
+    return word_mpfi ("neg", W_NEG, nv, in, out, err);
   cn_status st = cn__mpfi_ok ("neg", nv, in, out, err);
   if (st != CN_OK)
     return st;
@@ -1038,31 +1730,83 @@ static cn_status
 neg_crown (const cn_crown_step *st, cn_error *err)
 {
   static const double sg[1] = { -1 };
+  if (word_view (st->nv))
+    return word_crown (st, err);
   return linear_crown (st, sg, err);
 }
 
+static const cn_port_kind element1[1] = { CN_PORT_ELEMENT };
+static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
+
+static cn_status
+add_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  (void) p;
+  return arith_out_sort ("add", n_in, in, out, err);
+}
+
+static cn_status
+sub_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  (void) p;
+  return arith_out_sort ("sub", n_in, in, out, err);
+}
+
+static cn_status
+mul_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  (void) p;
+  return arith_out_sort ("mul", n_in, in, out, err);
+}
+
+static cn_status
+neg_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  (void) p;
+  return arith_out_sort ("neg", n_in, in, out, err);
+}
+
+/* div: as the others, and a true division of words is refused (the seed: no rule). */
+static cn_status
+div_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  const cn_params_div *d = p;
+  if (d == NULL)
+    return cn_error_set (err, CN_EINVAL, "div: missing attributes");
+  cn_status st = arith_out_sort ("div", n_in, in, out, err);
+  if (st == CN_OK && !cn_dtype_is_float (*out) && d->rounding == CN_DIV_TRUE)
+    return cn_error_set (err, CN_EINVAL, "div: true division (rounding none) of %s words has no rule; use the "
+                         "rounding trunc or floor, or cast to the model's scalar", cn_dtype_name (*out));
+  return st;
+}
+
 const struct cn_op_rule cn__rule_ADD = {
-  .n_in = 2, .params_size = 0, .check = add_check, .forward = add_forward,
+  .n_in = 2, .in_kind = element2, .out_sort = add_out_sort, .params_size = 0, .check = add_check,
+  .forward = add_forward,
   .pullback = add_pullback, .jvp = add_jvp, .ibp = add_ibp, .ibp_mpfi = add_mpfi, .crown = add_crown,
 };
 
 const struct cn_op_rule cn__rule_SUB = {
-  .n_in = 2, .params_size = 0, .check = sub_check, .forward = sub_forward,
+  .n_in = 2, .in_kind = element2, .out_sort = sub_out_sort, .params_size = 0, .check = sub_check,
+  .forward = sub_forward,
   .pullback = sub_pullback, .jvp = sub_jvp, .ibp = sub_ibp, .ibp_mpfi = sub_mpfi, .crown = sub_crown,
 };
 
 const struct cn_op_rule cn__rule_MUL = {
-  .n_in = 2, .params_size = 0, .check = mul_check, .forward = mul_forward,
+  .n_in = 2, .in_kind = element2, .out_sort = mul_out_sort, .params_size = 0, .check = mul_check,
+  .forward = mul_forward,
   .pullback = mul_pullback, .jvp = mul_jvp, .ibp = mul_ibp, .ibp_mpfi = mul_mpfi, .crown = mul_crown,
 };
 
 const struct cn_op_rule cn__rule_DIV = {
-  .n_in = 2, .params_size = sizeof (cn_params_div), .check = div_check, .forward = div_forward,
+  .n_in = 2, .in_kind = element2, .out_sort = div_out_sort, .params_size = sizeof (cn_params_div),
+  .check = div_check, .forward = div_forward,
   .pullback = div_pullback, .jvp = div_jvp, .ibp = div_ibp, .ibp_mpfi = div_mpfi, .crown = div_crown,
 };
 
 const struct cn_op_rule cn__rule_NEG = {
-  .n_in = 1, .params_size = 0, .check = neg_check, .forward = neg_forward,
+  .n_in = 1, .in_kind = element1, .out_sort = neg_out_sort, .params_size = 0, .check = neg_check,
+  .forward = neg_forward,
   .pullback = neg_pullback, .jvp = neg_jvp, .ibp = neg_ibp, .ibp_mpfi = neg_mpfi, .crown = neg_crown,
 };
 
@@ -1746,10 +2490,10 @@ static const struct ew_def ew_defs[] = {
   { CN_OP_CBRT, "cbrt", 1, NULL, f_cbrt, g_cbrt, d_cbrt, k_cbrt },
   { CN_OP_RECIPROCAL, "reciprocal", 1, NULL, f_recip, g_recip, d_recip, k_recip },
   { CN_OP_SQUARE, "square", 1, NULL, f_square, g_square, d_square, k_square },
-  { CN_OP_POW, "pow", 2, NULL, f_pow, g_pow, d_pow, k_pow },
+  { CN_OP_POW, "pow", 2, element2, f_pow, g_pow, d_pow, k_pow },
   { CN_OP_SCALE, "scale", 1, NULL, f_scale, g_scale, d_scale, k_scale },
   { CN_OP_FMOD, "fmod", 2, NULL, f_fmod, g_fmod, d_fmod, k_fmod },
-  { CN_OP_REMAINDER, "remainder", 2, NULL, f_remainder, g_remainder, d_fmod, k_remainder },
+  { CN_OP_REMAINDER, "remainder", 2, element2, f_remainder, g_remainder, d_fmod, k_remainder },
   { CN_OP_HYPOT, "hypot", 2, NULL, f_hypot, g_hypot, d_hypot, k_hypot },
   { CN_OP_COPYSIGN, "copysign", 2, NULL, f_copysign, g_copysign, d_copysign, k_copysign },
   { CN_OP_NEXTAFTER, "nextafter", 2, frozen2, f_nextafter, g_nextafter, NULL, k_nextafter },
@@ -1768,10 +2512,33 @@ static const struct ew_def ew_defs[] = {
 
 CN__DEF_LOOKUP (struct ew_def, ew_defs, ew_def_of, ew_no_def, "an operator of the elementwise table")
 
+/* Whether port I takes a gradient when it holds the model's scalar (the arms below see floats
+ * only: a word node never receives a cotangent). */
 static int
 ew_is_value (const struct ew_def *d, int i)
 {
-  return d->kind == NULL || d->kind[i] == CN_PORT_VALUE;
+  return d->kind == NULL || d->kind[i] == CN_PORT_VALUE || d->kind[i] == CN_PORT_ELEMENT;
+}
+
+/* The word operation of the table's operators that compute on integer words (pow, remainder);
+ * 0 for the others. */
+static int
+ew_word_op (const struct ew_def *d, enum wop *w)
+{
+  if (d->op == CN_OP_POW)
+    *w = W_POW;
+  else if (d->op == CN_OP_REMAINDER)
+    *w = W_REM;
+  else
+    return 0;
+  return 1;
+}
+
+static cn_status
+ew_no_words (const struct ew_def *d, const cn_node_view *nv, cn_error *err)
+{
+  return cn_error_set (err, CN_EINVAL, "%s: takes the model's scalar, not integer words (node '%s')", d->name,
+                       cn__node_name (nv));
 }
 
 /* ---- the shared arms ------------------------------------------------------------------ */
@@ -1782,6 +2549,9 @@ ew_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, 
   const struct ew_def *d = ew_def_of (nv->op);
   if (d == NULL || nv->n_in != d->n_in)
     return ew_no_def (nv, err);
+  enum wop w;
+  if (!cn_dtype_is_float (out->dtype))
+    return ew_word_op (d, &w) ? word_forward (d->name, w, nv, in, out, err) : ew_no_words (d, nv, err);
   cn_status st = cn__tensors_ok (d->name, nv, in, out, err);
   if (st != CN_OK)
     return st;
@@ -1905,6 +2675,9 @@ ew_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *
   const struct ew_def *d = ew_def_of (nv->op);
   if (d == NULL || nv->n_in != d->n_in)
     return ew_no_def (nv, err);
+  enum wop w;
+  if (word_view (nv))
+    return ew_word_op (d, &w) ? word_ibp (d->name, w, nv, in, out, err) : ew_no_words (d, nv, err);
   cn_status st = cn__boxes_ok (d->name, nv, in, out, err);
   if (st != CN_OK)
     return st;
@@ -1956,6 +2729,9 @@ ew_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out,
   const struct ew_def *d = ew_def_of (nv->op);
   if (d == NULL || nv->n_in != d->n_in)
     return ew_no_def (nv, err);
+  enum wop w;
+  if (word_view (nv))
+    return ew_word_op (d, &w) ? word_mpfi (d->name, w, nv, in, out, err) : ew_no_words (d, nv, err);
   cn_status st = cn__mpfi_ok (d->name, nv, in, out, err);
   if (st != CN_OK || out->n == 0)
     return st;
@@ -2125,16 +2901,29 @@ smoothAbs_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *o
     .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp, .ibp_mpfi = ew_mpfi,                         \
   };
 
+/* pow and remainder: two element ports (the model's scalar, or one integer sort). */
+#define EW_ELEMENT_RULE(ID, lname)                                                                     \
+  static cn_status lname##_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out,       \
+                                     cn_error *err)                                                    \
+  {                                                                                                    \
+    (void) p;                                                                                          \
+    return arith_out_sort (#lname, n_in, in, out, err);                                                \
+  }                                                                                                    \
+  const struct cn_op_rule cn__rule_##ID = {                                                            \
+    .n_in = 2, .in_kind = element2, .out_sort = lname##_out_sort, .check = lname##_check,              \
+    .forward = ew_forward, .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp, .ibp_mpfi = ew_mpfi,  \
+  };
+
 EW_RULE (ABS, abs, 1, NULL, 0)
 EW_RULE (SQRT, sqrt, 1, NULL, sizeof (cn_params_sqrt))
 EW_RULE (RSQRT, rsqrt, 1, NULL, 0)
 EW_RULE (CBRT, cbrt, 1, NULL, 0)
 EW_RULE (RECIPROCAL, reciprocal, 1, NULL, 0)
 EW_RULE (SQUARE, square, 1, NULL, 0)
-EW_RULE (POW, pow, 2, NULL, 0)
+EW_ELEMENT_RULE (POW, pow)
 EW_RULE (SCALE, scale, 1, NULL, sizeof (cn_params_scale))
 EW_RULE (FMOD, fmod, 2, NULL, 0)
-EW_RULE (REMAINDER, remainder, 2, NULL, 0)
+EW_ELEMENT_RULE (REMAINDER, remainder)
 EW_RULE (HYPOT, hypot, 2, NULL, 0)
 EW_RULE (COPYSIGN, copysign, 2, NULL, 0)
 EW_RULE (NEXTAFTER, nextafter, 2, frozen2, 0)

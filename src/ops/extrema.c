@@ -28,6 +28,18 @@
  *                   gradient to the number (the operand fmax returns); two NaNs split it in half.
  *   jvp      t = w_a t_a + w_b t_b with the same weights w in {0, 1/2, 1} as the pullback, so
  *            that jvp and pullback stay adjoint.  g/2 is exact but below 2^-1021.
+ *   Element sorts (max and min only, the seed's Op.NumericElement; fmax and fmin take the model's
+ *            scalar at value ports): both ports are element ports (CN_PORT_ELEMENT), value ports
+ *            at the model's scalar, or Booleans, or integer words of ONE sort (out_sort: "max:
+ *            input 1 holds u8 where input 0 holds i32"), the output of that sort.  The forward
+ *            copies the larger (smaller) operand in the sort's order (false < true; signed and
+ *            unsigned words compared as such, never through doubles; no NaN at words): exact, as
+ *            torch.maximum and torch.minimum on bool and integer tensors.  The IBP, MPFI and CROWN
+ *            arms above need no change: boxes hold the words' values, max and min of words are
+ *            max and min of those reals, and every line above holds on the reals; so the boxes
+ *            are exact hulls (integer ends in, integer ends out) and the MPFI arm is exact at
+ *            points.  No gradient at Booleans and words: such a node never receives a cotangent
+ *            (the pullback and jvp arms see binary64 only).
  *
  * clamp  v = min(max(x, lo), hi) entry by entry (torch.clamp(x, min, max)): input 0 is x, of any
  * shape, input 1 the lower bound lo and input 2 the upper bound hi, both scalars (shape []) at
@@ -69,7 +81,9 @@
  *   boxes (CN_RULE_NEEDS_BOUNDS). */
 #include <config.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "crown/crown_impl.h"
 #include "core/parallel.h"
 #include "ops/unary_impl.h"
@@ -188,12 +202,70 @@ ext_check_shapes (const char *op, const cn_node_view *nv, int64_t n_out, int64_t
   return CN_OK;
 }
 
+/* The order of entry J of the Boolean or integer tensors A and B (one sort): negative, zero or
+ * positive as a < b, a = b, a > b, compared as the sort's values (false < true; unsigned and
+ * signed words as such, never through doubles). */
+static int
+word_cmp (const cn_tensor *a, const cn_tensor *b, int64_t j)
+{
+#define WORD_CMP(T)                                                                                   \
+  do                                                                                                  \
+    {                                                                                                 \
+      T x = ((const T *) a->data)[j], y = ((const T *) b->data)[j];                                   \
+      return (x > y) - (x < y);                                                                       \
+    }                                                                                                 \
+  while (0)
+  switch (a->dtype)
+    {
+    case CN_DTYPE_BOOL:
+      {
+        int x = ((const uint8_t *) a->data)[j] != 0, y = ((const uint8_t *) b->data)[j] != 0;
+        return x - y;
+      }
+    case CN_DTYPE_I8: WORD_CMP (int8_t);
+    case CN_DTYPE_I16: WORD_CMP (int16_t);
+    case CN_DTYPE_I32: WORD_CMP (int32_t);
+    case CN_DTYPE_I64: WORD_CMP (int64_t);
+    case CN_DTYPE_U8: WORD_CMP (uint8_t);
+    case CN_DTYPE_U16: WORD_CMP (uint16_t);
+    case CN_DTYPE_U32: WORD_CMP (uint32_t);
+    default: WORD_CMP (uint64_t);
+    }
+#undef WORD_CMP
+}
+
+/* max and min of Booleans or integer words (fmax and fmin take the model's scalar only): the
+ * larger (smaller) operand in the sort's order, copied; ties give either, the same word. */
+static cn_status
+ext_forward_words (const struct ext_def *d, const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
+                   cn_error *err)
+{
+  if ((d->kind != MAX && d->kind != MIN) || (unsigned) out->dtype >= CN_DTYPE_COUNT || in[0]->dtype != out->dtype
+      || in[1]->dtype != out->dtype)
+    return cn_error_set (err, CN_EINVAL, "%s: tensors of different sorts (node '%s')", d->name, cn__node_name (nv));
+  cn_status st = ext_check_shapes (d->name, nv, cn_tensor_numel (out), cn_tensor_numel (in[0]),
+                                   cn_tensor_numel (in[1]), err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = cn_tensor_numel (out);
+  size_t sz = cn_dtype_size (out->dtype);
+  for (int64_t j = 0; j < n; j++)
+    {
+      int c = word_cmp (in[0], in[1], j);
+      const cn_tensor *pick = (d->kind == MAX ? c >= 0 : c <= 0) ? in[0] : in[1];
+      memcpy ((char *) out->data + (size_t) j * sz, (const char *) pick->data + (size_t) j * sz, sz);
+    }
+  return CN_OK;
+}
+
 static cn_status
 ext_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
   const struct ext_def *d = def_of (nv->op);
   if (d == NULL)
     return no_def (nv, err);
+  if (!cn_dtype_is_float (out->dtype))
+    return ext_forward_words (d, nv, in, out, err);
   if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype || in[1]->dtype != out->dtype)
     return cn_error_set (err, CN_EINVAL, "%s: tensors of different sorts (node '%s')", d->name, cn__node_name (nv));
   cn_status st = ext_check_shapes (d->name, nv, cn_tensor_numel (out), cn_tensor_numel (in[0]),
@@ -525,18 +597,61 @@ ext_crown (const cn_crown_step *st, cn_error *err)
   return CN_OK;
 }
 
-#define EXT_RULE(ID, lname)                                                                            \
+/* A sort's name for messages: the model's scalar is not "f64". */
+static const char *
+sort_name (cn_dtype t)
+{
+  if (cn_dtype_is_float (t))
+    return "the model's scalar";
+  return (unsigned) t < CN_DTYPE_COUNT ? cn_dtype_name (t) : "(invalid)";
+}
+
+/* max and min: two element ports of one sort (the model's scalar, Booleans or one integer sort),
+ * the output of that sort. */
+static cn_status
+ext_out_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  if (n_in != 2)
+    return cn_error_set (err, CN_EINVAL, "%s: takes 2 inputs, got %d", op, n_in);
+  for (int i = 0; i < 2; i++)
+    if ((unsigned) in[i] >= CN_DTYPE_COUNT)
+      return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid sort %d", op, i, (int) in[i]);
+  int f0 = cn_dtype_is_float (in[0]);
+  if (cn_dtype_is_float (in[1]) != f0 || (!f0 && in[1] != in[0]))
+    return cn_error_set (err, CN_EINVAL, "%s: input 1 holds %s where input 0 holds %s", op, sort_name (in[1]),
+                         sort_name (in[0]));
+  *out = f0 ? CN_DTYPE_F64 : in[0];
+  return CN_OK;
+}
+
+static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
+
+#define EXT_RULE(ID, lname, PORTS, OUT_SORT)                                                           \
   CN__CHECK_ARM (lname, cn__check_binary)                                                              \
   const struct cn_op_rule cn__rule_##ID = {                                                            \
-    .n_in = 2, .params_size = 0, .check = lname##_check, .forward = ext_forward,                       \
-    .flags = CN_RULE_NEEDS_BOUNDS, .pullback = ext_pullback, .jvp = ext_jvp, .ibp = ext_ibp,            \
-    .ibp_mpfi = ext_mpfi, .crown = ext_crown,                                                          \
+    .n_in = 2, .in_kind = PORTS, .out_sort = OUT_SORT, .params_size = 0, .check = lname##_check,       \
+    .forward = ext_forward, .flags = CN_RULE_NEEDS_BOUNDS, .pullback = ext_pullback, .jvp = ext_jvp,    \
+    .ibp = ext_ibp, .ibp_mpfi = ext_mpfi, .crown = ext_crown,                                          \
   };
 
-EXT_RULE (MAX, max)
-EXT_RULE (MIN, min)
-EXT_RULE (FMAX, fmax)
-EXT_RULE (FMIN, fmin)
+static cn_status
+max_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  (void) p;
+  return ext_out_sort ("max", n_in, in, out, err);
+}
+
+static cn_status
+min_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  (void) p;
+  return ext_out_sort ("min", n_in, in, out, err);
+}
+
+EXT_RULE (MAX, max, element2, max_out_sort)
+EXT_RULE (MIN, min, element2, min_out_sort)
+EXT_RULE (FMAX, fmax, NULL, NULL)
+EXT_RULE (FMIN, fmin, NULL, NULL)
 
 /* ---- clamp ------------------------------------------------------------------------------ */
 

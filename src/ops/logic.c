@@ -2,10 +2,14 @@
 /* src/ops/logic.c: comparisons, predicates and logic (eq, ne, lt, le, gt, ge, isNaN, isInf,
  * isFinite, logicalNot, logicalAnd, logicalOr, logicalXor), select and cast.
  *
- * Sorts (certnn/ops.h, "element sorts").  The comparisons and the predicates read the model's
- * scalar at frozen ports (no gradient) and return Booleans; the logical operators read and
- * return Booleans; select reads a Boolean condition and two value ports of the model's scalar;
- * cast reads any sort at its one ANY port and returns cn_params_cast.to.  Every operator works
+ * Sorts (certnn/ops.h, "element sorts").  The comparisons read two operands of ONE sort at ANY
+ * ports (never differentiated): the model's scalar, Booleans or one integer sort (the seed's
+ * Op.NumericElement; out_sort refuses two sorts, "lt: input 1 holds u8 where input 0 holds
+ * i32"), and return Booleans; the predicates read the model's scalar at a frozen port and return
+ * Booleans; the logical operators read and return Booleans; select reads a Boolean condition and
+ * two element ports (the seed's Op.Element: value ports at the model's scalar, or Booleans, or
+ * words of one sort) and returns their sort; cast reads any sort at its one ANY port and returns
+ * cn_params_cast.to.  Every operator works
  * entry by entry on inputs of one shape (the check refuses differing shapes, "op: input shapes
  * [2] and [3] differ").  A Boolean tensor holds one byte per entry; the arms read any nonzero
  * byte as true and write 0 or 1.
@@ -27,9 +31,13 @@
  * the other operand of a comparison); that is the usual gap between a float evaluation and the
  * exact network the bounds are about, not a flaw of these arms.
  *
- * eq, ne, lt, le, gt, ge   v = (a OP b), a and b frozen ports of one shape, v bool.
- *   forward  the IEEE comparison in the tensors' sort (f64 or f32; both operands are read as
- *            doubles, which is exact): a NaN operand makes every comparison false and ne true.
+ * eq, ne, lt, le, gt, ge   v = (a OP b), a and b ANY ports of one shape and one sort, v bool.
+ *   forward  the model's scalar: the IEEE comparison in the tensors' sort (f64 or f32; both
+ *            operands are read as doubles, which is exact): a NaN operand makes every comparison
+ *            false and ne true.  Booleans (false < true) and words: exactly, in the sort's order
+ *            (the sign first, then the value modulo 2^64: u64 and i64 words are compared as
+ *            words, never through doubles).
+ *            The IBP and MPFI arms below serve every sort: a box holds the words' values.
  *   IBP      boxes [al, ah] and [bl, bh].  With c1 = sign(al - bh) and c2 = sign(ah - bl)
  *            (exact comparisons of doubles, infinities as extended reals):
  *              gt  known true iff al > bh, known false iff ah <= bl;
@@ -70,8 +78,13 @@
  *            pair of possible truth values), which covers any dependence between them.
  *   MPFI     the same with mpfr_sgn on the ends; exact at points.
  *   Gradient none: no value input.  CROWN: as the comparisons (own box).
- * select   v = c ? a : b (torch.where): c a bool port, a and b value ports, one shape.
- *   forward  a copy of a[j] or b[j] in the tensors' sort (exact).
+ * select   v = c ? a : b (torch.where): c a bool port, a and b element ports of one sort (the
+ *          model's scalar, Booleans or one integer sort; out_sort refuses two), one shape, v of
+ *          that sort.
+ *   forward  a copy of a[j] or b[j] in the tensors' sort (exact); Booleans and words are copied
+ *            as they are.  The arms below hold for every sort (the boxes hold the values; the
+ *            CROWN pass-through lam_a = lam is exact since v = a on such entries, no wrap); the
+ *            pullback and jvp see binary64 only (a Boolean or word select gets no cotangent).
  *   IBP      c known true: [al, ah]; known false: [bl, bh]; unknown: the hull [min(al, bl),
  *            max(ah, bh)].  Exact (no rounding).
  *   MPFI     mpfi_set of the chosen enclosure, mpfi_union of both when c is unknown; exact at
@@ -323,12 +336,16 @@ bool_mpfi_arm (int k, int n_in, mpfi_decide decide, const cn_node_view *nv, cons
   return CN_OK;
 }
 
+static cn_status cmp_out_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err);
+
 /* The out_sort arm of an operator whose N ports all take sort WANT (CN_DTYPE_F64: the model's
- * scalar; CN_DTYPE_BOOL) and whose output is Boolean.  The graph builder has checked the ports;
- * this repeats it for direct callers. */
+ * scalar; CN_DTYPE_BOOL; CN_DTYPE_COUNT: any one sort, cmp_out_sort) and whose output is
+ * Boolean.  The graph builder has checked the ports; this repeats it for direct callers. */
 static cn_status
 bool_out_sort (const char *op, cn_dtype want, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  if (want == CN_DTYPE_COUNT)
+    return cmp_out_sort (op, n_in, in, out, err);   /* the comparisons: any one sort */
   for (int i = 0; i < n_in; i++)
     if (want == CN_DTYPE_BOOL ? in[i] != CN_DTYPE_BOOL : !cn_dtype_is_float (in[i]))
       return cn_error_set (err, CN_EINVAL, "%s: input %d has sort %s where %s is expected", op, i,
@@ -348,11 +365,11 @@ bool_crown (const cn_crown_step *st, cn_error *err)
   return cn__crown_own_box (st, cn__op_rule (st->nv->op)->ibp, err);
 }
 
-static const cn_port_kind frozen2[2] = { CN_PORT_FROZEN, CN_PORT_FROZEN };
 static const cn_port_kind frozen1[1] = { CN_PORT_FROZEN };
 static const cn_port_kind bool2[2] = { CN_PORT_BOOL, CN_PORT_BOOL };
 static const cn_port_kind bool1[1] = { CN_PORT_BOOL };
-static const cn_port_kind select_ports[3] = { CN_PORT_BOOL, CN_PORT_VALUE, CN_PORT_VALUE };
+static const cn_port_kind select_ports[3] = { CN_PORT_BOOL, CN_PORT_ELEMENT, CN_PORT_ELEMENT };
+static const cn_port_kind any2[2] = { CN_PORT_ANY, CN_PORT_ANY };
 static const cn_port_kind any1[1] = { CN_PORT_ANY };
 
 /* The arms and the rule of one Boolean-valued operator of the family FAM (cmp, pred, lop): the
@@ -432,17 +449,68 @@ cmp_decide (enum cmp k, int c1, int c2, int point, int *mf, int *mt)
   *mt = !f;
 }
 
+static uint64_t word_get (const cn_tensor *t, int64_t j, int *neg);
+
+/* The comparison K of two words (or Booleans) given as in word_get: exactly, by the sign first
+ * and then the value modulo 2^64 (which orders two words of one sign as their values). */
+static int
+cmp_words (enum cmp k, uint64_t a, int na, uint64_t b, int nb)
+{
+  int c = na != nb ? (na ? -1 : 1) : (a > b) - (a < b);
+  switch (k)
+    {
+    case CMP_EQ: return c == 0;
+    case CMP_NE: return c != 0;
+    case CMP_LT: return c < 0;
+    case CMP_LE: return c <= 0;
+    case CMP_GT: return c > 0;
+    default: return c >= 0;
+    }
+}
+
+/* The out_sort arm of the comparisons: two ANY ports of one sort (the model's scalar, Booleans or
+ * one integer sort), a Boolean output. */
+static cn_status
+cmp_out_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  if (n_in != 2)
+    return cn_error_set (err, CN_EINVAL, "%s: takes 2 inputs, got %d", op, n_in);
+  for (int i = 0; i < 2; i++)
+    if (!sort_valid (in[i]))
+      return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid sort %d", op, i, (int) in[i]);
+  int f0 = cn_dtype_is_float (in[0]);
+  if (cn_dtype_is_float (in[1]) != f0 || (!f0 && in[1] != in[0]))
+    return cn_error_set (err, CN_EINVAL, "%s: input 1 holds %s where input 0 holds %s", op,
+                         cn_dtype_is_float (in[1]) ? "the model's scalar" : cn_dtype_name (in[1]),
+                         f0 ? "the model's scalar" : cn_dtype_name (in[0]));
+  *out = CN_DTYPE_BOOL;
+  return CN_OK;
+}
+
 static cn_status
 cmp_forward (enum cmp k, const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
   cn_status st;
-  if ((st = tensor_ok (nv, in[0], 0, SC_FLOAT, err)) != CN_OK || (st = tensor_ok (nv, in[1], 1, SC_FLOAT, err)) != CN_OK
+  int words = !cn_dtype_is_float (in[0]->dtype);
+  enum sort_class sc = words ? SC_ANY : SC_FLOAT;
+  if ((st = tensor_ok (nv, in[0], 0, sc, err)) != CN_OK || (st = tensor_ok (nv, in[1], 1, sc, err)) != CN_OK
       || (st = tensor_ok (nv, out, -1, SC_BOOL, err)) != CN_OK)
     return st;
+  if (words && in[1]->dtype != in[0]->dtype)
+    return cn_error_set (err, CN_EINVAL, "%s: input 1 holds %s where input 0 holds %s (node '%s')", cn_op_name (nv->op),
+                         cn_dtype_name (in[1]->dtype), cn_dtype_name (in[0]->dtype), cn__node_name (nv));
   int64_t n = cn_tensor_numel (out);
   uint8_t *o = out->data;
-  for (int64_t j = 0; j < n; j++)
-    o[j] = (uint8_t) cmp_apply (k, fval (in[0], j), fval (in[1], j));
+  if (!words)
+    for (int64_t j = 0; j < n; j++)
+      o[j] = (uint8_t) cmp_apply (k, fval (in[0], j), fval (in[1], j));
+  else
+    for (int64_t j = 0; j < n; j++)
+      {
+        int na, nb;
+        uint64_t a = word_get (in[0], j, &na), b = word_get (in[1], j, &nb);
+        o[j] = (uint8_t) cmp_words (k, a, na, b, nb);
+      }
   return CN_OK;
 }
 
@@ -476,7 +544,7 @@ cmp_mpfi (enum cmp k, const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_m
 
 /* The arms and the rule of one comparison. */
 #define CMP_RULE(ID, lname, K) \
-  BOOL_RULE (ID, lname, cmp, K, 2, cn__check_binary, frozen2, CN_DTYPE_F64, CN_RULE_NEEDS_BOUNDS)
+  BOOL_RULE (ID, lname, cmp, K, 2, cn__check_binary, any2, CN_DTYPE_COUNT, CN_RULE_NEEDS_BOUNDS)
 
 CMP_RULE (EQ, eq, CMP_EQ)
 CMP_RULE (NE, ne, CMP_NE)
@@ -661,13 +729,36 @@ select_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
   return CN_OK;
 }
 
+/* The data ports are element ports of one sort (the model's scalar, Booleans or one integer
+ * sort), the output of that sort. */
+static cn_status
+select_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  (void) p;
+  if (n_in != 3)
+    return cn_error_set (err, CN_EINVAL, "select: takes 3 inputs, got %d", n_in);
+  if (in[0] != CN_DTYPE_BOOL)
+    return cn_error_set (err, CN_EINVAL, "select: input 0 has sort %s where bool is expected",
+                         sort_valid (in[0]) ? cn_dtype_name (in[0]) : "(invalid)");
+  for (int i = 1; i < 3; i++)
+    if (!sort_valid (in[i]))
+      return cn_error_set (err, CN_EINVAL, "select: input %d has an invalid sort %d", i, (int) in[i]);
+  int f1 = cn_dtype_is_float (in[1]);
+  if (cn_dtype_is_float (in[2]) != f1 || (!f1 && in[2] != in[1]))
+    return cn_error_set (err, CN_EINVAL, "select: input 2 holds %s where input 1 holds %s",
+                         cn_dtype_is_float (in[2]) ? "the model's scalar" : cn_dtype_name (in[2]),
+                         f1 ? "the model's scalar" : cn_dtype_name (in[1]));
+  *out = f1 ? CN_DTYPE_F64 : in[1];
+  return CN_OK;
+}
+
 static cn_status
 select_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
   cn_status st;
-  if ((st = tensor_ok (nv, in[0], 0, SC_BOOL, err)) != CN_OK || (st = tensor_ok (nv, in[1], 1, SC_FLOAT, err)) != CN_OK
-      || (st = tensor_ok (nv, in[2], 2, SC_FLOAT, err)) != CN_OK
-      || (st = tensor_ok (nv, out, -1, SC_FLOAT, err)) != CN_OK)
+  enum sort_class sc = cn_dtype_is_float (out->dtype) ? SC_FLOAT : SC_ANY;
+  if ((st = tensor_ok (nv, in[0], 0, SC_BOOL, err)) != CN_OK || (st = tensor_ok (nv, in[1], 1, sc, err)) != CN_OK
+      || (st = tensor_ok (nv, in[2], 2, sc, err)) != CN_OK || (st = tensor_ok (nv, out, -1, sc, err)) != CN_OK)
     return st;
   if (in[1]->dtype != out->dtype || in[2]->dtype != out->dtype)
     return cn_error_set (err, CN_EINVAL, "select: the operands' sorts %s, %s differ from the output's %s (node '%s')",
@@ -675,7 +766,16 @@ select_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *o
                          cn__node_name (nv));
   int64_t n = cn_tensor_numel (out);
   const uint8_t *c = in[0]->data;
-  if (out->dtype == CN_DTYPE_F64)
+  if (!cn_dtype_is_float (out->dtype))
+    {
+      /* Booleans and words are moved as they are, entry by entry */
+      size_t sz = cn_dtype_size (out->dtype);
+      const char *a = in[1]->data, *b = in[2]->data;
+      char *o = out->data;
+      for (int64_t j = 0; j < n; j++)
+        memcpy (o + (size_t) j * sz, (c[j] ? a : b) + (size_t) j * sz, sz);
+    }
+  else if (out->dtype == CN_DTYPE_F64)
     {
       const double *a = in[1]->data, *b = in[2]->data;
       double *o = out->data;
@@ -869,7 +969,8 @@ done:
 }
 
 const struct cn_op_rule cn__rule_SELECT = {
-  .n_in = 3, .in_kind = select_ports, .params_size = 0, .check = select_check, .forward = select_forward,
+  .n_in = 3, .in_kind = select_ports, .params_size = 0, .check = select_check, .out_sort = select_out_sort,
+  .forward = select_forward,
   .pullback = select_pullback, .jvp = select_jvp, .ibp = select_ibp, .ibp_mpfi = select_mpfi,
   .crown = select_crown, .flags = CN_RULE_NEEDS_BOUNDS,
 };
