@@ -271,17 +271,36 @@ typedef struct cn_params_flip { uint32_t axes; } cn_params_flip;
  * two's complement when signed).  Operators that read or return Booleans or words say so here;
  * every other operator reads and returns the model's scalar (index ports hold integers in it).
  *
- *   eq, ne, lt, le, gt, ge    two frozen ports of one shape (the model's scalar) -> bool, the IEEE
- *                             comparison (a NaN operand: false, ne true)
+ *   eq, ne, lt, le, gt, ge    two ports of one shape and one sort -> bool: the IEEE comparison on
+ *                             the model's scalar (a NaN operand: false, ne true), the exact order
+ *                             on words (signed or unsigned, never through doubles) and on Booleans
+ *                             (false < true); no gradient
  *   isNaN, isInf, isFinite    one frozen port -> bool
  *   logicalNot                bool -> bool;  logicalAnd, logicalOr, logicalXor: bool, bool -> bool
- *   select                    (bool c, value a, value b) of one shape -> c ? a : b (torch.where)
+ *   select                    (bool c, element a, element b) of one shape -> c ? a : b (torch.where)
  *   cast                      any sort -> cn_params_cast.to (below)
  *   bitwiseAnd, bitwiseOr, bitwiseXor, mulhi, bitwiseLeftShift, shiftRightArithmetic,
  *   shiftRightLogical         two integer ports of one integer sort and shape -> that sort
  *   bitwiseNot, populationCount, countLeadingZeros   one integer port -> its sort
  *   bitcast, encodeIndex, decodeIndex                cn_params_bitcast, cn_params_index_code
- * src/ops/logic.c and src/ops/integer.c state each operator's exact semantics. */
+ *
+ * Element ports (the seed's element argument, Op.Element and Op.NumericElement).  The data ports
+ * of reshape, permute, broadcast, flip, slice, pad, cat, gather, scatter and select, and the
+ * operands of add, sub, mul, div, neg, pow, remainder, max and min, are element ports: value
+ * ports at the model's scalar, which may instead hold Booleans or integer words, all of one sort
+ * (the output takes it).  At Booleans and words:
+ *   - the movement operators move them exactly; pad's value must be an element of the sort; a
+ *     Boolean scatter only replaces; scatter's integer sum and prod wrap;
+ *   - add, sub, mul, neg, pow (a nonnegative exponent) wrap in two's complement (PyTorch's integer
+ *     meaning); div only with rounding trunc or floor (a true division has no rule at words);
+ *     div and remainder (the divisor's sign) refuse a zero divisor at evaluation (CN_ENUMERIC);
+ *     the least signed word divided by -1 wraps to itself; max and min follow the sort's order;
+ *   - Booleans take no arithmetic (cast them to a word sort), only max, min, the comparisons,
+ *     select and the movement operators;
+ *   - no gradient reaches them; IBP and MPFI boxes hold the words' values, exact at a point and
+ *     the sort's whole range where a box could wrap.
+ * src/ops/logic.c, src/ops/integer.c, src/ops/elementwise.c, src/ops/extrema.c, src/ops/movement.c
+ * and src/ops/indexing.c state each operator's exact semantics. */
 
 /* cast: the input (any sort) converted to TO, where CN_DTYPE_F64 and CN_DTYPE_F32 both mean the
  * model's scalar (a float evaluation holds it in its sort): bool or integer -> scalar rounds to
