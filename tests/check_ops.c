@@ -1443,6 +1443,91 @@ START_TEST (element_sorts_move)
 }
 END_TEST
 
+/* A draw under a point key (a constant seed): the IBP box is the draw's MPFI enclosure rounded
+ * outward, so it holds the forward's binary64 draw and is an ulp or so wide, for every key,
+ * 2^53 + 2 and 2^64 - 1 included; a key of unknown value gives the draw's whole range. */
+START_TEST (draws_point_key)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  const uint64_t keys[] = { 0, 7, ((uint64_t) 1 << 53) + 2, UINT64_MAX };
+  for (int op_i = 0; op_i < 3; op_i++)
+    for (size_t ki = 0; ki < sizeof keys / sizeof keys[0]; ki++)
+      {
+        cn_op op = op_i == 0 ? CN_OP_RAND_UNIFORM : op_i == 1 ? CN_OP_RANDN : CN_OP_BERNOULLI_MASK;
+        cn_wire_params p;
+        memset (&p, 0, sizeof p);
+        int64_t d[2] = { 3, 5 };
+        cn_shape s;
+        cn_shape_make (&s, 2, d, NULL);
+        if (op == CN_OP_RAND_UNIFORM)
+          p.rand_uniform = (cn_params_rand_uniform) { s, -2.0, 3.0 };
+        else if (op == CN_OP_RANDN)
+          p.randn = (cn_params_randn) { s, 0.5, 2.0 };
+        else
+          p.bernoulli = (cn_params_bernoulli) { s, 0.3 };
+        cn_graph *g;
+        ck_assert (cn_graph_create (&g, &err) == CN_OK);
+        cn_shape s0;
+        cn_shape_make (&s0, 0, NULL, NULL);
+        int kv, y;
+        ck_assert (cn_graph_add_input (g, "key", CN_DTYPE_U64, &s0, &kv, &err) == CN_OK);
+        ck_assert_msg (cn_graph_add_node (g, op, &p, 1, &kv, "draw", &y, &err) == CN_OK, "%s", err.msg);
+        const struct cn__node *nd = &g->nodes[0];
+        cn_tensor kt, yt;
+        ck_assert (cn_tensor_init (&kt, CN_DTYPE_U64, &s0, &err) == CN_OK);
+        ((uint64_t *) kt.data)[0] = keys[ki];
+        ck_assert (cn_tensor_init (&yt, CN_DTYPE_F64, &s, &err) == CN_OK);
+        const cn_tensor *ka[1] = { &kt };
+        ck_assert (nd->rule->forward (&nd->view[0], ka, &yt, &err) == CN_OK);
+        /* the key's box: the word's value, rounded outward beyond 2^53 (a point only when exact) */
+        double kd = (double) keys[ki];
+        cn_box kb, yb;
+        ck_assert (cn_box_init (&kb, 1, &err) == CN_OK && cn_box_init (&yb, 15, &err) == CN_OK);
+        kb.lo[0] = (uint64_t) kd <= keys[ki] || kd >= 0x1p64 ? kd : nextafter (kd, -INFINITY);
+        kb.hi[0] = kd >= 0x1p64 ? kd : (uint64_t) kd >= keys[ki] ? kd : nextafter (kd, INFINITY);
+        if (kd >= 0x1p64)
+          kb.lo[0] = nextafter (kd, 0);
+        const cn_box *kbp[1] = { &kb };
+        ck_assert_msg (nd->rule->ibp (&nd->view[0], kbp, &yb, &err) == CN_OK, "%s", err.msg);
+        int point = kb.lo[0] == kb.hi[0];
+        /* the exact draws: the MPFI arm at a point key, at PREC bits */
+        cn_mpfi_vec mk, my;
+        ck_assert (cn_mpfi_vec_init (&mk, 1, PREC, &err) == CN_OK && cn_mpfi_vec_init (&my, 15, PREC, &err) == CN_OK);
+        mpfi_interv_d (mk.v[0], kb.lo[0], kb.hi[0]);
+        const cn_mpfi_vec *mkp[1] = { &mk };
+        ck_assert (nd->rule->ibp_mpfi (&nd->view[0], mkp, &my, &err) == CN_OK);
+        for (int64_t j = 0; j < 15; j++)
+          {
+            double f = ((double *) yt.data)[j];
+            ck_assert_msg (mpfr_cmp_d (&my.v[j]->left, yb.lo[j]) >= 0 && mpfr_cmp_d (&my.v[j]->right, yb.hi[j]) <= 0,
+                           "%s key %llu: the IBP box of draw %lld [%.17g, %.17g] misses the exact draw",
+                           cn_op_name (op), (unsigned long long) keys[ki], (long long) j, yb.lo[j], yb.hi[j]);
+            if (point)
+              ck_assert_msg (yb.hi[j] - yb.lo[j] <= 1e-14 * (1 + fabs (f)) && yb.lo[j] - 1e-14 * (1 + fabs (f)) <= f
+                               && f <= yb.hi[j] + 1e-14 * (1 + fabs (f)),
+                             "%s key %llu: a point key gives the box [%.17g, %.17g], the forward %.17g",
+                             cn_op_name (op), (unsigned long long) keys[ki], yb.lo[j], yb.hi[j], f);
+            else
+              ck_assert (yb.lo[j] <= f && f <= yb.hi[j]);
+          }
+        cn_mpfi_vec_clear (&mk);
+        cn_mpfi_vec_clear (&my);
+        /* a key box of two words gives the range */
+        kb.lo[0] = 1;
+        kb.hi[0] = 2;
+        ck_assert (nd->rule->ibp (&nd->view[0], kbp, &yb, &err) == CN_OK);
+        if (op == CN_OP_RAND_UNIFORM)
+          ck_assert (yb.lo[0] == -2.0 && yb.hi[0] == 3.0);
+        cn_box_clear (&kb);
+        cn_box_clear (&yb);
+        cn_tensor_clear (&kt);
+        cn_tensor_clear (&yt);
+        cn_graph_free (g);
+      }
+}
+END_TEST
+
 static Suite *
 ops_suite (void)
 {
@@ -1456,6 +1541,7 @@ ops_suite (void)
   tcase_add_test (tc, custom_cycle_refused);
   tcase_add_test (tc, element_sorts_arith);
   tcase_add_test (tc, element_sorts_move);
+  tcase_add_test (tc, draws_point_key);
   tcase_add_loop_test (tc, generic, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, crown_step_invariant, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, ports_and_shapes, 0, CN_OP_COUNT);

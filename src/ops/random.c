@@ -37,7 +37,9 @@
  *                within 0.5 ulp (binary32) of the exact value on the same draws.
  *   bernoulliMask exact (one exact comparison).
  * A draw has no value input: no pullback; the jvp writes zero tangents (forward mode).
- *   IBP   the draw's range whatever the key (the key's box is not used beyond a NaN check):
+ *   IBP   at a point key (a box [K, K]: the word is then K exactly, even beyond 2^53, since a
+ *         word's box contains it), the MPFI enclosure below at 64 bits rounded outward to binary64:
+ *         a box of an ulp or so around each draw.  Otherwise the draw's range whatever the key:
  *         randUniform [lo, hi]; randn [mean - std R, mean + std R] with R >= sqrt(-2 ln 2^-53) =
  *         sqrt(106 ln 2) (MPFR: ln 2 rounded up, times 106 up, sqrt up; then the product and the
  *         sums rounded outward with cn__up / cn__down), since |cos| <= 1 and u' >= 2^-53;
@@ -347,6 +349,34 @@ radius_up (mpfr_ptr t)
   mpfr_sqrt (t, t, MPFR_RNDU);
 }
 
+static cn_status draw_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err);
+
+/* IBP at the point key K (see the top): draw_mpfi at 64 bits, its ends rounded outward. */
+static cn_status
+draw_ibp_point (const cn_node_view *nv, double K, cn_box *out, cn_error *err)
+{
+  cn_mpfi_vec kv, yv;
+  cn_status st = cn_mpfi_vec_init (&kv, 1, 64, err);
+  if (st != CN_OK)
+    return st;
+  if ((st = cn_mpfi_vec_init (&yv, out->n, 64, err)) != CN_OK)
+    {
+      cn_mpfi_vec_clear (&kv);
+      return st;
+    }
+  mpfi_set_d (kv.v[0], K);
+  const cn_mpfi_vec *kp[1] = { &kv };
+  if ((st = draw_mpfi (nv, kp, &yv, err)) == CN_OK)
+    for (int64_t j = 0; j < out->n; j++)
+      {
+        out->lo[j] = mpfr_get_d (&yv.v[j]->left, MPFR_RNDD);
+        out->hi[j] = mpfr_get_d (&yv.v[j]->right, MPFR_RNDU);
+      }
+  cn_mpfi_vec_clear (&kv);
+  cn_mpfi_vec_clear (&yv);
+  return st;
+}
+
 static cn_status
 draw_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
@@ -355,6 +385,9 @@ draw_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
     return cn_error_set (err, CN_EINVAL, "%s: boxes do not match the node (node '%s')", op, cn__node_name (nv));
   if (isnan (in[0]->lo[0]) || isnan (in[0]->hi[0]))
     return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the key's box (node '%s')", op, cn__node_name (nv));
+  double K = in[0]->lo[0];
+  if (K == in[0]->hi[0] && K >= 0 && K < 0x1p64 && K == floor (K))
+    return draw_ibp_point (nv, K, out, err);
   double lo, hi;
   switch (nv->op)
     {
