@@ -42,3 +42,87 @@ cn__ibp_node (const cn_graph *g, int k, cn_box *boxes, cn_error *err)
     free (in);
   return st;
 }
+
+void
+cn__graph_mark_needed (const cn_graph *g, int output, unsigned char *needed)
+{
+  needed[g->outputs[output]] = 1;
+  for (int k = g->n_nodes - 1; k >= 0; k--)
+    {
+      const struct cn__node *nd = &g->nodes[k];
+      if (cn__node_any_out (nd, needed))
+        for (int i = 0; i < nd->n_in; i++)
+          needed[nd->in[i]] = 1;
+    }
+}
+
+cn_status
+cn__graph_ibp (const cn_graph *g, const cn_box *const *in, int output, cn_box *y, cn_error *err)
+{
+  if (output < 0 || output >= g->n_outputs)
+    return cn_error_set (err, CN_EINVAL, "ibp: no output %d (the graph has %d)", output, g->n_outputs);
+  int nvals = g->n_values;
+  cn_status st = CN_OK;
+  cn_box *box = calloc ((size_t) (nvals > 0 ? nvals : 1), sizeof *box);
+  unsigned char *needed = calloc ((size_t) (nvals > 0 ? nvals : 1), 1);
+  unsigned char *borrowed = calloc ((size_t) (nvals > 0 ? nvals : 1), 1);
+  if (box == NULL || needed == NULL || borrowed == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "ibp: out of memory");
+      goto done;
+    }
+  cn__graph_mark_needed (g, output, needed);
+  for (int i = 0; i < g->n_inputs; i++)
+    {
+      if (in[i]->n != g->values[g->inputs[i]].numel)
+        {
+          st = cn_error_set (err, CN_ESHAPE, "ibp: box of input %d has %lld entries, the input %lld", i,
+                             (long long) in[i]->n, (long long) g->values[g->inputs[i]].numel);
+          goto done;
+        }
+      box[g->inputs[i]] = *in[i];
+      borrowed[g->inputs[i]] = 1;
+    }
+  for (int v = 0; v < nvals; v++)
+    {
+      const struct cn__value *cv = &g->values[v];
+      if (!needed[v] || !cv->is_constant)
+        continue;
+      /* the degenerate box of the exact binary64 copy, borrowed */
+      box[v].n = cv->numel;
+      box[v].lo = box[v].hi = cv->cdata;
+      borrowed[v] = 1;
+    }
+  for (int k = 0; k < g->n_nodes; k++)
+    {
+      const struct cn__node *nd = &g->nodes[k];
+      if (!cn__node_any_out (nd, needed))
+        continue;
+      for (int o = 0; o < nd->n_out && st == CN_OK; o++)
+        st = cn_box_init (&box[nd->out[o]], g->values[nd->out[o]].numel, err);
+      if (st != CN_OK || (st = cn__ibp_node (g, k, box, err)) != CN_OK)
+        goto done;
+      /* now the boxes of the node's outputs enclose their values over the input boxes */
+    }
+  const cn_box *yb = &box[g->outputs[output]];
+  if (yb->n != y->n)
+    {
+      st = cn_error_set (err, CN_EINVAL, "ibp: the output box has %lld entries, the output %lld", (long long) y->n,
+                         (long long) yb->n);
+      goto done;
+    }
+  for (int64_t j = 0; j < y->n; j++)
+    {
+      y->lo[j] = yb->lo[j];
+      y->hi[j] = yb->hi[j];
+    }
+done:
+  if (box != NULL)
+    for (int v = 0; v < nvals; v++)
+      if (borrowed == NULL || !borrowed[v])
+        cn_box_clear (&box[v]);
+  free (box);
+  free (needed);
+  free (borrowed);
+  return st;
+}

@@ -18,14 +18,14 @@
  *            node's inputs) on the node's inputs; output 0 is copied out.  Each inner operator
  *            rounds as its own forward does, so custom is as accurate as its program (no ulp bound
  *            of its own).
- * IBP        the program's nodes that output 0 depends on, in node order, through their IBP
- *            arms (cn__ibp_node: NaN or empty results refused), with the node's input boxes for the
- *            program's inputs and degenerate boxes [c, c] of the exact binary64 copies for its
+ * IBP        the program's IBP pass (cn__graph_ibp, src/ibp/ibp.c): the nodes that output 0
+ *            depends on, in node order, through their IBP arms, with the node's input boxes for
+ *            the program's inputs and degenerate boxes [c, c] of the exact binary64 copies for its
  *            constants.  Every arm encloses its node's exact real values over its input boxes, so
  *            by induction over the node order every box encloses its value over the input boxes:
  *            the output box encloses P(u) for every real u in the boxes.
  * MPFI       the same through the nodes' MPFI arms at the precision of OUT's intervals (the
- *            reference).
+ *            reference's pass, cn__graph_mpfi).
  * pullback   reverse mode over the program (cn_graph_vjp, the tape's engine): the program is
  *            evaluated again in binary64 at the node's inputs and the nodes' pullbacks run in
  *            reverse order, adding J_{P,u_i}(u)^T g_out into g_in[i] for every i with
@@ -164,173 +164,24 @@ done:
   return st;
 }
 
-/* Marks in NEEDED (one byte per value of G) the values output 0 depends on. */
-static void
-mark_needed (const cn_graph *g, unsigned char *needed)
-{
-  needed[g->outputs[0]] = 1;
-  for (int k = g->n_nodes - 1; k >= 0; k--)
-    {
-      const struct cn__node *nd = &g->nodes[k];
-      if (cn__node_any_out (nd, needed))
-        for (int i = 0; i < nd->n_in; i++)
-          needed[nd->in[i]] = 1;
-    }
-}
-
 static cn_status
 custom_ibp_body (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  const cn_graph *g = P (nv->params)->program;
-  int nvals = g->n_values;
   cn_error local;
   cn_error_clear (&local);
-  cn_status st = CN_OK;
-  cn_box *box = calloc ((size_t) (nvals > 0 ? nvals : 1), sizeof *box);
-  unsigned char *needed = calloc ((size_t) (nvals > 0 ? nvals : 1), 1);
-  unsigned char *borrowed = calloc ((size_t) (nvals > 0 ? nvals : 1), 1);
-  if (box == NULL || needed == NULL || borrowed == NULL)
-    {
-      st = cn_error_set (err, CN_ENOMEM, "custom: out of memory");
-      goto done;
-    }
-  mark_needed (g, needed);
-  for (int i = 0; i < g->n_inputs; i++)
-    {
-      box[g->inputs[i]] = *in[i];       /* the node's box, read in place */
-      borrowed[g->inputs[i]] = 1;
-    }
-  for (int v = 0; v < nvals; v++)
-    {
-      const struct cn__value *cv = &g->values[v];
-      if (!needed[v] || !cv->is_constant)
-        continue;
-      if ((st = cn_box_init (&box[v], cv->numel, &local)) != CN_OK)
-        {
-          st = wrap (nv, st, &local, err);
-          goto done;
-        }
-      for (int64_t j = 0; j < cv->numel; j++)
-        box[v].lo[j] = box[v].hi[j] = cv->cdata[j];
-    }
-  for (int k = 0; k < g->n_nodes; k++)
-    {
-      const struct cn__node *nd = &g->nodes[k];
-      if (!cn__node_any_out (nd, needed))
-        continue;
-      for (int o = 0; o < nd->n_out && st == CN_OK; o++)
-        st = cn_box_init (&box[nd->out[o]], g->values[nd->out[o]].numel, &local);
-      if (st != CN_OK || (st = cn__ibp_node (g, k, box, &local)) != CN_OK)
-        {
-          st = wrap (nv, st, &local, err);
-          goto done;
-        }
-      /* now box[out] encloses the node's value for every real point of the input boxes */
-    }
-  const cn_box *yb = &box[g->outputs[0]];
-  if (yb->n != out->n)
-    {
-      st = cn_error_set (err, CN_EINVAL, "custom: internal error, output of %lld entries for %lld (node '%s')",
-                         (long long) yb->n, (long long) out->n, cn__node_name (nv));
-      goto done;
-    }
-  for (int64_t j = 0; j < out->n; j++)
-    {
-      out->lo[j] = yb->lo[j];
-      out->hi[j] = yb->hi[j];
-    }
-done:
-  if (box != NULL)
-    for (int v = 0; v < nvals; v++)
-      if (borrowed == NULL || !borrowed[v])
-        cn_box_clear (&box[v]);
-  free (box);
-  free (needed);
-  free (borrowed);
-  return st;
+  cn_status st = cn__graph_ibp (P (nv->params)->program, in, 0, out, &local);
+  /* now OUT encloses P(u) for every real u in the input boxes (cn__graph_ibp's induction) */
+  return st == CN_OK ? CN_OK : wrap (nv, st, &local, err);
 }
 
 static cn_status
 custom_mpfi_body (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  const cn_graph *g = P (nv->params)->program;
-  int nvals = g->n_values;
   mpfr_prec_t prec = out->n > 0 ? mpfi_get_prec (out->v[0]) : 53;
   cn_error local;
   cn_error_clear (&local);
-  cn_status st = CN_OK;
-  cn_mpfi_vec *val = calloc ((size_t) (nvals > 0 ? nvals : 1), sizeof *val);
-  unsigned char *needed = calloc ((size_t) (nvals > 0 ? nvals : 1), 1);
-  unsigned char *borrowed = calloc ((size_t) (nvals > 0 ? nvals : 1), 1);
-  int max_in = 1;
-  for (int k = 0; k < g->n_nodes; k++)
-    max_in = g->nodes[k].n_in > max_in ? g->nodes[k].n_in : max_in;
-  const cn_mpfi_vec **args = malloc ((size_t) max_in * sizeof *args);
-  if (val == NULL || needed == NULL || borrowed == NULL || args == NULL)
-    {
-      st = cn_error_set (err, CN_ENOMEM, "custom: out of memory");
-      goto done;
-    }
-  mark_needed (g, needed);
-  for (int i = 0; i < g->n_inputs; i++)
-    {
-      val[g->inputs[i]] = *in[i];       /* read in place */
-      borrowed[g->inputs[i]] = 1;
-    }
-  for (int v = 0; v < nvals; v++)
-    {
-      const struct cn__value *cv = &g->values[v];
-      if (!needed[v] || !cv->is_constant)
-        continue;
-      if ((st = cn_mpfi_vec_init (&val[v], cv->numel, prec, &local)) != CN_OK)
-        {
-          st = wrap (nv, st, &local, err);
-          goto done;
-        }
-      for (int64_t j = 0; j < cv->numel; j++)
-        mpfi_set_d (val[v].v[j], cv->cdata[j]);
-    }
-  for (int k = 0; k < g->n_nodes; k++)
-    {
-      const struct cn__node *nd = &g->nodes[k];
-      if (!cn__node_any_out (nd, needed))
-        continue;
-      if (nd->rule->ibp_mpfi == NULL)
-        {
-          cn_error_set (&local, CN_EUNSUPPORTED, "%s: no MPFI arm (node '%s')", cn_op_name (nd->op), nd->name);
-          st = wrap (nv, CN_EUNSUPPORTED, &local, err);
-          goto done;
-        }
-      for (int i = 0; i < nd->n_in; i++)
-        args[i] = &val[nd->in[i]];
-      for (int o = 0; o < nd->n_out; o++)
-        if ((st = cn_mpfi_vec_init (&val[nd->out[o]], g->values[nd->out[o]].numel, prec, &local)) != CN_OK
-            || (st = nd->rule->ibp_mpfi (&nd->view[o], args, &val[nd->out[o]], &local)) != CN_OK)
-          {
-            st = wrap (nv, st, &local, err);
-            goto done;
-          }
-      /* now val[out] encloses the node's value for every real point of the input intervals */
-    }
-  const cn_mpfi_vec *y = &val[g->outputs[0]];
-  if (y->n != out->n)
-    {
-      st = cn_error_set (err, CN_EINVAL, "custom: internal error, output of %lld entries for %lld (node '%s')",
-                         (long long) y->n, (long long) out->n, cn__node_name (nv));
-      goto done;
-    }
-  for (int64_t j = 0; j < out->n; j++)
-    mpfi_set (out->v[j], y->v[j]);
-done:
-  if (val != NULL)
-    for (int v = 0; v < nvals; v++)
-      if (borrowed == NULL || !borrowed[v])
-        cn_mpfi_vec_clear (&val[v]);
-  free (val);
-  free (needed);
-  free (borrowed);
-  free (args);
-  return st;
+  cn_status st = cn__graph_mpfi (P (nv->params)->program, in, 0, prec, out, &local);
+  return st == CN_OK ? CN_OK : wrap (nv, st, &local, err);
 }
 
 /* Writes to *X the binary64 points of the node's inputs, for cn_graph_vjp and cn_graph_jvp (the
