@@ -244,7 +244,8 @@ help (FILE *f)
               "ibp and crown = bounds mention 'IBP' and 'CROWN'.\n\n"
               "  --markdown  the same report as Markdown tables, one per family\n"
               "  --json      {\"operators\": [{\"name\", \"family\", \"rule\", \"forward\", \"pullback\", \"jvp\",\n"
-              "              \"ibp\", \"crown\", \"cuda\", \"reference\", \"value_input\" (booleans), \"cells\": {\"rule\",\n"
+              "              \"ibp\", \"crown\", \"cuda\", \"reference\", \"value_input\" (booleans), \"outputs\" (the\n"
+              "              outputs' names: [\"values\", \"indices\"] for sort), \"cells\": {\"rule\",\n"
               "              \"cuda\", \"gradient\", \"bounds\"}, \"seed\": the seed's cells or null}, ...],\n"
               "              \"counts\": {...}, \"seed_counts\": {...} or null, \"seed_table\": path or null,\n"
               "              \"comparison\": the comparison line}\n"
@@ -266,11 +267,16 @@ print_json (const int *ours, const struct seed *s)
       json_t *seed = sr->cell[0] == NULL ? json_null ()
                                          : json_pack ("{s:s, s:s, s:s, s:s}", "rule", sr->cell[0], "cuda", sr->cell[1],
                                                       "gradient", sr->cell[2], "bounds", sr->cell[3]);
+      /* the outputs' names (several for sort, topk, cummax, cummin, batchNorm), [] without a rule */
+      json_t *outs = json_array ();
+      for (int k = 0; k < cn_op_n_outputs ((cn_op) op); k++)
+        json_array_append_new (outs, json_string (cn_op_output_name ((cn_op) op, k)));
       json_array_append_new (
-          ops, json_pack ("{s:s, s:s, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:{s:s, s:s, s:s, s:s}, s:o}", "name",
+          ops, json_pack ("{s:s, s:s, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:o, s:{s:s, s:s, s:s, s:s}, s:o}", "name",
                           cn_op_name ((cn_op) op), "family", cn_family_name (cn_op_family ((cn_op) op)), "rule", c.rule,
                           "forward", c.forward, "pullback", c.pullback, "jvp", c.jvp, "ibp", c.ibp, "crown", c.crown,
-                          "cuda", c.cuda, "reference", c.reference, "value_input", c.value_input, "cells", "rule",
+                          "cuda", c.cuda, "reference", c.reference, "value_input", c.value_input, "outputs", outs,
+                          "cells", "rule",
                           ce.rule, "cuda", ce.cuda, "gradient", ce.grad, "bounds", ce.bounds, "seed", seed));
     }
   json_t *counts = json_pack ("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "operators", CN_OP_COUNT, "rule",

@@ -21,6 +21,11 @@ expect 0 "154 operators" "$CERTNN" ops
 n=$(grep -c '"name"' "$TMP/ops.json")
 [ "$n" -eq 154 ] && ok || bad "ops --json lists $n operators, not 154"
 grep -q '"crown": true' "$TMP/ops.json" && ok || bad "ops --json: no operator with a CROWN arm"
+# operators with several outputs name them (sort's index tensor at output 1, batchNorm's statistics)
+tr -d ' \n' < "$TMP/ops.json" | grep -q '"name":"sort"[^}]*"outputs":\["values","indices"\]' && ok \
+  || bad "ops --json: sort's outputs are not [values, indices]"
+tr -d ' \n' < "$TMP/ops.json" | grep -q '"name":"batchNorm"[^}]*"outputs":\["y","mean","var"\]' && ok \
+  || bad "ops --json: batchNorm's outputs are not [y, mean, var]"
 # ops: the coverage report (issue 4 item 6): per family, the columns Rule, CUDA, Gradient, Bounds,
 # and the counts compared with the seed's table (data/seed-operators.tsv)
 export CERTNN_DATA="$SRC/data"
