@@ -611,10 +611,6 @@ static const struct
   { "bad_isinf_none", "isinf_none", CN_EUNSUPPORTED, { "'inf'", "(IsInf)", "detect_positive = 0" } },
   { "bad_bitshift_signed", "bitshift_signed", CN_EUNSUPPORTED, { "'shift'", "(BitShift)", "INT8", "unsigned" } },
   { "bad_bitshift_direction", "bitshift_no_direction", CN_EPARSE, { "'shift'", "(BitShift)", "direction" } },
-  { "bad_bitshift_broadcast", "bitshift_broadcast", CN_EUNSUPPORTED,
-    { "'shift'", "(BitShift)", "'s'", "broadcasting" } },
-  { "bad_where_int", "where_int", CN_EUNSUPPORTED, { "'sel'", "(Where)", "INT32" } },
-  { "bad_less_int", "less_int", CN_EUNSUPPORTED, { "'lt'", "(Less)", "INT32" } },
   { "bad_and_float", "and_float", CN_EUNSUPPORTED, { "'conj'", "(And)", "'x'", "BOOL expected" } },
   { "bad_relu_bool", "relu_bool", CN_EUNSUPPORTED, { "'r'", "(Relu)", "'b'", "BOOL" } },
   { "bad_cast_float16", "cast_float16", CN_EUNSUPPORTED, { "'half'", "(Cast)", "FLOAT16" } },
@@ -630,6 +626,21 @@ static const struct
   { "bad_einsum_ellipsis", "einsum_ellipsis", CN_EUNSUPPORTED, { "'ein'", "'...ij,...jk->...ik'", "ellipsis" } },
   { "bad_einsum_diagonal", "einsum_diagonal", CN_EUNSUPPORTED, { "'ein'", "'ii->i'", "diagonal" } },
   { "bad_einsum_three", "einsum_three", CN_EUNSUPPORTED, { "'ein'", "'ij,jk,kl->il'", "two operands" } },
+  /* Data movement of Booleans and words: one sort per node, Boolean scatters replace, padding
+   * values of the data's sort. */
+  { "bad_concat_sorts", "concat_sorts", CN_EUNSUPPORTED, { "'cat'", "(Concat)", "'i'", "INT32 values where" } },
+  { "bad_concat_sorts_first", "concat_sorts", CN_EUNSUPPORTED, { "'cat'", "input 0 ('b') holds BOOL" } },
+  { "bad_where_sorts", "where_sorts", CN_EUNSUPPORTED, { "'sel'", "(Where)", "FLOAT values where", "UINT8" } },
+  { "bad_scatter_bool_add", "scatter_bool_add", CN_EUNSUPPORTED, { "'sc'", "(ScatterElements)", "'add'", "BOOL" } },
+  { "bad_pad_bool_value", "pad_bool_value", CN_EINVAL, { "'padder'", "(Pad)", "0.5", "Boolean" } },
+  { "bad_pad_value_sort", "pad_value_sort", CN_EUNSUPPORTED, { "'padder'", "(Pad)", "INT32 values where", "INT8" } },
+  /* Integer arithmetic: Booleans have none; operands of one sort; an integer exponent must fit
+   * the base's sort. */
+  { "bad_add_bool", "add_bool", CN_EUNSUPPORTED, { "'plus'", "(Add)", "'b'", "no arithmetic" } },
+  { "bad_neg_bool", "neg_bool", CN_EUNSUPPORTED, { "'minus'", "(Neg)", "'b'", "no arithmetic" } },
+  { "bad_add_sorts", "add_sorts", CN_EUNSUPPORTED, { "'plus'", "'i'", "INT64 values where", "INT32" } },
+  { "bad_mul_float_int", "mul_float_int", CN_EUNSUPPORTED, { "'times'", "(Mul)", "'k'", "holds FLOAT" } },
+  { "bad_pow_exponent_range", "pow_exponent_range", CN_EUNSUPPORTED, { "'power'", "(Pow)", "300", "INT8" } },
 };
 
 START_TEST (bad_model)
@@ -658,12 +669,24 @@ START_TEST (sorts_structure)
   /* Constant comparisons, logic, Where and Cast fold away (a shape computation). */
   expect_ops ("o13_logic_fold", "mul");
   expect_ops ("o13_fold_sorts", "");
-  /* Equal of Booleans is not (a xor b), of words not (bool (a ^ b)); Booleans of another shape
-   * travel through the model's scalar (cast, broadcast, cast). */
-  expect_ops ("o13_equal_bool_int", "logicalXor,logicalNot,bitwiseXor,cast,logicalNot,bitwiseXor,cast,logicalNot");
-  expect_ops ("o13_logic", "logicalNot,logicalAnd,cast,broadcast,cast,logicalOr,logicalXor,logicalAnd");
+  /* Equal of Booleans and of words is one eq node (the comparisons take any one sort);
+   * Booleans and words of another shape go through a broadcast node, never a cast round trip
+   * through the model's scalar. */
+  expect_ops ("o13_equal_bool_int", "eq,eq,eq");
+  expect_ops ("o13_logic", "logicalNot,logicalAnd,broadcast,logicalOr,logicalXor,logicalAnd");
   expect_ops ("o13_isnan_isinf", "isNaN,isInf,isInf,gt,logicalAnd,isInf,lt,logicalAnd");
-  expect_ops ("o16_where", "gt,select,cast,broadcast,cast,broadcast,select,select");
+  expect_ops ("o16_where", "gt,select,broadcast,broadcast,select,select");
+  /* Data movement of Booleans and words: the same nodes at every sort, no cast anywhere. */
+  expect_ops ("o13_move_bool", "slice,reshape,permute,reshape,reshape,reshape,cat,slice,slice,reshape,gather,scatter,"
+              "reshape,broadcast,reshape,pad,broadcast,select,reshape,permute,reshape,reshape,permute,reshape,slice,"
+              "slice");
+  expect_ops ("o16_move_int8", "slice,reshape,permute,reshape,reshape,reshape,cat,slice,slice,reshape,gather,scatter,"
+              "reshape,broadcast,reshape,pad,broadcast,select,reshape,permute,reshape,reshape,permute,reshape,slice,"
+              "slice");
+  expect_ops ("o8_move_bool_attrs", "pad,slice,broadcast,cat");
+  /* Integer arithmetic: Mod fmod = 1 on words is div (trunc), mul, sub; constants folded. */
+  expect_ops ("o13_arith_i8", "broadcast,add,broadcast,sub,broadcast,mul,neg,div,remainder,div,mul,sub,div,mul,"
+              "broadcast,max,max,broadcast,min,pow,pow,broadcast,lt,ge,eq,sub");
   expect_ops ("o11_bitshift", "bitwiseLeftShift,shiftRightLogical,bitwiseLeftShift");
   expect_ops ("o11_convtranspose", "convTranspose");
   /* Bernoulli: one constant probability is bernoulliMask, others lt (randUniform, p). */
@@ -725,6 +748,123 @@ START_TEST (sorts_structure)
   ck_assert_int_eq (cn_graph_load_onnx (path, &g, NULL), CN_OK);
   ck_assert_int_eq (cn_graph_n_outputs (g), 2);
   cn_graph_free (g);
+  /* Models once refused (words broadcast, Where of words, Less of words) now import. */
+  static const struct { const char *model, *ops; cn_dtype out; } once_bad[] = {
+    { "bitshift_broadcast", "broadcast,shiftRightLogical", CN_DTYPE_U8 },
+    { "where_int", "select", CN_DTYPE_I32 },
+    { "less_int", "lt", CN_DTYPE_BOOL },
+  };
+  for (size_t m = 0; m < sizeof once_bad / sizeof once_bad[0]; m++)
+    {
+      char ops[1024];
+      cn_error e;
+      cn_error_clear (&e);
+      data_path (path, sizeof path, "bad/%s%s", once_bad[m].model, ".onnx");
+      ck_assert_msg (cn_graph_load_onnx (path, &g, &e) == CN_OK, "%s: %s", once_bad[m].model, e.msg);
+      ck_assert_str_eq (node_ops (g, ops, sizeof ops), once_bad[m].ops);
+      ck_assert_int_eq (out_dtype (g, 0), once_bad[m].out);
+      cn_graph_free (g);
+    }
+  /* The movement models keep their sorts: every output holds the data's sort, and the
+   * constants they move enter the graph in their ONNX sort. */
+  static const struct { const char *model; cn_dtype sort; } moved[] = {
+    { "o13_move_bool", CN_DTYPE_BOOL }, { "o16_move_int8", CN_DTYPE_I8 }, { "o16_move_uint16", CN_DTYPE_U16 },
+    { "o16_move_int64", CN_DTYPE_I64 }, { "o8_move_bool_attrs", CN_DTYPE_BOOL },
+  };
+  for (size_t m = 0; m < sizeof moved / sizeof moved[0]; m++)
+    {
+      g = load_ops (moved[m].model);
+      for (int o = 0; o < cn_graph_n_outputs (g); o++)
+        ck_assert_msg (out_dtype (g, o) == moved[m].sort, "%s: output %d holds %s", moved[m].model, o,
+                       cn_dtype_name (out_dtype (g, o)));
+      int cats = 0;
+      for (int k = 0; k < cn_graph_n_nodes (g); k++)
+        {
+          ck_assert_int_ne (cn_graph_node_op (g, k), CN_OP_CAST);
+          if (cn_graph_node_op (g, k) == CN_OP_CAT && strcmp (moved[m].model, "o8_move_bool_attrs") != 0)
+            {
+              /* Concat (x, k, x): k a constant [2, 1] of the data's sort */
+              const cn_tensor *c = cn_graph_value_constant (g, cn_graph_node_input (g, k, 1));
+              ck_assert_ptr_nonnull (c);
+              ck_assert_int_eq (c->dtype, moved[m].sort);
+              ck_assert_int_eq (cn_tensor_numel (c), 2);
+              cats++;
+            }
+        }
+      ck_assert_int_eq (cats, strcmp (moved[m].model, "o8_move_bool_attrs") != 0);
+      cn_graph_free (g);
+    }
+}
+END_TEST
+
+/* Integer arithmetic on words: every div node of the integer models truncates, every output
+ * holds the operands' sort (or BOOL for the comparisons), the integer exponent of Pow (b, 2) is a
+ * constant of the base's sort, and a zero divisor fails at evaluation (Div and Mod), in both
+ * evaluation sorts, naming the operator. */
+START_TEST (sorts_integer_arith)
+{
+  static const struct { const char *model; cn_dtype sort; } am[] = {
+    { "o13_arith_i8", CN_DTYPE_I8 }, { "o13_arith_u8", CN_DTYPE_U8 }, { "o13_arith_i16", CN_DTYPE_I16 },
+    { "o13_arith_i32", CN_DTYPE_I32 },
+  };
+  for (size_t m = 0; m < sizeof am / sizeof am[0]; m++)
+    {
+      cn_graph *g = load_ops (am[m].model);
+      int divs = 0, pows = 0;
+      for (int k = 0; k < cn_graph_n_nodes (g); k++)
+        {
+          cn_op op = cn_graph_node_op (g, k);
+          ck_assert_int_ne (op, CN_OP_CAST);
+          if (op == CN_OP_DIV)
+            {
+              const cn_params_div *p = cn_graph_node_params (g, k);
+              ck_assert_int_eq (p->rounding, CN_DIV_TRUNC);
+              divs++;
+            }
+          if (op == CN_OP_POW)
+            {
+              const cn_tensor *e = cn_graph_value_constant (g, cn_graph_node_input (g, k, 1));
+              ck_assert_ptr_nonnull (e);
+              ck_assert_int_eq (e->dtype, am[m].sort);
+              pows++;
+            }
+        }
+      ck_assert_int_eq (divs, 3);
+      ck_assert_int_eq (pows, 2);
+      for (int o = 0; o < cn_graph_n_outputs (g); o++)
+        {
+          cn_dtype t = out_dtype (g, o);
+          ck_assert_msg (t == am[m].sort || t == CN_DTYPE_BOOL, "%s: output %d holds %s", am[m].model, o,
+                         cn_dtype_name (t));
+        }
+      /* the divisor d (input 2) with a zero */
+      int n_in = cn_graph_n_inputs (g), n_out = cn_graph_n_outputs (g);
+      cn_tensor in[4], out[32];
+      ck_assert_int_le (n_out, 32);
+      memset (out, 0, sizeof out);
+      for (int i = 0; i < n_in; i++)
+        {
+          ck_assert_int_eq (cn_tensor_init (&in[i], CN_DTYPE_F64, cn_graph_value_shape (g, cn_graph_input (g, i)),
+                                            NULL), CN_OK);
+          for (int64_t j = 0; j < cn_tensor_numel (&in[i]); j++)
+            ((double *) in[i].data)[j] = 1 + (double) j;
+        }
+      ck_assert_int_eq (cn_graph_eval (g, CN_DTYPE_F64, in, out, NULL), CN_OK);
+      for (int o = 0; o < n_out; o++)
+        cn_tensor_clear (&out[o]);
+      ((double *) in[2].data)[4] = 0;
+      for (int pass = 0; pass < 2; pass++)
+        {
+          cn_error e;
+          cn_error_clear (&e);
+          cn_status st = cn_graph_eval (g, pass ? CN_DTYPE_F32 : CN_DTYPE_F64, in, out, &e);
+          ck_assert_msg (st == CN_ENUMERIC, "%s: status %s: %s", am[m].model, cn_status_name (st), e.msg);
+          ck_assert_msg (strstr (e.msg, "div") != NULL || strstr (e.msg, "remainder") != NULL, "%s", e.msg);
+        }
+      for (int i = 0; i < n_in; i++)
+        cn_tensor_clear (&in[i]);
+      cn_graph_free (g);
+    }
 }
 END_TEST
 
@@ -856,6 +996,7 @@ main (void)
   tcase_add_loop_test (tc, bad_model, 0, (int) (sizeof bad_models / sizeof bad_models[0]));
   tcase_add_test (tc, sorts_structure);
   tcase_add_test (tc, sorts_cast_range);
+  tcase_add_test (tc, sorts_integer_arith);
   tcase_add_test (tc, sorts_random);
   tcase_add_test (tc, bad_nonexistent);
   tcase_add_test (tc, bad_buffer_prefixes);

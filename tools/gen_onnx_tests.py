@@ -151,9 +151,7 @@ class Eval:
         a = numpy_helper.to_array(tp)
         if a.dtype.kind == "f":
             return self.flt(a)
-        if a.dtype.kind in "bu":
-            return a.copy()          # Booleans and unsigned words keep their sort
-        return a.astype(np.int64)
+        return a.copy()              # Booleans and words keep their sort
 
     def run(self, model, inputs):
         g = model.graph
@@ -278,8 +276,10 @@ class Eval:
     def op_Div(self, i, a, o, n):
         def d(x, y, ints):
             if ints:
-                q = np.abs(x) // np.abs(y)
-                return np.where((x < 0) != (y < 0), -q, q).astype(np.int64)
+                # toward 0, in 64 bits, then wrapped to the operands' sort (the least word / -1)
+                xa, ya = np.asarray(x).astype(np.int64), np.asarray(y).astype(np.int64)
+                q = np.abs(xa) // np.abs(ya)
+                return np.where((xa < 0) != (ya < 0), -q, q).astype(np.result_type(x, y))
             return x / y
         return self._bin(i, d)
 
@@ -587,6 +587,11 @@ class Eval:
         assert not self.t, "binary64 only"
         return np.asarray(x, dtype=np.float64)
 
+    def _nv(self, x):
+        """as _nf for the model's scalar; Booleans and words keep their numpy sort (data movement)"""
+        x = np.asarray(x)
+        return self._nf(x) if x.dtype.kind == "f" else x
+
     def op_Abs(self, i, a, o, n):
         return np.abs(self._nf(i[0]))
 
@@ -609,22 +614,25 @@ class Eval:
         return np.sign(self._nf(i[0]))
 
     def op_Pow(self, i, a, o, n):
-        return np.power(self._nf(i[0]), self._nf(i[1]))
+        x, e = self._nv(i[0]), self._nv(i[1])
+        if x.dtype.kind != "f" and e.dtype != x.dtype:
+            e = e.astype(x.dtype)      # an integer exponent in the base's sort (in range: asserted by the C side)
+        return np.power(x, e)
 
     def op_Mod(self, i, a, o, n):
-        x, y = self._nf(i[0]), self._nf(i[1])
+        x, y = self._nv(i[0]), self._nv(i[1])
         return np.fmod(x, y) if a.get("fmod", 0) else np.mod(x, y)
 
     def op_Max(self, i, a, o, n):
-        r = self._nf(i[0])
+        r = self._nv(i[0])
         for v in i[1:]:
-            r = np.maximum(r, self._nf(v))
+            r = np.maximum(r, self._nv(v))
         return r
 
     def op_Min(self, i, a, o, n):
-        r = self._nf(i[0])
+        r = self._nv(i[0])
         for v in i[1:]:
-            r = np.minimum(r, self._nf(v))
+            r = np.minimum(r, self._nv(v))
         return r
 
     def op_Sum(self, i, a, o, n):
@@ -710,12 +718,12 @@ class Eval:
         return (x - m) / np.sqrt(v + eps) * self._nf(i[1]).reshape(sh) + self._nf(i[2]).reshape(sh)
 
     def op_GatherElements(self, i, a, o, n):
-        x, idx = self._nf(i[0]), np.asarray(i[1], dtype=np.int64)
+        x, idx = self._nv(i[0]), np.asarray(i[1], dtype=np.int64)
         ax = a.get("axis", 0) % x.ndim
         return np.take_along_axis(x, np.where(idx < 0, idx + x.shape[ax], idx), axis=ax)
 
     def op_ScatterElements(self, i, a, o, n):
-        x, idx, u = self._nf(i[0]).copy(), np.asarray(i[1], dtype=np.int64), self._nf(i[2])
+        x, idx, u = self._nv(i[0]).copy(), np.asarray(i[1], dtype=np.int64), self._nv(i[2])
         ax = a.get("axis", 0) % x.ndim
         red = a.get("reduction", b"none")
         red = red.decode() if isinstance(red, bytes) else red
@@ -766,21 +774,21 @@ class Eval:
         return np.cumsum(self._nf(i[0]), axis=int(np.asarray(i[1]).reshape(-1)[0]))
 
     def op_Expand(self, i, a, o, n):
-        x = self._nf(i[0])
+        x = self._nv(i[0])
         return np.broadcast_to(x, np.broadcast_shapes(x.shape, tuple(int(s) for s in i[1]))).copy()
 
     def op_Tile(self, i, a, o, n):
-        return np.tile(self._nf(i[0]), [int(r) for r in i[1]])
+        return np.tile(self._nv(i[0]), [int(r) for r in i[1]])
 
     def op_Split(self, i, a, o, n):
-        x = self._nf(i[0])
+        x = self._nv(i[0])
         ax = a.get("axis", 0) % x.ndim
         sp = list(a["split"]) if "split" in a else ([int(v) for v in i[1]] if len(i) > 1 and i[1] is not None else
                                                     [x.shape[ax] // len(n.output)] * len(n.output))
         return np.split(x, np.cumsum(sp)[:-1], axis=ax)
 
     def op_DepthToSpace(self, i, a, o, n):
-        x, b = self._nf(i[0]), a["blocksize"]
+        x, b = self._nv(i[0]), a["blocksize"]
         N_, C, H, W_ = x.shape
         mode = a.get("mode", b"DCR")
         mode = mode.decode() if isinstance(mode, bytes) else mode
@@ -791,7 +799,7 @@ class Eval:
         return t.reshape(N_, C // (b * b), H * b, W_ * b)
 
     def op_SpaceToDepth(self, i, a, o, n):
-        x, b = self._nf(i[0]), a["blocksize"]
+        x, b = self._nv(i[0]), a["blocksize"]
         N_, C, H, W_ = x.shape
         t = x.reshape(N_, C, H // b, b, W_ // b, b).transpose(0, 3, 5, 1, 2, 4)
         return t.reshape(N_, C * b * b, H // b, W_ // b)
@@ -2246,6 +2254,104 @@ def define_sort_models():
     model("o15_batchnorm_training", 15,
           [N("BatchNormalization", ["x", "s", "bb", "mu", "var"], ["y", "rm", "rv"], training_mode=1, momentum=0.8)],
           [("x", [4, 3, 2])], [("y", [4, 3, 2]), ("rm", [3]), ("rv", [3])], bn, ref="f64")
+    # Data movement of Booleans and words (the element ports of reshape, permute, broadcast, pad,
+    # cat, slice, gather, scatter and select): every movement handler at BOOL, INT8, UINT16 and
+    # INT64; constants of those sorts enter the graph in their sort; ScatterElements' add and mul
+    # wrap (INT8, UINT16)
+    I8 = TP.INT8
+
+    def i64(*v):
+        return np.array(v, np.int64)
+
+    def movement(pre, x, xs, d, k, pad_value, red=None):
+        """the movement nodes on input X of shape [2, 3], D of shape [1, 4, 1, 2], cond C [3]
+        and the constant K [2, 1] (of X's sort); PRE prefixes the outputs"""
+        o = [pre + s for s in ("re", "tr", "fl", "us", "sq", "ca", "sl", "ga", "ge", "sc", "ex", "ti", "pa", "wh",
+                               "id", "ds", "sd", "sp0", "sp1")]
+        nodes = [N("Slice", [x, "st", "en", "axs", "stp"], [pre + "upd"]),
+                 N("Reshape", [x, "sh32"], [o[0]]), N("Transpose", [x], [o[1]]), N("Flatten", [x], [o[2]], axis=0),
+                 N("Unsqueeze", [x, "ax0"], [o[3]]), N("Squeeze", [o[3], "ax0"], [o[4]]),
+                 N("Concat", [x, k, x], [o[5]], axis=1),
+                 N("Slice", [x, "st", "en", "axs", "stp"], [o[6]]), N("Gather", [x, "gi"], [o[7]], axis=1),
+                 N("GatherElements", [x, "gei"], [o[8]], axis=1),
+                 N("ScatterElements", [x, "sci", pre + "upd"], [o[9]], axis=1, **({"reduction": red} if red else {})),
+                 N("Expand", [k, "sh223"], [o[10]]), N("Tile", [x, "rep"], [o[11]]),
+                 N("Pad", [x, "pads", pad_value], [o[12]]), N("Where", ["c", x, k], [o[13]]),
+                 N("Identity", [x], [o[14]]), N("DepthToSpace", [d], [o[15]], blocksize=2, mode="CRD"),
+                 N("SpaceToDepth", [o[15]], [o[16]], blocksize=2), N("Split", [x, "spl"], [o[17], o[18]], axis=1)]
+        return nodes, [(v, None, xs) for v in o]
+
+    shapes = [init("sh32", i64(3, 2)), init("ax0", i64(0)), init("st", i64(0, 1)), init("en", i64(2, 3)),
+              init("axs", i64(0, 1)), init("stp", i64(1, 1)), init("gi", i64(0, 2)), init("gei", i64(2, 0, 1, 1, 1, 0)
+                                                                                               .reshape(2, 3)),
+              init("sci", i64(1, 2, 0, 2).reshape(2, 2)), init("sh223", i64(2, 2, 3)), init("rep", i64(1, 2)),
+              init("pads", i64(1, 0, 0, 2)), init("spl", i64(1, 2))]
+    nb, ob = movement("b", "x", B, "d", "k", "pv")
+    model("o13_move_bool", 13, nb, [("x", [2, 3], B), ("d", [1, 4, 1, 2], B), ("c", [3], B)], ob,
+          shapes + [init("k", np.array([[True], [False]])), init("pv", np.array(True))], ref=E)
+    n8, o8 = movement("i", "x", I8, "d", "k", "pv", red="add")
+    model("o16_move_int8", 16, n8, [("x", [2, 3], I8), ("d", [1, 4, 1, 2], I8), ("c", [3], B)], o8,
+          shapes + [init("k", np.array([[-128], [127]], np.int8)), init("pv", np.array(-7, np.int8))],
+          ranges=[(-128, 127), (-128, 127), (0, 1)], ref=E)
+    n16, o16 = movement("u", "x", U16, "d", "k", "pv", red="mul")
+    model("o16_move_uint16", 16, n16, [("x", [2, 3], U16), ("d", [1, 4, 1, 2], U16), ("c", [3], B)], o16,
+          shapes + [init("k", np.array([[65535], [3]], np.uint16)), init("pv", np.array(65535, np.uint16))],
+          ranges=[(0, 65535), (0, 65535), (0, 1)], ref=E)
+    n64, o64 = movement("l", "x", I64, "d", "k", "pv", red="max")
+    model("o16_move_int64", 16, n64, [("x", [2, 3], I64), ("d", [1, 4, 1, 2], I64), ("c", [3], B)], o64,
+          shapes + [init("k", i64(-(1 << 24), 1 << 24).reshape(2, 1)), init("pv", np.array(-3, np.int64))],
+          ranges=[(-16777216, 16777216), (-5, 5), (0, 1)], ref=E)
+    # opset 8: Pad's value and Slice's bounds as attributes, Booleans broadcast into Concat
+    model("o8_move_bool_attrs", 8,
+          [N("Pad", ["x"], ["p"], pads=[0, 1, 0, 0]), N("Slice", ["x"], ["s"], starts=[1], ends=[3], axes=[1]),
+           N("Expand", ["c", "sh23"], ["e"]), N("Concat", ["p", "e"], ["y"], axis=1)],
+          [("x", [2, 3], B), ("c", [3], B)], [("p", None, B), ("s", None, B), ("e", None, B), ("y", None, B)],
+          [init("sh23", i64(2, 3))], ref=E)
+    # Integer arithmetic on words (numpy's fixed-width integers: +, -, *, Neg and Pow wrap; Div
+    # truncates toward 0; Mod with the divisor's sign (fmod 0) or the dividend's (fmod 1)), with
+    # broadcasting, constants of the operands' sort, Max/Min and the comparisons on words
+    def arith(w, wt):
+        nodes = [N("Add", ["a", "b"], [w + "add"]), N("Sub", ["a", "b"], [w + "sub"]),
+                 N("Mul", ["a", "b"], [w + "mul"]),
+                 N("Neg", ["a"], [w + "neg"]), N("Div", ["a", "d"], [w + "div"]),
+                 N("Mod", ["a", "d"], [w + "mod"]), N("Mod", ["a", "d"], [w + "fmod"], fmod=1),
+                 N("Div", ["a", "k"], [w + "divk"]), N("Mul", ["a", "k"], [w + "mulk"]),
+                 N("Max", ["a", "b", "k"], [w + "max"]), N("Min", ["a", "b"], [w + "min"]),
+                 N("Pow", ["a", "e"], [w + "pow"]), N("Pow", ["b", "two"], [w + "sq"]),
+                 N("Less", ["a", "b"], [w + "lt"]), N("GreaterOrEqual", ["a", "k"], [w + "ge"]),
+                 N("Equal", ["a", "a2"], [w + "eq"]), N("Sub", ["k", "a"], [w + "subk"]),
+                 N("Mul", ["big", "e"], [w + "cmul"])]
+        outs = [(nd.output[0], None, B if nd.op_type in ("Less", "GreaterOrEqual", "Equal") else wt) for nd in nodes]
+        return nodes, outs
+
+    def ivals(wt, *rows):
+        return np.array(rows, NPT[wt])
+
+    for op_, wt, lo, hi, kk, ee, av, dv in (
+            (13, I8, -128, 127, [[-1], [3]], [0, 1, 3],
+             lambda c: [[-128, 127, -7, 100, -100, 5], [7, -8, 0, 127, -1, -128]][c],
+             lambda c: [[-1, 2, 3, -7, 7, -3], [-2, 5, -128, 3, 1, -1]][c]),
+            (13, U8, 0, 255, [[255], [3]], [0, 2, 5],
+             lambda c: [[0, 255, 7, 200, 100, 5], [128, 1, 0, 255, 17, 3]][c],
+             lambda c: [[1, 2, 3, 7, 255, 16], [3, 5, 128, 2, 1, 255]][c]),
+            (13, TP.INT16, -32768, 32767, [[-1], [181]], [0, 1, 2],
+             lambda c: [[-32768, 32767, -300, 1000, -999, 5], [300, -301, 0, 255, -1, -32768]][c],
+             lambda c: [[-1, 2, 7, -13, 10, -3], [-2, 5, -128, 3, 1, -1]][c]),
+            (13, I32, -4096, 4096, [[-1], [7]], [0, 1, 2],
+             lambda c: [[-4096, 4095, -7, 100, -100, 5], [7, -8, 0, 127, -1, -4096]][c],
+             lambda c: [[-1, 2, 3, -7, 7, -3], [-2, 5, -128, 3, 1, -1]][c])):
+        w = {I8: "i8", U8: "u8", TP.INT16: "i16", I32: "i32"}[wt]
+        na, oa = arith("", wt)
+        model("o%d_arith_%s" % (op_, w), op_, na,
+              [("a", [2, 3], wt), ("b", [3], wt), ("d", [2, 3], wt), ("a2", [2, 3], wt)], oa,
+              [init("k", np.array(kk, NPT[wt])), init("e", np.array(ee, NPT[wt])), init("two", np.array(2, np.int64)),
+               init("big", np.array([hi // 2 + 1], NPT[wt]))],
+              ranges=[(lo, hi), (lo, hi), (lo, hi), (lo, hi)], ref=E,
+              vals=(lambda av_, dv_, wt_: per_case(lambda c: ivals(wt_, av_(c)).reshape(2, 3), None,
+                                                   lambda c: ivals(wt_, dv_(c)).reshape(2, 3),
+                                                   lambda c: np.where(np.array([[1, 0, 1], [0, 1, 0]], bool),
+                                                                      ivals(wt_, av_(c)).reshape(2, 3),
+                                                                      ivals(wt_, av_(1 - c)).reshape(2, 3))))(av, dv, wt))
 
 
 def write_models():
@@ -2402,6 +2508,25 @@ def write_bad():
          [("x", [3, 3])], [("y", None)], opset=12)
     save("topk_unsorted", [N("TopK", ["x", "k"], ["v", "ix"], name="top", sorted=0)], [("x", [2, 4])],
          [("v", [2, 2]), ("ix", [2, 2], TensorProto.INT64)], [init("k", np.array([2], np.int64))])
+    # data movement of Booleans and words: mixed sorts, a Boolean scatter that is not a
+    # replacement, padding values outside the sort
+    save("concat_sorts", [N("Concat", ["b", "i"], ["y"], name="cat", axis=0)],
+         [("b", [2, 3], TP.BOOL), ("i", [2, 3], TP.INT32)], [("y", [4, 3])])
+    save("where_sorts", [N("Where", ["c", "a", "x"], ["y"], name="sel")],
+         [("c", [2, 3], TP.BOOL), ("a", [2, 3], TP.UINT8), ("x", [2, 3])], y23)
+    save("scatter_bool_add", [N("ScatterElements", ["b", "k", "u"], ["y"], name="sc", reduction="add")],
+         [("b", [2, 3], TP.BOOL), ("u", [1, 3], TP.BOOL)], y23, [init("k", np.array([[1, 0, 1]], np.int64))], opset=16)
+    save("pad_bool_value", [N("Pad", ["b"], ["y"], name="padder", pads=[0, 1, 0, 0], value=0.5)],
+         [("b", [2, 3], TP.BOOL)], [("y", [2, 4])], opset=8)
+    save("pad_value_sort", [N("Pad", ["a", "p", "v"], ["y"], name="padder")], [("a", [2, 3], TP.INT8)], [("y", [2, 4])],
+         [init("p", np.array([0, 1, 0, 0], np.int64)), init("v", np.array(3, np.int32))], opset=13)
+    # integer arithmetic: Booleans have none, operands of one sort, integer exponents in the base's sort
+    save("add_bool", [N("Add", ["b", "c"], ["y"], name="plus")], [("b", [2, 3], TP.BOOL), ("c", [2, 3], TP.BOOL)], y23)
+    save("add_sorts", [N("Add", ["a", "i"], ["y"], name="plus")], [("a", [2, 3], TP.INT32), ("i", [3], TP.INT64)], y23)
+    save("mul_float_int", [N("Mul", ["x", "k"], ["y"], name="times")], x23, y23, [init("k", np.array([2], np.int64))])
+    save("pow_exponent_range", [N("Pow", ["a", "e"], ["y"], name="power")], [("a", [2, 3], TP.INT8)], y23,
+         [init("e", np.array([300], np.int64))])
+    save("neg_bool", [N("Neg", ["b"], ["y"], name="minus")], [("b", [2, 3], TP.BOOL)], y23)
     print("bad: written")
 
 

@@ -17,8 +17,23 @@
  * inputs, and the comparisons, logic, predicates, Cast and the word operators produce them.
  * Only the typed handlers take Boolean or word values; every other handler refuses them before
  * building anything ("input 0 ('x') holds INT64 values; the operator takes floating-point
- * values only").  Booleans that need broadcasting travel through the model's scalar (cast,
- * broadcast, cast: exact for 0 and 1); words are not broadcast (no exact route beyond 2^24).
+ * values only").  The typed handlers are the operators above and data movement: Identity,
+ * Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Slice, Split, Gather (the data; the
+ * indices stay constant host integers), GatherElements, ScatterElements (data and updates), Expand,
+ * Tile, Pad, DepthToSpace, SpaceToDepth and Where's X and Y.  They lower onto reshape, permute,
+ * broadcast, pad, cat, slice, gather, scatter and select, whose element ports move Booleans and
+ * words bit for bit (the seed's Op.Element), so these handlers move every sort exactly; where
+ * several inputs are moved together (Concat, ScatterElements, Where) they must hold one sort
+ * ("input 1 ('b') holds INT32 values where input 0 ('a') holds BOOL"), Pad's value must be an
+ * element of the data's sort, and a Boolean ScatterElements only replaces.  Implicit
+ * broadcasting of Booleans and words is a broadcast node too (exact).  Integer arithmetic (the
+ * seed's Op.NumericElement): Add, Sub, Mul, Neg and Pow on words of one sort wrap in two's
+ * complement (ONNX's fixed-width integers, as numpy's), Div truncates toward 0 (div with
+ * CN_DIV_TRUNC), Mod is remainder (fmod = 0, the divisor's sign) or div, mul, sub (fmod = 1, the
+ * dividend's sign), Max and Min follow the sort's order, and the comparisons compare words and
+ * Booleans exactly; a zero divisor fails at evaluation (CN_ENUMERIC).  Booleans have no
+ * arithmetic (Add, Neg, ... refuse them: "input 0 ('b') holds BOOL values, which have no
+ * arithmetic"); Sum, Mean and the other numeric handlers take the model's scalar only.
  *
  * Each ONNX node maps onto registered operators through cn_graph_add_node; nothing here
  * switches on our operators.  The mapping preserves the exact real semantics of the model for
@@ -661,6 +676,26 @@ in_sort (const struct nctx *nc, int i)
   return o->is_const ? o->sort : cn_graph_value_dtype (nc->imp->g, o->gv);
 }
 
+/* Whether the sorts A and B are one element sort: both the model's scalar (FLOAT or DOUBLE: a
+ * graph is evaluated in one floating sort), or the same Boolean or word sort. */
+static int
+same_sort (cn_dtype a, cn_dtype b)
+{
+  return cn_dtype_is_float (a) ? cn_dtype_is_float (b) : a == b;
+}
+
+/* Inputs I and J (both present) hold one element sort (same_sort); else CN_EUNSUPPORTED naming
+ * both inputs and their sorts. */
+static cn_status
+sorts_agree (struct nctx *nc, int i, int j)
+{
+  cn_dtype a = in_sort (nc, i), b = in_sort (nc, j);
+  if (same_sort (a, b))
+    return CN_OK;
+  return cn_error_set (nc->err, CN_EUNSUPPORTED, "input %d ('%s') holds %s values where input %d ('%s') holds %s", j,
+                       nc->in[j]->name, sort_name (b), i, nc->in[i]->name, sort_name (a));
+}
+
 /* The graph value of input I; a constant is added to the graph on first use.  Integer and
  * Boolean constants are operands only of the handlers that take those sorts (nc->typed); they
  * enter the graph in their ONNX sort. */
@@ -1019,6 +1054,9 @@ operand_at (struct nctx *nc, int i, const cn_shape *shape, const char *suffix, i
 
 /* ---- operators ---------------------------------------------------------------------------- */
 
+static cn_status arith_sorts (struct nctx *nc, int n);
+static cn_status common_shape (struct nctx *nc, int n, cn_shape *os);
+
 static cn_status
 op_identity (struct nctx *nc)
 {
@@ -1070,7 +1108,15 @@ op_unary (struct nctx *nc, cn_op op)
 }
 
 static cn_status op_relu (struct nctx *nc) { return op_unary (nc, CN_OP_RELU); }
-static cn_status op_neg (struct nctx *nc) { return op_unary (nc, CN_OP_NEG); }
+/* Neg: the model's scalar, or words (wrapping: the least signed word is its own negation). */
+static cn_status
+op_neg (struct nctx *nc)
+{
+  cn_status st = need_in (nc, 0);
+  if (st == CN_OK)
+    st = arith_sorts (nc, 1);
+  return st != CN_OK ? st : op_unary (nc, CN_OP_NEG);
+}
 
 /* The activations and transcendental functions without attributes: one of our operators each
  * (Softplus is log(exp(x) + 1) in both; Erf, the trigonometric and hyperbolic functions and
@@ -1164,7 +1210,14 @@ op_selu (struct nctx *nc)
   return st != CN_OK ? st : set_out (nc, 0, v, 1);
 }
 
-/* Integer arithmetic on constants (shape computations): numpy broadcasting, C division. */
+static int wrap_word (int64_t v, cn_dtype t, int64_t *out);
+
+/* Integer arithmetic on constants (shape computations, and ONNX integer arithmetic on constant
+ * words): numpy broadcasting, C division (toward 0).  The result takes input 0's sort.  INT64 and
+ * UINT64: the exact result, an overflow refused (CN_ENUMERIC: a wrapped shape is a bug);
+ * narrower words wrap to their width as ONNX's fixed-width integers do (the low bits of the
+ * 64-bit two's-complement result; a quotient is exact in 64 bits and then wrapped, so the least
+ * word divided by -1 is itself). */
 static cn_status
 int_binary (struct nctx *nc, const cn_shape *os, char opc)
 {
@@ -1175,6 +1228,10 @@ int_binary (struct nctx *nc, const cn_shape *os, char opc)
   cn_status st;
   if (!is_int (&nc->in[0]->c) || !is_int (&nc->in[1]->c))
     return cn_error_set (nc->err, CN_EUNSUPPORTED, "operands of different element sorts");
+  cn_dtype sort = nc->in[0]->sort;
+  if (sort == CN_DTYPE_BOOL || nc->in[1]->sort == CN_DTYPE_BOOL)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "BOOL values have no arithmetic (cast them to an integer type)");
+  int narrow = sort != CN_DTYPE_I64 && sort != CN_DTYPE_U64;
   if ((st = host_broadcast (&nc->in[0]->c, os, &a, nc->err)) != CN_OK
       || (st = host_broadcast (&nc->in[1]->c, os, &b, nc->err)) != CN_OK
       || (st = cn_tensor_init (&r, CN_DTYPE_I64, os, nc->err)) != CN_OK)
@@ -1190,7 +1247,11 @@ int_binary (struct nctx *nc, const cn_shape *os, char opc)
         {
         case '+': ovf = __builtin_add_overflow (x, y, &z); break;
         case '-': ovf = __builtin_sub_overflow (x, y, &z); break;
-        case '*': ovf = __builtin_mul_overflow (x, y, &z); break;
+        case '*':
+          ovf = __builtin_mul_overflow (x, y, &z);
+          if (narrow)
+            z = (int64_t) ((uint64_t) x * (uint64_t) y);   /* the low 64 bits: enough to wrap */
+          break;
         default:
           if (y == 0)
             {
@@ -1201,11 +1262,13 @@ int_binary (struct nctx *nc, const cn_shape *os, char opc)
           z = ovf ? 0 : x / y;
           break;
         }
-      if (ovf)
+      if (ovf && !narrow)
         {
           st = cn_error_set (nc->err, CN_ENUMERIC, "integer overflow");
           goto done;
         }
+      if (narrow)
+        wrap_word (z, sort, &z);      /* a narrow word's sum or difference never overflows 64 bits */
       pr[i] = z;
     }
   st = set_out_const (nc, 0, &r);
@@ -1216,8 +1279,28 @@ done:
   return st;
 }
 
+/* Inputs 0 .. N-1 of an arithmetic handler hold one sort that has arithmetic: the model's scalar
+ * or one word sort (Booleans have none: ONNX's arithmetic does not take them, and add, sub, mul,
+ * div, neg, pow and remainder refuse them). */
+static cn_status
+arith_sorts (struct nctx *nc, int n)
+{
+  cn_status st;
+  for (int i = 1; i < n; i++)
+    if ((st = sorts_agree (nc, 0, i)) != CN_OK)
+      return st;
+  if (in_sort (nc, 0) == CN_DTYPE_BOOL)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "input 0 ('%s') holds BOOL values, which have no arithmetic (cast "
+                         "them to an integer type)", nc->in[0]->name);
+  return CN_OK;
+}
+
 /* Add, Sub, Mul, Div with numpy broadcasting: operands of another shape are broadcast to the
- * common shape (constants expanded here, other values through a broadcast node). */
+ * common shape (constants expanded here, other values through a broadcast node).  The operands
+ * hold the model's scalar (Div a true division) or one word sort: add, sub, mul wrap in two's
+ * complement as ONNX's fixed-width integers, Div truncates toward 0 (div with CN_DIV_TRUNC; a zero
+ * divisor fails at evaluation, the least signed word divided by -1 wraps to itself).  Two constants
+ * of which one is an integer are folded here (int_binary). */
 static cn_status
 op_binary (struct nctx *nc, cn_op op, char opc)
 {
@@ -1232,11 +1315,13 @@ op_binary (struct nctx *nc, cn_op op, char opc)
                          fmt_shape (sb, b, sizeof b));
   if (nc->in[0]->is_const && nc->in[1]->is_const && (is_int (&nc->in[0]->c) || is_int (&nc->in[1]->c)))
     return int_binary (nc, &os, opc);
+  if ((st = arith_sorts (nc, 2)) != CN_OK)
+    return st;
   int x[2], v;
   if ((st = operand_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
       || (st = operand_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK)
     return st;
-  cn_params_div pd = { CN_DIV_TRUE };
+  cn_params_div pd = { cn_dtype_is_float (in_sort (nc, 0)) ? CN_DIV_TRUE : CN_DIV_TRUNC };
   if ((st = add_node (nc, op, op == CN_OP_DIV ? &pd : NULL, 2, x, NULL, &v)) != CN_OK)
     return st;
   return set_out (nc, 0, v, 1);
@@ -1881,12 +1966,26 @@ op_pad (struct nctx *nc)
       if ((st = const_ints (nc, 1, "pads", pads, 2 * CN_MAX_RANK, &n)) != CN_OK)
         return st;
     }
+  cn_dtype ds = in_sort (nc, 0);
   if (has_in (nc, 2))
     {
       struct oval *c = nc->in[2];
       if (!c->is_const || cn_tensor_numel (&c->c) != 1)
         return cn_error_set (nc->err, CN_EUNSUPPORTED, "constant_value must be a constant scalar");
-      value = cn_tensor_get_f64 (&c->c, 0);
+      if (!cn_dtype_is_float (ds) && c->sort != ds)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "constant_value ('%s') holds %s values where input 0 ('%s') "
+                             "holds %s", c->name, sort_name (c->sort), nc->in[0]->name, sort_name (ds));
+      if (is_int (&c->c))
+        {
+          /* pad takes its value as a binary64 number: exact for the words of magnitude <= 2^53 */
+          int64_t w = ((const int64_t *) c->c.data)[0];
+          if (w > ((int64_t) 1 << 53) || w < -((int64_t) 1 << 53))
+            return cn_error_set (nc->err, CN_EUNSUPPORTED, "the padding value %lld is beyond 2^53 (not supported)",
+                                 (long long) w);
+          value = (double) w;
+        }
+      else
+        value = cn_tensor_get_f64 (&c->c, 0);
     }
   if (has_in (nc, 3))
     return cn_error_set (nc->err, CN_EUNSUPPORTED, "the axes input is not supported");
@@ -2185,6 +2284,16 @@ op_concat (struct nctx *nc)
         if (nc->in[i] != NULL)
           return set_out_alias (nc, 0, i);
     }
+  /* The inputs hold one element sort: the model's scalar, Booleans or one word sort. */
+  int first = -1;
+  for (int i = 0; i < nc->n_in; i++)
+    if (nc->in[i] != NULL)
+      {
+        if (first < 0)
+          first = i;
+        else if ((st = sorts_agree (nc, first, i)) != CN_OK)
+          return st;
+      }
   int *in = malloc ((size_t) n * sizeof *in), v;
   if (in == NULL)
     return nomem (nc);
@@ -2669,19 +2778,15 @@ op_sqrt (struct nctx *nc)
   return st != CN_OK ? st : set_out (nc, 0, v, 1);
 }
 
-/* Binary operators with numpy broadcasting and no integer folding: Pow, Mod. */
+/* Binary operators with numpy broadcasting and no integer folding: Pow, Mod.  The operands hold
+ * one sort with arithmetic (arith_sorts); OP takes words at its element ports. */
 static cn_status
 op_binary_float (struct nctx *nc, cn_op op)
 {
   cn_status st;
-  if ((st = need_in (nc, 0)) != CN_OK || (st = need_in (nc, 1)) != CN_OK)
-    return st;
-  const cn_shape *sa = in_shape (nc, 0), *sb = in_shape (nc, 1);
   cn_shape os;
-  char a[128], b[128];
-  if (!broadcast_shape (sa, sb, &os))
-    return cn_error_set (nc->err, CN_ESHAPE, "input shapes %s and %s do not broadcast", fmt_shape (sa, a, sizeof a),
-                         fmt_shape (sb, b, sizeof b));
+  if ((st = common_shape (nc, 2, &os)) != CN_OK || (st = arith_sorts (nc, 2)) != CN_OK)
+    return st;
   int x[2], v;
   if ((st = operand_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
       || (st = operand_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK
@@ -2690,10 +2795,66 @@ op_binary_float (struct nctx *nc, cn_op op)
   return set_out (nc, 0, v, 1);
 }
 
-static cn_status op_pow (struct nctx *nc) { return op_binary_float (nc, CN_OP_POW); }
+/* Pow (numpy broadcasting): the model's scalar, or words of one sort (pow wraps: a^e modulo 2^N;
+ * a negative exponent fails at evaluation).  ONNX lets the exponent have another sort than the
+ * base: an integer constant exponent is taken in the base's sort where each of its entries is an
+ * element of that sort (exact: an integer of magnitude <= 2^24 for the model's scalar, exact in
+ * binary32 and binary64; a word of the sort for words); any other exponent of another sort is
+ * refused. */
+static cn_status
+op_pow (struct nctx *nc)
+{
+  cn_status st;
+  cn_shape os;
+  if ((st = common_shape (nc, 2, &os)) != CN_OK)
+    return st;
+  cn_dtype sb = in_sort (nc, 0), se = in_sort (nc, 1);
+  struct oval *e = nc->in[1];
+  if (same_sort (sb, se) || sb == CN_DTYPE_BOOL || !e->is_const || !is_int (&e->c) || se == CN_DTYPE_BOOL)
+    return op_binary_float (nc, CN_OP_POW);
+  /* An integer constant exponent of another sort. */
+  int64_t n = cn_tensor_numel (&e->c);
+  const int64_t *ev = e->c.data;
+  for (int64_t k = 0; k < n; k++)
+    {
+      int64_t w;
+      int fits = cn_dtype_is_float (sb) ? ev[k] <= ((int64_t) 1 << 24) && ev[k] >= -((int64_t) 1 << 24)
+        : wrap_word (ev[k], sb, &w) == 0 && w == ev[k];
+      if (!fits)
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "the exponent %lld (input 1, '%s', %s) does not fit the base's "
+                             "sort %s",
+                             (long long) ev[k], e->name, sort_name (se), sort_name (sb));
+    }
+  /* now every exponent is exactly an element of the base's sort */
+  cn_tensor t, c;
+  memset (&t, 0, sizeof t);
+  memset (&c, 0, sizeof c);
+  int x[2], v;
+  char *nm = NULL;
+  if ((st = host_broadcast (&e->c, &os, &t, nc->err)) == CN_OK
+      && (!cn_dtype_is_float (sb) || (st = cn_tensor_convert (&c, CN_DTYPE_F64, &t, nc->err)) == CN_OK))
+    {
+      if ((nm = sub_name (nc, "exponent")) == NULL)
+        st = nomem (nc);
+      else
+        st = add_const_sorted (nc, cn_dtype_is_float (sb) ? &c : &t, sb, nm, &x[1]);
+    }
+  free (nm);
+  cn_tensor_clear (&t);
+  cn_tensor_clear (&c);
+  if (st != CN_OK || (st = operand_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
+      || (st = add_node (nc, CN_OP_POW, NULL, 2, x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
 
 /* Mod: fmod = 1 is C's fmod (the sign of the dividend); fmod = 0 is the remainder with the sign
- * of the divisor (numpy.mod, torch.remainder). */
+ * of the divisor (numpy.mod, torch.remainder), remainder.  The model's scalar: fmod or remainder.
+ * Words of one sort: fmod = 0 is remainder; fmod = 1 is a - trunc(a / b) b, as div (TRUNC), mul,
+ * sub: the three wrap modulo 2^N, so the result is congruent to the exact C remainder modulo 2^N,
+ * and that remainder lies in the sort (|r| < |b|, the sign of a), so the wrapped result is
+ * exactly it (the least word modulo -1: the quotient wraps to the least word, the product to it
+ * too, the difference 0).  A zero divisor fails at evaluation in both. */
 static cn_status
 op_mod (struct nctx *nc)
 {
@@ -2703,11 +2864,26 @@ op_mod (struct nctx *nc)
     return st;
   if (f != 0 && f != 1)
     return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute fmod = %lld is not supported", (long long) f);
-  return op_binary_float (nc, f ? CN_OP_FMOD : CN_OP_REMAINDER);
+  cn_shape os;
+  if ((st = common_shape (nc, 2, &os)) != CN_OK || (st = arith_sorts (nc, 2)) != CN_OK)
+    return st;
+  if (cn_dtype_is_float (in_sort (nc, 0)) || f == 0)
+    return op_binary_float (nc, f ? CN_OP_FMOD : CN_OP_REMAINDER);
+  int x[2], q, p, v;
+  cn_params_div pd = { CN_DIV_TRUNC };
+  if ((st = operand_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
+      || (st = operand_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK
+      || (st = node2 (nc, CN_OP_DIV, &pd, x[0], x[1], "quotient", &q)) != CN_OK
+      || (st = node2 (nc, CN_OP_MUL, NULL, q, x[1], "product", &p)) != CN_OK
+      || (st = node2 (nc, CN_OP_SUB, NULL, x[0], p, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
 }
 
 /* Max, Min, Sum, Mean: variadic with numpy broadcasting of all inputs to their common shape,
- * folded left to right: v = op(op(x0, x1), x2) ...; Mean divides the sum by the count. */
+ * folded left to right: v = op(op(x0, x1), x2) ...; Mean divides the sum by the count.  Max and
+ * Min (typed) take inputs of one sort: the model's scalar, Booleans or one word sort (max and min
+ * in the sort's order, exact); Sum and Mean the model's scalar only. */
 static cn_status
 op_variadic (struct nctx *nc, cn_op op, int mean)
 {
@@ -2725,6 +2901,8 @@ op_variadic (struct nctx *nc, cn_op op, int mean)
         return cn_error_set (nc->err, CN_ESHAPE, "input shapes %s and %s do not broadcast",
                              fmt_shape (&os, a, sizeof a), fmt_shape (in_shape (nc, i), b, sizeof b));
       os = t;
+      if (nc->typed && i > 0 && (st = sorts_agree (nc, 0, i)) != CN_OK)
+        return st;
     }
   int acc, x;
   char sfx[32];
@@ -3212,9 +3390,14 @@ op_scatter_elements (struct nctx *nc)
   int64_t axis;
   int in[3], a = 0, r = 0, v;
   cn_status st;
-  if ((st = x_in (nc, &in[0])) != CN_OK || (st = need_in (nc, 1)) != CN_OK || (st = need_in (nc, 2)) != CN_OK
+  if ((st = need_in (nc, 0)) != CN_OK || (st = need_in (nc, 1)) != CN_OK || (st = need_in (nc, 2)) != CN_OK
       || (st = attr_int (nc, "axis", 0, &axis)) != CN_OK || (st = attr_choice (nc, "reduction", "none", reds, &r)) != CN_OK
-      || (st = norm_axis (nc, axis, in_shape (nc, 0)->rank, "axis", &a)) != CN_OK
+      || (st = sorts_agree (nc, 0, 2)) != CN_OK)
+    return st;
+  if (in_sort (nc, 0) == CN_DTYPE_BOOL && r != 0)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "reduction '%s' of BOOL values is not supported (a Boolean scatter "
+                         "only replaces)", reds[r]);
+  if ((st = x_in (nc, &in[0])) != CN_OK || (st = norm_axis (nc, axis, in_shape (nc, 0)->rank, "axis", &a)) != CN_OK
       || (st = index_const (nc, 1, in_shape (nc, 0)->dim, a, &in[1])) != CN_OK || (st = in_gv (nc, 2, &in[2])) != CN_OK)
     return st;
   cn_params_scatter p = { a, map[r] };
@@ -3375,7 +3558,7 @@ op_tile (struct nctx *nc)
       u.dim[i] = m[i] * s->dim[i];
     }
   struct oval *o = nc->in[0];
-  if (o->is_const && !nc->imp->folding && !is_int (&o->c))
+  if (o->is_const && !nc->imp->folding)
     {
       cn_tensor t1, t2, t3;
       if ((st = host_reshape (&o->c, &p, &t1, nc->err)) != CN_OK)
@@ -3769,42 +3952,14 @@ common_shape (struct nctx *nc, int n, cn_shape *os)
   return CN_OK;
 }
 
-/* *V = the Boolean input I at SHAPE.  A constant is expanded here; a value of another shape goes
- * through the model's scalar, as cast (to the scalar), broadcast, cast (to BOOL): 0 and 1 are
- * exact in every evaluation sort and x != 0 gives them back, so the three nodes move the
- * Booleans exactly (a broadcast node takes the model's scalar only). */
+/* *V = the Boolean input I at SHAPE (operand_at: a constant expanded here, a value of another
+ * shape through a broadcast node, which moves Booleans exactly). */
 static cn_status
 bool_at (struct nctx *nc, int i, const cn_shape *shape, const char *suffix, int *v)
 {
   if (in_sort (nc, i) != CN_DTYPE_BOOL)
     return cn_error_set (nc->err, CN_EUNSUPPORTED, "input %d ('%s') holds %s values, BOOL expected", i,
                          nc->in[i]->name, sort_name (in_sort (nc, i)));
-  struct oval *o = nc->in[i];
-  if (o->is_const || cn_shape_equal (in_shape (nc, i), shape))
-    return operand_at (nc, i, shape, suffix, v);
-  char nm[64];
-  cn_params_cast to_scalar = { CN_DTYPE_F64 }, to_bool = { CN_DTYPE_BOOL };
-  int a, b;
-  cn_status st;
-  snprintf (nm, sizeof nm, "%s_scalar", suffix);
-  if ((st = node1 (nc, CN_OP_CAST, &to_scalar, o->gv, nm, &a)) != CN_OK)
-    return st;
-  snprintf (nm, sizeof nm, "%s_spread", suffix);
-  if ((st = broadcast_value (nc, a, shape, nm, &b)) != CN_OK)
-    return st;
-  return node1 (nc, CN_OP_CAST, &to_bool, b, suffix, v);
-}
-
-/* *V = the integer-word input I at SHAPE: a constant is expanded here; a value must have SHAPE
- * already (there is no exact way to move words beyond 2^24 through the model's scalar). */
-static cn_status
-word_at (struct nctx *nc, int i, const cn_shape *shape, const char *suffix, int *v)
-{
-  char a[128], b[128];
-  if (!nc->in[i]->is_const && !cn_shape_equal (in_shape (nc, i), shape))
-    return cn_error_set (nc->err, CN_EUNSUPPORTED, "broadcasting the integer words of input %d ('%s') from %s to %s is "
-                         "not supported", i, nc->in[i]->name, fmt_shape (in_shape (nc, i), a, sizeof a),
-                         fmt_shape (shape, b, sizeof b));
   return operand_at (nc, i, shape, suffix, v);
 }
 
@@ -3915,51 +4070,23 @@ done:
 }
 
 /* Equal, Less, LessOrEqual, Greater, GreaterOrEqual: numpy broadcasting of the two operands (as
- * Add).  Floating operands: one comparison node (eq, lt, le, gt, ge; the IEEE comparison, a NaN
- * false), the output Boolean.  Equal also takes two Boolean operands, not (a xor b), and two
- * word operands of one sort, not (bool (a ^ b)) (the words are equal iff their xor is 0).
- * Constants are folded here. */
+ * Add: constants expanded here, other values through broadcast nodes), which hold one element
+ * sort, then one comparison node (eq, lt, le, gt, ge), the output Boolean.  The model's scalar:
+ * the IEEE comparison (a NaN false).  Booleans (false < true) and words of one sort: exactly, in
+ * the sort's order.  Constants are folded here. */
 static cn_status
 op_compare (struct nctx *nc, cn_op op, enum hop h)
 {
   cn_shape os;
   cn_status st = common_shape (nc, 2, &os);
-  if (st != CN_OK)
+  if (st != CN_OK || (st = sorts_agree (nc, 0, 1)) != CN_OK)
     return st;
-  cn_dtype sa = in_sort (nc, 0), sb = in_sort (nc, 1);
-  int fa = cn_dtype_is_float (sa), fb = cn_dtype_is_float (sb);
-  if (fa != fb || (!fa && sa != sb))
-    return cn_error_set (nc->err, CN_EUNSUPPORTED, "operands of different element types (%s and %s)", sort_name (sa),
-                         sort_name (sb));
   if (inputs_const (nc))
     return host_fold (nc, h, 2, &os, 0);
   int x[2], v;
-  if (fa)
-    {
-      if ((st = operand_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
-          || (st = operand_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK
-          || (st = add_node (nc, op, NULL, 2, x, NULL, &v)) != CN_OK)
-        return st;
-      return set_out (nc, 0, v, 1);
-    }
-  if (op != CN_OP_EQ)
-    return cn_error_set (nc->err, CN_EUNSUPPORTED, "comparing %s values is not supported (the order comparisons take "
-                         "floating-point values)", sort_name (sa));
-  int d;
-  cn_params_cast to_bool = { CN_DTYPE_BOOL };
-  if (sa == CN_DTYPE_BOOL)
-    {
-      if ((st = bool_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
-          || (st = bool_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK
-          || (st = node2 (nc, CN_OP_LOGICAL_XOR, NULL, x[0], x[1], "differ", &d)) != CN_OK)
-        return st;
-    }
-  else if ((st = word_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
-           || (st = word_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK
-           || (st = node2 (nc, CN_OP_BITWISE_XOR, NULL, x[0], x[1], "xor", &d)) != CN_OK
-           || (st = node1 (nc, CN_OP_CAST, &to_bool, d, "differ", &d)) != CN_OK)
-    return st;
-  if ((st = node1 (nc, CN_OP_LOGICAL_NOT, NULL, d, NULL, &v)) != CN_OK)
+  if ((st = operand_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
+      || (st = operand_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK
+      || (st = add_node (nc, op, NULL, 2, x, NULL, &v)) != CN_OK)
     return st;
   return set_out (nc, 0, v, 1);
 }
@@ -4054,9 +4181,10 @@ op_is_inf (struct nctx *nc)
   return st != CN_OK ? st : set_out (nc, 0, v, 1);
 }
 
-/* Where (condition, X, Y): numpy broadcasting of the three; select (c, x, y) for floating X and Y
- * (the condition through bool_at).  Constants are folded here; non-constant Boolean or integer
- * X, Y are refused (select takes the model's scalar). */
+/* Where (condition, X, Y): numpy broadcasting of the three, then select (c, x, y): the condition
+ * Boolean (bool_at), X and Y of one element sort (the model's scalar, Booleans or one word
+ * sort: select's element ports), the output of their sort; every entry is a copy of X's or Y's
+ * (exact).  Constants are folded here. */
 static cn_status
 op_where (struct nctx *nc)
 {
@@ -4064,19 +4192,14 @@ op_where (struct nctx *nc)
   cn_status st = common_shape (nc, 3, &os);
   if (st != CN_OK)
     return st;
-  cn_dtype sc = in_sort (nc, 0), sa = in_sort (nc, 1), sb = in_sort (nc, 2);
+  cn_dtype sc = in_sort (nc, 0);
   if (sc != CN_DTYPE_BOOL)
     return cn_error_set (nc->err, CN_EUNSUPPORTED, "the condition (input 0, '%s') holds %s values, BOOL expected",
                          nc->in[0]->name, sort_name (sc));
-  int fa = cn_dtype_is_float (sa), fb = cn_dtype_is_float (sb);
-  if (fa != fb || (!fa && sa != sb))
-    return cn_error_set (nc->err, CN_EUNSUPPORTED, "operands of different element types (%s and %s)", sort_name (sa),
-                         sort_name (sb));
+  if ((st = sorts_agree (nc, 1, 2)) != CN_OK)
+    return st;
   if (inputs_const (nc))
     return host_fold (nc, H_WHERE, 3, &os, 0);
-  if (!fa)
-    return cn_error_set (nc->err, CN_EUNSUPPORTED, "selecting %s values is not supported (select takes floating-point "
-                         "values)", sort_name (sa));
   int x[3], v;
   if ((st = bool_at (nc, 0, &os, "condition", &x[0])) != CN_OK
       || (st = operand_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK
@@ -4087,7 +4210,8 @@ op_where (struct nctx *nc)
 }
 
 /* Two (or one, for BitwiseNot) integer-word operands of one sort (UNSIGNED_ONLY: u8 .. u64, as
- * BitShift), numpy broadcasting with word_at, one word operator; constants folded here. */
+ * BitShift), numpy broadcasting (operand_at: broadcast nodes move words exactly), one word
+ * operator; constants folded here. */
 static cn_status
 op_words (struct nctx *nc, cn_op op, enum hop h, int n, int unsigned_only)
 {
@@ -4113,7 +4237,7 @@ op_words (struct nctx *nc, cn_op op, enum hop h, int n, int unsigned_only)
     {
       char sfx[32];
       snprintf (sfx, sizeof sfx, "broadcast%d", i);
-      if ((st = word_at (nc, i, &os, sfx, &x[i])) != CN_OK)
+      if ((st = operand_at (nc, i, &os, sfx, &x[i])) != CN_OK)
         return st;
     }
   if ((st = add_node (nc, op, NULL, n, x, NULL, &v)) != CN_OK)
@@ -4811,7 +4935,7 @@ static const struct onnx_op onnx_ops[] = {
   { "Abs", op_abs, "", 0, 0 },
   { "Acos", op_acos, "", 0, 0 },
   { "Acosh", op_acosh, "", 0, 0 },
-  { "Add", op_add, "", 1, 0 },
+  { "Add", op_add, "", 1, 1 },
   { "And", op_and, "", 0, 1 },
   { "ArgMax", op_argmax, "axis keepdims select_last_index", 0, 0 },
   { "ArgMin", op_argmin, "axis keepdims select_last_index", 0, 0 },
@@ -4832,7 +4956,7 @@ static const struct onnx_op onnx_ops[] = {
   { "Ceil", op_ceil, "", 0, 0 },
   { "Celu", op_celu, "alpha", 0, 0 },
   { "Clip", op_clip, "min max", 0, 0 },
-  { "Concat", op_concat, "axis", 0, 0 },
+  { "Concat", op_concat, "axis", 0, 1 },
   { "Constant", op_constant, "value value_float value_floats value_int value_ints", 0, 0 },
   { "ConstantOfShape", op_constant_of_shape, "value", 0, 0 },
   { "Conv", op_conv, "auto_pad dilations group kernel_shape pads strides", 1, 0 },
@@ -4841,20 +4965,20 @@ static const struct onnx_op onnx_ops[] = {
   { "Cosh", op_cosh, "", 0, 0 },
   { "CumSum", op_cumsum, "exclusive reverse", 0, 0 },
   { "DFT", op_dft, "axis inverse onesided", 0, 1 },
-  { "DepthToSpace", op_depth_to_space, "blocksize mode", 0, 0 },
-  { "Div", op_div, "", 1, 0 },
+  { "DepthToSpace", op_depth_to_space, "blocksize mode", 0, 1 },
+  { "Div", op_div, "", 1, 1 },
   { "Dropout", op_dropout, "ratio seed", 0, 0 },
   { "Einsum", op_einsum, "equation", 0, 0 },
   { "Elu", op_elu, "alpha", 0, 0 },
   { "Equal", op_equal, "", 0, 1 },
   { "Erf", op_erf, "", 0, 0 },
   { "Exp", op_exp, "", 0, 0 },
-  { "Expand", op_expand, "", 0, 0 },
+  { "Expand", op_expand, "", 0, 1 },
   { "EyeLike", op_eye_like, "dtype k", 0, 0 },
-  { "Flatten", op_flatten, "axis", 0, 0 },
+  { "Flatten", op_flatten, "axis", 0, 1 },
   { "Floor", op_floor, "", 0, 0 },
-  { "Gather", op_gather, "axis", 0, 0 },
-  { "GatherElements", op_gather_elements, "axis", 0, 0 },
+  { "Gather", op_gather, "axis", 0, 1 },
+  { "GatherElements", op_gather_elements, "axis", 0, 1 },
   { "GatherND", op_gather_nd, "batch_dims", 0, 0 },
   { "Gemm", op_gemm, "alpha beta transA transB", 1, 0 },
   { "GlobalAveragePool", op_gap, "", 1, 0 },
@@ -4875,19 +4999,19 @@ static const struct onnx_op onnx_ops[] = {
   { "Log", op_log, "", 0, 0 },
   { "LogSoftmax", op_log_softmax, "axis", 0, 0 },
   { "MatMul", op_matmul, "", 1, 0 },
-  { "Max", op_max, "", 0, 0 },
+  { "Max", op_max, "", 0, 1 },
   { "MaxPool", op_maxpool, "auto_pad ceil_mode dilations kernel_shape pads storage_order strides", 1, 0 },
   { "Mean", op_mean, "", 0, 0 },
-  { "Min", op_min, "", 0, 0 },
+  { "Min", op_min, "", 0, 1 },
   { "Mish", op_mish, "", 0, 0 },
-  { "Mod", op_mod, "fmod", 0, 0 },
-  { "Mul", op_mul, "", 1, 0 },
-  { "Neg", op_neg, "", 1, 0 },
+  { "Mod", op_mod, "fmod", 0, 1 },
+  { "Mul", op_mul, "", 1, 1 },
+  { "Neg", op_neg, "", 1, 1 },
   { "Not", op_not, "", 0, 1 },
   { "Or", op_or, "", 0, 1 },
   { "PRelu", op_prelu, "", 0, 0 },
-  { "Pad", op_pad, "mode pads value", 1, 0 },
-  { "Pow", op_pow, "", 0, 0 },
+  { "Pad", op_pad, "mode pads value", 1, 1 },
+  { "Pow", op_pow, "", 0, 1 },
   { "RandomNormal", op_random_normal, "dtype mean scale seed shape", 0, 1 },
   { "RandomNormalLike", op_random_normal_like, "dtype mean scale seed", 0, 1 },
   { "RandomUniform", op_random_uniform, "dtype high low seed shape", 0, 1 },
@@ -4905,9 +5029,9 @@ static const struct onnx_op onnx_ops[] = {
   { "ReduceSum", op_reduce_sum, "axes keepdims noop_with_empty_axes", 1, 0 },
   { "ReduceSumSquare", op_reduce_sum_square, "axes keepdims", 0, 0 },
   { "Relu", op_relu, "", 1, 0 },
-  { "Reshape", op_reshape, "allowzero", 0, 0 },
+  { "Reshape", op_reshape, "allowzero", 0, 1 },
   { "Round", op_round, "", 0, 0 },
-  { "ScatterElements", op_scatter_elements, "axis reduction", 0, 0 },
+  { "ScatterElements", op_scatter_elements, "axis reduction", 0, 1 },
   { "Selu", op_selu, "alpha gamma", 0, 0 },
   { "Shape", op_shape, "start end", 0, 1 },
   { "Shrink", op_shrink, "bias lambd", 0, 0 },
@@ -4916,23 +5040,23 @@ static const struct onnx_op onnx_ops[] = {
   { "Sin", op_sin, "", 0, 0 },
   { "Sinh", op_sinh, "", 0, 0 },
   { "Size", op_size, "", 0, 1 },
-  { "Slice", op_slice, "starts ends axes", 0, 0 },
+  { "Slice", op_slice, "starts ends axes", 0, 1 },
   { "Softmax", op_softmax, "axis", 0, 0 },
   { "Softplus", op_softplus, "", 0, 0 },
   { "Softsign", op_softsign, "", 0, 0 },
-  { "SpaceToDepth", op_space_to_depth, "blocksize", 0, 0 },
-  { "Split", op_split, "axis split", 0, 0 },
+  { "SpaceToDepth", op_space_to_depth, "blocksize", 0, 1 },
+  { "Split", op_split, "axis split", 0, 1 },
   { "Sqrt", op_sqrt, "", 0, 0 },
-  { "Squeeze", op_squeeze, "axes", 0, 0 },
-  { "Sub", op_sub, "", 1, 0 },
+  { "Squeeze", op_squeeze, "axes", 0, 1 },
+  { "Sub", op_sub, "", 1, 1 },
   { "Sum", op_sum, "", 0, 0 },
   { "Tan", op_tan, "", 0, 0 },
   { "Tanh", op_tanh, "", 0, 0 },
-  { "Tile", op_tile, "", 0, 0 },
+  { "Tile", op_tile, "", 0, 1 },
   { "TopK", op_topk, "axis k largest sorted", 0, 0 },
-  { "Transpose", op_transpose, "perm", 0, 0 },
+  { "Transpose", op_transpose, "perm", 0, 1 },
   { "Trilu", op_trilu, "upper", 0, 0 },
-  { "Unsqueeze", op_unsqueeze, "axes", 0, 0 },
+  { "Unsqueeze", op_unsqueeze, "axes", 0, 1 },
   { "Where", op_where, "", 0, 1 },
   { "Xor", op_xor, "", 0, 1 },
 };
