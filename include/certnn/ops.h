@@ -58,6 +58,8 @@ typedef struct cn_op_coverage
   int cuda;       /* a CUDA kernel */
   int reference;  /* an MPFI reference arm (the enclosure the tests check IBP against) */
   int value_input; /* some input is a value port (one that can receive a gradient) */
+  char sorts[32];  /* the sorts the forward computes in: "f64, f32" (the model's scalar in binary64
+                      and binary32), "bool", "words" (integer words), joined by ", "; "" without a rule */
 } cn_op_coverage;
 
 const char *cn_op_name (cn_op op);           /* the seed's name, "batchNormRunning"; NULL if out of range */

@@ -4,6 +4,7 @@
  * whether some input port is a value port (CN_PORT_VALUE), the ports a gradient flows to.  An
  * operator without a rule has every flag 0. */
 #include <config.h>
+#include <stdio.h>
 #include <string.h>
 #include "ops/ops_impl.h"
 
@@ -28,4 +29,24 @@ cn_op_coverage_get (cn_op op, cn_op_coverage *cov)
   cov->value_input = r->in_kind == NULL;
   for (int i = 0; i < n && !cov->value_input; i++)
     cov->value_input = r->in_kind[i] == CN_PORT_VALUE || r->in_kind[i] == CN_PORT_ELEMENT;
+  /* The sorts the forward computes in (the Rule cell): the rule's own words, else from the ports
+   * (scalar kinds: f64, f32; bool; integer: words; any and element: all three) and, without an
+   * out_sort hook, the output's (the model's scalar). */
+  if (r->sorts != NULL)
+    snprintf (cov->sorts, sizeof cov->sorts, "%s", r->sorts);
+  else
+    {
+      int sc = r->out_sort == NULL, bo = 0, wo = 0;
+      for (int i = 0; i < n; i++)
+        switch (cn__port_kind (r, i))
+          {
+          case CN_PORT_BOOL: bo = 1; break;
+          case CN_PORT_INTEGER: wo = 1; break;
+          case CN_PORT_ANY:
+          case CN_PORT_ELEMENT: sc = bo = wo = 1; break;
+          default: sc = 1; break;
+          }
+      snprintf (cov->sorts, sizeof cov->sorts, "%s%s%s%s%s", sc ? "f64, f32" : "", sc && bo ? ", " : "",
+                bo ? "bool" : "", (sc || bo) && wo ? ", " : "", wo ? "words" : "");
+    }
 }

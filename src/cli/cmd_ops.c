@@ -3,8 +3,9 @@
  *
  * Per family (in the order of cn_family), one row per operator of include/certnn/ops.def with the
  * seed's four columns, every cell computed from the operator's rule (cn_op_coverage_get):
- *   Rule      "f64, f32" when the rule has a forward (binary64 and binary32), "no forward" for a
- *             rule without one, "none" without a rule.
+ *   Rule      the sorts the forward computes in when the rule has one: "f64, f32" (the model's
+ *             scalar in binary64 and binary32), "bool", "words" (integer words), joined by ", "
+ *             (cn_op_coverage.sorts); "no forward" for a rule without one, "none" without a rule.
  *   CUDA      "yes" or "no" (the rule's cuda flag).
  *   Gradient  "pullback" and/or "forward mode" (the jvp arm), joined by "; " as in the seed's
  *             cells; "no value input" for a rule none of whose ports is a value port; "none".
@@ -161,13 +162,13 @@ seed_load (const char *explicit_path, struct seed *s)
 
 struct cells
 {
-  char rule[16], cuda[4], grad[48], bounds[40];
+  char rule[32], cuda[4], grad[48], bounds[40];
 };
 
 static void
 cells_of (const cn_op_coverage *c, struct cells *o)
 {
-  snprintf (o->rule, sizeof o->rule, "%s", !c->rule ? "none" : c->forward ? "f64, f32" : "no forward");
+  snprintf (o->rule, sizeof o->rule, "%s", !c->rule ? "none" : c->forward ? c->sorts : "no forward");
   snprintf (o->cuda, sizeof o->cuda, "%s", c->cuda ? "yes" : "no");
   if (c->pullback || c->jvp)
     snprintf (o->grad, sizeof o->grad, "%s%s%s", c->pullback ? "pullback" : "", c->pullback && c->jvp ? "; " : "",
@@ -233,7 +234,8 @@ help (FILE *f)
               "The coverage report of the operator table (include/certnn/ops.def): per family, one row per\n"
               "operator with the columns Rule, CUDA, Gradient and Bounds, every cell computed from the\n"
               "operator's rule:\n"
-              "  Rule      f64, f32 (a forward in binary64 and binary32), or none\n"
+              "  Rule      the sorts the forward computes in: f64, f32 (the model's scalar in binary64 and\n"
+              "            binary32), bool, words (integer words); or none\n"
               "  CUDA      yes or no\n"
               "  Gradient  pullback and/or forward mode (jvp); no value input; none\n"
               "  Bounds    IBP and/or CROWN, '; reference' with an MPFI reference arm; none\n"
@@ -337,7 +339,7 @@ print_table (int markdown, const int *ours, const struct seed *s)
                 "|---|---|---|---|---|\n",
                 cn_family_name ((cn_family) fam), in_family, with_rule);
       else
-        printf ("%s%s (%d operators, %d with a rule)\n  %-26s %-10s %-4s %-24s %s\n", fam ? "\n" : "",
+        printf ("%s%s (%d operators, %d with a rule)\n  %-26s %-21s %-4s %-24s %s\n", fam ? "\n" : "",
                 cn_family_name ((cn_family) fam), in_family, with_rule, "operator", "Rule", "CUDA", "Gradient",
                 "Bounds");
       for (int op = 0; op < CN_OP_COUNT; op++)
@@ -351,7 +353,7 @@ print_table (int markdown, const int *ours, const struct seed *s)
           if (markdown)
             printf ("| %s | %s | %s | %s | %s |\n", cn_op_name ((cn_op) op), ce.rule, ce.cuda, ce.grad, ce.bounds);
           else
-            printf ("  %-26s %-10s %-4s %-24s %s\n", cn_op_name ((cn_op) op), ce.rule, ce.cuda, ce.grad, ce.bounds);
+            printf ("  %-26s %-21s %-4s %-24s %s\n", cn_op_name ((cn_op) op), ce.rule, ce.cuda, ce.grad, ce.bounds);
         }
     }
   printf ("\n%s%d operators: %d with a rule, %d forward, %d pullback, %d jvp, %d ibp, %d crown, %d cuda\n",

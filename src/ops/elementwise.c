@@ -268,47 +268,7 @@ nthreads (const cn_crown_step *st)
 /* ---- integer words (the seed's element argument; see "Element sorts" in the header) ----- */
 
 /* A word sort: width N, signedness, the mask 2^N - 1 and the sign bit 2^(N-1). */
-typedef struct wsort
-{
-  cn_dtype t;
-  int w;
-  int sgn;
-  uint64_t mask;
-  uint64_t top;
-} wsort;
 
-static int
-wsort_of (cn_dtype t, wsort *s)
-{
-  int w, sg;
-  switch (t)
-    {
-    case CN_DTYPE_I8: w = 8; sg = 1; break;
-    case CN_DTYPE_I16: w = 16; sg = 1; break;
-    case CN_DTYPE_I32: w = 32; sg = 1; break;
-    case CN_DTYPE_I64: w = 64; sg = 1; break;
-    case CN_DTYPE_U8: w = 8; sg = 0; break;
-    case CN_DTYPE_U16: w = 16; sg = 0; break;
-    case CN_DTYPE_U32: w = 32; sg = 0; break;
-    case CN_DTYPE_U64: w = 64; sg = 0; break;
-    default: return 0;
-    }
-  s->t = t;
-  s->w = w;
-  s->sgn = sg;
-  s->mask = w == 64 ? UINT64_MAX : ((uint64_t) 1 << w) - 1;
-  s->top = (uint64_t) 1 << (w - 1);
-  return 1;
-}
-
-/* A sort's name for messages: the model's scalar is not "f64". */
-static const char *
-sort_name (cn_dtype t)
-{
-  if (cn_dtype_is_float (t))
-    return "the model's scalar";
-  return (unsigned) t < CN_DTYPE_COUNT ? cn_dtype_name (t) : "(invalid)";
-}
 
 /* The out_sort arm of the arithmetic operators (add, sub, mul, div, neg, pow, remainder): the
  * N_IN element ports hold one sort, the model's scalar or one integer sort; Booleans are refused
@@ -316,21 +276,11 @@ sort_name (cn_dtype t)
 static cn_status
 arith_out_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
-  if (n_in < 1)
-    return cn_error_set (err, CN_EINVAL, "%s: takes at least 1 input, got %d", op, n_in);
-  for (int i = 0; i < n_in; i++)
-    if ((unsigned) in[i] >= CN_DTYPE_COUNT)
-      return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid sort %d", op, i, (int) in[i]);
-  int f0 = cn_dtype_is_float (in[0]);
-  for (int i = 1; i < n_in; i++)
-    if (cn_dtype_is_float (in[i]) != f0 || (!f0 && in[i] != in[0]))
-      return cn_error_set (err, CN_EINVAL, "%s: input %d holds %s where input 0 holds %s", op, i, sort_name (in[i]),
-                           sort_name (in[0]));
-  if (in[0] == CN_DTYPE_BOOL)
+  cn_status st = cn__element_sort (op, n_in, in, out, err);
+  if (st == CN_OK && *out == CN_DTYPE_BOOL)
     return cn_error_set (err, CN_EINVAL, "%s: Booleans have no arithmetic (the inputs hold bool); cast them to an "
                          "integer sort first", op);
-  *out = f0 ? CN_DTYPE_F64 : in[0];
-  return CN_OK;
+  return st;
 }
 
 /* Whether the node view says its inputs hold integer words (the IBP, MPFI and CROWN arms read
@@ -370,7 +320,7 @@ wstore (void *data, int w, int64_t j, uint64_t p)
 /* The value of the pattern P (< 2^N) of a signed sort: P, or P - 2^N = -(mask - P) - 1, free of
  * overflow. */
 static inline int64_t
-sext (const wsort *s, uint64_t p)
+sext (const cn__wsort *s, uint64_t p)
 {
   if (!(p & s->top))
     return (int64_t) p;
@@ -385,7 +335,7 @@ enum wop { W_ADD, W_SUB, W_MUL, W_NEG, W_DIV_TRUNC, W_DIV_FLOOR, W_POW, W_REM };
  * negation and the repeated squaring of pow wrap as torch's do.  Division and remainder read the
  * values (sign-extended) and need Q != 0; pow needs an exponent value >= 0 (word_domain). */
 static uint64_t
-word_apply (enum wop op, const wsort *s, uint64_t p, uint64_t q)
+word_apply (enum wop op, const cn__wsort *s, uint64_t p, uint64_t q)
 {
   switch (op)
     {
@@ -425,7 +375,7 @@ word_apply (enum wop op, const wsort *s, uint64_t p, uint64_t q)
 
 /* Refuses the divisor or exponent of pattern Q at entry J outside OP's domain. */
 static cn_status
-word_domain (const char *opn, enum wop op, const wsort *s, uint64_t q, const cn_node_view *nv, int64_t j,
+word_domain (const char *opn, enum wop op, const cn__wsort *s, uint64_t q, const cn_node_view *nv, int64_t j,
              cn_error *err)
 {
   if ((op == W_DIV_TRUNC || op == W_DIV_FLOOR || op == W_REM) && q == 0)
@@ -443,9 +393,9 @@ static cn_status
 word_forward (const char *opn, enum wop op, const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
               cn_error *err)
 {
-  wsort s;
+  cn__wsort s;
   int64_t n = cn__numel (nv->out_shape);
-  if (!wsort_of (out->dtype, &s) || cn_tensor_numel (out) != n)
+  if (!cn__wsort_of (out->dtype, &s) || cn_tensor_numel (out) != n)
     return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", opn,
                          cn__node_name (nv));
   for (int i = 0; i < nv->n_in; i++)
@@ -479,7 +429,7 @@ struct wz
 };
 
 static void
-wz_init (struct wz *z, const wsort *s)
+wz_init (struct wz *z, const cn__wsort *s)
 {
   mpz_inits (z->a0, z->a1, z->b0, z->b1, z->r0, z->r1, z->t, z->u, z->min, z->max, z->span, (mpz_ptr) 0);
   mpz_ui_pow_ui (z->span, 2, (unsigned long) s->w);
@@ -614,7 +564,7 @@ pow_range (struct wz *z)
  * [b0, b1] (see the header), WR_WHOLE when only the sort's range is claimed, or WR_NO_VALUE where
  * the box holds a point outside OP's domain (a zero divisor, a negative exponent). */
 static int
-word_range (enum wop op, const wsort *s, struct wz *z)
+word_range (enum wop op, const cn__wsort *s, struct wz *z)
 {
   int first = 1;
   switch (op)
@@ -732,7 +682,7 @@ wz_wrap (struct wz *z, int whole)
 /* The words' range of OP at one entry, the operands' words in z: WR_NO_VALUE, or the wrapped
  * words in [r0, r1].  A point pow is computed modulo 2^N directly (its real value may be huge). */
 static int
-word_entry (enum wop op, const wsort *s, struct wz *z)
+word_entry (enum wop op, const cn__wsort *s, struct wz *z)
 {
   if (op == W_POW && mpz_cmp (z->a0, z->a1) == 0 && mpz_cmp (z->b0, z->b1) == 0 && mpz_sgn (z->b0) >= 0)
     {
@@ -749,15 +699,15 @@ word_entry (enum wop op, const wsort *s, struct wz *z)
 }
 
 static cn_status
-word_sort_of_view (const char *opn, const cn_node_view *nv, wsort *s, cn_error *err)
+word_sort_of_view (const char *opn, const cn_node_view *nv, cn__wsort *s, cn_error *err)
 {
-  if (!wsort_of (nv->in_sort[0], s))
+  if (!cn__wsort_of (nv->in_sort[0], s))
     return cn_error_set (err, CN_EINVAL, "%s: input 0 has sort %s, not integer words (node '%s')", opn,
-                         sort_name (nv->in_sort[0]), cn__node_name (nv));
+                         cn__sort_name (nv->in_sort[0]), cn__node_name (nv));
   for (int i = 1; i < nv->n_in; i++)
     if (nv->in_sort[i] != nv->in_sort[0])
       return cn_error_set (err, CN_EINVAL, "%s: input %d holds %s where input 0 holds %s (node '%s')", opn, i,
-                           sort_name (nv->in_sort[i]), sort_name (nv->in_sort[0]), cn__node_name (nv));
+                           cn__sort_name (nv->in_sort[i]), cn__sort_name (nv->in_sort[0]), cn__node_name (nv));
   return CN_OK;
 }
 
@@ -777,7 +727,7 @@ word_no_value (const char *opn, enum wop op, const cn_node_view *nv, int64_t j, 
 static cn_status
 word_ibp (const char *opn, enum wop op, const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  wsort s;
+  cn__wsort s;
   cn_status st = cn__boxes_ok (opn, nv, in, out, err);
   if (st != CN_OK || (st = word_sort_of_view (opn, nv, &s, err)) != CN_OK)
     return st;
@@ -820,7 +770,7 @@ static cn_status
 word_mpfi (const char *opn, enum wop op, const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out,
            cn_error *err)
 {
-  wsort s;
+  cn__wsort s;
   cn_status st = cn__mpfi_ok (opn, nv, in, out, err);
   if (st != CN_OK || (st = word_sort_of_view (opn, nv, &s, err)) != CN_OK)
     return st;
@@ -1781,30 +1731,35 @@ div_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_err
 }
 
 const struct cn_op_rule cn__rule_ADD = {
+  .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = add_out_sort, .params_size = 0, .check = add_check,
   .forward = add_forward,
   .pullback = add_pullback, .jvp = add_jvp, .ibp = add_ibp, .ibp_mpfi = add_mpfi, .crown = add_crown,
 };
 
 const struct cn_op_rule cn__rule_SUB = {
+  .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = sub_out_sort, .params_size = 0, .check = sub_check,
   .forward = sub_forward,
   .pullback = sub_pullback, .jvp = sub_jvp, .ibp = sub_ibp, .ibp_mpfi = sub_mpfi, .crown = sub_crown,
 };
 
 const struct cn_op_rule cn__rule_MUL = {
+  .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = mul_out_sort, .params_size = 0, .check = mul_check,
   .forward = mul_forward,
   .pullback = mul_pullback, .jvp = mul_jvp, .ibp = mul_ibp, .ibp_mpfi = mul_mpfi, .crown = mul_crown,
 };
 
 const struct cn_op_rule cn__rule_DIV = {
+  .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = div_out_sort, .params_size = sizeof (cn_params_div),
   .check = div_check, .forward = div_forward,
   .pullback = div_pullback, .jvp = div_jvp, .ibp = div_ibp, .ibp_mpfi = div_mpfi, .crown = div_crown,
 };
 
 const struct cn_op_rule cn__rule_NEG = {
+  .sorts = "f64, f32, words",
   .n_in = 1, .in_kind = element1, .out_sort = neg_out_sort, .params_size = 0, .check = neg_check,
   .forward = neg_forward,
   .pullback = neg_pullback, .jvp = neg_jvp, .ibp = neg_ibp, .ibp_mpfi = neg_mpfi, .crown = neg_crown,
@@ -2911,6 +2866,7 @@ smoothAbs_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *o
   }                                                                                                    \
   const struct cn_op_rule cn__rule_##ID = {                                                            \
     .n_in = 2, .in_kind = element2, .out_sort = lname##_out_sort, .check = lname##_check,              \
+    .sorts = "f64, f32, words",                                                                        \
     .forward = ew_forward, .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp, .ibp_mpfi = ew_mpfi,  \
   };
 

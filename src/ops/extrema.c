@@ -597,14 +597,6 @@ ext_crown (const cn_crown_step *st, cn_error *err)
   return CN_OK;
 }
 
-/* A sort's name for messages: the model's scalar is not "f64". */
-static const char *
-sort_name (cn_dtype t)
-{
-  if (cn_dtype_is_float (t))
-    return "the model's scalar";
-  return (unsigned) t < CN_DTYPE_COUNT ? cn_dtype_name (t) : "(invalid)";
-}
 
 /* max and min: two element ports of one sort (the model's scalar, Booleans or one integer sort),
  * the output of that sort. */
@@ -613,15 +605,7 @@ ext_out_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_er
 {
   if (n_in != 2)
     return cn_error_set (err, CN_EINVAL, "%s: takes 2 inputs, got %d", op, n_in);
-  for (int i = 0; i < 2; i++)
-    if ((unsigned) in[i] >= CN_DTYPE_COUNT)
-      return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid sort %d", op, i, (int) in[i]);
-  int f0 = cn_dtype_is_float (in[0]);
-  if (cn_dtype_is_float (in[1]) != f0 || (!f0 && in[1] != in[0]))
-    return cn_error_set (err, CN_EINVAL, "%s: input 1 holds %s where input 0 holds %s", op, sort_name (in[1]),
-                         sort_name (in[0]));
-  *out = f0 ? CN_DTYPE_F64 : in[0];
-  return CN_OK;
+  return cn__element_sort (op, n_in, in, out, err);
 }
 
 static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };

@@ -107,25 +107,7 @@
 
 /* ---- element sorts ------------------------------------------------------------------------ */
 
-/* A sort's name for messages: the model's scalar is not "f64". */
-static const char *
-sort_name (cn_dtype t)
-{
-  if (cn_dtype_is_float (t))
-    return "the model's scalar";
-  return (unsigned) t < CN_DTYPE_COUNT ? cn_dtype_name (t) : "(invalid)";
-}
 
-/* The sort of input I as out_sort reads it: valid, any floating sort as the model's scalar
- * (CN_DTYPE_F64).  CN_EINVAL for an invalid sort. */
-static cn_status
-sort_at (const char *op, int i, const cn_dtype *in, cn_dtype *s, cn_error *err)
-{
-  if ((unsigned) in[i] >= CN_DTYPE_COUNT)
-    return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid sort %d", op, i, (int) in[i]);
-  *s = cn_dtype_is_float (in[i]) ? CN_DTYPE_F64 : in[i];
-  return CN_OK;
-}
 
 /* The element sort of a Boolean or word tensor: width N (8 for bool), two's complement or not,
  * mask 2^N - 1, and the exact doubles min and lim = max + 1 (a power of two). */
@@ -244,7 +226,7 @@ slice_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_e
   (void) p;
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "slice: takes 1 input, got %d", n_in);
-  return sort_at ("slice", 0, in, out, err);
+  return cn__sort_at ("slice", 0, in, out, err);
 }
 
 static cn_status
@@ -1353,7 +1335,7 @@ pick_crown (const cn_crown_step *st, cn_error *err)
       pick_clear (&m);
       return cn_error_set (err, CN_EUNSUPPORTED,
                            "%s: the CROWN arm has no relaxation of a wrapping sum of %s words (node '%s')", opn,
-                           sort_name (pick_sort (nv)), cn__node_name (nv));
+                           cn__sort_name (pick_sort (nv)), cn__node_name (nv));
     }
   /* K: the most terms reading one entry of an input with coefficients */
   int64_t K = 1;
@@ -1568,11 +1550,11 @@ gather_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_
   cn_status st;
   if (n_in != 2)
     return cn_error_set (err, CN_EINVAL, "gather: takes 2 inputs (x, index), got %d", n_in);
-  if ((st = sort_at ("gather", 0, in, &x, err)) != CN_OK || (st = sort_at ("gather", 1, in, &ix, err)) != CN_OK)
+  if ((st = cn__sort_at ("gather", 0, in, &x, err)) != CN_OK || (st = cn__sort_at ("gather", 1, in, &ix, err)) != CN_OK)
     return st;
   if (ix != CN_DTYPE_F64)
     return cn_error_set (err, CN_EINVAL, "gather: the index (input 1) holds %s where the model's scalar is expected",
-                         sort_name (ix));
+                         cn__sort_name (ix));
   *out = x;
   return CN_OK;
 }
@@ -1590,15 +1572,15 @@ scatter_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn
     return cn_error_set (err, CN_EINVAL, "scatter: missing attributes");
   if (n_in != 3)
     return cn_error_set (err, CN_EINVAL, "scatter: takes 3 inputs (x, index, src), got %d", n_in);
-  if ((st = sort_at ("scatter", 0, in, &x, err)) != CN_OK || (st = sort_at ("scatter", 1, in, &ix, err)) != CN_OK
-      || (st = sort_at ("scatter", 2, in, &src, err)) != CN_OK)
+  if ((st = cn__sort_at ("scatter", 0, in, &x, err)) != CN_OK || (st = cn__sort_at ("scatter", 1, in, &ix, err)) != CN_OK
+      || (st = cn__sort_at ("scatter", 2, in, &src, err)) != CN_OK)
     return st;
   if (ix != CN_DTYPE_F64)
     return cn_error_set (err, CN_EINVAL, "scatter: the index (input 1) holds %s where the model's scalar is expected",
-                         sort_name (ix));
+                         cn__sort_name (ix));
   if (src != x)
-    return cn_error_set (err, CN_EINVAL, "scatter: input 2 holds %s where input 0 holds %s", sort_name (src),
-                         sort_name (x));
+    return cn_error_set (err, CN_EINVAL, "scatter: input 2 holds %s where input 0 holds %s", cn__sort_name (src),
+                         cn__sort_name (x));
   if (x == CN_DTYPE_BOOL && sp->reduce != CN_SCATTER_REPLACE)
     {
       int r = (int) sp->reduce;

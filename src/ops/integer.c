@@ -141,49 +141,7 @@
 #include <string.h>
 #include "ops/unary_impl.h"
 
-/* ---- word sorts, patterns and offsets --------------------------------------------------- */
-
-typedef struct wsort
-{
-  cn_dtype t;
-  int w;             /* width N in bits */
-  int sgn;           /* two's complement */
-  uint64_t mask;     /* 2^N - 1 */
-  uint64_t top;      /* 2^(N-1), the sign bit */
-} wsort;
-
-static int
-wsort_of (cn_dtype t, wsort *s)
-{
-  int w, sg;
-  switch (t)
-    {
-    case CN_DTYPE_I8: w = 8; sg = 1; break;
-    case CN_DTYPE_I16: w = 16; sg = 1; break;
-    case CN_DTYPE_I32: w = 32; sg = 1; break;
-    case CN_DTYPE_I64: w = 64; sg = 1; break;
-    case CN_DTYPE_U8: w = 8; sg = 0; break;
-    case CN_DTYPE_U16: w = 16; sg = 0; break;
-    case CN_DTYPE_U32: w = 32; sg = 0; break;
-    case CN_DTYPE_U64: w = 64; sg = 0; break;
-    default: return 0;
-    }
-  s->t = t;
-  s->w = w;
-  s->sgn = sg;
-  s->mask = w == 64 ? UINT64_MAX : ((uint64_t) 1 << w) - 1;
-  s->top = (uint64_t) 1 << (w - 1);
-  return 1;
-}
-
-/* A sort's name for messages: the model's scalar is not "f64". */
-static const char *
-sort_name (cn_dtype t)
-{
-  if (cn_dtype_is_float (t))
-    return "the model's scalar";
-  return (unsigned) t < CN_DTYPE_COUNT ? cn_dtype_name (t) : "(invalid)";
-}
+/* ---- word sorts, patterns and offsets (the sorts' widths: cn__wsort_of, ops_impl.h) -------- */
 
 /* The sort of input I as the graph recorded it (CN_DTYPE_F64 for the model's scalar), or
  * CN_DTYPE_COUNT when the view does not carry the sorts. */
@@ -195,16 +153,16 @@ input_sort (const cn_node_view *nv, int i)
 
 /* The word sort of input I for an IBP or MPFI arm, into *S; CN_EUNSUPPORTED if unknown. */
 static cn_status
-view_word_sort (const cn_node_view *nv, int i, wsort *s, cn_error *err)
+view_word_sort (const cn_node_view *nv, int i, cn__wsort *s, cn_error *err)
 {
   cn_dtype t = input_sort (nv, i);
-  if (wsort_of (t, s))
+  if (cn__wsort_of (t, s))
     return CN_OK;
   if (t == CN_DTYPE_COUNT)
     return cn_error_set (err, CN_EUNSUPPORTED, "%s: the node view does not carry the input sorts (node '%s')",
                          cn_op_name (nv->op), cn__node_name (nv));
   return cn_error_set (err, CN_EINVAL, "%s: input %d has sort %s, not integer words (node '%s')", cn_op_name (nv->op),
-                       i, sort_name (t), cn__node_name (nv));
+                       i, cn__sort_name (t), cn__node_name (nv));
 }
 
 /* The pattern of entry J of a word tensor of width W (zero-extended). */
@@ -236,7 +194,7 @@ word_store (void *data, int w, int64_t j, uint64_t p)
 /* The value of the pattern P (< 2^N) of a signed sort: P, or P - 2^N = -(mask - P) - 1 with
  * mask - P < 2^(N-1), so no step overflows. */
 static inline int64_t
-sext (const wsort *s, uint64_t p)
+sext (const cn__wsort *s, uint64_t p)
 {
   if (!(p & s->top))
     return (int64_t) p;
@@ -245,7 +203,7 @@ sext (const wsort *s, uint64_t p)
 
 /* The pattern P widened to 64 bits with the sort's meaning: sign-extended if signed. */
 static inline uint64_t
-widen (const wsort *s, uint64_t p)
+widen (const cn__wsort *s, uint64_t p)
 {
   return s->sgn && (p & s->top) ? p | ~s->mask : p;
 }
@@ -253,14 +211,14 @@ widen (const wsort *s, uint64_t p)
 /* Offsets: u = v - min, an order-preserving map of the sort's words onto [0, 2^N).  The pattern of
  * offset u is u ^ 2^(N-1) for a signed sort and u itself for an unsigned one (and back). */
 static inline uint64_t
-pat (const wsort *s, uint64_t u)
+pat (const cn__wsort *s, uint64_t u)
 {
   return s->sgn ? u ^ s->top : u;
 }
 
 /* The offset of the word of value V >= 0 (V a word of the sort). */
 static inline uint64_t
-off_nonneg (const wsort *s, uint64_t v)
+off_nonneg (const cn__wsort *s, uint64_t v)
 {
   return s->sgn ? v + s->top : v;
 }
@@ -268,7 +226,7 @@ off_nonneg (const wsort *s, uint64_t v)
 /* The offset of the signed value V (a word of the signed sort S): (V + 2^(N-1)) computed modulo
  * 2^64, exact since the result is in [0, 2^N). */
 static inline uint64_t
-off_signed (const wsort *s, int64_t v)
+off_signed (const cn__wsort *s, int64_t v)
 {
   return ((uint64_t) v + s->top) & s->mask;
 }
@@ -290,7 +248,7 @@ u64_dir (uint64_t m, int up)
 
 /* The value of offset U as a double, rounded down (UP = 0) or up (UP = 1); exact below 2^53. */
 static double
-off_to_d (const wsort *s, uint64_t u, int up)
+off_to_d (const cn__wsort *s, uint64_t u, int up)
 {
   if (!s->sgn)
     return u64_dir (u, up);
@@ -303,7 +261,7 @@ off_to_d (const wsort *s, uint64_t u, int up)
 /* Reads the box [L, H] of a word port as the offsets [*A, *B] of the words of the sort it holds
  * (see the header).  Returns CN_ENUMERIC for a NaN end or no word. */
 static cn_status
-box_words (const cn_node_view *nv, const wsort *s, double l, double h, int i, int64_t j, uint64_t *a, uint64_t *b,
+box_words (const cn_node_view *nv, const cn__wsort *s, double l, double h, int i, int64_t j, uint64_t *a, uint64_t *b,
            cn_error *err)
 {
   if (isnan (l) || isnan (h))
@@ -331,7 +289,7 @@ box_words (const cn_node_view *nv, const wsort *s, double l, double h, int i, in
  * which saturate at the 64-bit range (a saturated end is cut to the sort's range anyway; it can
  * only widen the set, never lose a word). */
 static cn_status
-mpfi_words (const cn_node_view *nv, const wsort *s, mpfi_srcptr x, int i, int64_t j, uint64_t *a, uint64_t *b,
+mpfi_words (const cn_node_view *nv, const cn__wsort *s, mpfi_srcptr x, int i, int64_t j, uint64_t *a, uint64_t *b,
             cn_error *err)
 {
   if (mpfi_nan_p (x))
@@ -376,7 +334,7 @@ mpfi_words (const cn_node_view *nv, const wsort *s, mpfi_srcptr x, int i, int64_
 /* Sets R to the words of offsets [A, B] (exact at precision >= 64, else rounded outward); T0 and
  * T1 are scratch variables of R's precision. */
 static void
-mpfi_set_words (mpfi_ptr r, const wsort *s, uint64_t a, uint64_t b, mpfr_ptr t0, mpfr_ptr t1)
+mpfi_set_words (mpfi_ptr r, const cn__wsort *s, uint64_t a, uint64_t b, mpfr_ptr t0, mpfr_ptr t1)
 {
   if (s->sgn)
     {
@@ -394,7 +352,7 @@ mpfi_set_words (mpfi_ptr r, const wsort *s, uint64_t a, uint64_t b, mpfr_ptr t0,
 /* The patterns of the words of offsets [A, B], as at most two intervals P[k] = [P[k][0],
  * P[k][1]] within one half each (the sign bit constant); returns their number. */
 static int
-halves (const wsort *s, uint64_t a, uint64_t b, uint64_t p[2][2])
+halves (const cn__wsort *s, uint64_t a, uint64_t b, uint64_t p[2][2])
 {
   int n = 0;
   if (a < s->top)
@@ -624,7 +582,7 @@ mul128 (int sgn, uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
 
 /* floor(P / 2^N) modulo 2^N of the 128-bit product P = HI:LO, as an N-bit pattern. */
 static inline uint64_t
-high_half (const wsort *s, uint64_t hi, uint64_t lo)
+high_half (const cn__wsort *s, uint64_t hi, uint64_t lo)
 {
   if (s->w == 64)
     return hi;
@@ -688,7 +646,7 @@ is_shift (enum kind k)
 
 /* The word operator K on the patterns A and B (the amount B of a shift nonnegative). */
 static inline uint64_t
-word_apply (enum kind k, const wsort *s, uint64_t a, uint64_t b)
+word_apply (enum kind k, const cn__wsort *s, uint64_t a, uint64_t b)
 {
   uint64_t w = (uint64_t) s->w;
   switch (k)
@@ -717,13 +675,13 @@ word_apply (enum kind k, const wsort *s, uint64_t a, uint64_t b)
 static cn_status
 word_out_sort (const char *op, int arity, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
-  wsort s;
+  cn__wsort s;
   if (n_in != arity)
     return cn_error_set (err, CN_EINVAL, "%s: takes %d input%s, got %d", op, arity, arity == 1 ? "" : "s", n_in);
   for (int i = 0; i < n_in; i++)
-    if (!wsort_of (in[i], &s))
+    if (!cn__wsort_of (in[i], &s))
       return cn_error_set (err, CN_EINVAL, "%s: input %d has sort %s; integer words (i8 .. u64) are expected", op, i,
-                           sort_name (in[i]));
+                           cn__sort_name (in[i]));
   if (arity == 2 && in[0] != in[1])
     return cn_error_set (err, CN_EINVAL, "%s: input sorts %s and %s differ", op, cn_dtype_name (in[0]),
                          cn_dtype_name (in[1]));
@@ -738,8 +696,8 @@ word_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
   if (d == NULL)
     return no_def (nv, err);
   int64_t n = cn__numel (nv->out_shape);
-  wsort s;
-  if (!wsort_of (out->dtype, &s) || cn_tensor_numel (out) != n)
+  cn__wsort s;
+  if (!cn__wsort_of (out->dtype, &s) || cn_tensor_numel (out) != n)
     return cn_error_set (err, CN_EINVAL, "%s: the output is not a word tensor of the node's shape (node '%s')", d->name,
                          cn__node_name (nv));
   for (int i = 0; i < d->arity; i++)
@@ -778,7 +736,7 @@ negative_amount (const struct word_def *d, const cn_node_view *nv, int64_t j, cn
  * up to the sort's whole range.  An amount >= N adds the result 0.  The hull over the amounts
  * (at most N of them below N) is exact whenever no amount wraps, in particular at points. */
 static cn_status
-shl_range (const wsort *s, uint64_t a, uint64_t b, uint64_t s0, uint64_t s1, uint64_t *rlo, uint64_t *rhi)
+shl_range (const cn__wsort *s, uint64_t a, uint64_t b, uint64_t s0, uint64_t s1, uint64_t *rlo, uint64_t *rhi)
 {
   int any = 0;
   uint64_t W = (uint64_t) s->w, bias = s->sgn ? s->top : 0;
@@ -810,7 +768,7 @@ shl_range (const wsort *s, uint64_t a, uint64_t b, uint64_t s0, uint64_t s1, uin
 /* The exact range, as offsets [*RLO, *RHI], of operator D over the words of offsets [LO[i],
  * HI[i]] of its inputs (entry J, for messages). */
 static cn_status
-word_range (const struct word_def *d, const wsort *s, const uint64_t *lo, const uint64_t *hi, uint64_t *rlo,
+word_range (const struct word_def *d, const cn__wsort *s, const uint64_t *lo, const uint64_t *hi, uint64_t *rlo,
             uint64_t *rhi, const cn_node_view *nv, int64_t j, cn_error *err)
 {
   int any = 0;
@@ -944,7 +902,7 @@ word_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
   if (d == NULL)
     return no_def (nv, err);
   cn_status st = cn__boxes_ok (d->name, nv, in, out, err);
-  wsort s;
+  cn__wsort s;
   if (st != CN_OK || (st = view_word_sort (nv, 0, &s, err)) != CN_OK)
     return st;
   for (int64_t j = 0; j < out->n; j++)
@@ -969,7 +927,7 @@ word_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
   if (d == NULL)
     return no_def (nv, err);
   cn_status st = cn__mpfi_ok (d->name, nv, in, out, err);
-  wsort s;
+  cn__wsort s;
   if (st != CN_OK || (st = view_word_sort (nv, 0, &s, err)) != CN_OK || out->n == 0)
     return st;
   mpfr_t t0, t1;
@@ -1102,22 +1060,22 @@ bitcast_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out
 static int
 sort_width (cn_dtype t)
 {
-  wsort s;
+  cn__wsort s;
   if (t == CN_DTYPE_F32)
     return 32;
   if (t == CN_DTYPE_F64)
     return 64;
-  return wsort_of (t, &s) ? s.w : 0;
+  return cn__wsort_of (t, &s) ? s.w : 0;
 }
 
 /* Checks the pair of sorts FROM (the input's, CN_DTYPE_F64 for the model's scalar) and TO. */
 static cn_status
 bitcast_sorts_ok (cn_dtype from, cn_dtype to, cn_error *err)
 {
-  wsort a, b;
-  int wf = wsort_of (from, &a), wt = wsort_of (to, &b);
+  cn__wsort a, b;
+  int wf = cn__wsort_of (from, &a), wt = cn__wsort_of (to, &b);
   if (!wf && !cn_dtype_is_float (from))
-    return cn_error_set (err, CN_EINVAL, "bitcast: input sort %s has no word width", sort_name (from));
+    return cn_error_set (err, CN_EINVAL, "bitcast: input sort %s has no word width", cn__sort_name (from));
   if (!wf && !wt)
     return cn_error_set (err, CN_EINVAL, "bitcast: from the model's scalar to %s (the model's scalar) is not a "
                          "reinterpretation", cn_dtype_name (to));
@@ -1199,13 +1157,13 @@ bitcast_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *
 /* The exact range of bitcast from the words of offsets [A, B] of sort S: to TO's words (offsets
  * into *RLO, *RHI) or to the scalar (the numbers into *DLO, *DHI). */
 static cn_status
-bitcast_word_range (const cn_node_view *nv, const wsort *s, cn_dtype to, uint64_t a, uint64_t b, int64_t j,
+bitcast_word_range (const cn_node_view *nv, const cn__wsort *s, cn_dtype to, uint64_t a, uint64_t b, int64_t j,
                     uint64_t *rlo, uint64_t *rhi, double *dlo, double *dhi, cn_error *err)
 {
   uint64_t p[2][2];
   int np = halves (s, a, b, p), any = 0;
-  wsort t;
-  if (wsort_of (to, &t))
+  cn__wsort t;
+  if (cn__wsort_of (to, &t))
     {
       for (int k = 0; k < np; k++)
         hull (&any, rlo, rhi, pat (&t, p[k][0]), pat (&t, p[k][1]));
@@ -1235,7 +1193,7 @@ bitcast_word_range (const cn_node_view *nv, const wsort *s, cn_dtype to, uint64_
  * RNP and RNN are the encodings' magnitudes at the nonnegative piece's ends (RNP[0], RNP[1]) and
  * at the negative piece's magnitudes (RNN[0] <= RNN[1]); HAS_P and HAS_N say which pieces exist. */
 static void
-bitcast_scalar_range (const wsort *t, int has_p, const uint64_t *rnp, int has_n, const uint64_t *rnn, uint64_t *rlo,
+bitcast_scalar_range (const cn__wsort *t, int has_p, const uint64_t *rnp, int has_n, const uint64_t *rnn, uint64_t *rlo,
                       uint64_t *rhi)
 {
   int any = 0;
@@ -1267,9 +1225,9 @@ bitcast_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_er
   cn_dtype from, to;
   if ((st = bitcast_view_sorts (nv, &from, &to, err)) != CN_OK)
     return st;
-  wsort s = { 0 }, t = { 0 };
-  int src_word = wsort_of (from, &s);
-  wsort_of (to, &t);
+  cn__wsort s = { 0 }, t = { 0 };
+  int src_word = cn__wsort_of (from, &s);
+  cn__wsort_of (to, &t);
   for (int64_t j = 0; j < out->n; j++)
     {
       double l = in[0]->lo[j], h = in[0]->hi[j];
@@ -1335,9 +1293,9 @@ bitcast_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec 
     return st;
   if (out->n == 0)
     return CN_OK;
-  wsort s = { 0 }, t = { 0 };
-  int src_word = wsort_of (from, &s);
-  wsort_of (to, &t);
+  cn__wsort s = { 0 }, t = { 0 };
+  int src_word = cn__wsort_of (from, &s);
+  cn__wsort_of (to, &t);
   mpfr_t t0, t1;
   mpfr_init2 (t0, mpfi_get_prec (out->v[0]));
   mpfr_init2 (t1, mpfi_get_prec (out->v[0]));
@@ -1387,6 +1345,7 @@ bitcast_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec 
 static const cn_port_kind any1[1] = { CN_PORT_ANY };
 
 const struct cn_op_rule cn__rule_BITCAST = {
+  .sorts = "f64, f32, words",
   .n_in = 1, .in_kind = any1, .params_size = sizeof (cn_params_bitcast), .check = bitcast_check,
   .out_sort = bitcast_out_sort, .forward = bitcast_forward, .jvp = cn__zero_jvp, .ibp = bitcast_ibp,
   .ibp_mpfi = bitcast_mpfi,
@@ -1400,7 +1359,7 @@ static cn_status
 code_params_ok (const char *op, const void *pv, cn_error *err)
 {
   const cn_params_index_code *p = pv;
-  wsort s;
+  cn__wsort s;
   if (p == NULL)
     return cn_error_set (err, CN_EINVAL, "%s: missing attribute record", op);
   if (p->r < 1 || p->r > CN_MAX_RANK - 1)
@@ -1409,8 +1368,8 @@ code_params_ok (const char *op, const void *pv, cn_error *err)
     if (p->bound[c] < 1 || p->bound[c] > ((int64_t) 1 << 53))
       return cn_error_set (err, CN_EINVAL, "%s: bound %lld of component %d outside 1 .. 2^53", op,
                            (long long) p->bound[c], c);
-  if (!wsort_of (p->word, &s))
-    return cn_error_set (err, CN_EINVAL, "%s: word sort %s is not an integer sort", op, sort_name (p->word));
+  if (!cn__wsort_of (p->word, &s))
+    return cn_error_set (err, CN_EINVAL, "%s: word sort %s is not an integer sort", op, cn__sort_name (p->word));
   return CN_OK;
 }
 
@@ -1443,7 +1402,7 @@ code_strides (const cn_params_index_code *p, struct code_strides *cs)
 
 /* The greatest word of the sort S, as an unsigned number. */
 static inline uint64_t
-word_max (const wsort *s)
+word_max (const cn__wsort *s)
 {
   return s->sgn ? s->top - 1 : s->mask;
 }
@@ -1503,7 +1462,7 @@ encode_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_
     return cn_error_set (err, CN_EINVAL, "encodeIndex: takes 1 input, got %d", n_in);
   if (!cn_dtype_is_float (in[0]))
     return cn_error_set (err, CN_EINVAL, "encodeIndex: input 0 has sort %s where the model's scalar (an index port) is "
-                         "expected", sort_name (in[0]));
+                         "expected", cn__sort_name (in[0]));
   *out = ((const cn_params_index_code *) p)->word;
   return CN_OK;
 }
@@ -1531,8 +1490,8 @@ encode_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *o
   if (st != CN_OK)
     return st;
   const cn_params_index_code *p = PCODE (nv);
-  wsort s = { 0 };
-  wsort_of (p->word, &s);   /* checked by code_params_ok */
+  cn__wsort s = { 0 };
+  cn__wsort_of (p->word, &s);   /* checked by code_params_ok */
   int64_t n = cn__numel (nv->out_shape);
   if (out->dtype != p->word || cn_tensor_numel (out) != n || !cn_dtype_is_float (in[0]->dtype)
       || cn_tensor_numel (in[0]) != n * p->r)
@@ -1570,8 +1529,8 @@ encode_range (const cn_node_view *nv, const struct code_strides *cs, int64_t t, 
               uint64_t *lo, uint64_t *hi, cn_error *err)
 {
   const cn_params_index_code *p = PCODE (nv);
-  wsort s = { 0 };
-  wsort_of (p->word, &s);   /* checked by code_params_ok */
+  cn__wsort s = { 0 };
+  cn__wsort_of (p->word, &s);   /* checked by code_params_ok */
   if (!code_linear (p, cs, ih, word_max (&s), hi))
     return cn_error_set (err, CN_ENUMERIC, "encodeIndex: the linear indices of tuple %lld may exceed %s's greatest word "
                          "%llu (node '%s')", (long long) t, cn_dtype_name (p->word), (unsigned long long) word_max (&s),
@@ -1586,7 +1545,7 @@ encode_range (const cn_node_view *nv, const struct code_strides *cs, int64_t t, 
  * on the output side (decode); then writes the word sort *S and the strides *CS. */
 static cn_status
 code_arms_open (const char *op, const char *what, const cn_node_view *nv, int tuples_in, int64_t in_n, int64_t out_n,
-                wsort *s, struct code_strides *cs, cn_error *err)
+                cn__wsort *s, struct code_strides *cs, cn_error *err)
 {
   cn_status st = code_params_ok (op, nv->params, err);
   if (st != CN_OK)
@@ -1595,9 +1554,9 @@ code_arms_open (const char *op, const char *what, const cn_node_view *nv, int tu
   int64_t m = tuples_in ? out_n : in_n;   /* the number of tuples */
   if (out_n != cn__numel (nv->out_shape) || (tuples_in ? in_n : out_n) != m * p->r)
     return cn_error_set (err, CN_EINVAL, "%s: %s do not match the node (node '%s')", op, what, cn__node_name (nv));
-  wsort z = { 0 };
+  cn__wsort z = { 0 };
   *s = z;
-  wsort_of (p->word, s);   /* checked by code_params_ok */
+  cn__wsort_of (p->word, s);   /* checked by code_params_ok */
   code_strides (p, cs);
   return CN_OK;
 }
@@ -1605,7 +1564,7 @@ code_arms_open (const char *op, const char *what, const cn_node_view *nv, int tu
 static cn_status
 encode_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  wsort s;
+  cn__wsort s;
   struct code_strides cs;
   cn_status st = code_arms_open ("encodeIndex", "boxes", nv, 1, in[0]->n, out->n, &s, &cs, err);
   if (st != CN_OK)
@@ -1639,7 +1598,7 @@ encode_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_err
 static cn_status
 encode_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  wsort s;
+  cn__wsort s;
   struct code_strides cs;
   cn_status st = code_arms_open ("encodeIndex", "vectors", nv, 1, in[0]->n, out->n, &s, &cs, err);
   if (st != CN_OK)
@@ -1715,7 +1674,7 @@ decode_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_
     return cn_error_set (err, CN_EINVAL, "decodeIndex: takes 1 input, got %d", n_in);
   cn_dtype word = ((const cn_params_index_code *) p)->word;
   if (in[0] != word)
-    return cn_error_set (err, CN_EINVAL, "decodeIndex: input sort %s differs from the word sort %s", sort_name (in[0]),
+    return cn_error_set (err, CN_EINVAL, "decodeIndex: input sort %s differs from the word sort %s", cn__sort_name (in[0]),
                          cn_dtype_name (word));
   *out = CN_DTYPE_F64;
   return CN_OK;
@@ -1723,7 +1682,7 @@ decode_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_
 
 /* The word of pattern Q as an unsigned number in [0, P), or 0 if it is outside. */
 static int
-decode_word (const wsort *s, const struct code_strides *cs, uint64_t q, uint64_t *v)
+decode_word (const cn__wsort *s, const struct code_strides *cs, uint64_t q, uint64_t *v)
 {
   if (s->sgn && (q & s->top))
     return 0;
@@ -1742,8 +1701,8 @@ decode_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *o
   if (in[0]->dtype != p->word || !cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != cn__numel (nv->out_shape)
       || n * p->r != cn_tensor_numel (out))
     return cn_error_set (err, CN_EINVAL, "decodeIndex: tensors do not match the node (node '%s')", cn__node_name (nv));
-  wsort s = { 0 };
-  wsort_of (p->word, &s);   /* checked by code_params_ok */
+  cn__wsort s = { 0 };
+  cn__wsort_of (p->word, &s);   /* checked by code_params_ok */
   struct code_strides cs;
   code_strides (p, &cs);
   uint64_t v;
@@ -1804,7 +1763,7 @@ decode_range (const cn_params_index_code *p, const struct code_strides *cs, uint
 
 /* The words of offsets [A, B] as unsigned values in [0, P), or CN_ENUMERIC. */
 static cn_status
-decode_words (const cn_node_view *nv, const wsort *s, const struct code_strides *cs, uint64_t a, uint64_t b,
+decode_words (const cn_node_view *nv, const cn__wsort *s, const struct code_strides *cs, uint64_t a, uint64_t b,
               int64_t t, uint64_t *va, uint64_t *vb, cn_error *err)
 {
   uint64_t pa = pat (s, a), pb = pat (s, b);
@@ -1824,7 +1783,7 @@ static cn_status
 decode_bounds (const cn_node_view *nv, const cn_box *bin, const cn_mpfi_vec *min, cn_box *bout, cn_mpfi_vec *mout,
                cn_error *err)
 {
-  wsort s;
+  cn__wsort s;
   struct code_strides cs;
   int64_t n = bin != NULL ? bin->n : min->n;
   cn_status st = code_arms_open ("decodeIndex", bin != NULL ? "boxes" : "vectors", nv, 0, n,
@@ -1868,11 +1827,13 @@ decode_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
 static const cn_port_kind index1[1] = { CN_PORT_INDEX };
 
 const struct cn_op_rule cn__rule_ENCODE_INDEX = {
+  .sorts = "f64, f32, words",
   .n_in = 1, .in_kind = index1, .params_size = sizeof (cn_params_index_code), .check = encode_check,
   .out_sort = encode_out_sort, .forward = encode_forward, .ibp = encode_ibp, .ibp_mpfi = encode_mpfi,
 };
 
 const struct cn_op_rule cn__rule_DECODE_INDEX = {
+  .sorts = "f64, f32, words",
   .n_in = 1, .in_kind = int1, .params_size = sizeof (cn_params_index_code), .check = decode_check,
   .out_sort = decode_out_sort, .forward = decode_forward, .jvp = cn__zero_jvp, .ibp = decode_ibp,
   .ibp_mpfi = decode_mpfi,

@@ -406,6 +406,7 @@ static const cn_port_kind any1[1] = { CN_PORT_ANY };
     .n_in = N, .in_kind = PORTS, .params_size = 0, .check = lname##_check,                       \
     .out_sort = lname##_out_sort, .forward = lname##_forward, .ibp = lname##_ibp,                \
     .ibp_mpfi = lname##_mpfi, .crown = bool_crown, .flags = FLAGS,                               \
+    .sorts = WANT == CN_DTYPE_F64 ? "f64, f32, bool" : NULL,                                     \
   };
 
 /* ---- comparisons ---------------------------------------------------------------------- */

@@ -238,37 +238,6 @@ cat_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn
 
 /* ---- sorts ---------------------------------------------------------------------------- */
 
-/* A sort's name for messages: the model's scalar is not "f64". */
-static const char *
-sort_name (cn_dtype t)
-{
-  if (cn_dtype_is_float (t))
-    return "the model's scalar";
-  return (unsigned) t < CN_DTYPE_COUNT ? cn_dtype_name (t) : "(invalid)";
-}
-
-/* The out_sort arm of an operator whose N_IN ports are all element ports: every input holds the
- * sort of input 0 (any floating sort read as the model's scalar), which the output holds too
- * (CN_DTYPE_F64 for the model's scalar). */
-static cn_status
-element_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
-{
-  if (n_in < 1)
-    return cn_error_set (err, CN_EINVAL, "%s: takes at least 1 input, got %d", op, n_in);
-  for (int i = 0; i < n_in; i++)
-    if ((unsigned) in[i] >= CN_DTYPE_COUNT)
-      return cn_error_set (err, CN_EINVAL, "%s: input %d has an invalid sort %d", op, i, (int) in[i]);
-  cn_dtype s0 = cn_dtype_is_float (in[0]) ? CN_DTYPE_F64 : in[0];
-  for (int i = 1; i < n_in; i++)
-    {
-      cn_dtype si = cn_dtype_is_float (in[i]) ? CN_DTYPE_F64 : in[i];
-      if (si != s0)
-        return cn_error_set (err, CN_EINVAL, "%s: input %d holds %s where input 0 holds %s", op, i, sort_name (si),
-                             sort_name (s0));
-    }
-  *out = s0;
-  return CN_OK;
-}
 
 /* Whether V is an element of the sort T (Boolean or integer words): 0 or 1 for bool, an integer
  * in [min, max] for a word sort.  The test is exact: min is a double, and V < max + 1 with
@@ -289,7 +258,7 @@ pad_value_ok (cn_dtype t, double v, cn_error *err)
     return CN_OK;
   if (t == CN_DTYPE_BOOL)
     return cn_error_set (err, CN_EINVAL, "pad: the value %.17g is not a Boolean (0 or 1) for a bool input", v);
-  return cn_error_set (err, CN_EINVAL, "pad: the value %.17g is not an %s word", v, sort_name (t));
+  return cn_error_set (err, CN_EINVAL, "pad: the value %.17g is not an %s word", v, cn__sort_name (t));
 }
 
 #define ELEMENT_SORT(lower, NAME)                                                                  \
@@ -297,7 +266,7 @@ pad_value_ok (cn_dtype t, double v, cn_error *err)
                                      cn_error *err)                                                \
   {                                                                                                \
     (void) p;                                                                                      \
-    return element_sort (NAME, n_in, in, out, err);                                                \
+    return cn__element_sort (NAME, n_in, in, out, err);                                                \
   }
 
 ELEMENT_SORT (reshape, "reshape")
@@ -313,7 +282,7 @@ pad_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_err
   const cn_params_pad *pd = p;
   if (pd == NULL)
     return cn_error_set (err, CN_EINVAL, "pad: missing attributes");
-  cn_status st = element_sort ("pad", n_in, in, out, err);
+  cn_status st = cn__element_sort ("pad", n_in, in, out, err);
   if (st != CN_OK)
     return st;
   return pad_value_ok (*out, pd->value, err);

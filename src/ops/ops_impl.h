@@ -140,6 +140,12 @@ struct cn_op_rule
    * tensor of the model's scalar (the engines give it no cotangent and a zero tangent, and never
    * call pullback or jvp for it); NULL means all VALUE.  OUT_NAME[K] names it in messages and in
    * the graph ("values", "indices"); output K > 0 of node N is the value named "N.<out_name>". */
+  /* The sorts the forward computes in, as the coverage report's Rule cell shows them, when the
+   * ports do not say it (cn_op_coverage_get derives it from them: ports of the model's scalar
+   * "f64, f32", bool ports "bool", integer ports "words", any and element ports all three, and the
+   * output's "f64, f32" when out_sort is NULL); e.g. "f64, f32, words" for the arithmetic, which
+   * takes no Booleans at its element ports.  NULL: derived. */
+  const char *sorts;
   int n_out;
   const char *const *out_name;
   const cn_port_kind *out_kind;
@@ -193,6 +199,50 @@ cn__port_accepts (cn_port_kind k, cn_dtype sort)
     default: return is_float;
     }
 }
+
+/* A word sort (CN_DTYPE_I8 .. CN_DTYPE_U64): its width N, two's complement or not, the mask
+ * 2^N - 1 and the sign bit 2^(N-1).  cn__wsort_of returns 0 for a sort that is not a word sort. */
+typedef struct cn__wsort
+{
+  cn_dtype t;
+  int w;
+  int sgn;
+  uint64_t mask;
+  uint64_t top;
+} cn__wsort;
+
+static inline int
+cn__wsort_of (cn_dtype t, cn__wsort *s)
+{
+  int w, sg;
+  switch (t)
+    {
+    case CN_DTYPE_I8: w = 8; sg = 1; break;
+    case CN_DTYPE_I16: w = 16; sg = 1; break;
+    case CN_DTYPE_I32: w = 32; sg = 1; break;
+    case CN_DTYPE_I64: w = 64; sg = 1; break;
+    case CN_DTYPE_U8: w = 8; sg = 0; break;
+    case CN_DTYPE_U16: w = 16; sg = 0; break;
+    case CN_DTYPE_U32: w = 32; sg = 0; break;
+    case CN_DTYPE_U64: w = 64; sg = 0; break;
+    default: return 0;
+    }
+  s->t = t;
+  s->w = w;
+  s->sgn = sg;
+  s->mask = w == 64 ? UINT64_MAX : ((uint64_t) 1 << w) - 1;
+  s->top = (uint64_t) 1 << (w - 1);
+  return 1;
+}
+
+/* src/ops/element.c.  A sort's name in messages ("the model's scalar", "bool", "i32"). */
+const char *cn__sort_name (cn_dtype t);
+/* The sort of input I as out_sort reads it (any floating sort as the model's scalar,
+ * CN_DTYPE_F64) into *S; CN_EINVAL naming OP for an invalid sort. */
+cn_status cn__sort_at (const char *op, int i, const cn_dtype *in, cn_dtype *s, cn_error *err);
+/* The out_sort test of an operator whose N_IN ports are element ports: every input holds input
+ * 0's sort ("OP: input I holds i32 where input 0 holds bool"), which goes to *OUT. */
+cn_status cn__element_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err);
 
 /* The least and greatest words of the integer sort T as doubles, rounded outward (the greatest
  * 64-bit words round up to 2^63 and 2^64): the box of an unknown word. */

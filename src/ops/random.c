@@ -1005,16 +1005,19 @@ static const cn_port_kind dropout_ports[2] = { CN_PORT_VALUE, CN_PORT_BOOL };
 static const cn_port_kind frozen_port[1] = { CN_PORT_FROZEN };
 
 const struct cn_op_rule cn__rule_RAND_UNIFORM = {
+  .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
   .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_rand_uniform), .check = rand_uniform_check,
   .out_sort = rand_uniform_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };
 
 const struct cn_op_rule cn__rule_RANDN = {
+  .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
   .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_randn), .check = randn_check,
   .out_sort = randn_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };
 
 const struct cn_op_rule cn__rule_BERNOULLI_MASK = {
+  .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
   .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_bernoulli), .check = bernoulli_check,
   .out_sort = bernoulli_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };

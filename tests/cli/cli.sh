@@ -31,11 +31,14 @@ tr -d ' \n' < "$TMP/ops.json" | grep -q '"name":"batchNorm"[^}]*"outputs":\["y",
 export CERTNN_DATA="$SRC/data"
 expect 0 "^elementwise \(27 operators" "$CERTNN" ops
 expect 0 "operator +Rule +CUDA +Gradient +Bounds" "$CERTNN" ops
-expect 0 "^  add +f64, f32 +no +pullback; forward mode +IBP, CROWN" "$CERTNN" ops
+# the Rule cell names the sorts the forward computes in
+expect 0 "^  logicalAnd +bool +no +no value input" "$CERTNN" ops
+expect 0 "^  bitwiseAnd +words +no" "$CERTNN" ops
+expect 0 "^  add +f64, f32, words +no +pullback; forward mode +IBP, CROWN" "$CERTNN" ops
 expect 0 "^compared with the seed's 154 operators \(ours/seed\): rule [0-9]+/154, cuda [0-9]+/42, pullback [0-9]+/118, jvp [0-9]+/126, ibp [0-9]+/82, crown [0-9]+/13" "$CERTNN" ops
 expect 0 "^## movement \(" "$CERTNN" ops --markdown
 expect 0 "^\| Operator \| Rule \| CUDA \| Gradient \| Bounds \|$" "$CERTNN" ops --markdown
-expect 0 "^\| reshape \| f64, f32 \| no \| pullback; forward mode \| IBP, CROWN; reference \|$" "$CERTNN" ops --markdown
+expect 0 "^\| reshape \| f64, f32, bool, words \| no \| pullback; forward mode \| IBP, CROWN; reference \|$" "$CERTNN" ops --markdown
 expect 0 "^\| seed \| 154 \| 42 \| 118 \| 126 \| 82 \| 13 \|$" "$CERTNN" ops --markdown
 expect 0 "^compared with the seed's 154 operators" "$CERTNN" ops --markdown
 "$CERTNN" ops --json > "$TMP/ops2.json" 2>&1 || bad "ops --json (with the seed) failed"
