@@ -291,41 +291,6 @@ word_view (const cn_node_view *nv)
   return nv->in_sort != NULL && (unsigned) nv->in_sort[0] < CN_DTYPE_COUNT && !cn_dtype_is_float (nv->in_sort[0]);
 }
 
-/* The pattern of entry J of a word tensor of width W (zero-extended). */
-static inline uint64_t
-wload (const void *data, int w, int64_t j)
-{
-  switch (w)
-    {
-    case 8: return ((const uint8_t *) data)[j];
-    case 16: return ((const uint16_t *) data)[j];
-    case 32: return ((const uint32_t *) data)[j];
-    default: return ((const uint64_t *) data)[j];
-    }
-}
-
-/* Stores the low W bits of P into entry J. */
-static inline void
-wstore (void *data, int w, int64_t j, uint64_t p)
-{
-  switch (w)
-    {
-    case 8: ((uint8_t *) data)[j] = (uint8_t) p; break;
-    case 16: ((uint16_t *) data)[j] = (uint16_t) p; break;
-    case 32: ((uint32_t *) data)[j] = (uint32_t) p; break;
-    default: ((uint64_t *) data)[j] = p; break;
-    }
-}
-
-/* The value of the pattern P (< 2^N) of a signed sort: P, or P - 2^N = -(mask - P) - 1, free of
- * overflow. */
-static inline int64_t
-sext (const cn__wsort *s, uint64_t p)
-{
-  if (!(p & s->top))
-    return (int64_t) p;
-  return -(int64_t) (s->mask - p) - 1;
-}
 
 enum wop { W_ADD, W_SUB, W_MUL, W_NEG, W_DIV_TRUNC, W_DIV_FLOOR, W_POW, W_REM };
 
@@ -345,7 +310,7 @@ word_apply (enum wop op, const cn__wsort *s, uint64_t p, uint64_t q)
     case W_NEG: return 0 - p;
     case W_POW:
       {
-        uint64_t r = 1, b = p, e = s->sgn ? (uint64_t) sext (s, q) : q;
+        uint64_t r = 1, b = p, e = s->sgn ? (uint64_t) cn__word_sext (s, q) : q;
         /* now r b^e = p^e' (mod 2^64) for the exponent e' of Q, and stays so below */
         while (e != 0)
           {
@@ -361,7 +326,7 @@ word_apply (enum wop op, const cn__wsort *s, uint64_t p, uint64_t q)
     }
   if (!s->sgn)
     return op == W_REM ? p % q : p / q;   /* trunc = floor on unsigned words */
-  int64_t a = sext (s, p), b = sext (s, q);
+  int64_t a = cn__word_sext (s, p), b = cn__word_sext (s, q);
   if (b == -1)
     return op == W_REM ? 0 : 0 - (uint64_t) a;   /* -a modulo 2^64: min / -1 wraps to min */
   int64_t t = a / b, r = a % b;                 /* b != 0, -1: no overflow; t truncated, r of a's sign */
@@ -381,9 +346,9 @@ word_domain (const char *opn, enum wop op, const cn__wsort *s, uint64_t q, const
   if ((op == W_DIV_TRUNC || op == W_DIV_FLOOR || op == W_REM) && q == 0)
     return cn_error_set (err, CN_ENUMERIC, "%s: integer division by zero (ZeroDivisionError) at entry %lld (node '%s')",
                          opn, (long long) j, cn__node_name (nv));
-  if (op == W_POW && s->sgn && sext (s, q) < 0)
+  if (op == W_POW && s->sgn && cn__word_sext (s, q) < 0)
     return cn_error_set (err, CN_ENUMERIC, "%s: Integers to negative integer powers are not allowed (exponent %lld at "
-                         "entry %lld, node '%s')", opn, (long long) sext (s, q), (long long) j, cn__node_name (nv));
+                         "entry %lld, node '%s')", opn, (long long) cn__word_sext (s, q), (long long) j, cn__node_name (nv));
   return CN_OK;
 }
 
@@ -406,15 +371,15 @@ word_forward (const char *opn, enum wop op, const cn_node_view *nv, const cn_ten
   if (op == W_DIV_TRUNC || op == W_DIV_FLOOR || op == W_REM || op == W_POW)
     for (int64_t j = 0; j < n; j++)
       {
-        cn_status st = word_domain (opn, op, &s, wload (in[1]->data, s.w, j), nv, j, err);
+        cn_status st = word_domain (opn, op, &s, cn__word_load (in[1]->data, s.w, j), nv, j, err);
         if (st != CN_OK)
           return st;
       }
   /* now every entry is in OP's domain */
   for (int64_t j = 0; j < n; j++)
     {
-      uint64_t p = wload (in[0]->data, s.w, j), q = binary ? wload (in[1]->data, s.w, j) : 0;
-      wstore (out->data, s.w, j, word_apply (op, &s, p, q));
+      uint64_t p = cn__word_load (in[0]->data, s.w, j), q = binary ? cn__word_load (in[1]->data, s.w, j) : 0;
+      cn__word_store (out->data, s.w, j, word_apply (op, &s, p, q));
     }
   return CN_OK;
 }

@@ -146,14 +146,7 @@ esort_of (cn_dtype t, struct esort *s)
 static inline uint64_t
 elem_get (const void *data, const struct esort *s, int64_t j)
 {
-  uint64_t p;
-  switch (s->w)
-    {
-    case 8: p = ((const uint8_t *) data)[j]; break;
-    case 16: p = ((const uint16_t *) data)[j]; break;
-    case 32: p = ((const uint32_t *) data)[j]; break;
-    default: p = ((const uint64_t *) data)[j]; break;
-    }
+  uint64_t p = cn__word_load (data, s->w, j);
   if (s->sgn && ((p >> (s->w - 1)) & 1))
     p |= ~s->mask;
   return p;
@@ -163,13 +156,7 @@ elem_get (const void *data, const struct esort *s, int64_t j)
 static inline void
 elem_put (void *data, const struct esort *s, int64_t j, uint64_t p)
 {
-  switch (s->w)
-    {
-    case 8: ((uint8_t *) data)[j] = (uint8_t) p; break;
-    case 16: ((uint16_t *) data)[j] = (uint16_t) p; break;
-    case 32: ((uint32_t *) data)[j] = (uint32_t) p; break;
-    default: ((uint64_t *) data)[j] = p; break;
-    }
+  cn__word_store (data, s->w, j, p);
 }
 
 /* P widened back from its low N bits (sign- or zero-extension), as elem_get would read it. */
@@ -182,29 +169,14 @@ elem_widen (const struct esort *s, uint64_t p)
   return p;
 }
 
-/* M rounded to a double downward (UP = 0) or upward (UP = 1). */
-static double
-u64_dir (uint64_t m, int up)
-{
-  double d = (double) m;   /* to nearest: within half an ulp of m */
-  if (d >= 0x1p64)
-    return up ? d : nextafter (d, 0);   /* d = 2^64 > m, and the double below it is < m */
-  uint64_t b = (uint64_t) d;            /* exact: d is an integer below 2^64 */
-  if (up && b < m)
-    return nextafter (d, INFINITY);
-  if (!up && b > m)
-    return nextafter (d, 0);
-  return d;
-}
-
 /* The value of the widened pattern P of sort S as a double, rounded down (UP = 0) or up; exact
  * below 2^53 in magnitude. */
 static double
 elem_to_d (const struct esort *s, uint64_t p, int up)
 {
   if (s->sgn && (p >> 63))
-    return -u64_dir (~p + 1, !up);   /* -v = ~p + 1 <= 2^63, exact in uint64_t */
-  return u64_dir (p, up);
+    return -cn__u64_dir (~p + 1, !up);   /* -v = ~p + 1 <= 2^63, exact in uint64_t */
+  return cn__u64_dir (p, up);
 }
 
 /* Whether the double X is a word of S (an integer in [min, lim)); then *P its widened pattern

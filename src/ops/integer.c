@@ -165,41 +165,6 @@ view_word_sort (const cn_node_view *nv, int i, cn__wsort *s, cn_error *err)
                        i, cn__sort_name (t), cn__node_name (nv));
 }
 
-/* The pattern of entry J of a word tensor of width W (zero-extended). */
-static inline uint64_t
-word_load (const void *data, int w, int64_t j)
-{
-  switch (w)
-    {
-    case 8: return ((const uint8_t *) data)[j];
-    case 16: return ((const uint16_t *) data)[j];
-    case 32: return ((const uint32_t *) data)[j];
-    default: return ((const uint64_t *) data)[j];
-    }
-}
-
-/* Stores the low W bits of P into entry J. */
-static inline void
-word_store (void *data, int w, int64_t j, uint64_t p)
-{
-  switch (w)
-    {
-    case 8: ((uint8_t *) data)[j] = (uint8_t) p; break;
-    case 16: ((uint16_t *) data)[j] = (uint16_t) p; break;
-    case 32: ((uint32_t *) data)[j] = (uint32_t) p; break;
-    default: ((uint64_t *) data)[j] = p; break;
-    }
-}
-
-/* The value of the pattern P (< 2^N) of a signed sort: P, or P - 2^N = -(mask - P) - 1 with
- * mask - P < 2^(N-1), so no step overflows. */
-static inline int64_t
-sext (const cn__wsort *s, uint64_t p)
-{
-  if (!(p & s->top))
-    return (int64_t) p;
-  return -(int64_t) (s->mask - p) - 1;
-}
 
 /* The pattern P widened to 64 bits with the sort's meaning: sign-extended if signed. */
 static inline uint64_t
@@ -231,31 +196,16 @@ off_signed (const cn__wsort *s, int64_t v)
   return ((uint64_t) v + s->top) & s->mask;
 }
 
-/* M rounded to a double downward (UP = 0) or upward (UP = 1). */
-static double
-u64_dir (uint64_t m, int up)
-{
-  double d = (double) m;   /* to nearest: within half an ulp of m */
-  if (d >= 0x1p64)
-    return up ? d : nextafter (d, 0);   /* d = 2^64 > m, and the double below it is < m */
-  uint64_t b = (uint64_t) d;   /* exact: d is an integer below 2^64 */
-  if (up && b < m)
-    return nextafter (d, INFINITY);
-  if (!up && b > m)
-    return nextafter (d, 0);
-  return d;
-}
-
 /* The value of offset U as a double, rounded down (UP = 0) or up (UP = 1); exact below 2^53. */
 static double
 off_to_d (const cn__wsort *s, uint64_t u, int up)
 {
   if (!s->sgn)
-    return u64_dir (u, up);
+    return cn__u64_dir (u, up);
   if (u >= s->top)
-    return u64_dir (u - s->top, up);
+    return cn__u64_dir (u - s->top, up);
   /* a negative value -(top - u), whose magnitude top - u <= 2^63 is exact in uint64_t */
-  return -u64_dir (s->top - u, !up);
+  return -cn__u64_dir (s->top - u, !up);
 }
 
 /* Reads the box [L, H] of a word port as the offsets [*A, *B] of the words of the sort it holds
@@ -338,8 +288,8 @@ mpfi_set_words (mpfi_ptr r, const cn__wsort *s, uint64_t a, uint64_t b, mpfr_ptr
 {
   if (s->sgn)
     {
-      mpfr_set_sj (t0, sext (s, pat (s, a)), MPFR_RNDD);
-      mpfr_set_sj (t1, sext (s, pat (s, b)), MPFR_RNDU);
+      mpfr_set_sj (t0, cn__word_sext (s, pat (s, a)), MPFR_RNDD);
+      mpfr_set_sj (t1, cn__word_sext (s, pat (s, b)), MPFR_RNDU);
     }
   else
     {
@@ -709,13 +659,13 @@ word_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
     /* every amount first: nothing is written unless all of them are >= 0 */
     for (int64_t j = 0; j < n; j++)
       {
-        uint64_t q = word_load (b, s.w, j);
+        uint64_t q = cn__word_load (b, s.w, j);
         if (q & s.top)
           return cn_error_set (err, CN_ENUMERIC, "%s: shift amount %lld at entry %lld is negative (node '%s')", d->name,
-                               (long long) sext (&s, q), (long long) j, cn__node_name (nv));
+                               (long long) cn__word_sext (&s, q), (long long) j, cn__node_name (nv));
       }
   for (int64_t j = 0; j < n; j++)
-    word_store (out->data, s.w, j, word_apply (d->kind, &s, word_load (a, s.w, j), b ? word_load (b, s.w, j) : 0));
+    cn__word_store (out->data, s.w, j, word_apply (d->kind, &s, cn__word_load (a, s.w, j), b ? cn__word_load (b, s.w, j) : 0));
   return CN_OK;
 }
 
@@ -845,7 +795,7 @@ word_range (const struct word_def *d, const cn__wsort *s, const uint64_t *lo, co
   uint64_t s0, s1;
   if (s->sgn)
     {
-      int64_t v0 = sext (s, pat (s, lo[1])), v1 = sext (s, pat (s, hi[1]));
+      int64_t v0 = cn__word_sext (s, pat (s, lo[1])), v1 = cn__word_sext (s, pat (s, hi[1]));
       if (v0 < 0)
         return negative_amount (d, nv, j, err);
       s0 = (uint64_t) v0;
@@ -866,7 +816,7 @@ word_range (const struct word_def *d, const cn__wsort *s, const uint64_t *lo, co
       *rhi = s0 >= W ? 0 : a1 >> s0;
       return CN_OK;
     }
-  int64_t a0 = sext (s, pat (s, lo[0])), a1 = sext (s, pat (s, hi[0]));
+  int64_t a0 = cn__word_sext (s, pat (s, lo[0])), a1 = cn__word_sext (s, pat (s, hi[0]));
   if (d->kind == K_SRA)
     {
       /* floor(a / 2^min(s, N-1)): monotone in a, and in s for each sign of a: the corners */
@@ -1141,7 +1091,7 @@ bitcast_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *
     {
       /* the scalar rounded to nearest into the format (exact from the same sort), encoded */
       for (int64_t j = 0; j < n; j++)
-        word_store (out->data, w, j, enc (fval (in[0], j), w));
+        cn__word_store (out->data, w, j, enc (fval (in[0], j), w));
       return CN_OK;
     }
   if (!cn_dtype_is_float (to))
@@ -1150,7 +1100,7 @@ bitcast_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *
       return CN_OK;
     }
   for (int64_t j = 0; j < n; j++)
-    fstore (out, j, dec (word_load (in[0]->data, w, j), w));
+    fstore (out, j, dec (cn__word_load (in[0]->data, w, j), w));
   return CN_OK;
 }
 
@@ -1510,7 +1460,7 @@ encode_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *o
                                "word %llu (node '%s')", (long long) t, cn_dtype_name (p->word),
                                (unsigned long long) word_max (&s), cn__node_name (nv));
         if (pass == 1)
-          word_store (out->data, s.w, t, l);   /* l <= max: the value's pattern */
+          cn__word_store (out->data, s.w, t, l);   /* l <= max: the value's pattern */
       }
   return CN_OK;
 }
@@ -1589,8 +1539,8 @@ encode_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_err
         }
       if ((st = encode_range (nv, &cs, t, il, ih, &lo, &hi, err)) != CN_OK)
         return st;
-      out->lo[t] = u64_dir (lo, 0);
-      out->hi[t] = u64_dir (hi, 1);
+      out->lo[t] = cn__u64_dir (lo, 0);
+      out->hi[t] = cn__u64_dir (hi, 1);
     }
   return CN_OK;
 }
@@ -1709,7 +1659,7 @@ decode_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *o
   /* every word first: nothing is written unless all of them decode */
   for (int64_t t = 0; t < n; t++)
     {
-      uint64_t q = word_load (in[0]->data, s.w, t);
+      uint64_t q = cn__word_load (in[0]->data, s.w, t);
       if (!decode_word (&s, &cs, q, &v))
         {
           char tot[32];
@@ -1719,7 +1669,7 @@ decode_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *o
             snprintf (tot, sizeof tot, "%llu", (unsigned long long) cs.total);
           char word[32];
           if (s.sgn)
-            snprintf (word, sizeof word, "%lld", (long long) sext (&s, q));
+            snprintf (word, sizeof word, "%lld", (long long) cn__word_sext (&s, q));
           else
             snprintf (word, sizeof word, "%llu", (unsigned long long) q);
           return cn_error_set (err, CN_ENUMERIC, "decodeIndex: word %s at entry %lld is outside [0, %s) (node '%s')", word,
@@ -1728,7 +1678,7 @@ decode_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *o
     }
   for (int64_t t = 0; t < n; t++)
     {
-      decode_word (&s, &cs, word_load (in[0]->data, s.w, t), &v);
+      decode_word (&s, &cs, cn__word_load (in[0]->data, s.w, t), &v);
       for (int c = 0; c < p->r; c++)
         {
           uint64_t q = cs.big[c] ? 0 : v / cs.stride[c];   /* v < 2^64 <= a big stride */

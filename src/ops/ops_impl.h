@@ -235,6 +235,57 @@ cn__wsort_of (cn_dtype t, cn__wsort *s)
   return 1;
 }
 
+/* The pattern of entry J of a word tensor of width W (zero-extended to 64 bits). */
+static inline uint64_t
+cn__word_load (const void *data, int w, int64_t j)
+{
+  switch (w)
+    {
+    case 8: return ((const uint8_t *) data)[j];
+    case 16: return ((const uint16_t *) data)[j];
+    case 32: return ((const uint32_t *) data)[j];
+    default: return ((const uint64_t *) data)[j];
+    }
+}
+
+/* Stores the low W bits of P into entry J of a word tensor of width W. */
+static inline void
+cn__word_store (void *data, int w, int64_t j, uint64_t p)
+{
+  switch (w)
+    {
+    case 8: ((uint8_t *) data)[j] = (uint8_t) p; break;
+    case 16: ((uint16_t *) data)[j] = (uint16_t) p; break;
+    case 32: ((uint32_t *) data)[j] = (uint32_t) p; break;
+    default: ((uint64_t *) data)[j] = p; break;
+    }
+}
+
+/* The value of the pattern P (< 2^N) of the signed sort S: P, or P - 2^N = -(mask - P) - 1 with
+ * mask - P < 2^(N-1), so no step overflows. */
+static inline int64_t
+cn__word_sext (const cn__wsort *s, uint64_t p)
+{
+  if (!(p & s->top))
+    return (int64_t) p;
+  return -(int64_t) (s->mask - p) - 1;
+}
+
+/* The word M rounded to a double downward (UP = 0) or upward (UP = 1): exact below 2^53. */
+static inline double
+cn__u64_dir (uint64_t m, int up)
+{
+  double d = (double) m;                /* to nearest: within half an ulp of m */
+  if (d >= 0x1p64)
+    return up ? d : nextafter (d, 0);   /* d = 2^64 > m, and the double below it is < m */
+  uint64_t b = (uint64_t) d;            /* exact: d is an integer below 2^64 */
+  if (up && b < m)
+    return nextafter (d, INFINITY);
+  if (!up && b > m)
+    return nextafter (d, 0);
+  return d;
+}
+
 /* src/ops/element.c.  A sort's name in messages ("the model's scalar", "bool", "i32"). */
 const char *cn__sort_name (cn_dtype t);
 /* The sort of input I as out_sort reads it (any floating sort as the model's scalar,
