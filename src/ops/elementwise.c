@@ -1653,33 +1653,18 @@ neg_crown (const cn_crown_step *st, cn_error *err)
 static const cn_port_kind element1[1] = { CN_PORT_ELEMENT };
 static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
 
-static cn_status
-add_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
-{
-  (void) p;
-  return arith_out_sort ("add", n_in, in, out, err);
-}
-
-static cn_status
-sub_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
-{
-  (void) p;
-  return arith_out_sort ("sub", n_in, in, out, err);
-}
-
-static cn_status
-mul_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
-{
-  (void) p;
-  return arith_out_sort ("mul", n_in, in, out, err);
-}
-
-static cn_status
-neg_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
-{
-  (void) p;
-  return arith_out_sort ("neg", n_in, in, out, err);
-}
+/* The out_sort hooks of add, sub, mul and neg: arith_out_sort under the operator's name. */
+#define ARITH_OUT_SORT(lname)                                                                          \
+  static cn_status lname##_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out,       \
+                                     cn_error *err)                                                    \
+  {                                                                                                    \
+    (void) p;                                                                                          \
+    return arith_out_sort (#lname, n_in, in, out, err);                                                \
+  }
+ARITH_OUT_SORT (add)
+ARITH_OUT_SORT (sub)
+ARITH_OUT_SORT (mul)
+ARITH_OUT_SORT (neg)
 
 /* div: as the others, and a true division of words is refused (the seed: no rule). */
 static cn_status
@@ -2823,12 +2808,7 @@ smoothAbs_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *o
 
 /* pow and remainder: two element ports (the model's scalar, or one integer sort). */
 #define EW_ELEMENT_RULE(ID, lname)                                                                     \
-  static cn_status lname##_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out,       \
-                                     cn_error *err)                                                    \
-  {                                                                                                    \
-    (void) p;                                                                                          \
-    return arith_out_sort (#lname, n_in, in, out, err);                                                \
-  }                                                                                                    \
+  ARITH_OUT_SORT (lname)                                                                               \
   const struct cn_op_rule cn__rule_##ID = {                                                            \
     .n_in = 2, .in_kind = element2, .out_sort = lname##_out_sort, .check = lname##_check,              \
     .sorts = "f64, f32, words",                                                                        \
