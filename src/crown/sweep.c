@@ -8,7 +8,9 @@
  * error committed.  It holds at the start (F = {v}, lam_v = C, bias = charge = 0).  Processing
  * the producer of w replaces lam_w . w by the lower relaxation given by the operator's arm
  * (its contract keeps the invariant).  Coefficients reaching a value that does not depend on
- * the graph input are concretised at once over its box; at the end the frontier is the graph
+ * the graph input, or the output of an operator without a CROWN arm, are concretised at once
+ * over its box (the IBP box, tightened where CROWN tightened it: sound over the input box, so
+ * lam_w . w >= sum_j min(lam_wj lo_j, lam_wj hi_j) keeps the invariant); at the end the frontier is the graph
  * inputs, concretised over their boxes by the selection form with the (G) error. */
 #include <config.h>
 #include <math.h>
@@ -79,18 +81,14 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
             continue;
           step.nv = &nd->view[oi];
           step.lam_out = lam[o];
-          if (!depends[o])
+          if (!depends[o] || nd->rule->crown == NULL)
             {
+              /* A value that does not depend on the input, or one whose operator has no CROWN arm
+               * (certnn ops says "none"): lam_o . o >= min over o's sound box, a constant. */
               concretise (&step, lam[o], &boxes[o]);
               free (lam[o]);
               lam[o] = NULL;
               continue;
-            }
-          if (nd->rule->crown == NULL)
-            {
-              st = cn_error_set (err, CN_EUNSUPPORTED, "%s: no CROWN arm yet (node '%s')", cn_op_name (nd->op),
-                                 nd->name);
-              goto done;
             }
           for (int i = 0; i < nd->n_in; i++)
             {
