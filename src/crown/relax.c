@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* src/crown/relax.c: placeholder (being written). */
+#include <config.h>
