@@ -606,6 +606,60 @@ START_TEST (nested_custom)
 }
 END_TEST
 
+/* A program with a node of several outputs (sort: values and indices) round-trips: the decoded
+ * program numbers every output as the builder does, and evaluates to the same values. */
+START_TEST (program_several_outputs)
+{
+  if (!has_rule (CN_OP_CUSTOM) || cn_op_n_outputs (CN_OP_SORT) != 2)
+    return;
+  cn_error err;
+  cn_error_clear (&err);
+  cn_graph *p;
+  ck_assert (cn_graph_create (&p, &err) == CN_OK);
+  cn_shape s;
+  SHAPE (&s, 2, 3);
+  int xv, sv, nv, yv;
+  ck_assert (cn_graph_add_input (p, "x", CN_DTYPE_F64, &s, &xv, &err) == CN_OK);
+  cn_params_sort ps = { 1, 0 };
+  ck_assert (cn_graph_add_node (p, CN_OP_SORT, &ps, 1, &xv, "s", &sv, &err) == CN_OK);
+  int iv = cn_graph_node_output (p, cn_graph_value_producer (p, sv), 1);
+  ck_assert (cn_graph_add_node (p, CN_OP_NEG, NULL, 1, &sv, "n", &nv, &err) == CN_OK);
+  int ai[2] = { iv, nv };
+  ck_assert (cn_graph_add_node (p, CN_OP_ADD, NULL, 2, ai, "y", &yv, &err) == CN_OK);
+  ck_assert (cn_graph_set_outputs (p, 1, &yv, &err) == CN_OK);
+  struct inst x;
+  inst_init (&x, CN_OP_CUSTOM, 1);
+  x.in_shape[0] = s;
+  x.params.custom.program = p;
+  strcpy (x.params.custom.name, "sorted");
+  char *str = round_trip (&x, "several outputs");
+  cn_wire_op w;
+  ck_assert (cn_wire_decode_string (str, &w, &err) == CN_OK);
+  const cn_graph *q = w.graphs[0];
+  ck_assert_int_eq (cn_graph_n_nodes (q), 3);
+  ck_assert_int_eq (cn_graph_node_n_outputs (q, 0), 2);
+  /* the add reads the sort's indices (output 1) and the negated values */
+  ck_assert_int_eq (cn_graph_node_input (q, 2, 0), cn_graph_node_output (q, 0, 1));
+  cn_tensor in, a, b;
+  ck_assert (cn_tensor_init (&in, CN_DTYPE_F64, &s, &err) == CN_OK);
+  const double xs[6] = { 3, -1, 2, 0.5, 0.25, -7 };
+  memcpy (in.data, xs, sizeof xs);
+  ck_assert (cn_graph_eval (p, CN_DTYPE_F64, &in, &a, &err) == CN_OK);
+  ck_assert (cn_graph_eval (q, CN_DTYPE_F64, &in, &b, &err) == CN_OK);
+  /* row 0 sorted: -1 (1), 2 (2), 3 (0): y = 1 + 1, 2 - 2, 0 - 3; row 1: -7 (2), 0.25 (1), 0.5 (0) */
+  const double want[6] = { 2, 0, -3, 9, 0.75, -0.5 };
+  for (int j = 0; j < 6; j++)
+    ck_assert_msg (((double *) a.data)[j] == want[j] && ((double *) b.data)[j] == want[j], "entry %d: %g, %g", j,
+                   ((double *) a.data)[j], ((double *) b.data)[j]);
+  cn_tensor_clear (&in);
+  cn_tensor_clear (&a);
+  cn_tensor_clear (&b);
+  cn_wire_op_clear (&w);
+  free (str);
+  cn_graph_free (p);
+}
+END_TEST
+
 /* ---- 4. doubles ---------------------------------------------------------------------------- */
 
 /* Decodes TEXT into W, which must succeed. */
@@ -947,6 +1001,7 @@ wire_suite (void)
   tcase_add_loop_test (tc, random_round_trip, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, hand_made_round_trip, 0, CN_OP_COUNT);
   tcase_add_test (tc, nested_custom);
+  tcase_add_test (tc, program_several_outputs);
   tcase_add_test (tc, doubles_exact);
   tcase_add_test (tc, malformed);
   tcase_add_test (tc, encode_refuses);
