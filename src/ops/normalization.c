@@ -1163,9 +1163,13 @@ bnt_no_stats (const cn_node_view *nv, cn_error *err)
                        nv->out_index == 1 ? "mean" : "variance", cn__node_name (nv));
 }
 
-/* Outputs 1 (mu) and 2 (var) of the forward. */
+/* Outputs 1 (mu) and 2 (var), channel by channel from the statistics of each channel's group of
+ * X: with OUT, the forward (each value rounded once to OUT's sort); else the derivatives
+ * d mu / d x_i = 1/M, d var / d x_i = 2 (x_i - mu) / M: the pullback (G_X not NULL:
+ * g_x[i] += g_c d/dx_i) and the jvp (T_OUT not NULL: t_out[c] = sum_i d/dx_i t_x[i]). */
 static cn_status
-bnt_stat_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+bnt_stat_run (const cn_node_view *nv, const cn_tensor *x, cn_tensor *out, const double *g_c, double *g_x,
+              const double *t_x, double *t_out, cn_error *err)
 {
   struct bnt_row r;
   bnt_row_init (nv, &r);
@@ -1179,14 +1183,29 @@ bnt_stat_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor 
   for (int64_t c = 0; c < r.C; c++)
     {
       for (int64_t q = 0; q < r.M; q++)
-        xr[q] = cn_tensor_get_f64 (in[0], bnt_index (&r, c, q));
-      double mu, var;
+        xr[q] = cn_tensor_get_f64 (x, bnt_index (&r, c, q));
+      double mu, var, acc = 0;
       bnt_stats (xr, r.M, &mu, &var);
-      double v = nv->out_index == 1 ? mu : var;
-      if (out->dtype == CN_DTYPE_F64)
-        ((double *) out->data)[c] = v;
-      else
-        ((float *) out->data)[c] = (float) v;
+      if (out != NULL)
+        {
+          double v = nv->out_index == 1 ? mu : var;
+          if (out->dtype == CN_DTYPE_F64)
+            ((double *) out->data)[c] = v;
+          else
+            ((float *) out->data)[c] = (float) v;
+          continue;
+        }
+      for (int64_t q = 0; q < r.M; q++)
+        {
+          double dq = nv->out_index == 1 ? 1.0 / (double) r.M : 2.0 * (xr[q] - mu) / (double) r.M;
+          int64_t j = bnt_index (&r, c, q);
+          if (g_x != NULL)
+            g_x[j] += g_c[c] * dq;
+          if (t_x != NULL)
+            acc += dq * t_x[j];
+        }
+      if (t_out != NULL)
+        t_out[c] = acc;
     }
   free (xr);
   return CN_OK;
@@ -1203,7 +1222,7 @@ bnt_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
       return cn_error_set (err, CN_EINVAL, "batchNorm: input %d has sort %s, the output %s (node '%s')", i,
                            cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), cn__node_name (nv));
   if (nv->out_index > 0)
-    return bnt_stat_forward (nv, in, out, err);
+    return bnt_stat_run (nv, in[0], out, NULL, NULL, NULL, NULL, err);
   struct bnt_row r;
   bnt_row_init (nv, &r);
   if (r.M == 0)
@@ -1433,50 +1452,13 @@ fail:
   return st;
 }
 
-/* The derivatives of outputs 1 and 2 in x: d mu / d x_i = 1/M, d var / d x_i = 2 (x_i - mu)/M.
- * Pullback (T_OUT NULL): g_x[i] += g_c d/dx_i; jvp (G_X NULL): t_out[c] = sum_i d/dx_i t_x[i]. */
-static cn_status
-bnt_stat_diff (const cn_node_view *nv, const double *x, const double *g_c, double *g_x, const double *t_x,
-               double *t_out, cn_error *err)
-{
-  struct bnt_row r;
-  bnt_row_init (nv, &r);
-  if (r.C == 0)
-    return CN_OK;
-  if (r.M == 0)
-    return bnt_no_stats (nv, err);
-  double *xr = malloc ((size_t) r.M * sizeof *xr);
-  if (xr == NULL)
-    return cn_error_set (err, CN_ENOMEM, "batchNorm: out of memory (node '%s')", cn__node_name (nv));
-  for (int64_t c = 0; c < r.C; c++)
-    {
-      for (int64_t q = 0; q < r.M; q++)
-        xr[q] = x[bnt_index (&r, c, q)];
-      double mu, var, acc = 0;
-      bnt_stats (xr, r.M, &mu, &var);
-      for (int64_t q = 0; q < r.M; q++)
-        {
-          double dq = nv->out_index == 1 ? 1.0 / (double) r.M : 2.0 * (xr[q] - mu) / (double) r.M;
-          int64_t j = bnt_index (&r, c, q);
-          if (g_x != NULL)
-            g_x[j] += g_c[c] * dq;
-          if (t_x != NULL)
-            acc += dq * t_x[j];
-        }
-      if (t_out != NULL)
-        t_out[c] = acc;
-    }
-  free (xr);
-  return CN_OK;
-}
-
 static cn_status
 bnt_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
               double *const *g_in, cn_error *err)
 {
   (void) out;
   if (nv->out_index > 0)
-    return g_in[0] == NULL ? CN_OK : bnt_stat_diff (nv, in[0]->data, g_out, g_in[0], NULL, NULL, err);
+    return g_in[0] == NULL ? CN_OK : bnt_stat_run (nv, in[0], NULL, g_out, g_in[0], NULL, NULL, err);
   struct bnt_row r;
   bnt_row_init (nv, &r);
   if (r.M == 0)
@@ -1528,7 +1510,7 @@ bnt_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *ou
   if (nv->out_index > 0)
     {
       if (t_in[0] != NULL)
-        return bnt_stat_diff (nv, in[0]->data, NULL, NULL, t_in[0], t_out, err);
+        return bnt_stat_run (nv, in[0], NULL, NULL, NULL, t_in[0], t_out, err);
       for (int64_t c = 0; c < cn__numel (nv->out_shape); c++)
         t_out[c] = 0;
       return CN_OK;
