@@ -677,6 +677,8 @@ START_TEST (sorts_structure)
   expect_ops ("o13_isnan_isinf", "isNaN,isInf,isInf,gt,logicalAnd,isInf,lt,logicalAnd");
   expect_ops ("o16_where", "gt,select,broadcast,broadcast,select,select");
   /* Data movement of Booleans and words: the same nodes at every sort, no cast anywhere. */
+  /* Gather of a non-constant tensor at indices in no progression: gather nodes, no refusal */
+  expect_ops ("o13_gather_any", "gather,reshape,gather,reshape");
   expect_ops ("o13_move_bool", "slice,reshape,permute,reshape,reshape,reshape,cat,slice,slice,reshape,gather,scatter,"
               "reshape,broadcast,reshape,pad,broadcast,select,reshape,permute,reshape,reshape,permute,reshape,slice,"
               "slice");

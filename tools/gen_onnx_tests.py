@@ -2353,6 +2353,12 @@ def define_sort_models():
                                                                       ivals(wt_, av_(c)).reshape(2, 3),
                                                                       ivals(wt_, av_(1 - c)).reshape(2, 3))))(av, dv, wt))
 
+    # Gather of a non-constant tensor at indices in no arithmetic progression (repeated, reversed,
+    # negative): a gather node with a constant index tensor
+    model("o13_gather_any", 13,
+          [N("Gather", ["x", "i0"], ["a"], axis=1), N("Gather", ["x", "i1"], ["b"], axis=0)],
+          [("x", [3, 4])], [("a", [3, 2, 2]), ("b", [4, 4])],
+          [init("i0", np.array([[3, 0], [-1, 3]], np.int64)), init("i1", np.array([2, 0, 2, -2], np.int64))], ref=E)
 
 def write_models():
     d = os.path.join(OUT, "ops")

@@ -2446,7 +2446,7 @@ op_gather (struct nctx *nc)
       free (idx);
       return st != CN_OK ? st : set_out_const (nc, 0, &r);
     }
-  /* A non-constant data tensor: the indices must be j0, j0 + s, ..., with s >= 1. */
+  /* A non-constant data tensor: indices j0, j0 + s, ... (s >= 1) are a slice; others a gather. */
   int64_t step = ni >= 2 ? idx[1] - idx[0] : 1;
   int prog = ni >= 1 && step >= 1;
   for (int64_t k = 1; prog && k < ni; k++)
@@ -2459,19 +2459,49 @@ op_gather (struct nctx *nc)
       p.stop[i] = ds->dim[i];
       p.step[i] = 1;
     }
-  if (prog)
+  int x, v;
+  if (!prog)
+    {
+      /* Any other constant indices: gather (torch.gather) with the index tensor of the data's
+       * shape, extent ni on axis A, holding idx[k] at every [pre, k, post] (exact integers). */
+      cn_shape gs = *ds;
+      gs.dim[a] = ni;
+      int64_t pre = 1, post = 1;
+      for (int i = 0; i < a; i++)
+        pre *= ds->dim[i];
+      for (int i = a + 1; i < ds->rank; i++)
+        post *= ds->dim[i];
+      cn_tensor gt;
+      int gv;
+      cn_params_gather pg = { a };
+      if ((st = cn_tensor_init (&gt, CN_DTYPE_F64, &gs, nc->err)) != CN_OK)
+        {
+          free (idx);
+          return st;
+        }
+      for (int64_t q = 0; q < pre; q++)
+        for (int64_t k = 0; k < ni; k++)
+          for (int64_t t = 0; t < post; t++)
+            ((double *) gt.data)[(q * ni + k) * post + t] = (double) idx[k];
+      free (idx);
+      st = add_const (nc, &gt, "indices", &gv);
+      cn_tensor_clear (&gt);
+      int gin[2];
+      if (st != CN_OK || (st = in_gv (nc, 0, &gin[0])) != CN_OK)
+        return st;
+      gin[1] = gv;
+      if ((st = add_node (nc, CN_OP_GATHER, &pg, 2, gin, "gather", &v)) != CN_OK)
+        return st;
+    }
+  else
     {
       p.start[a] = idx[0];
       p.stop[a] = idx[ni - 1] + 1;
       p.step[a] = step;
+      free (idx);
+      if ((st = in_gv (nc, 0, &x)) != CN_OK || (st = add_node (nc, CN_OP_SLICE, &p, 1, &x, "slice", &v)) != CN_OK)
+        return st;
     }
-  free (idx);
-  if (!prog)
-    return cn_error_set (nc->err, CN_EUNSUPPORTED, "gathering a non-constant tensor is supported only for indices in "
-                         "arithmetic progression");
-  int x, v;
-  if ((st = in_gv (nc, 0, &x)) != CN_OK || (st = add_node (nc, CN_OP_SLICE, &p, 1, &x, "slice", &v)) != CN_OK)
-    return st;
   cn_params_reshape rp;
   rp.shape = os;
   if ((st = add_node (nc, CN_OP_RESHAPE, &rp, 1, &v, NULL, &v)) != CN_OK)
