@@ -98,6 +98,7 @@ tu_op_case_index (cn_op op, struct tu_op_case *c)
         c->in_shape[1] = ix;
         set_index (c, 1, b);
         c->crown_ok = 1;
+        index_element_sort (c, 1);   /* x moves Booleans and words too */
         return 1;
       }
     case CN_OP_EMBEDDING:

@@ -68,10 +68,11 @@
  * ports (CN_PORT_ELEMENT): the model's scalar (value ports), Booleans or integer words of any
  * width; the index ports stay index ports (integers held in the model's scalar).  out_sort
  * checks that the element ports agree ("scatter: input 2 holds i32 where input 0 holds bool") and
- * returns their sort.  indexAt and embedding keep value ports: the model's scalar only.  At a
+ * returns their sort.  indexAt's x is an element port too (beyond the seed's list; it moves
+ * elements as gather does); embedding keeps value ports: the model's scalar only.  At a
  * Boolean or word sort (the arms read it from nv->in_sort; a view without sorts is read as the
  * model's scalar):
- *   slice, gather, scatter REPLACE   forward copies the elements bit for bit, exact.  IBP and
+ *   slice, gather, indexAt, scatter REPLACE   forward copies the elements bit for bit, exact.  IBP and
  *            MPFI: the boxes hold the numbers (a Boolean box [0, 1] is unknown) and are moved
  *            unchanged (gather's hull over an index box's candidates included): exact for every
  *            element the boxes admit.  CROWN: the arms only move coefficients (lam . v is the same
@@ -859,7 +860,7 @@ pick_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
   int ip = pick_index_port (nv->op);
   struct esort es = { 0, 0, 0, 0, 0 };
   int word = esort_of (out->dtype, &es);
-  if (!(cn_dtype_is_float (out->dtype) || (word && (nv->op == CN_OP_GATHER || nv->op == CN_OP_SCATTER)))
+  if (!(cn_dtype_is_float (out->dtype) || (word && nv->op != CN_OP_EMBEDDING))
       || cn_tensor_numel (out) != n)
     return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", opn,
                          cn__node_name (nv));
@@ -1514,21 +1515,35 @@ embedding_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *o
 }
 
 /* gather: x (element port) and the index (the model's scalar); the output holds x's sort. */
+/* gather and indexAt: x an element port, the index the model's scalar (an index port). */
+static cn_status
+pick_out_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  cn_dtype x = CN_DTYPE_F64, ix = CN_DTYPE_F64;
+  cn_status st;
+  if (n_in != 2)
+    return cn_error_set (err, CN_EINVAL, "%s: takes 2 inputs (x, index), got %d", op, n_in);
+  if ((st = cn__sort_at (op, 0, in, &x, err)) != CN_OK || (st = cn__sort_at (op, 1, in, &ix, err)) != CN_OK)
+    return st;
+  if (ix != CN_DTYPE_F64)
+    return cn_error_set (err, CN_EINVAL, "%s: the index (input 1) holds %s where the model's scalar is expected", op,
+                         cn__sort_name (ix));
+  *out = x;
+  return CN_OK;
+}
+
 static cn_status
 gather_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
   (void) p;
-  cn_dtype x = CN_DTYPE_F64, ix = CN_DTYPE_F64;
-  cn_status st;
-  if (n_in != 2)
-    return cn_error_set (err, CN_EINVAL, "gather: takes 2 inputs (x, index), got %d", n_in);
-  if ((st = cn__sort_at ("gather", 0, in, &x, err)) != CN_OK || (st = cn__sort_at ("gather", 1, in, &ix, err)) != CN_OK)
-    return st;
-  if (ix != CN_DTYPE_F64)
-    return cn_error_set (err, CN_EINVAL, "gather: the index (input 1) holds %s where the model's scalar is expected",
-                         cn__sort_name (ix));
-  *out = x;
-  return CN_OK;
+  return pick_out_sort ("gather", n_in, in, out, err);
+}
+
+static cn_status
+index_at_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+{
+  (void) p;
+  return pick_out_sort ("indexAt", n_in, in, out, err);
 }
 
 /* scatter: x and src (element ports) agree, the index holds the model's scalar, and a Boolean
@@ -1563,8 +1578,7 @@ scatter_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn
   return CN_OK;
 }
 
-static const cn_port_kind gather_ports[2] = { CN_PORT_VALUE, CN_PORT_INDEX };   /* indexAt */
-static const cn_port_kind gather_elem_ports[2] = { CN_PORT_ELEMENT, CN_PORT_INDEX };
+static const cn_port_kind gather_elem_ports[2] = { CN_PORT_ELEMENT, CN_PORT_INDEX };   /* gather, indexAt */
 static const cn_port_kind scatter_ports[3] = { CN_PORT_ELEMENT, CN_PORT_INDEX, CN_PORT_ELEMENT };
 static const cn_port_kind embedding_ports[2] = { CN_PORT_INDEX, CN_PORT_VALUE };
 
@@ -1581,7 +1595,7 @@ const struct cn_op_rule cn__rule_SCATTER = {
 };
 
 const struct cn_op_rule cn__rule_INDEX_AT = {
-  .n_in = 2, .in_kind = gather_ports, .params_size = 0, .check = index_at_check,
+  .n_in = 2, .in_kind = gather_elem_ports, .params_size = 0, .check = index_at_check, .out_sort = index_at_out_sort,
   .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
   .crown = pick_crown,
 };
