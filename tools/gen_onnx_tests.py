@@ -736,7 +736,7 @@ class Eval:
         return x
 
     def op_GatherND(self, i, a, o, n):
-        x, idx = self._nf(i[0]), np.asarray(i[1], dtype=np.int64)
+        x, idx = self._nv(i[0]), np.asarray(i[1], dtype=np.int64)
         q = idx.shape[-1]
         flat = idx.reshape(-1, q)
         out = [x[tuple(int(v) % x.shape[d] for d, v in enumerate(row))] for row in flat]
@@ -2359,6 +2359,13 @@ def define_sort_models():
           [N("Gather", ["x", "i0"], ["a"], axis=1), N("Gather", ["x", "i1"], ["b"], axis=0)],
           [("x", [3, 4])], [("a", [3, 2, 2]), ("b", [4, 4])],
           [init("i0", np.array([[3, 0], [-1, 3]], np.int64)), init("i1", np.array([2, 0, 2, -2], np.int64))], ref=E)
+    # GatherND (indexAt) on words and Booleans: the elements move exactly
+    model("o13_gathernd_sorts", 13,
+          [N("GatherND", ["a", "i2"], ["ya"]), N("GatherND", ["b", "i1"], ["yb"])],
+          [("a", [2, 3], TensorProto.INT8), ("b", [3, 2], TensorProto.BOOL)],
+          [("ya", [3], TensorProto.INT8), ("yb", [2, 2], TensorProto.BOOL)],
+          [init("i2", np.array([[1, 2], [0, 0], [1, -3]], np.int64)), init("i1", np.array([[2], [0]], np.int64))],
+          ranges=[(-128, 127), (0, 1)], ref="exact")
 
 def write_models():
     d = os.path.join(OUT, "ops")

@@ -5009,7 +5009,7 @@ static const struct onnx_op onnx_ops[] = {
   { "Floor", op_floor, "", 0, 0 },
   { "Gather", op_gather, "axis", 0, 1 },
   { "GatherElements", op_gather_elements, "axis", 0, 1 },
-  { "GatherND", op_gather_nd, "batch_dims", 0, 0 },
+  { "GatherND", op_gather_nd, "batch_dims", 0, 1 },
   { "Gemm", op_gemm, "alpha beta transA transB", 1, 0 },
   { "GlobalAveragePool", op_gap, "", 1, 0 },
   { "GlobalLpPool", op_global_lp_pool, "p", 0, 0 },
