@@ -624,7 +624,12 @@ START_TEST (crown_step_invariant)
   for (int d = 0; d < STEP_DRAWS; d++)
     {
       ck_assert (tu_op_case (op, &c));
-      if (!c.crown_ok)
+      /* the step is checked at real points of real boxes: cases with Boolean or word ports are
+       * left to the generic test, whose CROWN sweep sees their integer boxes */
+      int words = 0;
+      for (int i = 0; i < c.n_in; i++)
+        words |= !cn_dtype_is_float (c.in_dtype[i]);
+      if (!c.crown_ok || words)
         continue;
       cn_error err;
       cn_error_clear (&err);
@@ -1395,15 +1400,17 @@ START_TEST (element_sorts_move)
       cn_mpfi_vec_clear (&bout);
       cn_analysis_free (a);
     }
-  /* CROWN: a wrapping sum has no relaxation, and the sweep says so */
+  /* CROWN: a wrapping sum has no relaxation; the arm declines and the sweep discharges the node
+   * over its IBP box, so the bound of entry 0 is that box's lower end (rounded down once) */
   o.method = CN_METHOD_CROWN;
   cn_analysis *a = NULL;
   ck_assert (cn_analysis_create (g, &box, &o, &a, &err) == CN_OK);
   double c3[3] = { 1, 0, 0 }, lower;
   cn_error_clear (&err);
-  ck_assert_int_eq (cn_analysis_lower (a, ys, c3, 1, &lower, &err), CN_EUNSUPPORTED);
-  ck_assert_msg (strstr (err.msg, "scatter: the CROWN arm has no relaxation of a wrapping sum of i8 words") != NULL,
-                 "%s", err.msg);
+  ck_assert_msg (cn_analysis_lower (a, ys, c3, 1, &lower, &err) == CN_OK, "%s", err.msg);
+  double blo = cn_analysis_box (a, ys)->lo[0];
+  ck_assert_msg (lower <= blo && lower >= blo - 1e-12 * (1 + fabs (blo)), "CROWN %.17g, the box's lower end %.17g",
+                 lower, blo);
   cn_analysis_free (a);
   cn_box_clear (&box);
   cn_graph_free (g);

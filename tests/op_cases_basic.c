@@ -86,7 +86,7 @@ move_element_sort (struct tu_op_case *c)
       c->x_integer = 1;
       c->x_lo = es > CN_DTYPE_I64 ? 0 : -r;
       c->x_hi = r;
-      c->crown_ok = 0;
+      ;   /* CROWN stays: the cast feeding a word port is discharged over its box */
     }
   return es;
 }
@@ -115,7 +115,7 @@ arith_word_case (struct tu_op_case *c, int n)
       c->const_lo[i] = sgn ? -cr : 0;
       c->const_hi[i] = bits - sgn < 53 ? cr - 1 : cr;
     }
-  c->crown_ok = 0;
+  ;
   return 1;
 }
 

@@ -42,7 +42,7 @@ index_element_sort (struct tu_op_case *c, int skip)
       c->x_integer = 1;
       c->x_lo = es > CN_DTYPE_I64 ? 0 : -r;
       c->x_hi = r;
-      c->crown_ok = 0;
+      ;
     }
   return es;
 }

@@ -129,7 +129,7 @@ element_ports (struct tu_op_case *c, int first, int n)
   int bits = 8 * (int) cn_dtype_size (t), sgn = !is_unsigned (t), small = (int) tu_int (0, 1);
   double xr = ldexp (1, bits - sgn < 24 ? bits - sgn : 24), cr = ldexp (1, bits - sgn < 53 ? bits - sgn : 53);
   c->x_integer = 1;
-  c->crown_ok = 0;   /* the cast feeding a word port has no CROWN arm */
+  ;
   c->x_lo = small ? (sgn ? -3 : 0) : sgn ? -xr : 0;
   c->x_hi = small ? (sgn ? 3 : 6) : xr - 1;
   for (int i = first; i < first + n; i++)

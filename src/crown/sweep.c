@@ -8,7 +8,8 @@
  * error committed.  It holds at the start (F = {v}, lam_v = C, bias = charge = 0).  Processing
  * the producer of w replaces lam_w . w by the lower relaxation given by the operator's arm
  * (its contract keeps the invariant).  Coefficients reaching a value that does not depend on
- * the graph input, or the output of an operator without a CROWN arm, are concretised at once
+ * the graph input, or the output of an operator without a CROWN arm (or whose arm declines the
+ * instance with CN_EUNSUPPORTED, its writes to bias and charge undone), are concretised at once
  * over its box (the IBP box, tightened where CROWN tightened it: sound over the input box, so
  * lam_w . w >= sum_j min(lam_wj lo_j, lam_wj hi_j) keeps the invariant); at the end the frontier is the graph
  * inputs, concretised over their boxes by the selection form with the (G) error. */
@@ -42,9 +43,12 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
   double **lam = calloc ((size_t) g->n_values, sizeof *lam);
   double *bias = calloc ((size_t) (rows ? rows : 1), sizeof *bias);
   double *charge = calloc ((size_t) (rows ? rows : 1), sizeof *charge);
+  /* bias and charge as they were before an arm ran, restored when it declines */
+  double *bias0 = calloc ((size_t) (rows ? rows : 1), sizeof *bias0);
+  double *charge0 = calloc ((size_t) (rows ? rows : 1), sizeof *charge0);
   double **lam_in = NULL;
   const cn_box **in_box = NULL;
-  if (lam == NULL || bias == NULL || charge == NULL)
+  if (lam == NULL || bias == NULL || charge == NULL || bias0 == NULL || charge0 == NULL)
     {
       st = cn_error_set (err, CN_ENOMEM, "crown: out of memory");
       goto done;
@@ -107,8 +111,32 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
             }
           step.lam_in = lam_in;
           step.in_box = in_box;
-          if ((st = nd->rule->crown (&step, err)) != CN_OK)
-            goto step_fail;
+          memcpy (bias0, bias, (size_t) rows * sizeof *bias);
+          memcpy (charge0, charge, (size_t) rows * sizeof *charge);
+          cn_error declined;
+          cn_error_clear (&declined);
+          if ((st = nd->rule->crown (&step, &declined)) == CN_EUNSUPPORTED)
+            {
+              /* The arm has no relaxation for this instance (a wrapping word sum, an index box that
+               * is not a point, ...): undo what it wrote and discharge o over its box instead. */
+              memcpy (bias, bias0, (size_t) rows * sizeof *bias);
+              memcpy (charge, charge0, (size_t) rows * sizeof *charge);
+              for (int i = 0; i < nd->n_in; i++)
+                {
+                  free (lam_in[i]);
+                  lam_in[i] = NULL;
+                }
+              concretise (&step, lam[o], &boxes[o]);
+              free (lam[o]);
+              lam[o] = NULL;
+              st = CN_OK;
+              continue;
+            }
+          if (st != CN_OK)
+            {
+              cn_error_set (err, st, "%s", declined.msg);
+              goto step_fail;
+            }
           free (lam[o]);
           lam[o] = NULL;
           /* Sum the contributions into each input's coefficients (2.2: a value with several
@@ -173,6 +201,8 @@ done:
   free (lam);
   free (bias);
   free (charge);
+  free (bias0);
+  free (charge0);
   free (lam_in);
   free (in_box);
   return st;
