@@ -3,7 +3,7 @@
 """IBP of certnn against auto_LiRPA's IBP and the MPFI reference, on the generated models of tests/data/ibp.
 
     /usr/bin/python3 benchmarks/ibp_compare.py [--certnn PATH] [--lirpa PATH] [--data DIR]
-        [--models a,b,...] [--repeat R] [--csv FILE]
+        [--models a,b,...] [--repeat R] [--csv FILE] [--method ibp|crown]
 
 For every model NAME listed in DIR/LIST (default tests/data/ibp, made by tools/gen_ibp_models.py:
 NAME.onnx, the input box NAME.vnnlib, the sampled points NAME.ref) it computes three boxes of the
@@ -38,6 +38,14 @@ Columns (widths are hi - lo per output; ratios over the outputs with a finite, p
   certnn s, peer s   seconds of the bound computation (certnn's JSON `seconds`; compute_bounds alone,
                      median of R runs after a warm-up)
   note               refusals, failures, and any sampled output outside a box (which would be a bug)
+
+With --method crown the comparison is certnn's CROWN (`--method crown`: full-CROWN intermediate
+bounds, sound) against auto_LiRPA's compute_bounds(method='CROWN') (float64, round-to-nearest).
+There is no MPFI reference of CROWN, so the columns are:
+  F/L max, F/L mean  width ratio certnn CROWN / auto_LiRPA CROWN (below 1: certnn is tighter)
+  F/I mean           width ratio certnn CROWN / certnn IBP (what the relaxations gain over IBP)
+  certnn s, peer s   seconds of the bound computation, as above
+  note               as above (every sampled output must lie in certnn's CROWN box)
 """
 import argparse
 import io
@@ -72,10 +80,10 @@ def find_certnn(arg):
     return None, "not found (give --certnn PATH or set BENCH_CERTNN)"
 
 
-def certnn_box(certnn, net, spec, extra):
-    """(lo, hi, seconds) from `certnn bounds NET --vnnlib SPEC --method ibp --json EXTRA`, or raises
-    RuntimeError with certnn's message."""
-    cmd = [certnn, "bounds", net, "--vnnlib", spec, "--method", "ibp", "--json"] + extra
+def certnn_box(certnn, net, spec, extra, method="ibp"):
+    """(lo, hi, seconds) from `certnn bounds NET --vnnlib SPEC --method METHOD --json EXTRA`, or
+    raises RuntimeError with certnn's message."""
+    cmd = [certnn, "bounds", net, "--vnnlib", spec, "--method", method, "--json"] + extra
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         raise RuntimeError("exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]))
@@ -125,7 +133,10 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=5, help="timed compute_bounds calls (median)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     ap.add_argument("--csv", default=None)
+    ap.add_argument("--method", choices=("ibp", "crown"), default="ibp",
+                    help="ibp (default): IBP against IBP and MPFI; crown: CROWN against auto_LiRPA's CROWN")
     args = ap.parse_args(argv)
+    crown = args.method == "crown"
 
     certnn, why = find_certnn(args.certnn)
     if certnn is None:
@@ -169,11 +180,19 @@ def main(argv=None):
         row = {"model": name, "ops": ops, "via": "-", "notes": []}
         rows.append(row)
         try:
-            flo, fhi, row["certnn_s"] = certnn_box(certnn, net, spec, [])
-            mlo, mhi, row["mpfi_s"] = certnn_box(certnn, net, spec, ["--reference", "mpfi"])
+            if crown:
+                flo, fhi, row["certnn_s"] = certnn_box(certnn, net, spec, [], "crown")
+                ilo, ihi, _ = certnn_box(certnn, net, spec, [])
+            else:
+                flo, fhi, row["certnn_s"] = certnn_box(certnn, net, spec, [])
+                mlo, mhi, row["mpfi_s"] = certnn_box(certnn, net, spec, ["--reference", "mpfi"])
         except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as e:
             row["notes"].append("certnn failed: %s" % e)
             continue
+        if crown:
+            fi = ratios(flo, fhi, ilo, ihi)
+            row["fi_mean"] = statistics.mean(fi) if fi else None
+            mlo, mhi = flo, fhi   # no MPFI reference of CROWN: the soundness checks use F
         charge = [max(m0 - f0, f1 - m1) for f0, f1, m0, m1 in zip(flo, fhi, mlo, mhi)]
         row["charged"] = max(charge)
         fm = ratios(flo, fhi, mlo, mhi)
@@ -221,7 +240,7 @@ def main(argv=None):
             with torch.no_grad():
                 for k in range(args.repeat + 1):
                     t0 = time.perf_counter()
-                    lb, ub = bmodel.compute_bounds(x=(bx,), method="IBP")
+                    lb, ub = bmodel.compute_bounds(x=(bx,), method="CROWN" if crown else "IBP")
                     if k:
                         times.append(time.perf_counter() - t0)
         except Exception as e:
@@ -259,10 +278,18 @@ def main(argv=None):
     def g(v, f="%.4g"):
         return "-" if v is None else f % v
 
-    cols = ["model", "onnx ops", "peer via", "F/L max", "F/L mean", "within", "charged", "F/M max", "peer cut",
-            "certnn s", "peer s", "note"]
+    if crown:
+        cols = ["model", "onnx ops", "peer via", "F/L max", "F/L mean", "F/I mean", "certnn s", "peer s", "note"]
+    else:
+        cols = ["model", "onnx ops", "peer via", "F/L max", "F/L mean", "within", "charged", "F/M max", "peer cut",
+                "certnn s", "peer s", "note"]
     table = []
     for r in rows:
+        if crown:
+            table.append([r["model"], r["ops"], r["via"], g(r.get("fl_max"), "%.6f"), g(r.get("fl_mean"), "%.6f"),
+                          g(r.get("fi_mean"), "%.6f"), g(r.get("certnn_s"), "%.2e"), g(r.get("peer_s"), "%.2e"),
+                          "; ".join(r["notes"])])
+            continue
         table.append([r["model"], r["ops"], r["via"], g(r.get("fl_max"), "%.15f"), g(r.get("fl_mean"), "%.15f"),
                       r.get("within", "-"), g(r.get("charged"), "%.2e"), g(r.get("fm_max"), "%.15f"),
                       g(r.get("cut"), "%.0f ulp"), g(r.get("certnn_s"), "%.2e"), g(r.get("peer_s"), "%.2e"),
@@ -272,15 +299,22 @@ def main(argv=None):
     for t in table:
         print("  ".join(v.ljust(w[i]) for i, v in enumerate(t[:-1])) + "  " + t[-1])
     cmp_rows = [r for r in rows if "fl_max" in r]
-    print("summary: %d models, %d compared with auto_LiRPA, within %d (strict %d), max F/L %s, max F/M %s"
-          % (len(rows), len(cmp_rows), sum(r["within"] != "NO" for r in cmp_rows),
-             sum(r["within"] == "yes" for r in cmp_rows),
-             g(max((r["fl_max"] for r in cmp_rows if r["fl_max"] is not None), default=None), "%.15f"),
-             g(max((r["fm_max"] for r in rows if r.get("fm_max") is not None), default=None), "%.15f")))
+    if crown:
+        print("summary: %d models, %d compared with auto_LiRPA's CROWN, max F/L %s, mean F/L %s"
+              % (len(rows), len(cmp_rows),
+                 g(max((r["fl_max"] for r in cmp_rows if r["fl_max"] is not None), default=None), "%.6f"),
+                 g(statistics.mean([r["fl_mean"] for r in cmp_rows if r["fl_mean"] is not None])
+                   if cmp_rows else None, "%.6f")))
+    else:
+        print("summary: %d models, %d compared with auto_LiRPA, within %d (strict %d), max F/L %s, max F/M %s"
+              % (len(rows), len(cmp_rows), sum(r["within"] != "NO" for r in cmp_rows),
+                 sum(r["within"] == "yes" for r in cmp_rows),
+                 g(max((r["fl_max"] for r in cmp_rows if r["fl_max"] is not None), default=None), "%.15f"),
+                 g(max((r["fm_max"] for r in rows if r.get("fm_max") is not None), default=None), "%.15f")))
     if args.csv:
         import csv
         keys = ["model", "ops", "via", "fl_max", "fl_mean", "within", "charged", "fm_max", "cut", "certnn_s",
-                "mpfi_s", "peer_s"]
+                "mpfi_s", "peer_s", "fi_mean"]
         with open(args.csv, "w", newline="") as f:
             wr = csv.writer(f)
             wr.writerow(keys + ["note"])

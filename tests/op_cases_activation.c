@@ -5,7 +5,7 @@
  *
  * Every draw is a valid instance: a small shape (at most 64 elements, every extent >= 1) and
  * random attributes: gelu's mode none or tanh; elu's alpha in [-2, 2] (negative ones make elu a
- * valley function); leakyReLU's slope usually in [0, 1] (0 and 1 included, the CROWN arm's scope,
+ * valley function); sigmoid, tanh, softplus and elu within their CROWN arms (crown_ok); leakyReLU's slope usually in [0, 1] (0 and 1 included, the CROWN arm's scope,
  * crown_ok set), sometimes negative or above 1 (IBP and gradients only). */
 #include <config.h>
 #include <string.h>
@@ -19,6 +19,8 @@ tu_op_case_activation (cn_op op, struct tu_op_case *c)
     case CN_OP_SIGMOID:
     case CN_OP_TANH:
     case CN_OP_SOFTPLUS:
+      c->crown_ok = 1;     /* relaxed by src/crown/relax.c */
+      break;
     case CN_OP_SILU:
       break;
     case CN_OP_GELU:
@@ -32,6 +34,7 @@ tu_op_case_activation (cn_op op, struct tu_op_case *c)
         case 2: c->params.elu.alpha = tu_uniform (-2, 0); break;
         default: c->params.elu.alpha = tu_uniform (0, 2); break;
         }
+      c->crown_ok = 1;     /* any finite alpha (src/crown/relax.c) */
       break;
     case CN_OP_LEAKY_RE_LU:
       switch (tu_int (0, 5))

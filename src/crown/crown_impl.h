@@ -48,6 +48,59 @@ void cn__crown_charge_affine (const cn_crown_step *st, const double *w_up, int64
  * (+inf if some entry is infinite). */
 double cn__box_magnitude (const cn_box *box, double *m);
 
+/* ---- elementwise relaxations (src/crown/relax.c) ---------------------------------------- */
+
+/* The two lines of one entry of an elementwise y = f(x) whose input box is [l, u]: as exact
+ * reals, for every z in [l, u],
+ *     kl z + bl <= f(z) <= ku z + bu.
+ * bl = -inf means "no lower line", bu = +inf "no upper line"; the slopes are finite doubles. */
+typedef struct cn__relax_line
+{
+  double kl, bl, ku, bu;
+} cn__relax_line;
+
+/* The CROWN step through an elementwise node v = f(u) (one input, numel(u) = numel(v)) given
+ * LN[j], the lines of entry j over st->in_box[0]: for each row s and entry j,
+ * lam_in[j] = fl(lam_j k) with k = kl if lam_j >= 0, else ku, and bias[s] += sum_j lam_j b
+ * (b = bl or bu likewise).  Charges: the (G) error of the bias sum and its addition, and for
+ * the rounded products (k neither 0 nor +-1) sum_j (2u |lam_in_j| + eta) max(|l_j|, |u_j|),
+ * bounded with (N), as leakyReLU's arm does.  A row whose coefficient meets a side without a
+ * line gets the charge +inf.  OP names the operator in messages (CN_EINVAL on a constant
+ * input or a box of the wrong size). */
+cn_status cn__crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, cn_error *err);
+
+/* A scalar function f for the line constructors, in at most two pieces: (-inf, brk] (piece 0)
+ * and [brk, +inf) (piece 1) when SPLIT, else one piece 0.  On each piece f is smooth (one-sided
+ * at brk) and convex (CURV > 0) or concave (CURV < 0); a linear piece may answer either.  F and
+ * DF are approximations in binary64 (they only choose slopes and tangent points); F_MPFI and
+ * DF_MPFI enclose f(x) and f'(x) (the one-sided derivative of the piece) at the double x, in Y
+ * at Y's precision; they may give +-inf where f does (log at 0) and NaN outside the domain. */
+typedef struct cn__relax_fn
+{
+  int split;
+  double brk;
+  double tangent_cap;   /* > 0: the lower tangent point of a convex f is at most l + cap (exp) */
+  int (*curv) (int piece, const void *p);
+  double (*f) (double x, int piece, const void *p);
+  double (*df) (double x, int piece, const void *p);
+  void (*f_mpfi) (mpfi_ptr y, double x, int piece, const void *p);
+  void (*df_mpfi) (mpfi_ptr y, double x, int piece, const void *p);
+} cn__relax_fn;
+
+/* Lines for every entry of the input box IN (n entries), given OUT, a sound box of f over IN
+ * (the node's IBP box): slopes by ALGORITHMS.md 3 (G1 on a convex or concave box, G3 on a
+ * convex-then-concave one, the chord for both on a concave-then-convex one), intercepts by G2
+ * (exact-real sound for any slope).  Degenerate boxes, infinite ends and anything not finite
+ * fall back to k = 0 with the ends of OUT.  P is the attribute record; the entries are shared
+ * among THREADS OpenMP threads (F's functions must be thread-safe: MPFR built with TLS). */
+cn_status cn__relax_lines (const cn__relax_fn *f, const void *p, const cn_box *in, const cn_box *out,
+                           cn__relax_line *ln, int threads, const char *op, cn_error *err);
+
+/* The whole CROWN arm of an elementwise operator with one input relaxed by F: the node's IBP
+ * (arm IBP) over st->in_box[0], cn__relax_lines, then cn__crown_lines. */
+cn_status cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *f, cn__ibp_arm ibp,
+                           cn_error *err);
+
 /* ---- the engine (src/crown/sweep.c, src/crown/analysis.c) ---------------------------- */
 
 #include "graph/graph_impl.h"

@@ -1,3 +1,467 @@
 /* SPDX-License-Identifier: MIT */
-/* src/crown/relax.c: placeholder (being written). */
+/* src/crown/relax.c: the shared CROWN relaxation of the smooth elementwise operators (sigmoid,
+ * tanh, softplus, elu, exp, log, atan, erf), ALGORITHMS.md 3 and 6.4.
+ *
+ * Lines.  For an entry with input box [l, u] (finite, l < u) the slopes are heuristics in
+ * binary64 (any double slope is allowed):
+ *   f convex on [l, u]   upper k = the chord slope (f(u) - f(l)) / (u - l), lower k = f'(t) at
+ *                        the midpoint t (at most l + tangent_cap when the function has a cap);
+ *   f concave            lower k = the chord slope, upper k = f'(midpoint);
+ *   convex on [l, brk], concave on [brk, u] (S-shaped, G3):
+ *                        lower: the chord slope if it is at most f'(l), else f'(dL) with dL in
+ *                        [l, brk] the point whose tangent passes through (u, f(u)), found by
+ *                        bisection of h(d) = f(d) + f'(d)(u - d) - f(u), increasing there;
+ *                        upper: the chord slope if it is at most f'(u), else f'(dU), dU in
+ *                        [brk, u] whose tangent passes through (l, f(l));
+ *   concave then convex  both slopes the chord slope.
+ * The intercepts make every line exactly sound (G2): for the double slope k,
+ *     bl <= min over z in [l, u] of g(z) = f(z) - k z,   bu >= max of g.
+ * [l, u] is split at brk into pieces where f is convex or concave.  On a piece [a, b] where g is
+ * convex (f convex), for any q in [a, b] and every z in [a, b], g(z) >= g(q) + g'(q)(z - q)
+ * (the tangent of a convex function lies below it; at an end of the piece g' is the piece's
+ * one-sided derivative, for which this still holds on [a, b]), and the right side is affine in
+ * z, so
+ *     min over [a, b] of g >= min (g(q) + g'(q)(a - q), g(q) + g'(q)(b - q));
+ * q is an approximate root of f'(q) = k (bisection in binary64, f' is monotone on the piece),
+ * so the loss is of second order in the error of q.  Where g is concave its minimum over
+ * [a, b] is at a or b.  The maximum mirrors this (tangents of a concave g lie above it).
+ * Every value g(q), g'(q) = f'(q) - k, g(a), ... is an MPFI enclosure at RELAX_PREC = 64 bits
+ * from the function's own enclosures (never libm), the minimum is taken over the left ends and
+ * rounded down to a double (the maximum over the right ends, rounded up).  So
+ * kl z + bl <= f(z) <= ku z + bu holds for every real z in [l, u], in exact arithmetic,
+ * whatever the slopes.  An enclosure that is NaN or infinite leaves that side without a line
+ * (bl = -inf, bu = +inf).
+ * Degenerate boxes (l = u), infinite ends and slopes that are not finite use k = 0 and the
+ * node's sound IBP box [ylo, yhi] as the constant lines ylo <= f(z) <= yhi (an infinite end
+ * there is again "no line").
+ *
+ * Step.  lam f(z) >= lam (kl z + bl) for lam >= 0 and >= lam (ku z + bu) for lam < 0, so with
+ * lam_z = fl(lam k) and bias += sum lam b the invariant holds up to the roundings, charged as
+ * in leakyReLU's arm (src/ops/activation.c): the products with k not in {0, 1, -1} are one
+ * rounding each, |fl(p) - p| <= 2u |fl(p)| + eta, times m = max(|l|, |u|) >= |z|, summed with
+ * (N); the bias sum takes its (G) error (cn__crown_add_sum).  A coefficient meeting a side
+ * without a line makes the row's charge +inf (its bound -inf), never a finite number. */
 #include <config.h>
+#include <math.h>
+#include <stdlib.h>
+#include "crown/crown_impl.h"
+#include "core/parallel.h"
+
+#define RELAX_PREC 64
+
+struct relax_ws
+{
+  mpfi_t y, g, d, t;
+  mpfr_t r, e;
+};
+
+static void
+ws_init (struct relax_ws *w)
+{
+  mpfi_init2 (w->y, RELAX_PREC);
+  mpfi_init2 (w->g, RELAX_PREC);
+  mpfi_init2 (w->d, RELAX_PREC);
+  mpfi_init2 (w->t, RELAX_PREC);
+  mpfr_inits2 (RELAX_PREC, w->r, w->e, (mpfr_ptr) 0);
+}
+
+static void
+ws_clear (struct relax_ws *w)
+{
+  mpfi_clear (w->y);
+  mpfi_clear (w->g);
+  mpfi_clear (w->d);
+  mpfi_clear (w->t);
+  mpfr_clears (w->r, w->e, (mpfr_ptr) 0);
+}
+
+static int
+piece_of (const cn__relax_fn *F, double x)
+{
+  return F->split && x > F->brk;
+}
+
+/* An approximate root q in [a, b] of f'(q) = k on piece I, where f' is nondecreasing (C > 0) or
+ * nonincreasing (C < 0): an end when f' - k does not change sign.  Any q in [a, b] is sound. */
+static double
+stationary (const cn__relax_fn *F, const void *p, int i, double a, double b, double k, int c)
+{
+  double s = c > 0 ? 1 : -1;
+  if (!(s * (F->df (a, i, p) - k) < 0))
+    return a;
+  if (!(s * (F->df (b, i, p) - k) > 0))
+    return b;
+  for (int it = 0; it < 200; it++)
+    {
+      double m = a + (b - a) / 2;
+      if (!(m > a && m < b))
+        break;
+      if (s * (F->df (m, i, p) - k) < 0)
+        a = m;
+      else
+        b = m;
+    }
+  /* now f'(q) - k changes sign within [a, b] (up to the rounding of f') */
+  return a + (b - a) / 2;
+}
+
+/* w->t := an enclosure of g(z) = f(z) - k z at the double Z of piece I. */
+static void
+g_at (const cn__relax_fn *F, const void *p, int i, double z, double k, struct relax_ws *w)
+{
+  F->f_mpfi (w->y, z, i, p);
+  mpfi_set_d (w->t, z);
+  mpfi_mul_d (w->t, w->t, k);
+  mpfi_sub (w->t, w->y, w->t);
+}
+
+/* Folds the end of w->t into w->r: the minimum of the left ends (UPPER = 0) or the maximum of
+ * the right ends; a NaN enclosure makes w->r NaN for good. */
+static void
+fold (int upper, struct relax_ws *w)
+{
+  if (mpfi_nan_p (w->t) || mpfr_nan_p (w->r))
+    {
+      mpfr_set_nan (w->r);
+      return;
+    }
+  if (upper)
+    {
+      mpfi_get_right (w->e, w->t);
+      if (mpfr_cmp (w->e, w->r) > 0)
+        mpfr_set (w->r, w->e, MPFR_RNDU);
+    }
+  else
+    {
+      mpfi_get_left (w->e, w->t);
+      if (mpfr_cmp (w->e, w->r) < 0)
+        mpfr_set (w->r, w->e, MPFR_RNDD);
+    }
+}
+
+/* G2 on the piece I, [a, b] (finite, a <= b): folds into w->r a lower bound of the minimum of
+ * g = f - k z over [a, b] (UPPER = 0) or an upper bound of its maximum (UPPER = 1). */
+static void
+g2_piece (const cn__relax_fn *F, const void *p, int i, double a, double b, double k, int upper,
+          struct relax_ws *w)
+{
+  int c = F->curv (i, p);
+  if (a < b && (upper ? c < 0 : c > 0))
+    {
+      /* the tangent of g at q: below g where g is convex (above where concave) */
+      double q = stationary (F, p, i, a, b, k, c);
+      g_at (F, p, i, q, k, w);
+      mpfi_set (w->g, w->t);
+      F->df_mpfi (w->d, q, i, p);
+      mpfi_sub_d (w->d, w->d, k);
+      /* now g(q) is in w->g and g'(q) in w->d */
+      double z[2] = { a, b };
+      for (int e = 0; e < 2; e++)
+        {
+          mpfi_set_d (w->t, z[e]);
+          mpfi_sub_d (w->t, w->t, q);
+          mpfi_mul (w->t, w->t, w->d);
+          mpfi_add (w->t, w->t, w->g);
+          /* now w->t encloses g(q) + g'(q)(z - q), a bound of g(z) on all of [a, b] when z ranges
+           * over the two ends (the tangent is affine) */
+          fold (upper, w);
+        }
+      return;
+    }
+  /* g concave (for the minimum) or convex (for the maximum), or a point: the extreme is at an end */
+  g_at (F, p, i, a, k, w);
+  fold (upper, w);
+  if (b != a)
+    {
+      g_at (F, p, i, b, k, w);
+      fold (upper, w);
+    }
+}
+
+/* The intercept for the slope K over [l, u] (finite, l <= u): a double bl <= min g (UPPER = 0;
+ * -inf when nothing finite is proved) or bu >= max g (+inf likewise). */
+static double
+g2 (const cn__relax_fn *F, const void *p, double l, double u, double k, int upper, struct relax_ws *w)
+{
+  mpfr_set_inf (w->r, upper ? -1 : 1);
+  if (F->split && l < F->brk && u > F->brk)
+    {
+      g2_piece (F, p, 0, l, F->brk, k, upper, w);
+      g2_piece (F, p, 1, F->brk, u, k, upper, w);
+    }
+  else
+    g2_piece (F, p, piece_of (F, u), l, u, k, upper, w);   /* [l, u] within one piece: u's */
+  /* now w->r <= min g (>= max g) over [l, u], or NaN */
+  double r = mpfr_get_d (w->r, upper ? MPFR_RNDU : MPFR_RNDD);
+  if (isnan (r) || isinf (r))
+    return upper ? INFINITY : -INFINITY;
+  return r;
+}
+
+/* A point d in [a, b] where H (increasing) changes sign from negative to nonnegative; H(x) =
+ * f(x) + f'(x)(e - x) - f(e) on piece I, the tangent at x passing through (e, f(e)). */
+static double
+tangent_through (const cn__relax_fn *F, const void *p, int i, double a, double b, double e, int ie)
+{
+  double fe = F->f (e, ie, p);
+  for (int it = 0; it < 200; it++)
+    {
+      double m = a + (b - a) / 2;
+      if (!(m > a && m < b))
+        break;
+      double h = F->f (m, i, p) + F->df (m, i, p) * (e - m) - fe;
+      /* on the convex piece left of e, h increases; on the concave piece right of e, h increases
+       * too (f''(x)(e - x) >= 0 in both cases) */
+      if (h < 0)
+        a = m;
+      else
+        b = m;
+    }
+  return a + (b - a) / 2;
+}
+
+/* The slopes of the entry [l, u] (finite, l < u), any doubles (not necessarily finite). */
+static void
+slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, double *ku)
+{
+  int il = F->split && l >= F->brk, iu = piece_of (F, u);   /* [brk, u] lies in piece 1 */
+  int c0 = F->curv (il, p), c1 = F->curv (iu, p);
+  double fl = F->f (l, il, p), fu = F->f (u, iu, p);
+  double kc = (fu - fl) / (u - l);
+  double m = l / 2 + u / 2;
+  if (il == iu || c0 == c1)
+    {
+      if (c0 > 0)
+        {
+          double t = m;
+          if (F->tangent_cap > 0 && t > l + F->tangent_cap)
+            t = l + F->tangent_cap;
+          *ku = kc;
+          *kl = F->df (t, piece_of (F, t), p);
+        }
+      else
+        {
+          *kl = kc;
+          *ku = F->df (m, piece_of (F, m), p);
+        }
+      return;
+    }
+  if (c0 > 0 && c1 < 0)
+    {
+      /* S-shaped (G3): convex on [l, brk], concave on [brk, u] */
+      if (kc <= F->df (l, 0, p))
+        *kl = kc;
+      else
+        *kl = F->df (tangent_through (F, p, 0, l, F->brk, u, 1), 0, p);
+      if (kc <= F->df (u, 1, p))
+        *ku = kc;
+      else
+        *ku = F->df (tangent_through (F, p, 1, F->brk, u, l, 0), 1, p);
+      return;
+    }
+  *kl = *ku = kc;
+}
+
+/* The entries FIRST..LAST-1 of cn__relax_lines (each slice with its own MPFI workspace). */
+struct entries_ctx
+{
+  const cn__relax_fn *F;
+  const void *p;
+  const cn_box *in, *out;
+  cn__relax_line *ln;
+};
+
+static void
+lines_entries (void *ctx, int64_t first, int64_t last)
+{
+  const struct entries_ctx *c = ctx;
+  const cn__relax_fn *F = c->F;
+  const void *p = c->p;
+  cn__relax_line *ln = c->ln;
+  struct relax_ws w;
+  ws_init (&w);
+  for (int64_t j = first; j < last; j++)
+    {
+      double l = c->in->lo[j], u = c->in->hi[j];
+      double ylo = c->out->lo[j], yhi = c->out->hi[j];
+      /* the constant lines ylo <= f(z) <= yhi (the sound IBP box), the fallback */
+      ln[j].kl = ln[j].ku = 0;
+      ln[j].bl = isnan (ylo) ? -INFINITY : ylo;
+      ln[j].bu = isnan (yhi) ? INFINITY : yhi;
+      if (!(l < u) || isinf (l) || isinf (u))
+        continue;
+      double kl, ku;
+      slopes (F, p, l, u, &kl, &ku);
+      if (isfinite (kl))
+        {
+          double b = g2 (F, p, l, u, kl, 0, &w);
+          /* now kl z + b <= f(z) on [l, u] (b = -inf: nothing proved) */
+          if (b > -INFINITY)
+            {
+              ln[j].kl = kl;
+              ln[j].bl = b;
+            }
+        }
+      if (isfinite (ku))
+        {
+          double b = g2 (F, p, l, u, ku, 1, &w);
+          /* now f(z) <= ku z + b on [l, u] (b = +inf: nothing proved) */
+          if (b < INFINITY)
+            {
+              ln[j].ku = ku;
+              ln[j].bu = b;
+            }
+        }
+    }
+  ws_clear (&w);
+}
+
+cn_status
+cn__relax_lines (const cn__relax_fn *F, const void *p, const cn_box *in, const cn_box *out, cn__relax_line *ln,
+                 int threads, const char *op, cn_error *err)
+{
+  if (in->n != out->n)
+    return cn_error_set (err, CN_EINVAL, "%s: the relaxation's boxes differ in size", op);
+  struct entries_ctx ctx = { .F = F, .p = p, .in = in, .out = out, .ln = ln };
+  cn__for_rows (in->n, threads, in->n >= 64, lines_entries, &ctx);
+  return CN_OK;
+}
+
+/* The rows FIRST..LAST-1 of cn__crown_lines. */
+struct lines_ctx
+{
+  const cn_crown_step *st;
+  const cn__relax_line *ln;
+  const double *m;
+  int64_t n;
+};
+
+static void
+lines_rows (void *ctx, int64_t first, int64_t last)
+{
+  const struct lines_ctx *c = ctx;
+  const cn_crown_step *st = c->st;
+  const cn__relax_line *ln = c->ln;
+  const double *m = c->m;
+  int64_t n = c->n;
+  double kap = cn__kappa (n);
+  double neta = (double) n * CN_ETA;
+  for (int64_t s = first; s < last; s++)
+    {
+      const double *lo = st->lam_out + s * n;
+      double *li = st->lam_in[0] + s * n;
+      double t = 0, cm = 0, d = 0, td = 0;
+      int64_t cnt = 0;
+      int no_line = 0, rounded = 0;
+      for (int64_t j = 0; j < n; j++)
+        {
+          double lam = lo[j], k, b;
+          if (lam == 0)
+            continue;
+          if (lam > 0)
+            {
+              k = ln[j].kl;
+              b = ln[j].bl;
+              if (b == -INFINITY)
+                {
+                  no_line = 1;
+                  continue;
+                }
+            }
+          else
+            {
+              k = ln[j].ku;
+              b = ln[j].bu;
+              if (b == INFINITY)
+                {
+                  no_line = 1;
+                  continue;
+                }
+            }
+          /* lam_z = fl(lam k): exact for k = 0 or +-1, else one rounded product */
+          li[j] = lam * k;
+          if (k != 0 && fabs (k) != 1)
+            {
+              rounded = 1;
+              t += fabs (li[j]) * m[j];
+              cm += m[j];
+            }
+          if (b != 0)
+            {
+              double pb = lam * b;
+              d += pb;
+              td += fabs (pb);
+              cnt++;
+            }
+        }
+      /* now li holds the coefficients; t = fl(sum |li_j| m_j), cm = fl(sum m_j) over the rounded
+       * entries; d = fl(sum lam_j b_j) and td = fl(sum |lam_j b_j|) over the CNT intercepts.
+       * By (N), sum |li_j| m_j <= kappa_n (t + n eta), and likewise for cm. */
+      if (no_line)
+        cn__crown_charge (st, s, INFINITY);
+      if (rounded)
+        {
+          double e_prod = cn__up (cn__up (2 * CN_U * cn__up (kap * cn__up (t + neta)))
+                                  + cn__up (CN_ETA * cn__up (kap * cn__up (cm + neta))));
+          cn__crown_charge (st, s, e_prod);
+        }
+      /* bias += d, charged with the (G) error of the sum (+inf if it overflowed) */
+      cn__crown_add_sum (st, s, d, td, cnt, !isfinite (td) || !isfinite (d));
+    }
+}
+
+cn_status
+cn__crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  int64_t n = cn__numel (nv->out_shape);
+  const cn_box *box = st->in_box[0];
+  if (st->lam_in[0] == NULL)
+    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, cn__node_name (nv));
+  if (box->n != n)
+    return cn_error_set (err, CN_EINVAL, "%s: input box does not match the node (node '%s')", op,
+                         cn__node_name (nv));
+  double *m = malloc ((size_t) (n ? n : 1) * sizeof *m);
+  if (m == NULL)
+    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
+  cn__box_magnitude (box, m);
+  struct lines_ctx ctx = { .st = st, .ln = ln, .m = m, .n = n };
+  cn__for_rows (st->rows, st->threads, st->rows * n > 65536, lines_rows, &ctx);
+  free (m);
+  return CN_OK;
+}
+
+cn_status
+cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *F, cn__ibp_arm ibp, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  int64_t n = cn__numel (nv->out_shape);
+  const cn_box *box = st->in_box[0];
+  if (st->lam_in[0] == NULL)
+    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, cn__node_name (nv));
+  if (box->n != n)
+    return cn_error_set (err, CN_EINVAL, "%s: input box does not match the node (node '%s')", op,
+                         cn__node_name (nv));
+  cn_box out;
+  cn_status rc = cn_box_init (&out, n, err);
+  if (rc != CN_OK)
+    return rc;
+  cn__relax_line *ln = malloc ((size_t) (n ? n : 1) * sizeof *ln);
+  if (ln == NULL)
+    {
+      rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
+      goto fail;
+    }
+  rc = ibp (nv, st->in_box, &out, err);
+  if (rc != CN_OK)
+    goto fail;
+  /* now out is a sound box of f over the input box */
+  rc = cn__relax_lines (F, nv->params, box, &out, ln, st->threads, op, err);
+  if (rc != CN_OK)
+    goto fail;
+  rc = cn__crown_lines (st, op, ln, err);
+fail:
+  free (ln);
+  cn_box_clear (&out);
+  return rc;
+}

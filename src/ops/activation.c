@@ -398,7 +398,26 @@ const struct cn_op_rule cn__rule_RELU = {
  *               elu      x > 0: 1; else alpha exp(x)     leakyReLU  x > 0: 1; else a
  *             elu and leakyReLU are not differentiable at 0: the one-sided choice is the
  *             derivative from the left (alpha, a), as relu's 0 and as torch.
- *   CROWN     leakyReLU with 0 <= a <= 1 (below); the others have no CROWN arm.
+ *   CROWN     sigmoid, tanh, softplus, elu: per entry the lines of src/crown/relax.c (whose top
+ *             comment holds the soundness argument), the step cn__crown_lines:
+ *               sigmoid, tanh  S-shaped, convex on x <= 0 and concave on x >= 0 (sigmoid'' =
+ *                        s'(1 - 2s), tanh'' = -2 t t'): G3 of ALGORITHMS.md 3 on a box across 0
+ *                        (chord, or the tangent through the far end found by bisection), G1 on a
+ *                        box on one side (chord and midpoint tangent);
+ *               softplus convex (softplus'' = s(1 - s) > 0): upper chord, lower midpoint tangent;
+ *               elu      piece x <= 0: alpha expm1(x), convex for alpha >= 0, concave for
+ *                        alpha < 0; piece x >= 0: x.  With 0 <= alpha <= 1 the kink at 0 is
+ *                        convex (f' jumps from alpha up to 1), so elu is convex: G1.  alpha > 1
+ *                        (a concave kink) takes the S-shaped slopes, alpha < 0 (concave, then a
+ *                        convex kink) the chord slope for both lines.
+ *             The slopes are heuristics; every intercept is the G2 bound of min / max of
+ *             f(z) - k z over the box, from MPFI enclosures of f and f' at 64 bits (sigmoid'
+ *             = s(1 - s) with s = sigmoid(-|x|), tanh' = 1/cosh^2, softplus' = sigmoid,
+ *             elu' = alpha exp(x) or 1), rounded outward, so the lines hold exactly over the
+ *             reals.  Degenerate boxes and infinite ends use k = 0 and the IBP box; an infinite
+ *             end of that box (softplus or elu with u = +inf) leaves no upper line, and a row
+ *             that needs it is discharged with an infinite charge (its bound is -inf).
+ *             leakyReLU with 0 <= a <= 1 (below); silu and gelu have no CROWN arm.
  *
  * leakyReLU's CROWN (a in [0, 1]; f(z) = a z + (1 - a) relu(z), convex), per entry:
  *   u <= 0: f = a z on the box, lam_z = lam a (exact for a = 0 or 1, else one rounded product).
@@ -1247,6 +1266,160 @@ leaky_crown (const cn_crown_step *st, cn_error *err)
   return CN_OK;
 }
 
+/* ---- the CROWN arms of sigmoid, tanh, softplus and elu (see the top of this section) ---- */
+
+/* Y := an enclosure of g(X) for the double X, by the MPFI enclosure FN of the activation. */
+static void
+relax_encl (void (*fn) (mpfi_ptr, mpfi_srcptr, const void *), mpfi_ptr y, double x, const void *p)
+{
+  mpfi_t t;
+  mpfi_init2 (t, 53);
+  mpfi_set_d (t, x);   /* exact */
+  fn (y, t, p);
+  mpfi_clear (t);
+}
+
+/* Y := an enclosure of sigmoid'(x) = s (1 - s) with s = sigmoid(-|x|) (sigmoid' is even; the
+ * small factor s keeps its relative accuracy). */
+static void
+relax_dsigmoid (mpfi_ptr y, double x)
+{
+  mpfi_t s, t;
+  mpfi_init2 (s, mpfi_get_prec (y) + 8);
+  mpfi_init2 (t, mpfi_get_prec (y) + 8);
+  mpfi_set_d (t, -fabs (x));
+  mpfi_sigmoid (s, t);
+  mpfi_ui_sub (t, 1, s);
+  mpfi_mul (y, s, t);
+  mpfi_clear (s);
+  mpfi_clear (t);
+}
+
+static int curv_s (int i, const void *p) { (void) p; return i == 0 ? 1 : -1; }
+static int curv_convex (int i, const void *p) { (void) i; (void) p; return 1; }
+
+static double rx_sigmoid (double x, int i, const void *p) { (void) i; return sigmoid_f64 (x, p); }
+static double rx_dsigmoid (double x, int i, const void *p) { (void) i; return sigmoid_df (x, p); }
+static void
+rx_sigmoid_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  relax_encl (sigmoid_encl, y, x, p);
+}
+static void rx_dsigmoid_mpfi (mpfi_ptr y, double x, int i, const void *p) { (void) i; (void) p; relax_dsigmoid (y, x); }
+
+static double rx_tanh (double x, int i, const void *p) { (void) i; return tanh_f64 (x, p); }
+static double rx_dtanh (double x, int i, const void *p) { (void) i; return tanh_df (x, p); }
+static void rx_tanh_mpfi (mpfi_ptr y, double x, int i, const void *p) { (void) i; relax_encl (tanh_encl, y, x, p); }
+/* tanh'(x) = 1 / cosh(x)^2 (no cancellation) */
+static void
+rx_dtanh_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  (void) p;
+  mpfi_t t;
+  mpfi_init2 (t, mpfi_get_prec (y) + 8);
+  mpfi_set_d (t, x);
+  mpfi_cosh (t, t);
+  mpfi_sqr (t, t);
+  mpfi_inv (y, t);
+  mpfi_clear (t);
+}
+
+static double rx_softplus (double x, int i, const void *p) { (void) i; return softplus_f64 (x, p); }
+static double rx_dsoftplus (double x, int i, const void *p) { (void) i; return softplus_df (x, p); }
+static void
+rx_softplus_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  relax_encl (softplus_encl, y, x, p);
+}
+/* softplus'(x) = sigmoid(x) */
+static void
+rx_dsoftplus_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  relax_encl (sigmoid_encl, y, x, p);
+}
+
+/* elu: piece 0 (x <= 0) alpha expm1(x), convex for alpha >= 0, concave for alpha < 0; piece 1
+ * (x >= 0) x, linear, reported convex when the kink at 0 is convex (alpha <= 1: f' jumps up from
+ * alpha to 1) and concave when it is concave (alpha > 1), which only steers the slopes. */
+static int
+curv_elu (int i, const void *p)
+{
+  double a = ((const cn_params_elu *) p)->alpha;
+  if (i == 0)
+    return a >= 0 ? 1 : -1;
+  return a <= 1 ? 1 : -1;
+}
+static double
+rx_elu (double x, int i, const void *p)
+{
+  return i ? x : ((const cn_params_elu *) p)->alpha * expm1 (x);
+}
+static double
+rx_delu (double x, int i, const void *p)
+{
+  return i ? 1 : ((const cn_params_elu *) p)->alpha * exp (x);
+}
+static void
+rx_elu_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  if (i)
+    {
+      mpfi_set_d (y, x);
+      return;
+    }
+  mpfi_set_d (y, x);
+  mpfi_expm1 (y, y);
+  mpfi_mul_d (y, y, ((const cn_params_elu *) p)->alpha);
+}
+static void
+rx_delu_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  if (i)
+    {
+      mpfi_set_ui (y, 1);
+      return;
+    }
+  mpfi_set_d (y, x);
+  mpfi_exp (y, y);
+  mpfi_mul_d (y, y, ((const cn_params_elu *) p)->alpha);
+}
+
+static const cn__relax_fn relax_sigmoid = { .split = 1, .brk = 0, .curv = curv_s, .f = rx_sigmoid, .df = rx_dsigmoid,
+                                            .f_mpfi = rx_sigmoid_mpfi, .df_mpfi = rx_dsigmoid_mpfi };
+static const cn__relax_fn relax_tanh = { .split = 1, .brk = 0, .curv = curv_s, .f = rx_tanh, .df = rx_dtanh,
+                                         .f_mpfi = rx_tanh_mpfi, .df_mpfi = rx_dtanh_mpfi };
+static const cn__relax_fn relax_softplus = { .split = 0, .curv = curv_convex, .f = rx_softplus, .df = rx_dsoftplus,
+                                             .f_mpfi = rx_softplus_mpfi, .df_mpfi = rx_dsoftplus_mpfi };
+static const cn__relax_fn relax_elu = { .split = 1, .brk = 0, .curv = curv_elu, .f = rx_elu, .df = rx_delu,
+                                        .f_mpfi = rx_elu_mpfi, .df_mpfi = rx_delu_mpfi };
+
+static cn_status
+sigmoid_crown (const cn_crown_step *st, cn_error *err)
+{
+  return cn__crown_relax (st, "sigmoid", &relax_sigmoid, sigmoid_ibp, err);
+}
+static cn_status
+tanh_crown (const cn_crown_step *st, cn_error *err)
+{
+  return cn__crown_relax (st, "tanh", &relax_tanh, tanh_act_ibp, err);
+}
+static cn_status
+softplus_crown (const cn_crown_step *st, cn_error *err)
+{
+  return cn__crown_relax (st, "softplus", &relax_softplus, softplus_ibp, err);
+}
+static cn_status
+elu_crown (const cn_crown_step *st, cn_error *err)
+{
+  if (st->nv->params == NULL || !isfinite (((const cn_params_elu *) st->nv->params)->alpha))
+    return cn_error_set (err, CN_EINVAL, "elu: CROWN needs a finite alpha (node '%s')", cn__node_name (st->nv));
+  return cn__crown_relax (st, "elu", &relax_elu, elu_ibp, err);
+}
+
 /* ---- the rules ---- */
 
 #define ACT_RULE(ID, lc, psize, fl, cr)                                                                              \
@@ -1263,10 +1436,10 @@ leaky_crown (const cn_crown_step *st, cn_error *err)
     .crown = cr,                                                                                                     \
   };
 
-ACT_RULE (SIGMOID, sigmoid, 0, 0, NULL)
-ACT_RULE (TANH, tanh_act, 0, 0, NULL)
-ACT_RULE (SOFTPLUS, softplus, 0, 0, NULL)
+ACT_RULE (SIGMOID, sigmoid, 0, CN_RULE_NEEDS_BOUNDS, sigmoid_crown)
+ACT_RULE (TANH, tanh_act, 0, CN_RULE_NEEDS_BOUNDS, tanh_crown)
+ACT_RULE (SOFTPLUS, softplus, 0, CN_RULE_NEEDS_BOUNDS, softplus_crown)
 ACT_RULE (SILU, silu, 0, 0, NULL)
 ACT_RULE (GELU, gelu, sizeof (cn_params_gelu), 0, NULL)
-ACT_RULE (ELU, elu, sizeof (cn_params_elu), 0, NULL)
+ACT_RULE (ELU, elu, sizeof (cn_params_elu), CN_RULE_NEEDS_BOUNDS, elu_crown)
 ACT_RULE (LEAKY_RE_LU, leaky, sizeof (cn_params_leaky_relu), CN_RULE_NEEDS_BOUNDS, leaky_crown)

@@ -64,6 +64,22 @@
  *            Where the forward value y is NaN (outside the domain) the derivative is NaN; at a
  *            pole of f (log at 0, atanh at +-1) or of f' (asin at +-1, acosh at 1) it is +-inf.
  *            f is differentiable everywhere inside its domain, so no one-sided choice is needed.
+ *   CROWN    exp, log, atan, erf (the others have none): per entry the lines of
+ *            src/crown/relax.c (whose top comment holds the soundness argument) and the step
+ *            cn__crown_lines:
+ *              exp   convex: upper chord, lower tangent at t = min((l + u)/2, l + 0.99) (as
+ *                    auto_LiRPA: on a wide box the tangent stays near e^l);
+ *              log   concave (x > 0): lower chord, upper tangent at the midpoint; a box with
+ *                    l = 0 has no lower line (log(0) = -inf; the chord slope is not finite, and
+ *                    the IBP box's lower end is -inf), so a row that needs one is discharged
+ *                    with an infinite charge (its bound is -inf);
+ *              atan, erf  S-shaped, convex on x <= 0 and concave on x >= 0 (atan'' =
+ *                    -2x/(1 + x^2)^2, erf'' = -2x erf'): G3 of ALGORITHMS.md 3.
+ *            The slopes are heuristics; every intercept is the G2 bound of min / max of
+ *            f(z) - k z over the box from MPFI (erf: MPFR with directed rounding) enclosures of
+ *            f and f' (exp, 1/x, 1/(1 + x^2), (2/sqrt(pi)) exp(-x^2)) at 64 bits, rounded
+ *            outward, so the lines hold exactly over the reals.  Degenerate boxes and infinite
+ *            ends use k = 0 and the IBP box (exp with u = +inf, or overflowing: no upper line).
  *
  * atan2  v = atan2(y, x) entry by entry, y the first input, x the second (torch.atan2(input,
  *        other)), of equal shapes; the angle of (x, y) in (-pi, pi].
@@ -89,6 +105,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include "crown/crown_impl.h"
 #include "ops/unary_impl.h"
 
 /* ---- the table of the unary operators ------------------------------------------------- */
@@ -455,12 +472,149 @@ unary_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
   return st;
 }
 
-#define UNARY_RULE(ID, lname) CN__UNARY_RULE (ID, lname, unary)
+/* ---- the CROWN arms of exp, log, atan, erf (see the top) ------------------------------- */
 
-UNARY_RULE (EXP, exp)
+static int rx_convex (int i, const void *p) { (void) i; (void) p; return 1; }
+static int rx_concave (int i, const void *p) { (void) i; (void) p; return -1; }
+static int rx_s (int i, const void *p) { (void) p; return i == 0 ? 1 : -1; }
+
+static double rx_exp (double x, int i, const void *p) { (void) i; (void) p; return exp (x); }
+static double rx_log (double x, int i, const void *p) { (void) i; (void) p; return log (x); }
+static double rx_dlog (double x, int i, const void *p) { (void) i; (void) p; return 1 / x; }
+static double rx_atan (double x, int i, const void *p) { (void) i; (void) p; return atan (x); }
+static double rx_datan (double x, int i, const void *p) { (void) i; (void) p; return 1 / (1 + x * x); }
+static double rx_erf (double x, int i, const void *p) { (void) i; (void) p; return erf (x); }
+static double
+rx_derf (double x, int i, const void *p)
+{
+  (void) i;
+  (void) p;
+  return TWO_OVER_SQRTPI * exp (-x * x);
+}
+
+static void
+rx_exp_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  (void) p;
+  mpfi_set_d (y, x);
+  mpfi_exp (y, y);
+}
+static void
+rx_log_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  (void) p;
+  mpfi_set_d (y, x);
+  mpfi_log (y, y);
+}
+/* 1/x; x = 0 gives no finite enclosure (MPFI's [-inf, +inf] or +inf), which G2 turns into "no line" */
+static void
+rx_dlog_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  (void) p;
+  mpfi_set_d (y, x);
+  mpfi_inv (y, y);
+}
+static void
+rx_atan_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  (void) p;
+  mpfi_set_d (y, x);
+  mpfi_atan (y, y);
+}
+/* 1 / (1 + x^2) */
+static void
+rx_datan_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  (void) p;
+  mpfi_set_d (y, x);
+  mpfi_sqr (y, y);
+  mpfi_add_ui (y, y, 1);
+  mpfi_inv (y, y);
+}
+/* [erf(x) rounded down, erf(x) rounded up] (MPFI has no erf) */
+static void
+rx_erf_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  (void) p;
+  mpfr_t a, b, t;
+  mpfr_prec_t pr = mpfi_get_prec (y);
+  mpfr_inits2 (pr, a, b, (mpfr_ptr) 0);
+  mpfr_init2 (t, 53);
+  mpfr_set_d (t, x, MPFR_RNDN);   /* exact */
+  mpfr_erf (a, t, MPFR_RNDD);
+  mpfr_erf (b, t, MPFR_RNDU);
+  mpfi_interv_fr (y, a, b);
+  mpfr_clears (a, b, t, (mpfr_ptr) 0);
+}
+/* (2 / sqrt(pi)) exp(-x^2) */
+static void
+rx_derf_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  (void) p;
+  mpfi_t c;
+  mpfi_init2 (c, mpfi_get_prec (y));
+  mpfi_set_d (y, x);
+  mpfi_sqr (y, y);
+  mpfi_neg (y, y);
+  mpfi_exp (y, y);
+  mpfi_const_pi (c);
+  mpfi_sqrt (c, c);
+  mpfi_div (y, y, c);
+  mpfi_mul_2ui (y, y, 1);
+  mpfi_clear (c);
+}
+
+static const cn__relax_fn relax_exp = { .split = 0, .tangent_cap = 0.99, .curv = rx_convex, .f = rx_exp, .df = rx_exp,
+                                        .f_mpfi = rx_exp_mpfi, .df_mpfi = rx_exp_mpfi };
+static const cn__relax_fn relax_log = { .split = 0, .curv = rx_concave, .f = rx_log, .df = rx_dlog,
+                                        .f_mpfi = rx_log_mpfi, .df_mpfi = rx_dlog_mpfi };
+static const cn__relax_fn relax_atan = { .split = 1, .brk = 0, .curv = rx_s, .f = rx_atan, .df = rx_datan,
+                                         .f_mpfi = rx_atan_mpfi, .df_mpfi = rx_datan_mpfi };
+static const cn__relax_fn relax_erf = { .split = 1, .brk = 0, .curv = rx_s, .f = rx_erf, .df = rx_derf,
+                                        .f_mpfi = rx_erf_mpfi, .df_mpfi = rx_derf_mpfi };
+
+static cn_status
+exp_crown (const cn_crown_step *st, cn_error *err)
+{
+  return cn__crown_relax (st, "exp", &relax_exp, unary_ibp, err);
+}
+static cn_status
+log_crown (const cn_crown_step *st, cn_error *err)
+{
+  return cn__crown_relax (st, "log", &relax_log, unary_ibp, err);
+}
+static cn_status
+atan_crown (const cn_crown_step *st, cn_error *err)
+{
+  return cn__crown_relax (st, "atan", &relax_atan, unary_ibp, err);
+}
+static cn_status
+erf_crown (const cn_crown_step *st, cn_error *err)
+{
+  return cn__crown_relax (st, "erf", &relax_erf, unary_ibp, err);
+}
+
+#define UNARY_RULE(ID, lname) CN__UNARY_RULE (ID, lname, unary)
+/* The same with a relaxing CROWN arm lname_crown. */
+#define UNARY_RULE_CROWN(ID, lname)                                                              \
+  CN__CHECK_ARM (lname, cn__check_unary)                                                         \
+  const struct cn_op_rule cn__rule_##ID = {                                                      \
+    .n_in = 1, .params_size = 0, .flags = CN_RULE_NEEDS_BOUNDS, .check = lname##_check,          \
+    .forward = unary_forward, .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp,    \
+    .ibp_mpfi = unary_mpfi, .crown = lname##_crown,                                              \
+  };
+
+UNARY_RULE_CROWN (EXP, exp)
 UNARY_RULE (EXP2, exp2)
 UNARY_RULE (EXPM1, expm1)
-UNARY_RULE (LOG, log)
+UNARY_RULE_CROWN (LOG, log)
 UNARY_RULE (LOG2, log2)
 UNARY_RULE (LOG10, log10)
 UNARY_RULE (LOG1P, log1p)
@@ -469,13 +623,13 @@ UNARY_RULE (COS, cos)
 UNARY_RULE (TAN, tan)
 UNARY_RULE (ASIN, asin)
 UNARY_RULE (ACOS, acos)
-UNARY_RULE (ATAN, atan)
+UNARY_RULE_CROWN (ATAN, atan)
 UNARY_RULE (SINH, sinh)
 UNARY_RULE (COSH, cosh)
 UNARY_RULE (ASINH, asinh)
 UNARY_RULE (ACOSH, acosh)
 UNARY_RULE (ATANH, atanh)
-UNARY_RULE (ERF, erf)
+UNARY_RULE_CROWN (ERF, erf)
 
 /* ---- atan2 ---------------------------------------------------------------------------- */
 
