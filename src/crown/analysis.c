@@ -11,7 +11,10 @@
  * entries past 90%).  The result is intersected with the IBP box, both being sound
  * (ALGORITHMS.md 2.5), so every box is at least as tight as auto_LiRPA's given the same boxes
  * upstream.  Entries with hi <= 0 are left to IBP: a relu maps them to 0 whatever their lower
- * end.  A value computed by one node straight from the graph input is
+ * end.  A value read by a smooth relaxation (CN_RULE_SMOOTH_BOUNDS: sigmoid, tanh, exp, ...,
+ * whose lines depend on each entry's whole box) has all its entries tightened (lo < hi), as
+ * auto_LiRPA bounds every entry of such a layer's input.  A value computed by one node straight
+ * from the graph input is
  * left to IBP, which is then as tight as a sweep (the first affine layer). */
 #include <config.h>
 #include <math.h>
@@ -121,11 +124,25 @@ chunk_rows (const cn_graph *g)
 }
 
 /* Whether entry [lo, hi] gets a CROWN sweep (see the file's comment); DENSE says whether the
- * unstable entries are more than 90% of the value. */
+ * unstable entries are more than 90% of the value, SMOOTH whether a smooth relaxation reads it. */
 static int
-worth_tightening (double lo, double hi, int dense)
+worth_tightening (double lo, double hi, int dense, int smooth)
 {
+  if (smooth)
+    return lo < hi;
   return dense ? hi > 0 && lo < hi : lo < 0 && hi > 0;
+}
+
+/* Whether value V is read by a node whose rule has FLAG. */
+static int
+read_by_flag (const cn_graph *g, int v, unsigned flag)
+{
+  for (int k = 0; k < g->n_nodes; k++)
+    if (g->nodes[k].rule->flags & flag)
+      for (int i = 0; i < g->nodes[k].n_in; i++)
+        if (g->nodes[k].in[i] == v)
+          return 1;
+  return 0;
 }
 
 /* Tightens the box of value V by CROWN sweeps over the entries worth it. */
@@ -137,10 +154,10 @@ tighten (cn_analysis *a, int v, cn_error *err)
   int64_t n = b->n, m = 0;
   for (int64_t j = 0; j < n; j++)
     m += b->lo[j] < 0 && b->hi[j] > 0;
-  int dense = m > 0.9 * (double) n;
+  int dense = m > 0.9 * (double) n, smooth = read_by_flag (g, v, CN_RULE_SMOOTH_BOUNDS);
   m = 0;
   for (int64_t j = 0; j < n; j++)
-    m += worth_tightening (b->lo[j], b->hi[j], dense);
+    m += worth_tightening (b->lo[j], b->hi[j], dense, smooth);
   if (m == 0)
     return CN_OK;
   int64_t *idx = malloc ((size_t) m * sizeof *idx);
@@ -157,7 +174,7 @@ tighten (cn_analysis *a, int v, cn_error *err)
     }
   m = 0;
   for (int64_t j = 0; j < n; j++)
-    if (worth_tightening (b->lo[j], b->hi[j], dense))
+    if (worth_tightening (b->lo[j], b->hi[j], dense, smooth))
       idx[m++] = j;
   for (int64_t first = 0; first < m; first += chunk / 2)
     {
@@ -208,12 +225,7 @@ done:
 static int
 feeds_relaxation (const cn_graph *g, int v)
 {
-  for (int k = 0; k < g->n_nodes; k++)
-    if (g->nodes[k].rule->flags & CN_RULE_NEEDS_BOUNDS)
-      for (int i = 0; i < g->nodes[k].n_in; i++)
-        if (g->nodes[k].in[i] == v)
-          return 1;
-  return 0;
+  return read_by_flag (g, v, CN_RULE_NEEDS_BOUNDS);
 }
 
 /* Whether V is computed by one node from graph inputs and constants only (IBP suffices). */

@@ -424,7 +424,8 @@ const struct cn_op_rule cn__rule_RELU = {
  *   l >= 0: f = z, lam_z = lam (a copy).
  *   l < 0 < u: lower line alpha z <= f(z) for every real z and every double alpha in [a, 1]
  *     (z < 0: alpha z <= a z; z >= 0: alpha z <= z), alpha by the step's slope as relu's:
- *     adaptive (1 if u > -l else a), ZERO -> a, ONE -> 1, RATIO -> u / (u - l) clamped to [a, 1].
+ *     adaptive (1 if the upper slope (u - a l) / (u - l) > 1/2, else a; for a = 0 relu's u > -l),
+ *     ZERO -> a, ONE -> 1, RATIO -> u / (u - l) clamped to [a, 1].
  *     Upper line K z + B: w = down(fl(u - l)) <= u - l, N = up(fl(u + up(fl(a (-l))))) >= u - a l,
  *     K = up(fl(N / w)) >= (u - a l) / (u - l), B = up(fl((-l) up(fl(K - a)))) >= (-l)(K - a) >= 0.
  *     As reals: at z = l, K l + B >= K l + a l - K l = a l = f(l); at z = u,
@@ -1227,7 +1228,9 @@ leaky_crown (const cn_crown_step *st, cn_error *err)
         e[j].kind = LEAKY_POS;
       else
         {
-          e[j].alpha = u > -l ? 1 : a;
+          /* adaptive: 1 where the upper line's slope (u - a l) / (u - l) exceeds 1/2 (ALGORITHMS 3,
+           * auto_LiRPA's choice; for a = 0 this is relu's u > -l), else a */
+          e[j].alpha = 2 * (u - a * l) > u - l ? 1 : a;
           if (st->slope == CN_SLOPE_ZERO)
             e[j].alpha = a;
           else if (st->slope == CN_SLOPE_ONE)
@@ -1436,10 +1439,10 @@ elu_crown (const cn_crown_step *st, cn_error *err)
     .crown = cr,                                                                                                     \
   };
 
-ACT_RULE (SIGMOID, sigmoid, 0, CN_RULE_NEEDS_BOUNDS, sigmoid_crown)
-ACT_RULE (TANH, tanh_act, 0, CN_RULE_NEEDS_BOUNDS, tanh_crown)
-ACT_RULE (SOFTPLUS, softplus, 0, CN_RULE_NEEDS_BOUNDS, softplus_crown)
+ACT_RULE (SIGMOID, sigmoid, 0, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, sigmoid_crown)
+ACT_RULE (TANH, tanh_act, 0, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, tanh_crown)
+ACT_RULE (SOFTPLUS, softplus, 0, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, softplus_crown)
 ACT_RULE (SILU, silu, 0, 0, NULL)
 ACT_RULE (GELU, gelu, sizeof (cn_params_gelu), 0, NULL)
-ACT_RULE (ELU, elu, sizeof (cn_params_elu), CN_RULE_NEEDS_BOUNDS, elu_crown)
+ACT_RULE (ELU, elu, sizeof (cn_params_elu), CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, elu_crown)
 ACT_RULE (LEAKY_RE_LU, leaky, sizeof (cn_params_leaky_relu), CN_RULE_NEEDS_BOUNDS, leaky_crown)

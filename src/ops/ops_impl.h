@@ -74,7 +74,10 @@ typedef struct cn_crown_step
 
 enum
 {
-  CN_RULE_NEEDS_BOUNDS = 1u << 0      /* the CROWN arm relaxes: its inputs need sound boxes */
+  CN_RULE_NEEDS_BOUNDS = 1u << 0,     /* the CROWN arm relaxes: its inputs need sound boxes */
+  CN_RULE_SMOOTH_BOUNDS = 1u << 1     /* its lines depend on every entry's whole box, not only on
+                                         the sign the box leaves open (sigmoid, tanh, exp, ...):
+                                         CROWN tightens all of its input's entries */
 };
 
 struct cn_op_rule

@@ -606,7 +606,7 @@ erf_crown (const cn_crown_step *st, cn_error *err)
 #define UNARY_RULE_CROWN(ID, lname)                                                              \
   CN__CHECK_ARM (lname, cn__check_unary)                                                         \
   const struct cn_op_rule cn__rule_##ID = {                                                      \
-    .n_in = 1, .params_size = 0, .flags = CN_RULE_NEEDS_BOUNDS, .check = lname##_check,          \
+    .n_in = 1, .params_size = 0, .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, .check = lname##_check,          \
     .forward = unary_forward, .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp,    \
     .ibp_mpfi = unary_mpfi, .crown = lname##_crown,                                              \
   };
