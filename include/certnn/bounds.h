@@ -84,6 +84,13 @@ cn_status cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_
                                   double *coef, cn_error *err);
 /* Seconds spent in bound computation by A so far (creation and sweeps). */
 double cn_analysis_seconds (const cn_analysis *a);
+/* How many node outputs A's CROWN sweeps so far discharged over their IBP box for want of a
+ * relaxation (an operator without a CROWN arm, or an arm that declined the instance): such a
+ * bound is sound but may be loose there.  0 when every node on the way was relaxed (and for IBP). */
+int64_t cn_analysis_discharged (const cn_analysis *a);
+/* The box of graph output 0 as A bounds it: its box, and for the CROWN methods the intersection
+ * with a sweep of rows [I; -I].  OUT is initialised here. */
+cn_status cn_analysis_output_box (cn_analysis *a, cn_box *out, cn_error *err);
 
 /* Convenience: the box of graph output 0 over INPUT by OPTS->method (for the CROWN methods, the
  * output box comes from a sweep with rows [I; -I]).  OUT is initialised here. */

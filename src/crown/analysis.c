@@ -32,6 +32,7 @@ struct cn_analysis
   cn_box *boxes;             /* one per value; a constant's box borrows its data (lo == hi == cdata) */
   unsigned char *depends;    /* value depends on a graph input */
   double seconds;
+  int64_t discharged;        /* node outputs the sweeps discharged for want of a relaxation */
 };
 
 static double
@@ -106,6 +107,12 @@ double
 cn_analysis_seconds (const cn_analysis *a)
 {
   return a->seconds;
+}
+
+int64_t
+cn_analysis_discharged (const cn_analysis *a)
+{
+  return a->discharged;
 }
 
 /* Rows per sweep when tightening, so that one coefficient block (rows x the widest value that
@@ -193,7 +200,7 @@ tighten (cn_analysis *a, int v, cn_error *err)
       if (pass > 0 && slope == (int) a->opts.slope)
         continue;
       if ((st = cn__crown_sweep (g, a->boxes, a->depends, v, c, 2 * cnt, a->opts.threads, slope, lower,
-                                  NULL, err)) != CN_OK)
+                                  NULL, &a->discharged, err)) != CN_OK)
         goto done;
       for (int64_t r = 0; r < cnt; r++)
         {
@@ -360,24 +367,22 @@ cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, do
       return cn_error_set (err, CN_EINVAL, "bounds: coefficient %lld of C is not finite", (long long) j);
   if (rows > 0)
     st = cn__crown_sweep (a->g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, coef,
-                          err);
+                          &a->discharged, err);
   a->seconds += now () - t0;
   return st;
 }
 
 cn_status
-cn_bounds_output (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts, cn_box *out, cn_error *err)
+cn_analysis_output_box (cn_analysis *a, cn_box *out, cn_error *err)
 {
-  cn_analysis *a = NULL;
+  const cn_graph *g = a->g;
   double *c = NULL, *lower = NULL;
   memset (out, 0, sizeof *out);
   if (g->n_outputs < 1)
     return cn_error_set (err, CN_EINVAL, "bounds: the graph has no output");
-  cn_status st = cn_analysis_create (g, input, opts, &a, err);
-  if (st != CN_OK)
-    return st;
   int v = g->outputs[0];
-  if ((st = cn_box_copy (out, &a->boxes[v], err)) != CN_OK)
+  cn_status st = cn_box_copy (out, &a->boxes[v], err);
+  if (st != CN_OK)
     goto done;
   if (a->opts.method != CN_METHOD_IBP && a->depends[v])
     {
@@ -409,6 +414,19 @@ done:
     cn_box_clear (out);
   free (c);
   free (lower);
+  return st;
+}
+
+cn_status
+cn_bounds_output (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts, cn_box *out, cn_error *err)
+{
+  cn_analysis *a = NULL;
+  memset (out, 0, sizeof *out);
+  if (g->n_outputs < 1)
+    return cn_error_set (err, CN_EINVAL, "bounds: the graph has no output");
+  cn_status st = cn_analysis_create (g, input, opts, &a, err);
+  if (st == CN_OK)
+    st = cn_analysis_output_box (a, out, err);
   cn_analysis_free (a);
   return st;
 }

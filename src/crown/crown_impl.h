@@ -111,9 +111,11 @@ cn_status cn__crown_relax (const cn_crown_step *st, const char *op, const cn__re
  * LOWER receives ROWS numbers; -inf where nothing finite is proved.  INPUT_COEF, if not NULL,
  * receives ROWS x numel(graph input 0) the coefficients of that input in each row's linear
  * lower bound (the final Lambda_x, as computed in round-to-nearest: a guide, not a bound).
- * SLOPE (a cn_slope) selects the lower slopes of relaxing arms. */
+ * SLOPE (a cn_slope) selects the lower slopes of relaxing arms.  *DISCHARGED (if not NULL) is
+ * increased once per node output discharged over its box for want of a relaxation (no CROWN arm,
+ * or an arm that declined with CN_EUNSUPPORTED). */
 cn_status cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
                            const double *c, int64_t rows, int threads, int slope, double *lower,
-                           double *input_coef, cn_error *err);
+                           double *input_coef, int64_t *discharged, cn_error *err);
 
 #endif

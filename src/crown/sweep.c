@@ -37,7 +37,7 @@ concretise (const cn_crown_step *st, const double *lam, const cn_box *box)
 cn_status
 cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
                  const double *c, int64_t rows, int threads, int slope, double *lower, double *input_coef,
-                 cn_error *err)
+                 int64_t *discharged, cn_error *err)
 {
   cn_status st = CN_OK;
   double **lam = calloc ((size_t) g->n_values, sizeof *lam);
@@ -89,6 +89,8 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
             {
               /* A value that does not depend on the input, or one whose operator has no CROWN arm
                * (certnn ops says "none"): lam_o . o >= min over o's sound box, a constant. */
+              if (depends[o] && discharged != NULL)
+                ++*discharged;
               concretise (&step, lam[o], &boxes[o]);
               free (lam[o]);
               lam[o] = NULL;
@@ -126,6 +128,8 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
                   free (lam_in[i]);
                   lam_in[i] = NULL;
                 }
+              if (discharged != NULL)
+                ++*discharged;
               concretise (&step, lam[o], &boxes[o]);
               free (lam[o]);
               lam[o] = NULL;

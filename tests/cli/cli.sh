@@ -73,6 +73,14 @@ for m in ibp crown crown-ibp; do
   expect 0 "^4 " "$CERTNN" bounds "$NET" --vnnlib "$P1" --method "$m"
 done
 expect 0 '"lower"' "$CERTNN" bounds "$NET" --center "$DATA/point5.txt" --eps 0.01 --json
+# a ReLU network is relaxed everywhere; batchNorm with batch statistics has no CROWN arm and is
+# discharged over its IBP box, which the JSON counts and stderr notes
+expect 0 '"discharged": 0' "$CERTNN" bounds "$NET" --vnnlib "$P1" --method crown --json
+BNT="$SRC/tests/data/onnx/ops/o15_batchnorm_training.onnx"
+awk 'BEGIN { for (i = 0; i < 24; i++) printf "0.1\n" }' > "$TMP/c24.txt"
+expect 0 '"discharged": [1-9]' "$CERTNN" bounds "$BNT" --center "$TMP/c24.txt" --eps 0.01 --method crown --json
+expect 0 'note: [0-9]+ CROWN steps? found no relaxation' "$CERTNN" bounds "$BNT" --center "$TMP/c24.txt" --eps 0.01 \
+  --method crown
 
 # verify: the verdict is the first line; --output writes the same
 expect 0 "" "$CERTNN" verify "$NET" "$P3" --timeout 60 --quiet --output "$TMP/result.txt"
