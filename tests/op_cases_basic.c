@@ -67,8 +67,8 @@ rand_factor_shape (int64_t n)
  * element argument), drawn by tu_draw_element_sort and put on every port: the model's scalar,
  * Booleans or integer words.  For words X is drawn integer-valued in a range the sort holds (a
  * quarter or half of it, within 2^24 so that X is exact in binary32), constants in [0, const_hi],
- * and the case leaves CROWN out (the cast feeding a word port has no CROWN arm).  Returns the
- * sort. */
+ * and CROWN stays in (the cast feeding a word port has no CROWN arm: the sweep discharges it over
+ * its box).  Returns the sort. */
 static cn_dtype
 move_element_sort (struct tu_op_case *c)
 {
@@ -80,14 +80,7 @@ move_element_sort (struct tu_op_case *c)
         c->const_lo[i] = 0;
     }
   if (es != CN_DTYPE_F64 && es != CN_DTYPE_BOOL)
-    {
-      int e = 8 * (int) cn_dtype_size (es) - 2 + (es > CN_DTYPE_I64);
-      double r = ldexp (1, e < 24 ? e : 24);   /* X within 2^24: exact in an f32 evaluation too */
-      c->x_integer = 1;
-      c->x_lo = es > CN_DTYPE_I64 ? 0 : -r;
-      c->x_hi = r;
-      ;   /* CROWN stays: the cast feeding a word port is discharged over its box */
-    }
+    tu_set_word_range (c, es);   /* CROWN stays: the cast feeding a word port is discharged over its box */
   return es;
 }
 
@@ -96,7 +89,7 @@ move_element_sort (struct tu_op_case *c)
  * the N ports.  For words X is integer-valued over the sort's range cut to 2^24 (an f32
  * evaluation holds X in binary32), so that 8- and 16-bit sums and products wrap often and 32-bit
  * products too; constants over the range cut to 2^53 (64-bit products wrap through them).  CROWN
- * is left out (the cast feeding a word port has no CROWN arm; the arms discharge their own box).
+ * stays in (the cast feeding a word port is discharged over its box; the arms discharge their own).
  * Returns 1 for words, 0 for the model's scalar. */
 static int
 arith_word_case (struct tu_op_case *c, int n)
@@ -115,7 +108,6 @@ arith_word_case (struct tu_op_case *c, int n)
       c->const_lo[i] = sgn ? -cr : 0;
       c->const_hi[i] = bits - sgn < 53 ? cr - 1 : cr;
     }
-  ;
   return 1;
 }
 

@@ -26,8 +26,8 @@ set_index (struct tu_op_case *c, int i, int64_t bound)
  * gather, scatter: the seed's element argument), drawn by tu_draw_element_sort: the model's scalar,
  * Booleans or integer words.  For words X is drawn integer-valued in a range the sort holds (a
  * quarter or half of it, within 2^24 so that X is exact in binary32: scatter's sums wrap at 8 and
- * 16 bits, its products at every width), and the case leaves CROWN out (the cast feeding a word
- * port has no CROWN arm).  Returns the sort. */
+ * 16 bits, its products at every width); CROWN stays in (the cast feeding a word port is
+ * discharged over its box).  Returns the sort. */
 static cn_dtype
 index_element_sort (struct tu_op_case *c, int skip)
 {
@@ -36,14 +36,7 @@ index_element_sort (struct tu_op_case *c, int skip)
     if (i != skip)
       c->in_dtype[i] = es;
   if (es != CN_DTYPE_F64 && es != CN_DTYPE_BOOL)
-    {
-      int e = 8 * (int) cn_dtype_size (es) - 2 + (es > CN_DTYPE_I64);
-      double r = ldexp (1, e < 24 ? e : 24);   /* X within 2^24: exact in an f32 evaluation too */
-      c->x_integer = 1;
-      c->x_lo = es > CN_DTYPE_I64 ? 0 : -r;
-      c->x_hi = r;
-      ;
-    }
+    tu_set_word_range (c, es);   /* CROWN stays: the cast feeding a word port is discharged over its box */
   return es;
 }
 

@@ -117,7 +117,8 @@ cast_case (struct tu_op_case *c)
  * data ports: the seed's element argument): Booleans (constants 0/1, varying ones gt(X, 0)), or
  * one integer sort, X integer-valued in [-3, 3] ([0, 6] unsigned) where ties are frequent, or
  * over the sort's range cut to 2^24 (an f32 evaluation holds X in binary32), constants within
- * 2^53; words leave CROWN out (the cast feeding a word port has no CROWN arm).  Returns the sort. */
+ * 2^53; CROWN stays in (the cast feeding a word port is discharged over its box).  Returns the
+ * sort. */
 static cn_dtype
 element_ports (struct tu_op_case *c, int first, int n)
 {
@@ -129,7 +130,6 @@ element_ports (struct tu_op_case *c, int first, int n)
   int bits = 8 * (int) cn_dtype_size (t), sgn = !is_unsigned (t), small = (int) tu_int (0, 1);
   double xr = ldexp (1, bits - sgn < 24 ? bits - sgn : 24), cr = ldexp (1, bits - sgn < 53 ? bits - sgn : 53);
   c->x_integer = 1;
-  ;
   c->x_lo = small ? (sgn ? -3 : 0) : sgn ? -xr : 0;
   c->x_hi = small ? (sgn ? 3 : 6) : xr - 1;
   for (int i = first; i < first + n; i++)

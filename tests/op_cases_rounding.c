@@ -61,7 +61,6 @@ tu_op_case_rounding (cn_op op, struct tu_op_case *c)
               double xr = ldexp (1, bits - sgn < 24 ? bits - sgn : 24);
               double cr = ldexp (1, bits - sgn < 53 ? bits - sgn : 53);
               c->x_integer = 1;
-              ;
               c->x_lo = small ? (sgn ? -3 : 0) : sgn ? -xr : 0;
               c->x_hi = small ? 3 : xr - 1;
               for (int i = 0; i < 2; i++)

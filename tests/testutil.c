@@ -277,6 +277,16 @@ tu_draw_element_sort (int allow_bool)
   return words[tu_int (0, 7)];
 }
 
+void
+tu_set_word_range (struct tu_op_case *c, cn_dtype es)
+{
+  int e = 8 * (int) cn_dtype_size (es) - 2 + (es > CN_DTYPE_I64);
+  double r = ldexp (1, e < 24 ? e : 24);
+  c->x_integer = 1;
+  c->x_lo = es > CN_DTYPE_I64 ? 0 : -r;
+  c->x_hi = r;
+}
+
 cn_status
 tu_eval_mpfi (const cn_graph *g, const double *x, mpfr_prec_t prec, cn_mpfi_vec *out, cn_error *err)
 {

@@ -66,6 +66,9 @@ extern int tu_element_sorts;
  * integer sort (I8 .. U64), uniformly.  A generator that draws an integer sort sets x_integer and
  * x_lo/x_hi inside the sort's range (cast refuses values outside it). */
 cn_dtype tu_draw_element_sort (int allow_bool);
+/* For the word sort ES: X integer-valued (x_integer) over a quarter (signed) or half (unsigned)
+ * of the sort's range, cut to 2^24 so that X is exact in a binary32 evaluation too. */
+void tu_set_word_range (struct tu_op_case *c, cn_dtype es);
 
 /* Fills CASE with a random, valid instance of OP (a new draw every call); returns 0 if the
  * operator has no case generator (an operator without a rule).  Generators live in
