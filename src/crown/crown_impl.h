@@ -64,7 +64,7 @@ typedef struct cn__relax_line
  * lam_in[j] = fl(lam_j k) with k = kl if lam_j >= 0, else ku, and bias[s] += sum_j lam_j b
  * (b = bl or bu likewise).  Charges: the (G) error of the bias sum and its addition, and for
  * the rounded products (k neither 0 nor +-1) sum_j (2u |lam_in_j| + eta) max(|l_j|, |u_j|),
- * bounded with (N), as leakyReLU's arm does.  A row whose coefficient meets a side without a
+ * bounded with (N) (leakyReLU's arm uses it too).  A row whose coefficient meets a side without a
  * line gets the charge +inf.  OP names the operator in messages (CN_EINVAL on a constant
  * input or a box of the wrong size). */
 cn_status cn__crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, cn_error *err);

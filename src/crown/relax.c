@@ -37,7 +37,8 @@
  *
  * Step.  lam f(z) >= lam (kl z + bl) for lam >= 0 and >= lam (ku z + bu) for lam < 0, so with
  * lam_z = fl(lam k) and bias += sum lam b the invariant holds up to the roundings, charged as
- * in leakyReLU's arm (src/ops/activation.c): the products with k not in {0, 1, -1} are one
+ * follows (leakyReLU's arm, src/ops/activation.c, uses this step too): the products with k not
+ * in {0, 1, -1} are one
  * rounding each, |fl(p) - p| <= 2u |fl(p)| + eta, times m = max(|l|, |u|) >= |z|, summed with
  * (N); the bias sum takes its (G) error (cn__crown_add_sum).  A coefficient meeting a side
  * without a line makes the row's charge +inf (its bound -inf), never a finite number. */

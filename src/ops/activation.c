@@ -1106,96 +1106,6 @@ ACT_ARMS (leaky, act_leaky)
 
 /* ---- leakyReLU's CROWN arm (see the top of this section) ---- */
 
-enum { LEAKY_NEG, LEAKY_POS, LEAKY_LINE, LEAKY_NO_LINE };
-
-struct leaky_entry
-{
-  int kind;
-  double alpha;    /* lower slope in [a, 1] (unstable entries) */
-  double k, b;     /* upper line (LEAKY_LINE) */
-  double m;        /* max(|l|, |u|) */
-};
-
-struct leaky_rows_ctx
-{
-  const cn_crown_step *st;
-  const struct leaky_entry *e;
-  int64_t n;
-  double a;
-};
-
-static void
-leaky_rows (void *p, int64_t first, int64_t last)
-{
-  const struct leaky_rows_ctx *c = p;
-  const cn_crown_step *st = c->st;
-  const struct leaky_entry *e = c->e;
-  int64_t n = c->n;
-  double kap = cn__kappa (n);
-  double neta = (double) n * CN_ETA;
-  for (int64_t s = first; s < last; s++)
-    {
-      const double *lo = st->lam_out + s * n;
-      double *li = st->lam_in[0] + s * n;
-      double t = 0, cm = 0, d = 0, td = 0;
-      int no_line = 0, rounded = 0;
-      for (int64_t j = 0; j < n; j++)
-        {
-          double lam = lo[j], sl;
-          if (lam == 0)
-            continue;
-          switch (e[j].kind)
-            {
-            case LEAKY_POS:
-              li[j] = lam;
-              continue;
-            case LEAKY_NEG:
-              sl = c->a;
-              break;
-            default:
-              if (lam > 0)
-                sl = e[j].alpha;
-              else if (e[j].kind == LEAKY_NO_LINE)
-                {
-                  no_line = 1;
-                  continue;
-                }
-              else
-                {
-                  sl = e[j].k;
-                  d += lam * e[j].b;
-                  td += fabs (lam) * e[j].b;
-                }
-              break;
-            }
-          /* lam_z = fl(lam sl): exact for sl = 0 or 1, else one rounded product */
-          li[j] = lam * sl;
-          if (sl != 0 && sl != 1)
-            {
-              rounded = 1;
-              t += fabs (li[j]) * e[j].m;
-              cm += e[j].m;
-            }
-        }
-      /* now li holds the coefficients; t = fl(sum |li_j| m_j), cm = fl(sum m_j) over the rounded
-       * entries; d = fl(sum lam_j B_j) over the negative unstable entries, td = fl(sum |lam_j| B_j).
-       * By (N), sum |li_j| m_j <= kappa_n (t + n eta), and likewise for cm. */
-      if (no_line)
-        st->charge[s] = INFINITY;
-      if (rounded)
-        {
-          double e_prod = cn__up (cn__up (2 * CN_U * cn__up (kap * cn__up (t + neta)))
-                                  + cn__up (CN_ETA * cn__up (kap * cn__up (cm + neta))));
-          cn__crown_charge (st, s, e_prod);
-        }
-      if (d != 0 || td != 0)
-        {
-          cn__crown_charge (st, s, cn__dot_err (td, n));
-          cn__crown_add_bias (st, s, d);
-        }
-    }
-}
-
 static cn_status
 leaky_crown (const cn_crown_step *st, cn_error *err)
 {
@@ -1212,61 +1122,62 @@ leaky_crown (const cn_crown_step *st, cn_error *err)
     return cn_error_set (err, CN_EUNSUPPORTED,
                          "leakyReLU: CROWN needs a negative slope in [0, 1], got %g (node '%s')", a,
                          cn__node_name (nv));
-  struct leaky_entry *e = malloc ((size_t) (n ? n : 1) * sizeof *e);
-  if (e == NULL)
+  /* Each entry's lines (kl z + bl <= f(z) <= ku z + bu on [l, u], exactly), then the shared
+   * elementwise step of src/crown/relax.c (its products' and intercepts' roundings charged). */
+  cn__relax_line *ln = malloc ((size_t) (n ? n : 1) * sizeof *ln);
+  if (ln == NULL)
     return cn_error_set (err, CN_ENOMEM, "leakyReLU: out of memory (node '%s')", cn__node_name (nv));
   for (int64_t j = 0; j < n; j++)
     {
       double l = box->lo[j], u = box->hi[j];
-      double al = fabs (l), au = fabs (u);
-      e[j].m = al > au ? al : au;
-      e[j].k = e[j].b = 0;
-      e[j].alpha = a;
       if (u <= 0)
-        e[j].kind = LEAKY_NEG;
-      else if (l >= 0)
-        e[j].kind = LEAKY_POS;
-      else
         {
-          /* adaptive: 1 where the upper line's slope (u - a l) / (u - l) exceeds 1/2 (ALGORITHMS 3,
-           * auto_LiRPA's choice; for a = 0 this is relu's u > -l), else a */
-          e[j].alpha = 2 * (u - a * l) > u - l ? 1 : a;
-          if (st->slope == CN_SLOPE_ZERO)
-            e[j].alpha = a;
-          else if (st->slope == CN_SLOPE_ONE)
-            e[j].alpha = 1;
-          else if (st->slope == CN_SLOPE_RATIO && isfinite (l) && isfinite (u))
-            {
-              double r = u / (u - l);
-              /* any double in [a, 1] is a valid slope; the rounding of r does not matter */
-              e[j].alpha = r > 1 ? 1 : r < a ? a : r;
-            }
-          e[j].kind = LEAKY_NO_LINE;
-          if (isinf (l) || isinf (u))
-            continue;
-          double w = cn__down (u - l);
-          /* now 0 < w <= u - l if w > 0 */
-          if (!(w > 0))
-            continue;
-          double num = a == 0 ? u : cn__up (u + cn__up (a * -l));
-          /* now num >= u - a l > 0 */
-          double k = cn__up (num / w);
-          /* now k >= num / w >= (u - a l) / (u - l) >= a */
-          if (!(k > 0) || isinf (k))
-            continue;
-          double b = cn__up (-l * cn__up (k - a));
-          /* now b >= (-l)(k - a) >= 0, and k z + b >= f(z) on [l, u] */
-          if (!(b >= 0) || isinf (b))
-            continue;
-          e[j].kind = LEAKY_LINE;
-          e[j].k = k;
-          e[j].b = b;
+          ln[j] = (cn__relax_line) { a, 0, a, 0 };   /* f(z) = a z, exactly */
+          continue;
         }
+      if (l >= 0)
+        {
+          ln[j] = (cn__relax_line) { 1, 0, 1, 0 };   /* f(z) = z */
+          continue;
+        }
+      /* Unstable.  Lower: alpha z for any alpha in [a, 1] (f(z) = max(z, a z) >= alpha z).
+       * Adaptive: 1 where the upper line's slope (u - a l) / (u - l) exceeds 1/2 (ALGORITHMS 3,
+       * auto_LiRPA's choice; for a = 0 this is relu's u > -l), else a. */
+      double alpha = 2 * (u - a * l) > u - l ? 1 : a;
+      if (st->slope == CN_SLOPE_ZERO)
+        alpha = a;
+      else if (st->slope == CN_SLOPE_ONE)
+        alpha = 1;
+      else if (st->slope == CN_SLOPE_RATIO && isfinite (l) && isfinite (u))
+        {
+          double r = u / (u - l);
+          /* any double in [a, 1] is a valid slope; the rounding of r does not matter */
+          alpha = r > 1 ? 1 : r < a ? a : r;
+        }
+      ln[j] = (cn__relax_line) { alpha, 0, 0, INFINITY };   /* no upper line until one is proved */
+      if (isinf (l) || isinf (u))
+        continue;
+      double w = cn__down (u - l);
+      /* now 0 < w <= u - l if w > 0 */
+      if (!(w > 0))
+        continue;
+      double num = a == 0 ? u : cn__up (u + cn__up (a * -l));
+      /* now num >= u - a l > 0 */
+      double k = cn__up (num / w);
+      /* now k >= num / w >= (u - a l) / (u - l) >= a */
+      if (!(k > 0) || isinf (k))
+        continue;
+      double b = cn__up (-l * cn__up (k - a));
+      /* now b >= (-l)(k - a) >= 0, and k z + b >= f(z) on [l, u] (the chord through (l, a l) and
+       * (u, u), raised) */
+      if (!(b >= 0) || isinf (b))
+        continue;
+      ln[j].ku = k;
+      ln[j].bu = b;
     }
-  struct leaky_rows_ctx ctx = { .st = st, .e = e, .n = n, .a = a };
-  cn__for_rows (st->rows, st->threads, st->rows * n > 65536, leaky_rows, &ctx);
-  free (e);
-  return CN_OK;
+  cn_status st_ = cn__crown_lines (st, "leakyReLU", ln, err);
+  free (ln);
+  return st_;
 }
 
 /* ---- the CROWN arms of sigmoid, tanh, softplus and elu (see the top of this section) ---- */
