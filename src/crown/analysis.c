@@ -33,6 +33,7 @@ struct cn_analysis
   unsigned char *depends;    /* value depends on a graph input */
   double seconds;
   int64_t discharged;        /* node outputs the sweeps discharged for want of a relaxation */
+  void **memo;               /* one slot per value for the CROWN arms (cn_crown_step.memo) */
 };
 
 static double
@@ -88,6 +89,10 @@ cn_analysis_free (cn_analysis *a)
         cn_box_clear (&a->boxes[v]);
   free (a->boxes);
   free (a->depends);
+  if (a->memo != NULL)
+    for (int v = 0; v < a->g->n_values; v++)
+      free (a->memo[v]);
+  free (a->memo);
   free (a);
 }
 
@@ -200,7 +205,7 @@ tighten (cn_analysis *a, int v, cn_error *err)
       if (pass > 0 && slope == (int) a->opts.slope)
         continue;
       if ((st = cn__crown_sweep (g, a->boxes, a->depends, v, c, 2 * cnt, a->opts.threads, slope, lower,
-                                  NULL, &a->discharged, err)) != CN_OK)
+                                  NULL, &a->discharged, a->memo, err)) != CN_OK)
         goto done;
       for (int64_t r = 0; r < cnt; r++)
         {
@@ -292,7 +297,8 @@ cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts
     a->opts.threads = omp_get_max_threads ();
   a->boxes = calloc ((size_t) (g->n_values ? g->n_values : 1), sizeof *a->boxes);
   a->depends = calloc ((size_t) (g->n_values ? g->n_values : 1), 1);
-  if (a->boxes == NULL || a->depends == NULL)
+  a->memo = calloc ((size_t) (g->n_values ? g->n_values : 1), sizeof *a->memo);
+  if (a->boxes == NULL || a->depends == NULL || a->memo == NULL)
     {
       st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
       goto fail;
@@ -367,7 +373,7 @@ cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, do
       return cn_error_set (err, CN_EINVAL, "bounds: coefficient %lld of C is not finite", (long long) j);
   if (rows > 0)
     st = cn__crown_sweep (a->g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, coef,
-                          &a->discharged, err);
+                          &a->discharged, a->memo, err);
   a->seconds += now () - t0;
   return st;
 }

@@ -113,9 +113,10 @@ cn_status cn__crown_relax (const cn_crown_step *st, const char *op, const cn__re
  * lower bound (the final Lambda_x, as computed in round-to-nearest: a guide, not a bound).
  * SLOPE (a cn_slope) selects the lower slopes of relaxing arms.  *DISCHARGED (if not NULL) is
  * increased once per node output discharged over its box for want of a relaxation (no CROWN arm,
- * or an arm that declined with CN_EUNSUPPORTED). */
+ * or an arm that declined with CN_EUNSUPPORTED).  MEMO (if not NULL, one slot per value) gives
+ * each step its node output's slot (cn_crown_step.memo); the caller frees the slots. */
 cn_status cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
                            const double *c, int64_t rows, int threads, int slope, double *lower,
-                           double *input_coef, int64_t *discharged, cn_error *err);
+                           double *input_coef, int64_t *discharged, void **memo, cn_error *err);
 
 #endif

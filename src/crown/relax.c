@@ -443,26 +443,43 @@ cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *F,
   if (box->n != n)
     return cn_error_set (err, CN_EINVAL, "%s: input box does not match the node (node '%s')", op,
                          cn__node_name (nv));
+  /* The lines depend on the input box alone: an earlier step through this node in the same
+   * analysis (st->memo) has them already. */
+  struct relax_memo
+  {
+    int64_t n;
+    cn__relax_line ln[];
+  };
+  struct relax_memo *mm = st->memo != NULL ? *st->memo : NULL;
+  if (mm != NULL && mm->n == n)
+    return cn__crown_lines (st, op, mm->ln, err);
   cn_box out;
   cn_status rc = cn_box_init (&out, n, err);
   if (rc != CN_OK)
     return rc;
-  cn__relax_line *ln = malloc ((size_t) (n ? n : 1) * sizeof *ln);
-  if (ln == NULL)
+  mm = malloc (sizeof *mm + (size_t) (n ? n : 1) * sizeof (cn__relax_line));
+  if (mm == NULL)
     {
       rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
       goto fail;
     }
+  mm->n = n;
   rc = ibp (nv, st->in_box, &out, err);
   if (rc != CN_OK)
     goto fail;
   /* now out is a sound box of f over the input box */
-  rc = cn__relax_lines (F, nv->params, box, &out, ln, st->threads, op, err);
+  rc = cn__relax_lines (F, nv->params, box, &out, mm->ln, st->threads, op, err);
   if (rc != CN_OK)
     goto fail;
-  rc = cn__crown_lines (st, op, ln, err);
+  rc = cn__crown_lines (st, op, mm->ln, err);
+  if (rc == CN_OK && st->memo != NULL)
+    {
+      free (*st->memo);
+      *st->memo = mm;           /* kept for the next step through this node */
+      mm = NULL;
+    }
 fail:
-  free (ln);
+  free (mm);
   cn_box_clear (&out);
   return rc;
 }

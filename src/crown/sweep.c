@@ -37,7 +37,7 @@ concretise (const cn_crown_step *st, const double *lam, const cn_box *box)
 cn_status
 cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
                  const double *c, int64_t rows, int threads, int slope, double *lower, double *input_coef,
-                 int64_t *discharged, cn_error *err)
+                 int64_t *discharged, void **memo, cn_error *err)
 {
   cn_status st = CN_OK;
   double **lam = calloc ((size_t) g->n_values, sizeof *lam);
@@ -85,6 +85,7 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
             continue;
           step.nv = &nd->view[oi];
           step.lam_out = lam[o];
+          step.memo = memo != NULL ? &memo[o] : NULL;
           if (!depends[o] || nd->rule->crown == NULL)
             {
               /* A value that does not depend on the input, or one whose operator has no CROWN arm

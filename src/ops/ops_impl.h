@@ -70,6 +70,10 @@ typedef struct cn_crown_step
   double *charge;                     /* rows; >= 0, accumulated upward */
   int threads;
   int slope;                          /* cn_slope: lower slope of relaxing arms (relu) on unstable entries */
+  void **memo;                        /* NULL, or this node output's slot in the analysis: an arm may
+                                         keep there (malloc'd; the analysis frees it) what it derived
+                                         from in_box alone, and reuse it in later steps through the
+                                         node, since an analysis never changes a box a sweep has read */
 } cn_crown_step;
 
 enum
