@@ -1052,6 +1052,26 @@ operand_at (struct nctx *nc, int i, const cn_shape *shape, const char *suffix, i
   return st != CN_OK ? st : broadcast_value (nc, x, shape, suffix, v);
 }
 
+/* The node's output 0 as OP (attribute record PARAMS) applied to its N <= 3 inputs, each first
+ * brought to the common shape OS (operand_at, suffixes "broadcast0", ...). */
+static cn_status
+broadcast_apply (struct nctx *nc, cn_op op, const void *params, int n, const cn_shape *os)
+{
+  int x[3], v;
+  cn_status st = CN_OK;
+  if (n < 1 || n > 3)
+    return cn_error_set (nc->err, CN_EINVAL, "internal error: %d operands to broadcast", n);
+  for (int i = 0; i < n && st == CN_OK; i++)
+    {
+      char sfx[32];
+      snprintf (sfx, sizeof sfx, "broadcast%d", i);
+      st = operand_at (nc, i, os, sfx, &x[i]);
+    }
+  if (st != CN_OK || (st = add_node (nc, op, params, n, x, NULL, &v)) != CN_OK)
+    return st;
+  return set_out (nc, 0, v, 1);
+}
+
 /* ---- operators ---------------------------------------------------------------------------- */
 
 static cn_status arith_sorts (struct nctx *nc, int n);
@@ -1317,14 +1337,8 @@ op_binary (struct nctx *nc, cn_op op, char opc)
     return int_binary (nc, &os, opc);
   if ((st = arith_sorts (nc, 2)) != CN_OK)
     return st;
-  int x[2], v;
-  if ((st = operand_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
-      || (st = operand_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK)
-    return st;
   cn_params_div pd = { cn_dtype_is_float (in_sort (nc, 0)) ? CN_DIV_TRUE : CN_DIV_TRUNC };
-  if ((st = add_node (nc, op, op == CN_OP_DIV ? &pd : NULL, 2, x, NULL, &v)) != CN_OK)
-    return st;
-  return set_out (nc, 0, v, 1);
+  return broadcast_apply (nc, op, op == CN_OP_DIV ? &pd : NULL, 2, &os);
 }
 
 static cn_status op_add (struct nctx *nc) { return op_binary (nc, CN_OP_ADD, '+'); }
@@ -2817,12 +2831,7 @@ op_binary_float (struct nctx *nc, cn_op op)
   cn_shape os;
   if ((st = common_shape (nc, 2, &os)) != CN_OK || (st = arith_sorts (nc, 2)) != CN_OK)
     return st;
-  int x[2], v;
-  if ((st = operand_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
-      || (st = operand_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK
-      || (st = add_node (nc, op, NULL, 2, x, NULL, &v)) != CN_OK)
-    return st;
-  return set_out (nc, 0, v, 1);
+  return broadcast_apply (nc, op, NULL, 2, &os);
 }
 
 /* Pow (numpy broadcasting): the model's scalar, or words of one sort (pow wraps: a^e modulo 2^N;
@@ -4113,12 +4122,7 @@ op_compare (struct nctx *nc, cn_op op, enum hop h)
     return st;
   if (inputs_const (nc))
     return host_fold (nc, h, 2, &os, 0);
-  int x[2], v;
-  if ((st = operand_at (nc, 0, &os, "broadcast0", &x[0])) != CN_OK
-      || (st = operand_at (nc, 1, &os, "broadcast1", &x[1])) != CN_OK
-      || (st = add_node (nc, op, NULL, 2, x, NULL, &v)) != CN_OK)
-    return st;
-  return set_out (nc, 0, v, 1);
+  return broadcast_apply (nc, op, NULL, 2, &os);
 }
 
 static cn_status op_equal (struct nctx *nc) { return op_compare (nc, CN_OP_EQ, H_EQ); }
@@ -4141,17 +4145,7 @@ op_logic (struct nctx *nc, cn_op op, enum hop h, int n)
                            nc->in[i]->name, sort_name (in_sort (nc, i)));
   if (inputs_const (nc))
     return host_fold (nc, h, n, &os, 0);
-  int x[2], v;
-  for (int i = 0; i < n; i++)
-    {
-      char sfx[32];
-      snprintf (sfx, sizeof sfx, "broadcast%d", i);
-      if ((st = bool_at (nc, i, &os, sfx, &x[i])) != CN_OK)
-        return st;
-    }
-  if ((st = add_node (nc, op, NULL, n, x, NULL, &v)) != CN_OK)
-    return st;
-  return set_out (nc, 0, v, 1);
+  return broadcast_apply (nc, op, NULL, n, &os);   /* every input holds Booleans (checked above) */
 }
 
 static cn_status op_not (struct nctx *nc) { return op_logic (nc, CN_OP_LOGICAL_NOT, H_NOT, 1); }
@@ -4262,17 +4256,7 @@ op_words (struct nctx *nc, cn_op op, enum hop h, int n, int unsigned_only)
     }
   if (inputs_const (nc))
     return host_fold (nc, h, n, &os, 0);
-  int x[2], v;
-  for (int i = 0; i < n; i++)
-    {
-      char sfx[32];
-      snprintf (sfx, sizeof sfx, "broadcast%d", i);
-      if ((st = operand_at (nc, i, &os, sfx, &x[i])) != CN_OK)
-        return st;
-    }
-  if ((st = add_node (nc, op, NULL, n, x, NULL, &v)) != CN_OK)
-    return st;
-  return set_out (nc, 0, v, 1);
+  return broadcast_apply (nc, op, NULL, n, &os);
 }
 
 /* BitShift (opset 11; unsigned words): direction LEFT is bitwiseLeftShift, RIGHT
