@@ -58,6 +58,20 @@ cn__node_any_out (const struct cn__node *nd, const unsigned char *flags)
   return 0;
 }
 
+/* Marks in NEEDED (one byte per value of G) value V and every value it depends on. */
+static inline void
+cn__graph_mark_needed (const cn_graph *g, int v, unsigned char *needed)
+{
+  needed[v] = 1;
+  for (int k = g->n_nodes - 1; k >= 0; k--)
+    {
+      const struct cn__node *nd = &g->nodes[k];
+      if (cn__node_any_out (nd, needed))
+        for (int i = 0; i < nd->n_in; i++)
+          needed[nd->in[i]] = 1;
+    }
+}
+
 /* Returns CN_EINVAL unless V is a value of G. */
 cn_status cn__graph_check_value (const cn_graph *g, int v, const char *who, cn_error *err);
 

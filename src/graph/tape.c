@@ -247,14 +247,7 @@ evaluate (const cn_graph *g, const double *const *x, int yv, cn_tensor *val, uns
   const cn_tensor **args = malloc ((size_t) max_inputs (g) * sizeof *args);
   if (args == NULL)
     return cn_error_set (err, CN_ENOMEM, "%s: out of memory", who);
-  needed[yv] = 1;
-  for (int k = g->n_nodes - 1; k >= 0; k--)
-    {
-      const struct cn__node *nd = &g->nodes[k];
-      if (cn__node_any_out (nd, needed))
-        for (int i = 0; i < nd->n_in; i++)
-          needed[nd->in[i]] = 1;
-    }
+  cn__graph_mark_needed (g, yv, needed);
   for (int i = 0; i < g->n_inputs; i++)
     {
       int v = g->inputs[i];

@@ -43,19 +43,6 @@ cn__ibp_node (const cn_graph *g, int k, cn_box *boxes, cn_error *err)
   return st;
 }
 
-void
-cn__graph_mark_needed (const cn_graph *g, int output, unsigned char *needed)
-{
-  needed[g->outputs[output]] = 1;
-  for (int k = g->n_nodes - 1; k >= 0; k--)
-    {
-      const struct cn__node *nd = &g->nodes[k];
-      if (cn__node_any_out (nd, needed))
-        for (int i = 0; i < nd->n_in; i++)
-          needed[nd->in[i]] = 1;
-    }
-}
-
 cn_status
 cn__graph_ibp (const cn_graph *g, const cn_box *const *in, int output, cn_box *y, cn_error *err)
 {
@@ -71,7 +58,7 @@ cn__graph_ibp (const cn_graph *g, const cn_box *const *in, int output, cn_box *y
       st = cn_error_set (err, CN_ENOMEM, "ibp: out of memory");
       goto done;
     }
-  cn__graph_mark_needed (g, output, needed);
+  cn__graph_mark_needed (g, g->outputs[output], needed);
   for (int i = 0; i < g->n_inputs; i++)
     {
       if (in[i]->n != g->values[g->inputs[i]].numel)

@@ -10,9 +10,6 @@
  * result. */
 cn_status cn__ibp_node (const cn_graph *g, int k, cn_box *boxes, cn_error *err);
 
-/* Marks in NEEDED (one zeroed byte per value of G) the values graph output OUTPUT depends on. */
-void cn__graph_mark_needed (const cn_graph *g, int output, unsigned char *needed);
-
 /* IBP over the whole program G: the boxes IN (one per graph input, read in place), degenerate
  * boxes [c, c] of the constants' exact binary64 copies, then the nodes that graph output OUTPUT
  * depends on, in node order, through their IBP arms.  Copies the output's box into Y (initialised

@@ -26,7 +26,7 @@ cn__graph_mpfi (const cn_graph *g, const cn_mpfi_vec *const *in, int output, mpf
       st = cn_error_set (err, CN_ENOMEM, "reference: out of memory");
       goto done;
     }
-  cn__graph_mark_needed (g, output, needed);
+  cn__graph_mark_needed (g, g->outputs[output], needed);
   for (int i = 0; i < g->n_inputs; i++)
     {
       if (in[i]->n != g->values[g->inputs[i]].numel)
