@@ -1173,7 +1173,7 @@ static const cn_port_kind frozen_port[1] = { CN_PORT_FROZEN };
 static const char *const values_indices[2] = { "values", "indices" };
 static const cn_port_kind value_index[2] = { CN_PORT_VALUE, CN_PORT_INDEX };
 
-#define INDEX_EXTRA(lname)                                                                             \
+#define INDEX_EXTRA(lname, ptype)                                                                      \
   static cn_status lname##_extra (const void *p, int n_in, const cn_shape *const *in, int k,           \
                                   cn_shape *shape, cn_dtype *sort, cn_error *err)                      \
   {                                                                                                    \
@@ -1181,16 +1181,18 @@ static const cn_port_kind value_index[2] = { CN_PORT_VALUE, CN_PORT_INDEX };
       return cn_error_set (err, CN_EINVAL, #lname ": no output %d", k);                                \
     *sort = CN_DTYPE_F64;                                                                              \
     cn_status st = lname##_check (p, n_in, in, shape, err);                                            \
-    if (st == CN_OK && in[0]->dim[*(const int *) p] > (int64_t) 1 << 24)                              \
+    if (st != CN_OK)                                                                                   \
+      return st;                                                                                       \
+    int axis = ((const ptype *) p)->axis;                                                              \
+    if (in[0]->dim[axis] > (int64_t) 1 << 24)                                                          \
       return cn_error_set (err, CN_EINVAL, #lname ": extent %lld on axis %d: indices above 2^24 are "  \
-                           "not exact in binary32", (long long) in[0]->dim[*(const int *) p],           \
-                           *(const int *) p);                                                          \
-    return st;                                                                                         \
+                           "not exact in binary32", (long long) in[0]->dim[axis], axis);               \
+    return CN_OK;                                                                                      \
   }
-INDEX_EXTRA (cummax)
-INDEX_EXTRA (cummin)
-INDEX_EXTRA (sort)
-INDEX_EXTRA (topk)
+INDEX_EXTRA (cummax, cn_params_cumulative)
+INDEX_EXTRA (cummin, cn_params_cumulative)
+INDEX_EXTRA (sort, cn_params_sort)
+INDEX_EXTRA (topk, cn_params_topk)
 
 #define SCAN_RULE(ID, check_fn, psize, ports, nout, extra)                                             \
   const struct cn_op_rule cn__rule_##ID = {                                                            \
