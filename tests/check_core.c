@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
-#include "bounds/sound.h"
+#include "sound/sound.h"
 
 START_TEST (status_strings)
 {

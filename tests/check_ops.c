@@ -686,8 +686,9 @@ START_TEST (crown_step_invariant)
       int slope = (int) (tu_rand () % 4);
       if (op == CN_OP_RELU && slope == CN_SLOPE_RATIO)
         no_charge = 0;
-      cn_crown_step step = { .nv = &nd->view[c.out_index], .rows = rows, .lam_out = lam_out, .lam_in = lam_in, .in_box = bp,
+      cn_crown_step step = { .rows = rows, .lam_out = lam_out, .lam_in = lam_in, .in_box = bp,
                              .bias = bias, .charge = charge, .threads = 1, .slope = slope };
+      cn__crown_step_bind (&step, &nd->view[c.out_index]);
       cn_status st = rule->crown (&step, &err);
       ck_assert_msg (st == CN_OK, "%s: CROWN arm failed on a supported case: %s", cn_op_name (op), err.msg);
       /* sampled points: each non-constant input at a corner or inside its box */
@@ -771,7 +772,7 @@ START_TEST (relu_lines_exact)
   cn_shape_make (&s1, 1, &one, NULL);
   const cn_shape *in_shape[1] = { &s1 };
   const cn_tensor *in_const[1] = { NULL };
-  cn_node_view nv = { .op = CN_OP_RELU, .n_in = 1, .in_shape = in_shape, .in_const = in_const, .out_shape = &s1,
+  cn_node_view nv = { .op = CN_OP_RELU, .rule = cn__op_rule (CN_OP_RELU), .n_in = 1, .in_shape = in_shape, .in_const = in_const, .out_shape = &s1,
                       .name = "relu" };
   mpfr_t v, t;
   mpfr_init2 (v, 2200);
@@ -787,8 +788,9 @@ START_TEST (relu_lines_exact)
           double lam_out[1] = { (double) sign }, lam_in_buf[1] = { 0 }, bias[1] = { 0 }, charge[1] = { 0 };
           double *lam_in[1] = { lam_in_buf };
           /* every lower slope (the product 1 * alpha is exact, so no charge is needed either) */
-          cn_crown_step st = { .nv = &nv, .rows = 1, .lam_out = lam_out, .lam_in = lam_in, .in_box = bp, .bias = bias,
+          cn_crown_step st = { .rows = 1, .lam_out = lam_out, .lam_in = lam_in, .in_box = bp, .bias = bias,
                                .charge = charge, .threads = 1, .slope = i % 4 };
+          cn__crown_step_bind (&st, &nv);
           ck_assert (rule->crown (&st, NULL) == CN_OK);
           for (int end = 0; end < 2; end++)
             {
@@ -822,7 +824,7 @@ trans_ibp (cn_op op, double l, double u, double l2, double u2, double *lo, doubl
   cn_shape_make (&s1, 1, &one, NULL);
   const cn_shape *in_shape[2] = { &s1, &s1 };
   const cn_tensor *in_const[2] = { NULL, NULL };
-  cn_node_view nv = { .op = op, .n_in = rule->n_in, .in_shape = in_shape, .in_const = in_const, .out_shape = &s1,
+  cn_node_view nv = { .op = op, .rule = cn__op_rule (op), .n_in = rule->n_in, .in_shape = in_shape, .in_const = in_const, .out_shape = &s1,
                       .name = "edge" };
   double al[1] = { l }, ah[1] = { u }, bl[1] = { l2 }, bh[1] = { u2 };
   cn_box a = { .n = 1, .lo = al, .hi = ah }, b = { .n = 1, .lo = bl, .hi = bh }, o = { .n = 1, .lo = lo, .hi = hi };
@@ -864,13 +866,13 @@ START_TEST (transcendental_edges)
     const cn_shape *sh[2] = { &s2, &s3 };
     cn_error err;
     cn_error_clear (&err);
-    ck_assert (cn__op_rule (CN_OP_EXP)->check (NULL, 2, sh, &o, &err) == CN_EINVAL && strncmp (err.msg, "exp:", 4) == 0);
-    ck_assert (cn__op_rule (CN_OP_ERF)->check (NULL, 1, sh + 1, &o, &err) == CN_OK && cn_shape_equal (&o, &s3));
+    ck_assert (cn__op_rule (CN_OP_EXP)->check (cn__op_rule (CN_OP_EXP), NULL, 2, sh, &o, &err) == CN_EINVAL && strncmp (err.msg, "exp:", 4) == 0);
+    ck_assert (cn__op_rule (CN_OP_ERF)->check (cn__op_rule (CN_OP_ERF), NULL, 1, sh + 1, &o, &err) == CN_OK && cn_shape_equal (&o, &s3));
     cn_error_clear (&err);
-    ck_assert (cn__op_rule (CN_OP_ATAN2)->check (NULL, 2, sh, &o, &err) == CN_ESHAPE);
+    ck_assert (cn__op_rule (CN_OP_ATAN2)->check (cn__op_rule (CN_OP_ATAN2), NULL, 2, sh, &o, &err) == CN_ESHAPE);
     ck_assert_msg (strstr (err.msg, "atan2: input shapes") == err.msg, "atan2: message '%s'", err.msg);
     cn_error_clear (&err);
-    ck_assert (cn__op_rule (CN_OP_ATAN2)->check (NULL, 1, sh, &o, &err) == CN_EINVAL
+    ck_assert (cn__op_rule (CN_OP_ATAN2)->check (cn__op_rule (CN_OP_ATAN2), NULL, 1, sh, &o, &err) == CN_EINVAL
                && strncmp (err.msg, "atan2:", 6) == 0);
   }
   /* log: an end at 0 gives -inf, a negative end has no real value */
@@ -1008,7 +1010,7 @@ START_TEST (transcendental_edges)
         cn_shape_make (&s1, 1, &one, NULL);
         const cn_shape *in_shape[2] = { &s1, &s1 };
         const cn_tensor *in_const[2] = { NULL, NULL };
-        cn_node_view nv = { .op = wide[q].op, .n_in = rule->n_in, .in_shape = in_shape, .in_const = in_const,
+        cn_node_view nv = { .op = wide[q].op, .rule = cn__op_rule (wide[q].op), .n_in = rule->n_in, .in_shape = in_shape, .in_const = in_const,
                             .out_shape = &s1, .name = "edge" };
         cn_mpfi_vec a, b, y;
         cn_error err;
@@ -1044,10 +1046,10 @@ ea_run (cn_op op, const void *params, cn_dtype t, int n_in, int64_t a, int64_t b
   const cn_tensor *in_const[2] = { NULL, NULL };
   cn_dtype sorts[2] = { t, t }, osort;
   cn_error_clear (err);
-  cn_status st = rule->out_sort (params, n_in, sorts, &osort, err);
+  cn_status st = rule->out_sort (rule, params, n_in, sorts, &osort, err);
   if (st != CN_OK)
     return st;
-  cn_node_view nv = { .op = op, .params = params, .n_in = n_in, .in_shape = in_shape, .in_const = in_const,
+  cn_node_view nv = { .op = op, .rule = cn__op_rule (op), .params = params, .n_in = n_in, .in_shape = in_shape, .in_const = in_const,
                       .out_shape = &s1, .name = "known", .in_sort = sorts };
   cn_tensor x[2], y;
   const cn_tensor *xp[2] = { &x[0], &x[1] };

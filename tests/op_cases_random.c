@@ -200,7 +200,7 @@ draw_n (cn_op op, const void *p, uint64_t key, int64_t n, double *y, cn_error *e
   tu_shape_set (&os, 1, &n);
   const cn_shape *in_shape[1] = { &ks };
   const cn_tensor *in_const[1] = { NULL };
-  cn_node_view nv = { .op = op, .params = p, .n_in = 1, .in_shape = in_shape, .in_const = in_const,
+  cn_node_view nv = { .op = op, .rule = cn__op_rule (op), .params = p, .n_in = 1, .in_shape = in_shape, .in_const = in_const,
                       .out_shape = &os, .name = "draw" };
   cn_tensor k, out;
   cn_status st = cn_tensor_init (&k, CN_DTYPE_U64, &ks, err);
@@ -419,10 +419,10 @@ forward_f64 (cn_op op, const void *p, int n_in, const cn_shape *sh, const double
   for (int i = 0; i < n_in; i++)
     in_shape[i] = &sh[i];
   cn_error_clear (err);
-  cn_status st = r->check (p, n_in, in_shape, os, err);
+  cn_status st = r->check (r, p, n_in, in_shape, os, err);
   if (st != CN_OK)
     return st;
-  cn_node_view nv = { .op = op, .params = p, .n_in = n_in, .in_shape = in_shape, .in_const = in_const,
+  cn_node_view nv = { .op = op, .rule = cn__op_rule (op), .params = p, .n_in = n_in, .in_shape = in_shape, .in_const = in_const,
                       .out_shape = os, .name = "check" };
   int made = 0;
   for (; made < n_in; made++)
@@ -545,13 +545,13 @@ tu_spectral_check (char *msg, size_t size)
     int64_t bad[2] = { 3, 2 }, good[2] = { 4, 2 }, six = 6;
     tu_shape_set (&sh[0], 2, bad);
     const cn_shape *in[1] = { &sh[0] };
-    if (cn__op_rule (CN_OP_IRFFT)->check (&p, 1, in, &os, &err) != CN_ESHAPE)
+    if (cn__op_rule (CN_OP_IRFFT)->check (cn__op_rule (CN_OP_IRFFT), &p, 1, in, &os, &err) != CN_ESHAPE)
       return fail (msg, size, "irfft: 3 frequencies accepted for n = 6");
     tu_shape_set (&sh[0], 2, good);
-    if (cn__op_rule (CN_OP_IRFFT)->check (&p, 1, in, &os, &err) != CN_OK || os.rank != 1 || os.dim[0] != 6)
+    if (cn__op_rule (CN_OP_IRFFT)->check (cn__op_rule (CN_OP_IRFFT), &p, 1, in, &os, &err) != CN_OK || os.rank != 1 || os.dim[0] != 6)
       return fail (msg, size, "irfft: [4, 2] for n = 6 refused or misshaped");
     p.norm = (cn_fft_norm) 7;
-    if (cn__op_rule (CN_OP_IRFFT)->check (&p, 1, in, &os, &err) != CN_EINVAL)
+    if (cn__op_rule (CN_OP_IRFFT)->check (cn__op_rule (CN_OP_IRFFT), &p, 1, in, &os, &err) != CN_EINVAL)
       return fail (msg, size, "irfft: norm 7 accepted");
     p.norm = CN_FFT_ORTHO;
     tu_shape_set (&sh[0], 1, &six);
@@ -582,7 +582,7 @@ tu_spectral_check (char *msg, size_t size)
     sh[4] = sh[2];              /* C of the wrong shape */
     tu_shape_set (&sh[5], 1, &one);
     const cn_shape *in[6] = { &sh[0], &sh[1], &sh[2], &sh[3], &sh[4], &sh[5] };
-    if (cn__op_rule (CN_OP_SELECTIVE_SCAN)->check (NULL, 6, in, &os, &err) != CN_ESHAPE)
+    if (cn__op_rule (CN_OP_SELECTIVE_SCAN)->check (cn__op_rule (CN_OP_SELECTIVE_SCAN), NULL, 6, in, &os, &err) != CN_ESHAPE)
       return fail (msg, size, "selectiveScan: C of shape [1, 1] accepted for L = 2");
     sh[4] = sh[0];
     double l[6][2] = { { 1, 1 }, { 0.5, 0.25 }, { -1, 0 }, { 2, 3 }, { 1, 4 }, { 0.5, 0 } };
@@ -685,10 +685,10 @@ ibp_call (cn_op op, const void *p, int n_in, const cn_shape *sh, const double *c
   for (int i = 0; i < n_in; i++)
     in_shape[i] = &sh[i];
   cn_error_clear (err);       /* the first error wins: start from a clear one */
-  cn_status st = r->check (p, n_in, in_shape, &os, err);
+  cn_status st = r->check (r, p, n_in, in_shape, &os, err);
   if (st != CN_OK)
     return st;
-  cn_node_view nv = { .op = op, .params = p, .n_in = n_in, .in_shape = in_shape, .in_const = in_const,
+  cn_node_view nv = { .op = op, .rule = cn__op_rule (op), .params = p, .n_in = n_in, .in_shape = in_shape, .in_const = in_const,
                       .out_shape = &os, .name = "edge" };
   for (int i = 0; i < n_in; i++)
     {
@@ -726,25 +726,25 @@ random_edges (char *msg, size_t size)
     int64_t two = 2;
     tu_shape_set (&sh[0], 1, &two);
     const cn_shape *in[1] = { &sh[0] };
-    if (cn__op_rule (CN_OP_RANDN)->check (&pn, 1, in, &os, &err) != CN_ESHAPE)
+    if (cn__op_rule (CN_OP_RANDN)->check (cn__op_rule (CN_OP_RANDN), &pn, 1, in, &os, &err) != CN_ESHAPE)
       return fail (msg, size, "randn: a key of shape [2] accepted");
     cn_dtype f64 = CN_DTYPE_F64, u64 = CN_DTYPE_U64, o;
-    if (cn__op_rule (CN_OP_RANDN)->out_sort (&pn, 1, &f64, &o, &err) != CN_EINVAL
-        || cn__op_rule (CN_OP_RANDN)->out_sort (&pn, 1, &u64, &o, &err) != CN_OK || o != CN_DTYPE_F64)
+    if (cn__op_rule (CN_OP_RANDN)->out_sort (cn__op_rule (CN_OP_RANDN), &pn, 1, &f64, &o, &err) != CN_EINVAL
+        || cn__op_rule (CN_OP_RANDN)->out_sort (cn__op_rule (CN_OP_RANDN), &pn, 1, &u64, &o, &err) != CN_OK || o != CN_DTYPE_F64)
       return fail (msg, size, "randn: the key's sort is not checked");
     pn.std = -1;
     tu_shape_set (&sh[0], 0, NULL);
-    if (cn__op_rule (CN_OP_RANDN)->check (&pn, 1, in, &os, &err) != CN_EINVAL)
+    if (cn__op_rule (CN_OP_RANDN)->check (cn__op_rule (CN_OP_RANDN), &pn, 1, in, &os, &err) != CN_EINVAL)
       return fail (msg, size, "randn: std = -1 accepted");
     cn_params_rand_uniform pu;
     memset (&pu, 0, sizeof pu);
     pu.lo = 1;
     pu.hi = 0;
-    if (cn__op_rule (CN_OP_RAND_UNIFORM)->check (&pu, 1, in, &os, &err) != CN_EINVAL)
+    if (cn__op_rule (CN_OP_RAND_UNIFORM)->check (cn__op_rule (CN_OP_RAND_UNIFORM), &pu, 1, in, &os, &err) != CN_EINVAL)
       return fail (msg, size, "randUniform: lo > hi accepted");
     cn_params_dropout pd = { .p = 1 };
     const cn_shape *in2[2] = { &sh[0], &sh[0] };
-    if (cn__op_rule (CN_OP_DROPOUT)->check (&pd, 2, in2, &os, &err) != CN_EINVAL)
+    if (cn__op_rule (CN_OP_DROPOUT)->check (cn__op_rule (CN_OP_DROPOUT), &pd, 2, in2, &os, &err) != CN_EINVAL)
       return fail (msg, size, "dropout: p = 1 accepted");
   }
   /* draws: the range whatever the key */

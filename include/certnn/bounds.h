@@ -29,17 +29,7 @@ const char *cn_method_name (cn_method m);          /* "ibp", "crown", "crown-ibp
 /* CN_EINVAL if NAME is not one of the names above. */
 cn_status cn_method_lookup (const char *name, cn_method *m, cn_error *err);
 
-/* The lower line alpha z <= relu(z) of an unstable relu entry (l < 0 < u): every alpha in
- * [0, 1] is sound, and which is tightest depends on the row.  CN_SLOPE_ADAPTIVE is CROWN's
- * choice (alpha = 1 if u > -l, else 0); the others fix alpha = 0, alpha = 1, or alpha =
- * u/(u - l) (the upper line's slope, as in DeepPoly's parallel relaxation). */
-typedef enum cn_slope
-{
-  CN_SLOPE_ADAPTIVE,
-  CN_SLOPE_ZERO,
-  CN_SLOPE_ONE,
-  CN_SLOPE_RATIO
-} cn_slope;
+/* cn_slope, the lower slopes of the relu family's relaxation, is in certnn/ops.h. */
 
 typedef struct cn_bounds_opts
 {

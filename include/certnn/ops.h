@@ -76,6 +76,18 @@ int cn_op_n_outputs (cn_op op);
 const char *cn_op_output_name (cn_op op, int k);
 void cn_op_coverage_get (cn_op op, cn_op_coverage *cov);
 
+/* The CROWN relaxation of relu (and of leakyReLU, maxPool): the lower line alpha z <= relu(z) of an unstable relu entry (l < 0 < u): every alpha in
+ * [0, 1] is sound, and which is tightest depends on the row.  CN_SLOPE_ADAPTIVE is CROWN's
+ * choice (alpha = 1 if u > -l, else 0); the others fix alpha = 0, alpha = 1, or alpha =
+ * u/(u - l) (the upper line's slope, as in DeepPoly's parallel relaxation). */
+typedef enum cn_slope
+{
+  CN_SLOPE_ADAPTIVE,
+  CN_SLOPE_ZERO,
+  CN_SLOPE_ONE,
+  CN_SLOPE_RATIO
+} cn_slope;
+
 /* ---- attribute records ----------------------------------------------------------------- */
 
 /* conv: inputs x [N, C, S_1..S_d], weight [F, C/groups, K_1..K_d], bias [F]; output

@@ -7,22 +7,14 @@
 #ifndef CERTNN_REFERENCE_H
 #define CERTNN_REFERENCE_H
 
-#include <mpfi.h>
 #include "certnn/box.h"
+#include "certnn/mpfi_vec.h"
 #include "certnn/graph.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct cn_mpfi_vec
-{
-  int64_t n;
-  mpfi_t *v;        /* owned; n intervals of one precision */
-} cn_mpfi_vec;
-
-cn_status cn_mpfi_vec_init (cn_mpfi_vec *x, int64_t n, mpfr_prec_t prec, cn_error *err);
-void cn_mpfi_vec_clear (cn_mpfi_vec *x);
 
 /* IBP of G in MPFI at PREC bits over INPUT (G has one input; or none, INPUT NULL, for a graph of
  * constants).  OUT is initialised here with the enclosure of graph output 0.  CN_EUNSUPPORTED if

@@ -10,7 +10,9 @@
 #define CN_BAB_IMPL_H
 
 #include <stdint.h>
-#include "certnn/certnn.h"
+#include "certnn/env.h"
+#include "certnn/reference.h"
+#include "certnn/verify.h"
 
 /* The precision of the exact check. */
 #define CN__CHECK_PREC 256

@@ -31,7 +31,7 @@
 #include <time.h>
 #include <omp.h>
 #include "bab/bab_impl.h"
-#include "bounds/sound.h"
+#include "sound/sound.h"
 
 #define MAX_DEPTH 400          /* splits along one path; binary64 boxes stop far earlier */
 #define BATCH_PER_THREAD 4     /* domains popped per thread and round */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* src/core/box.c: boxes in caller storage. */
+/* src/core/box.c: boxes in caller storage (the L-infinity ball, rounded outward, is in
+ * src/sound/sound.c). */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "certnn/box.h"
-#include "bounds/sound.h"
 
 cn_status
 cn_box_init (cn_box *b, int64_t n, cn_error *err)
@@ -59,28 +59,6 @@ cn_box_validate (const cn_box *b, const char *what, cn_error *err)
       if (b->lo[i] > b->hi[i])
         return cn_error_set (err, CN_EINVAL, "%s: empty interval at %lld: [%.17g, %.17g]", what,
                              (long long) i, b->lo[i], b->hi[i]);
-    }
-  return CN_OK;
-}
-
-cn_status
-cn_box_init_linf (cn_box *b, int64_t n, const double *x0, double eps, cn_error *err)
-{
-  if (!(eps >= 0) || isinf (eps))
-    return cn_error_set (err, CN_EINVAL, "box: radius %g is not a finite number >= 0", eps);
-  cn_status st = cn_box_init (b, n, err);
-  if (st != CN_OK)
-    return st;
-  for (int64_t i = 0; i < n; i++)
-    {
-      if (!isfinite (x0[i]))
-        {
-          cn_box_clear (b);
-          return cn_error_set (err, CN_EINVAL, "box: centre entry %lld is %g", (long long) i, x0[i]);
-        }
-      /* now lo <= x0 - eps and hi >= x0 + eps, exactly, by up/down of the RN results. */
-      b->lo[i] = cn__down (x0[i] - eps);
-      b->hi[i] = cn__up (x0[i] + eps);
     }
   return CN_OK;
 }

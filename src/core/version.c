@@ -3,7 +3,7 @@
 #include <config.h>
 #include <fenv.h>
 #include <cblas.h>
-#include "certnn/certnn.h"
+#include "certnn/env.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
 #endif

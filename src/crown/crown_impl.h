@@ -1,109 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* src/crown/crown_impl.h: helpers for the CROWN arms of the rule files (internal).
- *
- * The sweep keeps, per row s, the invariant of ALGORITHMS.md 6.4:
- *     C o(x) >= sum_frontier lam_v[s] . v(x) + bias[s] - charge[s],
- * where lam and bias are binary64 arrays read as exact reals and charge[s] >= 0 collects the
- * rounding errors, accumulated upward.  An arm computes its lam_in and bias contribution in
- * round-to-nearest and uses these helpers to charge what the rounding may have lost. */
+/* src/crown/crown_impl.h: the CROWN engine (internal): the backward sweep and the tightening of
+ * intermediate boxes.  The arms' side of a step (cn_crown_step, the charges and relaxation lines)
+ * is the kit in src/sound/relax.h. */
 #ifndef CN_CROWN_IMPL_H
 #define CN_CROWN_IMPL_H
 
-#include "ops/ops_impl.h"
-#include "bounds/sound.h"
-
-/* Adds the exact-real quantity  sum_j a[j] b[j]  (length K) to bias[s]: bias[s] gets the RN
- * result and charge[s] the (G) error of the dot product plus that of the final addition. */
-void cn__crown_add_dot (const cn_crown_step *st, int64_t s, int64_t k, const double *a, const double *b);
-
-/* charge[s] := an upper bound of charge[s] + E, E >= 0 an upper bound of an error (NaN is read
- * as +inf, which makes the row's bound -inf). */
-void cn__crown_charge (const cn_crown_step *st, int64_t s, double e);
-
-/* Adds to bias[s] the exact real sum whose round-to-nearest value is D, computed in any order
- * over CNT terms whose magnitudes sum (in RN) to T: charges the (G) error cn__dot_err (T, CNT)
- * and the rounding of the addition.  UNBOUNDED (some term infinite) makes the row's charge
- * +inf instead, so its bound becomes -inf. */
-void cn__crown_add_sum (const cn_crown_step *st, int64_t s, double d, double t, int64_t cnt, int unbounded);
-
-/* Adds the double V (exact) to bias[s], charging the rounding of the addition. */
-void cn__crown_add_bias (const cn_crown_step *st, int64_t s, double v);
-
-/* For arms whose lam_in entries are each ONE rounding of an exact real (a product or a
- * quotient of two doubles, such as lam_out*k or lam_out/c): charges, for every row s,
- *     sum_j (2u |lam_in[s][j]| + eta) m[j]   with m[j] = max(|lo_j|, |hi_j|) of BOX,
- * an upper bound of sum_j |exact_sj - lam_in_sj| |x_j| for x in BOX.  N = numel(input). */
-void cn__crown_charge_entrywise (const cn_crown_step *st, const double *lam_in, int64_t n, const cn_box *box);
-
-/* For affine arms  v = A u + c  whose lam_in = fl(lam_out A) is computed with inner products
- * of length at most K, and bias contribution fl(lam_out . c) (added with cn__crown_add_bias
- * or accumulated by the arm in RN) with inner length at most K as well: charges, per row s,
- *     gamma_K (|lam_out[s]| . w_up) + K eta (m1_up + 1)
- * where W_UP[o] >= (|A| m + |c|)[o] for every output entry o (m from the input boxes) and
- * M1_UP >= ||m||_1.  This bounds |(lam_out A - lam_in) u| + |lam_out c - fl(lam_out . c)| by
- * (G) (ALGORITHMS.md 6.4, linear step). */
-void cn__crown_charge_affine (const cn_crown_step *st, const double *w_up, int64_t k, double m1_up);
-
-/* m[j] = max(|lo_j|, |hi_j|) into M (length box->n); returns an upper bound of ||m||_1
- * (+inf if some entry is infinite). */
-double cn__box_magnitude (const cn_box *box, double *m);
-
-/* ---- elementwise relaxations (src/crown/relax.c) ---------------------------------------- */
-
-/* The two lines of one entry of an elementwise y = f(x) whose input box is [l, u]: as exact
- * reals, for every z in [l, u],
- *     kl z + bl <= f(z) <= ku z + bu.
- * bl = -inf means "no lower line", bu = +inf "no upper line"; the slopes are finite doubles. */
-typedef struct cn__relax_line
-{
-  double kl, bl, ku, bu;
-} cn__relax_line;
-
-/* The CROWN step through an elementwise node v = f(u) (one input, numel(u) = numel(v)) given
- * LN[j], the lines of entry j over st->in_box[0]: for each row s and entry j,
- * lam_in[j] = fl(lam_j k) with k = kl if lam_j >= 0, else ku, and bias[s] += sum_j lam_j b
- * (b = bl or bu likewise).  Charges: the (G) error of the bias sum and its addition, and for
- * the rounded products (k neither 0 nor +-1) sum_j (2u |lam_in_j| + eta) max(|l_j|, |u_j|),
- * bounded with (N) (leakyReLU's arm uses it too).  A row whose coefficient meets a side without a
- * line gets the charge +inf.  OP names the operator in messages (CN_EINVAL on a constant
- * input or a box of the wrong size). */
-cn_status cn__crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, cn_error *err);
-
-/* A scalar function f for the line constructors, in at most two pieces: (-inf, brk] (piece 0)
- * and [brk, +inf) (piece 1) when SPLIT, else one piece 0.  On each piece f is smooth (one-sided
- * at brk) and convex (CURV > 0) or concave (CURV < 0); a linear piece may answer either.  F and
- * DF are approximations in binary64 (they only choose slopes and tangent points); F_MPFI and
- * DF_MPFI enclose f(x) and f'(x) (the one-sided derivative of the piece) at the double x, in Y
- * at Y's precision; they may give +-inf where f does (log at 0) and NaN outside the domain. */
-typedef struct cn__relax_fn
-{
-  int split;
-  double brk;
-  double tangent_cap;   /* > 0: the lower tangent point of a convex f is at most l + cap (exp) */
-  int (*curv) (int piece, const void *p);
-  double (*f) (double x, int piece, const void *p);
-  double (*df) (double x, int piece, const void *p);
-  void (*f_mpfi) (mpfi_ptr y, double x, int piece, const void *p);
-  void (*df_mpfi) (mpfi_ptr y, double x, int piece, const void *p);
-} cn__relax_fn;
-
-/* Lines for every entry of the input box IN (n entries), given OUT, a sound box of f over IN
- * (the node's IBP box): slopes by ALGORITHMS.md 3 (G1 on a convex or concave box, G3 on a
- * convex-then-concave one, the chord for both on a concave-then-convex one), intercepts by G2
- * (exact-real sound for any slope).  Degenerate boxes, infinite ends and anything not finite
- * fall back to k = 0 with the ends of OUT.  P is the attribute record; the entries are shared
- * among THREADS OpenMP threads (F's functions must be thread-safe: MPFR built with TLS). */
-cn_status cn__relax_lines (const cn__relax_fn *f, const void *p, const cn_box *in, const cn_box *out,
-                           cn__relax_line *ln, int threads, const char *op, cn_error *err);
-
-/* The whole CROWN arm of an elementwise operator with one input relaxed by F: the node's IBP
- * (arm IBP) over st->in_box[0], cn__relax_lines, then cn__crown_lines. */
-cn_status cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *f, cn__ibp_arm ibp,
-                           cn_error *err);
-
-/* ---- the engine (src/crown/sweep.c, src/crown/analysis.c) ---------------------------- */
-
+#include "certnn/bounds.h"
 #include "graph/graph_impl.h"
+#include "sound/relax.h"
 
 /* Lower bounds of the ROWS linear functions C v over the input boxes, by one CROWN sweep from
  * value V of G using BOXES (one sound box per value) for every relaxation.  DEPENDS[w] is
@@ -118,5 +22,13 @@ cn_status cn__crown_relax (const cn_crown_step *st, const char *op, const cn__re
 cn_status cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
                            const double *c, int64_t rows, int threads, int slope, double *lower,
                            double *input_coef, int64_t *discharged, void **memo, cn_error *err);
+
+/* With CN_METHOD_CROWN: tightens BOXES[V] (sound on entry, sound on exit) by CROWN sweeps over
+ * the entries whose relaxation depends on them (src/crown/tighten.c), when V depends on the
+ * graph input, feeds a relaxing operator and is not a first layer; intersects each sweep's box
+ * with the old one.  OPTS gives the slopes and threads; DISCHARGED and MEMO as for
+ * cn__crown_sweep.  CN_EUNSOUND on an empty intersection. */
+cn_status cn__crown_tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v,
+                             const cn_bounds_opts *opts, int64_t *discharged, void **memo, cn_error *err);
 
 #endif

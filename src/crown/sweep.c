@@ -19,21 +19,6 @@
 #include <string.h>
 #include "crown/crown_impl.h"
 
-/* Adds to bias[s] a lower bound of min over BOX of lam[s] . w, for every row. */
-static void
-concretise (const cn_crown_step *st, const double *lam, const cn_box *box)
-{
-  for (int64_t s = 0; s < st->rows; s++)
-    {
-      double r = cn__box_min_dot (box->n, lam + s * box->n, box->lo, box->hi);
-      /* now r <= min over the box of lam[s] . w, exactly */
-      if (r == -INFINITY)
-        st->charge[s] = INFINITY;
-      else
-        cn__crown_add_bias (st, s, r);
-    }
-}
-
 cn_status
 cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
                  const double *c, int64_t rows, int threads, int slope, double *lower, double *input_coef,
@@ -83,7 +68,7 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
           int o = nd->out[oi];
           if (lam[o] == NULL)
             continue;
-          step.nv = &nd->view[oi];
+          cn__crown_step_bind (&step, &nd->view[oi]);
           step.lam_out = lam[o];
           step.memo = memo != NULL ? &memo[o] : NULL;
           if (!depends[o] || nd->rule->crown == NULL)
@@ -92,7 +77,7 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
                * (certnn ops says "none"): lam_o . o >= min over o's sound box, a constant. */
               if (depends[o] && discharged != NULL)
                 ++*discharged;
-              concretise (&step, lam[o], &boxes[o]);
+              cn__crown_add_box_min (&step, &boxes[o]);
               free (lam[o]);
               lam[o] = NULL;
               continue;
@@ -131,7 +116,7 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
                 }
               if (discharged != NULL)
                 ++*discharged;
-              concretise (&step, lam[o], &boxes[o]);
+              cn__crown_add_box_min (&step, &boxes[o]);
               free (lam[o]);
               lam[o] = NULL;
               st = CN_OK;
@@ -191,7 +176,7 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
       if (lam[w] == NULL)
         continue;
       step.lam_out = lam[w];
-      concretise (&step, lam[w], &boxes[w]);
+      cn__crown_add_box_min (&step, &boxes[w]);
     }
   for (int64_t s = 0; s < rows; s++)
     {

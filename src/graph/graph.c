@@ -25,6 +25,7 @@ cn_graph_create (cn_graph **out, cn_error *err)
   *out = calloc (1, sizeof **out);
   if (*out == NULL)
     return cn_error_set (err, CN_ENOMEM, "graph: out of memory");
+  (*out)->head.ops = &cn__graph_program_ops;
   return CN_OK;
 }
 
@@ -79,6 +80,7 @@ refresh_views (cn_graph *g, struct cn__node *nd)
     {
       cn_node_view *v = &nd->view[k];
       v->op = nd->op;
+      v->rule = nd->rule;
       v->params = nd->params;
       v->n_in = nd->n_in;
       v->in_shape = nd->in_shape;
@@ -278,7 +280,7 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
     {
       cn_error local;
       cn_error_clear (&local);
-      st = rule->out_sort (params, n_in, isorts, &osort, &local);
+      st = rule->out_sort (rule, params, n_in, isorts, &osort, &local);
       if (st != CN_OK)
         {
           cn_error_set (err, st, "%s (node '%s')", local.msg, nm);
@@ -299,7 +301,7 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
   memset (&oshape, 0, sizeof oshape);
   cn_error local;
   cn_error_clear (&local);
-  if ((st = rule->check (params, n_in, shapes, &oshape, &local)) != CN_OK)
+  if ((st = rule->check (rule, params, n_in, shapes, &oshape, &local)) != CN_OK)
     {
       cn_error_set (err, st, "%s (node '%s')", local.msg, nm);
       goto fail;
@@ -343,7 +345,7 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
       memset (&xshape[k], 0, sizeof xshape[k]);
       xsort[k] = CN_DTYPE_F64;
       cn_error_clear (&local);
-      if ((st = rule->out_extra (params, n_in, shapes, k, &xshape[k], &xsort[k], &local)) != CN_OK)
+      if ((st = rule->out_extra (rule, params, n_in, shapes, k, &xshape[k], &xsort[k], &local)) != CN_OK)
         {
           cn_error_set (err, st, "%s (node '%s')", local.msg, nm);
           goto fail;

@@ -5141,12 +5141,14 @@ fold_node (struct nctx *nc, const struct onnx_op *op)
    * to the binary64 result. */
   for (int j = 0; j < n_outs && st == CN_OK; j++)
     {
-      cn_mpfi_vec exact;
+      cn_mpfi_vec exact = { 0, NULL };
       cn_error local;
       cn_error_clear (&local);
       if (cn_graph_set_outputs (scratch, 1, &outs[j], &local) != CN_OK
-          || cn_reference_ibp (scratch, NULL, 512, &exact, &local) != CN_OK)
+          || cn_mpfi_vec_init (&exact, cn_tensor_numel (&res[j]), 512, &local) != CN_OK
+          || cn__graph_mpfi (scratch, NULL, 0, 512, &exact, &local) != CN_OK)
         {
+          cn_mpfi_vec_clear (&exact);
           st = cn_error_set (nc->err, CN_EUNSUPPORTED, "cannot check that folding the constant inputs is exact: %s",
                              local.msg);
           break;

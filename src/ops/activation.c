@@ -41,13 +41,13 @@
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
-#include "crown/crown_impl.h"
 #include "core/parallel.h"
 #include "ops/unary_impl.h"
 
 static cn_status
-relu_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+relu_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "relu: takes 1 input, got %d", n_in);
@@ -315,7 +315,7 @@ relu_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
   return CN_OK;
 }
 
-const struct cn_op_rule cn__rule_RELU = {
+const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
   .n_in = 1,
   .params_size = 0,
   .flags = CN_RULE_NEEDS_BOUNDS,
@@ -1069,8 +1069,8 @@ act_mpfi (const struct act *A, const cn_node_view *nv, const cn_mpfi_vec *const 
 
 /* The per-operator arms. */
 #define ACT_ARMS(lc, A)                                                                                              \
-  static cn_status lc##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)      \
-  {                                                                                                                  \
+  static cn_status lc##_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)      \
+  { (void) rule;                                                                                                                  \
     return act_check (&A, p, n_in, in, out, err);                                                                    \
   }                                                                                                                  \
   static cn_status lc##_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)   \
@@ -1337,7 +1337,7 @@ elu_crown (const cn_crown_step *st, cn_error *err)
 /* ---- the rules ---- */
 
 #define ACT_RULE(ID, lc, psize, fl, cr)                                                                              \
-  const struct cn_op_rule cn__rule_##ID = {                                                                          \
+  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                                          \
     .n_in = 1,                                                                                                       \
     .params_size = psize,                                                                                            \
     .flags = fl,                                                                                                     \

@@ -102,7 +102,7 @@
 #include <string.h>
 #include "ops/ops_impl.h"
 #include "ops/attention_impl.h"
-#include "bounds/sound.h"
+#include "sound/sound.h"
 
 enum attn_kind { AFS, ATT, MHA };
 
@@ -273,20 +273,23 @@ attn_check (cn_op op, const void *params, int n_in, const cn_shape *const *in, c
 }
 
 static cn_status
-afs_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+afs_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return attn_check (CN_OP_ATTENTION_FROM_SCORES, p, n_in, in, out, err);
 }
 
 static cn_status
-att_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+att_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return attn_check (CN_OP_ATTENTION, p, n_in, in, out, err);
 }
 
 static cn_status
-mha_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+mha_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return attn_check (CN_OP_MULTIHEAD_ATTENTION, p, n_in, in, out, err);
 }
 
@@ -1356,17 +1359,17 @@ attn_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec
 
 /* ---- rules ---------------------------------------------------------------------------- */
 
-const struct cn_op_rule cn__rule_ATTENTION_FROM_SCORES = {
+const struct cn_op_rule cn__rule_ATTENTION_FROM_SCORES = { .op = CN_OP_ATTENTION_FROM_SCORES,
   .n_in = 2, .params_size = 0, .check = afs_check, .forward = attn_forward, .pullback = attn_pullback,
   .jvp = attn_jvp, .ibp = attn_ibp, .ibp_mpfi = attn_ibp_mpfi,
 };
 
-const struct cn_op_rule cn__rule_ATTENTION = {
+const struct cn_op_rule cn__rule_ATTENTION = { .op = CN_OP_ATTENTION,
   .n_in = 3, .params_size = sizeof (cn_params_attention), .check = att_check, .forward = attn_forward,
   .pullback = attn_pullback, .jvp = attn_jvp, .ibp = attn_ibp, .ibp_mpfi = attn_ibp_mpfi,
 };
 
-const struct cn_op_rule cn__rule_MULTIHEAD_ATTENTION = {
+const struct cn_op_rule cn__rule_MULTIHEAD_ATTENTION = { .op = CN_OP_MULTIHEAD_ATTENTION,
   .n_in = 7, .params_size = sizeof (cn_params_multihead), .check = mha_check, .forward = attn_forward,
   .pullback = attn_pullback, .jvp = attn_jvp, .ibp = attn_ibp, .ibp_mpfi = attn_ibp_mpfi,
 };

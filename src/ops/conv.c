@@ -83,7 +83,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ops/ops_impl.h"
-#include "crown/crown_impl.h"
 
 /* Doubles in the scratch buffer of each thread of the CROWN arm (4 MiB: it stays in cache). */
 #define CONV_CHUNK_DOUBLES ((int64_t) 1 << 19)
@@ -217,8 +216,9 @@ conv_map (const struct conv_geom *g)
 }
 
 static cn_status
-conv_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+conv_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   if (params == NULL)
     return cn_error_set (err, CN_EINVAL, "conv: missing attributes");
   if (n_in != 3)
@@ -388,8 +388,9 @@ convt_perm (const struct conv_geom *g)
 }
 
 static cn_status
-convt_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+convt_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   if (params == NULL)
     return cn_error_set (err, CN_EINVAL, "convTranspose: missing attributes");
   if (n_in != 3)
@@ -1017,7 +1018,7 @@ conv_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
   return CN_OK;
 }
 
-const struct cn_op_rule cn__rule_CONV = {
+const struct cn_op_rule cn__rule_CONV = { .op = CN_OP_CONV,
   .n_in = 3,
   .params_size = sizeof (cn_params_conv),
   .check = conv_check,
@@ -1029,7 +1030,7 @@ const struct cn_op_rule cn__rule_CONV = {
   .crown = conv_crown,
 };
 
-const struct cn_op_rule cn__rule_CONV_TRANSPOSE = {
+const struct cn_op_rule cn__rule_CONV_TRANSPOSE = { .op = CN_OP_CONV_TRANSPOSE,
   .n_in = 3,
   .params_size = sizeof (cn_params_conv_transpose),
   .check = convt_check,

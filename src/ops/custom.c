@@ -14,11 +14,15 @@
  *            of its output 0.  Messages "custom 'NAME': ..." (the builder adds the node).
  * out_sort   the sort of the program's output 0: the model's scalar (CN_DTYPE_F64) if floating,
  *            else its Boolean or integer sort.
+ * The program is reached through the operations the IR puts at its head (cn__program_ops,
+ * src/ops/ops_impl.h; implemented in src/graph/program.c), so no rule calls into the graph or
+ * an engine.
+ *
  * forward    cn_graph_eval of the program in the evaluation's floating sort (the sort of the
  *            node's inputs) on the node's inputs; output 0 is copied out.  Each inner operator
  *            rounds as its own forward does, so custom is as accurate as its program (no ulp bound
  *            of its own).
- * IBP        the program's IBP pass (cn__graph_ibp, src/ibp/ibp.c): the nodes that output 0
+ * IBP        the program's IBP pass (cn__graph_ibp, src/graph/interval.c): the nodes that output 0
  *            depends on, in node order, through their IBP arms, with the node's input boxes for
  *            the program's inputs and degenerate boxes [c, c] of the exact binary64 copies for its
  *            constants.  Every arm encloses its node's exact real values over its input boxes, so
@@ -43,9 +47,7 @@
 #include <config.h>
 #include <stdlib.h>
 #include <string.h>
-#include "certnn/tape.h"
-#include "graph/graph_impl.h"
-#include "ibp/ibp_impl.h"
+#include "ops/ops_impl.h"
 
 #define P(params) ((const cn_params_custom *) (params))
 
@@ -69,59 +71,59 @@ wrap (const cn_node_view *nv, cn_status st, const cn_error *local, cn_error *err
 }
 
 static cn_status
-custom_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+custom_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_custom *p = P (params);
-  const cn_graph *g = p->program;
+  const struct cn_graph *g = p->program;
   int nl = name_len (p);
   if (g == NULL)
     return cn_error_set (err, CN_EINVAL, "custom '%.*s': no program", nl, p->name);
-  if (g->n_inputs != n_in)
+  const cn__program_ops *po = cn__program_ops_of (g);
+  if (po->n_inputs (g) != n_in)
     return cn_error_set (err, CN_EINVAL, "custom '%.*s': the program has %d inputs, the node %d", nl, p->name,
-                         g->n_inputs, n_in);
+                         po->n_inputs (g), n_in);
   for (int i = 0; i < n_in; i++)
     {
       cn_status st = cn__input_valid ("custom", i, in[i], err);
       if (st != CN_OK)
         return st;
-      const struct cn__value *iv = &g->values[g->inputs[i]];
-      if (!cn_shape_equal (in[i], &iv->shape))
+      if (!cn_shape_equal (in[i], po->input_shape (g, i)))
         {
           char a[128], b[128];
           return cn_error_set (err, CN_ESHAPE, "custom '%.*s': input %d has shape %s, the program's input '%s' %s", nl,
-                               p->name, i, cn_shape_format (in[i], a, sizeof a), iv->name,
-                               cn_shape_format (&iv->shape, b, sizeof b));
+                               p->name, i, cn_shape_format (in[i], a, sizeof a), po->input_name (g, i),
+                               cn_shape_format (po->input_shape (g, i), b, sizeof b));
         }
     }
-  if (g->n_outputs < 1)
+  if (po->n_outputs (g) < 1)
     return cn_error_set (err, CN_EINVAL, "custom '%.*s': the program has no output", nl, p->name);
-  *out = g->values[g->outputs[0]].shape;
+  *out = *po->output_shape (g, 0);
   return CN_OK;
 }
 
 static cn_status
-custom_out_sort (const void *params, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+custom_out_sort (const struct cn_op_rule *rule, const void *params, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  (void) rule;
   (void) in;                            /* value ports: the builder saw to the model's scalar */
   const cn_params_custom *p = P (params);
-  const cn_graph *g = p->program;
+  const struct cn_graph *g = p->program;
   int nl = name_len (p);
   if (g == NULL)
     return cn_error_set (err, CN_EINVAL, "custom '%.*s': no program", nl, p->name);
-  if (g->n_inputs != n_in)
+  const cn__program_ops *po = cn__program_ops_of (g);
+  if (po->n_inputs (g) != n_in)
     return cn_error_set (err, CN_EINVAL, "custom '%.*s': the program has %d inputs, the node %d", nl, p->name,
-                         g->n_inputs, n_in);
+                         po->n_inputs (g), n_in);
   for (int i = 0; i < n_in; i++)
-    {
-      const struct cn__value *iv = &g->values[g->inputs[i]];
-      if (!cn_dtype_is_float (iv->dtype))
-        return cn_error_set (err, CN_EINVAL, "custom '%.*s': the program's input %d ('%s') is of sort %s; a custom "
-                             "node's inputs are values of the model's scalar", nl, p->name, i, iv->name,
-                             cn_dtype_name (iv->dtype));
-    }
-  if (g->n_outputs < 1)
+    if (!cn_dtype_is_float (po->input_sort (g, i)))
+      return cn_error_set (err, CN_EINVAL, "custom '%.*s': the program's input %d ('%s') is of sort %s; a custom "
+                           "node's inputs are values of the model's scalar", nl, p->name, i, po->input_name (g, i),
+                           cn_dtype_name (po->input_sort (g, i)));
+  if (po->n_outputs (g) < 1)
     return cn_error_set (err, CN_EINVAL, "custom '%.*s': the program has no output", nl, p->name);
-  cn_dtype d = g->values[g->outputs[0]].dtype;
+  cn_dtype d = po->output_sort (g, 0);
   *out = cn_dtype_is_float (d) ? CN_DTYPE_F64 : d;
   return CN_OK;
 }
@@ -129,12 +131,14 @@ custom_out_sort (const void *params, int n_in, const cn_dtype *in, cn_dtype *out
 static cn_status
 custom_forward_body (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  const cn_graph *g = P (nv->params)->program;
+  const struct cn_graph *g = P (nv->params)->program;
+  const cn__program_ops *po = cn__program_ops_of (g);
+  int n_outs = po->n_outputs (g);
   cn_error local;
   cn_error_clear (&local);
   cn_status st = CN_OK;
   cn_tensor *xs = malloc ((size_t) nv->n_in * sizeof *xs);
-  cn_tensor *ys = calloc ((size_t) g->n_outputs, sizeof *ys);
+  cn_tensor *ys = calloc ((size_t) n_outs, sizeof *ys);
   if (xs == NULL || ys == NULL)
     {
       st = cn_error_set (err, CN_ENOMEM, "custom: out of memory");
@@ -143,7 +147,7 @@ custom_forward_body (const cn_node_view *nv, const cn_tensor *const *in, cn_tens
   for (int i = 0; i < nv->n_in; i++)
     xs[i] = *in[i];                     /* shallow: cn_graph_eval converts, never writes */
   /* The evaluation's floating sort is the sort of the (value) inputs. */
-  if ((st = cn_graph_eval (g, in[0]->dtype, xs, ys, &local)) != CN_OK)
+  if ((st = po->eval (g, in[0]->dtype, xs, ys, &local)) != CN_OK)
     {
       st = wrap (nv, st, &local, err);
       goto done;
@@ -156,7 +160,7 @@ custom_forward_body (const cn_node_view *nv, const cn_tensor *const *in, cn_tens
   else if (n > 0)
     memcpy (out->data, ys[0].data, (size_t) n * cn_dtype_size (out->dtype));
   /* now OUT = P(in) in the evaluation's sort */
-  for (int j = 0; j < g->n_outputs; j++)
+  for (int j = 0; j < n_outs; j++)
     cn_tensor_clear (&ys[j]);
 done:
   free (xs);
@@ -169,7 +173,8 @@ custom_ibp_body (const cn_node_view *nv, const cn_box *const *in, cn_box *out, c
 {
   cn_error local;
   cn_error_clear (&local);
-  cn_status st = cn__graph_ibp (P (nv->params)->program, in, 0, out, &local);
+  const struct cn_graph *g = P (nv->params)->program;
+  cn_status st = cn__program_ops_of (g)->ibp (g, in, 0, out, &local);
   /* now OUT encloses P(u) for every real u in the input boxes (cn__graph_ibp's induction) */
   return st == CN_OK ? CN_OK : wrap (nv, st, &local, err);
 }
@@ -180,7 +185,8 @@ custom_mpfi_body (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_
   mpfr_prec_t prec = out->n > 0 ? mpfi_get_prec (out->v[0]) : 53;
   cn_error local;
   cn_error_clear (&local);
-  cn_status st = cn__graph_mpfi (P (nv->params)->program, in, 0, prec, out, &local);
+  const struct cn_graph *g = P (nv->params)->program;
+  cn_status st = cn__program_ops_of (g)->mpfi (g, in, 0, prec, out, &local);
   return st == CN_OK ? CN_OK : wrap (nv, st, &local, err);
 }
 
@@ -219,7 +225,8 @@ custom_pullback_body (const cn_node_view *nv, const cn_tensor *const *in, const 
   cn_error local;
   cn_error_clear (&local);
   /* g_in[i] += J_{P,u_i}(u)^T g_out for every i with g_in[i] != NULL */
-  st = cn_graph_vjp (P (nv->params)->program, x, 0, g_out, NULL, g_in, &local);
+  const struct cn_graph *g = P (nv->params)->program;
+  st = cn__program_ops_of (g)->vjp (g, x, 0, g_out, NULL, g_in, &local);
   free (x);
   return st == CN_OK ? CN_OK : wrap (nv, st, &local, err);
 }
@@ -236,7 +243,8 @@ custom_jvp_body (const cn_node_view *nv, const cn_tensor *const *in, const cn_te
   cn_error local;
   cn_error_clear (&local);
   /* t_out = sum_i J_{P,u_i}(u) t_in[i] over the inputs with t_in[i] != NULL */
-  st = cn_graph_jvp (P (nv->params)->program, x, t_in, 0, NULL, t_out, &local);
+  const struct cn_graph *g = P (nv->params)->program;
+  st = cn__program_ops_of (g)->jvp (g, x, t_in, 0, NULL, t_out, &local);
   free (x);
   return st == CN_OK ? CN_OK : wrap (nv, st, &local, err);
 }
@@ -306,7 +314,7 @@ custom_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor 
   GUARDED (custom_jvp_body (nv, in, out, t_in, t_out, err));
 }
 
-const struct cn_op_rule cn__rule_CUSTOM = {
+const struct cn_op_rule cn__rule_CUSTOM = { .op = CN_OP_CUSTOM,
   .n_in = -1, .in_kind = NULL, .params_size = sizeof (cn_params_custom), .check = custom_check,
   .out_sort = custom_out_sort, .forward = custom_forward, .pullback = custom_pullback, .jvp = custom_jvp,
   .ibp = custom_ibp, .ibp_mpfi = custom_mpfi,

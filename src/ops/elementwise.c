@@ -231,7 +231,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "crown/crown_impl.h"
 #include "core/parallel.h"
 #include "ops/unary_impl.h"
 
@@ -768,7 +767,7 @@ word_mpfi (const char *opn, enum wop op, const cn_node_view *nv, const cn_mpfi_v
 static cn_status
 word_crown (const cn_crown_step *st, cn_error *err)
 {
-  return cn__crown_own_box (st, cn__op_rule (st->nv->op)->ibp, err);
+  return cn__crown_own_box (st, err);
 }
 
 /* ---- forward -------------------------------------------------------------------------- */
@@ -1430,8 +1429,9 @@ div_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *ou
 /* ---- the operators -------------------------------------------------------------------- */
 
 static cn_status
-add_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+add_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   return cn__check_binary ("add", n_in, in, out, err);
 }
@@ -1464,8 +1464,9 @@ add_crown (const cn_crown_step *st, cn_error *err)
 }
 
 static cn_status
-sub_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+sub_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   return cn__check_binary ("sub", n_in, in, out, err);
 }
@@ -1498,8 +1499,9 @@ sub_crown (const cn_crown_step *st, cn_error *err)
 }
 
 static cn_status
-mul_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+mul_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   return cn__check_binary ("mul", n_in, in, out, err);
 }
@@ -1531,8 +1533,9 @@ mul_crown (const cn_crown_step *st, cn_error *err)
 }
 
 static cn_status
-div_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+div_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_div *d = p;
   if (d == NULL)
     return cn_error_set (err, CN_EINVAL, "div: missing attributes");
@@ -1578,8 +1581,9 @@ div_crown (const cn_crown_step *st, cn_error *err)
 }
 
 static cn_status
-neg_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+neg_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   return cn__check_unary ("neg", n_in, in, out, err);
 }
@@ -1655,9 +1659,9 @@ static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
 
 /* The out_sort hooks of add, sub, mul and neg: arith_out_sort under the operator's name. */
 #define ARITH_OUT_SORT(lname)                                                                          \
-  static cn_status lname##_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out,       \
+  static cn_status lname##_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out,       \
                                      cn_error *err)                                                    \
-  {                                                                                                    \
+  { (void) rule;                                                                                                    \
     (void) p;                                                                                          \
     return arith_out_sort (#lname, n_in, in, out, err);                                                \
   }
@@ -1668,8 +1672,9 @@ ARITH_OUT_SORT (neg)
 
 /* div: as the others, and a true division of words is refused (the seed: no rule). */
 static cn_status
-div_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+div_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_div *d = p;
   if (d == NULL)
     return cn_error_set (err, CN_EINVAL, "div: missing attributes");
@@ -1680,35 +1685,35 @@ div_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_err
   return st;
 }
 
-const struct cn_op_rule cn__rule_ADD = {
+const struct cn_op_rule cn__rule_ADD = { .op = CN_OP_ADD,
   .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = add_out_sort, .params_size = 0, .check = add_check,
   .forward = add_forward,
   .pullback = add_pullback, .jvp = add_jvp, .ibp = add_ibp, .ibp_mpfi = add_mpfi, .crown = add_crown,
 };
 
-const struct cn_op_rule cn__rule_SUB = {
+const struct cn_op_rule cn__rule_SUB = { .op = CN_OP_SUB,
   .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = sub_out_sort, .params_size = 0, .check = sub_check,
   .forward = sub_forward,
   .pullback = sub_pullback, .jvp = sub_jvp, .ibp = sub_ibp, .ibp_mpfi = sub_mpfi, .crown = sub_crown,
 };
 
-const struct cn_op_rule cn__rule_MUL = {
+const struct cn_op_rule cn__rule_MUL = { .op = CN_OP_MUL,
   .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = mul_out_sort, .params_size = 0, .check = mul_check,
   .forward = mul_forward,
   .pullback = mul_pullback, .jvp = mul_jvp, .ibp = mul_ibp, .ibp_mpfi = mul_mpfi, .crown = mul_crown,
 };
 
-const struct cn_op_rule cn__rule_DIV = {
+const struct cn_op_rule cn__rule_DIV = { .op = CN_OP_DIV,
   .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = div_out_sort, .params_size = sizeof (cn_params_div),
   .check = div_check, .forward = div_forward,
   .pullback = div_pullback, .jvp = div_jvp, .ibp = div_ibp, .ibp_mpfi = div_mpfi, .crown = div_crown,
 };
 
-const struct cn_op_rule cn__rule_NEG = {
+const struct cn_op_rule cn__rule_NEG = { .op = CN_OP_NEG,
   .sorts = "f64, f32, words",
   .n_in = 1, .in_kind = element1, .out_sort = neg_out_sort, .params_size = 0, .check = neg_check,
   .forward = neg_forward,
@@ -2696,9 +2701,9 @@ check_nary (const char *op, int k, int n_in, const cn_shape *const *in, cn_shape
 }
 
 #define EW_NO_PARAMS(lname, k)                                                                         \
-  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,   \
+  static cn_status lname##_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,   \
                                   cn_error *err)                                                       \
-  {                                                                                                    \
+  { (void) rule;                                                                                                    \
     (void) p;                                                                                          \
     return check_nary (#lname, k, n_in, in, out, err);                                                 \
   }
@@ -2719,8 +2724,9 @@ EW_NO_PARAMS (nanToNum, 1)
 EW_NO_PARAMS (fullLike, 1)
 
 static cn_status
-sqrt_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+sqrt_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_sqrt *a = p;
   if (a == NULL)
     return cn_error_set (err, CN_EINVAL, "sqrt: missing attributes");
@@ -2730,8 +2736,9 @@ sqrt_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, c
 }
 
 static cn_status
-scale_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+scale_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_scale *a = p;
   if (a == NULL)
     return cn_error_set (err, CN_EINVAL, "scale: missing attributes");
@@ -2752,14 +2759,16 @@ addc_check (const char *op, const void *p, int n_in, const cn_shape *const *in, 
 }
 
 static cn_status
-addcmul_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+addcmul_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return addc_check ("addcmul", p, n_in, in, out, err);
 }
 
 static cn_status
-addcdiv_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+addcdiv_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return addc_check ("addcdiv", p, n_in, in, out, err);
 }
 
@@ -2777,31 +2786,35 @@ eps_check (const char *op, int k, int nonneg, const void *p, int n_in, const cn_
 }
 
 static cn_status
-safeDiv_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+safeDiv_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return eps_check ("safeDiv", 2, 0, p, n_in, in, out, err);
 }
 
 static cn_status
-safeInv_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+safeInv_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return eps_check ("safeInv", 1, 0, p, n_in, in, out, err);
 }
 
 static cn_status
-safeLog_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+safeLog_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return eps_check ("safeLog", 1, 1, p, n_in, in, out, err);
 }
 
 static cn_status
-smoothAbs_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+smoothAbs_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return eps_check ("smoothAbs", 1, 1, p, n_in, in, out, err);
 }
 
 #define EW_RULE(ID, lname, k, kinds, psize)                                                             \
-  const struct cn_op_rule cn__rule_##ID = {                                                            \
+  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                            \
     .n_in = k, .in_kind = kinds, .params_size = psize, .check = lname##_check, .forward = ew_forward,    \
     .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp, .ibp_mpfi = ew_mpfi,                         \
   };
@@ -2809,7 +2822,7 @@ smoothAbs_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *o
 /* pow and remainder: two element ports (the model's scalar, or one integer sort). */
 #define EW_ELEMENT_RULE(ID, lname)                                                                     \
   ARITH_OUT_SORT (lname)                                                                               \
-  const struct cn_op_rule cn__rule_##ID = {                                                            \
+  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                            \
     .n_in = 2, .in_kind = element2, .out_sort = lname##_out_sort, .check = lname##_check,              \
     .sorts = "f64, f32, words",                                                                        \
     .forward = ew_forward, .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp, .ibp_mpfi = ew_mpfi,  \

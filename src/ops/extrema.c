@@ -84,7 +84,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "crown/crown_impl.h"
 #include "core/parallel.h"
 #include "ops/unary_impl.h"
 
@@ -612,22 +611,24 @@ static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
 
 #define EXT_RULE(ID, lname, PORTS, OUT_SORT)                                                           \
   CN__CHECK_ARM (lname, cn__check_binary)                                                              \
-  const struct cn_op_rule cn__rule_##ID = {                                                            \
+  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                            \
     .n_in = 2, .in_kind = PORTS, .out_sort = OUT_SORT, .params_size = 0, .check = lname##_check,       \
     .forward = ext_forward, .flags = CN_RULE_NEEDS_BOUNDS, .pullback = ext_pullback, .jvp = ext_jvp,    \
     .ibp = ext_ibp, .ibp_mpfi = ext_mpfi, .crown = ext_crown,                                          \
   };
 
 static cn_status
-max_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+max_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   return ext_out_sort ("max", n_in, in, out, err);
 }
 
 static cn_status
-min_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+min_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   return ext_out_sort ("min", n_in, in, out, err);
 }
@@ -642,8 +643,9 @@ EXT_RULE (FMIN, fmin, NULL, NULL)
 static const cn_port_kind clamp_ports[3] = { CN_PORT_VALUE, CN_PORT_FROZEN, CN_PORT_FROZEN };
 
 static cn_status
-clamp_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+clamp_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   if (n_in != 3)
     return cn_error_set (err, CN_EINVAL, "clamp: takes 3 inputs (x, min, max), got %d", n_in);
@@ -857,7 +859,7 @@ clamp_crown (const cn_crown_step *st, cn_error *err)
   return CN_OK;
 }
 
-const struct cn_op_rule cn__rule_CLAMP = {
+const struct cn_op_rule cn__rule_CLAMP = { .op = CN_OP_CLAMP,
   .n_in = 3, .in_kind = clamp_ports, .params_size = 0, .check = clamp_check, .forward = clamp_forward,
   .flags = CN_RULE_NEEDS_BOUNDS, .pullback = clamp_pullback, .jvp = clamp_jvp, .ibp = clamp_ibp,
   .ibp_mpfi = clamp_mpfi, .crown = clamp_crown,

@@ -104,7 +104,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "crown/crown_impl.h"
+#include "ops/ops_impl.h"
 
 /* ---- element sorts ------------------------------------------------------------------------ */
 
@@ -194,8 +194,9 @@ elem_of_d (const struct esort *s, double x, uint64_t *p)
 /* ---- slice ------------------------------------------------------------------------------- */
 
 static cn_status
-slice_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+slice_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "slice: takes 1 input, got %d", n_in);
@@ -203,8 +204,9 @@ slice_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_e
 }
 
 static cn_status
-slice_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+slice_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_slice *sl = p;
   if (sl == NULL)
     return cn_error_set (err, CN_EINVAL, "slice: missing attributes");
@@ -437,7 +439,7 @@ slice_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *
 
 static const cn_port_kind slice_ports[1] = { CN_PORT_ELEMENT };
 
-const struct cn_op_rule cn__rule_SLICE = {
+const struct cn_op_rule cn__rule_SLICE = { .op = CN_OP_SLICE,
   .n_in = 1, .in_kind = slice_ports, .params_size = sizeof (cn_params_slice), .check = slice_check,
   .out_sort = slice_out_sort, .forward = slice_forward,
   .pullback = slice_pullback, .jvp = slice_jvp, .ibp = slice_ibp, .ibp_mpfi = slice_mpfi, .crown = slice_crown,
@@ -1415,8 +1417,9 @@ index_shape_ok (const char *op, int axis, const cn_shape *x, const cn_shape *ix,
 }
 
 static cn_status
-gather_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+gather_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_gather *g = p;
   cn_status st;
   if (g == NULL)
@@ -1431,8 +1434,9 @@ gather_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
 }
 
 static cn_status
-scatter_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+scatter_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_scatter *sp = p;
   cn_status st;
   if (sp == NULL)
@@ -1457,8 +1461,9 @@ scatter_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out
 }
 
 static cn_status
-index_at_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+index_at_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   cn_status st;
   if (n_in != 2)
@@ -1491,8 +1496,9 @@ index_at_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *ou
 }
 
 static cn_status
-embedding_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+embedding_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   cn_status st;
   if (n_in != 2)
@@ -1533,15 +1539,17 @@ pick_out_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_e
 }
 
 static cn_status
-gather_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+gather_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   return pick_out_sort ("gather", n_in, in, out, err);
 }
 
 static cn_status
-index_at_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+index_at_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   return pick_out_sort ("indexAt", n_in, in, out, err);
 }
@@ -1549,8 +1557,9 @@ index_at_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, c
 /* scatter: x and src (element ports) agree, the index holds the model's scalar, and a Boolean
  * scatter is a replacement. */
 static cn_status
-scatter_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+scatter_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  (void) rule;
   static const char *const red[] = { "replace", "sum", "prod", "max", "min" };
   const cn_params_scatter *sp = p;
   cn_dtype x = CN_DTYPE_F64, ix = CN_DTYPE_F64, src = CN_DTYPE_F64;
@@ -1582,25 +1591,25 @@ static const cn_port_kind gather_elem_ports[2] = { CN_PORT_ELEMENT, CN_PORT_INDE
 static const cn_port_kind scatter_ports[3] = { CN_PORT_ELEMENT, CN_PORT_INDEX, CN_PORT_ELEMENT };
 static const cn_port_kind embedding_ports[2] = { CN_PORT_INDEX, CN_PORT_VALUE };
 
-const struct cn_op_rule cn__rule_GATHER = {
+const struct cn_op_rule cn__rule_GATHER = { .op = CN_OP_GATHER,
   .n_in = 2, .in_kind = gather_elem_ports, .params_size = sizeof (cn_params_gather), .check = gather_check,
   .out_sort = gather_out_sort, .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
   .crown = pick_crown,
 };
 
-const struct cn_op_rule cn__rule_SCATTER = {
+const struct cn_op_rule cn__rule_SCATTER = { .op = CN_OP_SCATTER,
   .n_in = 3, .in_kind = scatter_ports, .params_size = sizeof (cn_params_scatter), .check = scatter_check,
   .out_sort = scatter_out_sort, .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
   .crown = pick_crown,
 };
 
-const struct cn_op_rule cn__rule_INDEX_AT = {
+const struct cn_op_rule cn__rule_INDEX_AT = { .op = CN_OP_INDEX_AT,
   .n_in = 2, .in_kind = gather_elem_ports, .params_size = 0, .check = index_at_check, .out_sort = index_at_out_sort,
   .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
   .crown = pick_crown,
 };
 
-const struct cn_op_rule cn__rule_EMBEDDING = {
+const struct cn_op_rule cn__rule_EMBEDDING = { .op = CN_OP_EMBEDDING,
   .n_in = 2, .in_kind = embedding_ports, .params_size = 0, .check = embedding_check,
   .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
   .crown = pick_crown,
@@ -1609,8 +1618,9 @@ const struct cn_op_rule cn__rule_EMBEDDING = {
 /* ---- indices ----------------------------------------------------------------------------- */
 
 static cn_status
-indices_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+indices_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_indices *ip = p;
   cn_status st;
   if (ip == NULL)
@@ -1735,7 +1745,7 @@ indices_crown (const cn_crown_step *st, cn_error *err)
 
 static const cn_port_kind indices_ports[1] = { CN_PORT_FROZEN };
 
-const struct cn_op_rule cn__rule_INDICES = {
+const struct cn_op_rule cn__rule_INDICES = { .op = CN_OP_INDICES,
   .n_in = 1, .in_kind = indices_ports, .params_size = sizeof (cn_params_indices), .check = indices_check,
   .forward = indices_forward, .pullback = indices_pullback, .jvp = indices_jvp, .ibp = indices_ibp,
   .ibp_mpfi = indices_mpfi, .crown = indices_crown,

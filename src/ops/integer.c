@@ -901,13 +901,13 @@ static const cn_port_kind int2[2] = { CN_PORT_INTEGER, CN_PORT_INTEGER };
 
 #define WORD_RULE(ID, lname, arity, CHECK)                                                        \
   CN__CHECK_ARM (lname, CHECK)                                                                    \
-  static cn_status lname##_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out,  \
+  static cn_status lname##_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out,  \
                                      cn_error *err)                                               \
-  {                                                                                               \
+  { (void) rule;                                                                                               \
     (void) p;                                                                                     \
     return word_out_sort (#lname, arity, n_in, in, out, err);                                     \
   }                                                                                               \
-  const struct cn_op_rule cn__rule_##ID = {                                                       \
+  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                       \
     .n_in = arity, .in_kind = arity == 1 ? int1 : int2, .params_size = 0, .check = lname##_check, \
     .out_sort = lname##_out_sort, .forward = word_forward, .ibp = word_ibp, .ibp_mpfi = word_mpfi, \
   };
@@ -998,8 +998,9 @@ bitcast_params_ok (const void *p, cn_error *err)
 }
 
 static cn_status
-bitcast_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+bitcast_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = bitcast_params_ok (p, err);
   if (st != CN_OK)
     return st;
@@ -1059,8 +1060,9 @@ bitcast_sorts_at (const cn_node_view *nv, cn_dtype from, cn_dtype to, cn_error *
 }
 
 static cn_status
-bitcast_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+bitcast_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = bitcast_params_ok (p, err);
   if (st != CN_OK)
     return st;
@@ -1294,7 +1296,7 @@ bitcast_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec 
 
 static const cn_port_kind any1[1] = { CN_PORT_ANY };
 
-const struct cn_op_rule cn__rule_BITCAST = {
+const struct cn_op_rule cn__rule_BITCAST = { .op = CN_OP_BITCAST,
   .sorts = "f64, f32, words",
   .n_in = 1, .in_kind = any1, .params_size = sizeof (cn_params_bitcast), .check = bitcast_check,
   .out_sort = bitcast_out_sort, .forward = bitcast_forward, .jvp = cn__zero_jvp, .ibp = bitcast_ibp,
@@ -1379,8 +1381,9 @@ code_linear (const cn_params_index_code *p, const struct code_strides *cs, const
 }
 
 static cn_status
-encode_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+encode_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = code_params_ok ("encodeIndex", p, err);
   if (st != CN_OK)
     return st;
@@ -1403,8 +1406,9 @@ encode_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
 }
 
 static cn_status
-encode_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+encode_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = code_params_ok ("encodeIndex", p, err);
   if (st != CN_OK)
     return st;
@@ -1595,8 +1599,9 @@ encode_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
 }
 
 static cn_status
-decode_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+decode_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = code_params_ok ("decodeIndex", p, err);
   if (st != CN_OK)
     return st;
@@ -1615,8 +1620,9 @@ decode_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
 }
 
 static cn_status
-decode_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+decode_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = code_params_ok ("decodeIndex", p, err);
   if (st != CN_OK)
     return st;
@@ -1776,13 +1782,13 @@ decode_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
 
 static const cn_port_kind index1[1] = { CN_PORT_INDEX };
 
-const struct cn_op_rule cn__rule_ENCODE_INDEX = {
+const struct cn_op_rule cn__rule_ENCODE_INDEX = { .op = CN_OP_ENCODE_INDEX,
   .sorts = "f64, f32, words",
   .n_in = 1, .in_kind = index1, .params_size = sizeof (cn_params_index_code), .check = encode_check,
   .out_sort = encode_out_sort, .forward = encode_forward, .ibp = encode_ibp, .ibp_mpfi = encode_mpfi,
 };
 
-const struct cn_op_rule cn__rule_DECODE_INDEX = {
+const struct cn_op_rule cn__rule_DECODE_INDEX = { .op = CN_OP_DECODE_INDEX,
   .sorts = "f64, f32, words",
   .n_in = 1, .in_kind = int1, .params_size = sizeof (cn_params_index_code), .check = decode_check,
   .out_sort = decode_out_sort, .forward = decode_forward, .jvp = cn__zero_jvp, .ibp = decode_ibp,

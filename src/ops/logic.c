@@ -156,7 +156,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "crown/crown_impl.h"
 #include "ops/unary_impl.h"
 
 /* ---- shared helpers ------------------------------------------------------------------- */
@@ -362,7 +361,7 @@ bool_out_sort (const char *op, cn_dtype want, int n_in, const cn_dtype *in, cn_d
 static cn_status
 bool_crown (const cn_crown_step *st, cn_error *err)
 {
-  return cn__crown_own_box (st, cn__op_rule (st->nv->op)->ibp, err);
+  return cn__crown_own_box (st, err);
 }
 
 static const cn_port_kind frozen1[1] = { CN_PORT_FROZEN };
@@ -376,15 +375,15 @@ static const cn_port_kind any1[1] = { CN_PORT_ANY };
  * arms call FAM_forward, FAM_ibp and FAM_mpfi with the family's case K; CHECK checks the N input
  * shapes, whose ports PORTS take sort WANT (bool_out_sort); the CROWN arm is bool_crown. */
 #define BOOL_RULE(ID, lname, FAM, K, N, CHECK, PORTS, WANT, FLAGS)                               \
-  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, \
+  static cn_status lname##_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, \
                                   cn_error *err)                                                 \
-  {                                                                                              \
+  { (void) rule;                                                                                              \
     (void) p;                                                                                    \
     return CHECK (#lname, n_in, in, out, err);                                                   \
   }                                                                                              \
-  static cn_status lname##_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, \
+  static cn_status lname##_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, \
                                      cn_error *err)                                              \
-  {                                                                                              \
+  { (void) rule;                                                                                              \
     (void) p;                                                                                    \
     return bool_out_sort (#lname, WANT, n_in, in, out, err);                                     \
   }                                                                                              \
@@ -402,7 +401,7 @@ static const cn_port_kind any1[1] = { CN_PORT_ANY };
   {                                                                                              \
     return FAM##_mpfi (K, nv, in, out, err);                                                     \
   }                                                                                              \
-  const struct cn_op_rule cn__rule_##ID = {                                                      \
+  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                      \
     .n_in = N, .in_kind = PORTS, .params_size = 0, .check = lname##_check,                       \
     .out_sort = lname##_out_sort, .forward = lname##_forward, .ibp = lname##_ibp,                \
     .ibp_mpfi = lname##_mpfi, .crown = bool_crown, .flags = FLAGS,                               \
@@ -708,8 +707,9 @@ LOP_RULE (LOGICAL_XOR, logicalXor, LOP_XOR, 2, cn__check_binary, bool2)
 /* ---- select --------------------------------------------------------------------------- */
 
 static cn_status
-select_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+select_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   if (n_in != 3)
     return cn_error_set (err, CN_EINVAL, "select: takes 3 inputs, got %d", n_in);
@@ -733,8 +733,9 @@ select_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
 /* The data ports are element ports of one sort (the model's scalar, Booleans or one integer
  * sort), the output of that sort. */
 static cn_status
-select_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+select_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   if (n_in != 3)
     return cn_error_set (err, CN_EINVAL, "select: takes 3 inputs, got %d", n_in);
@@ -969,7 +970,7 @@ done:
   return s;
 }
 
-const struct cn_op_rule cn__rule_SELECT = {
+const struct cn_op_rule cn__rule_SELECT = { .op = CN_OP_SELECT,
   .n_in = 3, .in_kind = select_ports, .params_size = 0, .check = select_check, .out_sort = select_out_sort,
   .forward = select_forward,
   .pullback = select_pullback, .jvp = select_jvp, .ibp = select_ibp, .ibp_mpfi = select_mpfi,
@@ -1069,8 +1070,9 @@ cast_target_ok (const cn_params_cast *p, cn_error *err)
 }
 
 static cn_status
-cast_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+cast_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = cast_target_ok (p, err);
   if (st != CN_OK)
     return st;
@@ -1078,8 +1080,9 @@ cast_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, c
 }
 
 static cn_status
-cast_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+cast_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = cast_target_ok (p, err);
   if (st != CN_OK)
     return st;
@@ -1395,7 +1398,7 @@ cast_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
   return st;
 }
 
-const struct cn_op_rule cn__rule_CAST = {
+const struct cn_op_rule cn__rule_CAST = { .op = CN_OP_CAST,
   .n_in = 1, .in_kind = any1, .params_size = sizeof (cn_params_cast), .check = cast_check,
   .out_sort = cast_out_sort, .forward = cast_forward, .jvp = cast_jvp, .ibp = cast_ibp, .ibp_mpfi = cast_mpfi,
 };

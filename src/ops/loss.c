@@ -90,7 +90,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ops/ops_impl.h"
-#include "bounds/sound.h"
+#include "sound/sound.h"
 #include <tgmath.h>
 
 #define LN2 0.693147180559945309417232121458176568
@@ -973,12 +973,12 @@ static const cn_port_kind index_ports[2] = { CN_PORT_VALUE, CN_PORT_INDEX };
 static const cn_port_kind detached_ports[2] = { CN_PORT_VALUE, CN_PORT_DETACHED };
 
 #define LOSS_RULE(ID, lname, ports)                                                                       \
-  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,      \
+  static cn_status lname##_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,      \
                                   cn_error *err)                                                          \
-  {                                                                                                       \
+  { (void) rule;                                                                                                       \
     return loss_check_op (CN_OP_##ID, p, n_in, in, out, err);                                             \
   }                                                                                                       \
-  const struct cn_op_rule cn__rule_##ID = {                                                               \
+  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                               \
     .n_in = 2, .in_kind = ports, .params_size = sizeof (cn_params_loss), .check = lname##_check,          \
     .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp,                 \
     .ibp_mpfi = loss_mpfi,                                                                                \

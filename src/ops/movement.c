@@ -72,14 +72,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "crown/crown_impl.h"
 #include "ops/unary_impl.h"
 
 /* ---- shape checks --------------------------------------------------------------------- */
 
 static cn_status
-reshape_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+reshape_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_reshape *r = p;
   cn_status st;
   if (r == NULL)
@@ -101,8 +101,9 @@ reshape_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out
 }
 
 static cn_status
-permute_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+permute_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_permute *pm = p;
   cn_status st;
   if (pm == NULL)
@@ -132,8 +133,9 @@ permute_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out
 }
 
 static cn_status
-broadcast_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+broadcast_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_broadcast *b = p;
   cn_status st;
   if (b == NULL)
@@ -161,8 +163,9 @@ broadcast_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *o
 }
 
 static cn_status
-pad_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+pad_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_pad *pd = p;
   cn_status st;
   if (pd == NULL)
@@ -196,8 +199,9 @@ pad_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn
 }
 
 static cn_status
-cat_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+cat_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_cat *c = p;
   cn_status st;
   if (c == NULL)
@@ -262,9 +266,9 @@ pad_value_ok (cn_dtype t, double v, cn_error *err)
 }
 
 #define ELEMENT_SORT(lower, NAME)                                                                  \
-  static cn_status lower##_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out,   \
+  static cn_status lower##_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out,   \
                                      cn_error *err)                                                \
-  {                                                                                                \
+  { (void) rule;                                                                                                \
     (void) p;                                                                                      \
     return cn__element_sort (NAME, n_in, in, out, err);                                                \
   }
@@ -277,8 +281,9 @@ ELEMENT_SORT (flip, "flip")
 
 /* pad: the element ports agree, and a Boolean or word output needs a value of its sort. */
 static cn_status
-pad_out_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+pad_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_pad *pd = p;
   if (pd == NULL)
     return cn_error_set (err, CN_EINVAL, "pad: missing attributes");
@@ -758,8 +763,9 @@ MOVE_ARMS (pad, "pad")
 MOVE_ARMS (cat, "cat")
 
 static cn_status
-flip_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+flip_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_flip *f = p;
   cn_status st;
   if (f == NULL)
@@ -776,8 +782,9 @@ flip_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, c
 }
 
 static cn_status
-detach_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+detach_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   cn_status st;
   if (n_in != 1)
@@ -826,42 +833,42 @@ static const cn_port_kind detach_ports[1] = { CN_PORT_DETACHED };
 /* one element port (cat: every port, a variadic rule's ports taking in_kind[0]) */
 static const cn_port_kind element_ports[1] = { CN_PORT_ELEMENT };
 
-const struct cn_op_rule cn__rule_FLIP = {
+const struct cn_op_rule cn__rule_FLIP = { .op = CN_OP_FLIP,
   .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_flip), .check = flip_check,
   .out_sort = flip_out_sort, .forward = flip_forward,
   .pullback = flip_pullback, .jvp = flip_jvp, .ibp = flip_ibp, .ibp_mpfi = flip_mpfi, .crown = flip_crown,
 };
 
-const struct cn_op_rule cn__rule_DETACH = {
+const struct cn_op_rule cn__rule_DETACH = { .op = CN_OP_DETACH,
   .n_in = 1, .in_kind = detach_ports, .params_size = 0, .check = detach_check, .forward = detach_forward,
   .pullback = detach_pullback, .jvp = detach_jvp, .ibp = detach_ibp, .ibp_mpfi = detach_mpfi, .crown = detach_crown,
 };
 
-const struct cn_op_rule cn__rule_RESHAPE = {
+const struct cn_op_rule cn__rule_RESHAPE = { .op = CN_OP_RESHAPE,
   .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_reshape), .check = reshape_check,
   .out_sort = reshape_out_sort, .forward = reshape_forward,
   .pullback = reshape_pullback, .jvp = reshape_jvp, .ibp = reshape_ibp, .ibp_mpfi = reshape_mpfi, .crown = reshape_crown,
 };
 
-const struct cn_op_rule cn__rule_PERMUTE = {
+const struct cn_op_rule cn__rule_PERMUTE = { .op = CN_OP_PERMUTE,
   .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_permute), .check = permute_check,
   .out_sort = permute_out_sort, .forward = permute_forward,
   .pullback = permute_pullback, .jvp = permute_jvp, .ibp = permute_ibp, .ibp_mpfi = permute_mpfi, .crown = permute_crown,
 };
 
-const struct cn_op_rule cn__rule_BROADCAST = {
+const struct cn_op_rule cn__rule_BROADCAST = { .op = CN_OP_BROADCAST,
   .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_broadcast), .check = broadcast_check,
   .out_sort = broadcast_out_sort, .forward = broadcast_forward, .pullback = broadcast_pullback, .jvp = broadcast_jvp, .ibp = broadcast_ibp, .ibp_mpfi = broadcast_mpfi,
   .crown = broadcast_crown,
 };
 
-const struct cn_op_rule cn__rule_PAD = {
+const struct cn_op_rule cn__rule_PAD = { .op = CN_OP_PAD,
   .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_pad), .check = pad_check,
   .out_sort = pad_out_sort, .forward = pad_forward,
   .pullback = pad_pullback, .jvp = pad_jvp, .ibp = pad_ibp, .ibp_mpfi = pad_mpfi, .crown = pad_crown,
 };
 
-const struct cn_op_rule cn__rule_CAT = {
+const struct cn_op_rule cn__rule_CAT = { .op = CN_OP_CAT,
   .n_in = -1, .in_kind = element_ports, .params_size = sizeof (cn_params_cat), .check = cat_check,
   .out_sort = cat_out_sort, .forward = cat_forward,
   .pullback = cat_pullback, .jvp = cat_jvp, .ibp = cat_ibp, .ibp_mpfi = cat_mpfi, .crown = cat_crown,

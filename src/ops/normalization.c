@@ -46,11 +46,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ops/ops_impl.h"
-#include "crown/crown_impl.h"
 
 static cn_status
-bn_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+bn_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_batchnorm *p = params;
   static const char *const what[] = { "x", "scale", "bias", "mean", "var" };
   char sx[128];
@@ -488,7 +488,7 @@ bn_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out
   return CN_OK;
 }
 
-const struct cn_op_rule cn__rule_BATCH_NORM_RUNNING = {
+const struct cn_op_rule cn__rule_BATCH_NORM_RUNNING = { .op = CN_OP_BATCH_NORM_RUNNING,
   .n_in = 5,
   .params_size = sizeof (cn_params_batchnorm),
   .check = bn_check,
@@ -551,8 +551,9 @@ const struct cn_op_rule cn__rule_BATCH_NORM_RUNNING = {
  *            symmetric, so jvp and pullback are adjoint).  The function is smooth (eps > 0). */
 
 static cn_status
-ln_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+ln_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_layernorm *p = params;
   static const char *const what[] = { "x", "weight", "bias" };
   char sx[128];
@@ -994,7 +995,7 @@ ln_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
   return CN_OK;
 }
 
-const struct cn_op_rule cn__rule_LAYER_NORM = {
+const struct cn_op_rule cn__rule_LAYER_NORM = { .op = CN_OP_LAYER_NORM,
   .n_in = -1,
   .params_size = sizeof (cn_params_layernorm),
   .check = ln_check,
@@ -1040,8 +1041,9 @@ const struct cn_op_rule cn__rule_LAYER_NORM = {
  *   CROWN    none: y is not affine in x (the statistics depend on x). */
 
 static cn_status
-bnt_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+bnt_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_batchnorm *p = params;
   char sx[128];
   if (p == NULL)
@@ -1090,6 +1092,7 @@ bnt_row_init (const cn_node_view *nv, struct bnt_row *r)
   r->shp[0] = &r->shape;
   r->cst[0] = NULL;
   r->v.op = CN_OP_LAYER_NORM;
+  r->v.rule = &cn__rule_LAYER_NORM;
   r->v.params = &r->lp;
   r->v.n_in = 1;
   r->v.in_shape = r->shp;
@@ -1559,11 +1562,12 @@ bnt_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *ou
 
 /* Outputs 1 and 2: the batch mean and variance, [C] of the model's scalar. */
 static cn_status
-bnt_extra (const void *params, int n_in, const cn_shape *const *in, int k, cn_shape *shape, cn_dtype *sort,
+bnt_extra (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, int k, cn_shape *shape, cn_dtype *sort,
            cn_error *err)
 {
+  (void) rule;
   cn_shape y;
-  cn_status st = bnt_check (params, n_in, in, &y, err);
+  cn_status st = bnt_check (rule, params, n_in, in, &y, err);
   if (st != CN_OK)
     return st;
   if (k != 1 && k != 2)
@@ -1578,7 +1582,7 @@ bnt_extra (const void *params, int n_in, const cn_shape *const *in, int k, cn_sh
 
 static const char *const bnt_out_names[3] = { "y", "mean", "var" };
 
-const struct cn_op_rule cn__rule_BATCH_NORM = {
+const struct cn_op_rule cn__rule_BATCH_NORM = { .op = CN_OP_BATCH_NORM,
   .n_in = 3,
   .params_size = sizeof (cn_params_batchnorm),
   .n_out = 3,

@@ -4,14 +4,21 @@
  * Each operator's rule is one designated-initializer struct, cn__rule_<ID>, in its family's
  * file under src/ops/.  Consumers (the graph builder and evaluator, IBP, CROWN, the MPFI
  * reference, the coverage report) call through these pointers and never switch on the
- * operator.  An arm left NULL means "not supported", and the coverage report says so. */
+ * operator.  An arm left NULL means "not supported", and the coverage report says so.
+ *
+ * The table sits above the core (tensors, boxes, status) and the sound arithmetic with its
+ * relaxation kit (src/sound), and below everything else: this header and the rule files include
+ * nothing of the graph, the engines or the readers (tests/layering.sh checks it). */
 #ifndef CN_OPS_IMPL_H
 #define CN_OPS_IMPL_H
 
 #include <math.h>
 #include <mpfi.h>
-#include "certnn/certnn.h"
-#include "certnn/reference.h"
+#include "certnn/box.h"
+#include "certnn/mpfi_vec.h"
+#include "certnn/ops.h"
+#include "certnn/tensor.h"
+#include "sound/relax.h"
 
 /* The element sort of a port (the seed's Port.Kind).  The graph builder checks every input
  * against its port before the rule's check runs: VALUE, FROZEN, DETACHED and INDEX ports take
@@ -33,10 +40,13 @@ typedef enum cn_port_kind
                          rule's out_sort checks that the element ports agree. */
 } cn_port_kind;
 
-/* What an arm sees of a node: its attributes and the shapes of its ports. */
+struct cn_op_rule;
+
+/* What an arm sees of a node: its rule, its attributes and the shapes of its ports. */
 typedef struct cn_node_view
 {
   cn_op op;
+  const struct cn_op_rule *rule;      /* the operator's rule (its impl holds the family's data) */
   const void *params;                 /* the attribute record, NULL if the op has none */
   int n_in;
   const cn_shape *const *in_shape;    /* n_in shapes */
@@ -52,30 +62,6 @@ typedef struct cn_node_view
                                          them (a box holds a word's value, not its sort) */
 } cn_node_view;
 
-/* One backward step of a CROWN sweep through a node v = f(u_1..u_n) (ALGORITHMS.md 2.2).
- * On entry the sweep's invariant holds for every row s:
- *     C o(x) >= lam_out[s] . v(x) + (other frontier terms) + bias[s] - charge[s].
- * The arm writes lam_in[i] (zero on entry, rows x numel(u_i)) for every non-constant input,
- * adds to bias[s] and charge[s], so that afterwards
- *     lam_out[s] . v(x) >= sum_i lam_in[i][s] . u_i(x) + (bias added) - (charge added)
- * holds for every x with u_i(x) in in_box[i], the arrays read as exact reals. */
-typedef struct cn_crown_step
-{
-  const cn_node_view *nv;
-  int64_t rows;
-  const double *lam_out;              /* rows x numel(out) */
-  double *const *lam_in;              /* n_in entries; NULL for a constant input */
-  const cn_box *const *in_box;        /* n_in sound boxes (degenerate for constants) */
-  double *bias;                       /* rows; round-to-nearest accumulations */
-  double *charge;                     /* rows; >= 0, accumulated upward */
-  int threads;
-  int slope;                          /* cn_slope: lower slope of relaxing arms (relu) on unstable entries */
-  void **memo;                        /* NULL, or this node output's slot in the analysis: an arm may
-                                         keep there (malloc'd; the analysis frees it) what it derived
-                                         from in_box alone, and reuse it in later steps through the
-                                         node, since an analysis never changes a box a sweep has read */
-} cn_crown_step;
-
 enum
 {
   CN_RULE_NEEDS_BOUNDS = 1u << 0,     /* the CROWN arm relaxes: its inputs need sound boxes */
@@ -84,81 +70,141 @@ enum
                                          CROWN tightens all of its input's entries */
 };
 
+/* An operator's rule: everything the engines know of it, in one designated-initializer struct
+ * (cn__rule_<ID>, in its family's file).  Every hook receives the rule itself, so that the
+ * family's shared code reads the operator's own data from IMPL instead of a second table. */
 struct cn_op_rule
 {
-  int n_in;                           /* number of inputs; -1 for variadic (at least one) */
-  const cn_port_kind *in_kind;        /* n_in port sorts (NULL: all value ports) */
-  size_t params_size;                 /* sizeof the attribute record, 0 for none */
-  unsigned flags;
+  /* ---- identity ---------------------------------------------------------------------------- */
+  cn_op op;                           /* the operator this rule is for (its ops.def row) */
+  const void *impl;                   /* the family's data for this operator (its function, its
+                                         kind, its name in messages ...), read by the family's
+                                         shared hooks; NULL where the hooks need none */
 
-  /* Checks the attributes and the input shapes; on success writes the output shape.  The
-   * message names the operator ("conv: kernel extent 0 on axis 1"). */
-  cn_status (*check) (const void *params, int n_in, const cn_shape *const *in, cn_shape *out,
-                      cn_error *err);
-  /* The sort of the output, NULL when it is the model's scalar.  IN holds the inputs' sorts (the
-   * model's scalar reported as CN_DTYPE_F64); the hook checks the sorts of INTEGER and ANY ports
-   * against the attributes (message naming the operator and both sorts) and writes the output's:
-   * CN_DTYPE_F64 for the model's scalar, CN_DTYPE_BOOL, or an integer sort. */
-  cn_status (*out_sort) (const void *params, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err);
-  /* Forward evaluation.  Tensors of the model's scalar are of the evaluation's floating sort (f64
+  /* ---- ports --------------------------------------------------------------------------------
+   * N_IN inputs (-1: variadic, at least one) of the sorts IN_KIND (NULL: all value ports; a
+   * variadic rule's ports all take in_kind[0]).  Several outputs (the seed's sort and topk with
+   * their index tensor at a second output, batchNorm with its batch statistics): N_OUT outputs
+   * (0 and 1 both mean one); OUT_NAME[K] names output K in messages and in the graph ("values",
+   * "indices"; output K > 0 of node N is the value "N.<out_name>"); OUT_KIND[K] is CN_PORT_VALUE
+   * for an output that carries gradients, CN_PORT_INDEX for an index tensor of the model's scalar
+   * (the engines give it no cotangent and a zero tangent, and never call pullback or jvp for it);
+   * NULL means all VALUE.  Every arm below computes ONE output: the one whose number the view's
+   * out_index holds (the graph gives each output its own view), so a consumer runs an arm once
+   * per output it needs, and the arms' contracts hold output by output (a pullback ADDS output
+   * K's vector-Jacobian product, so the sum over outputs is the node's). */
+  int n_in;
+  const cn_port_kind *in_kind;
+  int n_out;
+  const char *const *out_name;
+  const cn_port_kind *out_kind;
+
+  /* ---- attributes --------------------------------------------------------------------------- */
+  size_t params_size;                 /* sizeof the attribute record, 0 for none */
+
+  /* ---- shapes and sorts ---------------------------------------------------------------------
+   * CHECK checks the attributes and the input shapes; on success writes the output shape.  The
+   * message names the operator ("conv: kernel extent 0 on axis 1").
+   * OUT_SORT gives the sort of the output, NULL when it is the model's scalar.  IN holds the
+   * inputs' sorts (the model's scalar reported as CN_DTYPE_F64); the hook checks the sorts of
+   * INTEGER and ANY ports against the attributes (message naming the operator and both sorts) and
+   * writes the output's: CN_DTYPE_F64 for the model's scalar, CN_DTYPE_BOOL, or an integer sort.
+   * OUT_EXTRA writes output K's shape and sort (1 <= K < n_out), called after check succeeded.
+   * SORTS names the sorts the forward computes in, as the coverage report's Rule cell shows them,
+   * when the ports do not say it (cn_op_coverage_get derives it from them: ports of the model's
+   * scalar "f64, f32", bool ports "bool", integer ports "words", any and element ports all three,
+   * and the output's "f64, f32" when out_sort is NULL); e.g. "f64, f32, words" for the
+   * arithmetic, which takes no Booleans at its element ports.  NULL: derived. */
+  cn_status (*check) (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in,
+                      cn_shape *out, cn_error *err);
+  cn_status (*out_sort) (const struct cn_op_rule *rule, const void *params, int n_in, const cn_dtype *in,
+                         cn_dtype *out, cn_error *err);
+  cn_status (*out_extra) (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in,
+                          int k, cn_shape *shape, cn_dtype *sort, cn_error *err);
+  const char *sorts;
+
+  /* ---- evaluation and derivatives -----------------------------------------------------------
+   * FORWARD evaluates.  Tensors of the model's scalar are of the evaluation's floating sort (f64
    * or f32, one sort for all of them), Boolean and integer tensors of their own sorts.  OUT is
    * initialised by the caller with the checked shape and sort.  Values the operator cannot take
    * (the seed's validate: an integer division by zero, ...) are refused before any output is
    * written, with CN_ENUMERIC or CN_EINVAL and a message naming the operator and node.
-   * Boxes (ibp) and MPFI vectors (ibp_mpfi) of Boolean and integer values hold the numbers
-   * themselves (false = 0, true = 1), as intervals: a Boolean box [0, 1] is "unknown". */
-  cn_status (*forward) (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
-                        cn_error *err);
-  /* Reverse mode in binary64 at the point IN (the forward values, f64 tensors of the input
-   * shapes; constants included) whose forward output is OUT: for every input i with
-   * G_IN[i] != NULL, ADDS to G_IN[i] (numel(in_i) entries) the vector-Jacobian product
+   * PULLBACK is reverse mode in binary64 at the point IN (the forward values, f64 tensors of the
+   * input shapes; constants included) whose forward output is OUT: for every input i with
+   * G_IN[i] != NULL, it ADDS to G_IN[i] (numel(in_i) entries) the vector-Jacobian product
    *     g_in[i][k] += sum_j g_out[j] d out_j / d in_i,k .
    * G_IN[i] is NULL for constants and for inputs that need no gradient.  Where f is not
-   * differentiable the arm uses a documented one-sided choice (relu: 0 at 0). */
+   * differentiable the arm uses a documented one-sided choice (relu: 0 at 0).
+   * JVP is forward mode in binary64 at the same point: it writes into T_OUT (numel(out) entries)
+   *     t_out[j] = sum_i sum_k d out_j / d in_i,k  t_in[i][k]
+   * over the inputs with T_IN[i] != NULL (the others' tangents are zero: constants, index, bool
+   * and integer ports), with the same one-sided choices as the pullback, so that the two stay
+   * adjoint. */
+  cn_status (*forward) (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
+                        cn_error *err);
   cn_status (*pullback) (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
                          const double *g_out, double *const *g_in, cn_error *err);
-  /* Forward mode in binary64 at the point IN (the forward values, f64 tensors of the input
-   * shapes; constants included) whose forward output is OUT: writes into T_OUT (numel(out)
-   * entries) the Jacobian-vector product
-   *     t_out[j] = sum_i sum_k d out_j / d in_i,k  t_in[i][k]
-   * over the inputs with T_IN[i] != NULL (the others' tangents are zero: constants, index,
-   * bool and integer ports).  At points where f is not differentiable the arm uses the same
-   * one-sided choice as its pullback, so that jvp and pullback stay adjoint. */
   cn_status (*jvp) (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
                     const double *const *t_in, double *t_out, cn_error *err);
-  /* Sound interval propagation: OUT (initialised, numel(out)) must contain f(x) for every x
-   * in the input boxes, in exact real arithmetic. */
+
+  /* ---- bounds -------------------------------------------------------------------------------
+   * IBP: OUT (initialised, numel(out)) must contain f(x) for every x in the input boxes, in
+   * exact real arithmetic.  Boxes (ibp) and MPFI vectors (ibp_mpfi) of Boolean and integer values
+   * hold the numbers themselves (false = 0, true = 1), as intervals: a Boolean box [0, 1] is
+   * "unknown".  IBP_MPFI: the same in MPFI at the precision of OUT's intervals (the reference).
+   * CROWN: one backward step (cn_crown_step, src/sound/relax.h); an arm without a relaxation for
+   * the instance returns CN_EUNSUPPORTED and the sweep discharges the node over its IBP box.
+   * FLAGS: CN_RULE_NEEDS_BOUNDS, CN_RULE_SMOOTH_BOUNDS.  CUDA: a CUDA kernel implements it. */
   cn_status (*ibp) (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err);
-  /* The same in MPFI at the precision of OUT's intervals (the reference). */
   cn_status (*ibp_mpfi) (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out,
                          cn_error *err);
-  /* One CROWN backward step (see cn_crown_step). */
   cn_status (*crown) (const cn_crown_step *st, cn_error *err);
-  int cuda;                           /* a CUDA kernel implements the operator */
-
-  /* Several outputs (the seed's sort and topk with their index tensor at a second output,
-   * batchNorm with its batch statistics).  N_OUT is the number of outputs; 0 and 1 both mean one.
-   * Output 0's shape and sort come from check and out_sort; OUT_EXTRA writes output K's
-   * (1 <= K < n_out), called after check succeeded.  Every arm above computes ONE output: the one
-   * whose number the view's out_index holds (the graph gives each output its own view), so a
-   * consumer runs an arm once per output it needs, and the arms' contracts hold output by output
-   * (a pullback ADDS output K's vector-Jacobian product, so the sum over outputs is the node's).
-   * OUT_KIND[K] is CN_PORT_VALUE for an output that carries gradients, CN_PORT_INDEX for an index
-   * tensor of the model's scalar (the engines give it no cotangent and a zero tangent, and never
-   * call pullback or jvp for it); NULL means all VALUE.  OUT_NAME[K] names it in messages and in
-   * the graph ("values", "indices"); output K > 0 of node N is the value named "N.<out_name>". */
-  /* The sorts the forward computes in, as the coverage report's Rule cell shows them, when the
-   * ports do not say it (cn_op_coverage_get derives it from them: ports of the model's scalar
-   * "f64, f32", bool ports "bool", integer ports "words", any and element ports all three, and the
-   * output's "f64, f32" when out_sort is NULL); e.g. "f64, f32, words" for the arithmetic, which
-   * takes no Booleans at its element ports.  NULL: derived. */
-  const char *sorts;
-  int n_out;
-  const char *const *out_name;
-  const cn_port_kind *out_kind;
-  cn_status (*out_extra) (const void *params, int n_in, const cn_shape *const *in, int k, cn_shape *shape,
-                          cn_dtype *sort, cn_error *err);
+  unsigned flags;
+  int cuda;
 };
+
+/* ---- programs (the custom operator, src/ops/custom.c) ------------------------------------
+ * A custom node carries a program, a graph (cn_params_custom.program).  The table cannot see the
+ * graph: the IR sits above it.  So the IR gives every graph object a head, its first member (C11
+ * 6.7.2.1: a pointer to a struct converts to a pointer to its first member), pointing to the
+ * operations below (src/graph/program.c), and custom reaches its program through them.  Each
+ * has the meaning of the public function it names (certnn/graph.h, certnn/tape.h) or of the
+ * IR's interval passes (cn__graph_ibp, cn__graph_mpfi in src/graph/graph_impl.h). */
+struct cn_graph;
+typedef struct cn__program_ops
+{
+  int (*n_inputs) (const struct cn_graph *p);
+  int (*n_outputs) (const struct cn_graph *p);
+  const char *(*input_name) (const struct cn_graph *p, int i);
+  const cn_shape *(*input_shape) (const struct cn_graph *p, int i);
+  cn_dtype (*input_sort) (const struct cn_graph *p, int i);
+  const cn_shape *(*output_shape) (const struct cn_graph *p, int k);
+  cn_dtype (*output_sort) (const struct cn_graph *p, int k);
+  /* cn_graph_eval */
+  cn_status (*eval) (const struct cn_graph *p, cn_dtype dtype, const cn_tensor *in, cn_tensor *out, cn_error *err);
+  /* cn_graph_vjp, cn_graph_jvp */
+  cn_status (*vjp) (const struct cn_graph *p, const double *const *x, int output, const double *w, double *y,
+                    double *const *g_x, cn_error *err);
+  cn_status (*jvp) (const struct cn_graph *p, const double *const *x, const double *const *t_x, int output,
+                    double *y, double *t_y, cn_error *err);
+  /* cn__graph_ibp, cn__graph_mpfi */
+  cn_status (*ibp) (const struct cn_graph *p, const cn_box *const *in, int output, cn_box *y, cn_error *err);
+  cn_status (*mpfi) (const struct cn_graph *p, const cn_mpfi_vec *const *in, int output, mpfr_prec_t prec,
+                     cn_mpfi_vec *y, cn_error *err);
+} cn__program_ops;
+
+/* The head every graph object starts with. */
+struct cn__program_head
+{
+  const cn__program_ops *ops;
+};
+
+/* The operations of program P (a graph built by the IR). */
+static inline const cn__program_ops *
+cn__program_ops_of (const struct cn_graph *p)
+{
+  return ((const struct cn__program_head *) (const void *) p)->ops;
+}
 
 /* The number of outputs of RULE (at least 1). */
 static inline int
@@ -362,6 +408,16 @@ cn__node_name (const cn_node_view *nv)
 {
   return nv->name ? nv->name : "";
 }
+/* Points the CROWN step ST at the node view NV (the view, and what the kit reads of it: the
+ * node's name, attribute record and output size). */
+static inline void
+cn__crown_step_bind (cn_crown_step *st, const cn_node_view *nv)
+{
+  st->nv = nv;
+  st->node = cn__node_name (nv);
+  st->params = nv->params;
+  st->n_out = cn__numel (nv->out_shape);
+}
 /* Checks one spatial axis of a sliding window (conv, pool): input extent S, kernel K >= 1,
  * stride >= 1, dilation >= 1, paddings >= 0, and writes the output extent
  * O = (S + pb + pe - (dilation (K - 1) + 1)) / stride + 1 >= 1, with every step free of
@@ -370,14 +426,12 @@ cn_status cn__window_axis (const char *op, int axis, int64_t S, int64_t K, int64
                            int64_t pb, int64_t pe, int64_t *O, cn_error *err);
 
 /* Rule helpers shared by several families (src/ops/shape.c). */
-/* The IBP arm's type. */
-typedef cn_status (*cn__ibp_arm) (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err);
 /* The CROWN step of a node whose output v is bounded by its own IBP box alone (Boolean
- * operators, topKMask, selectiveScan): IBP (the node's IBP arm) gives a box B of v over
- * st->in_box, and for every row s the step adds to bias[s] a lower bound r_s <= min over B of
- * lam_out[s] . v (cn__box_min_dot, its rounding charged there), or charges +inf where r_s is
- * -inf.  No coefficient reaches the inputs.  An all-zero lam_out adds nothing (IBP is not run). */
-cn_status cn__crown_own_box (const cn_crown_step *st, cn__ibp_arm ibp, cn_error *err);
+ * operators, topKMask, selectiveScan): the node's IBP arm (st->nv->rule->ibp) gives a box B of v
+ * over st->in_box, and for every row s the step adds to bias[s] a lower bound r_s <= min over B
+ * of lam_out[s] . v (cn__crown_add_box_min).  No coefficient reaches the inputs.  An all-zero
+ * lam_out adds nothing (IBP is not run). */
+cn_status cn__crown_own_box (const cn_crown_step *st, cn_error *err);
 /* The jvp arm of an operator without a value input (random draws, topKMask, bitcast,
  * decodeIndex): t_out = 0 (numel(out) entries); CN_EINVAL when OUT is not of the node's shape. */
 cn_status cn__zero_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,

@@ -97,7 +97,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ops/ops_impl.h"
-#include "crown/crown_impl.h"
 
 /* The geometry of a pool node, its spatial axes padded in front to three. */
 struct pool_geom
@@ -234,8 +233,9 @@ pool_map (const struct pool_geom *g, int count_include_pad, int64_t **div)
 }
 
 static cn_status
-pool_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+pool_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   if (params == NULL)
     return cn_error_set (err, CN_EINVAL, "pool: missing attributes");
   if (n_in != 1)
@@ -704,7 +704,7 @@ pool_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
   return CN_OK;
 }
 
-const struct cn_op_rule cn__rule_POOL = {
+const struct cn_op_rule cn__rule_POOL = { .op = CN_OP_POOL,
   .n_in = 1,
   .params_size = sizeof (cn_params_pool),
   .flags = CN_RULE_NEEDS_BOUNDS,
@@ -720,8 +720,9 @@ const struct cn_op_rule cn__rule_POOL = {
 /* ---- smoothMaxPool ---------------------------------------------------------------------- */
 
 static cn_status
-smp_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+smp_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   char sb[128];
   if (params == NULL)
     return cn_error_set (err, CN_EINVAL, "smoothMaxPool: missing attributes");
@@ -1179,7 +1180,7 @@ smp_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *ou
 
 static const cn_port_kind smp_ports[2] = { CN_PORT_VALUE, CN_PORT_FROZEN };
 
-const struct cn_op_rule cn__rule_SMOOTH_MAX_POOL = {
+const struct cn_op_rule cn__rule_SMOOTH_MAX_POOL = { .op = CN_OP_SMOOTH_MAX_POOL,
   .n_in = 2,
   .in_kind = smp_ports,
   .params_size = sizeof (cn_params_pool),

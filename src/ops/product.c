@@ -77,7 +77,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ops/ops_impl.h"
-#include "crown/crown_impl.h"
 
 /* ---- shared helpers ------------------------------------------------------------------- */
 
@@ -191,8 +190,9 @@ check_pull (const char *op, const cn_node_view *nv, const cn_tensor *const *in, 
 /* ---- linear --------------------------------------------------------------------------- */
 
 static cn_status
-linear_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+linear_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   (void) params;
   char a[128], b[128];
   if (n_in != 3)
@@ -469,7 +469,7 @@ linear_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor 
   return CN_OK;
 }
 
-const struct cn_op_rule cn__rule_LINEAR = {
+const struct cn_op_rule cn__rule_LINEAR = { .op = CN_OP_LINEAR,
   .n_in = 3,
   .params_size = 0,
   .check = linear_check,
@@ -574,8 +574,9 @@ mm_index (const struct mm_geom *g, int64_t t, int64_t *ia, int64_t *ib)
 }
 
 static cn_status
-matmul_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+matmul_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   (void) params;
   if (n_in != 2)
     return cn_error_set (err, CN_EINVAL, "matmul: %d inputs, expected 2", n_in);
@@ -880,7 +881,7 @@ matmul_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor 
   return CN_OK;
 }
 
-const struct cn_op_rule cn__rule_MATMUL = {
+const struct cn_op_rule cn__rule_MATMUL = { .op = CN_OP_MATMUL,
   .n_in = 2,
   .params_size = 0,
   .check = matmul_check,
@@ -909,8 +910,9 @@ const struct cn_op_rule cn__rule_MATMUL = {
  *   jvp      T_Y = scale (T_A B + A T_B) (matmul's jvp, then each entry times scale). */
 
 static cn_status
-smm_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+smm_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_scaled_matmul *p = params;
   if (p == NULL)
     return cn_error_set (err, CN_EINVAL, "scaledMatmul: missing attributes");
@@ -1069,7 +1071,7 @@ smm_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *ou
   return CN_OK;
 }
 
-const struct cn_op_rule cn__rule_SCALED_MATMUL = {
+const struct cn_op_rule cn__rule_SCALED_MATMUL = { .op = CN_OP_SCALED_MATMUL,
   .n_in = 2,
   .params_size = sizeof (cn_params_scaled_matmul),
   .check = smm_check,

@@ -103,8 +103,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ops/ops_impl.h"
-#include "bounds/sound.h"
-#include "crown/crown_impl.h"
+#include "sound/sound.h"
 
 /* pi = PI_HI + PI_LO to about 2^-107 relative. */
 #define PI_HI 0x1.921fb54442d18p+1
@@ -196,8 +195,9 @@ draw_check (const char *op, const cn_shape *shape, int n_in, const cn_shape *con
 }
 
 static cn_status
-draw_out_sort (const void *params, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err, const char *op)
+draw_out_sort (const struct cn_op_rule *rule, const void *params, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err, const char *op)
 {
+  (void) rule;
   (void) params;
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "%s: takes 1 input (the key), got %d", op, n_in);
@@ -209,8 +209,9 @@ draw_out_sort (const void *params, int n_in, const cn_dtype *in, cn_dtype *out, 
 }
 
 static cn_status
-rand_uniform_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+rand_uniform_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = need_params ("randUniform", params, err);
   if (st != CN_OK)
     return st;
@@ -221,8 +222,9 @@ rand_uniform_check (const void *params, int n_in, const cn_shape *const *in, cn_
 }
 
 static cn_status
-randn_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+randn_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = need_params ("randn", params, err);
   if (st != CN_OK)
     return st;
@@ -233,8 +235,9 @@ randn_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *
 }
 
 static cn_status
-bernoulli_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+bernoulli_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = need_params ("bernoulliMask", params, err);
   if (st != CN_OK)
     return st;
@@ -245,21 +248,21 @@ bernoulli_check (const void *params, int n_in, const cn_shape *const *in, cn_sha
 }
 
 static cn_status
-rand_uniform_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+rand_uniform_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
-  return draw_out_sort (p, n_in, in, out, err, "randUniform");
+  return draw_out_sort (rule, p, n_in, in, out, err, "randUniform");
 }
 
 static cn_status
-randn_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+randn_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
-  return draw_out_sort (p, n_in, in, out, err, "randn");
+  return draw_out_sort (rule, p, n_in, in, out, err, "randn");
 }
 
 static cn_status
-bernoulli_sort (const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+bernoulli_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
 {
-  return draw_out_sort (p, n_in, in, out, err, "bernoulliMask");
+  return draw_out_sort (rule, p, n_in, in, out, err, "bernoulliMask");
 }
 
 /* ---- draws: forward and jvp ------------------------------------------------------------- */
@@ -536,8 +539,9 @@ draw_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
 /* ---- dropout ---------------------------------------------------------------------------- */
 
 static cn_status
-dropout_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+dropout_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = need_params ("dropout", params, err);
   if (st != CN_OK)
     return st;
@@ -797,8 +801,9 @@ dropout_crown (const cn_crown_step *st, cn_error *err)
 /* ---- topKMask --------------------------------------------------------------------------- */
 
 static cn_status
-topk_mask_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+topk_mask_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = need_params ("topKMask", params, err);
   if (st != CN_OK)
     return st;
@@ -995,7 +1000,7 @@ topk_mask_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_ve
 static cn_status
 topk_mask_crown (const cn_crown_step *st, cn_error *err)
 {
-  return cn__crown_own_box (st, topk_mask_ibp, err);
+  return cn__crown_own_box (st, err);
 }
 
 /* ---- the rules -------------------------------------------------------------------------- */
@@ -1004,31 +1009,31 @@ static const cn_port_kind key_port[1] = { CN_PORT_INTEGER };
 static const cn_port_kind dropout_ports[2] = { CN_PORT_VALUE, CN_PORT_BOOL };
 static const cn_port_kind frozen_port[1] = { CN_PORT_FROZEN };
 
-const struct cn_op_rule cn__rule_RAND_UNIFORM = {
+const struct cn_op_rule cn__rule_RAND_UNIFORM = { .op = CN_OP_RAND_UNIFORM,
   .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
   .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_rand_uniform), .check = rand_uniform_check,
   .out_sort = rand_uniform_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };
 
-const struct cn_op_rule cn__rule_RANDN = {
+const struct cn_op_rule cn__rule_RANDN = { .op = CN_OP_RANDN,
   .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
   .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_randn), .check = randn_check,
   .out_sort = randn_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };
 
-const struct cn_op_rule cn__rule_BERNOULLI_MASK = {
+const struct cn_op_rule cn__rule_BERNOULLI_MASK = { .op = CN_OP_BERNOULLI_MASK,
   .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
   .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_bernoulli), .check = bernoulli_check,
   .out_sort = bernoulli_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };
 
-const struct cn_op_rule cn__rule_DROPOUT = {
+const struct cn_op_rule cn__rule_DROPOUT = { .op = CN_OP_DROPOUT,
   .n_in = 2, .in_kind = dropout_ports, .params_size = sizeof (cn_params_dropout), .flags = CN_RULE_NEEDS_BOUNDS,
   .check = dropout_check, .forward = dropout_forward, .pullback = dropout_pullback, .jvp = dropout_jvp,
   .ibp = dropout_ibp, .ibp_mpfi = dropout_mpfi, .crown = dropout_crown,
 };
 
-const struct cn_op_rule cn__rule_TOP_KMASK = {
+const struct cn_op_rule cn__rule_TOP_KMASK = { .op = CN_OP_TOP_KMASK,
   .n_in = 1, .in_kind = frozen_port, .params_size = sizeof (cn_params_topk_mask), .flags = CN_RULE_NEEDS_BOUNDS,
   .check = topk_mask_check, .forward = topk_mask_forward, .jvp = cn__zero_jvp, .ibp = topk_mask_ibp,
   .ibp_mpfi = topk_mask_mpfi, .crown = topk_mask_crown,

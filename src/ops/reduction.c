@@ -62,7 +62,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "crown/crown_impl.h"
+#include "ops/ops_impl.h"
 
 /* ---- checks --------------------------------------------------------------------------- */
 
@@ -114,8 +114,9 @@ reduce_shape (const char *op, const cn_params_reduce *r, int n_in, const cn_shap
 }
 
 static cn_status
-reduce_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+reduce_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   const cn_params_reduce *r = p;
   if (r != NULL && r->kind != CN_REDUCE_SUM && r->kind != CN_REDUCE_PROD && r->kind != CN_REDUCE_MAX
       && r->kind != CN_REDUCE_MIN)
@@ -125,8 +126,9 @@ reduce_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
 }
 
 static cn_status
-mean_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+mean_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return reduce_shape ("mean", p, n_in, in, 2, out, err);
 }
 
@@ -733,12 +735,12 @@ mean_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
   return red_jvp ("mean", CN_REDUCE_SUM, 1, nv, in, out, t_in, t_out, err);
 }
 
-const struct cn_op_rule cn__rule_REDUCE = {
+const struct cn_op_rule cn__rule_REDUCE = { .op = CN_OP_REDUCE,
   .n_in = 1, .params_size = sizeof (cn_params_reduce), .check = reduce_check, .forward = reduce_forward,
   .pullback = reduce_pullback, .jvp = reduce_jvp, .ibp = reduce_ibp, .ibp_mpfi = reduce_mpfi, .crown = reduce_crown,
 };
 
-const struct cn_op_rule cn__rule_MEAN = {
+const struct cn_op_rule cn__rule_MEAN = { .op = CN_OP_MEAN,
   .n_in = 1, .params_size = sizeof (cn_params_reduce), .check = mean_check, .forward = mean_forward,
   .pullback = mean_pullback, .jvp = mean_jvp, .ibp = mean_ibp, .ibp_mpfi = mean_mpfi, .crown = mean_crown,
 };
@@ -882,8 +884,9 @@ ct_geometry (const cn_params_contract *p, const cn_shape *a, const cn_shape *b, 
 }
 
 static cn_status
-contract_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+contract_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   if (n_in != 2)
     return cn_error_set (err, CN_EINVAL, "contract: %d inputs, expected 2", n_in);
   return ct_geometry (params, in[0], in[1], out, NULL, err);
@@ -1122,7 +1125,7 @@ contract_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tenso
   return CN_OK;
 }
 
-const struct cn_op_rule cn__rule_CONTRACT = {
+const struct cn_op_rule cn__rule_CONTRACT = { .op = CN_OP_CONTRACT,
   .n_in = 2,
   .params_size = sizeof (cn_params_contract),
   .check = contract_check,

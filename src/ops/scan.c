@@ -133,7 +133,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ops/ops_impl.h"
-#include "bounds/sound.h"
+#include "sound/sound.h"
 
 /* ---- geometry and shared checks ------------------------------------------------------------ */
 
@@ -239,9 +239,9 @@ cum_check_named (const char *op, const void *p, int n_in, const cn_shape *const 
 }
 
 #define CUM_CHECK(lname)                                                                               \
-  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out,   \
+  static cn_status lname##_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,   \
                                   cn_error *err)                                                       \
-  {                                                                                                    \
+  { (void) rule;                                                                                                    \
     return cum_check_named (#lname, p, n_in, in, out, err);                                            \
   }
 CUM_CHECK (cumsum)
@@ -250,8 +250,9 @@ CUM_CHECK (cummax)
 CUM_CHECK (cummin)
 
 static cn_status
-sort_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+sort_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = need_params ("sort", p, err);
   if (st != CN_OK)
     return st;
@@ -265,8 +266,9 @@ sort_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, c
 }
 
 static cn_status
-topk_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+topk_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = need_params ("topk", p, err);
   if (st != CN_OK)
     return st;
@@ -319,14 +321,16 @@ arg_check_named (const char *op, const void *p, int n_in, const cn_shape *const 
 }
 
 static cn_status
-argmax_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+argmax_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return arg_check_named ("argmax", p, n_in, in, out, err);
 }
 
 static cn_status
-argmin_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+argmin_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return arg_check_named ("argmin", p, n_in, in, out, err);
 }
 
@@ -1174,13 +1178,13 @@ static const char *const values_indices[2] = { "values", "indices" };
 static const cn_port_kind value_index[2] = { CN_PORT_VALUE, CN_PORT_INDEX };
 
 #define INDEX_EXTRA(lname, ptype)                                                                      \
-  static cn_status lname##_extra (const void *p, int n_in, const cn_shape *const *in, int k,           \
+  static cn_status lname##_extra (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, int k,           \
                                   cn_shape *shape, cn_dtype *sort, cn_error *err)                      \
   {                                                                                                    \
     if (k != 1)                                                                                        \
       return cn_error_set (err, CN_EINVAL, #lname ": no output %d", k);                                \
     *sort = CN_DTYPE_F64;                                                                              \
-    cn_status st = lname##_check (p, n_in, in, shape, err);                                            \
+    cn_status st = lname##_check (rule, p, n_in, in, shape, err);                                          \
     if (st != CN_OK)                                                                                   \
       return st;                                                                                       \
     int axis = ((const ptype *) p)->axis;                                                              \
@@ -1195,7 +1199,7 @@ INDEX_EXTRA (sort, cn_params_sort)
 INDEX_EXTRA (topk, cn_params_topk)
 
 #define SCAN_RULE(ID, check_fn, psize, ports, nout, extra)                                             \
-  const struct cn_op_rule cn__rule_##ID = {                                                            \
+  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                            \
     .n_in = 1, .in_kind = ports, .params_size = sizeof (psize), .check = check_fn,                     \
     .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp,              \
     .ibp_mpfi = scan_mpfi, .n_out = nout, .out_name = nout > 1 ? values_indices : NULL,                \

@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "ops/ops_impl.h"
-#include "bounds/sound.h"
-#include "crown/crown_impl.h"
 
 int64_t
 cn__numel (const cn_shape *s)
@@ -101,7 +99,7 @@ cn__zero_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tenso
 }
 
 cn_status
-cn__crown_own_box (const cn_crown_step *st, cn__ibp_arm ibp, cn_error *err)
+cn__crown_own_box (const cn_crown_step *st, cn_error *err)
 {
   const cn_node_view *nv = st->nv;
   int64_t n = cn__numel (nv->out_shape);
@@ -114,17 +112,9 @@ cn__crown_own_box (const cn_crown_step *st, cn__ibp_arm ibp, cn_error *err)
   cn_status s = cn_box_init (&box, n, err);
   if (s != CN_OK)
     return s;
-  if ((s = ibp (nv, st->in_box, &box, err)) == CN_OK)
-    for (int64_t row = 0; row < st->rows; row++)
-      {
-        double m = cn__box_min_dot (n, st->lam_out + row * n, box.lo, box.hi);
-        /* now m <= min over the box of lam_out[row] . v, exactly (-inf where an end is needed
-         * and infinite) */
-        if (m == -INFINITY)
-          cn__crown_charge (st, row, INFINITY);
-        else
-          cn__crown_add_bias (st, row, m);
-      }
+  if ((s = nv->rule->ibp (nv, st->in_box, &box, err)) == CN_OK)
+    cn__crown_add_box_min (st, &box);
+  /* now bias[s] - charge[s] grew by at most min over the box of lam_out[s] . v, for every row */
   cn_box_clear (&box);
   return s;
 }

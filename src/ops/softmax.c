@@ -88,7 +88,7 @@
 #include <string.h>
 #include "ops/ops_impl.h"
 #include "ops/attention_impl.h"
-#include "bounds/sound.h"
+#include "sound/sound.h"
 
 enum sm_kind { SM, LSM, MSM };
 
@@ -129,20 +129,23 @@ sm_check_common (const char *op, int want, const void *params, int n_in, const c
 }
 
 static cn_status
-softmax_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+softmax_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return sm_check_common ("softmax", 1, p, n_in, in, out, err);
 }
 
 static cn_status
-log_softmax_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+log_softmax_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return sm_check_common ("logSoftmax", 1, p, n_in, in, out, err);
 }
 
 static cn_status
-masked_softmax_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+masked_softmax_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   return sm_check_common ("maskedSoftmax", 2, p, n_in, in, out, err);
 }
 
@@ -863,17 +866,17 @@ sm_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
 
 static const cn_port_kind masked_ports[2] = { CN_PORT_VALUE, CN_PORT_BOOL };
 
-const struct cn_op_rule cn__rule_SOFTMAX = {
+const struct cn_op_rule cn__rule_SOFTMAX = { .op = CN_OP_SOFTMAX,
   .n_in = 1, .params_size = sizeof (cn_params_softmax), .check = softmax_check, .forward = sm_forward,
   .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
 };
 
-const struct cn_op_rule cn__rule_LOG_SOFTMAX = {
+const struct cn_op_rule cn__rule_LOG_SOFTMAX = { .op = CN_OP_LOG_SOFTMAX,
   .n_in = 1, .params_size = sizeof (cn_params_softmax), .check = log_softmax_check, .forward = sm_forward,
   .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
 };
 
-const struct cn_op_rule cn__rule_MASKED_SOFTMAX = {
+const struct cn_op_rule cn__rule_MASKED_SOFTMAX = { .op = CN_OP_MASKED_SOFTMAX,
   .n_in = 2, .in_kind = masked_ports, .params_size = sizeof (cn_params_softmax), .check = masked_softmax_check,
   .forward = sm_forward, .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
 };

@@ -106,8 +106,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ops/ops_impl.h"
-#include "bounds/sound.h"
-#include "crown/crown_impl.h"
+#include "sound/sound.h"
 
 /* pi = PI_HI + PI_LO to about 2^-107 relative. */
 #define PI_HI 0x1.921fb54442d18p+1
@@ -354,8 +353,9 @@ fft_params_ok (const char *op, const cn_params_fft *p, cn_error *err)
 }
 
 static cn_status
-rfft_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+rfft_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = fft_params_ok ("rfft", params, err);
   if (st != CN_OK)
     return st;
@@ -380,8 +380,9 @@ rfft_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *o
 }
 
 static cn_status
-irfft_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+irfft_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   cn_status st = fft_params_ok ("irfft", params, err);
   if (st != CN_OK)
     return st;
@@ -801,8 +802,9 @@ struct sgeom
 };
 
 static cn_status
-ss_check (const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+ss_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   (void) params;
   char a[128], b[128];
   if (n_in != 6)
@@ -1228,22 +1230,22 @@ ss_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out,
 static cn_status
 ss_crown (const cn_crown_step *st, cn_error *err)
 {
-  return cn__crown_own_box (st, ss_ibp, err);
+  return cn__crown_own_box (st, err);
 }
 
 /* ---- the rules -------------------------------------------------------------------------- */
 
-const struct cn_op_rule cn__rule_RFFT = {
+const struct cn_op_rule cn__rule_RFFT = { .op = CN_OP_RFFT,
   .n_in = 1, .params_size = sizeof (cn_params_fft), .check = rfft_check, .forward = fft_forward,
   .pullback = fft_pullback, .jvp = fft_jvp, .ibp = fft_ibp, .ibp_mpfi = fft_mpfi, .crown = fft_crown,
 };
 
-const struct cn_op_rule cn__rule_IRFFT = {
+const struct cn_op_rule cn__rule_IRFFT = { .op = CN_OP_IRFFT,
   .n_in = 1, .params_size = sizeof (cn_params_fft), .check = irfft_check, .forward = fft_forward,
   .pullback = fft_pullback, .jvp = fft_jvp, .ibp = fft_ibp, .ibp_mpfi = fft_mpfi, .crown = fft_crown,
 };
 
-const struct cn_op_rule cn__rule_SELECTIVE_SCAN = {
+const struct cn_op_rule cn__rule_SELECTIVE_SCAN = { .op = CN_OP_SELECTIVE_SCAN,
   .n_in = 6, .params_size = 0, .flags = CN_RULE_NEEDS_BOUNDS, .check = ss_check, .forward = ss_forward,
   .pullback = ss_pullback, .jvp = ss_jvp, .ibp = ss_ibp, .ibp_mpfi = ss_mpfi, .crown = ss_crown,
 };

@@ -105,7 +105,6 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
-#include "crown/crown_impl.h"
 #include "ops/unary_impl.h"
 
 /* ---- the table of the unary operators ------------------------------------------------- */
@@ -605,7 +604,7 @@ erf_crown (const cn_crown_step *st, cn_error *err)
 /* The same with a relaxing CROWN arm lname_crown. */
 #define UNARY_RULE_CROWN(ID, lname)                                                              \
   CN__CHECK_ARM (lname, cn__check_unary)                                                         \
-  const struct cn_op_rule cn__rule_##ID = {                                                      \
+  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                      \
     .n_in = 1, .params_size = 0, .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, .check = lname##_check,          \
     .forward = unary_forward, .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp,    \
     .ibp_mpfi = unary_mpfi, .crown = lname##_crown,                                              \
@@ -634,8 +633,9 @@ UNARY_RULE_CROWN (ERF, erf)
 /* ---- atan2 ---------------------------------------------------------------------------- */
 
 static cn_status
-atan2_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+atan2_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
 {
+  (void) rule;
   (void) p;
   return cn__check_binary ("atan2", n_in, in, out, err);
 }
@@ -834,7 +834,7 @@ atan2_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
   return CN_OK;
 }
 
-const struct cn_op_rule cn__rule_ATAN2 = {
+const struct cn_op_rule cn__rule_ATAN2 = { .op = CN_OP_ATAN2,
   .n_in = 2, .params_size = 0, .check = atan2_check, .forward = atan2_forward,
   .pullback = atan2_pullback, .jvp = atan2_jvp, .ibp = atan2_ibp, .ibp_mpfi = atan2_mpfi,
 };

@@ -145,9 +145,9 @@ cn__mpfi_ok (const char *op, const cn_node_view *nv, const cn_mpfi_vec *const *i
  * operator without attributes, as CHECK ("LNAME", n_in, in, out, err) (cn__check_unary or
  * cn__check_binary). */
 #define CN__CHECK_ARM(lname, CHECK)                                                              \
-  static cn_status lname##_check (const void *p, int n_in, const cn_shape *const *in, cn_shape *out, \
+  static cn_status lname##_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, \
                                   cn_error *err)                                                 \
-  {                                                                                              \
+  { (void) rule;                                                                                              \
     (void) p;                                                                                    \
     return CHECK (#lname, n_in, in, out, err);                                                   \
   }
@@ -157,7 +157,7 @@ cn__mpfi_ok (const char *op, const cn_node_view *nv, const cn_mpfi_vec *const *i
  * ARM_mpfi. */
 #define CN__UNARY_RULE(ID, lname, arm)                                                           \
   CN__CHECK_ARM (lname, cn__check_unary)                                                         \
-  const struct cn_op_rule cn__rule_##ID = {                                                      \
+  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                      \
     .n_in = 1, .params_size = 0, .check = lname##_check, .forward = arm##_forward,               \
     .pullback = arm##_pullback, .jvp = arm##_jvp, .ibp = arm##_ibp, .ibp_mpfi = arm##_mpfi,      \
   };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* src/bounds/sound.h: the sound floating-point kernels of ALGORITHMS.md section 6 (internal).
+/* src/sound/sound.h: the sound floating-point kernels of ALGORITHMS.md section 6 (internal).
  *
  * Everything here computes in round-to-nearest (the default environment; no fesetround) and
  * turns the result into a rigorous bound by charging its rounding error:
@@ -14,8 +14,8 @@
  *
  * The translation units are compiled with -ffp-contract=off: a fused multiply-add would not
  * invalidate (G) but would change which roundings the proofs of up() count. */
-#ifndef CN_BOUNDS_SOUND_H
-#define CN_BOUNDS_SOUND_H
+#ifndef CN_SOUND_SOUND_H
+#define CN_SOUND_SOUND_H
 
 #include <float.h>
 #include <math.h>

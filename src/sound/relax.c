@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* src/crown/relax.c: the shared CROWN relaxation of the smooth elementwise operators (sigmoid,
+/* src/sound/relax.c: the shared CROWN relaxation of the smooth elementwise operators (sigmoid,
  * tanh, softplus, elu, exp, log, atan, erf), ALGORITHMS.md 3 and 6.4.
  *
  * Lines.  For an entry with input box [l, u] (finite, l < u) the slopes are heuristics in
@@ -45,7 +45,7 @@
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
-#include "crown/crown_impl.h"
+#include "sound/relax.h"
 #include "core/parallel.h"
 
 #define RELAX_PREC 64
@@ -414,17 +414,15 @@ lines_rows (void *ctx, int64_t first, int64_t last)
 cn_status
 cn__crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, cn_error *err)
 {
-  const cn_node_view *nv = st->nv;
-  int64_t n = cn__numel (nv->out_shape);
+  int64_t n = st->n_out;
   const cn_box *box = st->in_box[0];
   if (st->lam_in[0] == NULL)
-    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, cn__node_name (nv));
+    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, st->node);
   if (box->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: input box does not match the node (node '%s')", op,
-                         cn__node_name (nv));
+    return cn_error_set (err, CN_EINVAL, "%s: input box does not match the node (node '%s')", op, st->node);
   double *m = malloc ((size_t) (n ? n : 1) * sizeof *m);
   if (m == NULL)
-    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
+    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
   cn__box_magnitude (box, m);
   struct lines_ctx ctx = { .st = st, .ln = ln, .m = m, .n = n };
   cn__for_rows (st->rows, st->threads, st->rows * n > 65536, lines_rows, &ctx);
@@ -435,14 +433,12 @@ cn__crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *
 cn_status
 cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *F, cn__ibp_arm ibp, cn_error *err)
 {
-  const cn_node_view *nv = st->nv;
-  int64_t n = cn__numel (nv->out_shape);
+  int64_t n = st->n_out;
   const cn_box *box = st->in_box[0];
   if (st->lam_in[0] == NULL)
-    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, cn__node_name (nv));
+    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, st->node);
   if (box->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: input box does not match the node (node '%s')", op,
-                         cn__node_name (nv));
+    return cn_error_set (err, CN_EINVAL, "%s: input box does not match the node (node '%s')", op, st->node);
   /* The lines depend on the input box alone: an earlier step through this node in the same
    * analysis (st->memo) has them already. */
   struct relax_memo
@@ -460,15 +456,15 @@ cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *F,
   mm = malloc (sizeof *mm + (size_t) (n ? n : 1) * sizeof (cn__relax_line));
   if (mm == NULL)
     {
-      rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
+      rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
       goto fail;
     }
   mm->n = n;
-  rc = ibp (nv, st->in_box, &out, err);
+  rc = ibp (st->nv, st->in_box, &out, err);
   if (rc != CN_OK)
     goto fail;
   /* now out is a sound box of f over the input box */
-  rc = cn__relax_lines (F, nv->params, box, &out, mm->ln, st->threads, op, err);
+  rc = cn__relax_lines (F, st->params, box, &out, mm->ln, st->threads, op, err);
   if (rc != CN_OK)
     goto fail;
   rc = cn__crown_lines (st, op, mm->ln, err);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* src/crown/charge.c: the error charges of the CROWN arms (see crown_impl.h). */
+/* src/sound/charge.c: the error charges of the CROWN arms (see relax.h). */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
-#include "crown/crown_impl.h"
+#include "sound/relax.h"
 #include "core/parallel.h"
 
 void
@@ -140,8 +140,23 @@ affine_rows (void *p, int64_t first, int64_t last)
 void
 cn__crown_charge_affine (const cn_crown_step *st, const double *w_up, int64_t k, double m1_up)
 {
-  int64_t n = cn__numel (st->nv->out_shape);
+  int64_t n = st->n_out;
   struct affine_ctx c = { .st = st, .w_up = w_up, .n = n, .g = cn__gamma (k), .kap = cn__kappa (n),
                           .tail = cn__up ((double) k * CN_ETA * cn__up (m1_up + 1)) };
   cn__for_rows (st->rows, st->threads, st->rows * n > (1 << 18), affine_rows, &c);
+}
+
+void
+cn__crown_add_box_min (const cn_crown_step *st, const cn_box *box)
+{
+  for (int64_t row = 0; row < st->rows; row++)
+    {
+      double m = cn__box_min_dot (box->n, st->lam_out + row * box->n, box->lo, box->hi);
+      /* now m <= min over the box of lam_out[row] . v, exactly (-inf where an end is needed
+       * and infinite) */
+      if (m == -INFINITY)
+        cn__crown_charge (st, row, INFINITY);
+      else
+        cn__crown_add_bias (st, row, m);
+    }
 }

@@ -723,7 +723,7 @@ check_instance (cn_op op, const struct rec *r, const void *p, int n_in, const cn
       for (int i = 0; i < n_in; i++)
         sorts[i] = cn_dtype_is_float (in_dtype[i]) ? CN_DTYPE_F64 : in_dtype[i];
       cn_error_clear (&local);
-      st = rule->out_sort (params, n_in, sorts, &osort, &local);
+      st = rule->out_sort (rule, params, n_in, sorts, &osort, &local);
       if (sorts != stack_sorts)
         free (sorts);
       if (st != CN_OK)
@@ -747,7 +747,7 @@ check_instance (cn_op op, const struct rec *r, const void *p, int n_in, const cn
     ptrs[i] = &in_shape[i];
   memset (out_shape, 0, sizeof *out_shape);
   cn_error_clear (&local);
-  st = rule->check (params, n_in, ptrs, out_shape, &local);
+  st = rule->check (rule, params, n_in, ptrs, out_shape, &local);
   if (ptrs != stack_ptrs)
     free (ptrs);
   if (st != CN_OK)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* src/bounds/sound.c: the sound floating-point kernels (see sound.h for the error model). */
+/* src/sound/sound.c: the sound floating-point kernels (see sound.h for the error model). */
 #include <config.h>
 #include <math.h>
-#include "bounds/sound.h"
+#include "certnn/box.h"
+#include "sound/sound.h"
 
 /* gamma and kappa are asked for the same few lengths over and over (every row of every step):
  * each thread remembers its last answer. */
@@ -144,5 +145,29 @@ cn__check_finite (int64_t n, const double *x, const char *what, cn_error *err)
   for (int64_t i = 0; i < n; i++)
     if (!isfinite (x[i]))
       return cn_error_set (err, CN_EUNSOUND, "%s: entry %lld is %g", what, (long long) i, x[i]);
+  return CN_OK;
+}
+
+/* ---- boxes rounded outward ---- */
+
+cn_status
+cn_box_init_linf (cn_box *b, int64_t n, const double *x0, double eps, cn_error *err)
+{
+  if (!(eps >= 0) || isinf (eps))
+    return cn_error_set (err, CN_EINVAL, "box: radius %g is not a finite number >= 0", eps);
+  cn_status st = cn_box_init (b, n, err);
+  if (st != CN_OK)
+    return st;
+  for (int64_t i = 0; i < n; i++)
+    {
+      if (!isfinite (x0[i]))
+        {
+          cn_box_clear (b);
+          return cn_error_set (err, CN_EINVAL, "box: centre entry %lld is %g", (long long) i, x0[i]);
+        }
+      /* now lo <= x0 - eps and hi >= x0 + eps, exactly, by up/down of the RN results. */
+      b->lo[i] = cn__down (x0[i] - eps);
+      b->hi[i] = cn__up (x0[i] + eps);
+    }
   return CN_OK;
 }

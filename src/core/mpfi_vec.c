@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* src/bounds/mpfi_vec.c: vectors of MPFI intervals for the reference. */
+/* src/core/mpfi_vec.c: vectors of MPFI intervals (certnn/mpfi_vec.h). */
 #include <config.h>
 #include <stdlib.h>
-#include "certnn/reference.h"
+#include "certnn/mpfi_vec.h"
 
 cn_status
 cn_mpfi_vec_init (cn_mpfi_vec *x, int64_t n, mpfr_prec_t prec, cn_error *err)

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/* src/sound/relax.h: the kit the CROWN arms build their relaxations and error charges with
+ * (internal; below the operator table: it knows no operator).
+ *
+ * A CROWN sweep (src/crown/sweep.c) keeps, per row s, the invariant of ALGORITHMS.md 6.4:
+ *     C o(x) >= sum_frontier lam_v[s] . v(x) + bias[s] - charge[s],
+ * where lam and bias are binary64 arrays read as exact reals and charge[s] >= 0 collects the
+ * rounding errors, accumulated upward.  An arm computes its lam_in and bias contribution in
+ * round-to-nearest and uses the charges below to account for what the rounding may have lost. */
+#ifndef CN_SOUND_RELAX_H
+#define CN_SOUND_RELAX_H
+
+#include <mpfi.h>
+#include "certnn/box.h"
+#include "sound/sound.h"
+
+/* The operator table's view of a node (src/ops/ops_impl.h); the kit only passes it through. */
+struct cn_node_view;
+
+/* One backward step of a CROWN sweep through a node v = f(u_1..u_n) (ALGORITHMS.md 2.2).
+ * On entry the sweep's invariant holds for every row s:
+ *     C o(x) >= lam_out[s] . v(x) + (other frontier terms) + bias[s] - charge[s].
+ * The arm writes lam_in[i] (zero on entry, rows x numel(u_i)) for every non-constant input,
+ * adds to bias[s] and charge[s], so that afterwards
+ *     lam_out[s] . v(x) >= sum_i lam_in[i][s] . u_i(x) + (bias added) - (charge added)
+ * holds for every x with u_i(x) in in_box[i], the arrays read as exact reals. */
+typedef struct cn_crown_step
+{
+  const struct cn_node_view *nv;      /* the node, for its arm */
+  const char *node;                   /* the node's name, for messages ("" when it has none) */
+  const void *params;                 /* the node's attribute record (NULL without one) */
+  int64_t n_out;                      /* numel(v), the output this step relaxes */
+  int64_t rows;
+  const double *lam_out;              /* rows x numel(out) */
+  double *const *lam_in;              /* n_in entries; NULL for a constant input */
+  const cn_box *const *in_box;        /* n_in sound boxes (degenerate for constants) */
+  double *bias;                       /* rows; round-to-nearest accumulations */
+  double *charge;                     /* rows; >= 0, accumulated upward */
+  int threads;
+  int slope;                          /* cn_slope: lower slope of relaxing arms (relu) on unstable entries */
+  void **memo;                        /* NULL, or this node output's slot in the analysis: an arm may
+                                         keep there (malloc'd; the analysis frees it) what it derived
+                                         from in_box alone, and reuse it in later steps through the
+                                         node, since an analysis never changes a box a sweep has read */
+} cn_crown_step;
+
+/* ---- error charges (src/sound/charge.c) --------------------------------------------------- */
+
+/* Adds the exact-real quantity  sum_j a[j] b[j]  (length K) to bias[s]: bias[s] gets the RN
+ * result and charge[s] the (G) error of the dot product plus that of the final addition. */
+void cn__crown_add_dot (const cn_crown_step *st, int64_t s, int64_t k, const double *a, const double *b);
+
+/* charge[s] := an upper bound of charge[s] + E, E >= 0 an upper bound of an error (NaN is read
+ * as +inf, which makes the row's bound -inf). */
+void cn__crown_charge (const cn_crown_step *st, int64_t s, double e);
+
+/* Adds to bias[s] the exact real sum whose round-to-nearest value is D, computed in any order
+ * over CNT terms whose magnitudes sum (in RN) to T: charges the (G) error cn__dot_err (T, CNT)
+ * and the rounding of the addition.  UNBOUNDED (some term infinite) makes the row's charge
+ * +inf instead, so its bound becomes -inf. */
+void cn__crown_add_sum (const cn_crown_step *st, int64_t s, double d, double t, int64_t cnt, int unbounded);
+
+/* Adds the double V (exact) to bias[s], charging the rounding of the addition. */
+void cn__crown_add_bias (const cn_crown_step *st, int64_t s, double v);
+
+/* For every row s, adds to bias[s] a lower bound r_s <= min over BOX of lam_out[s] . v
+ * (cn__box_min_dot, its rounding charged there), or charges +inf where r_s is -inf: the step of
+ * a node bounded by its own box alone.  BOX has st->n_out entries. */
+void cn__crown_add_box_min (const cn_crown_step *st, const cn_box *box);
+
+/* For arms whose lam_in entries are each ONE rounding of an exact real (a product or a
+ * quotient of two doubles, such as lam_out*k or lam_out/c): charges, for every row s,
+ *     sum_j (2u |lam_in[s][j]| + eta) m[j]   with m[j] = max(|lo_j|, |hi_j|) of BOX,
+ * an upper bound of sum_j |exact_sj - lam_in_sj| |x_j| for x in BOX.  N = numel(input). */
+void cn__crown_charge_entrywise (const cn_crown_step *st, const double *lam_in, int64_t n, const cn_box *box);
+
+/* For affine arms  v = A u + c  whose lam_in = fl(lam_out A) is computed with inner products
+ * of length at most K, and bias contribution fl(lam_out . c) (added with cn__crown_add_bias
+ * or accumulated by the arm in RN) with inner length at most K as well: charges, per row s,
+ *     gamma_K (|lam_out[s]| . w_up) + K eta (m1_up + 1)
+ * where W_UP[o] >= (|A| m + |c|)[o] for every output entry o (m from the input boxes) and
+ * M1_UP >= ||m||_1.  This bounds |(lam_out A - lam_in) u| + |lam_out c - fl(lam_out . c)| by
+ * (G) (ALGORITHMS.md 6.4, linear step). */
+void cn__crown_charge_affine (const cn_crown_step *st, const double *w_up, int64_t k, double m1_up);
+
+/* m[j] = max(|lo_j|, |hi_j|) into M (length box->n); returns an upper bound of ||m||_1
+ * (+inf if some entry is infinite). */
+double cn__box_magnitude (const cn_box *box, double *m);
+
+/* ---- elementwise relaxations (src/sound/relax.c) ------------------------------------------ */
+
+/* An IBP arm, as the table declares it (src/ops/ops_impl.h). */
+typedef cn_status (*cn__ibp_arm) (const struct cn_node_view *nv, const cn_box *const *in, cn_box *out,
+                                  cn_error *err);
+
+/* The two lines of one entry of an elementwise y = f(x) whose input box is [l, u]: as exact
+ * reals, for every z in [l, u],
+ *     kl z + bl <= f(z) <= ku z + bu.
+ * bl = -inf means "no lower line", bu = +inf "no upper line"; the slopes are finite doubles. */
+typedef struct cn__relax_line
+{
+  double kl, bl, ku, bu;
+} cn__relax_line;
+
+/* The CROWN step through an elementwise node v = f(u) (one input, numel(u) = numel(v)) given
+ * LN[j], the lines of entry j over st->in_box[0]: for each row s and entry j,
+ * lam_in[j] = fl(lam_j k) with k = kl if lam_j >= 0, else ku, and bias[s] += sum_j lam_j b
+ * (b = bl or bu likewise).  Charges: the (G) error of the bias sum and its addition, and for
+ * the rounded products (k neither 0 nor +-1) sum_j (2u |lam_in_j| + eta) max(|l_j|, |u_j|),
+ * bounded with (N) (leakyReLU's arm uses it too).  A row whose coefficient meets a side without a
+ * line gets the charge +inf.  OP names the operator in messages (CN_EINVAL on a constant
+ * input or a box of the wrong size). */
+cn_status cn__crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, cn_error *err);
+
+/* A scalar function f for the line constructors, in at most two pieces: (-inf, brk] (piece 0)
+ * and [brk, +inf) (piece 1) when SPLIT, else one piece 0.  On each piece f is smooth (one-sided
+ * at brk) and convex (CURV > 0) or concave (CURV < 0); a linear piece may answer either.  F and
+ * DF are approximations in binary64 (they only choose slopes and tangent points); F_MPFI and
+ * DF_MPFI enclose f(x) and f'(x) (the one-sided derivative of the piece) at the double x, in Y
+ * at Y's precision; they may give +-inf where f does (log at 0) and NaN outside the domain. */
+typedef struct cn__relax_fn
+{
+  int split;
+  double brk;
+  double tangent_cap;   /* > 0: the lower tangent point of a convex f is at most l + cap (exp) */
+  int (*curv) (int piece, const void *p);
+  double (*f) (double x, int piece, const void *p);
+  double (*df) (double x, int piece, const void *p);
+  void (*f_mpfi) (mpfi_ptr y, double x, int piece, const void *p);
+  void (*df_mpfi) (mpfi_ptr y, double x, int piece, const void *p);
+} cn__relax_fn;
+
+/* Lines for every entry of the input box IN (n entries), given OUT, a sound box of f over IN
+ * (the node's IBP box): slopes by ALGORITHMS.md 3 (G1 on a convex or concave box, G3 on a
+ * convex-then-concave one, the chord for both on a concave-then-convex one), intercepts by G2
+ * (exact-real sound for any slope).  Degenerate boxes, infinite ends and anything not finite
+ * fall back to k = 0 with the ends of OUT.  P is the attribute record; the entries are shared
+ * among THREADS OpenMP threads (F's functions must be thread-safe: MPFR built with TLS). */
+cn_status cn__relax_lines (const cn__relax_fn *f, const void *p, const cn_box *in, const cn_box *out,
+                           cn__relax_line *ln, int threads, const char *op, cn_error *err);
+
+/* The whole CROWN arm of an elementwise operator with one input relaxed by F: the node's IBP
+ * (arm IBP) over st->in_box[0], cn__relax_lines with the node's attribute record, then
+ * cn__crown_lines. */
+cn_status cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *f, cn__ibp_arm ibp,
+                           cn_error *err);
+
+#endif
