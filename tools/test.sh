@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The whole test suite: installs what is missing, builds in build-test/ and runs `make check`,
 # then builds again with AddressSanitizer and UndefinedBehaviorSanitizer (no recovery) in
-# build-asan/ and runs `make check` once more.  Tests that need ../shared/benchmarks skip
+# build-asan/ and runs `make check` once more.  Both builds check the internal invariants
+# (--enable-assertions, src/core/assert.h).  Tests that need ../shared/benchmarks skip
 # (exit 77) where it is absent.
 set -eu
 cd "$(dirname "$0")/.."
@@ -26,12 +27,12 @@ run_suite () {
 }
 
 echo "== make check (build-test/)"
-run_suite build-test
+run_suite build-test --enable-assertions
 echo "== make check under ASan + UBSan (build-asan/)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS UBSAN_OPTIONS
-run_suite build-asan --enable-sanitizers CFLAGS="-O1 -g"
+run_suite build-asan --enable-sanitizers --enable-assertions CFLAGS="-O1 -g"
 # One closing line over both runs, counted from automake's per-test results.
 passed=$(cat build-test/tests/*.trs build-test/tests/cli/*.trs build-asan/tests/*.trs build-asan/tests/cli/*.trs \
          | grep -c '^:test-result: PASS')

@@ -56,3 +56,17 @@ cn_error_set (cn_error *err, cn_status code, const char *fmt, ...)
   va_end (ap);
   return code;
 }
+
+#ifdef CN_ASSERTIONS
+#include <stdio.h>
+#include <stdlib.h>
+#include "core/assert.h"
+
+/* Only in builds configured with --enable-assertions (see core/assert.h). */
+void
+cn__assert_fail (const char *cond, const char *file, int line)
+{
+  fprintf (stderr, "certnn: internal invariant violated: %s (%s:%d)\n", cond, file, line);
+  abort ();
+}
+#endif

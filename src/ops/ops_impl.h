@@ -18,6 +18,7 @@
 #include "certnn/mpfi_vec.h"
 #include "certnn/ops.h"
 #include "certnn/tensor.h"
+#include "core/assert.h"
 #include "sound/relax.h"
 
 /* The element sort of a port (the seed's Port.Kind).  The graph builder checks every input

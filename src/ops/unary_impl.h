@@ -45,6 +45,24 @@ cn__check_binary (const char *op, int n_in, const cn_shape *const *in, cn_shape 
   return CN_OK;
 }
 
+/* The same as check arms, naming the rule's operator: .check = cn__unary_check, or
+ * cn__binary_check, for an operator without attributes. */
+static inline cn_status
+cn__unary_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+                 cn_error *err)
+{
+  (void) p;
+  return cn__check_unary (cn_op_name (rule->op), n_in, in, out, err);
+}
+
+static inline cn_status
+cn__binary_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+                  cn_error *err)
+{
+  (void) p;
+  return cn__check_binary (cn_op_name (rule->op), n_in, in, out, err);
+}
+
 /* The arms trust the checked shapes, but never index past what they are given: OUT is a
  * floating tensor with the node's element count, and every input has its sort and count. */
 static inline cn_status
