@@ -3,7 +3,7 @@
 # Installs the Debian 12 packages certnn builds and tests with, if any is missing.
 # Run as root (or through sudo).  Does nothing when everything is installed.
 set -eu
-PACKAGES="gcc make autoconf automake libtool pkg-config libgmp-dev libmpfr-dev libmpfi-dev libglpk-dev
+PACKAGES="gcc make autoconf automake libtool pkg-config libgmp-dev libmpfr-dev libmpfi-dev
 libopenblas-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev check"
 missing=""
 for p in $PACKAGES; do
