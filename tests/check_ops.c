@@ -1720,7 +1720,7 @@ START_TEST (draws_point_key)
     for (size_t ki = 0; ki < sizeof keys / sizeof keys[0]; ki++)
       {
         cn_op op = op_i == 0 ? CN_OP_RAND_UNIFORM : op_i == 1 ? CN_OP_RANDN : CN_OP_BERNOULLI_MASK;
-        cn_wire_params p;
+        tu_params p;
         memset (&p, 0, sizeof p);
         int64_t d[2] = { 3, 5 };
         cn_shape s;
