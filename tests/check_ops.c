@@ -28,6 +28,72 @@
 #define PREC 256
 #define STEP_DRAWS 48  /* instances per operator for the CROWN step invariant */
 
+/* The storage a member of kind K takes in its record (CAP entries for an array, CAP bytes for a
+ * name). */
+static size_t
+field_size (const struct cn__field *f)
+{
+  switch (f->kind)
+    {
+    case CN__FIELD_I64: return sizeof (int64_t);
+    case CN__FIELD_INTS: return (size_t) f->cap * sizeof (int);
+    case CN__FIELD_I64S: return (size_t) f->cap * sizeof (int64_t);
+    case CN__FIELD_F64:
+    case CN__FIELD_F64X: return sizeof (double);
+    case CN__FIELD_SHAPE: return sizeof (cn_shape);
+    case CN__FIELD_AXES: return sizeof (uint32_t);
+    case CN__FIELD_NAME: return (size_t) f->cap;
+    case CN__FIELD_PROGRAM: return sizeof (const void *);
+    default: return sizeof (int);       /* INT, COUNT, FLAG, ENUM, DTYPE */
+    }
+}
+
+/* The descriptor R of an attribute record (src/ops/records.c) describes a record: members of
+ * distinct names in increasing, non-overlapping places inside its size, each array counted by an
+ * earlier COUNT member whose range fits the array, each enumeration with distinct names. */
+static void
+check_descriptor (const char *op, const struct cn__record *r)
+{
+  ck_assert_msg ((r->size == 0) == (r->n == 0), "%s: record %s has %zu bytes and %d members", op, r->type, r->size,
+                 r->n);
+  if (r->n == 0)
+    return;
+  ck_assert_msg (strncmp (r->type, "cn_params_", 10) == 0, "%s: record type '%s'", op, r->type);
+  size_t end = 0;
+  for (int i = 0; i < r->n; i++)
+    {
+      const struct cn__field *f = &r->f[i];
+      ck_assert_msg (f->name != NULL && f->name[0] != 0, "%s: %s: member %d has no name", op, r->type, i);
+      for (int j = 0; j < i; j++)
+        ck_assert_msg (strcmp (f->name, r->f[j].name) != 0, "%s: %s: member '%s' twice", op, r->type, f->name);
+      ck_assert_msg (f->off >= end && f->off + field_size (f) <= r->size, "%s: %s: member '%s' at %zu overlaps or "
+                     "leaves the record (%zu bytes)", op, r->type, f->name, f->off, r->size);
+      end = f->off + field_size (f);
+      if (f->kind == CN__FIELD_INTS || f->kind == CN__FIELD_I64S)
+        {
+          int counted = 0;
+          for (int j = 0; j < i; j++)
+            if (r->f[j].off == f->count_off && r->f[j].kind == CN__FIELD_COUNT)
+              {
+                counted = 1;
+                ck_assert_msg (r->f[j].min >= 0 && r->f[j].cap <= f->cap, "%s: %s: count '%s' in %lld..%d for '%s' "
+                               "of %d entries", op, r->type, r->f[j].name, r->f[j].min, r->f[j].cap, f->name, f->cap);
+              }
+          ck_assert_msg (counted, "%s: %s: array '%s' is not counted by an earlier COUNT member", op, r->type,
+                         f->name);
+        }
+      if (f->kind == CN__FIELD_ENUM)
+        {
+          ck_assert_msg (f->n_names >= 1 && f->names != NULL, "%s: %s: enumeration '%s' has no names", op, r->type,
+                         f->name);
+          for (int a = 0; a < f->n_names; a++)
+            for (int b = 0; b < a; b++)
+              ck_assert_msg (strcmp (f->names[a], f->names[b]) != 0, "%s: %s: '%s' names two values of '%s'", op,
+                             r->type, f->names[a], f->name);
+        }
+    }
+}
+
 START_TEST (registry_consistent)
 {
   int with_rule = 0;
@@ -44,6 +110,41 @@ START_TEST (registry_consistent)
       ck_assert_msg (r->check != NULL && r->forward != NULL, "%s: a rule needs check and forward", name);
     }
   ck_assert_int_eq (cn_op_lookup ("no-such-operator"), CN_OP_COUNT);
+  /* The attribute records: every operator has the descriptor of the record its ops.def row names,
+   * whose size cn_op_params_size reports; each rule is its own row's (.op) and takes that record
+   * (.params_size).  The rules live in the family files; this is where they meet ops.def. */
+  for (int op = 0; op < CN_OP_COUNT; op++)
+    {
+      const char *name = cn_op_name ((cn_op) op);
+      const struct cn__record *rec = cn__op_record ((cn_op) op);
+      ck_assert_ptr_nonnull (rec);
+      ck_assert_uint_eq (cn_op_params_size ((cn_op) op), rec->size);
+      check_descriptor (name, rec);
+      const struct cn_op_rule *r = cn__op_rule ((cn_op) op);
+      if (r == NULL)
+        continue;
+      ck_assert_msg (r->op == (cn_op) op, "%s: its rule's .op is %s, not its own row", name, cn_op_name (r->op));
+      ck_assert_msg (r->params_size == rec->size, "%s: its rule's params_size is %zu, the record its ops.def row "
+                     "names (%s) has %zu bytes", name, r->params_size, rec->n ? rec->type : "none", rec->size);
+    }
+  ck_assert_ptr_null (cn__op_record (CN_OP_COUNT));
+  ck_assert_uint_eq (cn_op_params_size (CN_OP_COUNT), 0);
+  ck_assert_ptr_eq (cn__op_record (CN_OP_CONV), &cn__record_conv);
+  ck_assert_uint_eq (cn__record_conv.size, sizeof (cn_params_conv));
+  ck_assert_ptr_eq (cn__op_record (CN_OP_SMOOTH_MAX_POOL), &cn__record_pool);
+  ck_assert_ptr_eq (cn__op_record (CN_OP_RELU), &cn__record_none);
+  /* Every record of CN_PARAMS_RECORDS is some operator's. */
+#define RECORD_REF(rec) &cn__record_##rec,
+  static const struct cn__record *const records[] = { CN_PARAMS_RECORDS (RECORD_REF) };
+#undef RECORD_REF
+  for (size_t i = 0; i < sizeof records / sizeof records[0]; i++)
+    {
+      int used = 0;
+      for (int op = 0; op < CN_OP_COUNT && !used; op++)
+        used = cn__op_record ((cn_op) op) == records[i];
+      ck_assert_msg (used, "record %s is no operator's (no ops.def row names it)", records[i]->type);
+      ck_assert_uint_eq (records[i]->n > 0, 1);
+    }
   /* The foundation's operators (issue 2): forward, IBP, MPFI and CROWN arms. */
   static const cn_op required[] = { CN_OP_LINEAR, CN_OP_MATMUL, CN_OP_ADD, CN_OP_SUB, CN_OP_MUL, CN_OP_DIV,
                                     CN_OP_NEG, CN_OP_RELU, CN_OP_RESHAPE, CN_OP_PERMUTE, CN_OP_BROADCAST,
@@ -1619,7 +1720,7 @@ START_TEST (draws_point_key)
     for (size_t ki = 0; ki < sizeof keys / sizeof keys[0]; ki++)
       {
         cn_op op = op_i == 0 ? CN_OP_RAND_UNIFORM : op_i == 1 ? CN_OP_RANDN : CN_OP_BERNOULLI_MASK;
-        cn_wire_params p;
+        tu_params p;
         memset (&p, 0, sizeof p);
         int64_t d[2] = { 3, 5 };
         cn_shape s;

@@ -33,11 +33,20 @@ const char *tu_benchmarks (void);
 char *tu_read_file (const char *path, size_t *len);
 
 /* ---- an operator instance for the generic tests ---------------------------------------- */
+/* Storage for any operator's attribute record: one member per record of certnn/ops.h, named as
+ * the record (params.conv, params.loss, ...), made from the list CN_PARAMS_RECORDS. */
+typedef union tu_params
+{
+#define TU_PARAMS_MEMBER(rec) cn_params_##rec rec;
+  CN_PARAMS_RECORDS (TU_PARAMS_MEMBER)
+#undef TU_PARAMS_MEMBER
+} tu_params;
+
 #define TU_MAX_IN 8
 struct tu_op_case
 {
   cn_op op;
-  cn_wire_params params;     /* the attribute record (certnn/wire.h: storage for any operator's) */
+  tu_params params;          /* the attribute record */
   int n_in;
   cn_shape in_shape[TU_MAX_IN];
   int in_const[TU_MAX_IN];   /* 1: the input is a constant (weights), drawn by the test */

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* certnn/ops.h: the operator table, generated from the one list in certnn/ops.def, and the
- * typed attribute records of the operators that take attributes.
+ * typed attribute records of the operators that take attributes, each declared once as the list
+ * of its members (the struct and the table's descriptor of it are made from that list).
  *
  * Shapes are attributes: a node's input and output shapes are fixed when the graph builder
  * checks it, as the seed's operator values carry their shapes. */
 #ifndef CERTNN_OPS_H
 #define CERTNN_OPS_H
 
+#include <limits.h>
 #include <stdint.h>
 #include "certnn/tensor.h"
 
@@ -16,7 +18,7 @@ extern "C" {
 
 typedef enum cn_op
 {
-#define CN_OP(id, name, family, rule) CN_OP_##id,
+#define CN_OP(id, name, family, rule, record) CN_OP_##id,
 #include "certnn/ops.def"
 #undef CN_OP
   CN_OP_COUNT
@@ -88,175 +90,293 @@ typedef enum cn_slope
   CN_SLOPE_RATIO
 } cn_slope;
 
-/* ---- attribute records ----------------------------------------------------------------- */
+/* ---- attribute records -----------------------------------------------------------------
+ *
+ * Each record is declared once, as the list of its members in order: CN_PARAMS_<rec> (M, T)
+ * calls M (T, KIND, member, ARGS...) for each member, and CN_PARAMS_TYPEDEF (<rec>) makes of it
+ * the plain C struct cn_params_<rec>, which callers fill as any struct.  The operator table makes
+ * of the same list the record's descriptor (src/ops/records.c), which the wire codec walks; an
+ * operator's row in certnn/ops.def names its record, and CN_PARAMS_RECORDS (at the end of this
+ * section) lists every record once by name.  The kinds, the C type each gives the member, and
+ * what the table requires of the member whatever the inputs:
+ *
+ *   INT, m, MIN                  int m, >= MIN (INT_MIN: any)
+ *   I64, m, MIN                  int64_t m, >= MIN (INT64_MIN: any)
+ *   COUNT, m, LO, HI             int m, in [LO, HI]: the count of the arrays that name it
+ *   INTS, m, CAP, COUNT, MIN     int m[CAP]: its first COUNT entries (COUNT names an earlier COUNT
+ *                                member) are the operator's, each >= MIN; the others are not
+ *   I64S, m, CAP, COUNT, MIN     int64_t m[CAP], the same
+ *   F64, m                       double m, finite
+ *   F64X, m                      double m, any (infinities and NaN included)
+ *   FLAG, m                      int m, 0 or 1
+ *   ENUM, m, TYPE, MAP           the enumeration TYPE m, one of the values MAP names
+ *   DTYPE, m                     cn_dtype m, a sort
+ *   SHAPE, m                     cn_shape m, a shape
+ *   AXES, m                      uint32_t m, a set of axes (bit a = axis a)
+ *   NAME, m, CAP                 char m[CAP], a NUL-terminated string
+ *   PROGRAM, m                   const struct cn_graph *m, a program (custom's; never NULL)
+ *
+ * An enumeration that a record holds is declared with its map: MAP (X) calls X (ENUMERATOR,
+ * "name") for each value in order, the first being 0; the names are the wire codec's.  The macros
+ * CN__MEMBER_<KIND> below make the struct's members. */
+#define CN__MEMBER(T, kind, ...) CN__MEMBER_##kind (__VA_ARGS__)
+#define CN__MEMBER_INT(m, min) int m;
+#define CN__MEMBER_I64(m, min) int64_t m;
+#define CN__MEMBER_COUNT(m, lo, hi) int m;
+#define CN__MEMBER_INTS(m, cap, count, min) int m[cap];
+#define CN__MEMBER_I64S(m, cap, count, min) int64_t m[cap];
+#define CN__MEMBER_F64(m) double m;
+#define CN__MEMBER_F64X(m) double m;
+#define CN__MEMBER_FLAG(m) int m;
+#define CN__MEMBER_ENUM(m, type, map) type m;
+#define CN__MEMBER_DTYPE(m) cn_dtype m;
+#define CN__MEMBER_SHAPE(m) cn_shape m;
+#define CN__MEMBER_AXES(m) uint32_t m;
+#define CN__MEMBER_NAME(m, cap) char m[cap];
+#define CN__MEMBER_PROGRAM(m) const struct cn_graph *m;
+#define CN_PARAMS_TYPEDEF(rec)                                                                     \
+  typedef struct cn_params_##rec { CN_PARAMS_##rec (CN__MEMBER, cn_params_##rec) } cn_params_##rec
+#define CN__ENUMERATOR(id, name) id,
+
+struct cn_graph;
 
 /* conv: inputs x [N, C, S_1..S_d], weight [F, C/groups, K_1..K_d], bias [F]; output
  * [N, F, O_1..O_d] with O_i = floor((S_i + pad_begin_i + pad_end_i - dilation_i*(K_i-1) - 1)/stride_i) + 1.
  * Zero padding.  1 <= d <= 3. */
-typedef struct cn_params_conv
-{
-  int nd;
-  int64_t stride[3], pad_begin[3], pad_end[3], dilation[3];
-  int64_t groups;
-} cn_params_conv;
+#define CN_PARAMS_conv(M, T)                                                                       \
+  M (T, COUNT, nd, 1, 3)                                                                           \
+  M (T, I64S, stride, 3, nd, 1)                                                                    \
+  M (T, I64S, pad_begin, 3, nd, 0)                                                                 \
+  M (T, I64S, pad_end, 3, nd, 0)                                                                   \
+  M (T, I64S, dilation, 3, nd, 1)                                                                  \
+  M (T, I64, groups, 1)
+CN_PARAMS_TYPEDEF (conv);
 
-typedef enum cn_pool_kind { CN_POOL_MAX, CN_POOL_AVG } cn_pool_kind;
+#define CN_POOL_KIND_MAP(X) X (CN_POOL_MAX, "max") X (CN_POOL_AVG, "avg")
+typedef enum cn_pool_kind { CN_POOL_KIND_MAP (CN__ENUMERATOR) } cn_pool_kind;
 
 /* pool: input [N, C, S_1..S_d] -> [N, C, O_1..O_d], window K, output size as for conv.
  * Max pooling ignores padded positions (they act as -infinity); average pooling divides by the
  * window size if count_include_pad, else by the number of in-bounds positions. */
-typedef struct cn_params_pool
-{
-  cn_pool_kind kind;
-  int nd;
-  int64_t kernel[3], stride[3], pad_begin[3], pad_end[3], dilation[3];
-  int count_include_pad;
-} cn_params_pool;
+#define CN_PARAMS_pool(M, T)                                                                       \
+  M (T, ENUM, kind, cn_pool_kind, CN_POOL_KIND_MAP)                                                \
+  M (T, COUNT, nd, 1, 3)                                                                           \
+  M (T, I64S, kernel, 3, nd, 1)                                                                    \
+  M (T, I64S, stride, 3, nd, 1)                                                                    \
+  M (T, I64S, pad_begin, 3, nd, 0)                                                                 \
+  M (T, I64S, pad_end, 3, nd, 0)                                                                   \
+  M (T, I64S, dilation, 3, nd, 1)                                                                  \
+  M (T, FLAG, count_include_pad)
+CN_PARAMS_TYPEDEF (pool);
 
 /* reshape: the same elements in C order under the target shape (equal element counts). */
-typedef struct cn_params_reshape { cn_shape shape; } cn_params_reshape;
+#define CN_PARAMS_reshape(M, T)                                                                    \
+  M (T, SHAPE, shape)
+CN_PARAMS_TYPEDEF (reshape);
 
 /* permute: output axis i is input axis perm[i]; perm is a permutation of 0..rank-1. */
-typedef struct cn_params_permute { int rank; int perm[CN_MAX_RANK]; } cn_params_permute;
+#define CN_PARAMS_permute(M, T)                                                                    \
+  M (T, COUNT, rank, 0, CN_MAX_RANK)                                                               \
+  M (T, INTS, perm, CN_MAX_RANK, rank, INT_MIN)
+CN_PARAMS_TYPEDEF (permute);
 
 /* broadcast: numpy broadcasting of the input to SHAPE (trailing axes aligned; an input extent
  * is 1 or equal to the target's). */
-typedef struct cn_params_broadcast { cn_shape shape; } cn_params_broadcast;
+#define CN_PARAMS_broadcast(M, T)                                                                  \
+  M (T, SHAPE, shape)
+CN_PARAMS_TYPEDEF (broadcast);
 
 /* pad: constant padding, begin[i] and end[i] >= 0 elements before and after axis i. */
-typedef struct cn_params_pad
-{
-  int rank;
-  int64_t begin[CN_MAX_RANK], end[CN_MAX_RANK];
-  double value;
-} cn_params_pad;
+#define CN_PARAMS_pad(M, T)                                                                        \
+  M (T, COUNT, rank, 0, CN_MAX_RANK)                                                               \
+  M (T, I64S, begin, CN_MAX_RANK, rank, 0)                                                         \
+  M (T, I64S, end, CN_MAX_RANK, rank, 0)                                                           \
+  M (T, F64, value)
+CN_PARAMS_TYPEDEF (pad);
 
 /* slice: on every axis i, the elements start[i], start[i]+step[i], ... below stop[i], with
  * 0 <= start[i] <= stop[i] <= extent and step[i] >= 1 (normalised by the importer). */
-typedef struct cn_params_slice
-{
-  int rank;
-  int64_t start[CN_MAX_RANK], stop[CN_MAX_RANK], step[CN_MAX_RANK];
-} cn_params_slice;
+#define CN_PARAMS_slice(M, T)                                                                      \
+  M (T, COUNT, rank, 0, CN_MAX_RANK)                                                               \
+  M (T, I64S, start, CN_MAX_RANK, rank, 0)                                                         \
+  M (T, I64S, stop, CN_MAX_RANK, rank, 0)                                                          \
+  M (T, I64S, step, CN_MAX_RANK, rank, 1)
+CN_PARAMS_TYPEDEF (slice);
 
 /* cat: concatenation of its inputs (at least one) along AXIS. */
-typedef struct cn_params_cat { int axis; } cn_params_cat;
+#define CN_PARAMS_cat(M, T)                                                                        \
+  M (T, INT, axis, INT_MIN)
+CN_PARAMS_TYPEDEF (cat);
 
-typedef enum cn_reduce_kind { CN_REDUCE_SUM, CN_REDUCE_PROD, CN_REDUCE_MAX, CN_REDUCE_MIN } cn_reduce_kind;
+#define CN_REDUCE_KIND_MAP(X)                                                                      \
+  X (CN_REDUCE_SUM, "sum")                                                                         \
+  X (CN_REDUCE_PROD, "prod")                                                                       \
+  X (CN_REDUCE_MAX, "max")                                                                         \
+  X (CN_REDUCE_MIN, "min")
+typedef enum cn_reduce_kind { CN_REDUCE_KIND_MAP (CN__ENUMERATOR) } cn_reduce_kind;
 
 /* reduce and mean: over the axes whose bit is set in AXES (bit i = axis i), keeping them as
  * extent 1 if keepdims.  The axes are distinct by construction. */
-typedef struct cn_params_reduce
-{
-  cn_reduce_kind kind;          /* ignored by mean */
-  uint32_t axes;
-  int keepdims;
-} cn_params_reduce;
+#define CN_PARAMS_reduce(M, T)                                                                     \
+  M (T, ENUM, kind, cn_reduce_kind, CN_REDUCE_KIND_MAP)  /* ignored by mean */                     \
+  M (T, AXES, axes)                                                                                \
+  M (T, FLAG, keepdims)
+CN_PARAMS_TYPEDEF (reduce);
 
-typedef enum cn_div_rounding { CN_DIV_TRUE, CN_DIV_TRUNC, CN_DIV_FLOOR } cn_div_rounding;
+#define CN_DIV_ROUNDING_MAP(X) X (CN_DIV_TRUE, "none") X (CN_DIV_TRUNC, "trunc") X (CN_DIV_FLOOR, "floor")
+typedef enum cn_div_rounding { CN_DIV_ROUNDING_MAP (CN__ENUMERATOR) } cn_div_rounding;
 
 /* div: torch.div's rounding_mode (None, "trunc", "floor"). */
-typedef struct cn_params_div { cn_div_rounding rounding; } cn_params_div;
+#define CN_PARAMS_div(M, T)                                                                        \
+  M (T, ENUM, rounding, cn_div_rounding, CN_DIV_ROUNDING_MAP)
+CN_PARAMS_TYPEDEF (div);
 
 /* batchNormRunning: inputs x, scale, bias, running mean, running variance (the last four of
  * extent C = x's extent on AXIS); y = scale*(x - mean)/sqrt(var + eps) + bias, eps > 0. */
-typedef struct cn_params_batchnorm { int axis; double eps; } cn_params_batchnorm;
+#define CN_PARAMS_batchnorm(M, T)                                                                  \
+  M (T, INT, axis, INT_MIN)                                                                        \
+  M (T, F64, eps)
+CN_PARAMS_TYPEDEF (batchnorm);
 
 /* softmax, logSoftmax, maskedSoftmax: over AXIS (0 <= axis < rank).  maskedSoftmax takes a second
  * input, the mask (a bool port of x's shape; in a float evaluation an entry counts as true when it
  * is >= 0.5, so 0/1 read exactly): only the entries whose mask is true take part, the others are 0
  * (a row with no true entry is all 0). */
-typedef struct cn_params_softmax { int axis; } cn_params_softmax;
+#define CN_PARAMS_softmax(M, T)                                                                    \
+  M (T, INT, axis, INT_MIN)
+CN_PARAMS_TYPEDEF (softmax);
 
 /* layerNorm over the last axis (extent N): y = (x - mean) / sqrt(var + eps) (* weight + bias),
  * var the biased variance, eps finite and > 0.  affine = 0: one input x; affine = 1: inputs x,
  * weight [N], bias [N] (torch.nn.LayerNorm's elementwise_affine; a missing bias is zeros). */
-typedef struct cn_params_layernorm { double eps; int affine; } cn_params_layernorm;
+#define CN_PARAMS_layernorm(M, T)                                                                  \
+  M (T, F64, eps)                                                                                  \
+  M (T, FLAG, affine)
+CN_PARAMS_TYPEDEF (layernorm);
 
 /* gelu: y = x Phi(x), Phi the standard normal distribution function (CN_GELU_NONE, the exact
  * form with erf), or PyTorch's approximate = "tanh":
  * y = x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the constant 0.044715 read as a decimal. */
-typedef enum cn_gelu_approx { CN_GELU_NONE, CN_GELU_TANH } cn_gelu_approx;
-typedef struct cn_params_gelu { cn_gelu_approx approximate; } cn_params_gelu;
+#define CN_GELU_APPROX_MAP(X) X (CN_GELU_NONE, "none") X (CN_GELU_TANH, "tanh")
+typedef enum cn_gelu_approx { CN_GELU_APPROX_MAP (CN__ENUMERATOR) } cn_gelu_approx;
+#define CN_PARAMS_gelu(M, T)                                                                       \
+  M (T, ENUM, approximate, cn_gelu_approx, CN_GELU_APPROX_MAP)
+CN_PARAMS_TYPEDEF (gelu);
 
 /* elu: y = x for x > 0, alpha (exp(x) - 1) otherwise; alpha finite (torch.nn.ELU, ONNX Elu). */
-typedef struct cn_params_elu { double alpha; } cn_params_elu;
+#define CN_PARAMS_elu(M, T)                                                                        \
+  M (T, F64, alpha)
+CN_PARAMS_TYPEDEF (elu);
 
 /* leakyReLU: y = x for x > 0, negative_slope x otherwise; the slope finite (torch.nn.LeakyReLU,
  * ONNX LeakyRelu's alpha). */
-typedef struct cn_params_leaky_relu { double negative_slope; } cn_params_leaky_relu;
+#define CN_PARAMS_leaky_relu(M, T)                                                                 \
+  M (T, F64, negative_slope)
+CN_PARAMS_TYPEDEF (leaky_relu);
 
 /* sqrt: CN_SQRT_RAW (the default) is the IEEE square root, a NaN below zero;
  * CN_SQRT_CLAMP_NEGATIVE is the root of max(x, 0) (a NaN stays a NaN). */
-typedef enum cn_sqrt_mode { CN_SQRT_RAW, CN_SQRT_CLAMP_NEGATIVE } cn_sqrt_mode;
-typedef struct cn_params_sqrt { cn_sqrt_mode mode; } cn_params_sqrt;
+#define CN_SQRT_MODE_MAP(X) X (CN_SQRT_RAW, "raw") X (CN_SQRT_CLAMP_NEGATIVE, "clampNegative")
+typedef enum cn_sqrt_mode { CN_SQRT_MODE_MAP (CN__ENUMERATOR) } cn_sqrt_mode;
+#define CN_PARAMS_sqrt(M, T)                                                                       \
+  M (T, ENUM, mode, cn_sqrt_mode, CN_SQRT_MODE_MAP)
+CN_PARAMS_TYPEDEF (sqrt);
 
 /* scale: y = factor x, the factor finite. */
-typedef struct cn_params_scale { double factor; } cn_params_scale;
+#define CN_PARAMS_scale(M, T)                                                                      \
+  M (T, F64, factor)
+CN_PARAMS_TYPEDEF (scale);
 
 /* addcmul, addcdiv: y = x + value t1 t2, y = x + value t1 / t2 (torch.addcmul, torch.addcdiv),
  * value finite. */
-typedef struct cn_params_addc { double value; } cn_params_addc;
+#define CN_PARAMS_addc(M, T)                                                                       \
+  M (T, F64, value)
+CN_PARAMS_TYPEDEF (addc);
 
 /* nanToNum: torch.nan_to_num: a NaN becomes NAN_VALUE, +inf becomes POSINF if posinf_set, else
  * the largest finite value of the tensor's sort, -inf NEGINF if neginf_set, else the most
  * negative finite value.  A zero record is torch's default (nan = 0). */
-typedef struct cn_params_nan_to_num
-{
-  double nan_value, posinf, neginf;
-  int posinf_set, neginf_set;
-} cn_params_nan_to_num;
+#define CN_PARAMS_nan_to_num(M, T)                                                                 \
+  M (T, F64X, nan_value)                                                                           \
+  M (T, F64X, posinf)                                                                              \
+  M (T, F64X, neginf)                                                                              \
+  M (T, FLAG, posinf_set)                                                                          \
+  M (T, FLAG, neginf_set)
+CN_PARAMS_TYPEDEF (nan_to_num);
 
 /* fullLike: the input's shape filled with VALUE (torch.full_like). */
-typedef struct cn_params_full_like { double value; } cn_params_full_like;
+#define CN_PARAMS_full_like(M, T)                                                                  \
+  M (T, F64X, value)
+CN_PARAMS_TYPEDEF (full_like);
 
 /* safeDiv x/(y + eps), safeInv 1/(x + eps), safeLog log(softplus(x) + eps) and smoothAbs
  * sqrt(x^2 + eps): eps finite, and eps >= 0 for safeLog and smoothAbs. */
-typedef struct cn_params_epsilon { double eps; } cn_params_epsilon;
+#define CN_PARAMS_epsilon(M, T)                                                                    \
+  M (T, F64, eps)
+CN_PARAMS_TYPEDEF (epsilon);
 
 /* scaledMatmul: y = scale (A @ B), matmul's numpy semantics, SCALE finite (the 1/sqrt(d) of
  * attention scores). */
-typedef struct cn_params_scaled_matmul { double scale; } cn_params_scaled_matmul;
+#define CN_PARAMS_scaled_matmul(M, T)                                                              \
+  M (T, F64, scale)
+CN_PARAMS_TYPEDEF (scaled_matmul);
 
 /* contract: a tensor contraction of two operands (torch.tensordot with paired axes): the axes
  * A's a_axes[i] and B's b_axes[i] (i < n, equal extents, distinct in each operand) are summed
  * over; the output is A's free axes in order, then B's free axes in order. */
-typedef struct cn_params_contract
-{
-  int n;
-  int a_axes[CN_MAX_RANK], b_axes[CN_MAX_RANK];
-} cn_params_contract;
+#define CN_PARAMS_contract(M, T)                                                                   \
+  M (T, COUNT, n, 0, CN_MAX_RANK)                                                                  \
+  M (T, INTS, a_axes, CN_MAX_RANK, n, INT_MIN)                                                     \
+  M (T, INTS, b_axes, CN_MAX_RANK, n, INT_MIN)
+CN_PARAMS_TYPEDEF (contract);
 
 /* The losses (mseLoss, maeLoss, huberLoss, hingeLoss, poissonLoss, logCoshLoss, binaryCrossEntropy,
  * cosineLoss, crossEntropy, crossEntropyProbabilities, distill): REDUCTION as torch's reduction
  * (a zero record is "mean"); DELTA > 0 (huberLoss), MARGIN finite (hingeLoss), EPS (cosineLoss: > 0;
  * crossEntropyProbabilities: in [0, 1)), TEMPERATURE > 0 (distill); the other fields are ignored.
  * src/ops/loss.c states each loss's ports and formula. */
-typedef enum cn_loss_reduction { CN_LOSS_MEAN, CN_LOSS_SUM, CN_LOSS_NONE } cn_loss_reduction;
-typedef struct cn_params_loss
-{
-  cn_loss_reduction reduction;
-  double delta, margin, eps, temperature;
-} cn_params_loss;
+#define CN_LOSS_REDUCTION_MAP(X) X (CN_LOSS_MEAN, "mean") X (CN_LOSS_SUM, "sum") X (CN_LOSS_NONE, "none")
+typedef enum cn_loss_reduction { CN_LOSS_REDUCTION_MAP (CN__ENUMERATOR) } cn_loss_reduction;
+#define CN_PARAMS_loss(M, T)                                                                       \
+  M (T, ENUM, reduction, cn_loss_reduction, CN_LOSS_REDUCTION_MAP)                                 \
+  M (T, F64X, delta)                                                                               \
+  M (T, F64X, margin)                                                                              \
+  M (T, F64X, eps)                                                                                 \
+  M (T, F64X, temperature)
+CN_PARAMS_TYPEDEF (loss);
 
 /* cumsum, cumprod, cummax, cummin: the running sum, product, maximum or minimum along AXIS
  * (0 <= axis < rank), the output of the input's shape (torch.cumsum, ..., values output). */
-typedef struct cn_params_cumulative { int axis; } cn_params_cumulative;
+#define CN_PARAMS_cumulative(M, T)                                                                 \
+  M (T, INT, axis, INT_MIN)
+CN_PARAMS_TYPEDEF (cumulative);
 
 /* sort: the values of torch.sort(x, dim = axis, descending, stable = True) (0 <= axis < rank). */
-typedef struct cn_params_sort { int axis; int descending; } cn_params_sort;
+#define CN_PARAMS_sort(M, T)                                                                       \
+  M (T, INT, axis, INT_MIN)                                                                        \
+  M (T, FLAG, descending)
+CN_PARAMS_TYPEDEF (sort);
 
 /* topk: torch.topk(x, k, dim = axis, largest, sorted = True): the values at output 0 and their
  * indices at output 1, 0 <= k <= the extent on AXIS; the outputs have extent K there.  Tied
  * entries: with TIES_BY_INDEX = 0 (the seed's policy for PyTorch, whose topk leaves them
  * unspecified) evaluation fails where they decide the selection; with 1 the lower index comes
  * first (ONNX's TopK). */
-typedef struct cn_params_topk { int axis; int64_t k; int largest; int ties_by_index; } cn_params_topk;
+#define CN_PARAMS_topk(M, T)                                                                       \
+  M (T, INT, axis, INT_MIN)                                                                        \
+  M (T, I64, k, 0)                                                                                 \
+  M (T, FLAG, largest)                                                                             \
+  M (T, FLAG, ties_by_index)
+CN_PARAMS_TYPEDEF (topk);
 
 /* argmax, argmin: the index along AXIS of the first (select_last_index: the last) extreme entry,
  * as a float holding an integer; the axis removed, or kept with extent 1 if keepdims
  * (torch.argmax, ONNX ArgMax). */
-typedef struct cn_params_argmax { int axis; int keepdims; int select_last_index; } cn_params_argmax;
+#define CN_PARAMS_argmax(M, T)                                                                     \
+  M (T, INT, axis, INT_MIN)                                                                        \
+  M (T, FLAG, keepdims)                                                                            \
+  M (T, FLAG, select_last_index)
+CN_PARAMS_TYPEDEF (argmax);
 
 /* gather: torch.gather(x, axis, index) (ONNX GatherElements): x [S], index [I] of x's rank with
  * I[a] <= S[a] for a != axis; output [I], out[i] = x[i with i_axis replaced by index[i]].
@@ -265,18 +385,30 @@ typedef struct cn_params_argmax { int axis; int keepdims; int select_last_index;
  * order out[t(i)] = fold(out[t(i)], src[i]), t(i) = i with i_axis replaced by index[i] (REPLACE:
  * the last write wins).  Index entries are integers in [0, S[axis]) (in a float evaluation the
  * index port holds them as floats; others are refused with CN_EINVAL). */
-typedef struct cn_params_gather { int axis; } cn_params_gather;
-typedef enum cn_scatter_reduce
-{
-  CN_SCATTER_REPLACE, CN_SCATTER_SUM, CN_SCATTER_PROD, CN_SCATTER_MAX, CN_SCATTER_MIN
-} cn_scatter_reduce;
-typedef struct cn_params_scatter { int axis; cn_scatter_reduce reduce; } cn_params_scatter;
+#define CN_PARAMS_gather(M, T)                                                                     \
+  M (T, INT, axis, INT_MIN)
+CN_PARAMS_TYPEDEF (gather);
+#define CN_SCATTER_REDUCE_MAP(X)                                                                   \
+  X (CN_SCATTER_REPLACE, "replace")                                                                \
+  X (CN_SCATTER_SUM, "sum")                                                                        \
+  X (CN_SCATTER_PROD, "prod")                                                                      \
+  X (CN_SCATTER_MAX, "max")                                                                        \
+  X (CN_SCATTER_MIN, "min")
+typedef enum cn_scatter_reduce { CN_SCATTER_REDUCE_MAP (CN__ENUMERATOR) } cn_scatter_reduce;
+#define CN_PARAMS_scatter(M, T)                                                                    \
+  M (T, INT, axis, INT_MIN)                                                                        \
+  M (T, ENUM, reduce, cn_scatter_reduce, CN_SCATTER_REDUCE_MAP)
+CN_PARAMS_TYPEDEF (scatter);
 
 /* indices: the input's shape filled with each entry's index along AXIS (an index output). */
-typedef struct cn_params_indices { int axis; } cn_params_indices;
+#define CN_PARAMS_indices(M, T)                                                                    \
+  M (T, INT, axis, INT_MIN)
+CN_PARAMS_TYPEDEF (indices);
 
 /* flip: reverses the axes whose bit is set in AXES (bit a = axis a; torch.flip). */
-typedef struct cn_params_flip { uint32_t axes; } cn_params_flip;
+#define CN_PARAMS_flip(M, T)                                                                       \
+  M (T, AXES, axes)
+CN_PARAMS_TYPEDEF (flip);
 
 /* ---- element sorts: comparisons and logic, integer words (src/ops/logic.c, src/ops/integer.c) ----
  *
@@ -321,13 +453,17 @@ typedef struct cn_params_flip { uint32_t axes; } cn_params_flip;
  * nearest; scalar -> integer truncates toward zero, a NaN or a value outside the target's range
  * failing at evaluation (CN_ENUMERIC); anything -> bool is x != 0 (a NaN is true); integer ->
  * integer wraps to the target's width (two's complement), as torch's .to(). */
-typedef struct cn_params_cast { cn_dtype to; } cn_params_cast;
+#define CN_PARAMS_cast(M, T)                                                                       \
+  M (T, DTYPE, to)
+CN_PARAMS_TYPEDEF (cast);
 
 /* bitcast: each element read as a word of TO of the same width.  The model's scalar travels as
  * binary32 (width 32) or binary64 (width 64): CN_DTYPE_F32 / CN_DTYPE_F64 name those formats
  * (the scalar is first rounded to that format; exact when the evaluation sort is that format, and
  * a word read as a float is then held in the evaluation's sort). */
-typedef struct cn_params_bitcast { cn_dtype to; } cn_params_bitcast;
+#define CN_PARAMS_bitcast(M, T)                                                                    \
+  M (T, DTYPE, to)
+CN_PARAMS_TYPEDEF (bitcast);
 
 /* encodeIndex: index tuples -> words.  Input: an index port of shape [..., R] (the last axis holds
  * a tuple of R components, component c in [0, bound[c])); output: integer sort WORD of shape
@@ -336,7 +472,11 @@ typedef struct cn_params_bitcast { cn_dtype to; } cn_params_bitcast;
  * decodeIndex: the inverse, an integer port of sort WORD and shape [...] -> an index port of
  * shape [..., R]; a word outside [0, prod bound) fails at evaluation.  1 <= R <= CN_MAX_RANK - 1,
  * every bound >= 1. */
-typedef struct cn_params_index_code { int r; int64_t bound[CN_MAX_RANK]; cn_dtype word; } cn_params_index_code;
+#define CN_PARAMS_index_code(M, T)                                                                 \
+  M (T, COUNT, r, 1, CN_MAX_RANK - 1)                                                              \
+  M (T, I64S, bound, CN_MAX_RANK, r, 1)                                                            \
+  M (T, DTYPE, word)
+CN_PARAMS_TYPEDEF (index_code);
 
 /* ---- masks and random draws (src/ops/random.c) ----
  * Every draw is a deterministic function of a key and the draw's position: the key is an input,
@@ -351,11 +491,28 @@ typedef struct cn_params_index_code { int r; int64_t bound[CN_MAX_RANK]; cn_dtyp
  *   dropout(x, mask)      -> x's shape: mask ? x / (1 - p) : 0; MASK a bool port of x's shape
  *   topKMask(x)           -> x's shape, 1 at the K largest (smallest if !largest) entries of each
  *                            slice along AXIS, else 0; x a frozen port; fails where ties decide */
-typedef struct cn_params_rand_uniform { cn_shape shape; double lo, hi; } cn_params_rand_uniform;
-typedef struct cn_params_randn { cn_shape shape; double mean, std; } cn_params_randn;
-typedef struct cn_params_bernoulli { cn_shape shape; double p; } cn_params_bernoulli;  /* 0 <= p <= 1 */
-typedef struct cn_params_dropout { double p; } cn_params_dropout;                      /* 0 <= p < 1 */
-typedef struct cn_params_topk_mask { int axis; int64_t k; int largest; } cn_params_topk_mask;
+#define CN_PARAMS_rand_uniform(M, T)                                                               \
+  M (T, SHAPE, shape)                                                                              \
+  M (T, F64, lo)                                                                                   \
+  M (T, F64, hi)
+CN_PARAMS_TYPEDEF (rand_uniform);
+#define CN_PARAMS_randn(M, T)                                                                      \
+  M (T, SHAPE, shape)                                                                              \
+  M (T, F64, mean)                                                                                 \
+  M (T, F64, std)
+CN_PARAMS_TYPEDEF (randn);
+#define CN_PARAMS_bernoulli(M, T)                                                                  \
+  M (T, SHAPE, shape)                                                                              \
+  M (T, F64, p)
+CN_PARAMS_TYPEDEF (bernoulli);  /* 0 <= p <= 1 */
+#define CN_PARAMS_dropout(M, T)                                                                    \
+  M (T, F64, p)
+CN_PARAMS_TYPEDEF (dropout);  /* 0 <= p < 1 */
+#define CN_PARAMS_topk_mask(M, T)                                                                  \
+  M (T, INT, axis, INT_MIN)                                                                        \
+  M (T, I64, k, 0)                                                                                 \
+  M (T, FLAG, largest)
+CN_PARAMS_TYPEDEF (topk_mask);
 
 /* ---- transposed convolution, smooth max pooling (src/ops/conv.c, src/ops/pool.c) ----
  * convTranspose: inputs x [N, C, S_1..S_d], weight [C, F/groups, K_1..K_d], bias [F]; output
@@ -365,12 +522,15 @@ typedef struct cn_params_topk_mask { int axis; int64_t k; int largest; } cn_para
  * smoothMaxPool: inputs x [N, C, S_1..S_d] and beta, a frozen scalar [] (validated: finite and
  * nonzero); the window of cn_params_pool (its kind ignored, padded positions left out); output
  * (1/beta) log sum_{window} exp(beta x), the log-sum-exp smooth maximum (a minimum for beta < 0). */
-typedef struct cn_params_conv_transpose
-{
-  int nd;
-  int64_t stride[3], pad_begin[3], pad_end[3], dilation[3], output_padding[3];
-  int64_t groups;
-} cn_params_conv_transpose;
+#define CN_PARAMS_conv_transpose(M, T)                                                             \
+  M (T, COUNT, nd, 1, 3)                                                                           \
+  M (T, I64S, stride, 3, nd, 1)                                                                    \
+  M (T, I64S, pad_begin, 3, nd, 0)                                                                 \
+  M (T, I64S, pad_end, 3, nd, 0)                                                                   \
+  M (T, I64S, dilation, 3, nd, 1)                                                                  \
+  M (T, I64S, output_padding, 3, nd, 0)                                                            \
+  M (T, I64, groups, 1)
+CN_PARAMS_TYPEDEF (conv_transpose);
 
 /* ---- attention (src/ops/attention.c) ----
  * attentionFromScores(scores [..., L, S], v [..., S, E]) = softmax(scores, last axis) @ v.
@@ -380,8 +540,14 @@ typedef struct cn_params_conv_transpose
  *   in_proj_bias [3M], out_proj_weight [M, M], out_proj_bias [M]): torch.nn.MultiheadAttention
  *   (batch_first) with HEADS heads (M divisible by HEADS), the per-head scale 1/sqrt(M/HEADS),
  *   the attention weights not returned. */
-typedef struct cn_params_attention { double scale; int causal; } cn_params_attention;
-typedef struct cn_params_multihead { int heads; int causal; } cn_params_multihead;
+#define CN_PARAMS_attention(M, T)                                                                  \
+  M (T, F64, scale)                                                                                \
+  M (T, FLAG, causal)
+CN_PARAMS_TYPEDEF (attention);
+#define CN_PARAMS_multihead(M, T)                                                                  \
+  M (T, INT, heads, 1)                                                                             \
+  M (T, FLAG, causal)
+CN_PARAMS_TYPEDEF (multihead);
 
 /* ---- spectral transforms and the selective scan (src/ops/spectral.c) ----
  * rfft: x [..., N] -> [..., N/2 + 1, 2] (real and imaginary parts on the last axis), the DFT
@@ -392,19 +558,39 @@ typedef struct cn_params_multihead { int heads; int causal; } cn_params_multihea
  * selectiveScan (Mamba's S6 recurrence): inputs u [..., L, D], delta [..., L, D], A [D, P],
  *   B [..., L, P], C [..., L, P], Dskip [D]; h_0 = 0, h_t[d,p] = exp(delta_t[d] A[d,p]) h_{t-1}[d,p]
  *   + delta_t[d] B_t[p] u_t[d], y_t[d] = sum_p C_t[p] h_t[d,p] + Dskip[d] u_t[d]; output [..., L, D]. */
-typedef enum cn_fft_norm { CN_FFT_BACKWARD, CN_FFT_ORTHO, CN_FFT_FORWARD } cn_fft_norm;
-typedef struct cn_params_fft { int64_t n; cn_fft_norm norm; } cn_params_fft;  /* rfft ignores n */
+#define CN_FFT_NORM_MAP(X)                                                                         \
+  X (CN_FFT_BACKWARD, "backward")                                                                  \
+  X (CN_FFT_ORTHO, "ortho")                                                                        \
+  X (CN_FFT_FORWARD, "forward")
+typedef enum cn_fft_norm { CN_FFT_NORM_MAP (CN__ENUMERATOR) } cn_fft_norm;
+#define CN_PARAMS_fft(M, T)                                                                        \
+  M (T, I64, n, INT64_MIN)                                                                         \
+  M (T, ENUM, norm, cn_fft_norm, CN_FFT_NORM_MAP)
+CN_PARAMS_TYPEDEF (fft);  /* rfft ignores n */
 
 /* ---- custom (src/ops/custom.c) ----
  * custom: a node whose forward evaluates a program, a graph whose inputs are the node's inputs
  * (in order, shapes equal) and whose output 0 is the node's output; its IBP, MPFI and derivative
  * arms run the program's nodes through their own arms.  The record borrows PROGRAM: the caller
  * keeps it alive (and unchanged) as long as any graph holding the node. */
-struct cn_graph;
-typedef struct cn_params_custom { const struct cn_graph *program; char name[64]; } cn_params_custom;
+#define CN_PARAMS_custom(M, T)                                                                     \
+  M (T, PROGRAM, program)                                                                          \
+  M (T, NAME, name, 64)
+CN_PARAMS_TYPEDEF (custom);
 
-/* The attribute record size an operator takes (0 for none); the graph builder copies that
- * many bytes from the pointer it is given. */
+/* Every attribute record, by name, once: the table makes a descriptor of each, and callers may
+ * make storage for any record of it (a union with one member per record, say). */
+#define CN_PARAMS_RECORDS(X)                                                                       \
+  X (conv) X (pool) X (reshape) X (permute) X (broadcast) X (pad) X (slice) X (cat) X (reduce)     \
+  X (div) X (batchnorm) X (softmax) X (layernorm) X (gelu) X (elu) X (leaky_relu) X (sqrt)         \
+  X (scale) X (addc) X (nan_to_num) X (full_like) X (epsilon) X (scaled_matmul) X (contract)       \
+  X (loss) X (cumulative) X (sort) X (topk) X (argmax) X (gather) X (scatter) X (indices)          \
+  X (flip) X (cast) X (bitcast) X (index_code) X (rand_uniform) X (randn) X (bernoulli)            \
+  X (dropout) X (topk_mask) X (conv_transpose) X (attention) X (multihead) X (fft) X (custom)
+
+/* The size of the attribute record OP takes, the one its ops.def row names (0 for none and for an
+ * invalid OP), whether or not the operator has a rule; the graph builder copies that many bytes
+ * from the pointer it is given. */
 size_t cn_op_params_size (cn_op op);
 
 #ifdef __cplusplus

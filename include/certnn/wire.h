@@ -11,32 +11,32 @@
  * - "tag" is the operator's name (cn_op_name); "inputs" lists every input port in order, its sort
  *   as cn_dtype_name writes it ("f64" or "f32" for the model's scalar, "bool", "i8" .. "u64") and its
  *   shape as the list of extents ([] for a scalar).
- * - "fields" holds one member per member of the operator's attribute record (certnn/ops.h), named
- *   as the record's member, in the record's order; an operator without a record has "fields": {}.
- *   The members are written as follows:
- *     int, int64_t                  JSON integers;
- *     a flag (keepdims, causal, ...) true or false (the record holds 0 or 1);
- *     double                        a JSON number printed with 17 significant digits, so that it
+ * - "fields" holds one member per member of the operator's attribute record, the record its row
+ *   of certnn/ops.def names, declared in certnn/ops.h as the list of its members (CN_PARAMS_<rec>):
+ *   named as the record's member, in the record's order; an operator without a record has
+ *   "fields": {}.  The members are written by their kind in that list:
+ *     INT, I64, COUNT               JSON integers;
+ *     FLAG (keepdims, causal, ...)  true or false (the record holds 0 or 1);
+ *     F64, F64X (double)            a JSON number printed with 17 significant digits, so that it
  *                                   reads back to the same double (-0 included); where the field may
- *                                   hold a non-finite value (nanToNum's three values, fullLike's
+ *                                   hold a non-finite value (F64X: nanToNum's three values, fullLike's
  *                                   value, the losses' parameters) the strings "inf", "-inf", "nan";
- *                                   elsewhere a non-finite value is refused;
- *     an enumeration                its name: pool kind "max" | "avg"; reduce kind "sum" | "prod" |
- *                                   "max" | "min"; div rounding "none" (true division, torch's
- *                                   rounding_mode=None) | "trunc" | "floor"; gelu approximate "none" |
- *                                   "tanh"; sqrt mode "raw" | "clampNegative"; loss reduction "mean" |
- *                                   "sum" | "none"; scatter reduce "replace" | "sum" | "prod" | "max" |
- *                                   "min"; fft norm "backward" | "ortho" | "forward";
- *     cn_dtype                      its cn_dtype_name ("f64", "bool", "u64", ...);
- *     cn_shape                      the list of extents;
- *     an axis set (uint32_t, bit a = axis a)   the increasing list of its axes;
- *     an array with a count member (conv's stride[nd], permute's perm[rank], slice's start[rank],
- *                                   contract's a_axes[n], index_code's bound[r], ...)
+ *                                   elsewhere (F64) a non-finite value is refused;
+ *     ENUM                          its name, as the enumeration's map in certnn/ops.h gives it
+ *                                   (CN_POOL_KIND_MAP: pool kind "max" | "avg"; CN_DIV_ROUNDING_MAP:
+ *                                   div rounding "none" (true division, torch's rounding_mode=None) |
+ *                                   "trunc" | "floor"; reduce kind, gelu approximate, sqrt mode, loss
+ *                                   reduction, scatter reduce, fft norm likewise);
+ *     DTYPE (cn_dtype)              its cn_dtype_name ("f64", "bool", "u64", ...);
+ *     SHAPE (cn_shape)              the list of extents;
+ *     AXES (uint32_t, bit a = axis a)   the increasing list of its axes;
+ *     INTS, I64S (an array with a count member: conv's stride[nd], permute's perm[rank], slice's
+ *                                   start[rank], contract's a_axes[n], index_code's bound[r], ...)
  *                                   the list of its first COUNT entries; entries past the count are
  *                                   not part of the operator: they are not written, and a decoded
  *                                   record holds zeros there;
- *     custom's name                 a string (at most 63 bytes);
- *     custom's program              an object {"inputs": [{"name", "sort", "shape"}, ...],
+ *     NAME (custom's name)          a string (at most 63 bytes);
+ *     PROGRAM (custom's program)    an object {"inputs": [{"name", "sort", "shape"}, ...],
  *                                   "constants": [{"name", "sort", "shape", "words"}, ...],
  *                                   "nodes": [{"name", "op": <record>, "in": [values]}, ...],
  *                                   "outputs": [values]}: values are numbered inputs first, then
@@ -78,64 +78,14 @@ extern "C" {
 
 struct json_t;
 
-/* Storage for any operator's attribute record. */
-typedef union cn_wire_params
-{
-  cn_params_conv conv;
-  cn_params_pool pool;
-  cn_params_reshape reshape;
-  cn_params_permute permute;
-  cn_params_broadcast broadcast;
-  cn_params_pad pad;
-  cn_params_slice slice;
-  cn_params_cat cat;
-  cn_params_reduce reduce;
-  cn_params_div div;
-  cn_params_batchnorm batchnorm;
-  cn_params_softmax softmax;
-  cn_params_layernorm layernorm;
-  cn_params_gelu gelu;
-  cn_params_elu elu;
-  cn_params_leaky_relu leaky_relu;
-  cn_params_sqrt sqrt;
-  cn_params_scale scale;
-  cn_params_addc addc;
-  cn_params_nan_to_num nan_to_num;
-  cn_params_full_like full_like;
-  cn_params_epsilon epsilon;
-  cn_params_scaled_matmul scaled_matmul;
-  cn_params_contract contract;
-  cn_params_loss loss;
-  cn_params_cumulative cumulative;
-  cn_params_sort sort;
-  cn_params_topk topk;
-  cn_params_argmax argmax;
-  cn_params_gather gather;
-  cn_params_scatter scatter;
-  cn_params_indices indices;
-  cn_params_flip flip;
-  cn_params_cast cast;
-  cn_params_bitcast bitcast;
-  cn_params_index_code index_code;
-  cn_params_rand_uniform rand_uniform;
-  cn_params_randn randn;
-  cn_params_bernoulli bernoulli;
-  cn_params_dropout dropout;
-  cn_params_topk_mask topk_mask;
-  cn_params_conv_transpose conv_transpose;
-  cn_params_attention attention;
-  cn_params_multihead multihead;
-  cn_params_fft fft;
-  cn_params_custom custom;
-} cn_wire_params;
-
-/* A decoded operator instance.  It owns its arrays and, for custom, the decoded program graphs;
- * cn_wire_op_clear frees them. */
+/* A decoded operator instance.  It owns its record, its arrays and, for custom, the decoded
+ * program graphs; cn_wire_op_clear frees them. */
 typedef struct cn_wire_op
 {
   cn_op op;
-  cn_wire_params params;   /* the record (cn_wire_params_size (op) bytes), zero where the wire
-                              carries nothing (entries past a count, padding); all zero if none */
+  void *params;            /* the record, owned (malloc'd): cn_op_params_size (op) bytes, zero where
+                              the wire carries nothing (entries past a count, padding); NULL for an
+                              operator without attributes */
   int n_in;
   cn_shape *in_shape;      /* n_in input shapes (entries past each rank zero) */
   cn_dtype *in_dtype;      /* n_in input sorts */
@@ -145,13 +95,12 @@ typedef struct cn_wire_op
                               first floating input's sort for the model's scalar, else the rule's
                               out_sort) */
   int n_graphs;            /* custom: the graphs decoded from the record, owned: graphs[0] is the */
-  cn_graph **graphs;       /* program (params.custom.program), the others the programs of custom
-                              nodes inside it */
+  cn_graph **graphs;       /* program (the cn_params_custom's program), the others the programs of
+                              custom nodes inside it */
 } cn_wire_op;
 
-/* The size of OP's attribute record as the codec knows it (0 for none), whether or not the
- * operator has a rule; equal to cn_op_params_size (op) for an operator with a rule.  0 for an
- * invalid OP. */
+/* The size of OP's attribute record (0 for none and for an invalid OP), whether or not the
+ * operator has a rule: cn_op_params_size (op), the record OP's ops.def row names. */
 size_t cn_wire_params_size (cn_op op);
 
 /* Encodes the instance of OP with the record PARAMS (borrowed; NULL for an operator without
@@ -171,15 +120,15 @@ cn_status cn_wire_encode_string (cn_op op, const void *params, int n_in, const c
 
 /* Decodes the record REC (borrowed) into *OUT, which is overwritten (not cleared first) and owned
  * by the caller on success: release it with cn_wire_op_clear.  The graph builder takes the result
- * as it is: cn_graph_add_node (g, out->op, &out->params, out->n_in, values, name, ...), the
+ * as it is: cn_graph_add_node (g, out->op, out->params, out->n_in, values, name, ...), the
  * custom program staying alive until cn_wire_op_clear.  On failure *OUT is left cleared (and may
  * still be passed to cn_wire_op_clear). */
 cn_status cn_wire_decode (const struct json_t *rec, cn_wire_op *out, cn_error *err);
 /* cn_wire_decode of the JSON text TEXT (NUL-terminated; one JSON object, nothing after it, no
  * repeated member names). */
 cn_status cn_wire_decode_string (const char *text, cn_wire_op *out, cn_error *err);
-/* Frees what a decoded instance owns (arrays and program graphs) and zeroes it.  A zeroed
- * cn_wire_op may be cleared; NULL is allowed. */
+/* Frees what a decoded instance owns (its record, arrays and program graphs) and zeroes it.  A
+ * zeroed cn_wire_op may be cleared; NULL is allowed. */
 void cn_wire_op_clear (cn_wire_op *w);
 
 #ifdef __cplusplus

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/wire.c: the wire codec (certnn/wire.h states the format).
+/* src/io/wire.c: the wire codec (certnn/wire.h states the format).
  *
- * The codec is table-driven.  Each attribute record of certnn/ops.h has one descriptor, the list
- * of its members (JSON name, kind, offset), and op_rec[] gives every one of the 154 operators its
- * record in one line; nothing here switches on the operator.  Encoding and decoding walk the same
- * descriptors, and both run the same checks (check_record, then check_instance), so that a record
- * the encoder writes decodes, and a record the decoder accepts encodes back to the same JSON.
+ * The codec is table-driven and names no operator and no record.  The table gives every operator
+ * the descriptor of the record its ops.def row names (cn__op_record, src/ops/ops_impl.h), made
+ * from the record's one declaration in certnn/ops.h: its members in order, each with its JSON
+ * name, kind, offset and constraints.  Encoding and decoding walk the same descriptor, and both
+ * run the same checks (check_record, then check_instance), so that a record the encoder writes
+ * decodes, and a record the decoder accepts encodes back to the same JSON.
  *
  * What holds after decode: every member of the record was present with its type, the record is
  * zero outside the members' carried parts (entries past a count, padding), the descriptor's ranges
@@ -37,446 +38,10 @@
  * holds one, ...); a cycle of programs is refused at this depth instead of recursing forever. */
 #define MAX_DEPTH 16
 
-/* ---- enumeration names ----------------------------------------------------------------- */
-
-struct names
-{
-  int n;
-  const char *const *s;
-};
-#define NAMES(a) { (int) (sizeof a / sizeof a[0]), a }
-
-static const char *const pool_kind_s[] = { [CN_POOL_MAX] = "max", [CN_POOL_AVG] = "avg" };
-static const char *const reduce_kind_s[] = {
-  [CN_REDUCE_SUM] = "sum", [CN_REDUCE_PROD] = "prod", [CN_REDUCE_MAX] = "max", [CN_REDUCE_MIN] = "min",
-};
-static const char *const div_rounding_s[] = { [CN_DIV_TRUE] = "none", [CN_DIV_TRUNC] = "trunc", [CN_DIV_FLOOR] = "floor" };
-static const char *const gelu_approx_s[] = { [CN_GELU_NONE] = "none", [CN_GELU_TANH] = "tanh" };
-static const char *const sqrt_mode_s[] = { [CN_SQRT_RAW] = "raw", [CN_SQRT_CLAMP_NEGATIVE] = "clampNegative" };
-static const char *const loss_reduction_s[] = { [CN_LOSS_MEAN] = "mean", [CN_LOSS_SUM] = "sum", [CN_LOSS_NONE] = "none" };
-static const char *const scatter_reduce_s[] = {
-  [CN_SCATTER_REPLACE] = "replace", [CN_SCATTER_SUM] = "sum", [CN_SCATTER_PROD] = "prod", [CN_SCATTER_MAX] = "max",
-  [CN_SCATTER_MIN] = "min",
-};
-static const char *const fft_norm_s[] = { [CN_FFT_BACKWARD] = "backward", [CN_FFT_ORTHO] = "ortho", [CN_FFT_FORWARD] = "forward" };
-
-_Static_assert (sizeof pool_kind_s / sizeof pool_kind_s[0] == CN_POOL_AVG + 1, "pool kinds");
-_Static_assert (sizeof reduce_kind_s / sizeof reduce_kind_s[0] == CN_REDUCE_MIN + 1, "reduce kinds");
-_Static_assert (sizeof div_rounding_s / sizeof div_rounding_s[0] == CN_DIV_FLOOR + 1, "div roundings");
-_Static_assert (sizeof gelu_approx_s / sizeof gelu_approx_s[0] == CN_GELU_TANH + 1, "gelu forms");
-_Static_assert (sizeof sqrt_mode_s / sizeof sqrt_mode_s[0] == CN_SQRT_CLAMP_NEGATIVE + 1, "sqrt modes");
-_Static_assert (sizeof loss_reduction_s / sizeof loss_reduction_s[0] == CN_LOSS_NONE + 1, "loss reductions");
-_Static_assert (sizeof scatter_reduce_s / sizeof scatter_reduce_s[0] == CN_SCATTER_MIN + 1, "scatter reductions");
-_Static_assert (sizeof fft_norm_s / sizeof fft_norm_s[0] == CN_FFT_FORWARD + 1, "fft norms");
-
-static const struct names pool_kind_n = NAMES (pool_kind_s);
-static const struct names reduce_kind_n = NAMES (reduce_kind_s);
-static const struct names div_rounding_n = NAMES (div_rounding_s);
-static const struct names gelu_approx_n = NAMES (gelu_approx_s);
-static const struct names sqrt_mode_n = NAMES (sqrt_mode_s);
-static const struct names loss_reduction_n = NAMES (loss_reduction_s);
-static const struct names scatter_reduce_n = NAMES (scatter_reduce_s);
-static const struct names fft_norm_n = NAMES (fft_norm_s);
-
-/* ---- field descriptors ----------------------------------------------------------------- */
-
-enum kind
-{
-  K_INT,      /* int: a JSON integer >= min */
-  K_I64,      /* int64_t: a JSON integer >= min */
-  K_COUNT,    /* int: the count of the arrays after it, in [min, cap] */
-  K_INTS,     /* int[cap]: the first count entries, each >= min */
-  K_I64S,     /* int64_t[cap]: the first count entries, each >= min */
-  K_F64,      /* double, finite */
-  K_F64X,     /* double, any ("inf", "-inf", "nan" as strings) */
-  K_BOOL,     /* int, 0 or 1: false or true */
-  K_ENUM,     /* an enumeration (int-sized): its name */
-  K_DTYPE,    /* cn_dtype: cn_dtype_name */
-  K_SHAPE,    /* cn_shape: the list of extents */
-  K_AXES,     /* uint32_t axis set: the increasing list of its axes */
-  K_NAME,     /* char[cap]: a NUL-terminated string */
-  K_PROGRAM   /* const cn_graph *: a program object */
-};
-
-struct field
-{
-  const char *name;           /* the member's name, and its JSON name */
-  enum kind kind;
-  size_t off;                 /* offset of the member in the record */
-  size_t count_off;           /* K_INTS, K_I64S: offset of the K_COUNT member giving the count */
-  int cap;                    /* K_COUNT: the largest count; K_INTS, K_I64S, K_NAME: the capacity */
-  long long min;              /* K_INT, K_I64, K_COUNT, K_INTS, K_I64S: the smallest value allowed */
-  const struct names *names;  /* K_ENUM */
-};
-
-#define MSIZE(T, m) sizeof (((T *) 0)->m)
-#define ESIZE(T, m) sizeof (((T *) 0)->m[0])
-#define NELEM(T, m) ((int) (MSIZE (T, m) / ESIZE (T, m)))
-/* 0, or a compile-time error if the constant expression COND is false: each descriptor macro
- * checks that the member has the type its kind reads. */
-#define REQUIRE(cond) (0 * sizeof (char[(cond) ? 1 : -1]))
-#define OFF(T, m, cond) (offsetof (T, m) + REQUIRE (cond))
-#define NOMIN LLONG_MIN
-
-#define F_INT(T, m, lo) { #m, K_INT, OFF (T, m, MSIZE (T, m) == sizeof (int)), 0, 0, lo, NULL }
-#define F_I64(T, m, lo) { #m, K_I64, OFF (T, m, MSIZE (T, m) == sizeof (int64_t)), 0, 0, lo, NULL }
-#define F_COUNT(T, m, lo, hi) { #m, K_COUNT, OFF (T, m, MSIZE (T, m) == sizeof (int)), 0, hi, lo, NULL }
-#define F_INTS(T, m, c, lo)                                                                          \
-  { #m, K_INTS, OFF (T, m, ESIZE (T, m) == sizeof (int)), OFF (T, c, MSIZE (T, c) == sizeof (int)),  \
-    NELEM (T, m), lo, NULL }
-#define F_I64S(T, m, c, lo)                                                                            \
-  { #m, K_I64S, OFF (T, m, ESIZE (T, m) == sizeof (int64_t)), OFF (T, c, MSIZE (T, c) == sizeof (int)), \
-    NELEM (T, m), lo, NULL }
-#define F_F64(T, m) { #m, K_F64, OFF (T, m, MSIZE (T, m) == sizeof (double)), 0, 0, 0, NULL }
-#define F_F64X(T, m) { #m, K_F64X, OFF (T, m, MSIZE (T, m) == sizeof (double)), 0, 0, 0, NULL }
-#define F_BOOL(T, m) { #m, K_BOOL, OFF (T, m, MSIZE (T, m) == sizeof (int)), 0, 0, 0, NULL }
-#define F_ENUM(T, m, nm) { #m, K_ENUM, OFF (T, m, MSIZE (T, m) == sizeof (int)), 0, 0, 0, &nm }
-#define F_DTYPE(T, m) { #m, K_DTYPE, OFF (T, m, MSIZE (T, m) == sizeof (cn_dtype)), 0, 0, 0, NULL }
-#define F_SHAPE(T, m) { #m, K_SHAPE, OFF (T, m, MSIZE (T, m) == sizeof (cn_shape)), 0, 0, 0, NULL }
-#define F_AXES(T, m) { #m, K_AXES, OFF (T, m, MSIZE (T, m) == sizeof (uint32_t)), 0, 0, 0, NULL }
-#define F_NAME(T, m) { #m, K_NAME, OFF (T, m, ESIZE (T, m) == 1), 0, NELEM (T, m), 0, NULL }
-#define F_PROGRAM(T, m) { #m, K_PROGRAM, OFF (T, m, MSIZE (T, m) == sizeof (void *)), 0, 0, 0, NULL }
-
-_Static_assert (sizeof (cn_pool_kind) == sizeof (int) && sizeof (cn_dtype) == sizeof (int), "enums are int-sized");
-
-struct rec
-{
-  const char *type;           /* the record's C type, for messages */
-  size_t size;
-  int n;
-  const struct field *f;
-};
-
-#define REC(id, T, ...)                                                                       \
-  static const struct field id##_f[] = { __VA_ARGS__ };                                      \
-  static const struct rec id = { #T, sizeof (T), (int) (sizeof id##_f / sizeof id##_f[0]), id##_f };
-
-static const struct rec r_none = { "", 0, 0, NULL };
-
-REC (r_conv, cn_params_conv,
-     F_COUNT (cn_params_conv, nd, 1, 3),
-     F_I64S (cn_params_conv, stride, nd, 1),
-     F_I64S (cn_params_conv, pad_begin, nd, 0),
-     F_I64S (cn_params_conv, pad_end, nd, 0),
-     F_I64S (cn_params_conv, dilation, nd, 1),
-     F_I64 (cn_params_conv, groups, 1))
-REC (r_pool, cn_params_pool,
-     F_ENUM (cn_params_pool, kind, pool_kind_n),
-     F_COUNT (cn_params_pool, nd, 1, 3),
-     F_I64S (cn_params_pool, kernel, nd, 1),
-     F_I64S (cn_params_pool, stride, nd, 1),
-     F_I64S (cn_params_pool, pad_begin, nd, 0),
-     F_I64S (cn_params_pool, pad_end, nd, 0),
-     F_I64S (cn_params_pool, dilation, nd, 1),
-     F_BOOL (cn_params_pool, count_include_pad))
-REC (r_reshape, cn_params_reshape, F_SHAPE (cn_params_reshape, shape))
-REC (r_permute, cn_params_permute,
-     F_COUNT (cn_params_permute, rank, 0, CN_MAX_RANK),
-     F_INTS (cn_params_permute, perm, rank, NOMIN))
-REC (r_broadcast, cn_params_broadcast, F_SHAPE (cn_params_broadcast, shape))
-REC (r_pad, cn_params_pad,
-     F_COUNT (cn_params_pad, rank, 0, CN_MAX_RANK),
-     F_I64S (cn_params_pad, begin, rank, 0),
-     F_I64S (cn_params_pad, end, rank, 0),
-     F_F64 (cn_params_pad, value))
-REC (r_slice, cn_params_slice,
-     F_COUNT (cn_params_slice, rank, 0, CN_MAX_RANK),
-     F_I64S (cn_params_slice, start, rank, 0),
-     F_I64S (cn_params_slice, stop, rank, 0),
-     F_I64S (cn_params_slice, step, rank, 1))
-REC (r_cat, cn_params_cat, F_INT (cn_params_cat, axis, NOMIN))
-REC (r_reduce, cn_params_reduce,
-     F_ENUM (cn_params_reduce, kind, reduce_kind_n),
-     F_AXES (cn_params_reduce, axes),
-     F_BOOL (cn_params_reduce, keepdims))
-REC (r_div, cn_params_div, F_ENUM (cn_params_div, rounding, div_rounding_n))
-REC (r_batchnorm, cn_params_batchnorm,
-     F_INT (cn_params_batchnorm, axis, NOMIN),
-     F_F64 (cn_params_batchnorm, eps))
-REC (r_softmax, cn_params_softmax, F_INT (cn_params_softmax, axis, NOMIN))
-REC (r_layernorm, cn_params_layernorm,
-     F_F64 (cn_params_layernorm, eps),
-     F_BOOL (cn_params_layernorm, affine))
-REC (r_gelu, cn_params_gelu, F_ENUM (cn_params_gelu, approximate, gelu_approx_n))
-REC (r_elu, cn_params_elu, F_F64 (cn_params_elu, alpha))
-REC (r_leaky_relu, cn_params_leaky_relu, F_F64 (cn_params_leaky_relu, negative_slope))
-REC (r_sqrt, cn_params_sqrt, F_ENUM (cn_params_sqrt, mode, sqrt_mode_n))
-REC (r_scale, cn_params_scale, F_F64 (cn_params_scale, factor))
-REC (r_addc, cn_params_addc, F_F64 (cn_params_addc, value))
-REC (r_nan_to_num, cn_params_nan_to_num,
-     F_F64X (cn_params_nan_to_num, nan_value),
-     F_F64X (cn_params_nan_to_num, posinf),
-     F_F64X (cn_params_nan_to_num, neginf),
-     F_BOOL (cn_params_nan_to_num, posinf_set),
-     F_BOOL (cn_params_nan_to_num, neginf_set))
-REC (r_full_like, cn_params_full_like, F_F64X (cn_params_full_like, value))
-REC (r_epsilon, cn_params_epsilon, F_F64 (cn_params_epsilon, eps))
-REC (r_scaled_matmul, cn_params_scaled_matmul, F_F64 (cn_params_scaled_matmul, scale))
-REC (r_contract, cn_params_contract,
-     F_COUNT (cn_params_contract, n, 0, CN_MAX_RANK),
-     F_INTS (cn_params_contract, a_axes, n, NOMIN),
-     F_INTS (cn_params_contract, b_axes, n, NOMIN))
-REC (r_loss, cn_params_loss,
-     F_ENUM (cn_params_loss, reduction, loss_reduction_n),
-     F_F64X (cn_params_loss, delta),
-     F_F64X (cn_params_loss, margin),
-     F_F64X (cn_params_loss, eps),
-     F_F64X (cn_params_loss, temperature))
-REC (r_cumulative, cn_params_cumulative, F_INT (cn_params_cumulative, axis, NOMIN))
-REC (r_sort, cn_params_sort,
-     F_INT (cn_params_sort, axis, NOMIN),
-     F_BOOL (cn_params_sort, descending))
-REC (r_topk, cn_params_topk,
-     F_INT (cn_params_topk, axis, NOMIN),
-     F_I64 (cn_params_topk, k, 0),
-     F_BOOL (cn_params_topk, largest),
-     F_BOOL (cn_params_topk, ties_by_index))
-REC (r_argmax, cn_params_argmax,
-     F_INT (cn_params_argmax, axis, NOMIN),
-     F_BOOL (cn_params_argmax, keepdims),
-     F_BOOL (cn_params_argmax, select_last_index))
-REC (r_gather, cn_params_gather, F_INT (cn_params_gather, axis, NOMIN))
-REC (r_scatter, cn_params_scatter,
-     F_INT (cn_params_scatter, axis, NOMIN),
-     F_ENUM (cn_params_scatter, reduce, scatter_reduce_n))
-REC (r_indices, cn_params_indices, F_INT (cn_params_indices, axis, NOMIN))
-REC (r_flip, cn_params_flip, F_AXES (cn_params_flip, axes))
-REC (r_cast, cn_params_cast, F_DTYPE (cn_params_cast, to))
-REC (r_bitcast, cn_params_bitcast, F_DTYPE (cn_params_bitcast, to))
-REC (r_index_code, cn_params_index_code,
-     F_COUNT (cn_params_index_code, r, 1, CN_MAX_RANK - 1),
-     F_I64S (cn_params_index_code, bound, r, 1),
-     F_DTYPE (cn_params_index_code, word))
-REC (r_rand_uniform, cn_params_rand_uniform,
-     F_SHAPE (cn_params_rand_uniform, shape),
-     F_F64 (cn_params_rand_uniform, lo),
-     F_F64 (cn_params_rand_uniform, hi))
-REC (r_randn, cn_params_randn,
-     F_SHAPE (cn_params_randn, shape),
-     F_F64 (cn_params_randn, mean),
-     F_F64 (cn_params_randn, std))
-REC (r_bernoulli, cn_params_bernoulli,
-     F_SHAPE (cn_params_bernoulli, shape),
-     F_F64 (cn_params_bernoulli, p))
-REC (r_dropout, cn_params_dropout, F_F64 (cn_params_dropout, p))
-REC (r_topk_mask, cn_params_topk_mask,
-     F_INT (cn_params_topk_mask, axis, NOMIN),
-     F_I64 (cn_params_topk_mask, k, 0),
-     F_BOOL (cn_params_topk_mask, largest))
-REC (r_conv_transpose, cn_params_conv_transpose,
-     F_COUNT (cn_params_conv_transpose, nd, 1, 3),
-     F_I64S (cn_params_conv_transpose, stride, nd, 1),
-     F_I64S (cn_params_conv_transpose, pad_begin, nd, 0),
-     F_I64S (cn_params_conv_transpose, pad_end, nd, 0),
-     F_I64S (cn_params_conv_transpose, dilation, nd, 1),
-     F_I64S (cn_params_conv_transpose, output_padding, nd, 0),
-     F_I64 (cn_params_conv_transpose, groups, 1))
-REC (r_attention, cn_params_attention,
-     F_F64 (cn_params_attention, scale),
-     F_BOOL (cn_params_attention, causal))
-REC (r_multihead, cn_params_multihead,
-     F_INT (cn_params_multihead, heads, 1),
-     F_BOOL (cn_params_multihead, causal))
-REC (r_fft, cn_params_fft,
-     F_I64 (cn_params_fft, n, NOMIN),
-     F_ENUM (cn_params_fft, norm, fft_norm_n))
-REC (r_custom, cn_params_custom,
-     F_PROGRAM (cn_params_custom, program),
-     F_NAME (cn_params_custom, name))
-
-/* ---- the operators' records: one line each -------------------------------------------- */
-
-#define OPREC(id, r) [CN_OP_##id] = &r_##r
-
-static const struct rec *const op_rec[CN_OP_COUNT] = {
-  /* Elementwise arithmetic */
-  OPREC (ADD, none),
-  OPREC (SUB, none),
-  OPREC (MUL, none),
-  OPREC (DIV, div),
-  OPREC (NEG, none),
-  OPREC (ABS, none),
-  OPREC (SQRT, sqrt),
-  OPREC (RSQRT, none),
-  OPREC (CBRT, none),
-  OPREC (RECIPROCAL, none),
-  OPREC (SQUARE, none),
-  OPREC (POW, none),
-  OPREC (SCALE, scale),
-  OPREC (FMOD, none),
-  OPREC (REMAINDER, none),
-  OPREC (HYPOT, none),
-  OPREC (COPYSIGN, none),
-  OPREC (NEXTAFTER, none),
-  OPREC (LERP, none),
-  OPREC (ADDCMUL, addc),
-  OPREC (ADDCDIV, addc),
-  OPREC (NAN_TO_NUM, nan_to_num),
-  OPREC (FULL_LIKE, full_like),
-  OPREC (SAFE_DIV, epsilon),
-  OPREC (SAFE_INV, epsilon),
-  OPREC (SAFE_LOG, epsilon),
-  OPREC (SMOOTH_ABS, epsilon),
-  /* Exponentials */
-  OPREC (EXP, none),
-  OPREC (EXP2, none),
-  OPREC (EXPM1, none),
-  OPREC (LOG, none),
-  OPREC (LOG2, none),
-  OPREC (LOG10, none),
-  OPREC (LOG1P, none),
-  OPREC (SIN, none),
-  OPREC (COS, none),
-  OPREC (TAN, none),
-  OPREC (ASIN, none),
-  OPREC (ACOS, none),
-  OPREC (ATAN, none),
-  OPREC (ATAN2, none),
-  OPREC (SINH, none),
-  OPREC (COSH, none),
-  OPREC (ASINH, none),
-  OPREC (ACOSH, none),
-  OPREC (ATANH, none),
-  OPREC (ERF, none),
-  /* Roundings and signs */
-  OPREC (FLOOR, none),
-  OPREC (CEIL, none),
-  OPREC (ROUND, none),
-  OPREC (TRUNC, none),
-  OPREC (FRAC, none),
-  OPREC (SIGN, none),
-  /* Extrema */
-  OPREC (MAX, none),
-  OPREC (MIN, none),
-  OPREC (FMAX, none),
-  OPREC (FMIN, none),
-  OPREC (CLAMP, none),
-  /* Activations */
-  OPREC (RELU, none),
-  OPREC (SIGMOID, none),
-  OPREC (TANH, none),
-  OPREC (SOFTPLUS, none),
-  OPREC (SILU, none),
-  OPREC (GELU, gelu),
-  OPREC (ELU, elu),
-  OPREC (LEAKY_RE_LU, leaky_relu),
-  /* Comparisons and logic */
-  OPREC (EQ, none),
-  OPREC (NE, none),
-  OPREC (LT, none),
-  OPREC (LE, none),
-  OPREC (GT, none),
-  OPREC (GE, none),
-  OPREC (IS_NA_N, none),
-  OPREC (IS_INF, none),
-  OPREC (IS_FINITE, none),
-  OPREC (LOGICAL_NOT, none),
-  OPREC (LOGICAL_AND, none),
-  OPREC (LOGICAL_OR, none),
-  OPREC (LOGICAL_XOR, none),
-  OPREC (SELECT, none),
-  OPREC (CAST, cast),
-  /* Integer words */
-  OPREC (BITWISE_AND, none),
-  OPREC (BITWISE_OR, none),
-  OPREC (BITWISE_XOR, none),
-  OPREC (BITWISE_NOT, none),
-  OPREC (BITWISE_LEFT_SHIFT, none),
-  OPREC (SHIFT_RIGHT_ARITHMETIC, none),
-  OPREC (SHIFT_RIGHT_LOGICAL, none),
-  OPREC (POPULATION_COUNT, none),
-  OPREC (COUNT_LEADING_ZEROS, none),
-  OPREC (MULHI, none),
-  OPREC (BITCAST, bitcast),
-  OPREC (ENCODE_INDEX, index_code),
-  OPREC (DECODE_INDEX, index_code),
-  /* Scans and orderings */
-  OPREC (CUMSUM, cumulative),
-  OPREC (CUMPROD, cumulative),
-  OPREC (CUMMAX, cumulative),
-  OPREC (CUMMIN, cumulative),
-  OPREC (SORT, sort),
-  OPREC (TOPK, topk),
-  OPREC (ARGMAX, argmax),
-  OPREC (ARGMIN, argmax),
-  /* Indexing */
-  OPREC (GATHER, gather),
-  OPREC (SCATTER, scatter),
-  OPREC (INDICES, indices),
-  OPREC (INDEX_AT, none),
-  OPREC (SLICE, slice),
-  OPREC (EMBEDDING, none),
-  /* Data movement */
-  OPREC (RESHAPE, reshape),
-  OPREC (PERMUTE, permute),
-  OPREC (BROADCAST, broadcast),
-  OPREC (FLIP, flip),
-  OPREC (PAD, pad),
-  OPREC (CAT, cat),
-  /* Reductions and contractions */
-  OPREC (REDUCE, reduce),
-  OPREC (MEAN, reduce),
-  OPREC (CONTRACT, contract),
-  /* Products */
-  OPREC (MATMUL, none),
-  OPREC (SCALED_MATMUL, scaled_matmul),
-  OPREC (LINEAR, none),
-  /* Convolution and pooling */
-  OPREC (CONV, conv),
-  OPREC (CONV_TRANSPOSE, conv_transpose),
-  OPREC (POOL, pool),
-  OPREC (SMOOTH_MAX_POOL, pool),
-  /* Normalization */
-  OPREC (LAYER_NORM, layernorm),
-  OPREC (BATCH_NORM, batchnorm),
-  OPREC (BATCH_NORM_RUNNING, batchnorm),
-  /* Softmax and attention */
-  OPREC (SOFTMAX, softmax),
-  OPREC (LOG_SOFTMAX, softmax),
-  OPREC (MASKED_SOFTMAX, softmax),
-  OPREC (ATTENTION, attention),
-  OPREC (ATTENTION_FROM_SCORES, none),
-  OPREC (MULTIHEAD_ATTENTION, multihead),
-  /* Losses */
-  OPREC (MSE_LOSS, loss),
-  OPREC (MAE_LOSS, loss),
-  OPREC (HUBER_LOSS, loss),
-  OPREC (HINGE_LOSS, loss),
-  OPREC (POISSON_LOSS, loss),
-  OPREC (LOG_COSH_LOSS, loss),
-  OPREC (BINARY_CROSS_ENTROPY, loss),
-  OPREC (COSINE_LOSS, loss),
-  OPREC (CROSS_ENTROPY, loss),
-  OPREC (CROSS_ENTROPY_PROBABILITIES, loss),
-  OPREC (DISTILL, loss),
-  /* Masks and random draws */
-  OPREC (DROPOUT, dropout),
-  OPREC (TOP_KMASK, topk_mask),
-  OPREC (BERNOULLI_MASK, bernoulli),
-  OPREC (RAND_UNIFORM, rand_uniform),
-  OPREC (RANDN, randn),
-  /* Spectral transforms and the selective scan */
-  OPREC (RFFT, fft),
-  OPREC (IRFFT, fft),
-  OPREC (SELECTIVE_SCAN, none),
-  /* Graph structure */
-  OPREC (DETACH, none),
-  OPREC (CUSTOM, custom),
-};
-_Static_assert (sizeof op_rec / sizeof op_rec[0] == CN_OP_COUNT, "op_rec[] and ops.def disagree");
-
-/* The descriptor of OP's record; NULL for an invalid OP or one missing from op_rec[]. */
-static const struct rec *
-rec_of (cn_op op)
-{
-  return (unsigned) op < CN_OP_COUNT ? op_rec[op] : NULL;
-}
-
 size_t
 cn_wire_params_size (cn_op op)
 {
-  const struct rec *r = rec_of (op);
-  return r ? r->size : 0;
+  return cn_op_params_size (op);
 }
 
 /* ---- messages ------------------------------------------------------------------------- */
@@ -552,46 +117,46 @@ rd_f64 (const unsigned char *p, size_t off)
  * arrays, ranges, flags 0 or 1, enumerations and sorts within their sets, finiteness, shapes, a
  * name's terminator, a program's presence.  Messages name TAG and the field. */
 static cn_status
-check_record (const char *tag, const struct rec *r, const unsigned char *p, cn_error *err)
+check_record (const char *tag, const struct cn__record *r, const unsigned char *p, cn_error *err)
 {
   for (int i = 0; i < r->n; i++)
     {
-      const struct field *f = &r->f[i];
+      const struct cn__field *f = &r->f[i];
       switch (f->kind)
         {
-        case K_INT:
-        case K_COUNT:
+        case CN__FIELD_INT:
+        case CN__FIELD_COUNT:
           {
             int v = rd_int (p, f->off);
             if (v < f->min)
               return field_error (err, CN_EINVAL, tag, f->name, "%d is below %lld", v, f->min);
-            if (f->kind == K_COUNT && v > f->cap)
+            if (f->kind == CN__FIELD_COUNT && v > f->cap)
               return field_error (err, CN_EINVAL, tag, f->name, "%d is above %d", v, f->cap);
             break;
           }
-        case K_I64:
+        case CN__FIELD_I64:
           {
             int64_t v = rd_i64 (p, f->off);
             if (v < f->min)
               return field_error (err, CN_EINVAL, tag, f->name, "%" PRId64 " is below %lld", v, f->min);
             break;
           }
-        case K_INTS:
-        case K_I64S:
+        case CN__FIELD_INTS:
+        case CN__FIELD_I64S:
           {
             int count = rd_int (p, f->count_off);
             if (count < 0 || count > f->cap)
               return field_error (err, CN_EINVAL, tag, f->name, "count %d outside 0..%d", count, f->cap);
             for (int j = 0; j < count; j++)
               {
-                long long v = f->kind == K_INTS ? rd_int (p, f->off + (size_t) j * sizeof (int))
+                long long v = f->kind == CN__FIELD_INTS ? rd_int (p, f->off + (size_t) j * sizeof (int))
                                                 : rd_i64 (p, f->off + (size_t) j * sizeof (int64_t));
                 if (v < f->min)
                   return field_error (err, CN_EINVAL, tag, f->name, "entry %d is %lld, below %lld", j, v, f->min);
               }
             break;
           }
-        case K_F64:
+        case CN__FIELD_F64:
           {
             double v = rd_f64 (p, f->off);
             if (!isfinite (v))
@@ -599,31 +164,31 @@ check_record (const char *tag, const struct rec *r, const unsigned char *p, cn_e
                                   isnan (v) ? "NaN" : v > 0 ? "+inf" : "-inf");
             break;
           }
-        case K_F64X:
-        case K_AXES:
+        case CN__FIELD_F64X:
+        case CN__FIELD_AXES:
           break;
-        case K_BOOL:
+        case CN__FIELD_FLAG:
           {
             int v = rd_int (p, f->off);
             if (v != 0 && v != 1)
               return field_error (err, CN_EINVAL, tag, f->name, "%d is not a flag (0 or 1)", v);
             break;
           }
-        case K_ENUM:
+        case CN__FIELD_ENUM:
           {
             int v = rd_int (p, f->off);
-            if (v < 0 || v >= f->names->n)
-              return field_error (err, CN_EINVAL, tag, f->name, "%d is not one of the %d values", v, f->names->n);
+            if (v < 0 || v >= f->n_names)
+              return field_error (err, CN_EINVAL, tag, f->name, "%d is not one of the %d values", v, f->n_names);
             break;
           }
-        case K_DTYPE:
+        case CN__FIELD_DTYPE:
           {
             int v = rd_int (p, f->off);
             if (v < 0 || v >= CN_DTYPE_COUNT)
               return field_error (err, CN_EINVAL, tag, f->name, "%d is not a sort", v);
             break;
           }
-        case K_SHAPE:
+        case CN__FIELD_SHAPE:
           {
             cn_shape s;
             memcpy (&s, p + f->off, sizeof s);
@@ -631,11 +196,11 @@ check_record (const char *tag, const struct rec *r, const unsigned char *p, cn_e
               return field_error (err, CN_EINVAL, tag, f->name, "not a shape (rank %d)", s.rank);
             break;
           }
-        case K_NAME:
+        case CN__FIELD_NAME:
           if (memchr (p + f->off, 0, (size_t) f->cap) == NULL)
             return field_error (err, CN_EINVAL, tag, f->name, "not NUL-terminated within %d bytes", f->cap);
           break;
-        case K_PROGRAM:
+        case CN__FIELD_PROGRAM:
           {
             const void *g;
             memcpy (&g, p + f->off, sizeof g);
@@ -664,7 +229,7 @@ port_kind_name (cn_port_kind k)
  * against its port, out_sort and the rule's check.  On success *CHECKED says whether the rule ran,
  * and then OUT_SHAPE and OUT_DTYPE hold the output's shape and sort. */
 static cn_status
-check_instance (cn_op op, const struct rec *r, const void *p, int n_in, const cn_shape *in_shape,
+check_instance (cn_op op, const struct cn__record *r, const void *p, int n_in, const cn_shape *in_shape,
                 const cn_dtype *in_dtype, int *checked, cn_shape *out_shape, cn_dtype *out_dtype, cn_error *err)
 {
   const char *tag = cn_op_name (op);
@@ -680,7 +245,7 @@ check_instance (cn_op op, const struct rec *r, const void *p, int n_in, const cn
     }
   /* custom: the program's inputs are the node's inputs (count and shapes), and it has an output. */
   for (int i = 0; i < r->n; i++)
-    if (r->f[i].kind == K_PROGRAM)
+    if (r->f[i].kind == CN__FIELD_PROGRAM)
       {
         const cn_graph *g;
         memcpy (&g, (const unsigned char *) p + r->f[i].off, sizeof g);
@@ -982,7 +547,8 @@ fail:
 
 /* The "fields" object of the record P of descriptor R. */
 static cn_status
-encode_fields (const char *tag, const struct rec *r, const unsigned char *p, int depth, json_t **out, cn_error *err)
+encode_fields (const char *tag, const struct cn__record *r, const unsigned char *p, int depth, json_t **out,
+               cn_error *err)
 {
   json_t *o = json_object ();
   cn_status st;
@@ -990,25 +556,25 @@ encode_fields (const char *tag, const struct rec *r, const unsigned char *p, int
     return nomem (err);
   for (int i = 0; i < r->n; i++)
     {
-      const struct field *f = &r->f[i];
+      const struct cn__field *f = &r->f[i];
       json_t *v = NULL;
       switch (f->kind)
         {
-        case K_INT:
-        case K_COUNT:
+        case CN__FIELD_INT:
+        case CN__FIELD_COUNT:
           v = json_integer (rd_int (p, f->off));
           break;
-        case K_I64:
+        case CN__FIELD_I64:
           v = json_integer (rd_i64 (p, f->off));
           break;
-        case K_INTS:
-        case K_I64S:
+        case CN__FIELD_INTS:
+        case CN__FIELD_I64S:
           {
             int count = rd_int (p, f->count_off);
             v = json_array ();
             for (int j = 0; v != NULL && j < count; j++)
               {
-                json_int_t e = f->kind == K_INTS ? rd_int (p, f->off + (size_t) j * sizeof (int))
+                json_int_t e = f->kind == CN__FIELD_INTS ? rd_int (p, f->off + (size_t) j * sizeof (int))
                                                  : rd_i64 (p, f->off + (size_t) j * sizeof (int64_t));
                 if (push (v, json_integer (e)) < 0)
                   {
@@ -1018,27 +584,27 @@ encode_fields (const char *tag, const struct rec *r, const unsigned char *p, int
               }
             break;
           }
-        case K_F64:
-        case K_F64X:
+        case CN__FIELD_F64:
+        case CN__FIELD_F64X:
           v = enc_f64 (rd_f64 (p, f->off));
           break;
-        case K_BOOL:
+        case CN__FIELD_FLAG:
           v = json_boolean (rd_int (p, f->off));
           break;
-        case K_ENUM:
-          v = json_string (f->names->s[rd_int (p, f->off)]);
+        case CN__FIELD_ENUM:
+          v = json_string (f->names[rd_int (p, f->off)]);
           break;
-        case K_DTYPE:
+        case CN__FIELD_DTYPE:
           v = json_string (cn_dtype_name ((cn_dtype) rd_int (p, f->off)));
           break;
-        case K_SHAPE:
+        case CN__FIELD_SHAPE:
           {
             cn_shape s;
             memcpy (&s, p + f->off, sizeof s);
             v = enc_shape (&s);
             break;
           }
-        case K_AXES:
+        case CN__FIELD_AXES:
           {
             uint32_t m;
             memcpy (&m, p + f->off, sizeof m);
@@ -1051,10 +617,10 @@ encode_fields (const char *tag, const struct rec *r, const unsigned char *p, int
                 }
             break;
           }
-        case K_NAME:
+        case CN__FIELD_NAME:
           v = json_string ((const char *) p + f->off);
           break;
-        case K_PROGRAM:
+        case CN__FIELD_PROGRAM:
           {
             const cn_graph *g;
             memcpy (&g, p + f->off, sizeof g);
@@ -1081,12 +647,10 @@ encode_instance (cn_op op, const void *params, int n_in, const cn_shape *in_shap
                  int depth, json_t **out, cn_error *err)
 {
   *out = NULL;
-  const struct rec *r = rec_of (op);
   if ((unsigned) op >= CN_OP_COUNT)
     return cn_error_set (err, CN_EINVAL, "wire: invalid operator %d", (int) op);
   const char *tag = cn_op_name (op);
-  if (r == NULL)
-    return cn_error_set (err, CN_EINVAL, "wire: %s: the codec has no descriptor of the operator's record", tag);
+  const struct cn__record *r = cn__op_record (op);
   if (depth > MAX_DEPTH)
     return cn_error_set (err, CN_EINVAL, "wire: %s: programs nested deeper than %d", tag, MAX_DEPTH);
   if (r->size > 0 && params == NULL)
@@ -1509,8 +1073,7 @@ decode_program (const char *tag, const char *field, const json_t *j, int depth, 
         {
           int outv;
           cn_error_clear (&local);
-          st = cn_graph_add_node (g, sub.op, cn_wire_params_size (sub.op) > 0 ? (const void *) &sub.params : NULL,
-                                  sub.n_in, vals, json_string_value (name), &outv, &local);
+          st = cn_graph_add_node (g, sub.op, sub.params, sub.n_in, vals, json_string_value (name), &outv, &local);
           if (st != CN_OK)
             cn_error_set (err, st, "%s: %s", w2, local.msg);
         }
@@ -1541,24 +1104,24 @@ decode_program (const char *tag, const char *field, const json_t *j, int depth, 
 
 /* Reads field F of TAG's record from V into the record P (zeroed; the fields before F read). */
 static cn_status
-decode_field (const char *tag, const struct field *f, const json_t *v, unsigned char *p, int depth,
+decode_field (const char *tag, const struct cn__field *f, const json_t *v, unsigned char *p, int depth,
               cn_wire_op *owner, cn_error *err)
 {
   cn_status st;
   long long x;
   switch (f->kind)
     {
-    case K_INT:
-    case K_COUNT:
+    case CN__FIELD_INT:
+    case CN__FIELD_COUNT:
       {
-        if ((st = dec_integer (v, f->kind == K_COUNT ? f->min : INT_MIN, f->kind == K_COUNT ? f->cap : INT_MAX, tag,
-                               f->name, &x, err)) != CN_OK)
+        int count = f->kind == CN__FIELD_COUNT;
+        if ((st = dec_integer (v, count ? f->min : INT_MIN, count ? f->cap : INT_MAX, tag, f->name, &x, err)) != CN_OK)
           return st;
         int i = (int) x;
         memcpy (p + f->off, &i, sizeof i);
         return CN_OK;
       }
-    case K_I64:
+    case CN__FIELD_I64:
       {
         if ((st = dec_integer (v, INT64_MIN, INT64_MAX, tag, f->name, &x, err)) != CN_OK)
           return st;
@@ -1566,8 +1129,8 @@ decode_field (const char *tag, const struct field *f, const json_t *v, unsigned 
         memcpy (p + f->off, &i, sizeof i);
         return CN_OK;
       }
-    case K_INTS:
-    case K_I64S:
+    case CN__FIELD_INTS:
+    case CN__FIELD_I64S:
       {
         int count = rd_int (p, f->count_off);
         if (!json_is_array (v))
@@ -1581,7 +1144,7 @@ decode_field (const char *tag, const struct field *f, const json_t *v, unsigned 
             if (!json_is_integer (e))
               return field_error (err, CN_EPARSE, tag, f->name, "entry %d is %s, not an integer", j, jtype (e));
             json_int_t i = json_integer_value (e);
-            if (f->kind == K_INTS)
+            if (f->kind == CN__FIELD_INTS)
               {
                 if (i < INT_MIN || i > INT_MAX)
                   return field_error (err, CN_EINVAL, tag, f->name, "entry %d (%" JSON_INTEGER_FORMAT ") is not an int",
@@ -1597,8 +1160,8 @@ decode_field (const char *tag, const struct field *f, const json_t *v, unsigned 
           }
         return CN_OK;
       }
-    case K_F64:
-    case K_F64X:
+    case CN__FIELD_F64:
+    case CN__FIELD_F64X:
       {
         double d;
         if (json_is_real (v))
@@ -1623,7 +1186,7 @@ decode_field (const char *tag, const struct field *f, const json_t *v, unsigned 
         memcpy (p + f->off, &d, sizeof d);
         return CN_OK;
       }
-    case K_BOOL:
+    case CN__FIELD_FLAG:
       {
         if (!json_is_boolean (v))
           return field_error (err, CN_EPARSE, tag, f->name, "%s where true or false is expected", jtype (v));
@@ -1631,25 +1194,25 @@ decode_field (const char *tag, const struct field *f, const json_t *v, unsigned 
         memcpy (p + f->off, &i, sizeof i);
         return CN_OK;
       }
-    case K_ENUM:
+    case CN__FIELD_ENUM:
       {
         if (!json_is_string (v))
           return field_error (err, CN_EPARSE, tag, f->name, "%s where a name is expected", jtype (v));
-        for (int i = 0; i < f->names->n; i++)
-          if (strcmp (json_string_value (v), f->names->s[i]) == 0)
+        for (int i = 0; i < f->n_names; i++)
+          if (strcmp (json_string_value (v), f->names[i]) == 0)
             {
               memcpy (p + f->off, &i, sizeof i);
               return CN_OK;
             }
         char set[160] = "";
-        for (int i = 0; i < f->names->n; i++)
+        for (int i = 0; i < f->n_names; i++)
           {
             size_t l = strlen (set);
-            snprintf (set + l, sizeof set - l, "%s\"%s\"", i ? ", " : "", f->names->s[i]);
+            snprintf (set + l, sizeof set - l, "%s\"%s\"", i ? ", " : "", f->names[i]);
           }
         return field_error (err, CN_EPARSE, tag, f->name, "\"%s\" is not one of %s", json_string_value (v), set);
       }
-    case K_DTYPE:
+    case CN__FIELD_DTYPE:
       {
         cn_dtype t;
         if (!json_is_string (v))
@@ -1660,7 +1223,7 @@ decode_field (const char *tag, const struct field *f, const json_t *v, unsigned 
         memcpy (p + f->off, &i, sizeof i);
         return CN_OK;
       }
-    case K_SHAPE:
+    case CN__FIELD_SHAPE:
       {
         char where[160];
         cn_shape s;
@@ -1670,7 +1233,7 @@ decode_field (const char *tag, const struct field *f, const json_t *v, unsigned 
         memcpy (p + f->off, &s, sizeof s);
         return CN_OK;
       }
-    case K_AXES:
+    case CN__FIELD_AXES:
       {
         uint32_t m = 0;
         if (!json_is_array (v))
@@ -1690,7 +1253,7 @@ decode_field (const char *tag, const struct field *f, const json_t *v, unsigned 
         memcpy (p + f->off, &m, sizeof m);
         return CN_OK;
       }
-    case K_NAME:
+    case CN__FIELD_NAME:
       {
         if (!json_is_string (v))
           return field_error (err, CN_EPARSE, tag, f->name, "%s where a string is expected", jtype (v));
@@ -1701,7 +1264,7 @@ decode_field (const char *tag, const struct field *f, const json_t *v, unsigned 
         memcpy (p + f->off, json_string_value (v), len + 1);
         return CN_OK;
       }
-    case K_PROGRAM:
+    case CN__FIELD_PROGRAM:
       {
         const cn_graph *g = NULL;
         if ((st = decode_program (tag, f->name, v, depth, owner, &g, err)) != CN_OK)
@@ -1741,9 +1304,7 @@ decode_instance (const json_t *j, int depth, cn_wire_op *owner, cn_wire_op *out,
   if (op == CN_OP_COUNT)
     return cn_error_set (err, CN_EPARSE, "wire: unknown tag '%s'", json_string_value (tagv));
   const char *tag = cn_op_name (op);
-  const struct rec *r = rec_of (op);
-  if (r == NULL)
-    return cn_error_set (err, CN_EINVAL, "wire: %s: the codec has no descriptor of the operator's record", tag);
+  const struct cn__record *r = cn__op_record (op);
   snprintf (where, sizeof where, "wire: %s", tag);
   if ((st = only_members (j, top_members, 4, where, err)) != CN_OK)
     return st;
@@ -1778,8 +1339,11 @@ decode_instance (const json_t *j, int depth, cn_wire_op *owner, cn_wire_op *out,
           || (st = dec_shape (shape, where, &out->in_shape[i], err)) != CN_OK)
         return st;
     }
-  /* the fields, in the record's order (a count before the arrays it counts) */
-  unsigned char *p = (unsigned char *) &out->params;
+  /* the fields, in the record's order (a count before the arrays it counts), into a zeroed record
+   * of the record's size */
+  if (r->size > 0 && (out->params = calloc (1, r->size)) == NULL)
+    return nomem (err);
+  unsigned char *p = out->params;
   for (int i = 0; i < r->n; i++)
     {
       const json_t *v = json_object_get (fields, r->f[i].name);
@@ -1841,6 +1405,7 @@ cn_wire_op_clear (cn_wire_op *w)
 {
   if (w == NULL)
     return;
+  free (w->params);
   free (w->in_shape);
   free (w->in_dtype);
   for (int i = 0; i < w->n_graphs; i++)

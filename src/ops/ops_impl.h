@@ -387,9 +387,63 @@ const struct cn_op_rule *cn__op_rule (cn_op op);
 /* Declarations of the rule objects that ops.def says exist. */
 #define CN__RULE_DECL_0(id)
 #define CN__RULE_DECL_1(id) extern const struct cn_op_rule cn__rule_##id;
-#define CN_OP(id, name, family, rule) CN__RULE_DECL_##rule (id)
+#define CN_OP(id, name, family, rule, record) CN__RULE_DECL_##rule (id)
 #include "certnn/ops.def"
 #undef CN_OP
+
+/* ---- attribute record descriptors (src/ops/records.c) -----------------------------------
+ * The table's description of every attribute record of certnn/ops.h, made from the record's
+ * one member list (CN_PARAMS_<rec>): its members in the record's order, each with its name, its
+ * kind and what its kind requires (certnn/ops.h lists the kinds).  The wire codec walks these
+ * descriptors and names no record and no operator itself.  An operator's descriptor is the one
+ * its ops.def row names (cn__record_none for an operator without attributes). */
+typedef enum cn__field_kind
+{
+  CN__FIELD_INT,      /* int, >= min */
+  CN__FIELD_I64,      /* int64_t, >= min */
+  CN__FIELD_COUNT,    /* int in [min, cap]: the count of the arrays after it */
+  CN__FIELD_INTS,     /* int[cap]: the first count entries, each >= min */
+  CN__FIELD_I64S,     /* int64_t[cap]: the first count entries, each >= min */
+  CN__FIELD_F64,      /* double, finite */
+  CN__FIELD_F64X,     /* double, any */
+  CN__FIELD_FLAG,     /* int, 0 or 1 */
+  CN__FIELD_ENUM,     /* an enumeration (int-sized), one of n_names values */
+  CN__FIELD_DTYPE,    /* cn_dtype */
+  CN__FIELD_SHAPE,    /* cn_shape */
+  CN__FIELD_AXES,     /* uint32_t axis set */
+  CN__FIELD_NAME,     /* char[cap], NUL-terminated */
+  CN__FIELD_PROGRAM   /* const struct cn_graph *, not NULL */
+} cn__field_kind;
+
+struct cn__field
+{
+  const char *name;           /* the member's name (the wire codec's JSON name) */
+  cn__field_kind kind;
+  size_t off;                 /* the member's offset in the record */
+  size_t count_off;           /* INTS, I64S: the offset of the COUNT member giving the count */
+  int cap;                    /* COUNT: the largest count; INTS, I64S, NAME: the capacity */
+  long long min;              /* INT, I64, COUNT, INTS, I64S: the smallest value allowed */
+  int n_names;                /* ENUM: the number of values, 0 .. n_names - 1, */
+  const char *const *names;   /* and the name of each */
+};
+
+struct cn__record
+{
+  const char *type;           /* the record's C type, "cn_params_conv"; "" for none */
+  size_t size;                /* sizeof the record; 0 for none */
+  int n;                      /* the number of members (0 for none) */
+  const struct cn__field *f;  /* the members, in the record's order */
+};
+
+/* The descriptor of every record (cn__record_conv, ...) and of no record. */
+#define CN__RECORD_DECL(rec) extern const struct cn__record cn__record_##rec;
+CN_PARAMS_RECORDS (CN__RECORD_DECL)
+CN__RECORD_DECL (none)
+#undef CN__RECORD_DECL
+
+/* The descriptor of OP's attribute record (src/ops/registry.c, from the ops.def row), whether or
+ * not OP has a rule; NULL for an invalid OP. */
+const struct cn__record *cn__op_record (cn_op op);
 
 /* Helpers shared by the rule files (src/ops/shape.c). */
 int64_t cn__numel (const cn_shape *s);

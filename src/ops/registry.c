@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/registry.c: the operator table, generated from certnn/ops.def.
+/* src/ops/registry.c: the operator table, generated from certnn/ops.def: each operator's name,
+ * family, rule and attribute record (its descriptor, src/ops/records.c, and so its size).
  * Tables are indexed by designated initializers, so row order cannot drift. */
 #include <config.h>
 #include <string.h>
@@ -13,8 +14,10 @@ static const struct
   const char *name;
   cn_family family;
   const struct cn_op_rule *rule;
+  const struct cn__record *record;    /* the descriptor of the record the row names */
 } op_info[] = {
-#define CN_OP(id, name, family, rule) [CN_OP_##id] = { name, CN_FAMILY_##family, CN__RULE_PTR_##rule (id) },
+#define CN_OP(id, name, family, rule, record)                                                     \
+  [CN_OP_##id] = { name, CN_FAMILY_##family, CN__RULE_PTR_##rule (id), &cn__record_##record },
 #include "certnn/ops.def"
 #undef CN_OP
 };
@@ -84,9 +87,14 @@ cn_op_output_name (cn_op op, int k)
   return r->out_name != NULL ? r->out_name[k] : "output";
 }
 
+const struct cn__record *
+cn__op_record (cn_op op)
+{
+  return (unsigned) op < CN_OP_COUNT ? op_info[op].record : NULL;
+}
+
 size_t
 cn_op_params_size (cn_op op)
 {
-  const struct cn_op_rule *r = cn__op_rule (op);
-  return r ? r->params_size : 0;
+  return (unsigned) op < CN_OP_COUNT ? op_info[op].record->size : 0;
 }
