@@ -256,6 +256,16 @@ def execute(job, build, driver, tmp, timeout):
     return r
 
 
+def save_cache(path, cache, res_a):
+    """Adds RES_A to CACHE and writes it to PATH (through a temporary file, so a reader never sees
+    half of it)."""
+    cache.update(res_a)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(cache, f)
+    os.replace(tmp, path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("build_a")
@@ -297,16 +307,16 @@ def main():
                 j, b = futs[f]
                 (res_a if b == a.build_a else res_b)[j.key()] = f.result()
                 done += 1
+                if a.cache and b == a.build_a and len(res_a) % 500 == 0:
+                    save_cache(a.cache, cache, res_a)   # a long run keeps what it has
                 if sys.stderr.isatty():
                     print("\r%d/%d" % (done, len(todo)), end="", file=sys.stderr)
         if sys.stderr.isatty():
             print(file=sys.stderr)
-        for j in jobs:
-            if j.key() in res_a:
-                cache[j.key()] = res_a[j.key()]
         if a.cache:
-            with open(a.cache, "w") as f:
-                json.dump(cache, f)
+            save_cache(a.cache, cache, res_a)
+        else:
+            cache.update(res_a)
     same = differ = timed = 0
     failing_both = 0
     for j in jobs:
