@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/unary_impl.h: the scaffolding shared by the table-driven elementwise families
- * (transcendental.c, elementwise.c, extrema.c, rounding.c), internal.
+/* src/ops/unary_impl.h: the scaffolding shared by the elementwise families (arith.c,
+ * elementwise.c, transcendental.c, rounding.c, extrema.c, activation.c; integer.c, logic.c and
+ * movement.c use parts of it), internal.
  *
  * Every helper here checks shapes or sizes only; none of them computes a value, so the
  * family-specific math (and its soundness argument) stays in the family's file.  The helpers
@@ -61,6 +62,65 @@ cn__binary_check (const struct cn_op_rule *rule, const void *p, int n_in, const 
 {
   (void) p;
   return cn__check_binary (cn_op_name (rule->op), n_in, in, out, err);
+}
+
+/* The invariants every arm of these families may state with CN__ASSERTD (src/core/assert.h):
+ * the graph builder checked the node and the engines allocate from the graph, so an arm receives
+ * tensors, boxes and MPFI vectors of its node's element count and sorts.  These predicates only
+ * read sizes and sorts; under CN__ASSERTD they are not even evaluated in a plain build. */
+
+/* Forward: OUT is a floating tensor with the node's element count, and every input has its sort
+ * and count. */
+static inline int
+cn__tensors_match (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != n)
+    return 0;
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != out->dtype || cn_tensor_numel (in[i]) != n)
+      return 0;
+  return 1;
+}
+
+/* Pullback and jvp: the inputs and the output are binary64 tensors of the node's element
+ * count. */
+static inline int
+cn__diff_match (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
+    return 0;
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != n)
+      return 0;
+  return 1;
+}
+
+/* IBP: the input and output boxes have the node's element count. */
+static inline int
+cn__boxes_match (const cn_node_view *nv, const cn_box *const *in, const cn_box *out)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->n != n)
+    return 0;
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->n != n)
+      return 0;
+  return 1;
+}
+
+/* MPFI: the input and output interval vectors have the node's element count. */
+static inline int
+cn__mpfi_match (const cn_node_view *nv, const cn_mpfi_vec *const *in, const cn_mpfi_vec *out)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->n != n)
+    return 0;
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->n != n)
+      return 0;
+  return 1;
 }
 
 /* The arms trust the checked shapes, but never index past what they are given: OUT is a
