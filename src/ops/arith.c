@@ -83,8 +83,9 @@
  *        the pullback's order); TRUNC and FLOOR: t = 0 (the pullback's choice at the jumps).
  *
  * Element sorts (the seed's Op.NumericElement: add, sub, mul, div, neg here, pow and remainder in
- * src/ops/elementwise.c, whose word arms are the ones below, declared in src/ops/arith_impl.h).  Their ports are element ports (CN_PORT_ELEMENT): value ports when they hold
- * the model's scalar (everything above), or integer words of ONE sort i8 .. u64, on which the
+ * src/ops/elementwise.c, whose word arms are the ones below, declared in src/ops/arith_impl.h).
+ * Their ports are element ports (CN_PORT_ELEMENT): value ports when they hold the model's scalar
+ * (everything above), or integer words of ONE sort i8 .. u64, on which the
  * operator computes PyTorch's integer meaning, without gradients (a word node never receives a
  * cotangent; the pullback and jvp arms see floats only).  out_sort refuses operands of two sorts
  * ("add: input 1 holds u8 where input 0 holds i32") and Booleans: torch refuses sub and neg on
@@ -275,7 +276,7 @@ cn__word_forward (enum cn__wop op, const cn_node_view *nv, const cn_tensor *cons
                   cn_error *err)
 {
   const char *opn = cn_op_name (nv->op);
-  cn__wsort s;
+  cn__wsort s = { 0 };                 /* cn__wsort_of fills it: the assertion says it succeeds */
   int64_t n = cn__numel (nv->out_shape);
   int words = cn__wsort_of (out->dtype, &s);
   CN__ASSERTD (op != CN__WOP_NONE && words && word_tensors_match (nv, in, out));
@@ -605,7 +606,7 @@ cn_status
 cn__word_ibp (enum cn__wop op, const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
   const char *opn = cn_op_name (nv->op);
-  cn__wsort s;
+  cn__wsort s = { 0 };                 /* word_sort_of_view fills it: the assertion says it succeeds */
   int words = word_sort_of_view (nv, &s);
   CN__ASSERTD (op != CN__WOP_NONE && words && cn__boxes_match (nv, in, out));
   cn_status st = CN_OK;
@@ -649,7 +650,7 @@ cn__word_mpfi (enum cn__wop op, const cn_node_view *nv, const cn_mpfi_vec *const
                cn_error *err)
 {
   const char *opn = cn_op_name (nv->op);
-  cn__wsort s;
+  cn__wsort s = { 0 };                 /* word_sort_of_view fills it: the assertion says it succeeds */
   int words = word_sort_of_view (nv, &s);
   CN__ASSERTD (op != CN__WOP_NONE && words && cn__mpfi_match (nv, in, out));
   cn_status st = CN_OK;

@@ -5,10 +5,11 @@
  *
  * Each is elementwise on inputs of one shape and shares one set of arms, which read the
  * operator's data from its rule (struct ew_impl): the forward in double and in float, the partial
- * derivatives in binary64, and an interval kernel in MPFI used by both the IBP and the MPFI arms.  Attributes are records of
- * certnn/ops.h (the seed passes its scalar attributes at frozen ports; here they are attributes,
- * as elu's alpha).  Semantics (PyTorch's, TorchLean's for the guarded forms), the derivatives
- * (pullback g_i += g d_i, jvp t = sum_i d_i t_i over value ports) and the kernels:
+ * derivatives in binary64, and an interval kernel in MPFI used by both the IBP and the MPFI
+ * arms.  Attributes are records of certnn/ops.h (the seed passes its scalar attributes at frozen
+ * ports; here they are attributes, as elu's alpha).  Semantics (PyTorch's, TorchLean's for the
+ * guarded forms), the derivatives (pullback g_i += g d_i, jvp t = sum_i d_i t_i over value ports)
+ * and the kernels:
  *   abs        |x|.  d = sign x, 0 at 0 (torch's sgn).  mpfi_abs.
  *   sqrt       cn_params_sqrt: RAW sqrt x (NaN below 0); CLAMP_NEGATIVE sqrt(max(x, 0)) (a NaN stays
  *              NaN).  d = 1/(2 y) (+inf at 0); CLAMP_NEGATIVE: 0 for x <= 0 (the clamp's side, also
@@ -20,17 +21,18 @@
  *   reciprocal 1/x.  d = -y^2.  Kernel: 0 inside the box (or the box [0, 0]): [-inf, +inf]; an
  *              end at 0: the infinite limit of its side ([0, u] -> [1/u, +inf]); else mpfi_inv.
  *   square     x x.  d = 2 x.  mpfi_sqr (0 inside the box gives the minimum 0).
- *   pow        pow(x, y), both element ports (value ports at the model's scalar; for integer
- *              words see "Element sorts" in src/ops/arith.c, whose word arms they share).  d_x = y x^(y-1) (0 where y = 0);
- *              d_y = x^y log x for x > 0, and the choice 0 for x <= 0 (no real neighbourhood in y
- *              there; torch gives NaN).  Kernel: a point integer exponent n: n = 0: 1; even n: |x|^n over |X| =
- *              [m, M] (increasing for n > 0, decreasing with +inf at 0 for n < 0); odd n > 0:
- *              increasing; odd n < 0: decreasing on each side of the pole, [-inf, +inf] if the box
- *              holds 0 inside (or is [0, 0]), a zero end read on the box's side.  Otherwise a base
- *              below 0 has no real value (CN_ENUMERIC), and for x >= 0, x^y = exp(y ln x) with
- *              y ln x bilinear in (y, ln x): the extremes are at the four corners, evaluated by
- *              mpfr_pow RNDD/RNDU (C99 limits at 0 and +inf); the corners where y ln x is 0 times
- *              an infinity add their limit sets ([0, 1] or [1, +inf]) explicitly.
+ *   pow        pow(x, y), both element ports (value ports at the model's scalar; for integer words
+ *              see "Element sorts" in src/ops/arith.c, whose word arms they share).
+ *              d_x = y x^(y-1) (0 where y = 0); d_y = x^y log x for x > 0, and the choice 0 for
+ *              x <= 0 (no real neighbourhood in y there; torch gives NaN).  Kernel: a point integer
+ *              exponent n: n = 0: 1; even n: |x|^n over |X| = [m, M] (increasing for n > 0,
+ *              decreasing with +inf at 0 for n < 0); odd n > 0: increasing; odd n < 0: decreasing
+ *              on each side of the pole, [-inf, +inf] if the box holds 0 inside (or is [0, 0]), a
+ *              zero end read on the box's side.  Otherwise a base below 0 has no real value
+ *              (CN_ENUMERIC), and for x >= 0, x^y = exp(y ln x) with y ln x bilinear in (y, ln x):
+ *              the extremes are at the four corners, evaluated by mpfr_pow RNDD/RNDU (C99 limits
+ *              at 0 and +inf); the corners where y ln x is 0 times an infinity add their limit sets
+ *              ([0, 1] or [1, +inf]) explicitly.
  *   scale      factor x (cn_params_scale, factor finite; in binary32 the factor is rounded to
  *              float first).  d = factor.  mpfi_mul_d.
  *   fmod       C fmod: r = x - trunc(x/y) y, the sign of x.  remainder (element ports, as pow):
