@@ -445,7 +445,7 @@ CN_PARAMS_TYPEDEF (flip);
  *     select and the movement operators;
  *   - no gradient reaches them; IBP and MPFI boxes hold the words' values, exact at a point and
  *     the sort's whole range where a box could wrap.
- * src/ops/logic.c, src/ops/integer.c, src/ops/elementwise.c, src/ops/extrema.c, src/ops/movement.c
+ * src/ops/logic.c, src/ops/integer.c, src/ops/arith.c, src/ops/extrema.c, src/ops/movement.c
  * and src/ops/indexing.c state each operator's exact semantics. */
 
 /* cast: the input (any sort) converted to TO, where CN_DTYPE_F64 and CN_DTYPE_F32 both mean the

@@ -62,10 +62,9 @@ relu_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_sha
 static cn_status
 relu_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
+  (void) err;
   int64_t n = cn__numel (nv->out_shape);
-  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype || cn_tensor_numel (out) != n
-      || cn_tensor_numel (in[0]) != n)
-    return cn_error_set (err, CN_EINVAL, "relu: tensors do not match the node (node '%s')", nv->name);
+  CN__ASSERTD (cn__tensors_match (nv, in, out));
   if (out->dtype == CN_DTYPE_F64)
     {
       const double *x = in[0]->data;
@@ -86,9 +85,9 @@ relu_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
 static cn_status
 relu_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
+  (void) err;
   int64_t n = cn__numel (nv->out_shape);
-  if (in[0]->n != n || out->n != n)
-    return cn_error_set (err, CN_EINVAL, "relu: boxes do not match the node (node '%s')", nv->name);
+  CN__ASSERTD (cn__boxes_match (nv, in, out));
   for (int64_t j = 0; j < n; j++)
     {
       double l = in[0]->lo[j], u = in[0]->hi[j];
@@ -102,9 +101,9 @@ relu_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
 static cn_status
 relu_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
+  (void) err;
   int64_t n = cn__numel (nv->out_shape);
-  if (in[0]->n != n || out->n != n)
-    return cn_error_set (err, CN_EINVAL, "relu: vectors do not match the node (node '%s')", nv->name);
+  CN__ASSERTD (cn__mpfi_match (nv, in, out));
   if (n == 0)
     return CN_OK;
   mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
@@ -224,8 +223,7 @@ relu_crown (const cn_crown_step *st, cn_error *err)
   const cn_box *box = st->in_box[0];
   if (st->lam_in[0] == NULL)
     return cn_error_set (err, CN_EINVAL, "relu: CROWN step on a constant input (node '%s')", nv->name);
-  if (box->n != n)
-    return cn_error_set (err, CN_EINVAL, "relu: input box does not match the node (node '%s')", nv->name);
+  CN__ASSERTD (box->n == n);
   struct relu_entry *e = malloc ((size_t) (n ? n : 1) * sizeof *e);
   if (e == NULL)
     return cn_error_set (err, CN_ENOMEM, "relu: out of memory (node '%s')", nv->name);
@@ -283,9 +281,8 @@ static cn_status
 relu_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                double *const *g_in, cn_error *err)
 {
-  cn_status st = cn__unary_diff_ok ("relu", "pullback", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  CN__ASSERTD (cn__diff_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   if (g_in[0] == NULL)
     return CN_OK;
@@ -303,9 +300,8 @@ static cn_status
 relu_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
           double *t_out, cn_error *err)
 {
-  cn_status st = cn__unary_diff_ok ("relu", "jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  CN__ASSERTD (cn__diff_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   const double *z = in[0]->data;
   const double *tz = t_in[0];
@@ -440,19 +436,23 @@ const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
 
 #define ACT_PREC 64     /* the precision of the fast IBP's MPFI evaluations */
 
-/* The description of one activation: F_MPFI encloses f over the interval X (a point, or a
- * bracket of the minimiser within one piece of a piecewise f) into Y (Y and X distinct, Y at the
- * precision wanted); LIMIT gives f(-inf) (SIGN < 0) or f(+inf); VALLEY says whether f is a valley
- * with minimiser bracket [*XA, *XB] (else f is nondecreasing). */
+/* The description of one activation, its rule's impl, read by the shared arms: F_MPFI encloses f
+ * over the interval X (a point, or a bracket of the minimiser within one piece of a piecewise f)
+ * into Y (Y and X distinct, Y at the precision wanted); LIMIT gives f(-inf) (SIGN < 0) or f(+inf);
+ * VALLEY says whether f is a valley with minimiser bracket [*XA, *XB] (else f is nondecreasing);
+ * F64, F32 and DF are the forward in each sort and the derivative; CHECK_PARAMS checks the
+ * attribute record (NULL: the activation takes none); RELAX is the relaxation of the smooth CROWN
+ * arm (NULL: none, or an arm of its own). */
 struct act
 {
-  const char *name;
   void (*f_mpfi) (mpfi_ptr y, mpfi_srcptr x, const void *p);
   double (*limit) (int sign, const void *p);
   int (*valley) (const void *p, double *xa, double *xb);
   double (*f64) (double x, const void *p);
   float (*f32) (float x, const void *p);
   double (*df) (double x, const void *p);
+  cn_status (*check_params) (const void *p, cn_error *err);
+  const cn__relax_fn *relax;
 };
 
 /* ---- scalar functions ---- */
@@ -816,62 +816,66 @@ leaky_valley (const void *p, double *xa, double *xb)
   return ((const cn_params_leaky_relu *) p)->negative_slope < 0;
 }
 
-static const struct act act_sigmoid = { "sigmoid", sigmoid_encl, sigmoid_limit, no_valley, sigmoid_f64, sigmoid_f32,
-                                        sigmoid_df };
-static const struct act act_tanh = { "tanh", tanh_encl, tanh_limit, no_valley, tanh_f64, tanh_f32, tanh_df };
-static const struct act act_softplus = { "softplus", softplus_encl, zero_inf_limit, no_valley, softplus_f64,
-                                         softplus_f32, softplus_df };
-static const struct act act_silu = { "silu", silu_encl, zero_inf_limit, silu_valley, silu_f64, silu_f32, silu_df };
-static const struct act act_gelu = { "gelu", gelu_encl, zero_inf_limit, gelu_valley, gelu_f64, gelu_f32, gelu_df };
-static const struct act act_elu = { "elu", elu_encl, elu_limit, elu_valley, elu_f64, elu_f32, elu_df };
-static const struct act act_leaky = { "leakyReLU", leaky_encl, leaky_limit, leaky_valley, leaky_f64, leaky_f32,
-                                      leaky_df };
-
 /* ---- the generic arms ---- */
 
+/* The attribute checks of gelu, elu and leakyReLU (the record is there). */
 static cn_status
-act_check (const struct act *A, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+gelu_params_check (const void *p, cn_error *err)
 {
+  cn_gelu_approx m = ((const cn_params_gelu *) p)->approximate;
+  if (m != CN_GELU_NONE && m != CN_GELU_TANH)
+    return cn_error_set (err, CN_EINVAL, "gelu: approximate mode %d is neither none nor tanh", (int) m);
+  return CN_OK;
+}
+
+static cn_status
+elu_params_check (const void *p, cn_error *err)
+{
+  double al = ((const cn_params_elu *) p)->alpha;
+  if (!isfinite (al))
+    return cn_error_set (err, CN_EINVAL, "elu: alpha %g is not finite", al);
+  return CN_OK;
+}
+
+static cn_status
+leaky_params_check (const void *p, cn_error *err)
+{
+  double a = ((const cn_params_leaky_relu *) p)->negative_slope;
+  if (!isfinite (a))
+    return cn_error_set (err, CN_EINVAL, "leakyReLU: negative slope %g is not finite", a);
+  return CN_OK;
+}
+
+static cn_status
+act_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+           cn_error *err)
+{
+  const struct act *A = rule->impl;
+  const char *name = cn_op_name (rule->op);
   if (n_in != 1)
-    return cn_error_set (err, CN_EINVAL, "%s: takes 1 input, got %d", A->name, n_in);
+    return cn_error_set (err, CN_EINVAL, "%s: takes 1 input, got %d", name, n_in);
   const cn_shape *s = in[0];
-  cn_status st = cn__shape_valid (A->name, "input", s, err);
+  cn_status st = cn__shape_valid (name, "input", s, err);
   if (st != CN_OK)
     return st;
-  if (A == &act_gelu || A == &act_elu || A == &act_leaky)
+  if (A->check_params != NULL)
     {
       if (p == NULL)
-        return cn_error_set (err, CN_EINVAL, "%s: missing attributes", A->name);
-      if (A == &act_gelu)
-        {
-          cn_gelu_approx m = ((const cn_params_gelu *) p)->approximate;
-          if (m != CN_GELU_NONE && m != CN_GELU_TANH)
-            return cn_error_set (err, CN_EINVAL, "gelu: approximate mode %d is neither none nor tanh", (int) m);
-        }
-      else if (A == &act_elu)
-        {
-          double al = ((const cn_params_elu *) p)->alpha;
-          if (!isfinite (al))
-            return cn_error_set (err, CN_EINVAL, "elu: alpha %g is not finite", al);
-        }
-      else
-        {
-          double a = ((const cn_params_leaky_relu *) p)->negative_slope;
-          if (!isfinite (a))
-            return cn_error_set (err, CN_EINVAL, "leakyReLU: negative slope %g is not finite", a);
-        }
+        return cn_error_set (err, CN_EINVAL, "%s: missing attributes", name);
+      if ((st = A->check_params (p, err)) != CN_OK)
+        return st;
     }
   *out = *s;
   return CN_OK;
 }
 
 static cn_status
-act_forward (const struct act *A, const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+act_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
+  (void) err;
+  const struct act *A = nv->rule->impl;
   int64_t n = cn__numel (nv->out_shape);
-  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype || cn_tensor_numel (out) != n
-      || cn_tensor_numel (in[0]) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: tensors do not match the node (node '%s')", A->name, cn__node_name (nv));
+  CN__ASSERTD (cn__tensors_match (nv, in, out));
   if (out->dtype == CN_DTYPE_F64)
     {
       const double *x = in[0]->data;
@@ -890,12 +894,12 @@ act_forward (const struct act *A, const cn_node_view *nv, const cn_tensor *const
 }
 
 static cn_status
-act_pullback (const struct act *A, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-              const double *g_out, double *const *g_in, cn_error *err)
+act_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+              double *const *g_in, cn_error *err)
 {
-  cn_status st = cn__unary_diff_ok (A->name, "pullback", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  const struct act *A = nv->rule->impl;
+  CN__ASSERTD (cn__diff_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   if (g_in[0] == NULL)
     return CN_OK;
@@ -907,12 +911,12 @@ act_pullback (const struct act *A, const cn_node_view *nv, const cn_tensor *cons
 }
 
 static cn_status
-act_jvp (const struct act *A, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-         const double *const *t_in, double *t_out, cn_error *err)
+act_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+         double *t_out, cn_error *err)
 {
-  cn_status st = cn__unary_diff_ok (A->name, "jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  const struct act *A = nv->rule->impl;
+  CN__ASSERTD (cn__diff_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   const double *x = in[0]->data;
   for (int64_t j = 0; j < n; j++)
@@ -1006,15 +1010,15 @@ act_range (const struct act *A, const void *p, struct act_ws *w, mpfr_srcptr a, 
 }
 
 static cn_status
-act_ibp (const struct act *A, const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+act_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
+  const struct act *A = nv->rule->impl;
   int64_t n = cn__numel (nv->out_shape);
-  if (in[0]->n != n || out->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: boxes do not match the node (node '%s')", A->name, cn__node_name (nv));
+  CN__ASSERTD (cn__boxes_match (nv, in, out));
   for (int64_t j = 0; j < n; j++)
     if (isnan (in[0]->lo[j]) || isnan (in[0]->hi[j]))
-      return cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input box at entry %lld (node '%s')", A->name,
-                           (long long) j, cn__node_name (nv));
+      return cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input box at entry %lld (node '%s')",
+                           cn_op_name (nv->op), (long long) j, cn__node_name (nv));
   struct act_ws w;
   act_ws_init (&w, ACT_PREC);
   mpfr_t a, b, lo, hi;
@@ -1034,11 +1038,11 @@ act_ibp (const struct act *A, const cn_node_view *nv, const cn_box *const *in, c
 }
 
 static cn_status
-act_mpfi (const struct act *A, const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+act_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
+  const struct act *A = nv->rule->impl;
   int64_t n = cn__numel (nv->out_shape);
-  if (in[0]->n != n || out->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: vectors do not match the node (node '%s')", A->name, cn__node_name (nv));
+  CN__ASSERTD (cn__mpfi_match (nv, in, out));
   if (n == 0)
     return CN_OK;
   mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
@@ -1055,8 +1059,8 @@ act_mpfi (const struct act *A, const cn_node_view *nv, const cn_mpfi_vec *const 
       mpfi_get_right (b, in[0]->v[j]);
       if (mpfr_nan_p (a) || mpfr_nan_p (b))
         {
-          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input at entry %lld (node '%s')", A->name,
-                             (long long) j, cn__node_name (nv));
+          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input at entry %lld (node '%s')",
+                             cn_op_name (nv->op), (long long) j, cn__node_name (nv));
           break;
         }
       act_range (A, nv->params, &w, a, b, lo, hi);
@@ -1066,43 +1070,6 @@ act_mpfi (const struct act *A, const cn_node_view *nv, const cn_mpfi_vec *const 
   act_ws_clear (&w);
   return st;
 }
-
-/* The per-operator arms. */
-#define ACT_ARMS(lc, A)                                                                                              \
-  static cn_status lc##_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)      \
-  { (void) rule;                                                                                                                  \
-    return act_check (&A, p, n_in, in, out, err);                                                                    \
-  }                                                                                                                  \
-  static cn_status lc##_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)   \
-  {                                                                                                                  \
-    return act_forward (&A, nv, in, out, err);                                                                       \
-  }                                                                                                                  \
-  static cn_status lc##_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,           \
-                                  const double *g_out, double *const *g_in, cn_error *err)                           \
-  {                                                                                                                  \
-    return act_pullback (&A, nv, in, out, g_out, g_in, err);                                                         \
-  }                                                                                                                  \
-  static cn_status lc##_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,                \
-                             const double *const *t_in, double *t_out, cn_error *err)                                \
-  {                                                                                                                  \
-    return act_jvp (&A, nv, in, out, t_in, t_out, err);                                                              \
-  }                                                                                                                  \
-  static cn_status lc##_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)             \
-  {                                                                                                                  \
-    return act_ibp (&A, nv, in, out, err);                                                                           \
-  }                                                                                                                  \
-  static cn_status lc##_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)  \
-  {                                                                                                                  \
-    return act_mpfi (&A, nv, in, out, err);                                                                          \
-  }
-
-ACT_ARMS (sigmoid, act_sigmoid)
-ACT_ARMS (tanh_act, act_tanh)
-ACT_ARMS (softplus, act_softplus)
-ACT_ARMS (silu, act_silu)
-ACT_ARMS (gelu, act_gelu)
-ACT_ARMS (elu, act_elu)
-ACT_ARMS (leaky, act_leaky)
 
 /* ---- leakyReLU's CROWN arm (see the top of this section) ---- */
 
@@ -1115,9 +1082,7 @@ leaky_crown (const cn_crown_step *st, cn_error *err)
   double a = ((const cn_params_leaky_relu *) nv->params)->negative_slope;
   if (st->lam_in[0] == NULL)
     return cn_error_set (err, CN_EINVAL, "leakyReLU: CROWN step on a constant input (node '%s')", cn__node_name (nv));
-  if (box->n != n)
-    return cn_error_set (err, CN_EINVAL, "leakyReLU: input box does not match the node (node '%s')",
-                         cn__node_name (nv));
+  CN__ASSERTD (box->n == n);
   if (!(a >= 0 && a <= 1))
     return cn_error_set (err, CN_EUNSUPPORTED,
                          "leakyReLU: CROWN needs a negative slope in [0, 1], got %g (node '%s')", a,
@@ -1311,49 +1276,56 @@ static const cn__relax_fn relax_softplus = { .split = 0, .curv = curv_convex, .f
 static const cn__relax_fn relax_elu = { .split = 1, .brk = 0, .curv = curv_elu, .f = rx_elu, .df = rx_delu,
                                         .f_mpfi = rx_elu_mpfi, .df_mpfi = rx_delu_mpfi };
 
+/* The CROWN arm of sigmoid, tanh, softplus and elu: the lines of the activation's relaxation over
+ * the node's IBP box (cn__crown_relax).  The attributes were checked with the node (elu's alpha is
+ * finite). */
 static cn_status
-sigmoid_crown (const cn_crown_step *st, cn_error *err)
+act_crown (const cn_crown_step *st, cn_error *err)
 {
-  return cn__crown_relax (st, "sigmoid", &relax_sigmoid, sigmoid_ibp, err);
-}
-static cn_status
-tanh_crown (const cn_crown_step *st, cn_error *err)
-{
-  return cn__crown_relax (st, "tanh", &relax_tanh, tanh_act_ibp, err);
-}
-static cn_status
-softplus_crown (const cn_crown_step *st, cn_error *err)
-{
-  return cn__crown_relax (st, "softplus", &relax_softplus, softplus_ibp, err);
-}
-static cn_status
-elu_crown (const cn_crown_step *st, cn_error *err)
-{
-  if (st->nv->params == NULL || !isfinite (((const cn_params_elu *) st->nv->params)->alpha))
-    return cn_error_set (err, CN_EINVAL, "elu: CROWN needs a finite alpha (node '%s')", cn__node_name (st->nv));
-  return cn__crown_relax (st, "elu", &relax_elu, elu_ibp, err);
+  const struct act *A = st->nv->rule->impl;
+  CN__ASSERTD (A->relax != NULL);
+  CN__ASSERTD (A->check_params == NULL
+               || (st->nv->params != NULL && A->check_params (st->nv->params, NULL) == CN_OK));
+  return cn__crown_relax (st, cn_op_name (st->nv->op), A->relax, act_ibp, err);
 }
 
-/* ---- the rules ---- */
+/* ---- the activations' data and rules ---- */
 
-#define ACT_RULE(ID, lc, psize, fl, cr)                                                                              \
-  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                                          \
-    .n_in = 1,                                                                                                       \
-    .params_size = psize,                                                                                            \
-    .flags = fl,                                                                                                     \
-    .check = lc##_check,                                                                                             \
-    .forward = lc##_forward,                                                                                         \
-    .pullback = lc##_pullback,                                                                                       \
-    .jvp = lc##_jvp,                                                                                                 \
-    .ibp = lc##_ibp,                                                                                                 \
-    .ibp_mpfi = lc##_mpfi,                                                                                           \
-    .crown = cr,                                                                                                     \
-  };
+static const struct act act_sigmoid = { sigmoid_encl, sigmoid_limit, no_valley, sigmoid_f64, sigmoid_f32, sigmoid_df,
+                                        NULL, &relax_sigmoid };
+static const struct act act_tanh = { tanh_encl, tanh_limit, no_valley, tanh_f64, tanh_f32, tanh_df, NULL, &relax_tanh };
+static const struct act act_softplus = { softplus_encl, zero_inf_limit, no_valley, softplus_f64, softplus_f32,
+                                         softplus_df, NULL, &relax_softplus };
+static const struct act act_silu = { silu_encl, zero_inf_limit, silu_valley, silu_f64, silu_f32, silu_df, NULL, NULL };
+static const struct act act_gelu = { gelu_encl, zero_inf_limit, gelu_valley, gelu_f64, gelu_f32, gelu_df,
+                                     gelu_params_check, NULL };
+static const struct act act_elu = { elu_encl, elu_limit, elu_valley, elu_f64, elu_f32, elu_df, elu_params_check,
+                                    &relax_elu };
+static const struct act act_leaky = { leaky_encl, leaky_limit, leaky_valley, leaky_f64, leaky_f32, leaky_df,
+                                      leaky_params_check, NULL };
 
-ACT_RULE (SIGMOID, sigmoid, 0, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, sigmoid_crown)
-ACT_RULE (TANH, tanh_act, 0, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, tanh_crown)
-ACT_RULE (SOFTPLUS, softplus, 0, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, softplus_crown)
-ACT_RULE (SILU, silu, 0, 0, NULL)
-ACT_RULE (GELU, gelu, sizeof (cn_params_gelu), 0, NULL)
-ACT_RULE (ELU, elu, sizeof (cn_params_elu), CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, elu_crown)
-ACT_RULE (LEAKY_RE_LU, leaky, sizeof (cn_params_leaky_relu), CN_RULE_NEEDS_BOUNDS, leaky_crown)
+/* The rule of the activation ID whose data is IMPL, with its attribute record's size PSIZE, its
+ * FLAGS and its CROWN arm (NULL: none). */
+#define ACT_RULE(ID, IMPL, PSIZE, FLAGS, CROWN)                                                                   \
+  const struct cn_op_rule cn__rule_##ID = {                                                                       \
+    .op = CN_OP_##ID,                                                                                             \
+    .impl = &IMPL,                                                                                                \
+    .n_in = 1,                                                                                                    \
+    .params_size = PSIZE,                                                                                         \
+    .flags = FLAGS,                                                                                               \
+    .check = act_check,                                                                                           \
+    .forward = act_forward,                                                                                       \
+    .pullback = act_pullback,                                                                                     \
+    .jvp = act_jvp,                                                                                               \
+    .ibp = act_ibp,                                                                                               \
+    .ibp_mpfi = act_mpfi,                                                                                         \
+    .crown = CROWN,                                                                                               \
+  }
+
+ACT_RULE (SIGMOID, act_sigmoid, 0, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
+ACT_RULE (TANH, act_tanh, 0, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
+ACT_RULE (SOFTPLUS, act_softplus, 0, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
+ACT_RULE (SILU, act_silu, 0, 0, NULL);
+ACT_RULE (GELU, act_gelu, sizeof (cn_params_gelu), 0, NULL);
+ACT_RULE (ELU, act_elu, sizeof (cn_params_elu), CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
+ACT_RULE (LEAKY_RE_LU, act_leaky, sizeof (cn_params_leaky_relu), CN_RULE_NEEDS_BOUNDS, leaky_crown);

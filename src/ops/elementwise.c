@@ -1,143 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/elementwise.c: add, sub, mul, div, neg (first part below), and abs, sqrt, rsqrt, cbrt,
- * reciprocal, square, pow, scale, fmod, remainder, hypot, copysign, nextafter, lerp, addcmul,
- * addcdiv, nanToNum, fullLike, safeDiv, safeInv, safeLog, smoothAbs (second part, at the end).
+/* src/ops/elementwise.c: the elementwise functions other than the arithmetic (src/ops/arith.c):
+ * abs, sqrt, rsqrt, cbrt, reciprocal, square, pow, scale, fmod, remainder, hypot, copysign,
+ * nextafter, lerp, addcmul, addcdiv, nanToNum, fullLike, safeDiv, safeInv, safeLog, smoothAbs.
  *
- * Every operator here works entry by entry on inputs of one shape (broadcasting is the separate
- * broadcast node).  For one entry, x and y are the inputs, v the output, [xl, xu] and [yl, yu]
- * the input boxes.  down() and up() are cn__down and cn__up of src/bounds/sound.h: for
- * c = fl(z), down(c) <= z <= up(c).  An end computed as fl(z) for ONE real z is made sound by
- * end_lo/end_hi below: a lower end fl(z) = +inf means z > DBL_MAX, so DBL_MAX is a lower end; an
- * upper end -inf likewise becomes -DBL_MAX; a NaN (inf - inf) becomes -inf or +inf.  A finite
- * end is never made up from an infinite or NaN one.
- *
- * The forwards compute in the sort T of the tensors (double for f64, float for f32), one operation
- * per entry rounded to nearest in T (fl; FLT_EVAL_METHOD 0, so a float operation is rounded once to
- * binary32); tools/gen_onnx_tests.py emulates them ("f32seq") and tests/check_onnx.c requires the
- * binary32 forward to match bit for bit.
- *
- * add  v = x + y.
- *   forward  fl(x + y): one correctly rounded addition in T per entry.
- *   IBP      [down(fl(xl + yl)), up(fl(xu + yu))]: one rounding per end, covered by down/up.
- *   CROWN    lam . v = lam . x + lam . y exactly, so lam_x = lam_y = lam (copies, no charge).
- *            An input without coefficients (a constant) is discharged over its box: the bias
- *            gets fl(sum_j sel_j) with sel_j = lam_j * (lam_j > 0 ? lo_j : hi_j), and the charge
- *            the (G) error cn__dot_err of that dot product plus the rounding of the addition
- *            (cn__crown_add_bias); an infinite end needed there makes the charge +inf.
- * sub  v = x - y: forward fl(x - y), one correctly rounded subtraction; otherwise as add, with
- *            the box [down(fl(xl - yu)), up(fl(xu - yl))] and lam_y = -lam (an exact negation).
- * neg  v = -x: forward fl(-x) = -x, IBP [-xu, -xl] and CROWN lam_x = -lam are exact; no
- *            rounding and no charge.
- * mul  v = x * y.
- *   forward  fl(x * y): one correctly rounded product in T per entry.
- *   IBP      the hull of the four end products xl yl, xl yu, xu yl, xu yu (ALGORITHMS.md 1.4),
- *            each product rounded down for the lower candidates and up for the upper ones.  A
- *            product with a zero factor is exactly 0 (an infinite end is not a point of the box,
- *            and 0 times any real is 0: the IEEE 1788 convention).
- *   CROWN    only with one constant factor c (a graph constant, or an input whose box is one
- *            finite point): lam . v = (lam .* c) . x exactly; lam_x = fl(lam .* c) is one
- *            rounded product per entry, |fl(p) - p| <= 2u |fl(p)| + eta, charged by
- *            cn__crown_charge_entrywise with m_j = max(|xl_j|, |xu_j|).  Two non-constant
- *            factors: CN_EUNSUPPORTED.
- * div  v = x / y with torch.div's rounding mode.
- *   forward  TRUE: fl(x / y), one correctly rounded quotient in T.  TRUNC: trunc(fl(x / y)) as torch.
- *            FLOOR: torch's div_floor_floating (fmod based, in T, step by step as div_floor_d/_f).
- *   IBP      TRUE: if 0 lies in [yl, yu] the quotient is unbounded: [-inf, +inf].  Otherwise x/y is
- *            monotone in each argument on the box, and the hull of the four end quotients,
- *            each rounded outward, is sound.  Limits at infinite ends: 0/y = 0, finite/inf = 0,
- *            and (+-inf)/(+-inf) contributes its sign times [0, +inf].
- *            TRUNC, FLOOR: the real result is g(x/y) with g = trunc or floor, nondecreasing, so
- *            from the TRUE box [q_lo, q_hi] the box is [g(q_lo), g(q_hi)]; g of a double is a
- *            double (exact, no rounding).
- *   CROWN    TRUE with a constant divisor c: lam . v = (lam ./ c) . x; lam_x = fl(lam ./ c), one
- *            rounded quotient per entry, charged as for mul.  At an entry with c_j = 0 the value
- *            is undefined: a row with a nonzero coefficient there gets the charge +inf (its bound
- *            becomes -inf).  TRUNC, FLOOR and non-constant divisors: CN_EUNSUPPORTED.
- *
- * MPFI arms (the reference): mpfi_add, mpfi_sub, mpfi_mul, mpfi_div (a divisor enclosure that
- * contains 0 gives [-inf, +inf]), mpfi_neg; TRUNC and FLOOR round the ends of the quotient's
- * enclosure to integers outward (mpfr_rint_trunc/floor, RNDD on the left, RNDU on the right).
- *
- * Pullbacks (reverse mode in binary64, round to nearest; g is the output's cotangent, and each
- * arm ADDS the adjoint of the tangent map into the cotangent of every input that asks for one):
- *   add  dv = dx + dy, so  g_x += g,  g_y += g.
- *   sub  dv = dx - dy, so  g_x += g,  g_y -= g.
- *   neg  dv = -dx, so  g_x -= g.
- *   mul  dv = y dx + x dy (bilinear: both inputs may vary), so  g_x += g y,  g_y += g x.
- *   div  TRUE: dv = dx / y - (x / y^2) dy, so  g_x += g / y  and  g_y -= (g / y)(x / y), computed
- *        in that order (no y^2, which would overflow or underflow early); y = 0 gives infinities
- *        or NaNs, as the forward does.  TRUNC and FLOOR are piecewise constant: the derivative is
- *        0 wherever it exists, and 0 is also the (one-sided) choice at the jumps, so nothing is
- *        added.
- *
- * Forward mode (jvp, binary64, round to nearest; t_x and t_y are the inputs' tangents, a missing
- * one, a constant's, counting as zero; each arm WRITES the output's tangent t, the transpose of
- * its pullback, so that <jvp(t_x, t_y), g> = <t_x, g_x> + <t_y, g_y> in exact arithmetic):
- *   add  t = t_x + t_y.   sub  t = t_x - t_y.   neg  t = -t_x.
- *   mul  t = y t_x + x t_y.
- *   div  TRUE: t = t_x / y - (x / y) (t_y / y), the same factors as the pullback (q = t / y in
- *        the pullback's order); TRUNC and FLOOR: t = 0 (the pullback's choice at the jumps).
- *
- * Element sorts (the seed's Op.NumericElement: add, sub, mul, div, neg here, pow and remainder in
- * the second part).  Their ports are element ports (CN_PORT_ELEMENT): value ports when they hold
- * the model's scalar (everything above), or integer words of ONE sort i8 .. u64, on which the
- * operator computes PyTorch's integer meaning, without gradients (a word node never receives a
- * cotangent; the pullback and jvp arms see floats only).  out_sort refuses operands of two sorts
- * ("add: input 1 holds u8 where input 0 holds i32") and Booleans: torch refuses sub and neg on
- * bool and reads add and mul as or/and, so here no arithmetic operator takes Booleans ("add:
- * Booleans have no arithmetic ..."; cast them to an integer sort first; max, min, the
- * comparisons and select do take them).  A word of width N is computed on its N-bit pattern:
- *   add, sub, mul, neg  wrap modulo 2^N (two's complement when signed): i8 127 + 1 = -128,
- *            u8 0 - 1 = 255, neg of the minimum is the minimum.  Unsigned 64-bit arithmetic on the
- *            patterns has the right low N bits for both signednesses.
- *   div      TRUNC: the quotient rounded toward 0 (C's /); FLOOR: toward -inf (torch's
- *            div_floor_integer); unsigned: both the plain quotient.  TRUE (div .none) has no rule
- *            at words: out_sort refuses it ("div: true division (rounding none) of i32 words has
- *            no rule; ...").  The minimum divided by -1, 2^(N-1), wraps to the minimum (both
- *            modes): that is what torch computes for int8 and int16 on the CPU (C's promotion to
- *            int, then the narrowing store) and on CUDA for every width; torch's CPU kernel for
- *            int32 and int64 executes the machine division there, which traps (SIGFPE, pytorch
- *            issues 127804 and 190042), so the wrap is the one defined answer torch gives.
- *   remainder  torch.remainder: r = a - floor(a / b) b, the sign of the divisor (C's %, then + b
- *            when the signs differ); the minimum modulo -1 is 0.
- *   pow      a^e by repeated squaring, every product wrapping (so a^e modulo 2^N); 0^0 = 1.  A
- *            negative exponent is refused with torch's message "Integers to negative integer
- *            powers are not allowed" (torch checks it for a scalar exponent; its tensor kernel
- *            would return 0, or +-1 for a base +-1 - the rule takes the check).
- *   A division or remainder by the word 0 (torch: "ZeroDivisionError") and a negative exponent
- *   fail the forward with CN_ENUMERIC and a message naming the operator and node, every entry
- *   checked before any output is written.
- *   IBP      (the sort read from the node view, nv->in_sort) each input box is read as the words
- *            it holds, [ceil l, floor h] cut to the sort's range (none, or a NaN end: CN_ENUMERIC);
- *            the EXACT range [r0, r1] of the operator on those integers is formed in GMP: sums and
- *            differences of the ends, the hull of the corner products, the floor (trunc) of the
- *            corner quotients (a / b is monotone in each argument when b keeps its sign, and
- *            floor, trunc are nondecreasing), for remainder the bounds [0, b1 - 1] (b > 0) or
- *            [b0 + 1, 0] (b < 0), tightened by r <= a (a >= 0, b > 0), r >= a (a <= 0, b < 0) and,
- *            where floor(a / b) is one integer k on the whole box, by a - k b; for pow the hull of
- *            a^e over a in {a0, a1, -1, 0, 1} and e in {e0, e0 + 1, e1 - 1, e1} inside the boxes
- *            (for each e the extremes over a lie at a0, a1 or 0; for each such a those over e at
- *            the two smallest or the two largest exponents), or the whole range where such a
- *            power passes 2^320 (a box that is not a point then spans every word).  Then the
- *            wrap: a real result v is the word v - k 2^N, k = floor((v - min) / 2^N), which is
- *            increasing while k is constant, so when r0 and r1 share k (in particular whenever
- *            nothing wraps: k = 0, the exact result) the box is [r0 - k 2^N, r1 - k 2^N], else the
- *            sort's whole range [cn__dtype_min, cn__dtype_max].  At a point this is the forward's
- *            word (a point pow is taken modulo 2^N directly).  The ends are written rounded
- *            outward (exact below 2^53).  A divisor box holding the word 0, or an exponent box a
- *            negative word, is CN_ENUMERIC (the forward fails at such a point).
- *   MPFI     the same on the enclosures (ceil and floor of the ends by mpfr_get_z), written with
- *            mpfi_interv_z: exact at points, wrapping included.
- *   CROWN    at words the node is discharged over its own IBP box (cn__crown_own_box): the
- *            linear relaxations of the reals do not survive a wrap. */
-/* ---- second part: the table-driven operators -------------------------------------------
- *
- * Each is elementwise on inputs of one shape and shares one set of arms driven by a table
- * (struct ew_def): the forward in double and in float, the partial derivatives in binary64, and
- * an interval kernel in MPFI used by both the IBP and the MPFI arms.  Attributes are records of
- * certnn/ops.h (the seed passes its scalar attributes at frozen ports; here they are attributes,
- * as elu's alpha).  Semantics (PyTorch's, TorchLean's for the guarded forms), the derivatives
- * (pullback g_i += g d_i, jvp t = sum_i d_i t_i over value ports) and the kernels:
+ * Each is elementwise on inputs of one shape and shares one set of arms, which read the
+ * operator's data from its rule (struct ew_impl): the forward in double and in float, the partial
+ * derivatives in binary64, and an interval kernel in MPFI used by both the IBP and the MPFI
+ * arms.  Attributes are records of certnn/ops.h (the seed passes its scalar attributes at frozen
+ * ports; here they are attributes, as elu's alpha).  Semantics (PyTorch's, TorchLean's for the
+ * guarded forms), the derivatives (pullback g_i += g d_i, jvp t = sum_i d_i t_i over value ports)
+ * and the kernels:
  *   abs        |x|.  d = sign x, 0 at 0 (torch's sgn).  mpfi_abs.
  *   sqrt       cn_params_sqrt: RAW sqrt x (NaN below 0); CLAMP_NEGATIVE sqrt(max(x, 0)) (a NaN stays
  *              NaN).  d = 1/(2 y) (+inf at 0); CLAMP_NEGATIVE: 0 for x <= 0 (the clamp's side, also
@@ -149,17 +21,18 @@
  *   reciprocal 1/x.  d = -y^2.  Kernel: 0 inside the box (or the box [0, 0]): [-inf, +inf]; an
  *              end at 0: the infinite limit of its side ([0, u] -> [1/u, +inf]); else mpfi_inv.
  *   square     x x.  d = 2 x.  mpfi_sqr (0 inside the box gives the minimum 0).
- *   pow        pow(x, y), both element ports (value ports at the model's scalar; for integer
- *              words see "Element sorts" in the first part).  d_x = y x^(y-1) (0 where y = 0);
- *              d_y = x^y log x for x > 0, and the choice 0 for x <= 0 (no real neighbourhood in y
- *              there; torch gives NaN).  Kernel: a point integer exponent n: n = 0: 1; even n: |x|^n over |X| =
- *              [m, M] (increasing for n > 0, decreasing with +inf at 0 for n < 0); odd n > 0:
- *              increasing; odd n < 0: decreasing on each side of the pole, [-inf, +inf] if the box
- *              holds 0 inside (or is [0, 0]), a zero end read on the box's side.  Otherwise a base
- *              below 0 has no real value (CN_ENUMERIC), and for x >= 0, x^y = exp(y ln x) with
- *              y ln x bilinear in (y, ln x): the extremes are at the four corners, evaluated by
- *              mpfr_pow RNDD/RNDU (C99 limits at 0 and +inf); the corners where y ln x is 0 times
- *              an infinity add their limit sets ([0, 1] or [1, +inf]) explicitly.
+ *   pow        pow(x, y), both element ports (value ports at the model's scalar; for integer words
+ *              see "Element sorts" in src/ops/arith.c, whose word arms they share).
+ *              d_x = y x^(y-1) (0 where y = 0); d_y = x^y log x for x > 0, and the choice 0 for
+ *              x <= 0 (no real neighbourhood in y there; torch gives NaN).  Kernel: a point integer
+ *              exponent n: n = 0: 1; even n: |x|^n over |X| = [m, M] (increasing for n > 0,
+ *              decreasing with +inf at 0 for n < 0); odd n > 0: increasing; odd n < 0: decreasing
+ *              on each side of the pole, [-inf, +inf] if the box holds 0 inside (or is [0, 0]), a
+ *              zero end read on the box's side.  Otherwise a base below 0 has no real value
+ *              (CN_ENUMERIC), and for x >= 0, x^y = exp(y ln x) with y ln x bilinear in (y, ln x):
+ *              the extremes are at the four corners, evaluated by mpfr_pow RNDD/RNDU (C99 limits
+ *              at 0 and +inf); the corners where y ln x is 0 times an infinity add their limit sets
+ *              ([0, 1] or [1, +inf]) explicitly.
  *   scale      factor x (cn_params_scale, factor finite; in binary32 the factor is rounded to
  *              float first).  d = factor.  mpfi_mul_d.
  *   fmod       C fmod: r = x - trunc(x/y) y, the sign of x.  remainder (element ports, as pow):
@@ -231,1496 +104,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/parallel.h"
+#include "ops/arith_impl.h"
 #include "ops/unary_impl.h"
-
-enum binop { OP_ADD, OP_SUB, OP_MUL, OP_DIV_TRUE, OP_DIV_TRUNC, OP_DIV_FLOOR };
-
-/* ---- shared helpers ------------------------------------------------------------------- */
-
-/* A lower bound of the real z, given c = fl(z) for ONE rounding. */
-static inline double
-end_lo (double c)
-{
-  if (c == INFINITY)
-    return DBL_MAX;
-  double r = cn__down (c);
-  return isnan (r) ? -INFINITY : r;
-}
-
-/* An upper bound of the real z, given c = fl(z) for ONE rounding. */
-static inline double
-end_hi (double c)
-{
-  if (c == -INFINITY)
-    return -DBL_MAX;
-  double r = cn__up (c);
-  return isnan (r) ? INFINITY : r;
-}
-
-static int
-nthreads (const cn_crown_step *st)
-{
-  return st->threads > 0 ? st->threads : 1;
-}
-
-/* ---- integer words (the seed's element argument; see "Element sorts" in the header) ----- */
-
-/* A word sort: width N, signedness, the mask 2^N - 1 and the sign bit 2^(N-1). */
-
-
-/* The out_sort arm of the arithmetic operators (add, sub, mul, div, neg, pow, remainder): the
- * N_IN element ports hold one sort, the model's scalar or one integer sort; Booleans are refused
- * (see the header).  OUT is that sort (CN_DTYPE_F64 for the model's scalar). */
-static cn_status
-arith_out_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
-{
-  cn_status st = cn__element_sort (op, n_in, in, out, err);
-  if (st == CN_OK && *out == CN_DTYPE_BOOL)
-    return cn_error_set (err, CN_EINVAL, "%s: Booleans have no arithmetic (the inputs hold bool); cast them to an "
-                         "integer sort first", op);
-  return st;
-}
-
-/* Whether the node view says its inputs hold integer words (the IBP, MPFI and CROWN arms read
- * the sort there; a view without sorts is taken as the model's scalar, the arms' old contract). */
-static int
-word_view (const cn_node_view *nv)
-{
-  return nv->in_sort != NULL && (unsigned) nv->in_sort[0] < CN_DTYPE_COUNT && !cn_dtype_is_float (nv->in_sort[0]);
-}
-
-
-enum wop { W_ADD, W_SUB, W_MUL, W_NEG, W_DIV_TRUNC, W_DIV_FLOOR, W_POW, W_REM };
-
-/* The result of OP on the words of patterns P and Q (Q unused by neg) as a pattern modulo 2^64,
- * whose low N bits are the result's word.  Unsigned arithmetic modulo 2^64 agrees with the words'
- * arithmetic modulo 2^N in the low N bits, for both signednesses (two's complement), so +, -, *,
- * negation and the repeated squaring of pow wrap as torch's do.  Division and remainder read the
- * values (sign-extended) and need Q != 0; pow needs an exponent value >= 0 (word_domain). */
-static uint64_t
-word_apply (enum wop op, const cn__wsort *s, uint64_t p, uint64_t q)
-{
-  switch (op)
-    {
-    case W_ADD: return p + q;
-    case W_SUB: return p - q;
-    case W_MUL: return p * q;
-    case W_NEG: return 0 - p;
-    case W_POW:
-      {
-        uint64_t r = 1, b = p, e = s->sgn ? (uint64_t) cn__word_sext (s, q) : q;
-        /* now r b^e = p^e' (mod 2^64) for the exponent e' of Q, and stays so below */
-        while (e != 0)
-          {
-            if (e & 1)
-              r *= b;
-            b *= b;
-            e >>= 1;
-          }
-        return r;
-      }
-    default:
-      break;
-    }
-  if (!s->sgn)
-    return op == W_REM ? p % q : p / q;   /* trunc = floor on unsigned words */
-  int64_t a = cn__word_sext (s, p), b = cn__word_sext (s, q);
-  if (b == -1)
-    return op == W_REM ? 0 : 0 - (uint64_t) a;   /* -a modulo 2^64: min / -1 wraps to min */
-  int64_t t = a / b, r = a % b;                 /* b != 0, -1: no overflow; t truncated, r of a's sign */
-  int adj = r != 0 && ((r < 0) != (b < 0));     /* the floor differs from trunc by one */
-  if (op == W_DIV_TRUNC)
-    return (uint64_t) t;
-  if (op == W_DIV_FLOOR)
-    return (uint64_t) (adj ? t - 1 : t);         /* |t| <= 2^62 here */
-  return (uint64_t) (adj ? r + b : r);          /* torch.remainder: the sign of the divisor */
-}
-
-/* Refuses the divisor or exponent of pattern Q at entry J outside OP's domain. */
-static cn_status
-word_domain (const char *opn, enum wop op, const cn__wsort *s, uint64_t q, const cn_node_view *nv, int64_t j,
-             cn_error *err)
-{
-  if ((op == W_DIV_TRUNC || op == W_DIV_FLOOR || op == W_REM) && q == 0)
-    return cn_error_set (err, CN_ENUMERIC, "%s: integer division by zero (ZeroDivisionError) at entry %lld (node '%s')",
-                         opn, (long long) j, cn__node_name (nv));
-  if (op == W_POW && s->sgn && cn__word_sext (s, q) < 0)
-    return cn_error_set (err, CN_ENUMERIC, "%s: Integers to negative integer powers are not allowed (exponent %lld at "
-                         "entry %lld, node '%s')", opn, (long long) cn__word_sext (s, q), (long long) j, cn__node_name (nv));
-  return CN_OK;
-}
-
-/* The forward of OP on word tensors of one sort: every entry's operands are checked first
- * (word_domain), so that nothing is written unless all of them have a value. */
-static cn_status
-word_forward (const char *opn, enum wop op, const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
-              cn_error *err)
-{
-  cn__wsort s;
-  int64_t n = cn__numel (nv->out_shape);
-  if (!cn__wsort_of (out->dtype, &s) || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", opn,
-                         cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != out->dtype || cn_tensor_numel (in[i]) != n)
-      return cn_error_set (err, CN_EINVAL, "%s: input %d does not match the node's sort or shape (node '%s')", opn, i,
-                           cn__node_name (nv));
-  int binary = op != W_NEG;
-  if (op == W_DIV_TRUNC || op == W_DIV_FLOOR || op == W_REM || op == W_POW)
-    for (int64_t j = 0; j < n; j++)
-      {
-        cn_status st = word_domain (opn, op, &s, cn__word_load (in[1]->data, s.w, j), nv, j, err);
-        if (st != CN_OK)
-          return st;
-      }
-  /* now every entry is in OP's domain */
-  for (int64_t j = 0; j < n; j++)
-    {
-      uint64_t p = cn__word_load (in[0]->data, s.w, j), q = binary ? cn__word_load (in[1]->data, s.w, j) : 0;
-      cn__word_store (out->data, s.w, j, word_apply (op, &s, p, q));
-    }
-  return CN_OK;
-}
-
-/* ---- the words' IBP and MPFI arms: exact integer ranges (GMP), then the wrap ------------- */
-
-/* Scratch integers: the operands' words [a0, a1] and [b0, b1], the result range [r0, r1], the
- * sort's least and greatest words and 2^N. */
-struct wz
-{
-  mpz_t a0, a1, b0, b1, r0, r1, t, u, min, max, span;
-};
-
-static void
-wz_init (struct wz *z, const cn__wsort *s)
-{
-  mpz_inits (z->a0, z->a1, z->b0, z->b1, z->r0, z->r1, z->t, z->u, z->min, z->max, z->span, (mpz_ptr) 0);
-  mpz_ui_pow_ui (z->span, 2, (unsigned long) s->w);
-  if (s->sgn)
-    {
-      mpz_tdiv_q_2exp (z->max, z->span, 1);
-      mpz_neg (z->min, z->max);
-      mpz_sub_ui (z->max, z->max, 1);
-    }
-  else
-    {
-      mpz_set_ui (z->min, 0);
-      mpz_sub_ui (z->max, z->span, 1);
-    }
-}
-
-static void
-wz_clear (struct wz *z)
-{
-  mpz_clears (z->a0, z->a1, z->b0, z->b1, z->r0, z->r1, z->t, z->u, z->min, z->max, z->span, (mpz_ptr) 0);
-}
-
-/* The words of the sort in the box [L, H]: [ceil L, floor H] cut to [min, max], into [A, B].
- * Returns 0 for a NaN end or no word. */
-static int
-box_words (const struct wz *z, double l, double h, mpz_ptr a, mpz_ptr b)
-{
-  if (isnan (l) || isnan (h))
-    return 0;
-  double c = ceil (l), f = floor (h);
-  /* mpz_cmp_d takes infinities: an infinite end is cut to the range below */
-  if (c > f || mpz_cmp_d (z->max, c) < 0 || mpz_cmp_d (z->min, f) > 0)
-    return 0;
-  if (mpz_cmp_d (z->min, c) >= 0)
-    mpz_set (a, z->min);
-  else
-    mpz_set_d (a, c);                   /* exact: c is an integer */
-  if (mpz_cmp_d (z->max, f) <= 0)
-    mpz_set (b, z->max);
-  else
-    mpz_set_d (b, f);
-  return 1;
-}
-
-/* The same for an MPFI enclosure X. */
-static int
-mpfi_box_words (const struct wz *z, mpfi_srcptr x, mpz_ptr a, mpz_ptr b)
-{
-  if (mpfi_nan_p (x) || mpfr_cmp (&x->left, &x->right) > 0 || mpfr_cmp_z (&x->left, z->max) > 0
-      || mpfr_cmp_z (&x->right, z->min) < 0)
-    return 0;
-  if (mpfr_cmp_z (&x->left, z->min) <= 0)
-    mpz_set (a, z->min);
-  else
-    mpfr_get_z (a, &x->left, MPFR_RNDU);    /* ceil of a finite end */
-  if (mpfr_cmp_z (&x->right, z->max) >= 0)
-    mpz_set (b, z->max);
-  else
-    mpfr_get_z (b, &x->right, MPFR_RNDD);   /* floor */
-  return mpz_cmp (a, b) <= 0;
-}
-
-/* Widens [r0, r1] (empty when *FIRST) by V. */
-static void
-wz_hull (struct wz *z, mpz_srcptr v, int *first)
-{
-  if (*first || mpz_cmp (v, z->r0) < 0)
-    mpz_set (z->r0, v);
-  if (*first || mpz_cmp (v, z->r1) > 0)
-    mpz_set (z->r1, v);
-  *first = 0;
-}
-
-enum { WR_RANGE, WR_WHOLE, WR_NO_VALUE };
-
-/* pow over the words [a0, a1] and the exponents [b0, b1] (b0 >= 0): the exact range of the real
- * a^e into [r0, r1] (WR_RANGE), or WR_WHOLE where a candidate is too large to be worth forming
- * (above 2^320 in magnitude: a box that is not a point then spans more than 2^N words anyway). */
-static int
-pow_range (struct wz *z)
-{
-  mpz_t ca[5], ce[4];
-  int na = 0, ne = 0, r = WR_RANGE, first = 1;
-  for (int k = 0; k < 5; k++)
-    mpz_init (ca[k]);
-  for (int k = 0; k < 4; k++)
-    mpz_init (ce[k]);
-  /* for each e the extremes over a are at a0, a1 or 0 (even e: |a|^e; odd e: increasing); for
-   * each such a the extremes over e are at e0, e0 + 1, e1 - 1 or e1 (|a| >= 2: |a|^e increasing
-   * with the sign of a^e alternating; a in {-1, 0, 1}: the parity and e = 0 decide) */
-  mpz_set (ca[na++], z->a0);
-  mpz_set (ca[na++], z->a1);
-  for (long v = -1; v <= 1; v++)
-    if (mpz_cmp_si (z->a0, v) <= 0 && mpz_cmp_si (z->a1, v) >= 0)
-      mpz_set_si (ca[na++], v);
-  mpz_set (ce[ne++], z->b0);
-  mpz_set (ce[ne++], z->b1);
-  if (mpz_cmp (z->b0, z->b1) < 0)
-    {
-      mpz_add_ui (ce[ne++], z->b0, 1);
-      mpz_sub_ui (ce[ne++], z->b1, 1);
-    }
-  for (int i = 0; i < na && r == WR_RANGE; i++)
-    for (int k = 0; k < ne && r == WR_RANGE; k++)
-      {
-        mpz_srcptr a = ca[i], e = ce[k];
-        if (mpz_cmpabs_ui (a, 1) <= 0)
-          {
-            /* a in {-1, 0, 1}: 1 at e = 0; else a, or 1 for a = -1 and e even */
-            if (mpz_sgn (e) == 0)
-              mpz_set_ui (z->t, 1);
-            else if (mpz_sgn (a) < 0 && mpz_even_p (e))
-              mpz_set_ui (z->t, 1);
-            else
-              mpz_set (z->t, a);
-          }
-        else if (mpz_cmp_ui (e, 320) > 0 || mpz_get_ui (e) * mpz_sizeinbase (a, 2) > 320)
-          r = WR_WHOLE;
-        else
-          mpz_pow_ui (z->t, a, mpz_get_ui (e));
-        if (r == WR_RANGE)
-          wz_hull (z, z->t, &first);
-      }
-  for (int k = 0; k < 5; k++)
-    mpz_clear (ca[k]);
-  for (int k = 0; k < 4; k++)
-    mpz_clear (ce[k]);
-  return r;
-}
-
-/* The exact range [r0, r1] of the real results of OP over the integers a in [a0, a1] and b in
- * [b0, b1] (see the header), WR_WHOLE when only the sort's range is claimed, or WR_NO_VALUE where
- * the box holds a point outside OP's domain (a zero divisor, a negative exponent). */
-static int
-word_range (enum wop op, const cn__wsort *s, struct wz *z)
-{
-  int first = 1;
-  switch (op)
-    {
-    case W_ADD:
-      mpz_add (z->r0, z->a0, z->b0);
-      mpz_add (z->r1, z->a1, z->b1);
-      return WR_RANGE;
-    case W_SUB:
-      mpz_sub (z->r0, z->a0, z->b1);
-      mpz_sub (z->r1, z->a1, z->b0);
-      return WR_RANGE;
-    case W_NEG:
-      mpz_neg (z->r0, z->a1);
-      mpz_neg (z->r1, z->a0);
-      return WR_RANGE;
-    case W_MUL:
-      /* a b is bilinear: its extremes over the rectangle are corner products */
-      for (int k = 0; k < 4; k++)
-        {
-          mpz_mul (z->t, k & 1 ? z->a1 : z->a0, k & 2 ? z->b1 : z->b0);
-          wz_hull (z, z->t, &first);
-        }
-      return WR_RANGE;
-    case W_POW:
-      if (s->sgn && mpz_sgn (z->b0) < 0)
-        return WR_NO_VALUE;
-      return pow_range (z);
-    default:
-      break;
-    }
-  /* division and remainder: a divisor box on one side of 0 */
-  if (mpz_sgn (z->b0) <= 0 && mpz_sgn (z->b1) >= 0)
-    return WR_NO_VALUE;
-  /* a / b is monotone in a and in b on the box (b of one sign), so the floor (or trunc) of the
-   * quotient, nondecreasing, takes its extremes at the corners: [t, u] below */
-  for (int k = 0; k < 4; k++)
-    {
-      mpz_srcptr a = k & 1 ? z->a1 : z->a0, b = k & 2 ? z->b1 : z->b0;
-      if (op == W_DIV_TRUNC)
-        mpz_tdiv_q (z->r1, a, b);
-      else
-        mpz_fdiv_q (z->r1, a, b);
-      if (k == 0 || mpz_cmp (z->r1, z->t) < 0)
-        mpz_set (z->t, z->r1);
-      if (k == 0 || mpz_cmp (z->r1, z->u) > 0)
-        mpz_set (z->u, z->r1);
-    }
-  if (op != W_REM)
-    {
-      mpz_set (z->r0, z->t);
-      mpz_set (z->r1, z->u);
-      return WR_RANGE;
-    }
-  /* remainder r = a - floor(a / b) b: 0 <= r <= b - 1 (and r <= a for a >= 0) when b > 0, and
-   * b + 1 <= r <= 0 (r >= a for a <= 0) when b < 0 */
-  if (mpz_sgn (z->b0) > 0)
-    {
-      mpz_set_ui (z->r0, 0);
-      mpz_sub_ui (z->r1, z->b1, 1);
-      if (mpz_sgn (z->a0) >= 0 && mpz_cmp (z->a1, z->r1) < 0)
-        mpz_set (z->r1, z->a1);
-    }
-  else
-    {
-      mpz_add_ui (z->r0, z->b0, 1);
-      mpz_set_ui (z->r1, 0);
-      if (mpz_sgn (z->a1) <= 0 && mpz_cmp (z->a0, z->r0) > 0)
-        mpz_set (z->r0, z->a0);
-    }
-  if (mpz_cmp (z->t, z->u) == 0)
-    {
-      /* k = floor(a / b) is one integer t on the box: r = a - t b, of range
-       * [a0 - max(t b0, t b1), a1 - min(t b0, t b1)], intersected with the bounds above */
-      mpz_mul (z->u, z->t, z->b0);
-      mpz_mul (z->t, z->t, z->b1);
-      if (mpz_cmp (z->u, z->t) > 0)
-        mpz_swap (z->u, z->t);
-      /* now u = min(k b0, k b1), t = max */
-      mpz_sub (z->t, z->a0, z->t);
-      mpz_sub (z->u, z->a1, z->u);
-      if (mpz_cmp (z->t, z->r0) > 0)
-        mpz_set (z->r0, z->t);
-      if (mpz_cmp (z->u, z->r1) < 0)
-        mpz_set (z->r1, z->u);
-    }
-  return WR_RANGE;
-}
-
-/* The words of the sort that the real results [r0, r1] wrap to, into [r0, r1]: a real result v
- * wraps to v - k 2^N with k = floor((v - min) / 2^N), increasing while k is constant; so [r0 - k
- * 2^N, r1 - k 2^N] when both ends share k (a range inside the sort has k = 0: exact), else the
- * sort's whole range [min, max]. */
-static void
-wz_wrap (struct wz *z, int whole)
-{
-  if (!whole)
-    {
-      mpz_sub (z->t, z->r0, z->min);
-      mpz_fdiv_q (z->t, z->t, z->span);
-      mpz_sub (z->u, z->r1, z->min);
-      mpz_fdiv_q (z->u, z->u, z->span);
-      if (mpz_cmp (z->t, z->u) == 0)
-        {
-          mpz_mul (z->t, z->t, z->span);
-          mpz_sub (z->r0, z->r0, z->t);
-          mpz_sub (z->r1, z->r1, z->t);
-          return;
-        }
-    }
-  mpz_set (z->r0, z->min);
-  mpz_set (z->r1, z->max);
-}
-
-/* The words' range of OP at one entry, the operands' words in z: WR_NO_VALUE, or the wrapped
- * words in [r0, r1].  A point pow is computed modulo 2^N directly (its real value may be huge). */
-static int
-word_entry (enum wop op, const cn__wsort *s, struct wz *z)
-{
-  if (op == W_POW && mpz_cmp (z->a0, z->a1) == 0 && mpz_cmp (z->b0, z->b1) == 0 && mpz_sgn (z->b0) >= 0)
-    {
-      mpz_powm (z->r0, z->a0, z->b0, z->span);   /* in [0, 2^N) */
-      if (mpz_cmp (z->r0, z->max) > 0)
-        mpz_sub (z->r0, z->r0, z->span);
-      mpz_set (z->r1, z->r0);
-      return WR_RANGE;
-    }
-  int r = word_range (op, s, z);
-  if (r != WR_NO_VALUE)
-    wz_wrap (z, r == WR_WHOLE);
-  return r == WR_NO_VALUE ? WR_NO_VALUE : WR_RANGE;
-}
-
-static cn_status
-word_sort_of_view (const char *opn, const cn_node_view *nv, cn__wsort *s, cn_error *err)
-{
-  if (!cn__wsort_of (nv->in_sort[0], s))
-    return cn_error_set (err, CN_EINVAL, "%s: input 0 has sort %s, not integer words (node '%s')", opn,
-                         cn__sort_name (nv->in_sort[0]), cn__node_name (nv));
-  for (int i = 1; i < nv->n_in; i++)
-    if (nv->in_sort[i] != nv->in_sort[0])
-      return cn_error_set (err, CN_EINVAL, "%s: input %d holds %s where input 0 holds %s (node '%s')", opn, i,
-                           cn__sort_name (nv->in_sort[i]), cn__sort_name (nv->in_sort[0]), cn__node_name (nv));
-  return CN_OK;
-}
-
-static cn_status
-word_no_value (const char *opn, enum wop op, const cn_node_view *nv, int64_t j, cn_error *err)
-{
-  if (op == W_POW)
-    return cn_error_set (err, CN_ENUMERIC, "%s: the exponent's box at entry %lld holds a negative word (Integers to "
-                         "negative integer powers are not allowed) (node '%s')", opn, (long long) j,
-                         cn__node_name (nv));
-  return cn_error_set (err, CN_ENUMERIC, "%s: the divisor's box at entry %lld holds the word 0 (integer division by "
-                       "zero) (node '%s')", opn, (long long) j, cn__node_name (nv));
-}
-
-/* IBP at words (the sort from the node view): each box read as the words it holds, the exact
- * range of OP, wrapped (word_entry), its ends rounded outward to doubles. */
-static cn_status
-word_ibp (const char *opn, enum wop op, const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
-{
-  cn__wsort s;
-  cn_status st = cn__boxes_ok (opn, nv, in, out, err);
-  if (st != CN_OK || (st = word_sort_of_view (opn, nv, &s, err)) != CN_OK)
-    return st;
-  struct wz z;
-  mpfr_t e;
-  wz_init (&z, &s);
-  mpfr_init2 (e, 128);
-  for (int64_t j = 0; j < out->n && st == CN_OK; j++)
-    {
-      for (int i = 0; i < nv->n_in; i++)
-        if (!box_words (&z, in[i]->lo[j], in[i]->hi[j], i ? z.b0 : z.a0, i ? z.b1 : z.a1))
-          {
-            st = cn_error_set (err, CN_ENUMERIC, "%s: input %d's box [%g, %g] at entry %lld holds no %s word (node "
-                               "'%s')", opn, i, in[i]->lo[j], in[i]->hi[j], (long long) j, cn_dtype_name (s.t),
-                               cn__node_name (nv));
-            break;
-          }
-      if (st != CN_OK)
-        break;
-      if (word_entry (op, &s, &z) == WR_NO_VALUE)
-        {
-          st = word_no_value (opn, op, nv, j, err);
-          break;
-        }
-      /* now [r0, r1] holds OP's word at every point of the boxes; the ends are below 2^64 in
-       * magnitude, exact at 128 bits, then rounded outward */
-      mpfr_set_z (e, z.r0, MPFR_RNDN);
-      out->lo[j] = mpfr_get_d (e, MPFR_RNDD);
-      mpfr_set_z (e, z.r1, MPFR_RNDN);
-      out->hi[j] = mpfr_get_d (e, MPFR_RNDU);
-    }
-  mpfr_clear (e);
-  wz_clear (&z);
-  return st;
-}
-
-/* MPFI at words: the same on the enclosures, written with mpfi_interv_z (exact at precision >=
- * 64, rounded outward below). */
-static cn_status
-word_mpfi (const char *opn, enum wop op, const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out,
-           cn_error *err)
-{
-  cn__wsort s;
-  cn_status st = cn__mpfi_ok (opn, nv, in, out, err);
-  if (st != CN_OK || (st = word_sort_of_view (opn, nv, &s, err)) != CN_OK)
-    return st;
-  struct wz z;
-  wz_init (&z, &s);
-  for (int64_t j = 0; j < out->n && st == CN_OK; j++)
-    {
-      for (int i = 0; i < nv->n_in; i++)
-        if (!mpfi_box_words (&z, in[i]->v[j], i ? z.b0 : z.a0, i ? z.b1 : z.a1))
-          {
-            st = cn_error_set (err, CN_ENUMERIC, "%s: input %d's enclosure at entry %lld holds no %s word (node '%s')",
-                               opn, i, (long long) j, cn_dtype_name (s.t), cn__node_name (nv));
-            break;
-          }
-      if (st != CN_OK)
-        break;
-      if (word_entry (op, &s, &z) == WR_NO_VALUE)
-        {
-          st = word_no_value (opn, op, nv, j, err);
-          break;
-        }
-      mpfi_interv_z (out->v[j], z.r0, z.r1);
-    }
-  wz_clear (&z);
-  return st;
-}
-
-/* CROWN at words: the output is discharged over its own IBP box (the linear relaxations of the
- * reals do not hold across a wrap). */
-static cn_status
-word_crown (const cn_crown_step *st, cn_error *err)
-{
-  return cn__crown_own_box (st, err);
-}
-
-/* ---- forward -------------------------------------------------------------------------- */
-
-/* torch's c10::div_floor_floating, in double and in float. */
-static double
-div_floor_d (double a, double b)
-{
-  if (b == 0)
-    return a / b;
-  double mod = fmod (a, b);
-  double div = (a - mod) / b;
-  if (mod != 0 && (b < 0) != (mod < 0))
-    div -= 1;
-  double fd;
-  if (div != 0)
-    {
-      fd = floor (div);
-      if (div - fd > 0.5)
-        fd += 1;
-    }
-  else
-    fd = copysign (0.0, a / b);
-  return fd;
-}
-
-static float
-div_floor_f (float a, float b)
-{
-  if (b == 0)
-    return a / b;
-  float mod = fmodf (a, b);
-  float div = (a - mod) / b;
-  if (mod != 0 && (b < 0) != (mod < 0))
-    div -= 1.0f;
-  float fd;
-  if (div != 0)
-    {
-      fd = floorf (div);
-      if (div - fd > 0.5f)
-        fd += 1.0f;
-    }
-  else
-    fd = copysignf (0.0f, a / b);
-  return fd;
-}
-
-#define BINARY_LOOP(T, EXPR)                                                                    \
-  do                                                                                            \
-    {                                                                                           \
-      const T *a = in[0]->data, *b = in[1]->data;                                               \
-      T *o = out->data;                                                                         \
-      for (int64_t j = 0; j < n; j++)                                                           \
-        o[j] = (EXPR);                                                                          \
-    }                                                                                           \
-  while (0)
-
-/* The word operation of OP: 0 for true division, which has no rule at words. */
-static int
-binop_word (enum binop op, enum wop *w)
-{
-  switch (op)
-    {
-    case OP_ADD: *w = W_ADD; return 1;
-    case OP_SUB: *w = W_SUB; return 1;
-    case OP_MUL: *w = W_MUL; return 1;
-    case OP_DIV_TRUNC: *w = W_DIV_TRUNC; return 1;
-    case OP_DIV_FLOOR: *w = W_DIV_FLOOR; return 1;
-    default: return 0;
-    }
-}
-
-static cn_status
-div_true_words (const cn_node_view *nv, cn_error *err)
-{
-  return cn_error_set (err, CN_EINVAL, "div: true division (rounding none) of integer words has no rule; use the "
-                       "rounding trunc or floor, or cast to the model's scalar (node '%s')", cn__node_name (nv));
-}
-
-static cn_status
-binary_forward (const char *opn, enum binop op, const cn_node_view *nv, const cn_tensor *const *in,
-                cn_tensor *out, cn_error *err)
-{
-  enum wop w;
-  if (!cn_dtype_is_float (out->dtype))
-    return binop_word (op, &w) ? word_forward (opn, w, nv, in, out, err) : div_true_words (nv, err);
-  cn_status st = cn__tensors_ok (opn, nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  int64_t n = cn_tensor_numel (out);
-  if (out->dtype == CN_DTYPE_F64)
-    switch (op)
-      {
-      case OP_ADD: BINARY_LOOP (double, a[j] + b[j]); break;
-      case OP_SUB: BINARY_LOOP (double, a[j] - b[j]); break;
-      case OP_MUL: BINARY_LOOP (double, a[j] * b[j]); break;
-      case OP_DIV_TRUE: BINARY_LOOP (double, a[j] / b[j]); break;
-      case OP_DIV_TRUNC: BINARY_LOOP (double, trunc (a[j] / b[j])); break;
-      case OP_DIV_FLOOR: BINARY_LOOP (double, div_floor_d (a[j], b[j])); break;
-      }
-  else
-    switch (op)
-      {
-      case OP_ADD: BINARY_LOOP (float, a[j] + b[j]); break;
-      case OP_SUB: BINARY_LOOP (float, a[j] - b[j]); break;
-      case OP_MUL: BINARY_LOOP (float, a[j] * b[j]); break;
-      case OP_DIV_TRUE: BINARY_LOOP (float, a[j] / b[j]); break;
-      case OP_DIV_TRUNC: BINARY_LOOP (float, truncf (a[j] / b[j])); break;
-      case OP_DIV_FLOOR: BINARY_LOOP (float, div_floor_f (a[j], b[j])); break;
-      }
-  return CN_OK;
-}
-
-/* ---- IBP ------------------------------------------------------------------------------ */
-
-/* Candidates for the hull of x*y at one corner: *lo <= x*y <= *hi (0 * inf := 0). */
-static inline void
-prod_cand (double x, double y, double *lo, double *hi)
-{
-  if (x == 0 || y == 0)
-    {
-      *lo = *hi = 0;
-      return;
-    }
-  double p = x * y;
-  *lo = end_lo (p);
-  *hi = end_hi (p);
-}
-
-/* Candidates for the hull of x/y at one corner (y != 0 on the box). */
-static inline void
-quot_cand (double x, double y, double *lo, double *hi)
-{
-  if (x == 0)
-    {
-      *lo = *hi = 0;
-      return;
-    }
-  if (isinf (y))
-    {
-      if (isinf (x))
-        {
-          /* the limit set of x/y there is sign * [0, +inf] */
-          int neg = (x < 0) != (y < 0);
-          *lo = neg ? -INFINITY : 0;
-          *hi = neg ? 0 : INFINITY;
-        }
-      else
-        *lo = *hi = 0;
-      return;
-    }
-  double q = x / y;
-  *lo = end_lo (q);
-  *hi = end_hi (q);
-}
-
-/* The hull of the corner candidates of F over [xl, xu] x [yl, yu]. */
-static void
-corner_hull (void (*f) (double, double, double *, double *), double xl, double xu, double yl, double yu,
-             double *lo, double *hi)
-{
-  double l[4], h[4];
-  f (xl, yl, &l[0], &h[0]);
-  f (xl, yu, &l[1], &h[1]);
-  f (xu, yl, &l[2], &h[2]);
-  f (xu, yu, &l[3], &h[3]);
-  double a = l[0], b = h[0];
-  for (int k = 1; k < 4; k++)
-    {
-      a = l[k] < a ? l[k] : a;
-      b = h[k] > b ? h[k] : b;
-    }
-  /* now a <= x*y (or x/y) <= b over the box: every candidate is NaN-free */
-  *lo = a;
-  *hi = b;
-}
-
-static cn_status
-binary_ibp (const char *opn, enum binop op, const cn_node_view *nv, const cn_box *const *in, cn_box *out,
-            cn_error *err)
-{
-  enum wop w;
-  if (word_view (nv))
-    return binop_word (op, &w) ? word_ibp (opn, w, nv, in, out, err) : div_true_words (nv, err);
-  cn_status st = cn__boxes_ok (opn, nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  const cn_box *x = in[0], *y = in[1];
-  for (int64_t j = 0; j < out->n; j++)
-    {
-      double xl = x->lo[j], xu = x->hi[j], yl = y->lo[j], yu = y->hi[j];
-      switch (op)
-        {
-        case OP_ADD:
-          out->lo[j] = end_lo (xl + yl);
-          out->hi[j] = end_hi (xu + yu);
-          break;
-        case OP_SUB:
-          out->lo[j] = end_lo (xl - yu);
-          out->hi[j] = end_hi (xu - yl);
-          break;
-        case OP_MUL:
-          corner_hull (prod_cand, xl, xu, yl, yu, &out->lo[j], &out->hi[j]);
-          break;
-        case OP_DIV_TRUE:
-        case OP_DIV_TRUNC:
-        case OP_DIV_FLOOR:
-          if (yl <= 0 && yu >= 0)
-            {
-              /* the divisor may be 0: nothing is known */
-              out->lo[j] = -INFINITY;
-              out->hi[j] = INFINITY;
-              break;
-            }
-          corner_hull (quot_cand, xl, xu, yl, yu, &out->lo[j], &out->hi[j]);
-          /* now lo <= x/y <= hi over the box; trunc and floor are nondecreasing */
-          if (op == OP_DIV_TRUNC)
-            {
-              out->lo[j] = trunc (out->lo[j]);
-              out->hi[j] = trunc (out->hi[j]);
-            }
-          else if (op == OP_DIV_FLOOR)
-            {
-              out->lo[j] = floor (out->lo[j]);
-              out->hi[j] = floor (out->hi[j]);
-            }
-          break;
-        }
-    }
-  return CN_OK;
-}
-
-/* ---- MPFI ----------------------------------------------------------------------------- */
-
-static cn_status
-binary_mpfi (const char *opn, enum binop op, const cn_node_view *nv, const cn_mpfi_vec *const *in,
-             cn_mpfi_vec *out, cn_error *err)
-{
-  enum wop w;
-  if (word_view (nv))
-    return binop_word (op, &w) ? word_mpfi (opn, w, nv, in, out, err) : div_true_words (nv, err);
-  cn_status st = cn__mpfi_ok (opn, nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  if (out->n == 0)
-    return CN_OK;
-  mpfr_t l, r;
-  mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
-  mpfr_init2 (l, prec);
-  mpfr_init2 (r, prec);
-  for (int64_t j = 0; j < out->n; j++)
-    switch (op)
-      {
-      case OP_ADD: mpfi_add (out->v[j], in[0]->v[j], in[1]->v[j]); break;
-      case OP_SUB: mpfi_sub (out->v[j], in[0]->v[j], in[1]->v[j]); break;
-      case OP_MUL: mpfi_mul (out->v[j], in[0]->v[j], in[1]->v[j]); break;
-      case OP_DIV_TRUE:
-      case OP_DIV_TRUNC:
-      case OP_DIV_FLOOR:
-        if (mpfi_has_zero (in[1]->v[j]) || mpfi_nan_p (in[1]->v[j]))
-          {
-            mpfi_interv_d (out->v[j], -INFINITY, INFINITY);
-            break;
-          }
-        mpfi_div (out->v[j], in[0]->v[j], in[1]->v[j]);
-        if (op == OP_DIV_TRUE)
-          break;
-        mpfi_get_left (l, out->v[j]);
-        mpfi_get_right (r, out->v[j]);
-        if (op == OP_DIV_TRUNC)
-          {
-            mpfr_rint_trunc (l, l, MPFR_RNDD);
-            mpfr_rint_trunc (r, r, MPFR_RNDU);
-          }
-        else
-          {
-            mpfr_rint_floor (l, l, MPFR_RNDD);
-            mpfr_rint_floor (r, r, MPFR_RNDU);
-          }
-        mpfi_interv_fr (out->v[j], l, r);
-        break;
-      }
-  mpfr_clear (l);
-  mpfr_clear (r);
-  return CN_OK;
-}
-
-/* ---- CROWN ---------------------------------------------------------------------------- */
-
-/* Adds to bias[s] (with its charge) a lower bound of min over BOX of (SG * lam) . x, for an
- * input that takes no coefficients (a constant).  Selection form: the minimum is
- * sum_j c_j (c_j > 0 ? lo_j : hi_j) with c = SG * lam; fl of that sum is in the bias and its
- * (G) error in the charge. */
-static void
-absorb_row (const cn_crown_step *st, int64_t s, int64_t n, const double *lam, double sg, const cn_box *box)
-{
-  double d = 0, t = 0;
-  int64_t cnt = 0;
-  for (int64_t j = 0; j < n; j++)
-    {
-      double c = sg * lam[j];
-      if (c == 0)
-        continue;
-      double x = c > 0 ? box->lo[j] : box->hi[j];
-      if (x == 0)
-        continue;
-      if (isinf (x))
-        {
-          cn__crown_charge (st, s, INFINITY);
-          return;
-        }
-      d += c * x;
-      t += fabs (c) * fabs (x);
-      cnt++;
-    }
-  /* now d = fl(c . sel) (zero terms left out: they are exact) and
-   * |d - c . sel| <= cn__dot_err (t, cnt) by (G) */
-  cn__crown_add_sum (st, s, d, t, cnt, 0);
-}
-
-/* absorb_row for a finite point box (a constant such as a bias, X = lo = hi): the same sum
- * c . x with every term kept (a zero term is exact), in four interleaved partial sums; (G)
- * holds for any order of summation, with the count N. */
-static void
-absorb_row_point (const cn_crown_step *st, int64_t s, int64_t n, const double *lam, double sg, const double *x)
-{
-  double d[4] = { 0, 0, 0, 0 }, t[4] = { 0, 0, 0, 0 };
-  int64_t j = 0;
-  for (; j + 4 <= n; j += 4)
-    for (int q = 0; q < 4; q++)
-      {
-        double p = (sg * lam[j + q]) * x[j + q];
-        d[q] += p;
-        t[q] += fabs (p);
-      }
-  for (; j < n; j++)
-    {
-      double p = (sg * lam[j]) * x[j];
-      d[0] += p;
-      t[0] += fabs (p);
-    }
-  /* now (d0 + d1) + (d2 + d3) = fl(c . x) in some order and the same for t = fl(|c| . |x|):
-   * sg = +-1 makes sg * lam exact, and |fl(c x)| = fl(|c| |x|) */
-  cn__crown_add_sum (st, s, (d[0] + d[1]) + (d[2] + d[3]), (t[0] + t[1]) + (t[2] + t[3]), n, 0);
-}
-
-/* add, sub, neg: lam_in[i] = SG[i] * lam_out, exactly; constants discharged over their box. */
-#define LINEAR_PORTS 2
-static int box_is_point (const cn_box *b);
-struct linear_rows_ctx
-{
-  const cn_crown_step *st;
-  const double *sg;
-  int64_t n;
-  unsigned char point[LINEAR_PORTS];  /* input i is absorbed and its box is one finite point */
-};
-
-static void
-linear_rows (void *p, int64_t first, int64_t last)
-{
-  const struct linear_rows_ctx *c = p;
-  const cn_crown_step *st = c->st;
-  const cn_node_view *nv = st->nv;
-  int64_t n = c->n;
-  for (int64_t s = first; s < last; s++)
-    {
-      const double *lo = st->lam_out + s * n;
-      for (int i = 0; i < nv->n_in; i++)
-        {
-          if (st->lam_in[i] == NULL)
-            {
-              if (i < LINEAR_PORTS && c->point[i])
-                absorb_row_point (st, s, n, lo, c->sg[i], st->in_box[i]->lo);
-              else
-                absorb_row (st, s, n, lo, c->sg[i], st->in_box[i]);
-              continue;
-            }
-          double *li = st->lam_in[i] + s * n;
-          if (c->sg[i] == 1)
-            memcpy (li, lo, (size_t) n * sizeof *li);
-          else
-            for (int64_t j = 0; j < n; j++)
-              li[j] = c->sg[i] * lo[j];
-          /* now li = SG[i] lam_out exactly (a copy or a negation) */
-        }
-    }
-}
-
-static cn_status
-linear_crown (const cn_crown_step *st, const double *sg, cn_error *err)
-{
-  (void) err;
-  int64_t n = cn__numel (st->nv->out_shape);
-  struct linear_rows_ctx c = { .st = st, .sg = sg, .n = n };
-  for (int i = 0; i < st->nv->n_in && i < LINEAR_PORTS; i++)
-    c.point[i] = st->lam_in[i] == NULL && box_is_point (st->in_box[i]);
-  cn__for_rows (st->rows, nthreads (st), st->rows * n > 65536, linear_rows, &c);
-  return CN_OK;
-}
-
-/* Whether BOX is one finite point (a constant as far as the sweep's contract goes: every x
- * it considers has u(x) in BOX). */
-static int
-box_is_point (const cn_box *b)
-{
-  for (int64_t j = 0; j < b->n; j++)
-    if (b->lo[j] != b->hi[j] || !isfinite (b->lo[j]))
-      return 0;
-  return 1;
-}
-
-/* mul by a constant factor, or div by a constant divisor: lam_x = fl(lam .* c) or fl(lam ./ c). */
-static cn_status
-scale_crown (const char *opn, const cn_crown_step *st, int divide, cn_error *err)
-{
-  const cn_node_view *nv = st->nv;
-  int64_t n = cn__numel (nv->out_shape);
-  if (st->lam_in[0] == NULL && st->lam_in[1] == NULL)
-    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on constant inputs only (node '%s')", opn, nv->name);
-  /* The constant side CI: an input whose box is one point, the other side VI taking the
-   * coefficients. */
-  int ci, vi;
-  if (divide)
-    {
-      ci = 1;
-      vi = 0;
-      if (!box_is_point (st->in_box[1]) || st->lam_in[0] == NULL)
-        return cn_error_set (err, CN_EUNSUPPORTED, "div: CROWN needs a constant divisor (node '%s')", nv->name);
-    }
-  else if (st->lam_in[0] != NULL && box_is_point (st->in_box[1]))
-    {
-      ci = 1;
-      vi = 0;
-    }
-  else if (st->lam_in[1] != NULL && box_is_point (st->in_box[0]))
-    {
-      ci = 0;
-      vi = 1;
-    }
-  else
-    return cn_error_set (err, CN_EUNSUPPORTED, "mul: CROWN needs one constant factor (node '%s')", nv->name);
-  const double *c = st->in_box[ci]->lo;
-  double *lam_x = st->lam_in[vi];
-#pragma omp parallel for num_threads(nthreads (st)) if (st->rows * n > 65536)
-  for (int64_t s = 0; s < st->rows; s++)
-    {
-      const double *lo = st->lam_out + s * n;
-      double *li = lam_x + s * n;
-      int undefined = 0;
-      for (int64_t j = 0; j < n; j++)
-        {
-          if (lo[j] == 0)
-            continue;
-          if (!divide)
-            li[j] = lo[j] * c[j];
-          else if (c[j] != 0)
-            li[j] = lo[j] / c[j];
-          else
-            undefined = 1;
-        }
-      /* now li[j] = fl(lam_j c_j) or fl(lam_j / c_j), one rounding each (charged below) */
-      if (undefined)
-        cn__crown_charge (st, s, INFINITY);
-    }
-  cn__crown_charge_entrywise (st, lam_x, n, st->in_box[vi]);
-  return CN_OK;
-}
-
-/* ---- pullbacks ------------------------------------------------------------------------ */
-
-/* add, sub, neg: g_in[i] += SG[i] g (exact copies or negations, one rounded sum each). */
-static cn_status
-linear_pullback (const char *opn, const double *sg, const cn_node_view *nv, const cn_tensor *const *in,
-                 const cn_tensor *out, const double *g_out, double *const *g_in, cn_error *err)
-{
-  cn_status st = cn__diff_ok (opn, "pullback", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  int64_t n = cn_tensor_numel (out);
-  for (int i = 0; i < nv->n_in; i++)
-    {
-      double *gi = g_in[i];
-      if (gi == NULL)
-        continue;
-      if (sg[i] > 0)
-        for (int64_t j = 0; j < n; j++)
-          gi[j] += g_out[j];
-      else
-        for (int64_t j = 0; j < n; j++)
-          gi[j] -= g_out[j];
-    }
-  return CN_OK;
-}
-
-static cn_status
-add_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
-              double *const *g_in, cn_error *err)
-{
-  static const double sg[2] = { 1, 1 };
-  return linear_pullback ("add", sg, nv, in, out, g_out, g_in, err);
-}
-
-static cn_status
-sub_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
-              double *const *g_in, cn_error *err)
-{
-  static const double sg[2] = { 1, -1 };
-  return linear_pullback ("sub", sg, nv, in, out, g_out, g_in, err);
-}
-
-static cn_status
-neg_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
-              double *const *g_in, cn_error *err)
-{
-  static const double sg[1] = { -1 };
-  return linear_pullback ("neg", sg, nv, in, out, g_out, g_in, err);
-}
-
-/* mul: g_x += g y and g_y += g x (reading the inputs, never the cotangents, so that a node
- * reading one value twice, x * x, gets 2 g x). */
-static cn_status
-mul_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
-              double *const *g_in, cn_error *err)
-{
-  cn_status st = cn__diff_ok ("mul", "pullback", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  int64_t n = cn_tensor_numel (out);
-  const double *x = in[0]->data, *y = in[1]->data;
-  if (g_in[0] != NULL)
-    for (int64_t j = 0; j < n; j++)
-      g_in[0][j] += g_out[j] * y[j];
-  if (g_in[1] != NULL)
-    for (int64_t j = 0; j < n; j++)
-      g_in[1][j] += g_out[j] * x[j];
-  return CN_OK;
-}
-
-/* div TRUE: with q = g / y, g_x += q and g_y -= q (x / y).  TRUNC, FLOOR: derivative 0. */
-static cn_status
-div_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
-              double *const *g_in, cn_error *err)
-{
-  cn_status st = cn__diff_ok ("div", "pullback", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  if (((const cn_params_div *) nv->params)->rounding != CN_DIV_TRUE)
-    return CN_OK;                       /* piecewise constant: nothing to add */
-  int64_t n = cn_tensor_numel (out);
-  const double *x = in[0]->data, *y = in[1]->data;
-  for (int64_t j = 0; j < n; j++)
-    {
-      double q = g_out[j] / y[j];
-      if (g_in[0] != NULL)
-        g_in[0][j] += q;
-      if (g_in[1] != NULL)
-        g_in[1][j] -= q * (x[j] / y[j]);
-    }
-  return CN_OK;
-}
-
-/* ---- forward mode --------------------------------------------------------------------- */
-
-/* add, sub, neg: t = sum_i SG[i] t_i over the inputs with a tangent (0 if none has one). */
-static cn_status
-linear_jvp (const char *opn, const double *sg, const cn_node_view *nv, const cn_tensor *const *in,
-            const cn_tensor *out, const double *const *t_in, double *t_out, cn_error *err)
-{
-  cn_status st = cn__diff_ok (opn, "jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  int64_t n = cn_tensor_numel (out);
-  for (int64_t j = 0; j < n; j++)
-    t_out[j] = 0;
-  for (int i = 0; i < nv->n_in; i++)
-    {
-      const double *ti = t_in[i];
-      if (ti == NULL)
-        continue;
-      if (sg[i] > 0)
-        for (int64_t j = 0; j < n; j++)
-          t_out[j] += ti[j];
-      else
-        for (int64_t j = 0; j < n; j++)
-          t_out[j] -= ti[j];
-    }
-  return CN_OK;
-}
-
-static cn_status
-add_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
-         double *t_out, cn_error *err)
-{
-  static const double sg[2] = { 1, 1 };
-  return linear_jvp ("add", sg, nv, in, out, t_in, t_out, err);
-}
-
-static cn_status
-sub_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
-         double *t_out, cn_error *err)
-{
-  static const double sg[2] = { 1, -1 };
-  return linear_jvp ("sub", sg, nv, in, out, t_in, t_out, err);
-}
-
-static cn_status
-neg_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
-         double *t_out, cn_error *err)
-{
-  static const double sg[1] = { -1 };
-  return linear_jvp ("neg", sg, nv, in, out, t_in, t_out, err);
-}
-
-/* mul: t = y t_x + x t_y (the inputs' values, so that x * x gets 2 x t_x). */
-static cn_status
-mul_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
-         double *t_out, cn_error *err)
-{
-  cn_status st = cn__diff_ok ("mul", "jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  int64_t n = cn_tensor_numel (out);
-  const double *x = in[0]->data, *y = in[1]->data;
-  for (int64_t j = 0; j < n; j++)
-    {
-      double t = 0;
-      if (t_in[0] != NULL)
-        t += y[j] * t_in[0][j];
-      if (t_in[1] != NULL)
-        t += x[j] * t_in[1][j];
-      t_out[j] = t;
-    }
-  return CN_OK;
-}
-
-/* div TRUE: t = t_x / y - (x / y)(t_y / y).  TRUNC, FLOOR: t = 0. */
-static cn_status
-div_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
-         double *t_out, cn_error *err)
-{
-  cn_status st = cn__diff_ok ("div", "jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  int64_t n = cn_tensor_numel (out);
-  int smooth = ((const cn_params_div *) nv->params)->rounding == CN_DIV_TRUE;
-  const double *x = in[0]->data, *y = in[1]->data;
-  for (int64_t j = 0; j < n; j++)
-    {
-      double t = 0;
-      if (smooth && t_in[0] != NULL)
-        t += t_in[0][j] / y[j];
-      if (smooth && t_in[1] != NULL)
-        t -= (t_in[1][j] / y[j]) * (x[j] / y[j]);
-      t_out[j] = t;
-    }
-  return CN_OK;
-}
-
-/* ---- the operators -------------------------------------------------------------------- */
-
-static cn_status
-add_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  (void) p;
-  return cn__check_binary ("add", n_in, in, out, err);
-}
-
-static cn_status
-add_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
-{
-  return binary_forward ("add", OP_ADD, nv, in, out, err);
-}
-
-static cn_status
-add_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
-{
-  return binary_ibp ("add", OP_ADD, nv, in, out, err);
-}
-
-static cn_status
-add_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
-{
-  return binary_mpfi ("add", OP_ADD, nv, in, out, err);
-}
-
-static cn_status
-add_crown (const cn_crown_step *st, cn_error *err)
-{
-  static const double sg[2] = { 1, 1 };
-  if (word_view (st->nv))
-    return word_crown (st, err);
-  return linear_crown (st, sg, err);
-}
-
-static cn_status
-sub_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  (void) p;
-  return cn__check_binary ("sub", n_in, in, out, err);
-}
-
-static cn_status
-sub_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
-{
-  return binary_forward ("sub", OP_SUB, nv, in, out, err);
-}
-
-static cn_status
-sub_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
-{
-  return binary_ibp ("sub", OP_SUB, nv, in, out, err);
-}
-
-static cn_status
-sub_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
-{
-  return binary_mpfi ("sub", OP_SUB, nv, in, out, err);
-}
-
-static cn_status
-sub_crown (const cn_crown_step *st, cn_error *err)
-{
-  static const double sg[2] = { 1, -1 };
-  if (word_view (st->nv))
-    return word_crown (st, err);
-  return linear_crown (st, sg, err);
-}
-
-static cn_status
-mul_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  (void) p;
-  return cn__check_binary ("mul", n_in, in, out, err);
-}
-
-static cn_status
-mul_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
-{
-  return binary_forward ("mul", OP_MUL, nv, in, out, err);
-}
-
-static cn_status
-mul_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
-{
-  return binary_ibp ("mul", OP_MUL, nv, in, out, err);
-}
-
-static cn_status
-mul_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
-{
-  return binary_mpfi ("mul", OP_MUL, nv, in, out, err);
-}
-
-static cn_status
-mul_crown (const cn_crown_step *st, cn_error *err)
-{
-  if (word_view (st->nv))
-    return word_crown (st, err);
-  return scale_crown ("mul", st, 0, err);
-}
-
-static cn_status
-div_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  const cn_params_div *d = p;
-  if (d == NULL)
-    return cn_error_set (err, CN_EINVAL, "div: missing attributes");
-  if (d->rounding != CN_DIV_TRUE && d->rounding != CN_DIV_TRUNC && d->rounding != CN_DIV_FLOOR)
-    return cn_error_set (err, CN_EINVAL, "div: unknown rounding mode %d", (int) d->rounding);
-  return cn__check_binary ("div", n_in, in, out, err);
-}
-
-static enum binop
-div_op (const cn_node_view *nv)
-{
-  const cn_params_div *d = nv->params;
-  return d->rounding == CN_DIV_TRUNC ? OP_DIV_TRUNC : d->rounding == CN_DIV_FLOOR ? OP_DIV_FLOOR : OP_DIV_TRUE;
-}
-
-static cn_status
-div_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
-{
-  return binary_forward ("div", div_op (nv), nv, in, out, err);
-}
-
-static cn_status
-div_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
-{
-  return binary_ibp ("div", div_op (nv), nv, in, out, err);
-}
-
-static cn_status
-div_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
-{
-  return binary_mpfi ("div", div_op (nv), nv, in, out, err);
-}
-
-static cn_status
-div_crown (const cn_crown_step *st, cn_error *err)
-{
-  if (word_view (st->nv))
-    return div_op (st->nv) == OP_DIV_TRUE ? div_true_words (st->nv, err) : word_crown (st, err);
-  if (div_op (st->nv) != OP_DIV_TRUE)
-    return cn_error_set (err, CN_EUNSUPPORTED, "div: no CROWN relaxation for rounding mode %s (node '%s')",
-                         div_op (st->nv) == OP_DIV_TRUNC ? "trunc" : "floor", st->nv->name);
-  return scale_crown ("div", st, 1, err);
-}
-
-static cn_status
-neg_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  (void) p;
-  return cn__check_unary ("neg", n_in, in, out, err);
-}
-
-static cn_status
-neg_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
-{
-  if (!cn_dtype_is_float (out->dtype))
-    return word_forward ("neg", W_NEG, nv, in, out, err);
-  cn_status st = cn__tensors_ok ("neg", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  int64_t n = cn_tensor_numel (out);
-  if (out->dtype == CN_DTYPE_F64)
-    {
-      const double *a = in[0]->data;
-      double *o = out->data;
-      for (int64_t j = 0; j < n; j++)
-        o[j] = -a[j];
-    }
-  else
-    {
-      const float *a = in[0]->data;
-      float *o = out->data;
-      for (int64_t j = 0; j < n; j++)
-        o[j] = -a[j];
-    }
-  return CN_OK;
-}
-
-static cn_status
-neg_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
-{
-  if (word_view (nv))
-    return word_ibp ("neg", W_NEG, nv, in, out, err);
-  cn_status st = cn__boxes_ok ("neg", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  for (int64_t j = 0; j < out->n; j++)
-    {
-      double l = -in[0]->hi[j], h = -in[0]->lo[j];
-      /* now [l, h] = -[lo, hi] exactly */
-      out->lo[j] = l;
-      out->hi[j] = h;
-    }
-  return CN_OK;
-}
-
-static cn_status
-neg_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
-{
-  if (word_view (nv))
-    return word_mpfi ("neg", W_NEG, nv, in, out, err);
-  cn_status st = cn__mpfi_ok ("neg", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  for (int64_t j = 0; j < out->n; j++)
-    mpfi_neg (out->v[j], in[0]->v[j]);
-  return CN_OK;
-}
-
-static cn_status
-neg_crown (const cn_crown_step *st, cn_error *err)
-{
-  static const double sg[1] = { -1 };
-  if (word_view (st->nv))
-    return word_crown (st, err);
-  return linear_crown (st, sg, err);
-}
-
-static const cn_port_kind element1[1] = { CN_PORT_ELEMENT };
-static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
-
-/* The out_sort hooks of add, sub, mul and neg: arith_out_sort under the operator's name. */
-#define ARITH_OUT_SORT(lname)                                                                          \
-  static cn_status lname##_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out,       \
-                                     cn_error *err)                                                    \
-  { (void) rule;                                                                                                    \
-    (void) p;                                                                                          \
-    return arith_out_sort (#lname, n_in, in, out, err);                                                \
-  }
-ARITH_OUT_SORT (add)
-ARITH_OUT_SORT (sub)
-ARITH_OUT_SORT (mul)
-ARITH_OUT_SORT (neg)
-
-/* div: as the others, and a true division of words is refused (the seed: no rule). */
-static cn_status
-div_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
-{
-  (void) rule;
-  const cn_params_div *d = p;
-  if (d == NULL)
-    return cn_error_set (err, CN_EINVAL, "div: missing attributes");
-  cn_status st = arith_out_sort ("div", n_in, in, out, err);
-  if (st == CN_OK && !cn_dtype_is_float (*out) && d->rounding == CN_DIV_TRUE)
-    return cn_error_set (err, CN_EINVAL, "div: true division (rounding none) of %s words has no rule; use the "
-                         "rounding trunc or floor, or cast to the model's scalar", cn_dtype_name (*out));
-  return st;
-}
-
-const struct cn_op_rule cn__rule_ADD = { .op = CN_OP_ADD,
-  .sorts = "f64, f32, words",
-  .n_in = 2, .in_kind = element2, .out_sort = add_out_sort, .params_size = 0, .check = add_check,
-  .forward = add_forward,
-  .pullback = add_pullback, .jvp = add_jvp, .ibp = add_ibp, .ibp_mpfi = add_mpfi, .crown = add_crown,
-};
-
-const struct cn_op_rule cn__rule_SUB = { .op = CN_OP_SUB,
-  .sorts = "f64, f32, words",
-  .n_in = 2, .in_kind = element2, .out_sort = sub_out_sort, .params_size = 0, .check = sub_check,
-  .forward = sub_forward,
-  .pullback = sub_pullback, .jvp = sub_jvp, .ibp = sub_ibp, .ibp_mpfi = sub_mpfi, .crown = sub_crown,
-};
-
-const struct cn_op_rule cn__rule_MUL = { .op = CN_OP_MUL,
-  .sorts = "f64, f32, words",
-  .n_in = 2, .in_kind = element2, .out_sort = mul_out_sort, .params_size = 0, .check = mul_check,
-  .forward = mul_forward,
-  .pullback = mul_pullback, .jvp = mul_jvp, .ibp = mul_ibp, .ibp_mpfi = mul_mpfi, .crown = mul_crown,
-};
-
-const struct cn_op_rule cn__rule_DIV = { .op = CN_OP_DIV,
-  .sorts = "f64, f32, words",
-  .n_in = 2, .in_kind = element2, .out_sort = div_out_sort, .params_size = sizeof (cn_params_div),
-  .check = div_check, .forward = div_forward,
-  .pullback = div_pullback, .jvp = div_jvp, .ibp = div_ibp, .ibp_mpfi = div_mpfi, .crown = div_crown,
-};
-
-const struct cn_op_rule cn__rule_NEG = { .op = CN_OP_NEG,
-  .sorts = "f64, f32, words",
-  .n_in = 1, .in_kind = element1, .out_sort = neg_out_sort, .params_size = 0, .check = neg_check,
-  .forward = neg_forward,
-  .pullback = neg_pullback, .jvp = neg_jvp, .ibp = neg_ibp, .ibp_mpfi = neg_mpfi, .crown = neg_crown,
-};
-
-/* ==== the rest of the family: abs ... smoothAbs (see the second part of the header) ======== */
 
 /* ---- scalar forwards, in double and in float ------------------------------------------ */
 
@@ -2377,78 +762,32 @@ k_smooth_abs (mpfi_ptr o, mpfi_srcptr *x, const void *p, struct ik_scratch *s)
   return IK_OK;
 }
 
-/* ---- the table ------------------------------------------------------------------------ */
+/* ---- the operators' data --------------------------------------------------------------- */
 
-static const cn_port_kind frozen2[2] = { CN_PORT_FROZEN, CN_PORT_FROZEN };
-
-struct ew_def
+/* What the shared arms read of one operator (its rule's impl): the forward in double and in float
+ * (X holds the entry's inputs, P the attribute record), the partial derivatives D[i] at X with
+ * forward value Y (NULL: derivative 0), the interval kernel, the operation at integer words
+ * (CN__WOP_NONE: the operator takes the model's scalar only), and for the operators with an
+ * epsilon whether it must be nonnegative. */
+struct ew_impl
 {
-  cn_op op;
-  const char *name;
-  int n_in;
-  const cn_port_kind *kind;            /* NULL: all value ports */
   double (*fd) (const double *, const void *);
   float (*ff) (const float *, const void *);
-  void (*deriv) (const double *, double, const void *, double *);   /* NULL: derivative 0 */
+  void (*deriv) (const double *, double, const void *, double *);
   int (*kernel) (mpfi_ptr, mpfi_srcptr *, const void *, struct ik_scratch *);
-};
-
-static const struct ew_def ew_defs[] = {
-  { CN_OP_ABS, "abs", 1, NULL, f_abs, g_abs, d_abs, k_abs },
-  { CN_OP_SQRT, "sqrt", 1, NULL, f_sqrt, g_sqrt, d_sqrt, k_sqrt },
-  { CN_OP_RSQRT, "rsqrt", 1, NULL, f_rsqrt, g_rsqrt, d_rsqrt, k_rsqrt },
-  { CN_OP_CBRT, "cbrt", 1, NULL, f_cbrt, g_cbrt, d_cbrt, k_cbrt },
-  { CN_OP_RECIPROCAL, "reciprocal", 1, NULL, f_recip, g_recip, d_recip, k_recip },
-  { CN_OP_SQUARE, "square", 1, NULL, f_square, g_square, d_square, k_square },
-  { CN_OP_POW, "pow", 2, element2, f_pow, g_pow, d_pow, k_pow },
-  { CN_OP_SCALE, "scale", 1, NULL, f_scale, g_scale, d_scale, k_scale },
-  { CN_OP_FMOD, "fmod", 2, NULL, f_fmod, g_fmod, d_fmod, k_fmod },
-  { CN_OP_REMAINDER, "remainder", 2, element2, f_remainder, g_remainder, d_fmod, k_remainder },
-  { CN_OP_HYPOT, "hypot", 2, NULL, f_hypot, g_hypot, d_hypot, k_hypot },
-  { CN_OP_COPYSIGN, "copysign", 2, NULL, f_copysign, g_copysign, d_copysign, k_copysign },
-  { CN_OP_NEXTAFTER, "nextafter", 2, frozen2, f_nextafter, g_nextafter, NULL, k_nextafter },
-  { CN_OP_LERP, "lerp", 3, NULL, f_lerp, g_lerp, d_lerp, k_lerp },
-  { CN_OP_ADDCMUL, "addcmul", 3, NULL, f_addcmul, g_addcmul, d_addcmul, k_addcmul },
-  { CN_OP_ADDCDIV, "addcdiv", 3, NULL, f_addcdiv, g_addcdiv, d_addcdiv, k_addcdiv },
-  { CN_OP_NAN_TO_NUM, "nanToNum", 1, NULL, f_nan_to_num, g_nan_to_num, d_nan_to_num, k_nan_to_num },
-  { CN_OP_FULL_LIKE, "fullLike", 1, NULL, f_full_like, g_full_like, NULL, k_full_like },
-  { CN_OP_SAFE_DIV, "safeDiv", 2, NULL, f_safe_div, g_safe_div, d_safe_div, k_safe_div },
-  { CN_OP_SAFE_INV, "safeInv", 1, NULL, f_safe_inv, g_safe_inv, d_safe_inv, k_safe_inv },
-  { CN_OP_SAFE_LOG, "safeLog", 1, NULL, f_safe_log, g_safe_log, d_safe_log, k_safe_log },
-  { CN_OP_SMOOTH_ABS, "smoothAbs", 1, NULL, f_smooth_abs, g_smooth_abs, d_smooth_abs, k_smooth_abs },
+  enum cn__wop word;
+  int eps_nonneg;
 };
 
 #define EW_MAX_IN 3
 
-CN__DEF_LOOKUP (struct ew_def, ew_defs, ew_def_of, ew_no_def, "an operator of the elementwise table")
-
-/* Whether port I takes a gradient when it holds the model's scalar (the arms below see floats
- * only: a word node never receives a cotangent). */
+/* Whether port I of the node's rule takes a gradient when it holds the model's scalar (the arms
+ * below see floats only: a word node never receives a cotangent). */
 static int
-ew_is_value (const struct ew_def *d, int i)
+ew_is_value (const cn_node_view *nv, int i)
 {
-  return d->kind == NULL || d->kind[i] == CN_PORT_VALUE || d->kind[i] == CN_PORT_ELEMENT;
-}
-
-/* The word operation of the table's operators that compute on integer words (pow, remainder);
- * 0 for the others. */
-static int
-ew_word_op (const struct ew_def *d, enum wop *w)
-{
-  if (d->op == CN_OP_POW)
-    *w = W_POW;
-  else if (d->op == CN_OP_REMAINDER)
-    *w = W_REM;
-  else
-    return 0;
-  return 1;
-}
-
-static cn_status
-ew_no_words (const struct ew_def *d, const cn_node_view *nv, cn_error *err)
-{
-  return cn_error_set (err, CN_EINVAL, "%s: takes the model's scalar, not integer words (node '%s')", d->name,
-                       cn__node_name (nv));
+  cn_port_kind k = cn__port_kind (nv->rule, i);
+  return k == CN_PORT_VALUE || k == CN_PORT_ELEMENT;
 }
 
 /* ---- the shared arms ------------------------------------------------------------------ */
@@ -2456,22 +795,18 @@ ew_no_words (const struct ew_def *d, const cn_node_view *nv, cn_error *err)
 static cn_status
 ew_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  const struct ew_def *d = ew_def_of (nv->op);
-  if (d == NULL || nv->n_in != d->n_in)
-    return ew_no_def (nv, err);
-  enum wop w;
+  const struct ew_impl *d = nv->rule->impl;
+  CN__ASSERTD (nv->n_in == nv->rule->n_in && nv->n_in <= EW_MAX_IN);
   if (!cn_dtype_is_float (out->dtype))
-    return ew_word_op (d, &w) ? word_forward (d->name, w, nv, in, out, err) : ew_no_words (d, nv, err);
-  cn_status st = cn__tensors_ok (d->name, nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+    return cn__word_forward (d->word, nv, in, out, err);   /* value ports refuse words elsewhere */
+  CN__ASSERTD (cn__tensors_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   if (out->dtype == CN_DTYPE_F64)
     {
       double *y = out->data, a[EW_MAX_IN];
       for (int64_t j = 0; j < n; j++)
         {
-          for (int i = 0; i < d->n_in; i++)
+          for (int i = 0; i < nv->n_in; i++)
             a[i] = ((const double *) in[i]->data)[j];
           y[j] = d->fd (a, nv->params);
         }
@@ -2481,7 +816,7 @@ ew_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, 
       float *y = out->data, a[EW_MAX_IN];
       for (int64_t j = 0; j < n; j++)
         {
-          for (int i = 0; i < d->n_in; i++)
+          for (int i = 0; i < nv->n_in; i++)
             a[i] = ((const float *) in[i]->data)[j];
           y[j] = d->ff (a, nv->params);
         }
@@ -2493,22 +828,21 @@ static cn_status
 ew_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
              double *const *g_in, cn_error *err)
 {
-  const struct ew_def *d = ew_def_of (nv->op);
-  if (d == NULL || nv->n_in != d->n_in)
-    return ew_no_def (nv, err);
-  cn_status st = cn__diff_ok (d->name, "pullback", nv, in, out, err);
-  if (st != CN_OK || d->deriv == NULL)
-    return st;                          /* derivative 0: nothing to add */
+  (void) err;
+  const struct ew_impl *d = nv->rule->impl;
+  CN__ASSERTD (nv->n_in == nv->rule->n_in && nv->n_in <= EW_MAX_IN && cn__diff_match (nv, in, out));
+  if (d->deriv == NULL)
+    return CN_OK;                       /* derivative 0: nothing to add */
   int64_t n = cn_tensor_numel (out);
   const double *y = out->data;
   double a[EW_MAX_IN], g[EW_MAX_IN];
   for (int64_t j = 0; j < n; j++)
     {
-      for (int i = 0; i < d->n_in; i++)
+      for (int i = 0; i < nv->n_in; i++)
         a[i] = ((const double *) in[i]->data)[j];
       d->deriv (a, y[j], nv->params, g);
-      for (int i = 0; i < d->n_in; i++)
-        if (g_in[i] != NULL && ew_is_value (d, i))
+      for (int i = 0; i < nv->n_in; i++)
+        if (g_in[i] != NULL && ew_is_value (nv, i))
           g_in[i][j] += g_out[j] * g[i];
     }
   return CN_OK;
@@ -2518,12 +852,9 @@ static cn_status
 ew_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
         double *t_out, cn_error *err)
 {
-  const struct ew_def *d = ew_def_of (nv->op);
-  if (d == NULL || nv->n_in != d->n_in)
-    return ew_no_def (nv, err);
-  cn_status st = cn__diff_ok (d->name, "jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  const struct ew_impl *d = nv->rule->impl;
+  CN__ASSERTD (nv->n_in == nv->rule->n_in && nv->n_in <= EW_MAX_IN && cn__diff_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   const double *y = out->data;
   double a[EW_MAX_IN], g[EW_MAX_IN];
@@ -2532,11 +863,11 @@ ew_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out
       double t = 0;
       if (d->deriv != NULL)
         {
-          for (int i = 0; i < d->n_in; i++)
+          for (int i = 0; i < nv->n_in; i++)
             a[i] = ((const double *) in[i]->data)[j];
           d->deriv (a, y[j], nv->params, g);
-          for (int i = 0; i < d->n_in; i++)
-            if (t_in[i] != NULL && ew_is_value (d, i))
+          for (int i = 0; i < nv->n_in; i++)
+            if (t_in[i] != NULL && ew_is_value (nv, i))
               t += g[i] * t_in[i][j];
         }
       t_out[j] = t;
@@ -2564,7 +895,7 @@ ik_scratch_clear (struct ik_scratch *s)
  * indeterminate form of infinite ends, inf - inf or 0 inf) becomes [-inf, +inf]: every real
  * point's value lies there. */
 static int
-ew_entry (const struct ew_def *d, mpfi_ptr out, mpfi_srcptr *x, const void *params, struct ik_scratch *s)
+ew_entry (const struct ew_impl *d, mpfi_ptr out, mpfi_srcptr *x, const void *params, struct ik_scratch *s)
 {
   int r = d->kernel (out, x, params, s);
   if (r == IK_OK && mpfi_nan_p (out))
@@ -2582,20 +913,18 @@ ew_entry (const struct ew_def *d, mpfi_ptr out, mpfi_srcptr *x, const void *para
 static cn_status
 ew_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  const struct ew_def *d = ew_def_of (nv->op);
-  if (d == NULL || nv->n_in != d->n_in)
-    return ew_no_def (nv, err);
-  enum wop w;
-  if (word_view (nv))
-    return ew_word_op (d, &w) ? word_ibp (d->name, w, nv, in, out, err) : ew_no_words (d, nv, err);
-  cn_status st = cn__boxes_ok (d->name, nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  const struct ew_impl *d = nv->rule->impl;
+  const char *name = cn_op_name (nv->op);
+  CN__ASSERTD (nv->n_in == nv->rule->n_in && nv->n_in <= EW_MAX_IN);
+  if (cn__word_view (nv))
+    return cn__word_ibp (d->word, nv, in, out, err);
+  CN__ASSERTD (cn__boxes_match (nv, in, out));
+  cn_status st = CN_OK;
   struct ik_scratch s;
   mpfi_t x[EW_MAX_IN], y;
   mpfi_srcptr xp[EW_MAX_IN];
   ik_scratch_init (&s, IBP_PREC);
-  for (int i = 0; i < d->n_in; i++)
+  for (int i = 0; i < nv->n_in; i++)
     {
       mpfi_init2 (x[i], IBP_PREC);
       xp[i] = x[i];
@@ -2603,12 +932,12 @@ ew_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *
   mpfi_init2 (y, IBP_PREC);
   for (int64_t j = 0; j < out->n && st == CN_OK; j++)
     {
-      for (int i = 0; i < d->n_in; i++)
+      for (int i = 0; i < nv->n_in; i++)
         {
           double l = in[i]->lo[j], u = in[i]->hi[j];
           if (isnan (l) || isnan (u))
             {
-              st = cn_error_set (err, CN_ENUMERIC, "%s: NaN end in input box %d at entry %lld (node '%s')", d->name,
+              st = cn_error_set (err, CN_ENUMERIC, "%s: NaN end in input box %d at entry %lld (node '%s')", name,
                                  i, (long long) j, cn__node_name (nv));
               break;
             }
@@ -2619,14 +948,14 @@ ew_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *
       if (ew_entry (d, y, xp, nv->params, &s) != IK_OK)
         {
           st = cn_error_set (err, CN_ENUMERIC, "%s: part of the input box at entry %lld has no real value (node '%s')",
-                             d->name, (long long) j, cn__node_name (nv));
+                             name, (long long) j, cn__node_name (nv));
           break;
         }
       out->lo[j] = mpfr_get_d (&y->left, MPFR_RNDD);
       out->hi[j] = mpfr_get_d (&y->right, MPFR_RNDU);
       /* now [lo, hi] contains f over the input boxes: y does, and the ends were rounded outward */
     }
-  for (int i = 0; i < d->n_in; i++)
+  for (int i = 0; i < nv->n_in; i++)
     mpfi_clear (x[i]);
   mpfi_clear (y);
   ik_scratch_clear (&s);
@@ -2636,26 +965,26 @@ ew_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *
 static cn_status
 ew_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  const struct ew_def *d = ew_def_of (nv->op);
-  if (d == NULL || nv->n_in != d->n_in)
-    return ew_no_def (nv, err);
-  enum wop w;
-  if (word_view (nv))
-    return ew_word_op (d, &w) ? word_mpfi (d->name, w, nv, in, out, err) : ew_no_words (d, nv, err);
-  cn_status st = cn__mpfi_ok (d->name, nv, in, out, err);
-  if (st != CN_OK || out->n == 0)
+  const struct ew_impl *d = nv->rule->impl;
+  const char *name = cn_op_name (nv->op);
+  CN__ASSERTD (nv->n_in == nv->rule->n_in && nv->n_in <= EW_MAX_IN);
+  if (cn__word_view (nv))
+    return cn__word_mpfi (d->word, nv, in, out, err);
+  CN__ASSERTD (cn__mpfi_match (nv, in, out));
+  cn_status st = CN_OK;
+  if (out->n == 0)
     return st;
   struct ik_scratch s;
   ik_scratch_init (&s, mpfi_get_prec (out->v[0]));
   mpfi_srcptr xp[EW_MAX_IN];
   for (int64_t j = 0; j < out->n; j++)
     {
-      for (int i = 0; i < d->n_in; i++)
+      for (int i = 0; i < nv->n_in; i++)
         {
           xp[i] = in[i]->v[j];
           if (mpfi_nan_p (xp[i]))
             {
-              st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in input enclosure %d at entry %lld (node '%s')", d->name,
+              st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in input enclosure %d at entry %lld (node '%s')", name,
                                  i, (long long) j, cn__node_name (nv));
               goto done;
             }
@@ -2663,7 +992,7 @@ ew_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out,
       if (ew_entry (d, out->v[j], xp, nv->params, &s) != IK_OK)
         {
           st = cn_error_set (err, CN_ENUMERIC, "%s: part of the input enclosure at entry %lld has no real value (node '%s')",
-                             d->name, (long long) j, cn__node_name (nv));
+                             name, (long long) j, cn__node_name (nv));
           goto done;
         }
     }
@@ -2700,28 +1029,15 @@ check_nary (const char *op, int k, int n_in, const cn_shape *const *in, cn_shape
   return CN_OK;
 }
 
-#define EW_NO_PARAMS(lname, k)                                                                         \
-  static cn_status lname##_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,   \
-                                  cn_error *err)                                                       \
-  { (void) rule;                                                                                                    \
-    (void) p;                                                                                          \
-    return check_nary (#lname, k, n_in, in, out, err);                                                 \
-  }
-
-EW_NO_PARAMS (abs, 1)
-EW_NO_PARAMS (rsqrt, 1)
-EW_NO_PARAMS (cbrt, 1)
-EW_NO_PARAMS (reciprocal, 1)
-EW_NO_PARAMS (square, 1)
-EW_NO_PARAMS (pow, 2)
-EW_NO_PARAMS (fmod, 2)
-EW_NO_PARAMS (remainder, 2)
-EW_NO_PARAMS (hypot, 2)
-EW_NO_PARAMS (copysign, 2)
-EW_NO_PARAMS (nextafter, 2)
-EW_NO_PARAMS (lerp, 3)
-EW_NO_PARAMS (nanToNum, 1)
-EW_NO_PARAMS (fullLike, 1)
+/* The check arm of an operator without attributes to check: the rule's number of inputs, of one
+ * shape. */
+static cn_status
+ew_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+          cn_error *err)
+{
+  (void) p;
+  return check_nary (cn_op_name (rule->op), rule->n_in, n_in, in, out, err);
+}
 
 static cn_status
 sqrt_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
@@ -2747,9 +1063,12 @@ scale_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_sh
   return cn__check_unary ("scale", n_in, in, out, err);
 }
 
+/* addcmul, addcdiv: a finite value. */
 static cn_status
-addc_check (const char *op, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+addc_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+            cn_error *err)
 {
+  const char *op = cn_op_name (rule->op);
   const cn_params_addc *a = p;
   if (a == NULL)
     return cn_error_set (err, CN_EINVAL, "%s: missing attributes", op);
@@ -2758,95 +1077,88 @@ addc_check (const char *op, const void *p, int n_in, const cn_shape *const *in, 
   return check_nary (op, 3, n_in, in, out, err);
 }
 
+/* safeDiv, safeInv, safeLog, smoothAbs: a finite epsilon, nonnegative where the impl says so. */
 static cn_status
-addcmul_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  return addc_check ("addcmul", p, n_in, in, out, err);
-}
-
-static cn_status
-addcdiv_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  return addc_check ("addcdiv", p, n_in, in, out, err);
-}
-
-static cn_status
-eps_check (const char *op, int k, int nonneg, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+eps_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
            cn_error *err)
 {
+  const char *op = cn_op_name (rule->op);
+  int nonneg = ((const struct ew_impl *) rule->impl)->eps_nonneg;
   const cn_params_epsilon *a = p;
   if (a == NULL)
     return cn_error_set (err, CN_EINVAL, "%s: missing attributes", op);
   if (!isfinite (a->eps) || (nonneg && a->eps < 0))
     return cn_error_set (err, CN_EINVAL, "%s: epsilon %g is not a finite%s number", op, a->eps,
                          nonneg ? " nonnegative" : "");
-  return check_nary (op, k, n_in, in, out, err);
+  return check_nary (op, rule->n_in, n_in, in, out, err);
 }
 
-static cn_status
-safeDiv_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  return eps_check ("safeDiv", 2, 0, p, n_in, in, out, err);
-}
+/* ---- the rules ---------------------------------------------------------------------------- */
 
-static cn_status
-safeInv_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  return eps_check ("safeInv", 1, 0, p, n_in, in, out, err);
-}
+static const struct ew_impl abs_impl = { f_abs, g_abs, d_abs, k_abs, CN__WOP_NONE, 0 };
+static const struct ew_impl sqrt_impl = { f_sqrt, g_sqrt, d_sqrt, k_sqrt, CN__WOP_NONE, 0 };
+static const struct ew_impl rsqrt_impl = { f_rsqrt, g_rsqrt, d_rsqrt, k_rsqrt, CN__WOP_NONE, 0 };
+static const struct ew_impl cbrt_impl = { f_cbrt, g_cbrt, d_cbrt, k_cbrt, CN__WOP_NONE, 0 };
+static const struct ew_impl reciprocal_impl = { f_recip, g_recip, d_recip, k_recip, CN__WOP_NONE, 0 };
+static const struct ew_impl square_impl = { f_square, g_square, d_square, k_square, CN__WOP_NONE, 0 };
+static const struct ew_impl pow_impl = { f_pow, g_pow, d_pow, k_pow, CN__WOP_POW, 0 };
+static const struct ew_impl scale_impl = { f_scale, g_scale, d_scale, k_scale, CN__WOP_NONE, 0 };
+static const struct ew_impl fmod_impl = { f_fmod, g_fmod, d_fmod, k_fmod, CN__WOP_NONE, 0 };
+static const struct ew_impl remainder_impl = { f_remainder, g_remainder, d_fmod, k_remainder, CN__WOP_REM, 0 };
+static const struct ew_impl hypot_impl = { f_hypot, g_hypot, d_hypot, k_hypot, CN__WOP_NONE, 0 };
+static const struct ew_impl copysign_impl = { f_copysign, g_copysign, d_copysign, k_copysign, CN__WOP_NONE, 0 };
+static const struct ew_impl nextafter_impl = { f_nextafter, g_nextafter, NULL, k_nextafter, CN__WOP_NONE, 0 };
+static const struct ew_impl lerp_impl = { f_lerp, g_lerp, d_lerp, k_lerp, CN__WOP_NONE, 0 };
+static const struct ew_impl addcmul_impl = { f_addcmul, g_addcmul, d_addcmul, k_addcmul, CN__WOP_NONE, 0 };
+static const struct ew_impl addcdiv_impl = { f_addcdiv, g_addcdiv, d_addcdiv, k_addcdiv, CN__WOP_NONE, 0 };
+static const struct ew_impl nan_to_num_impl = { f_nan_to_num, g_nan_to_num, d_nan_to_num, k_nan_to_num,
+                                                CN__WOP_NONE, 0 };
+static const struct ew_impl full_like_impl = { f_full_like, g_full_like, NULL, k_full_like, CN__WOP_NONE, 0 };
+static const struct ew_impl safe_div_impl = { f_safe_div, g_safe_div, d_safe_div, k_safe_div, CN__WOP_NONE, 0 };
+static const struct ew_impl safe_inv_impl = { f_safe_inv, g_safe_inv, d_safe_inv, k_safe_inv, CN__WOP_NONE, 0 };
+static const struct ew_impl safe_log_impl = { f_safe_log, g_safe_log, d_safe_log, k_safe_log, CN__WOP_NONE, 1 };
+static const struct ew_impl smooth_abs_impl = { f_smooth_abs, g_smooth_abs, d_smooth_abs, k_smooth_abs,
+                                                CN__WOP_NONE, 1 };
 
-static cn_status
-safeLog_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  return eps_check ("safeLog", 1, 1, p, n_in, in, out, err);
-}
+static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
+static const cn_port_kind frozen2[2] = { CN_PORT_FROZEN, CN_PORT_FROZEN };
 
-static cn_status
-smoothAbs_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  return eps_check ("smoothAbs", 1, 1, p, n_in, in, out, err);
-}
-
-#define EW_RULE(ID, lname, k, kinds, psize)                                                             \
-  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                            \
-    .n_in = k, .in_kind = kinds, .params_size = psize, .check = lname##_check, .forward = ew_forward,    \
-    .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp, .ibp_mpfi = ew_mpfi,                         \
-  };
+/* The rule of the operator ID whose data is IMPL: K inputs at the ports KINDS (NULL: value
+ * ports), an attribute record of PSIZE bytes checked by CHECK, the shared arms. */
+#define EW_RULE(ID, IMPL, K, KINDS, PSIZE, CHECK)                                                      \
+  const struct cn_op_rule cn__rule_##ID = {                                                            \
+    .op = CN_OP_##ID, .impl = &IMPL, .n_in = K, .in_kind = KINDS, .params_size = PSIZE,                \
+    .check = CHECK, .forward = ew_forward, .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp,      \
+    .ibp_mpfi = ew_mpfi,                                                                               \
+  }
 
 /* pow and remainder: two element ports (the model's scalar, or one integer sort). */
-#define EW_ELEMENT_RULE(ID, lname)                                                                     \
-  ARITH_OUT_SORT (lname)                                                                               \
-  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                            \
-    .n_in = 2, .in_kind = element2, .out_sort = lname##_out_sort, .check = lname##_check,              \
-    .sorts = "f64, f32, words",                                                                        \
+#define EW_ELEMENT_RULE(ID, IMPL)                                                                      \
+  const struct cn_op_rule cn__rule_##ID = {                                                            \
+    .op = CN_OP_##ID, .impl = &IMPL, .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort,   \
+    .check = ew_check, .sorts = "f64, f32, words",                                                     \
     .forward = ew_forward, .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp, .ibp_mpfi = ew_mpfi,  \
-  };
+  }
 
-EW_RULE (ABS, abs, 1, NULL, 0)
-EW_RULE (SQRT, sqrt, 1, NULL, sizeof (cn_params_sqrt))
-EW_RULE (RSQRT, rsqrt, 1, NULL, 0)
-EW_RULE (CBRT, cbrt, 1, NULL, 0)
-EW_RULE (RECIPROCAL, reciprocal, 1, NULL, 0)
-EW_RULE (SQUARE, square, 1, NULL, 0)
-EW_ELEMENT_RULE (POW, pow)
-EW_RULE (SCALE, scale, 1, NULL, sizeof (cn_params_scale))
-EW_RULE (FMOD, fmod, 2, NULL, 0)
-EW_ELEMENT_RULE (REMAINDER, remainder)
-EW_RULE (HYPOT, hypot, 2, NULL, 0)
-EW_RULE (COPYSIGN, copysign, 2, NULL, 0)
-EW_RULE (NEXTAFTER, nextafter, 2, frozen2, 0)
-EW_RULE (LERP, lerp, 3, NULL, 0)
-EW_RULE (ADDCMUL, addcmul, 3, NULL, sizeof (cn_params_addc))
-EW_RULE (ADDCDIV, addcdiv, 3, NULL, sizeof (cn_params_addc))
-EW_RULE (NAN_TO_NUM, nanToNum, 1, NULL, sizeof (cn_params_nan_to_num))
-EW_RULE (FULL_LIKE, fullLike, 1, NULL, sizeof (cn_params_full_like))
-EW_RULE (SAFE_DIV, safeDiv, 2, NULL, sizeof (cn_params_epsilon))
-EW_RULE (SAFE_INV, safeInv, 1, NULL, sizeof (cn_params_epsilon))
-EW_RULE (SAFE_LOG, safeLog, 1, NULL, sizeof (cn_params_epsilon))
-EW_RULE (SMOOTH_ABS, smoothAbs, 1, NULL, sizeof (cn_params_epsilon))
+EW_RULE (ABS, abs_impl, 1, NULL, 0, ew_check);
+EW_RULE (SQRT, sqrt_impl, 1, NULL, sizeof (cn_params_sqrt), sqrt_check);
+EW_RULE (RSQRT, rsqrt_impl, 1, NULL, 0, ew_check);
+EW_RULE (CBRT, cbrt_impl, 1, NULL, 0, ew_check);
+EW_RULE (RECIPROCAL, reciprocal_impl, 1, NULL, 0, ew_check);
+EW_RULE (SQUARE, square_impl, 1, NULL, 0, ew_check);
+EW_ELEMENT_RULE (POW, pow_impl);
+EW_RULE (SCALE, scale_impl, 1, NULL, sizeof (cn_params_scale), scale_check);
+EW_RULE (FMOD, fmod_impl, 2, NULL, 0, ew_check);
+EW_ELEMENT_RULE (REMAINDER, remainder_impl);
+EW_RULE (HYPOT, hypot_impl, 2, NULL, 0, ew_check);
+EW_RULE (COPYSIGN, copysign_impl, 2, NULL, 0, ew_check);
+EW_RULE (NEXTAFTER, nextafter_impl, 2, frozen2, 0, ew_check);
+EW_RULE (LERP, lerp_impl, 3, NULL, 0, ew_check);
+EW_RULE (ADDCMUL, addcmul_impl, 3, NULL, sizeof (cn_params_addc), addc_check);
+EW_RULE (ADDCDIV, addcdiv_impl, 3, NULL, sizeof (cn_params_addc), addc_check);
+EW_RULE (NAN_TO_NUM, nan_to_num_impl, 1, NULL, sizeof (cn_params_nan_to_num), ew_check);
+EW_RULE (FULL_LIKE, full_like_impl, 1, NULL, sizeof (cn_params_full_like), ew_check);
+EW_RULE (SAFE_DIV, safe_div_impl, 2, NULL, sizeof (cn_params_epsilon), eps_check);
+EW_RULE (SAFE_INV, safe_inv_impl, 1, NULL, sizeof (cn_params_epsilon), eps_check);
+EW_RULE (SAFE_LOG, safe_log_impl, 1, NULL, sizeof (cn_params_epsilon), eps_check);
+EW_RULE (SMOOTH_ABS, smooth_abs_impl, 1, NULL, sizeof (cn_params_epsilon), eps_check);

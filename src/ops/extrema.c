@@ -89,20 +89,19 @@
 
 /* ---- max, min, fmax, fmin ----------------------------------------------------------------- */
 
-enum kind { MAX, MIN, FMAX, FMIN };
-
-struct ext_def
+/* What the shared arms read of one binary extremum (its rule's impl): whether it selects the
+ * smaller operand (min, fmin) or the larger (max, fmax), and whether a NaN operand facing a
+ * number is ignored (C99's fmax and fmin) or propagated (the IEEE 754-2019 maximum and minimum). */
+struct ext_impl
 {
-  cn_op op;
-  const char *name;
-  enum kind kind;
+  int min;
+  int nan_skip;
 };
 
-static const struct ext_def defs[] = {
-  { CN_OP_MAX, "max", MAX }, { CN_OP_MIN, "min", MIN }, { CN_OP_FMAX, "fmax", FMAX }, { CN_OP_FMIN, "fmin", FMIN },
-};
-
-CN__DEF_LOOKUP (struct ext_def, defs, def_of, no_def, "a binary extremum")
+static const struct ext_impl max_impl = { .min = 0, .nan_skip = 0 };
+static const struct ext_impl min_impl = { .min = 1, .nan_skip = 0 };
+static const struct ext_impl fmax_impl = { .min = 0, .nan_skip = 1 };
+static const struct ext_impl fmin_impl = { .min = 1, .nan_skip = 1 };
 
 /* The IEEE 754-2019 maximum and minimum (NaN propagated, +0 > -0), in double and float. */
 static inline double
@@ -146,42 +145,34 @@ min_f (float a, float b)
 }
 
 static inline double
-ext_d (enum kind k, double a, double b)
+ext_d (const struct ext_impl *d, double a, double b)
 {
-  switch (k)
-    {
-    case MAX: return max_d (a, b);
-    case MIN: return min_d (a, b);
-    case FMAX: return fmax (a, b);
-    default: return fmin (a, b);
-    }
+  if (d->nan_skip)
+    return d->min ? fmin (a, b) : fmax (a, b);
+  return d->min ? min_d (a, b) : max_d (a, b);
 }
 
 static inline float
-ext_f (enum kind k, float a, float b)
+ext_f (const struct ext_impl *d, float a, float b)
 {
-  switch (k)
-    {
-    case MAX: return max_f (a, b);
-    case MIN: return min_f (a, b);
-    case FMAX: return fmaxf (a, b);
-    default: return fminf (a, b);
-    }
+  if (d->nan_skip)
+    return d->min ? fminf (a, b) : fmaxf (a, b);
+  return d->min ? min_f (a, b) : max_f (a, b);
 }
 
 /* The weights of the derivative at (a, b): dv = *WA da + *WB db (see the header). */
 static inline void
-ext_weights (enum kind k, double a, double b, double *wa, double *wb)
+ext_weights (const struct ext_impl *d, double a, double b, double *wa, double *wb)
 {
   int na = isnan (a), nb = isnan (b);
-  if ((k == FMAX || k == FMIN) && na != nb)
+  if (d->nan_skip && na != nb)
     {
       /* fmax/fmin return the number facing a NaN */
       *wa = nb;
       *wb = na;
       return;
     }
-  int amax = k == MAX || k == FMAX;
+  int amax = !d->min;
   if (!na && !nb && a != b)
     {
       int a_sel = amax ? a > b : a < b;
@@ -190,15 +181,6 @@ ext_weights (enum kind k, double a, double b, double *wa, double *wb)
       return;
     }
   *wa = *wb = 0.5;                     /* a tie, or a NaN operand of max/min (two of fmax/fmin) */
-}
-
-static cn_status
-ext_check_shapes (const char *op, const cn_node_view *nv, int64_t n_out, int64_t n0, int64_t n1, cn_error *err)
-{
-  int64_t n = cn__numel (nv->out_shape);
-  if (n_out != n || n0 != n || n1 != n)
-    return cn_error_set (err, CN_EINVAL, "%s: arguments do not match the node (node '%s')", op, cn__node_name (nv));
-  return CN_OK;
 }
 
 /* The order of entry J of the Boolean or integer tensors A and B (one sort): negative, zero or
@@ -235,87 +217,65 @@ word_cmp (const cn_tensor *a, const cn_tensor *b, int64_t j)
 
 /* max and min of Booleans or integer words (fmax and fmin take the model's scalar only): the
  * larger (smaller) operand in the sort's order, copied; ties give either, the same word. */
-static cn_status
-ext_forward_words (const struct ext_def *d, const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
-                   cn_error *err)
+static void
+ext_forward_words (const struct ext_impl *d, const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out)
 {
-  if ((d->kind != MAX && d->kind != MIN) || (unsigned) out->dtype >= CN_DTYPE_COUNT || in[0]->dtype != out->dtype
-      || in[1]->dtype != out->dtype)
-    return cn_error_set (err, CN_EINVAL, "%s: tensors of different sorts (node '%s')", d->name, cn__node_name (nv));
-  cn_status st = ext_check_shapes (d->name, nv, cn_tensor_numel (out), cn_tensor_numel (in[0]),
-                                   cn_tensor_numel (in[1]), err);
-  if (st != CN_OK)
-    return st;
-  int64_t n = cn_tensor_numel (out);
+  int64_t n = cn__numel (nv->out_shape);
+  /* the builder gave max and min (element ports) one sort at both inputs and the output */
+  CN__ASSERTD (!d->nan_skip && (unsigned) out->dtype < CN_DTYPE_COUNT && in[0]->dtype == out->dtype
+               && in[1]->dtype == out->dtype);
+  CN__ASSERTD (cn_tensor_numel (out) == n && cn_tensor_numel (in[0]) == n && cn_tensor_numel (in[1]) == n);
   size_t sz = cn_dtype_size (out->dtype);
   for (int64_t j = 0; j < n; j++)
     {
       int c = word_cmp (in[0], in[1], j);
-      const cn_tensor *pick = (d->kind == MAX ? c >= 0 : c <= 0) ? in[0] : in[1];
+      const cn_tensor *pick = (!d->min ? c >= 0 : c <= 0) ? in[0] : in[1];
       memcpy ((char *) out->data + (size_t) j * sz, (const char *) pick->data + (size_t) j * sz, sz);
     }
-  return CN_OK;
 }
 
 static cn_status
 ext_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  const struct ext_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
+  (void) err;
+  const struct ext_impl *d = nv->rule->impl;
   if (!cn_dtype_is_float (out->dtype))
-    return ext_forward_words (d, nv, in, out, err);
-  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype || in[1]->dtype != out->dtype)
-    return cn_error_set (err, CN_EINVAL, "%s: tensors of different sorts (node '%s')", d->name, cn__node_name (nv));
-  cn_status st = ext_check_shapes (d->name, nv, cn_tensor_numel (out), cn_tensor_numel (in[0]),
-                                   cn_tensor_numel (in[1]), err);
-  if (st != CN_OK)
-    return st;
+    {
+      ext_forward_words (d, nv, in, out);
+      return CN_OK;
+    }
+  CN__ASSERTD (cn__tensors_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   if (out->dtype == CN_DTYPE_F64)
     {
       const double *a = in[0]->data, *b = in[1]->data;
       double *v = out->data;
       for (int64_t j = 0; j < n; j++)
-        v[j] = ext_d (d->kind, a[j], b[j]);
+        v[j] = ext_d (d, a[j], b[j]);
     }
   else
     {
       const float *a = in[0]->data, *b = in[1]->data;
       float *v = out->data;
       for (int64_t j = 0; j < n; j++)
-        v[j] = ext_f (d->kind, a[j], b[j]);
+        v[j] = ext_f (d, a[j], b[j]);
     }
   return CN_OK;
-}
-
-static cn_status
-ext_diff_ok (const struct ext_def *d, const char *mode, const cn_node_view *nv, const cn_tensor *const *in,
-             const cn_tensor *out, cn_error *err)
-{
-  if (in[0]->dtype != CN_DTYPE_F64 || in[1]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
-    return cn_error_set (err, CN_EINVAL, "%s: %s tensors are not binary64 (node '%s')", d->name, mode,
-                         cn__node_name (nv));
-  return ext_check_shapes (d->name, nv, cn_tensor_numel (out), cn_tensor_numel (in[0]), cn_tensor_numel (in[1]),
-                           err);
 }
 
 static cn_status
 ext_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
               double *const *g_in, cn_error *err)
 {
-  const struct ext_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
-  cn_status st = ext_diff_ok (d, "pullback", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  const struct ext_impl *d = nv->rule->impl;
+  CN__ASSERTD (cn__diff_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   const double *a = in[0]->data, *b = in[1]->data;
   for (int64_t j = 0; j < n; j++)
     {
       double wa, wb;
-      ext_weights (d->kind, a[j], b[j], &wa, &wb);
+      ext_weights (d, a[j], b[j], &wa, &wb);
       if (g_in[0] != NULL && wa != 0)
         g_in[0][j] += wa * g_out[j];
       if (g_in[1] != NULL && wb != 0)
@@ -329,18 +289,15 @@ static cn_status
 ext_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
          double *t_out, cn_error *err)
 {
-  const struct ext_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
-  cn_status st = ext_diff_ok (d, "jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  const struct ext_impl *d = nv->rule->impl;
+  CN__ASSERTD (cn__diff_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   const double *a = in[0]->data, *b = in[1]->data;
   for (int64_t j = 0; j < n; j++)
     {
       double wa, wb, t = 0;
-      ext_weights (d->kind, a[j], b[j], &wa, &wb);
+      ext_weights (d, a[j], b[j], &wa, &wb);
       if (t_in[0] != NULL && wa != 0)
         t += wa * t_in[0][j];
       if (t_in[1] != NULL && wb != 0)
@@ -353,19 +310,15 @@ ext_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *ou
 static cn_status
 ext_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  const struct ext_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
-  cn_status st = ext_check_shapes (d->name, nv, out->n, in[0]->n, in[1]->n, err);
-  if (st != CN_OK)
-    return st;
-  int amax = d->kind == MAX || d->kind == FMAX;
+  const struct ext_impl *d = nv->rule->impl;
+  CN__ASSERTD (cn__boxes_match (nv, in, out));
+  int amax = !d->min;
   for (int64_t j = 0; j < out->n; j++)
     {
       double la = in[0]->lo[j], ua = in[0]->hi[j], lb = in[1]->lo[j], ub = in[1]->hi[j];
       if (isnan (la) || isnan (ua) || isnan (lb) || isnan (ub))
-        return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in an input box at entry %lld (node '%s')", d->name,
-                             (long long) j, cn__node_name (nv));
+        return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in an input box at entry %lld (node '%s')",
+                             cn_op_name (nv->op), (long long) j, cn__node_name (nv));
       out->lo[j] = amax ? fmax (la, lb) : fmin (la, lb);
       out->hi[j] = amax ? fmax (ua, ub) : fmin (ua, ub);
       /* now [lo, hi] is the exact hull of f over the box (f nondecreasing in both operands) */
@@ -376,24 +329,23 @@ ext_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error 
 static cn_status
 ext_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  const struct ext_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
-  cn_status st = ext_check_shapes (d->name, nv, out->n, in[0]->n, in[1]->n, err);
-  if (st != CN_OK || out->n == 0)
+  const struct ext_impl *d = nv->rule->impl;
+  CN__ASSERTD (cn__mpfi_match (nv, in, out));
+  cn_status st = CN_OK;
+  if (out->n == 0)
     return st;
   mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
   mpfr_t l, r;
   mpfr_init2 (l, prec);
   mpfr_init2 (r, prec);
-  int amax = d->kind == MAX || d->kind == FMAX;
+  int amax = !d->min;
   for (int64_t j = 0; j < out->n; j++)
     {
       mpfi_srcptr a = in[0]->v[j], b = in[1]->v[j];
       if (mpfi_nan_p (a) || mpfi_nan_p (b))
         {
-          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in an input enclosure at entry %lld (node '%s')", d->name,
-                             (long long) j, cn__node_name (nv));
+          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in an input enclosure at entry %lld (node '%s')",
+                             cn_op_name (nv->op), (long long) j, cn__node_name (nv));
           break;
         }
       if (amax)
@@ -566,25 +518,22 @@ static cn_status
 ext_crown (const cn_crown_step *st, cn_error *err)
 {
   const cn_node_view *nv = st->nv;
-  const struct ext_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
+  const struct ext_impl *d = nv->rule->impl;
+  const char *name = cn_op_name (nv->op);
   int64_t n = cn__numel (nv->out_shape);
   const cn_box *bx = st->in_box[0], *by = st->in_box[1];
-  if (bx->n != n || by->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: input boxes do not match the node (node '%s')", d->name,
-                         cn__node_name (nv));
+  CN__ASSERTD (bx->n == n && by->n == n);
   struct entry01 *e = malloc ((size_t) (n ? n : 1) * sizeof *e);
   if (e == NULL)
-    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", d->name, cn__node_name (nv));
-  int min = d->kind == MIN || d->kind == FMIN;
+    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", name, cn__node_name (nv));
+  int min = d->min;
   for (int64_t j = 0; j < n; j++)
     {
       double lx = bx->lo[j], ux = bx->hi[j], ly = by->lo[j], uy = by->hi[j];
       if (isnan (lx) || isnan (ux) || isnan (ly) || isnan (uy))
         {
           free (e);
-          return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in an input box at entry %lld (node '%s')", d->name,
+          return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in an input box at entry %lld (node '%s')", name,
                                (long long) j, cn__node_name (nv));
         }
       ext_lines (min, lx, ux, ly, uy, &e[j]);
@@ -597,11 +546,14 @@ ext_crown (const cn_crown_step *st, cn_error *err)
 }
 
 
-/* max and min: two element ports of one sort (the model's scalar, Booleans or one integer sort),
- * the output of that sort. */
+/* The out_sort hook of max and min: two element ports of one sort (the model's scalar, Booleans
+ * or one integer sort), the output of that sort. */
 static cn_status
-ext_out_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+ext_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out,
+              cn_error *err)
 {
+  (void) p;
+  const char *op = cn_op_name (rule->op);
   if (n_in != 2)
     return cn_error_set (err, CN_EINVAL, "%s: takes 2 inputs, got %d", op, n_in);
   return cn__element_sort (op, n_in, in, out, err);
@@ -609,34 +561,19 @@ ext_out_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_er
 
 static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
 
-#define EXT_RULE(ID, lname, PORTS, OUT_SORT)                                                           \
-  CN__CHECK_ARM (lname, cn__check_binary)                                                              \
-  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                            \
-    .n_in = 2, .in_kind = PORTS, .out_sort = OUT_SORT, .params_size = 0, .check = lname##_check,       \
-    .forward = ext_forward, .flags = CN_RULE_NEEDS_BOUNDS, .pullback = ext_pullback, .jvp = ext_jvp,    \
-    .ibp = ext_ibp, .ibp_mpfi = ext_mpfi, .crown = ext_crown,                                          \
-  };
+/* The rule of the binary extremum ID whose data is IMPL, with the ports PORTS (NULL: value ports)
+ * and the out_sort hook OUT_SORT (NULL: the model's scalar). */
+#define EXT_RULE(ID, IMPL, PORTS, OUT_SORT)                                                            \
+  const struct cn_op_rule cn__rule_##ID = {                                                            \
+    .op = CN_OP_##ID, .impl = &IMPL, .n_in = 2, .in_kind = PORTS, .out_sort = OUT_SORT,                \
+    .params_size = 0, .check = cn__binary_check, .forward = ext_forward, .flags = CN_RULE_NEEDS_BOUNDS, \
+    .pullback = ext_pullback, .jvp = ext_jvp, .ibp = ext_ibp, .ibp_mpfi = ext_mpfi, .crown = ext_crown, \
+  }
 
-static cn_status
-max_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
-{
-  (void) rule;
-  (void) p;
-  return ext_out_sort ("max", n_in, in, out, err);
-}
-
-static cn_status
-min_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
-{
-  (void) rule;
-  (void) p;
-  return ext_out_sort ("min", n_in, in, out, err);
-}
-
-EXT_RULE (MAX, max, element2, max_out_sort)
-EXT_RULE (MIN, min, element2, min_out_sort)
-EXT_RULE (FMAX, fmax, NULL, NULL)
-EXT_RULE (FMIN, fmin, NULL, NULL)
+EXT_RULE (MAX, max_impl, element2, ext_out_sort);
+EXT_RULE (MIN, min_impl, element2, ext_out_sort);
+EXT_RULE (FMAX, fmax_impl, NULL, NULL);
+EXT_RULE (FMIN, fmin_impl, NULL, NULL);
 
 /* ---- clamp ------------------------------------------------------------------------------ */
 
@@ -666,27 +603,33 @@ clamp_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_sh
   return CN_OK;
 }
 
-static cn_status
-clamp_sizes (const char *mode, const cn_node_view *nv, int64_t n_out, int64_t n0, int64_t n1, int64_t n2,
-             cn_error *err)
+/* Whether the sizes N_OUT, N0 (x) and N1, N2 (the bounds) are those of the node (the invariant
+ * every arm of clamp may assert: the builder checked the shapes). */
+static inline int
+clamp_sizes_match (const cn_node_view *nv, int64_t n_out, int64_t n0, int64_t n1, int64_t n2)
 {
   int64_t n = cn__numel (nv->out_shape);
-  if (n_out != n || n0 != n || n1 != 1 || n2 != 1)
-    return cn_error_set (err, CN_EINVAL, "clamp: %s arguments do not match the node (node '%s')", mode,
-                         cn__node_name (nv));
-  return CN_OK;
+  return n_out == n && n0 == n && n1 == 1 && n2 == 1;
+}
+
+/* Whether the tensors OUT and IN are of one floating sort (forward) or binary64 (pullback, jvp:
+ * F64), of the node's sizes. */
+static inline int
+clamp_tensors_match (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, int f64)
+{
+  for (int i = 0; i < 3; i++)
+    if (f64 ? in[i]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64
+            : !cn_dtype_is_float (out->dtype) || in[i]->dtype != out->dtype)
+      return 0;
+  return clamp_sizes_match (nv, cn_tensor_numel (out), cn_tensor_numel (in[0]), cn_tensor_numel (in[1]),
+                            cn_tensor_numel (in[2]));
 }
 
 static cn_status
 clamp_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  for (int i = 0; i < 3; i++)
-    if (!cn_dtype_is_float (out->dtype) || in[i]->dtype != out->dtype)
-      return cn_error_set (err, CN_EINVAL, "clamp: tensors of different sorts (node '%s')", cn__node_name (nv));
-  cn_status st = clamp_sizes ("forward", nv, cn_tensor_numel (out), cn_tensor_numel (in[0]),
-                              cn_tensor_numel (in[1]), cn_tensor_numel (in[2]), err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  CN__ASSERTD (clamp_tensors_match (nv, in, out, 0));
   int64_t n = cn_tensor_numel (out);
   if (out->dtype == CN_DTYPE_F64)
     {
@@ -706,24 +649,13 @@ clamp_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *ou
 }
 
 static cn_status
-clamp_diff_ok (const char *mode, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-               cn_error *err)
-{
-  for (int i = 0; i < 3; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
-      return cn_error_set (err, CN_EINVAL, "clamp: %s tensors are not binary64 (node '%s')", mode,
-                           cn__node_name (nv));
-  return clamp_sizes (mode, nv, cn_tensor_numel (out), cn_tensor_numel (in[0]), cn_tensor_numel (in[1]),
-                      cn_tensor_numel (in[2]), err);
-}
-
-static cn_status
 clamp_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                 double *const *g_in, cn_error *err)
 {
-  cn_status st = clamp_diff_ok ("pullback", nv, in, out, err);
-  if (st != CN_OK || g_in[0] == NULL)
-    return st;
+  (void) err;
+  CN__ASSERTD (clamp_tensors_match (nv, in, out, 1));
+  if (g_in[0] == NULL)
+    return CN_OK;
   int64_t n = cn_tensor_numel (out);
   const double *x = in[0]->data, lo = *(const double *) in[1]->data, hi = *(const double *) in[2]->data;
   for (int64_t j = 0; j < n; j++)
@@ -737,9 +669,8 @@ static cn_status
 clamp_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
            double *t_out, cn_error *err)
 {
-  cn_status st = clamp_diff_ok ("jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  CN__ASSERTD (clamp_tensors_match (nv, in, out, 1));
   int64_t n = cn_tensor_numel (out);
   const double *x = in[0]->data, lo = *(const double *) in[1]->data, hi = *(const double *) in[2]->data;
   for (int64_t j = 0; j < n; j++)
@@ -751,9 +682,7 @@ clamp_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *
 static cn_status
 clamp_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  cn_status st = clamp_sizes ("IBP", nv, out->n, in[0]->n, in[1]->n, in[2]->n, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (clamp_sizes_match (nv, out->n, in[0]->n, in[1]->n, in[2]->n));
   double llo = in[1]->lo[0], ulo = in[1]->hi[0], lhi = in[2]->lo[0], uhi = in[2]->hi[0];
   if (isnan (llo) || isnan (ulo) || isnan (lhi) || isnan (uhi))
     return cn_error_set (err, CN_ENUMERIC, "clamp: NaN end in a bound's box (node '%s')", cn__node_name (nv));
@@ -773,8 +702,9 @@ clamp_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_erro
 static cn_status
 clamp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  cn_status st = clamp_sizes ("MPFI", nv, out->n, in[0]->n, in[1]->n, in[2]->n, err);
-  if (st != CN_OK || out->n == 0)
+  CN__ASSERTD (clamp_sizes_match (nv, out->n, in[0]->n, in[1]->n, in[2]->n));
+  cn_status st = CN_OK;
+  if (out->n == 0)
     return st;
   if (mpfi_nan_p (in[1]->v[0]) || mpfi_nan_p (in[2]->v[0]))
     return cn_error_set (err, CN_ENUMERIC, "clamp: NaN in a bound's enclosure (node '%s')", cn__node_name (nv));
@@ -813,8 +743,7 @@ clamp_crown (const cn_crown_step *st, cn_error *err)
   if (st->lam_in[0] == NULL)
     return cn_error_set (err, CN_EINVAL, "clamp: CROWN step on constant inputs (node '%s')", cn__node_name (nv));
   const cn_box *bx = st->in_box[0];
-  if (bx->n != n || st->in_box[1]->n != 1 || st->in_box[2]->n != 1)
-    return cn_error_set (err, CN_EINVAL, "clamp: input boxes do not match the node (node '%s')", cn__node_name (nv));
+  CN__ASSERTD (clamp_sizes_match (nv, n, bx->n, st->in_box[1]->n, st->in_box[2]->n));
   double a = st->in_box[1]->lo[0], b = st->in_box[2]->lo[0];
   if (isnan (a) || isnan (b))
     return cn_error_set (err, CN_ENUMERIC, "clamp: NaN bound (node '%s')", cn__node_name (nv));

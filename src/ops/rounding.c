@@ -2,9 +2,10 @@
 /* src/ops/rounding.c: the roundings and signs: floor, ceil, round, trunc, frac, sign.
  *
  * Every operator is unary, v = f(x) entry by entry, one input of any shape and the output of
- * its shape; [l, u] is the input box of one entry.  All six share one set of arms driven by a
- * table (struct round_def).  None of them rounds: on doubles (and on floats) each result is
- * exact, so forward, IBP and MPFI have no rounding error to charge.
+ * its shape; [l, u] is the input box of one entry.  All six share one set of arms, which read the
+ * operator's functions from its rule (struct round_impl, one per operator).  None of
+ * them rounds: on doubles (and on floats) each result is exact, so forward, IBP and MPFI have no
+ * rounding error to charge.
  *
  *   forward  in the tensor's sort (double for f64, float for f32), entry by entry:
  *              floor   floor / floorf;
@@ -57,80 +58,61 @@
 #include <stdlib.h>
 #include "ops/unary_impl.h"
 
-/* ---- the table -------------------------------------------------------------------------- */
+/* ---- the operators' data --------------------------------------------------------------- */
 
-enum kind { FLOOR, CEIL, ROUND, TRUNC, FRAC, SIGN };
-
-struct round_def
+/* What the shared arms below read of one operator (its rule's impl): f in binary64 and in
+ * binary32 (both exact), and for the nondecreasing steps the bound of f at an exact MPFR value in
+ * a direction (MPFR_END); frac, which is neither monotone nor a step, has FRAC set and no
+ * MPFR_END (its boxes and its derivative 1 are computed apart). */
+struct round_impl
 {
-  cn_op op;
-  const char *name;
-  enum kind kind;
+  double (*fd) (double x);
+  float (*ff) (float x);
+  int (*mpfr_end) (mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd);
+  int frac;
 };
 
-static const struct round_def defs[] = {
-  { CN_OP_FLOOR, "floor", FLOOR }, { CN_OP_CEIL, "ceil", CEIL }, { CN_OP_ROUND, "round", ROUND },
-  { CN_OP_TRUNC, "trunc", TRUNC }, { CN_OP_FRAC, "frac", FRAC }, { CN_OP_SIGN, "sign", SIGN },
-};
+static double frac_d (double x) { return x - trunc (x); }
+static float frac_f (float x) { return x - truncf (x); }
+static double sign_d (double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : isnan (x) ? x : 0.0; }
+static float sign_f (float x) { return x > 0 ? 1.0f : x < 0 ? -1.0f : isnan (x) ? x : 0.0f; }
 
-CN__DEF_LOOKUP (struct round_def, defs, def_of, no_def, "a rounding operator")
-
-/* f in binary64 (exact). */
-static inline double
-f_d (enum kind k, double x)
+/* sign at the exact MPFR value X: -1, 0 or 1, exact in any direction. */
+static int
+sign_mpfr (mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd)
 {
-  switch (k)
-    {
-    case FLOOR: return floor (x);
-    case CEIL: return ceil (x);
-    case ROUND: return rint (x);
-    case TRUNC: return trunc (x);
-    case FRAC: return x - trunc (x);
-    default: return x > 0 ? 1.0 : x < 0 ? -1.0 : isnan (x) ? x : 0.0;
-    }
+  return mpfr_set_si (r, mpfr_sgn (x), rnd);
 }
 
-/* f in binary32 (exact). */
-static inline float
-f_f (enum kind k, float x)
-{
-  switch (k)
-    {
-    case FLOOR: return floorf (x);
-    case CEIL: return ceilf (x);
-    case ROUND: return rintf (x);
-    case TRUNC: return truncf (x);
-    case FRAC: return x - truncf (x);
-    default: return x > 0 ? 1.0f : x < 0 ? -1.0f : isnan (x) ? x : 0.0f;
-    }
-}
+static const struct round_impl floor_impl = { floor, floorf, mpfr_rint_floor, 0 };
+static const struct round_impl ceil_impl = { ceil, ceilf, mpfr_rint_ceil, 0 };
+static const struct round_impl round_impl = { rint, rintf, mpfr_rint_roundeven, 0 };
+static const struct round_impl trunc_impl = { trunc, truncf, mpfr_rint_trunc, 0 };
+static const struct round_impl frac_impl = { frac_d, frac_f, NULL, 1 };
+static const struct round_impl sign_impl = { sign_d, sign_f, sign_mpfr, 0 };
 
 /* ---- forward, pullback, jvp ----------------------------------------------------------- */
 
 static cn_status
 round_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  const struct round_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
+  (void) err;
+  const struct round_impl *d = nv->rule->impl;
   int64_t n = cn__numel (nv->out_shape);
-  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype || cn_tensor_numel (out) != n
-      || cn_tensor_numel (in[0]) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: tensors do not match the node (node '%s')", d->name,
-                         cn__node_name (nv));
+  CN__ASSERTD (cn__tensors_match (nv, in, out));
   if (out->dtype == CN_DTYPE_F64)
     {
       const double *x = in[0]->data;
       double *y = out->data;
       for (int64_t j = 0; j < n; j++)
-        y[j] = f_d (d->kind, x[j]);
+        y[j] = d->fd (x[j]);
     }
   else
     {
       const float *x = in[0]->data;
       float *y = out->data;
       for (int64_t j = 0; j < n; j++)
-        y[j] = f_f (d->kind, x[j]);
+        y[j] = d->ff (x[j]);
     }
   return CN_OK;
 }
@@ -139,12 +121,11 @@ static cn_status
 round_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                 double *const *g_in, cn_error *err)
 {
-  const struct round_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
-  cn_status st = cn__unary_diff_ok (d->name, "pullback", nv, in, out, err);
-  if (st != CN_OK || g_in[0] == NULL || d->kind != FRAC)
-    return st;
+  (void) err;
+  const struct round_impl *d = nv->rule->impl;
+  CN__ASSERTD (cn__diff_match (nv, in, out));
+  if (g_in[0] == NULL || !d->frac)
+    return CN_OK;
   /* frac: f' = 1 everywhere (the jumps included, from either side) */
   int64_t n = cn_tensor_numel (out);
   for (int64_t j = 0; j < n; j++)
@@ -157,14 +138,11 @@ static cn_status
 round_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
            double *t_out, cn_error *err)
 {
-  const struct round_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
-  cn_status st = cn__unary_diff_ok (d->name, "jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  const struct round_impl *d = nv->rule->impl;
+  CN__ASSERTD (cn__diff_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
-  int pass = d->kind == FRAC && t_in[0] != NULL;
+  int pass = d->frac && t_in[0] != NULL;
   for (int64_t j = 0; j < n; j++)
     t_out[j] = pass ? t_in[0][j] : 0.0;
   /* now t_out = f'(x) t_x exactly (a copy for frac, 0 for the steps) */
@@ -192,55 +170,33 @@ frac_box (double l, double u, double *lo, double *hi)
 static cn_status
 round_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  const struct round_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
+  const struct round_impl *d = nv->rule->impl;
   int64_t n = cn__numel (nv->out_shape);
-  if (in[0]->n != n || out->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: boxes do not match the node (node '%s')", d->name, cn__node_name (nv));
+  CN__ASSERTD (cn__boxes_match (nv, in, out));
   for (int64_t j = 0; j < n; j++)
     {
       double l = in[0]->lo[j], u = in[0]->hi[j];
       if (isnan (l) || isnan (u))
-        return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the input box at entry %lld (node '%s')", d->name,
-                             (long long) j, cn__node_name (nv));
-      if (d->kind == FRAC)
+        return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the input box at entry %lld (node '%s')",
+                             cn_op_name (nv->op), (long long) j, cn__node_name (nv));
+      if (d->frac)
         frac_box (l, u, &out->lo[j], &out->hi[j]);
       else
         {
-          out->lo[j] = f_d (d->kind, l);
-          out->hi[j] = f_d (d->kind, u);
+          out->lo[j] = d->fd (l);
+          out->hi[j] = d->fd (u);
         }
       /* now [lo, hi] = the hull of f([l, u]), exactly (frac: its closure) */
     }
   return CN_OK;
 }
 
-/* Sets R to the bound of the real f at the exact MPFR value X in direction RND (RNDD: a lower
- * bound, RNDU: an upper bound) for the monotone kinds. */
-static void
-mpfr_step (enum kind k, mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd)
-{
-  switch (k)
-    {
-    case FLOOR: mpfr_rint_floor (r, x, rnd); break;
-    case CEIL: mpfr_rint_ceil (r, x, rnd); break;
-    case ROUND: mpfr_rint_roundeven (r, x, rnd); break;
-    case TRUNC: mpfr_rint_trunc (r, x, rnd); break;
-    default: mpfr_set_si (r, mpfr_sgn (x), rnd); break;
-    }
-}
-
 static cn_status
 round_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  const struct round_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
+  const struct round_impl *d = nv->rule->impl;
   int64_t n = cn__numel (nv->out_shape);
-  if (in[0]->n != n || out->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: vectors do not match the node (node '%s')", d->name,
-                         cn__node_name (nv));
+  CN__ASSERTD (cn__mpfi_match (nv, in, out));
   if (n == 0)
     return CN_OK;
   mpfr_prec_t prec = mpfi_get_prec (out->v[0]), pin = mpfi_get_prec (in[0]->v[0]);
@@ -256,14 +212,14 @@ round_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
       mpfi_srcptr x = in[0]->v[j];
       if (mpfi_nan_p (x))
         {
-          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input enclosure at entry %lld (node '%s')", d->name,
-                             (long long) j, cn__node_name (nv));
+          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input enclosure at entry %lld (node '%s')",
+                             cn_op_name (nv->op), (long long) j, cn__node_name (nv));
           break;
         }
-      if (d->kind != FRAC)
+      if (!d->frac)
         {
-          mpfr_step (d->kind, a, &x->left, MPFR_RNDD);
-          mpfr_step (d->kind, b, &x->right, MPFR_RNDU);
+          d->mpfr_end (a, &x->left, MPFR_RNDD);
+          d->mpfr_end (b, &x->right, MPFR_RNDU);
           /* now [a, b] contains f([left, right]) (f nondecreasing) */
           mpfi_interv_fr (out->v[j], a, b);
           continue;
@@ -303,11 +259,20 @@ round_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
   return st;
 }
 
-#define ROUND_RULE(ID, lname) CN__UNARY_RULE (ID, lname, round)
+/* ---- the rules ------------------------------------------------------------------------ */
 
-ROUND_RULE (FLOOR, floor)
-ROUND_RULE (CEIL, ceil)
-ROUND_RULE (ROUND, round)
-ROUND_RULE (TRUNC, trunc)
-ROUND_RULE (FRAC, frac)
-ROUND_RULE (SIGN, sign)
+/* The rule of the rounding ID, whose data is IMPL: one input without attributes, every arm the
+ * shared one above. */
+#define ROUND_RULE(ID, IMPL)                                                                     \
+  const struct cn_op_rule cn__rule_##ID = {                                                      \
+    .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1, .params_size = 0, .check = cn__unary_check,      \
+    .forward = round_forward, .pullback = round_pullback, .jvp = round_jvp, .ibp = round_ibp,    \
+    .ibp_mpfi = round_mpfi,                                                                      \
+  }
+
+ROUND_RULE (FLOOR, floor_impl);
+ROUND_RULE (CEIL, ceil_impl);
+ROUND_RULE (ROUND, round_impl);
+ROUND_RULE (TRUNC, trunc_impl);
+ROUND_RULE (FRAC, frac_impl);
+ROUND_RULE (SIGN, sign_impl);

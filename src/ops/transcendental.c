@@ -3,10 +3,11 @@
  * exp, exp2, expm1, log, log2, log10, log1p, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh,
  * asinh, acosh, atanh, erf.
  *
- * Every operator but atan2 is unary, v = f(x) entry by entry, and shares one set of arms driven
- * by a table (struct unary_def): the C99 function in double and in float, the MPFR and MPFI
- * functions, the derivative, the shape of f (monotone, even, periodic) and its closed real
- * domain [dlo, dhi] (the ends included where f tends to +-inf there).
+ * Every operator but atan2 is unary, v = f(x) entry by entry, and shares one set of arms, which
+ * read the operator's data from its rule (struct trans_impl): the C99 function in double and in
+ * float, the MPFR and MPFI functions, the derivative, the shape of f (monotone, even, a wave, or
+ * with poles), its closed real domain [dlo, dhi] (the ends included where f tends to +-inf there)
+ * and the relaxation of its CROWN arm, if any.
  *
  *   forward  the C99 libm function in the tensor's sort (exp for f64, expf for f32, ...), entry by
  *            entry.  Outside the domain libm gives NaN (log(-1)), at a pole +-inf (log(0)).
@@ -107,24 +108,31 @@
 #include <stdlib.h>
 #include "ops/unary_impl.h"
 
-/* ---- the table of the unary operators ------------------------------------------------- */
+/* ---- the unary operators' data ------------------------------------------------------- */
 
-enum shape { INC, DEC, COSH, SIN, COS, TAN };
+/* The shape of f on its domain, which decides how unary_box bounds it: nondecreasing, or
+ * nonincreasing; even with its minimum f(0) = 1 at 0 (decreasing on x <= 0, increasing on
+ * x >= 0: cosh); a wave between -1 and 1 whose extrema lie at (k + OFF) pi (maxima for even k,
+ * minima for odd k: sin, cos); increasing between the poles (k + OFF) pi (tan). */
+enum shape { SHAPE_INC, SHAPE_DEC, SHAPE_EVEN, SHAPE_WAVE, SHAPE_POLES };
 
 typedef int (*mpfr_fn) (mpfr_ptr, mpfr_srcptr, mpfr_rnd_t);
 typedef int (*mpfi_fn) (mpfi_ptr, mpfi_srcptr);
 
-struct unary_def
+/* What the shared arms read of one unary operator (its rule's impl): the C99 function in double
+ * and in float, the MPFR and MPFI functions, the derivative, the shape of f and its closed real
+ * domain [dlo, dhi], and the relaxation of its CROWN arm (NULL: none). */
+struct trans_impl
 {
-  cn_op op;
-  const char *name;
   double (*fd) (double);
   float (*ff) (float);
   mpfr_fn mf;
   mpfi_fn mi;                          /* NULL: increasing, from mf on the ends (erf) */
   double (*deriv) (double x, double y); /* f'(x), given y = f(x) in binary64 */
   enum shape shape;
+  double off;                          /* SHAPE_WAVE, SHAPE_POLES: the offset of the extrema or poles */
   double dlo, dhi;                     /* the closed real domain */
+  const cn__relax_fn *relax;
 };
 
 #define LN2 0.6931471805599453
@@ -151,41 +159,14 @@ static double d_acosh (double x, double y) { (void) y; return 1 / sqrt ((x - 1) 
 static double d_atanh (double x, double y) { (void) y; return 1 / ((1 - x) * (1 + x)); }
 static double d_erf (double x, double y) { (void) y; return TWO_OVER_SQRTPI * exp (-x * x); }
 
-static const struct unary_def defs[] = {
-  { CN_OP_EXP, "exp", exp, expf, mpfr_exp, mpfi_exp, d_exp, INC, -INFINITY, INFINITY },
-  { CN_OP_EXP2, "exp2", exp2, exp2f, mpfr_exp2, mpfi_exp2, d_exp2, INC, -INFINITY, INFINITY },
-  { CN_OP_EXPM1, "expm1", expm1, expm1f, mpfr_expm1, mpfi_expm1, d_expm1, INC, -INFINITY, INFINITY },
-  { CN_OP_LOG, "log", log, logf, mpfr_log, mpfi_log, d_log, INC, 0, INFINITY },
-  { CN_OP_LOG2, "log2", log2, log2f, mpfr_log2, mpfi_log2, d_log2, INC, 0, INFINITY },
-  { CN_OP_LOG10, "log10", log10, log10f, mpfr_log10, mpfi_log10, d_log10, INC, 0, INFINITY },
-  { CN_OP_LOG1P, "log1p", log1p, log1pf, mpfr_log1p, mpfi_log1p, d_log1p, INC, -1, INFINITY },
-  { CN_OP_SIN, "sin", sin, sinf, mpfr_sin, mpfi_sin, d_sin, SIN, -INFINITY, INFINITY },
-  { CN_OP_COS, "cos", cos, cosf, mpfr_cos, mpfi_cos, d_cos, COS, -INFINITY, INFINITY },
-  { CN_OP_TAN, "tan", tan, tanf, mpfr_tan, mpfi_tan, d_tan, TAN, -INFINITY, INFINITY },
-  { CN_OP_ASIN, "asin", asin, asinf, mpfr_asin, mpfi_asin, d_asin, INC, -1, 1 },
-  { CN_OP_ACOS, "acos", acos, acosf, mpfr_acos, mpfi_acos, d_acos, DEC, -1, 1 },
-  { CN_OP_ATAN, "atan", atan, atanf, mpfr_atan, mpfi_atan, d_atan, INC, -INFINITY, INFINITY },
-  { CN_OP_SINH, "sinh", sinh, sinhf, mpfr_sinh, mpfi_sinh, d_sinh, INC, -INFINITY, INFINITY },
-  { CN_OP_COSH, "cosh", cosh, coshf, mpfr_cosh, mpfi_cosh, d_cosh, COSH, -INFINITY, INFINITY },
-  { CN_OP_ASINH, "asinh", asinh, asinhf, mpfr_asinh, mpfi_asinh, d_asinh, INC, -INFINITY, INFINITY },
-  { CN_OP_ACOSH, "acosh", acosh, acoshf, mpfr_acosh, mpfi_acosh, d_acosh, INC, 1, INFINITY },
-  { CN_OP_ATANH, "atanh", atanh, atanhf, mpfr_atanh, mpfi_atanh, d_atanh, INC, -1, 1 },
-  { CN_OP_ERF, "erf", erf, erff, mpfr_erf, NULL, d_erf, INC, -INFINITY, INFINITY },
-};
-
-CN__DEF_LOOKUP (struct unary_def, defs, def_of, no_def, "a unary transcendental operator")
-
 /* ---- forward, pullback, jvp ----------------------------------------------------------- */
 
 static cn_status
 unary_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  const struct unary_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
-  cn_status st = cn__tensors_ok (d->name, nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  const struct trans_impl *d = nv->rule->impl;
+  CN__ASSERTD (cn__tensors_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   if (out->dtype == CN_DTYPE_F64)
     {
@@ -206,7 +187,7 @@ unary_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *ou
 
 /* f'(x) at entry J, NaN where the forward value is NaN (outside the domain). */
 static inline double
-unary_deriv (const struct unary_def *d, double x, double y)
+unary_deriv (const struct trans_impl *d, double x, double y)
 {
   return isnan (y) ? NAN : d->deriv (x, y);
 }
@@ -215,12 +196,9 @@ static cn_status
 unary_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                 double *const *g_in, cn_error *err)
 {
-  const struct unary_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
-  cn_status st = cn__diff_ok (d->name, "pullback", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  const struct trans_impl *d = nv->rule->impl;
+  CN__ASSERTD (cn__diff_match (nv, in, out));
   if (g_in[0] == NULL)
     return CN_OK;
   int64_t n = cn_tensor_numel (out);
@@ -234,12 +212,9 @@ static cn_status
 unary_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
            double *t_out, cn_error *err)
 {
-  const struct unary_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
-  cn_status st = cn__diff_ok (d->name, "jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  const struct trans_impl *d = nv->rule->impl;
+  CN__ASSERTD (cn__diff_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   const double *x = in[0]->data, *y = out->data;
   for (int64_t j = 0; j < n; j++)
@@ -315,19 +290,19 @@ multiples_of_pi (double l, double u, double off, int *odd)
 
 /* The box of one entry: [*lo, *hi] contains f(x) for every real x in [l, u] (in the domain). */
 static void
-unary_box (const struct unary_def *d, double l, double u, double *lo, double *hi, mpfr_ptr t)
+unary_box (const struct trans_impl *d, double l, double u, double *lo, double *hi, mpfr_ptr t)
 {
   switch (d->shape)
     {
-    case INC:
+    case SHAPE_INC:
       *lo = end_value (d->mf, l, MPFR_RNDD, t);
       *hi = end_value (d->mf, u, MPFR_RNDU, t);
       break;
-    case DEC:
+    case SHAPE_DEC:
       *lo = end_value (d->mf, u, MPFR_RNDD, t);
       *hi = end_value (d->mf, l, MPFR_RNDU, t);
       break;
-    case COSH:
+    case SHAPE_EVEN:
       if (l >= 0)
         {
           *lo = end_value (d->mf, l, MPFR_RNDD, t);
@@ -345,10 +320,10 @@ unary_box (const struct unary_def *d, double l, double u, double *lo, double *hi
           *hi = fmax (end_value (d->mf, l, MPFR_RNDU, t), end_value (d->mf, u, MPFR_RNDU, t));
         }
       break;
-    case TAN:
+    case SHAPE_POLES:
       {
         int odd;
-        if (isinf (l) || isinf (u) || u - l > 4 || multiples_of_pi (l, u, 0.5, &odd) != 0)
+        if (isinf (l) || isinf (u) || u - l > 4 || multiples_of_pi (l, u, d->off, &odd) != 0)
           {
             /* a pole (k + 1/2) pi may lie in [l, u] (u - l > 4 > pi certainly holds one) */
             *lo = -INFINITY;
@@ -362,13 +337,13 @@ unary_box (const struct unary_def *d, double l, double u, double *lo, double *hi
           }
       }
       break;
-    default:                           /* SIN, COS */
+    default:                           /* SHAPE_WAVE */
       {
         int odd = 0, k;
         if (isinf (l) || isinf (u) || u - l > 7)
           k = 2;                       /* a whole period 2 pi < 7 lies in [l, u] */
         else
-          k = multiples_of_pi (l, u, d->shape == SIN ? 0.5 : 0, &odd);
+          k = multiples_of_pi (l, u, d->off, &odd);
         if (k == 2)
           {
             *lo = -1;
@@ -390,12 +365,10 @@ unary_box (const struct unary_def *d, double l, double u, double *lo, double *hi
 static cn_status
 unary_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  const struct unary_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
-  cn_status st = cn__boxes_ok (d->name, nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  const struct trans_impl *d = nv->rule->impl;
+  const char *name = cn_op_name (nv->op);
+  CN__ASSERTD (cn__boxes_match (nv, in, out));
+  cn_status st = CN_OK;
   int64_t n = out->n;
   mpfr_t t;
   mpfr_init2 (t, 53);
@@ -404,7 +377,7 @@ unary_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_erro
       double l = in[0]->lo[j], u = in[0]->hi[j];
       if (isnan (l) || isnan (u))
         {
-          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the input box at entry %lld (node '%s')", d->name,
+          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the input box at entry %lld (node '%s')", name,
                              (long long) j, cn__node_name (nv));
           break;
         }
@@ -412,7 +385,7 @@ unary_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_erro
         {
           st = cn_error_set (err, CN_ENUMERIC,
                              "%s: input box [%.17g, %.17g] at entry %lld leaves the domain [%g, %g] (node '%s')",
-                             d->name, l, u, (long long) j, d->dlo, d->dhi, cn__node_name (nv));
+                             name, l, u, (long long) j, d->dlo, d->dhi, cn__node_name (nv));
           break;
         }
       unary_box (d, l, u, &out->lo[j], &out->hi[j], t);
@@ -425,11 +398,11 @@ unary_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_erro
 static cn_status
 unary_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  const struct unary_def *d = def_of (nv->op);
-  if (d == NULL)
-    return no_def (nv, err);
-  cn_status st = cn__mpfi_ok (d->name, nv, in, out, err);
-  if (st != CN_OK || out->n == 0)
+  const struct trans_impl *d = nv->rule->impl;
+  const char *name = cn_op_name (nv->op);
+  CN__ASSERTD (cn__mpfi_match (nv, in, out));
+  cn_status st = CN_OK;
+  if (out->n == 0)
     return st;
   mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
   mpfr_t a, b;
@@ -440,14 +413,14 @@ unary_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
       mpfi_srcptr x = in[0]->v[j];
       if (mpfi_nan_p (x))
         {
-          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input enclosure at entry %lld (node '%s')", d->name,
+          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input enclosure at entry %lld (node '%s')", name,
                              (long long) j, cn__node_name (nv));
           break;
         }
       if (mpfr_cmp_d (&x->left, d->dlo) < 0 || mpfr_cmp_d (&x->right, d->dhi) > 0)
         {
           st = cn_error_set (err, CN_ENUMERIC, "%s: input enclosure at entry %lld leaves the domain [%g, %g] (node '%s')",
-                             d->name, (long long) j, d->dlo, d->dhi, cn__node_name (nv));
+                             name, (long long) j, d->dlo, d->dhi, cn__node_name (nv));
           break;
         }
       if (d->mi != NULL)
@@ -461,7 +434,7 @@ unary_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
         }
       if (mpfi_nan_p (out->v[j]))
         {
-          st = cn_error_set (err, CN_ENUMERIC, "%s: no real value at entry %lld (node '%s')", d->name, (long long) j,
+          st = cn_error_set (err, CN_ENUMERIC, "%s: no real value at entry %lld (node '%s')", name, (long long) j,
                              cn__node_name (nv));
           break;
         }
@@ -579,73 +552,91 @@ static const cn__relax_fn relax_atan = { .split = 1, .brk = 0, .curv = rx_s, .f 
 static const cn__relax_fn relax_erf = { .split = 1, .brk = 0, .curv = rx_s, .f = rx_erf, .df = rx_derf,
                                         .f_mpfi = rx_erf_mpfi, .df_mpfi = rx_derf_mpfi };
 
+/* The CROWN arm of exp, log, atan and erf: the lines of the operator's relaxation over the
+ * node's IBP box (cn__crown_relax). */
 static cn_status
-exp_crown (const cn_crown_step *st, cn_error *err)
+unary_crown (const cn_crown_step *st, cn_error *err)
 {
-  return cn__crown_relax (st, "exp", &relax_exp, unary_ibp, err);
-}
-static cn_status
-log_crown (const cn_crown_step *st, cn_error *err)
-{
-  return cn__crown_relax (st, "log", &relax_log, unary_ibp, err);
-}
-static cn_status
-atan_crown (const cn_crown_step *st, cn_error *err)
-{
-  return cn__crown_relax (st, "atan", &relax_atan, unary_ibp, err);
-}
-static cn_status
-erf_crown (const cn_crown_step *st, cn_error *err)
-{
-  return cn__crown_relax (st, "erf", &relax_erf, unary_ibp, err);
+  const struct trans_impl *d = st->nv->rule->impl;
+  CN__ASSERTD (d->relax != NULL);
+  return cn__crown_relax (st, cn_op_name (st->nv->op), d->relax, unary_ibp, err);
 }
 
-#define UNARY_RULE(ID, lname) CN__UNARY_RULE (ID, lname, unary)
-/* The same with a relaxing CROWN arm lname_crown. */
-#define UNARY_RULE_CROWN(ID, lname)                                                              \
-  CN__CHECK_ARM (lname, cn__check_unary)                                                         \
-  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                      \
-    .n_in = 1, .params_size = 0, .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, .check = lname##_check,          \
-    .forward = unary_forward, .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp,    \
-    .ibp_mpfi = unary_mpfi, .crown = lname##_crown,                                              \
-  };
+/* ---- the unary rules -------------------------------------------------------------------- */
 
-UNARY_RULE_CROWN (EXP, exp)
-UNARY_RULE (EXP2, exp2)
-UNARY_RULE (EXPM1, expm1)
-UNARY_RULE_CROWN (LOG, log)
-UNARY_RULE (LOG2, log2)
-UNARY_RULE (LOG10, log10)
-UNARY_RULE (LOG1P, log1p)
-UNARY_RULE (SIN, sin)
-UNARY_RULE (COS, cos)
-UNARY_RULE (TAN, tan)
-UNARY_RULE (ASIN, asin)
-UNARY_RULE (ACOS, acos)
-UNARY_RULE_CROWN (ATAN, atan)
-UNARY_RULE (SINH, sinh)
-UNARY_RULE (COSH, cosh)
-UNARY_RULE (ASINH, asinh)
-UNARY_RULE (ACOSH, acosh)
-UNARY_RULE (ATANH, atanh)
-UNARY_RULE_CROWN (ERF, erf)
+#define INF INFINITY
+static const struct trans_impl exp_impl = { exp, expf, mpfr_exp, mpfi_exp, d_exp, SHAPE_INC, 0, -INF, INF, &relax_exp };
+static const struct trans_impl exp2_impl = { exp2, exp2f, mpfr_exp2, mpfi_exp2, d_exp2, SHAPE_INC, 0, -INF, INF, NULL };
+static const struct trans_impl expm1_impl = { expm1, expm1f, mpfr_expm1, mpfi_expm1, d_expm1, SHAPE_INC, 0, -INF, INF,
+                                              NULL };
+static const struct trans_impl log_impl = { log, logf, mpfr_log, mpfi_log, d_log, SHAPE_INC, 0, 0, INF, &relax_log };
+static const struct trans_impl log2_impl = { log2, log2f, mpfr_log2, mpfi_log2, d_log2, SHAPE_INC, 0, 0, INF, NULL };
+static const struct trans_impl log10_impl = { log10, log10f, mpfr_log10, mpfi_log10, d_log10, SHAPE_INC, 0, 0, INF,
+                                              NULL };
+static const struct trans_impl log1p_impl = { log1p, log1pf, mpfr_log1p, mpfi_log1p, d_log1p, SHAPE_INC, 0, -1, INF,
+                                              NULL };
+static const struct trans_impl sin_impl = { sin, sinf, mpfr_sin, mpfi_sin, d_sin, SHAPE_WAVE, 0.5, -INF, INF, NULL };
+static const struct trans_impl cos_impl = { cos, cosf, mpfr_cos, mpfi_cos, d_cos, SHAPE_WAVE, 0, -INF, INF, NULL };
+static const struct trans_impl tan_impl = { tan, tanf, mpfr_tan, mpfi_tan, d_tan, SHAPE_POLES, 0.5, -INF, INF, NULL };
+static const struct trans_impl asin_impl = { asin, asinf, mpfr_asin, mpfi_asin, d_asin, SHAPE_INC, 0, -1, 1, NULL };
+static const struct trans_impl acos_impl = { acos, acosf, mpfr_acos, mpfi_acos, d_acos, SHAPE_DEC, 0, -1, 1, NULL };
+static const struct trans_impl atan_impl = { atan, atanf, mpfr_atan, mpfi_atan, d_atan, SHAPE_INC, 0, -INF, INF,
+                                             &relax_atan };
+static const struct trans_impl sinh_impl = { sinh, sinhf, mpfr_sinh, mpfi_sinh, d_sinh, SHAPE_INC, 0, -INF, INF, NULL };
+static const struct trans_impl cosh_impl = { cosh, coshf, mpfr_cosh, mpfi_cosh, d_cosh, SHAPE_EVEN, 0, -INF, INF,
+                                             NULL };
+static const struct trans_impl asinh_impl = { asinh, asinhf, mpfr_asinh, mpfi_asinh, d_asinh, SHAPE_INC, 0, -INF, INF,
+                                              NULL };
+static const struct trans_impl acosh_impl = { acosh, acoshf, mpfr_acosh, mpfi_acosh, d_acosh, SHAPE_INC, 0, 1, INF,
+                                              NULL };
+static const struct trans_impl atanh_impl = { atanh, atanhf, mpfr_atanh, mpfi_atanh, d_atanh, SHAPE_INC, 0, -1, 1,
+                                              NULL };
+static const struct trans_impl erf_impl = { erf, erff, mpfr_erf, NULL, d_erf, SHAPE_INC, 0, -INF, INF, &relax_erf };
+#undef INF
+
+/* The rule of the unary operator ID whose data is IMPL; UNARY_RULE_CROWN adds the relaxing CROWN
+ * arm (IMPL has a relaxation). */
+#define UNARY_RULE(ID, IMPL)                                                                      \
+  const struct cn_op_rule cn__rule_##ID = {                                                       \
+    .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1, .params_size = 0, .check = cn__unary_check,       \
+    .forward = unary_forward, .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp,     \
+    .ibp_mpfi = unary_mpfi,                                                                       \
+  }
+#define UNARY_RULE_CROWN(ID, IMPL)                                                                \
+  const struct cn_op_rule cn__rule_##ID = {                                                       \
+    .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1, .params_size = 0,                                 \
+    .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, .check = cn__unary_check,              \
+    .forward = unary_forward, .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp,     \
+    .ibp_mpfi = unary_mpfi, .crown = unary_crown,                                                 \
+  }
+
+UNARY_RULE_CROWN (EXP, exp_impl);
+UNARY_RULE (EXP2, exp2_impl);
+UNARY_RULE (EXPM1, expm1_impl);
+UNARY_RULE_CROWN (LOG, log_impl);
+UNARY_RULE (LOG2, log2_impl);
+UNARY_RULE (LOG10, log10_impl);
+UNARY_RULE (LOG1P, log1p_impl);
+UNARY_RULE (SIN, sin_impl);
+UNARY_RULE (COS, cos_impl);
+UNARY_RULE (TAN, tan_impl);
+UNARY_RULE (ASIN, asin_impl);
+UNARY_RULE (ACOS, acos_impl);
+UNARY_RULE_CROWN (ATAN, atan_impl);
+UNARY_RULE (SINH, sinh_impl);
+UNARY_RULE (COSH, cosh_impl);
+UNARY_RULE (ASINH, asinh_impl);
+UNARY_RULE (ACOSH, acosh_impl);
+UNARY_RULE (ATANH, atanh_impl);
+UNARY_RULE_CROWN (ERF, erf_impl);
 
 /* ---- atan2 ---------------------------------------------------------------------------- */
 
 static cn_status
-atan2_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  (void) p;
-  return cn__check_binary ("atan2", n_in, in, out, err);
-}
-
-static cn_status
 atan2_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  cn_status st = cn__tensors_ok ("atan2", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  CN__ASSERTD (cn__tensors_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   if (out->dtype == CN_DTYPE_F64)
     {
@@ -684,9 +675,8 @@ static cn_status
 atan2_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                 double *const *g_in, cn_error *err)
 {
-  cn_status st = cn__diff_ok ("atan2", "pullback", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  CN__ASSERTD (cn__diff_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   const double *y = in[0]->data, *x = in[1]->data;
   for (int64_t j = 0; j < n; j++)
@@ -705,9 +695,8 @@ static cn_status
 atan2_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
            double *t_out, cn_error *err)
 {
-  cn_status st = cn__diff_ok ("atan2", "jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  CN__ASSERTD (cn__diff_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   const double *y = in[0]->data, *x = in[1]->data;
   for (int64_t j = 0; j < n; j++)
@@ -736,9 +725,8 @@ atan2_end (double y, double x, mpfr_rnd_t rnd, mpfr_ptr t, mpfr_ptr u)
 static cn_status
 atan2_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  cn_status st = cn__boxes_ok ("atan2", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (cn__boxes_match (nv, in, out));
+  cn_status st = CN_OK;
   mpfr_t t, u;
   mpfr_init2 (t, 53);
   mpfr_init2 (u, 53);
@@ -782,9 +770,7 @@ atan2_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_erro
 static cn_status
 atan2_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  cn_status st = cn__mpfi_ok ("atan2", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (cn__mpfi_match (nv, in, out));
   for (int64_t j = 0; j < out->n; j++)
     {
       if (mpfi_nan_p (in[0]->v[j]) || mpfi_nan_p (in[1]->v[j]))
@@ -835,6 +821,6 @@ atan2_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
 }
 
 const struct cn_op_rule cn__rule_ATAN2 = { .op = CN_OP_ATAN2,
-  .n_in = 2, .params_size = 0, .check = atan2_check, .forward = atan2_forward,
+  .n_in = 2, .params_size = 0, .check = cn__binary_check, .forward = atan2_forward,
   .pullback = atan2_pullback, .jvp = atan2_jvp, .ibp = atan2_ibp, .ibp_mpfi = atan2_mpfi,
 };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/unary_impl.h: the scaffolding shared by the table-driven elementwise families
- * (transcendental.c, elementwise.c, extrema.c, rounding.c), internal.
+/* src/ops/unary_impl.h: the scaffolding shared by the elementwise families (arith.c,
+ * elementwise.c, transcendental.c, rounding.c, extrema.c, activation.c; integer.c, logic.c and
+ * movement.c use parts of it), internal.
  *
  * Every helper here checks shapes or sizes only; none of them computes a value, so the
  * family-specific math (and its soundness argument) stays in the family's file.  The helpers
@@ -63,38 +64,67 @@ cn__binary_check (const struct cn_op_rule *rule, const void *p, int n_in, const 
   return cn__check_binary (cn_op_name (rule->op), n_in, in, out, err);
 }
 
-/* The arms trust the checked shapes, but never index past what they are given: OUT is a
- * floating tensor with the node's element count, and every input has its sort and count. */
-static inline cn_status
-cn__tensors_ok (const char *op, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-                cn_error *err)
+/* The invariants every arm of these families may state with CN__ASSERTD (src/core/assert.h):
+ * the graph builder checked the node and the engines allocate from the graph, so an arm receives
+ * tensors, boxes and MPFI vectors of its node's element count and sorts.  These predicates only
+ * read sizes and sorts; under CN__ASSERTD they are not even evaluated in a plain build. */
+
+/* Forward: OUT is a floating tensor with the node's element count, and every input has its sort
+ * and count. */
+static inline int
+cn__tensors_match (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
 {
   int64_t n = cn__numel (nv->out_shape);
   if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", op,
-                         cn__node_name (nv));
+    return 0;
   for (int i = 0; i < nv->n_in; i++)
     if (in[i]->dtype != out->dtype || cn_tensor_numel (in[i]) != n)
-      return cn_error_set (err, CN_EINVAL, "%s: input %d does not match the node's sort or shape (node '%s')",
-                           op, i, cn__node_name (nv));
-  return CN_OK;
+      return 0;
+  return 1;
 }
 
-/* Pullback and jvp (MODE names which): binary64 tensors of the node's element count. */
-static inline cn_status
-cn__diff_ok (const char *op, const char *mode, const cn_node_view *nv, const cn_tensor *const *in,
-             const cn_tensor *out, cn_error *err)
+/* Pullback and jvp: the inputs and the output are binary64 tensors of the node's element
+ * count. */
+static inline int
+cn__diff_match (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
 {
   int64_t n = cn__numel (nv->out_shape);
   if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: %s output is not a binary64 tensor of the node's shape (node '%s')",
-                         op, mode, cn__node_name (nv));
+    return 0;
   for (int i = 0; i < nv->n_in; i++)
     if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != n)
-      return cn_error_set (err, CN_EINVAL, "%s: %s input %d is not a binary64 tensor of the node's shape (node '%s')",
-                           op, mode, i, cn__node_name (nv));
-  return CN_OK;
+      return 0;
+  return 1;
 }
+
+/* IBP: the input and output boxes have the node's element count. */
+static inline int
+cn__boxes_match (const cn_node_view *nv, const cn_box *const *in, const cn_box *out)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->n != n)
+    return 0;
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->n != n)
+      return 0;
+  return 1;
+}
+
+/* MPFI: the input and output interval vectors have the node's element count. */
+static inline int
+cn__mpfi_match (const cn_node_view *nv, const cn_mpfi_vec *const *in, const cn_mpfi_vec *out)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  if (out->n != n)
+    return 0;
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->n != n)
+      return 0;
+  return 1;
+}
+
+/* The same checks as statuses, for the families that still re-validate in their arms
+ * (integer.c, logic.c, movement.c). */
 
 /* Pullback and jvp of a one-input operator (MODE names which): the input and the output are
  * binary64 tensors of the node's element count. */
@@ -141,6 +171,8 @@ cn__mpfi_ok (const char *op, const cn_node_view *nv, const cn_mpfi_vec *const *i
   return CN_OK;
 }
 
+/* The two generators below serve integer.c, which still keeps a table of its operators. */
+
 /* Generates the lookup of a family's table: "static const TYPE *FN_OF (cn_op)" returns the
  * entry of TABLE (an array of TYPE with a member op) for the operator, NULL if none, and
  * "static cn_status FN_NO (nv, err)" reports a node whose operator is not in the table with
@@ -169,15 +201,5 @@ cn__mpfi_ok (const char *op, const cn_node_view *nv, const cn_mpfi_vec *const *i
     (void) p;                                                                                    \
     return CHECK (#lname, n_in, in, out, err);                                                   \
   }
-
-/* Generates the check arm and the rule cn__rule_ID of a one-input operator without attributes
- * whose other arms are the family's shared ARM_forward, ARM_pullback, ARM_jvp, ARM_ibp and
- * ARM_mpfi. */
-#define CN__UNARY_RULE(ID, lname, arm)                                                           \
-  CN__CHECK_ARM (lname, cn__check_unary)                                                         \
-  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                      \
-    .n_in = 1, .params_size = 0, .check = lname##_check, .forward = arm##_forward,               \
-    .pullback = arm##_pullback, .jvp = arm##_jvp, .ibp = arm##_ibp, .ibp_mpfi = arm##_mpfi,      \
-  };
 
 #endif
