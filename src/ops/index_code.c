@@ -120,7 +120,8 @@ code_linear (const cn_params_index_code *p, const struct code_strides *cs, const
 }
 
 static cn_status
-encode_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+encode_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+              cn_error *err)
 {
   (void) rule;
   cn_status st = code_params_ok ("encodeIndex", p, err);
@@ -145,7 +146,8 @@ encode_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_s
 }
 
 static cn_status
-encode_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+encode_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out,
+                 cn_error *err)
 {
   (void) rule;
   cn_status st = code_params_ok ("encodeIndex", p, err);
@@ -332,7 +334,8 @@ encode_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
 }
 
 static cn_status
-decode_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+decode_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+              cn_error *err)
 {
   (void) rule;
   cn_status st = code_params_ok ("decodeIndex", p, err);
@@ -353,7 +356,8 @@ decode_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_s
 }
 
 static cn_status
-decode_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+decode_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out,
+                 cn_error *err)
 {
   (void) rule;
   cn_status st = code_params_ok ("decodeIndex", p, err);

@@ -707,7 +707,8 @@ const struct cn_op_rule cn__rule_LOGICAL_XOR = { .op = CN_OP_LOGICAL_XOR, .impl 
 /* ---- select --------------------------------------------------------------------------- */
 
 static cn_status
-select_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+select_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+              cn_error *err)
 {
   (void) rule;
   (void) p;
@@ -733,7 +734,8 @@ select_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_s
 /* The data ports are element ports of one sort (the model's scalar, Booleans or one integer
  * sort), the output of that sort. */
 static cn_status
-select_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+select_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out,
+                 cn_error *err)
 {
   (void) rule;
   (void) p;
@@ -1052,7 +1054,8 @@ cast_target_ok (const cn_params_cast *p, cn_error *err)
 }
 
 static cn_status
-cast_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+cast_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+            cn_error *err)
 {
   (void) rule;
   cn_status st = cast_target_ok (p, err);
