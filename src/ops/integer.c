@@ -528,7 +528,7 @@ word_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
 {
   const struct word_impl *d = nv->rule->impl;
   int64_t n = cn__numel (nv->out_shape);
-  cn__wsort s;
+  cn__wsort s = { 0 };
   int word = cn__wsort_of (out->dtype, &s);
   /* the output and the inputs are word tensors of the node's shape and of one sort (out_sort) */
   CN__ASSERTD (word && cn_tensor_numel (out) == n);
