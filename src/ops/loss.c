@@ -7,6 +7,8 @@
  * poisson, logCosh, binaryCrossEntropy, crossEntropyProbabilities: no gradient), an index port
  * (crossEntropy's class labels: float tensors holding integers), a detached port (distill's
  * teacher logits, which PyTorch detaches) or a second value port (cosineLoss, symmetric).
+ * The arms are shared: each rule's impl (struct loss_impl) holds the loss's kind, whether it is a
+ * row loss, and the a-priori range of a sample's loss used below.
  *
  * Samples.  The elementwise losses (the first seven) take x and the target of one shape; sample s
  * is entry s.  The row losses (cosineLoss, crossEntropy, crossEntropyProbabilities, distill) work
@@ -96,39 +98,16 @@
 #define LN2 0.693147180559945309417232121458176568
 #define IBP_PREC 128
 
+/* The losses' kinds: the family's vocabulary, which each rule's impl names. */
 enum loss_kind { L_MSE, L_MAE, L_HUBER, L_HINGE, L_POISSON, L_LOGCOSH, L_BCE, L_COS, L_CE, L_CEP, L_DISTILL };
 
-struct loss_def
+/* What the shared arms read of a loss (its rule's impl). */
+struct loss_impl
 {
-  cn_op op;
-  const char *name;
   enum loss_kind kind;
   int row;                /* a row loss (along the class axis) */
   double lo, hi;          /* the a-priori range of a sample's loss over all real inputs */
 };
-
-static const struct loss_def defs[] = {
-  { CN_OP_MSE_LOSS, "mseLoss", L_MSE, 0, 0, INFINITY },
-  { CN_OP_MAE_LOSS, "maeLoss", L_MAE, 0, 0, INFINITY },
-  { CN_OP_HUBER_LOSS, "huberLoss", L_HUBER, 0, 0, INFINITY },
-  { CN_OP_HINGE_LOSS, "hingeLoss", L_HINGE, 0, 0, INFINITY },
-  { CN_OP_POISSON_LOSS, "poissonLoss", L_POISSON, 0, -INFINITY, INFINITY },
-  { CN_OP_LOG_COSH_LOSS, "logCoshLoss", L_LOGCOSH, 0, 0, INFINITY },
-  { CN_OP_BINARY_CROSS_ENTROPY, "binaryCrossEntropy", L_BCE, 0, -INFINITY, INFINITY },
-  { CN_OP_COSINE_LOSS, "cosineLoss", L_COS, 1, 0, 2 },
-  { CN_OP_CROSS_ENTROPY, "crossEntropy", L_CE, 1, 0, INFINITY },
-  { CN_OP_CROSS_ENTROPY_PROBABILITIES, "crossEntropyProbabilities", L_CEP, 1, -INFINITY, INFINITY },
-  { CN_OP_DISTILL, "distill", L_DISTILL, 1, 0, INFINITY },
-};
-
-static const struct loss_def *
-def_of (cn_op op)
-{
-  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)
-    if (defs[i].op == op)
-      return &defs[i];
-  return NULL;
-}
 
 /* The sample layout of a node (see the header comment). */
 struct layout
@@ -138,7 +117,7 @@ struct layout
 };
 
 static void
-layout_of (const struct loss_def *d, const cn_shape *x, struct layout *ly)
+layout_of (const struct loss_impl *d, const cn_shape *x, struct layout *ly)
 {
   ly->row = d->row;
   if (!d->row)
@@ -174,30 +153,32 @@ entry (const struct layout *ly, int64_t s, int64_t c)
 /* ---- check ---------------------------------------------------------------------------- */
 
 static cn_status
-loss_check_op (cn_op op, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+loss_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out,
+            cn_error *err)
 {
-  const struct loss_def *d = def_of (op);
+  const struct loss_impl *d = rule->impl;
+  const char *op = cn_op_name (rule->op);
   const cn_params_loss *p = params;
   char a[128], b[128];
   if (p == NULL)
-    return cn_error_set (err, CN_EINVAL, "%s: missing attributes", d->name);
+    return cn_error_set (err, CN_EINVAL, "%s: missing attributes", op);
   if (p->reduction != CN_LOSS_MEAN && p->reduction != CN_LOSS_SUM && p->reduction != CN_LOSS_NONE)
-    return cn_error_set (err, CN_EINVAL, "%s: unknown reduction %d", d->name, (int) p->reduction);
+    return cn_error_set (err, CN_EINVAL, "%s: unknown reduction %d", op, (int) p->reduction);
   if (d->kind == L_HUBER && !(p->delta > 0 && isfinite (p->delta)))
-    return cn_error_set (err, CN_EINVAL, "%s: delta %g is not finite and > 0", d->name, p->delta);
+    return cn_error_set (err, CN_EINVAL, "%s: delta %g is not finite and > 0", op, p->delta);
   if (d->kind == L_HINGE && !isfinite (p->margin))
-    return cn_error_set (err, CN_EINVAL, "%s: margin %g is not finite", d->name, p->margin);
+    return cn_error_set (err, CN_EINVAL, "%s: margin %g is not finite", op, p->margin);
   if (d->kind == L_COS && !(p->eps > 0 && isfinite (p->eps)))
-    return cn_error_set (err, CN_EINVAL, "%s: eps %g is not finite and > 0", d->name, p->eps);
+    return cn_error_set (err, CN_EINVAL, "%s: eps %g is not finite and > 0", op, p->eps);
   if (d->kind == L_CEP && !(p->eps >= 0 && p->eps < 1))
-    return cn_error_set (err, CN_EINVAL, "%s: eps %g is not in [0, 1)", d->name, p->eps);
+    return cn_error_set (err, CN_EINVAL, "%s: eps %g is not in [0, 1)", op, p->eps);
   if (d->kind == L_DISTILL && !(p->temperature > 0 && isfinite (p->temperature)))
-    return cn_error_set (err, CN_EINVAL, "%s: temperature %g is not finite and > 0", d->name, p->temperature);
+    return cn_error_set (err, CN_EINVAL, "%s: temperature %g is not finite and > 0", op, p->temperature);
   if (n_in != 2)
-    return cn_error_set (err, CN_EINVAL, "%s: takes 2 inputs, got %d", d->name, n_in);
+    return cn_error_set (err, CN_EINVAL, "%s: takes 2 inputs, got %d", op, n_in);
   for (int i = 0; i < 2; i++)
     {
-      cn_status st = cn__input_valid (d->name, i, in[i], err);
+      cn_status st = cn__input_valid (op, i, in[i], err);
       if (st != CN_OK)
         return st;
     }
@@ -205,10 +186,10 @@ loss_check_op (cn_op op, const void *params, int n_in, const cn_shape *const *in
   if (d->row)
     {
       if (in[0]->rank < 1)
-        return cn_error_set (err, CN_ESHAPE, "%s: input has rank 0 (no class axis)", d->name);
+        return cn_error_set (err, CN_ESHAPE, "%s: input has rank 0 (no class axis)", op);
       int ax = in[0]->rank >= 2 ? 1 : 0;
       if (in[0]->dim[ax] == 0)
-        return cn_error_set (err, CN_ESHAPE, "%s: input %s has no classes on axis %d", d->name,
+        return cn_error_set (err, CN_ESHAPE, "%s: input %s has no classes on axis %d", op,
                              cn_shape_format (in[0], a, sizeof a), ax);
       for (int k = ax; k + 1 < in[0]->rank; k++)
         ss.dim[k] = in[0]->dim[k + 1];
@@ -217,14 +198,14 @@ loss_check_op (cn_op op, const void *params, int n_in, const cn_shape *const *in
     }
   const cn_shape *want = d->kind == L_CE ? &ss : in[0];
   if (!cn_shape_equal (in[1], want))
-    return cn_error_set (err, CN_ESHAPE, "%s: target shape %s differs from %s", d->name,
+    return cn_error_set (err, CN_ESHAPE, "%s: target shape %s differs from %s", op,
                          cn_shape_format (in[1], b, sizeof b), cn_shape_format (want, a, sizeof a));
   if (p->reduction == CN_LOSS_NONE)
     *out = ss;
   else
     {
       if (cn_shape_numel (&ss) == 0 && p->reduction == CN_LOSS_MEAN)
-        return cn_error_set (err, CN_ESHAPE, "%s: mean over no samples (input %s)", d->name,
+        return cn_error_set (err, CN_ESHAPE, "%s: mean over no samples (input %s)", op,
                              cn_shape_format (in[0], a, sizeof a));
       int64_t none[1] = { 0 };
       return cn_shape_make (out, 0, none, err);
@@ -234,12 +215,11 @@ loss_check_op (cn_op op, const void *params, int n_in, const cn_shape *const *in
 
 /* crossEntropy's labels: every entry an integer in [0, C). */
 static cn_status
-check_label (const struct loss_def *d, const cn_node_view *nv, const struct layout *ly, double v, int64_t s,
-             cn_error *err)
+check_label (const cn_node_view *nv, const struct layout *ly, double v, int64_t s, cn_error *err)
 {
   if (!(v >= 0 && v < (double) ly->C && v == floor (v)))
     return cn_error_set (err, CN_EINVAL, "%s: label %g of sample %lld is not an integer in [0, %lld) (node '%s')",
-                         d->name, v, (long long) s, (long long) ly->C, cn__node_name (nv));
+                         cn_op_name (nv->op), v, (long long) s, (long long) ly->C, cn__node_name (nv));
   return CN_OK;
 }
 
@@ -270,7 +250,7 @@ lse_##S (const struct layout *ly, const T *v, int64_t s, T tau, T *mp)          
 #define LOSS_FORWARD(T, S)                                                                                           \
 /* The loss of sample S in the sort T (see the header comment for the formulas and the order). */                    \
 static T                                                                                                             \
-sample_fwd_##S (const struct loss_def *d, const cn_params_loss *p, const struct layout *ly, const T *x, const T *y,  \
+sample_fwd_##S (const struct loss_impl *d, const cn_params_loss *p, const struct layout *ly, const T *x, const T *y,  \
                 int64_t s)                                                                                           \
 {                                                                                                                    \
   switch (d->kind)                                                                                                   \
@@ -362,7 +342,7 @@ sample_fwd_##S (const struct loss_def *d, const cn_params_loss *p, const struct 
 /* The forward of the node in the sort T: per-sample losses, then the reduction in increasing                        \
  * sample order (mean: the sum divided by the count, both in T). */                                                  \
 static void                                                                                                          \
-forward_##S (const struct loss_def *d, const cn_params_loss *p, const struct layout *ly, const T *x, const T *y,     \
+forward_##S (const struct loss_impl *d, const cn_params_loss *p, const struct layout *ly, const T *x, const T *y,     \
              T *out)                                                                                                 \
 {                                                                                                                    \
   T acc = 0;                                                                                                         \
@@ -388,24 +368,23 @@ LOSS_FORWARD (float, f32)
 static cn_status
 loss_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  const struct loss_def *d = def_of (nv->op);
+  const struct loss_impl *d = nv->rule->impl;
   const cn_params_loss *p = nv->params;
   struct layout ly;
   layout_of (d, nv->in_shape[0], &ly);
   if (d->kind == L_CE)
     for (int64_t s = 0; s < ly.n_s; s++)
       {
-        cn_status st = check_label (d, nv, &ly, cn_tensor_get_f64 (in[1], s), s, err);
+        cn_status st = check_label (nv, &ly, cn_tensor_get_f64 (in[1], s), s, err);
         if (st != CN_OK)
           return st;
       }
+  /* the tensors are of the evaluation's floating sort (the graph builder's contract) */
+  CN__ASSERTD (cn_dtype_is_float (out->dtype) && in[0]->dtype == out->dtype && in[1]->dtype == out->dtype);
   if (out->dtype == CN_DTYPE_F64)
     forward_f64 (d, p, &ly, in[0]->data, in[1]->data, out->data);
-  else if (out->dtype == CN_DTYPE_F32)
-    forward_f32 (d, p, &ly, in[0]->data, in[1]->data, out->data);
   else
-    return cn_error_set (err, CN_EINVAL, "%s: unsupported sort %s (node '%s')", d->name, cn_dtype_name (out->dtype),
-                         cn__node_name (nv));
+    forward_f32 (d, p, &ly, in[0]->data, in[1]->data, out->data);
   return CN_OK;
 }
 
@@ -421,7 +400,7 @@ sgn (double v)
  * (c = 0 for the elementwise losses), gy[c] = dl/dy for cosineLoss (the only loss whose second
  * port is a value port). */
 static void
-sample_grad (const struct loss_def *d, const cn_params_loss *p, const struct layout *ly, const double *x,
+sample_grad (const struct loss_impl *d, const cn_params_loss *p, const struct layout *ly, const double *x,
              const double *y, int64_t s, double *gx, double *gy)
 {
   switch (d->kind)
@@ -508,12 +487,11 @@ sample_grad (const struct loss_def *d, const cn_params_loss *p, const struct lay
 }
 
 static cn_status
-grad_scratch (const struct loss_def *d, const cn_node_view *nv, const struct layout *ly, double **gx, double **gy,
-              cn_error *err)
+grad_scratch (const cn_node_view *nv, const struct layout *ly, double **gx, double **gy, cn_error *err)
 {
   *gx = malloc ((size_t) (2 * ly->C + 1) * sizeof **gx);
   if (*gx == NULL)
-    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", d->name, cn__node_name (nv));
+    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", cn_op_name (nv->op), cn__node_name (nv));
   *gy = *gx + ly->C;
   return CN_OK;
 }
@@ -523,7 +501,7 @@ loss_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tens
                double *const *g_in, cn_error *err)
 {
   (void) out;
-  const struct loss_def *d = def_of (nv->op);
+  const struct loss_impl *d = nv->rule->impl;
   const cn_params_loss *p = nv->params;
   struct layout ly;
   layout_of (d, nv->in_shape[0], &ly);
@@ -534,12 +512,12 @@ loss_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tens
   if (d->kind == L_CE)
     for (int64_t s = 0; s < ly.n_s; s++)
       {
-        cn_status st = check_label (d, nv, &ly, y[s], s, err);
+        cn_status st = check_label (nv, &ly, y[s], s, err);
         if (st != CN_OK)
           return st;
       }
   double *gx = NULL, *gy = NULL;
-  cn_status st = grad_scratch (d, nv, &ly, &gx, &gy, err);
+  cn_status st = grad_scratch (nv, &ly, &gx, &gy, err);
   if (st != CN_OK)
     return st;
   for (int64_t s = 0; s < ly.n_s; s++)
@@ -565,7 +543,7 @@ loss_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
           double *t_out, cn_error *err)
 {
   (void) out;
-  const struct loss_def *d = def_of (nv->op);
+  const struct loss_impl *d = nv->rule->impl;
   const cn_params_loss *p = nv->params;
   struct layout ly;
   layout_of (d, nv->in_shape[0], &ly);
@@ -574,12 +552,12 @@ loss_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
   if (d->kind == L_CE)
     for (int64_t s = 0; s < ly.n_s; s++)
       {
-        cn_status st = check_label (d, nv, &ly, y[s], s, err);
+        cn_status st = check_label (nv, &ly, y[s], s, err);
         if (st != CN_OK)
           return st;
       }
   double *gx = NULL, *gy = NULL;
-  cn_status st = grad_scratch (d, nv, &ly, &gx, &gy, err);
+  cn_status st = grad_scratch (nv, &ly, &gx, &gy, err);
   if (st != CN_OK)
     return st;
   double acc = 0;
@@ -734,7 +712,7 @@ increasing_of_abs (int huber, double delta, mpfi_ptr out, mpfi_srcptr a, struct 
 
 /* OUT := an enclosure of sample S's loss over the intervals X (first port) and Y (second). */
 static cn_status
-sample_itv (const cn_node_view *nv, const struct loss_def *d, const cn_params_loss *p, const struct layout *ly,
+sample_itv (const cn_node_view *nv, const struct loss_impl *d, const cn_params_loss *p, const struct layout *ly,
             mpfi_srcptr const *X, mpfi_srcptr const *Y, int64_t s, mpfi_ptr out, struct ws *w, cn_error *err)
 {
   switch (d->kind)
@@ -767,7 +745,7 @@ sample_itv (const cn_node_view *nv, const struct loss_def *d, const cn_params_lo
     case L_BCE:
       if (mpfr_cmp_ui (&X[s]->left, 0) < 0 || mpfr_cmp_ui (&X[s]->right, 1) > 0)
         return cn_error_set (err, CN_ENUMERIC, "%s: part of the input box at entry %lld lies outside [0, 1] (node '%s')",
-                             d->name, (long long) s, cn__node_name (nv));
+                             cn_op_name (nv->op), (long long) s, cn__node_name (nv));
       mpfi_log (w->t, X[s]);
       clamp_below (w->t, -100, w);
       mpfi_ui_sub (w->u, 1, X[s]);
@@ -804,11 +782,11 @@ sample_itv (const cn_node_view *nv, const struct loss_def *d, const cn_params_lo
       {
         mpfi_srcptr yk = Y[s];
         if (!mpfr_equal_p (&yk->left, &yk->right))
-          return cn_error_set (err, CN_EINVAL, "%s: the label box of sample %lld is not a point (node '%s')", d->name,
-                               (long long) s, cn__node_name (nv));
+          return cn_error_set (err, CN_EINVAL, "%s: the label box of sample %lld is not a point (node '%s')",
+                               cn_op_name (nv->op), (long long) s, cn__node_name (nv));
         if (!mpfr_integer_p (&yk->left) || mpfr_sgn (&yk->left) < 0 || mpfr_cmp_si (&yk->left, ly->C) >= 0)
           return cn_error_set (err, CN_EINVAL, "%s: label %g of sample %lld is not an integer in [0, %lld) (node '%s')",
-                               d->name, mpfr_get_d (&yk->left, MPFR_RNDN), (long long) s, (long long) ly->C,
+                               cn_op_name (nv->op), mpfr_get_d (&yk->left, MPFR_RNDN), (long long) s, (long long) ly->C,
                                cn__node_name (nv));
         nlsm_itv (out, ly, X, s, mpfr_get_si (&yk->left, MPFR_RNDN), 1, w);
         break;
@@ -820,7 +798,7 @@ sample_itv (const cn_node_view *nv, const struct loss_def *d, const cn_params_lo
           int64_t q = entry (ly, s, c);
           if (p->eps == 0 && mpfr_sgn (&X[q]->left) < 0)
             return cn_error_set (err, CN_ENUMERIC, "%s: part of the input box at entry %lld is negative (node '%s')",
-                                 d->name, (long long) q, cn__node_name (nv));
+                                 cn_op_name (nv->op), (long long) q, cn__node_name (nv));
           mpfi_set (w->t, X[q]);
           clamp_below (w->t, p->eps, w);
           mpfi_log (w->t, w->t);
@@ -865,15 +843,15 @@ static cn_status
 loss_kernel (const cn_node_view *nv, mpfi_srcptr const *X, mpfi_srcptr const *Y, int64_t nx, int64_t ny,
              mpfi_t *out, mpfr_prec_t prec, cn_error *err)
 {
-  const struct loss_def *d = def_of (nv->op);
+  const struct loss_impl *d = nv->rule->impl;
   const cn_params_loss *p = nv->params;
   struct layout ly;
   layout_of (d, nv->in_shape[0], &ly);
   for (int i = 0; i < 2; i++)
     for (int64_t j = 0; j < (i ? ny : nx); j++)
       if (mpfi_nan_p (i ? Y[j] : X[j]))
-        return cn_error_set (err, CN_ENUMERIC, "%s: NaN in input box %d at entry %lld (node '%s')", d->name, i,
-                             (long long) j, cn__node_name (nv));
+        return cn_error_set (err, CN_ENUMERIC, "%s: NaN in input box %d at entry %lld (node '%s')",
+                             cn_op_name (nv->op), i, (long long) j, cn__node_name (nv));
   struct ws w;
   mpfi_t l, sum;
   ws_init (&w, prec);
@@ -904,7 +882,6 @@ loss_kernel (const cn_node_view *nv, mpfi_srcptr const *X, mpfi_srcptr const *Y,
 static cn_status
 loss_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  const struct loss_def *d = def_of (nv->op);
   int64_t nx = in[0]->n, ny = in[1]->n, n = nx + ny, m = out->n;
   mpfi_t *v = malloc ((size_t) (n + m + 1) * sizeof *v);
   mpfi_srcptr *ptr = malloc ((size_t) (n + 1) * sizeof *ptr);
@@ -912,7 +889,7 @@ loss_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
     {
       free (v);
       free (ptr);
-      return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", d->name, cn__node_name (nv));
+      return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", cn_op_name (nv->op), cn__node_name (nv));
     }
   cn_status st = CN_OK;
   for (int64_t j = 0; j < n + m; j++)
@@ -923,8 +900,8 @@ loss_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
       int64_t q = j < nx ? j : j - nx;
       if (isnan (b->lo[q]) || isnan (b->hi[q]))
         {
-          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN end in input box %d at entry %lld (node '%s')", d->name,
-                             j < nx ? 0 : 1, (long long) q, cn__node_name (nv));
+          st = cn_error_set (err, CN_ENUMERIC, "%s: NaN end in input box %d at entry %lld (node '%s')",
+                             cn_op_name (nv->op), j < nx ? 0 : 1, (long long) q, cn__node_name (nv));
           goto done;
         }
       mpfi_interv_d (v[j], b->lo[q], b->hi[q]);   /* exact: 128 bits hold a double */
@@ -949,13 +926,12 @@ done:
 static cn_status
 loss_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  const struct loss_def *d = def_of (nv->op);
   int64_t nx = in[0]->n, ny = in[1]->n;
   if (out->n == 0)
     return CN_OK;
   mpfi_srcptr *ptr = malloc ((size_t) (nx + ny + 1) * sizeof *ptr);
   if (ptr == NULL)
-    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", d->name, cn__node_name (nv));
+    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", cn_op_name (nv->op), cn__node_name (nv));
   for (int64_t j = 0; j < nx; j++)
     ptr[j] = in[0]->v[j];
   for (int64_t j = 0; j < ny; j++)
@@ -972,26 +948,72 @@ static const cn_port_kind value_ports[2] = { CN_PORT_VALUE, CN_PORT_VALUE };
 static const cn_port_kind index_ports[2] = { CN_PORT_VALUE, CN_PORT_INDEX };
 static const cn_port_kind detached_ports[2] = { CN_PORT_VALUE, CN_PORT_DETACHED };
 
-#define LOSS_RULE(ID, lname, ports)                                                                       \
-  static cn_status lname##_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,      \
-                                  cn_error *err)                                                          \
-  { (void) rule;                                                                                                       \
-    return loss_check_op (CN_OP_##ID, p, n_in, in, out, err);                                             \
-  }                                                                                                       \
-  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                               \
-    .n_in = 2, .in_kind = ports, .params_size = sizeof (cn_params_loss), .check = lname##_check,          \
-    .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp,                 \
-    .ibp_mpfi = loss_mpfi,                                                                                \
-  };
+/* One rule per loss: its kind, whether it is a row loss, and the a-priori range of a sample's
+ * loss in the impl; the arms are shared. */
 
-LOSS_RULE (MSE_LOSS, mse, frozen_ports)
-LOSS_RULE (MAE_LOSS, mae, frozen_ports)
-LOSS_RULE (HUBER_LOSS, huber, frozen_ports)
-LOSS_RULE (HINGE_LOSS, hinge, frozen_ports)
-LOSS_RULE (POISSON_LOSS, poisson, frozen_ports)
-LOSS_RULE (LOG_COSH_LOSS, log_cosh, frozen_ports)
-LOSS_RULE (BINARY_CROSS_ENTROPY, bce, frozen_ports)
-LOSS_RULE (COSINE_LOSS, cosine, value_ports)
-LOSS_RULE (CROSS_ENTROPY, cross_entropy, index_ports)
-LOSS_RULE (CROSS_ENTROPY_PROBABILITIES, cep, frozen_ports)
-LOSS_RULE (DISTILL, distill, detached_ports)
+static const struct loss_impl mse_impl = { L_MSE, 0, 0, INFINITY };
+const struct cn_op_rule cn__rule_MSE_LOSS = { .op = CN_OP_MSE_LOSS, .impl = &mse_impl,
+  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+};
+
+static const struct loss_impl mae_impl = { L_MAE, 0, 0, INFINITY };
+const struct cn_op_rule cn__rule_MAE_LOSS = { .op = CN_OP_MAE_LOSS, .impl = &mae_impl,
+  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+};
+
+static const struct loss_impl huber_impl = { L_HUBER, 0, 0, INFINITY };
+const struct cn_op_rule cn__rule_HUBER_LOSS = { .op = CN_OP_HUBER_LOSS, .impl = &huber_impl,
+  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+};
+
+static const struct loss_impl hinge_impl = { L_HINGE, 0, 0, INFINITY };
+const struct cn_op_rule cn__rule_HINGE_LOSS = { .op = CN_OP_HINGE_LOSS, .impl = &hinge_impl,
+  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+};
+
+static const struct loss_impl poisson_impl = { L_POISSON, 0, -INFINITY, INFINITY };
+const struct cn_op_rule cn__rule_POISSON_LOSS = { .op = CN_OP_POISSON_LOSS, .impl = &poisson_impl,
+  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+};
+
+static const struct loss_impl log_cosh_impl = { L_LOGCOSH, 0, 0, INFINITY };
+const struct cn_op_rule cn__rule_LOG_COSH_LOSS = { .op = CN_OP_LOG_COSH_LOSS, .impl = &log_cosh_impl,
+  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+};
+
+static const struct loss_impl bce_impl = { L_BCE, 0, -INFINITY, INFINITY };
+const struct cn_op_rule cn__rule_BINARY_CROSS_ENTROPY = { .op = CN_OP_BINARY_CROSS_ENTROPY, .impl = &bce_impl,
+  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+};
+
+static const struct loss_impl cosine_impl = { L_COS, 1, 0, 2 };
+const struct cn_op_rule cn__rule_COSINE_LOSS = { .op = CN_OP_COSINE_LOSS, .impl = &cosine_impl,
+  .n_in = 2, .in_kind = value_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+};
+
+static const struct loss_impl cross_entropy_impl = { L_CE, 1, 0, INFINITY };
+const struct cn_op_rule cn__rule_CROSS_ENTROPY = { .op = CN_OP_CROSS_ENTROPY, .impl = &cross_entropy_impl,
+  .n_in = 2, .in_kind = index_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+};
+
+static const struct loss_impl cep_impl = { L_CEP, 1, -INFINITY, INFINITY };
+const struct cn_op_rule cn__rule_CROSS_ENTROPY_PROBABILITIES = { .op = CN_OP_CROSS_ENTROPY_PROBABILITIES,
+  .impl = &cep_impl,
+  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+};
+
+static const struct loss_impl distill_impl = { L_DISTILL, 1, 0, INFINITY };
+const struct cn_op_rule cn__rule_DISTILL = { .op = CN_OP_DISTILL, .impl = &distill_impl,
+  .n_in = 2, .in_kind = detached_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+};

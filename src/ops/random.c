@@ -23,6 +23,8 @@
  *   randn        y_j = mean + std sqrt(-2 ln u'_j) cos(2 pi v_j),  u'_j = max(u_j, 2^-53) (the first
  *                uniform clamped away from zero: Box-Muller), mean finite, std finite and >= 0.
  *   bernoulliMask y_j = 1 if u_j < p else 0 (0 <= p <= 1): P(y_j = 1) = p up to 2^-53.
+ * The arms are shared: each draw's rule's impl (struct draw_impl) holds its formula in binary64,
+ * its range whatever the key and its MPFI enclosure, written next to each other below.
  * The draw is DEFINED as the exact real value of these formulas (the reference's value); the
  * forward computes it in binary64 and rounds it to the evaluation's sort:
  *   randUniform  fl(lo + fl(fl(hi - lo) u_j)): three roundings, within 3u (|lo| + |hi - lo|) of the
@@ -95,7 +97,9 @@
  *         over its own IBP box: bias[s] += cn__box_min_dot (lam_out[s], box); no coefficient
  *         reaches x.  CN_RULE_NEEDS_BOUNDS: CROWN tightens x's box first (deciding more entries).
  * The draws have no CROWN arm: their key is a constant in a model, and the sweep discharges a
- * value that does not depend on the graph input over its box. */
+ * value that does not depend on the graph input over its box.  Every arm receives tensors, boxes
+ * and vectors of the node's shapes and sorts under attributes the check admitted (the graph
+ * builder checked the node): it states that with CN__ASSERTD, and refuses only values. */
 #include <config.h>
 #include <float.h>
 #include <math.h>
@@ -194,11 +198,13 @@ draw_check (const char *op, const cn_shape *shape, int n_in, const cn_shape *con
   return CN_OK;
 }
 
+/* The out_sort arm of the draws: one key of sort u64, the draws of the model's scalar. */
 static cn_status
-draw_out_sort (const struct cn_op_rule *rule, const void *params, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err, const char *op)
+draw_out_sort (const struct cn_op_rule *rule, const void *params, int n_in, const cn_dtype *in, cn_dtype *out,
+               cn_error *err)
 {
-  (void) rule;
   (void) params;
+  const char *op = cn_op_name (rule->op);
   if (n_in != 1)
     return cn_error_set (err, CN_EINVAL, "%s: takes 1 input (the key), got %d", op, n_in);
   if (in[0] != CN_DTYPE_U64)
@@ -209,7 +215,8 @@ draw_out_sort (const struct cn_op_rule *rule, const void *params, int n_in, cons
 }
 
 static cn_status
-rand_uniform_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+rand_uniform_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out,
+                    cn_error *err)
 {
   (void) rule;
   cn_status st = need_params ("randUniform", params, err);
@@ -222,7 +229,8 @@ rand_uniform_check (const struct cn_op_rule *rule, const void *params, int n_in,
 }
 
 static cn_status
-randn_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+randn_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out,
+             cn_error *err)
 {
   (void) rule;
   cn_status st = need_params ("randn", params, err);
@@ -235,7 +243,8 @@ randn_check (const struct cn_op_rule *rule, const void *params, int n_in, const 
 }
 
 static cn_status
-bernoulli_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+bernoulli_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out,
+                 cn_error *err)
 {
   (void) rule;
   cn_status st = need_params ("bernoulliMask", params, err);
@@ -247,22 +256,146 @@ bernoulli_check (const struct cn_op_rule *rule, const void *params, int n_in, co
   return draw_check ("bernoulliMask", &p->shape, n_in, in, out, err);
 }
 
-static cn_status
-rand_uniform_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+/* ---- the three draws: each one's value, range and enclosure (its rule's impl) ------------- */
+
+/* What the shared arms of a draw read of it (its rule's impl): the draw from the uniforms U and
+ * V of its position, in binary64 (VALUE); the range of every draw whatever the key (RANGE, the
+ * IBP box of a key that is not a point); and the enclosure of the exact draw into Y (MPFI: at a
+ * point key, POINT, from the exact U and V; else the range), with scratch A and B of Y's
+ * precision.  P is the draw's attribute record. */
+struct draw_impl
 {
-  return draw_out_sort (rule, p, n_in, in, out, err, "randUniform");
+  double (*value) (const void *p, double u, double v);
+  void (*range) (const void *p, double *lo, double *hi);
+  void (*mpfi) (const void *p, int point, double u, double v, mpfi_ptr y, mpfi_ptr a, mpfi_ptr b);
+};
+
+/* randUniform: lo + (hi - lo) u, in [lo, hi). */
+static double
+uniform_value (const void *pv, double u, double v)
+{
+  (void) v;
+  const cn_params_rand_uniform *p = pv;
+  return p->lo + (p->hi - p->lo) * u;
 }
 
-static cn_status
-randn_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+static void
+uniform_range (const void *pv, double *lo, double *hi)
 {
-  return draw_out_sort (rule, p, n_in, in, out, err, "randn");
+  const cn_params_rand_uniform *p = pv;
+  *lo = p->lo;
+  *hi = p->hi;
 }
 
-static cn_status
-bernoulli_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+static void
+uniform_mpfi (const void *pv, int point, double u, double v, mpfi_ptr y, mpfi_ptr a, mpfi_ptr b)
 {
-  return draw_out_sort (rule, p, n_in, in, out, err, "bernoulliMask");
+  (void) v;
+  (void) b;
+  const cn_params_rand_uniform *p = pv;
+  if (!point)
+    {
+      mpfi_interv_d (y, p->lo, p->hi);
+      return;
+    }
+  /* lo + (hi - lo) u, u exact */
+  mpfi_set_d (a, p->hi);
+  mpfi_sub_d (a, a, p->lo);
+  mpfi_mul_d (a, a, u);
+  mpfi_add_d (y, a, p->lo);
+}
+
+/* bernoulliMask: 1 if u < p, else 0. */
+static double
+bernoulli_value (const void *pv, double u, double v)
+{
+  (void) v;
+  return u < ((const cn_params_bernoulli *) pv)->p ? 1 : 0;
+}
+
+static void
+bernoulli_range (const void *pv, double *lo, double *hi)
+{
+  double p = ((const cn_params_bernoulli *) pv)->p;
+  *lo = p == 1 ? 1 : 0;     /* u < 1 = p always */
+  *hi = p == 0 ? 0 : 1;     /* u < 0 never */
+}
+
+static void
+bernoulli_mpfi (const void *pv, int point, double u, double v, mpfi_ptr y, mpfi_ptr a, mpfi_ptr b)
+{
+  (void) v;
+  (void) a;
+  (void) b;
+  double p = ((const cn_params_bernoulli *) pv)->p;
+  if (point)
+    mpfi_set_ui (y, u < p ? 1 : 0);       /* exact comparison of exact numbers */
+  else
+    mpfi_interv_si (y, p == 1 ? 1 : 0, p == 0 ? 0 : 1);
+}
+
+/* randn: mean + std sqrt(-2 ln u') cos(2 pi v), u' = max(u, 2^-53). */
+static double
+normal_value (const void *pv, double u, double v)
+{
+  const cn_params_randn *p = pv;
+  double u1 = u > 0x1p-53 ? u : 0x1p-53;
+  double z = sqrt (-2 * log (u1)) * cos_2pi (v);
+  return p->mean + p->std * z;
+}
+
+/* R >= sqrt(-2 ln 2^-53) = sqrt(106 ln 2), the largest radius of Box-Muller here, in T. */
+static void
+radius_up (mpfr_ptr t)
+{
+  mpfr_const_log2 (t, MPFR_RNDU);
+  mpfr_mul_ui (t, t, 106, MPFR_RNDU);
+  mpfr_sqrt (t, t, MPFR_RNDU);
+}
+
+static void
+normal_range (const void *pv, double *lo, double *hi)
+{
+  const cn_params_randn *p = pv;
+  mpfr_t t;
+  mpfr_init2 (t, 53);
+  radius_up (t);
+  double R = mpfr_get_d (t, MPFR_RNDU);
+  mpfr_clear (t);
+  double sr = p->std == 0 ? 0 : cn__mul_up (p->std, R);
+  /* now 0 <= std |z| <= sr for every draw z */
+  *lo = cn__down (p->mean - sr);
+  *hi = cn__up (p->mean + sr);
+}
+
+static void
+normal_mpfi (const void *pv, int point, double u, double v, mpfi_ptr y, mpfi_ptr a, mpfi_ptr b)
+{
+  const cn_params_randn *p = pv;
+  if (point)
+    {
+      /* sqrt(-2 ln u') cos(2 pi v) */
+      mpfi_set_d (a, u > 0x1p-53 ? u : 0x1p-53);
+      mpfi_log (a, a);
+      mpfi_mul_si (a, a, -2);
+      mpfi_sqrt (a, a);
+      mpfi_const_pi (b);
+      mpfi_mul_d (b, b, v);
+      mpfi_mul_2ui (b, b, 1);
+      mpfi_cos (b, b);
+      mpfi_mul (a, a, b);
+    }
+  else
+    {
+      /* [-R, R], R = sqrt(106 ln 2) */
+      mpfi_const_log2 (a);
+      mpfi_mul_ui (a, a, 106);
+      mpfi_sqrt (a, a);
+      mpfi_neg (b, a);
+      mpfi_union (a, a, b);
+    }
+  mpfi_mul_d (a, a, p->std);
+  mpfi_add_d (y, a, p->mean);
 }
 
 /* ---- draws: forward and jvp ------------------------------------------------------------- */
@@ -272,8 +405,7 @@ static cn_status
 key_of (const cn_node_view *nv, const cn_tensor *t, uint64_t *key, cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
-  if (cn_tensor_numel (t) != 1)
-    return cn_error_set (err, CN_EINVAL, "%s: the key is not a scalar (node '%s')", op, cn__node_name (nv));
+  CN__ASSERTD (cn_tensor_numel (t) == 1);   /* the check: a key of shape [] */
   if (t->dtype == CN_DTYPE_U64)
     {
       *key = *(const uint64_t *) t->data;
@@ -296,35 +428,17 @@ key_of (const cn_node_view *nv, const cn_tensor *t, uint64_t *key, cn_error *err
 static double
 draw_d (const cn_node_view *nv, uint64_t key, uint64_t j)
 {
+  const struct draw_impl *d = nv->rule->impl;
   double u, v;
   uniforms (key, j, &u, &v);
-  switch (nv->op)
-    {
-    case CN_OP_RAND_UNIFORM:
-      {
-        const cn_params_rand_uniform *p = nv->params;
-        return p->lo + (p->hi - p->lo) * u;
-      }
-    case CN_OP_BERNOULLI_MASK:
-      return u < ((const cn_params_bernoulli *) nv->params)->p ? 1 : 0;
-    default:
-      {
-        const cn_params_randn *p = nv->params;
-        double u1 = u > 0x1p-53 ? u : 0x1p-53;
-        double z = sqrt (-2 * log (u1)) * cos_2pi (v);
-        return p->mean + p->std * z;
-      }
-    }
+  return d->value (nv->params, u, v);
 }
 
 static cn_status
 draw_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  const char *op = cn_op_name (nv->op);
   int64_t n = cn__numel (nv->out_shape);
-  if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != n || nv->params == NULL)
-    return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", op,
-                         cn__node_name (nv));
+  CN__ASSERTD (cn_dtype_is_float (out->dtype) && cn_tensor_numel (out) == n && nv->params != NULL);
   uint64_t key = 0;
   cn_status st = key_of (nv, in[0], &key, err);
   if (st != CN_OK)
@@ -342,15 +456,6 @@ draw_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
 
 
 /* ---- draws: IBP and MPFI ---------------------------------------------------------------- */
-
-/* R >= sqrt(-2 ln 2^-53) = sqrt(106 ln 2), the largest radius of Box-Muller here, in T. */
-static void
-radius_up (mpfr_ptr t)
-{
-  mpfr_const_log2 (t, MPFR_RNDU);
-  mpfr_mul_ui (t, t, 106, MPFR_RNDU);
-  mpfr_sqrt (t, t, MPFR_RNDU);
-}
 
 static cn_status draw_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err);
 
@@ -384,45 +489,14 @@ static cn_status
 draw_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
-  if (out->n != cn__numel (nv->out_shape) || in[0]->n != 1 || nv->params == NULL)
-    return cn_error_set (err, CN_EINVAL, "%s: boxes do not match the node (node '%s')", op, cn__node_name (nv));
+  CN__ASSERTD (out->n == cn__numel (nv->out_shape) && in[0]->n == 1 && nv->params != NULL);
   if (isnan (in[0]->lo[0]) || isnan (in[0]->hi[0]))
     return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the key's box (node '%s')", op, cn__node_name (nv));
   double K = in[0]->lo[0];
   if (K == in[0]->hi[0] && K >= 0 && K < 0x1p64 && K == floor (K))
     return draw_ibp_point (nv, K, out, err);
   double lo, hi;
-  switch (nv->op)
-    {
-    case CN_OP_RAND_UNIFORM:
-      {
-        const cn_params_rand_uniform *p = nv->params;
-        lo = p->lo;
-        hi = p->hi;
-        break;
-      }
-    case CN_OP_BERNOULLI_MASK:
-      {
-        double p = ((const cn_params_bernoulli *) nv->params)->p;
-        lo = p == 1 ? 1 : 0;     /* u < 1 = p always */
-        hi = p == 0 ? 0 : 1;     /* u < 0 never */
-        break;
-      }
-    default:
-      {
-        const cn_params_randn *p = nv->params;
-        mpfr_t t;
-        mpfr_init2 (t, 53);
-        radius_up (t);
-        double R = mpfr_get_d (t, MPFR_RNDU);
-        mpfr_clear (t);
-        double sr = p->std == 0 ? 0 : cn__mul_up (p->std, R);
-        /* now 0 <= std |z| <= sr for every draw z */
-        lo = cn__down (p->mean - sr);
-        hi = cn__up (p->mean + sr);
-        break;
-      }
-    }
+  ((const struct draw_impl *) nv->rule->impl)->range (nv->params, &lo, &hi);
   for (int64_t j = 0; j < out->n; j++)
     {
       out->lo[j] = lo;
@@ -455,9 +529,9 @@ point_key (mpfi_srcptr x, uint64_t *key)
 static cn_status
 draw_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
+  const struct draw_impl *d = nv->rule->impl;
   const char *op = cn_op_name (nv->op);
-  if (out->n != cn__numel (nv->out_shape) || in[0]->n != 1 || nv->params == NULL)
-    return cn_error_set (err, CN_EINVAL, "%s: vectors do not match the node (node '%s')", op, cn__node_name (nv));
+  CN__ASSERTD (out->n == cn__numel (nv->out_shape) && in[0]->n == 1 && nv->params != NULL);
   if (mpfi_nan_p (in[0]->v[0]))
     return cn_error_set (err, CN_ENUMERIC, "%s: NaN in the key's enclosure (node '%s')", op, cn__node_name (nv));
   if (out->n == 0)
@@ -470,66 +544,10 @@ draw_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
   mpfi_init2 (b, prec);
   for (int64_t j = 0; j < out->n; j++)
     {
-      mpfi_ptr y = out->v[j];
       double u = 0, v = 0;
       if (point)
         uniforms (key, (uint64_t) j, &u, &v);
-      switch (nv->op)
-        {
-        case CN_OP_RAND_UNIFORM:
-          {
-            const cn_params_rand_uniform *p = nv->params;
-            if (!point)
-              {
-                mpfi_interv_d (y, p->lo, p->hi);
-                break;
-              }
-            /* lo + (hi - lo) u, u exact */
-            mpfi_set_d (a, p->hi);
-            mpfi_sub_d (a, a, p->lo);
-            mpfi_mul_d (a, a, u);
-            mpfi_add_d (y, a, p->lo);
-            break;
-          }
-        case CN_OP_BERNOULLI_MASK:
-          {
-            double p = ((const cn_params_bernoulli *) nv->params)->p;
-            if (point)
-              mpfi_set_ui (y, u < p ? 1 : 0);       /* exact comparison of exact numbers */
-            else
-              mpfi_interv_si (y, p == 1 ? 1 : 0, p == 0 ? 0 : 1);
-            break;
-          }
-        default:
-          {
-            const cn_params_randn *p = nv->params;
-            if (point)
-              {
-                /* sqrt(-2 ln u') cos(2 pi v) */
-                mpfi_set_d (a, u > 0x1p-53 ? u : 0x1p-53);
-                mpfi_log (a, a);
-                mpfi_mul_si (a, a, -2);
-                mpfi_sqrt (a, a);
-                mpfi_const_pi (b);
-                mpfi_mul_d (b, b, v);
-                mpfi_mul_2ui (b, b, 1);
-                mpfi_cos (b, b);
-                mpfi_mul (a, a, b);
-              }
-            else
-              {
-                /* [-R, R], R = sqrt(106 ln 2) */
-                mpfi_const_log2 (a);
-                mpfi_mul_ui (a, a, 106);
-                mpfi_sqrt (a, a);
-                mpfi_neg (b, a);
-                mpfi_union (a, a, b);
-              }
-            mpfi_mul_d (a, a, p->std);
-            mpfi_add_d (y, a, p->mean);
-            break;
-          }
-        }
+      d->mpfi (nv->params, point, u, v, out->v[j], a, b);
     }
   mpfi_clear (a);
   mpfi_clear (b);
@@ -539,7 +557,8 @@ draw_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
 /* ---- dropout ---------------------------------------------------------------------------- */
 
 static cn_status
-dropout_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+dropout_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out,
+               cn_error *err)
 {
   (void) rule;
   cn_status st = need_params ("dropout", params, err);
@@ -576,24 +595,23 @@ mask_at (const cn_tensor *t, int64_t j)
     }
 }
 
-static cn_status
-dropout_tensors_ok (const char *mode, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-                    int need_f64, cn_error *err)
+/* Whether the arms' tensors are what the graph builder and the engines give (stated with
+ * CN__ASSERTD): x and y of one floating sort (binary64 for the derivatives, NEED_F64), the mask
+ * of any sort, all of the node's shape. */
+static inline int
+dropout_tensors_fit (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, int need_f64)
 {
   int64_t n = cn__numel (nv->out_shape);
-  if (nv->params == NULL || cn_tensor_numel (out) != n || cn_tensor_numel (in[0]) != n || cn_tensor_numel (in[1]) != n
-      || !cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype || (need_f64 && out->dtype != CN_DTYPE_F64))
-    return cn_error_set (err, CN_EINVAL, "dropout: %s tensors do not match the node (node '%s')", mode,
-                         cn__node_name (nv));
-  return CN_OK;
+  return nv->params != NULL && cn_tensor_numel (out) == n && cn_tensor_numel (in[0]) == n
+         && cn_tensor_numel (in[1]) == n && cn_dtype_is_float (out->dtype) && in[0]->dtype == out->dtype
+         && (!need_f64 || out->dtype == CN_DTYPE_F64);
 }
 
 static cn_status
 dropout_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  cn_status st = dropout_tensors_ok ("forward", nv, in, out, 0, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  CN__ASSERTD (dropout_tensors_fit (nv, in, out, 0));
   double p = ((const cn_params_dropout *) nv->params)->p;
   int64_t n = cn_tensor_numel (out);
   if (out->dtype == CN_DTYPE_F64)
@@ -617,9 +635,10 @@ static cn_status
 dropout_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                   double *const *g_in, cn_error *err)
 {
-  cn_status st = dropout_tensors_ok ("pullback", nv, in, out, 1, err);
-  if (st != CN_OK || g_in[0] == NULL)
-    return st;
+  (void) err;
+  CN__ASSERTD (dropout_tensors_fit (nv, in, out, 1));
+  if (g_in[0] == NULL)
+    return CN_OK;
   double q = 1 - ((const cn_params_dropout *) nv->params)->p;
   int64_t n = cn_tensor_numel (out);
   for (int64_t j = 0; j < n; j++)
@@ -632,9 +651,8 @@ static cn_status
 dropout_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
              double *t_out, cn_error *err)
 {
-  cn_status st = dropout_tensors_ok ("jvp", nv, in, out, 1, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  CN__ASSERTD (dropout_tensors_fit (nv, in, out, 1));
   double q = 1 - ((const cn_params_dropout *) nv->params)->p;
   int64_t n = cn_tensor_numel (out);
   for (int64_t j = 0; j < n; j++)
@@ -686,8 +704,7 @@ static cn_status
 dropout_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
   int64_t n = cn__numel (nv->out_shape);
-  if (nv->params == NULL || out->n != n || in[0]->n != n || in[1]->n != n)
-    return cn_error_set (err, CN_EINVAL, "dropout: boxes do not match the node (node '%s')", cn__node_name (nv));
+  CN__ASSERTD (nv->params != NULL && out->n == n && in[0]->n == n && in[1]->n == n);
   double ql, qh;
   one_minus_p (((const cn_params_dropout *) nv->params)->p, &ql, &qh);
   for (int64_t j = 0; j < n; j++)
@@ -705,8 +722,7 @@ static cn_status
 dropout_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
   int64_t n = cn__numel (nv->out_shape);
-  if (nv->params == NULL || out->n != n || in[0]->n != n || in[1]->n != n)
-    return cn_error_set (err, CN_EINVAL, "dropout: vectors do not match the node (node '%s')", cn__node_name (nv));
+  CN__ASSERTD (nv->params != NULL && out->n == n && in[0]->n == n && in[1]->n == n);
   if (n == 0)
     return CN_OK;
   mpfi_t q;
@@ -742,8 +758,7 @@ dropout_crown (const cn_crown_step *st, cn_error *err)
 {
   const cn_node_view *nv = st->nv;
   int64_t n = cn__numel (nv->out_shape);
-  if (nv->params == NULL || st->in_box[0]->n != n || st->in_box[1]->n != n)
-    return cn_error_set (err, CN_EINVAL, "dropout: CROWN boxes do not match the node (node '%s')", cn__node_name (nv));
+  CN__ASSERTD (nv->params != NULL && st->in_box[0]->n == n && st->in_box[1]->n == n);
   double p = ((const cn_params_dropout *) nv->params)->p, q = 1 - p, ql, qh;
   one_minus_p (p, &ql, &qh);
   const cn_box *xb = st->in_box[0], *mb = st->in_box[1];
@@ -801,7 +816,8 @@ dropout_crown (const cn_crown_step *st, cn_error *err)
 /* ---- topKMask --------------------------------------------------------------------------- */
 
 static cn_status
-topk_mask_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+topk_mask_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out,
+                 cn_error *err)
 {
   (void) rule;
   cn_status st = need_params ("topKMask", params, err);
@@ -849,9 +865,9 @@ static cn_status
 topk_mask_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
   int64_t total = cn__numel (nv->out_shape);
-  if (nv->params == NULL || !cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype
-      || cn_tensor_numel (out) != total || cn_tensor_numel (in[0]) != total)
-    return cn_error_set (err, CN_EINVAL, "topKMask: tensors do not match the node (node '%s')", cn__node_name (nv));
+  /* x and the mask of the evaluation's floating sort and of the node's shape */
+  CN__ASSERTD (nv->params != NULL && cn_dtype_is_float (out->dtype) && in[0]->dtype == out->dtype
+               && cn_tensor_numel (out) == total && cn_tensor_numel (in[0]) == total);
   const cn_params_topk_mask *p = nv->params;
   struct tgeom g = tgeom_of (nv);
   if (total == 0)
@@ -960,9 +976,8 @@ topk_mask_bounds (const cn_node_view *nv, const cn_box *bin, const cn_mpfi_vec *
                   cn_error *err)
 {
   int64_t total = cn__numel (nv->out_shape);
-  if (nv->params == NULL || (bout != NULL ? bout->n : mout->n) != total || (bin != NULL ? bin->n : min->n) != total)
-    return cn_error_set (err, CN_EINVAL, "topKMask: %s do not match the node (node '%s')",
-                         bin != NULL ? "boxes" : "vectors", cn__node_name (nv));
+  CN__ASSERTD (nv->params != NULL && (bout != NULL ? bout->n : mout->n) == total
+               && (bin != NULL ? bin->n : min->n) == total);
   for (int64_t j = 0; j < total; j++)
     if (bin != NULL ? isnan (bin->lo[j]) || isnan (bin->hi[j]) : mpfi_nan_p (min->v[j]))
       return cn_error_set (err, CN_ENUMERIC, "topKMask: %s at entry %lld (node '%s')",
@@ -996,35 +1011,31 @@ topk_mask_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_ve
   return topk_mask_bounds (nv, NULL, in[0], NULL, out, err);
 }
 
-/* CROWN: the mask is discharged over its own IBP box (header); no coefficient reaches x. */
-static cn_status
-topk_mask_crown (const cn_crown_step *st, cn_error *err)
-{
-  return cn__crown_own_box (st, err);
-}
-
 /* ---- the rules -------------------------------------------------------------------------- */
 
 static const cn_port_kind key_port[1] = { CN_PORT_INTEGER };
 static const cn_port_kind dropout_ports[2] = { CN_PORT_VALUE, CN_PORT_BOOL };
 static const cn_port_kind frozen_port[1] = { CN_PORT_FROZEN };
 
-const struct cn_op_rule cn__rule_RAND_UNIFORM = { .op = CN_OP_RAND_UNIFORM,
+static const struct draw_impl uniform_impl = { uniform_value, uniform_range, uniform_mpfi };
+const struct cn_op_rule cn__rule_RAND_UNIFORM = { .op = CN_OP_RAND_UNIFORM, .impl = &uniform_impl,
   .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
   .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_rand_uniform), .check = rand_uniform_check,
-  .out_sort = rand_uniform_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
+  .out_sort = draw_out_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };
 
-const struct cn_op_rule cn__rule_RANDN = { .op = CN_OP_RANDN,
+static const struct draw_impl normal_impl = { normal_value, normal_range, normal_mpfi };
+const struct cn_op_rule cn__rule_RANDN = { .op = CN_OP_RANDN, .impl = &normal_impl,
   .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
   .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_randn), .check = randn_check,
-  .out_sort = randn_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
+  .out_sort = draw_out_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };
 
-const struct cn_op_rule cn__rule_BERNOULLI_MASK = { .op = CN_OP_BERNOULLI_MASK,
+static const struct draw_impl bernoulli_impl = { bernoulli_value, bernoulli_range, bernoulli_mpfi };
+const struct cn_op_rule cn__rule_BERNOULLI_MASK = { .op = CN_OP_BERNOULLI_MASK, .impl = &bernoulli_impl,
   .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
   .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_bernoulli), .check = bernoulli_check,
-  .out_sort = bernoulli_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
+  .out_sort = draw_out_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };
 
 const struct cn_op_rule cn__rule_DROPOUT = { .op = CN_OP_DROPOUT,
@@ -1033,8 +1044,9 @@ const struct cn_op_rule cn__rule_DROPOUT = { .op = CN_OP_DROPOUT,
   .ibp = dropout_ibp, .ibp_mpfi = dropout_mpfi, .crown = dropout_crown,
 };
 
+/* topKMask's CROWN arm discharges the mask over its own IBP box (header): cn__crown_own_box. */
 const struct cn_op_rule cn__rule_TOP_KMASK = { .op = CN_OP_TOP_KMASK,
   .n_in = 1, .in_kind = frozen_port, .params_size = sizeof (cn_params_topk_mask), .flags = CN_RULE_NEEDS_BOUNDS,
   .check = topk_mask_check, .forward = topk_mask_forward, .jvp = cn__zero_jvp, .ibp = topk_mask_ibp,
-  .ibp_mpfi = topk_mask_mpfi, .crown = topk_mask_crown,
+  .ibp_mpfi = topk_mask_mpfi, .crown = cn__crown_own_box,
 };

@@ -7,6 +7,12 @@
  * a "row" is the n entries x[a, 0..n-1, b] for one outer index a and one inner index b; the row
  * entries sit inner = prod(B..) apart in memory.  Rows are independent.
  *
+ * The arms are shared: each rule's impl (struct scan_impl) holds the operator's kind (a running
+ * sum or product, a running extreme, an ordering, an arg), which extreme it takes, whether it
+ * keeps topk's first k, and the readers of its record's axis and order.  The arms receive
+ * tensors, boxes and vectors of the node's shapes and of the evaluation's sort under attributes
+ * the check admitted (the graph builder checked the node): they state it with CN__ASSERTD.
+ *
  * Outputs.  As in the seed, cummax, cummin, sort and topk return the values at output 0 and, at
  * output 1 ("indices", an index output), the index along the axis each value came from; argmax and
  * argmin return only an index tensor.  Index tensors are of the model's float sort holding the
@@ -135,7 +141,65 @@
 #include "ops/ops_impl.h"
 #include "sound/sound.h"
 
-/* ---- geometry and shared checks ------------------------------------------------------------ */
+/* ---- the operators' impl, geometry and shared checks ------------------------------------------ */
+
+/* The scans' kinds: the family's vocabulary, which each rule's impl names.  SCAN_RUN is the
+ * running extreme (cummax, cummin), SCAN_ORDER the orderings (sort, topk), SCAN_ARG argmax and
+ * argmin. */
+enum scan_kind { SCAN_SUM, SCAN_PROD, SCAN_RUN, SCAN_ORDER, SCAN_ARG };
+
+/* What the shared arms read of a scan (its rule's impl). */
+struct scan_impl
+{
+  enum scan_kind kind;
+  int mx;                        /* cummax, argmax: the greatest (else the least) */
+  int topk;                      /* topk: the first k of the order, under its tie rule */
+  int (*axis) (const void *p);   /* the axis, from the operator's attribute record */
+  int (*desc) (const void *p);   /* sort, topk: whether the order descends (NULL for the others) */
+};
+
+static int
+cum_axis (const void *p)
+{
+  return ((const cn_params_cumulative *) p)->axis;
+}
+
+static int
+sort_axis (const void *p)
+{
+  return ((const cn_params_sort *) p)->axis;
+}
+
+static int
+topk_axis (const void *p)
+{
+  return ((const cn_params_topk *) p)->axis;
+}
+
+static int
+arg_axis (const void *p)
+{
+  return ((const cn_params_argmax *) p)->axis;
+}
+
+static int
+sort_desc (const void *p)
+{
+  return ((const cn_params_sort *) p)->descending;
+}
+
+static int
+topk_desc (const void *p)
+{
+  return ((const cn_params_topk *) p)->largest;
+}
+
+/* The impl of the rule of NV. */
+static inline const struct scan_impl *
+scan_of (const cn_node_view *nv)
+{
+  return nv->rule->impl;
+}
 
 /* The rows of a shape along AXIS: OUTER rows of N entries INNER apart, times INNER. */
 struct geom
@@ -189,45 +253,35 @@ need_params (const char *op, const void *p, cn_error *err)
 static int
 axis_of (const cn_node_view *nv)
 {
-  switch (nv->op)
-    {
-    case CN_OP_SORT: return ((const cn_params_sort *) nv->params)->axis;
-    case CN_OP_TOPK: return ((const cn_params_topk *) nv->params)->axis;
-    case CN_OP_ARGMAX:
-    case CN_OP_ARGMIN: return ((const cn_params_argmax *) nv->params)->axis;
-    default: return ((const cn_params_cumulative *) nv->params)->axis;
-    }
+  return scan_of (nv)->axis (nv->params);
 }
 
-/* The input geometry of the node and the output's extent on the axis; checks the sizes given. */
-static cn_status
-node_geom (const cn_node_view *nv, int64_t n_in, int64_t n_out, struct geom *g, int64_t *m, cn_error *err)
+/* The input geometry of the node and the output's extent on the axis.  The check admitted the
+ * attributes and the input's shape, and the arms receive N_IN input and N_OUT output entries of
+ * the node's shapes (stated with CN__ASSERTD). */
+static void
+node_geom (const cn_node_view *nv, int64_t n_in, int64_t n_out, struct geom *g, int64_t *m)
 {
-  const char *op = cn_op_name (nv->op);
-  if (nv->params == NULL || nv->n_in != 1)
-    return cn_error_set (err, CN_EINVAL, "%s: malformed node (node '%s')", op, cn__node_name (nv));
+  const struct scan_impl *d = scan_of (nv);
+  CN__ASSERTD (nv->params != NULL && nv->n_in == 1);
   int axis = axis_of (nv);
   const cn_shape *s = nv->in_shape[0];
-  if (axis < 0 || axis >= s->rank)
-    return cn_error_set (err, CN_EINVAL, "%s: axis %d outside the rank (node '%s')", op, axis, cn__node_name (nv));
+  CN__ASSERTD (axis >= 0 && axis < s->rank);
   *g = geom_of (s, axis);
-  switch (nv->op)
-    {
-    case CN_OP_TOPK: *m = ((const cn_params_topk *) nv->params)->k; break;
-    case CN_OP_ARGMAX:
-    case CN_OP_ARGMIN: *m = 1; break;
-    default: *m = g->n; break;
-    }
-  if (n_in != cn__numel (s) || n_out != cn__numel (nv->out_shape) || n_out != g->outer * *m * g->inner)
-    return cn_error_set (err, CN_EINVAL, "%s: arguments do not match the node (node '%s')", op, cn__node_name (nv));
-  return CN_OK;
+  *m = d->topk ? ((const cn_params_topk *) nv->params)->k : d->kind == SCAN_ARG ? 1 : g->n;
+  CN__ASSERTD (n_in == cn__numel (s) && n_out == cn__numel (nv->out_shape) && n_out == g->outer * *m * g->inner);
+  (void) n_in;
+  (void) n_out;
 }
 
 /* ---- checks ------------------------------------------------------------------------------- */
 
+/* The check of cumsum, cumprod, cummax and cummin. */
 static cn_status
-cum_check_named (const char *op, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+cum_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+           cn_error *err)
 {
+  const char *op = cn_op_name (rule->op);
   cn_status st = need_params (op, p, err);
   if (st != CN_OK)
     return st;
@@ -238,19 +292,9 @@ cum_check_named (const char *op, const void *p, int n_in, const cn_shape *const 
   return CN_OK;
 }
 
-#define CUM_CHECK(lname)                                                                               \
-  static cn_status lname##_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,   \
-                                  cn_error *err)                                                       \
-  { (void) rule;                                                                                                    \
-    return cum_check_named (#lname, p, n_in, in, out, err);                                            \
-  }
-CUM_CHECK (cumsum)
-CUM_CHECK (cumprod)
-CUM_CHECK (cummax)
-CUM_CHECK (cummin)
-
 static cn_status
-sort_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+sort_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+            cn_error *err)
 {
   (void) rule;
   cn_status st = need_params ("sort", p, err);
@@ -266,7 +310,8 @@ sort_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_sha
 }
 
 static cn_status
-topk_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+topk_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+            cn_error *err)
 {
   (void) rule;
   cn_status st = need_params ("topk", p, err);
@@ -288,9 +333,12 @@ topk_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_sha
   return CN_OK;
 }
 
+/* The check of argmax and argmin. */
 static cn_status
-arg_check_named (const char *op, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+arg_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+           cn_error *err)
 {
+  const char *op = cn_op_name (rule->op);
   cn_status st = need_params (op, p, err);
   if (st != CN_OK)
     return st;
@@ -318,20 +366,6 @@ arg_check_named (const char *op, const void *p, int n_in, const cn_shape *const 
     }
   *out = s;
   return CN_OK;
-}
-
-static cn_status
-argmax_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  return arg_check_named ("argmax", p, n_in, in, out, err);
-}
-
-static cn_status
-argmin_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  return arg_check_named ("argmin", p, n_in, in, out, err);
 }
 
 /* ---- orderings -------------------------------------------------------------------------- */
@@ -387,9 +421,7 @@ cn__order_keys (struct cn__order_key *keys, int64_t n, int desc)
 static int
 order_desc (const cn_node_view *nv)
 {
-  if (nv->op == CN_OP_SORT)
-    return ((const cn_params_sort *) nv->params)->descending;
-  return ((const cn_params_topk *) nv->params)->largest;
+  return scan_of (nv)->desc (nv->params);
 }
 
 /* Sorts row R of the values X (f64 or f32, or a plain double array if T is NULL) into KEYS. */
@@ -410,29 +442,19 @@ sort_row (const cn_tensor *t, const double *x, const struct geom *g, int64_t r, 
 /* ---- forward ------------------------------------------------------------------------------ */
 
 static cn_status
-sorts_ok (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, cn_error *err)
-{
-  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype)
-    return cn_error_set (err, CN_EINVAL, "%s: tensors of different sorts (node '%s')", cn_op_name (nv->op),
-                         cn__node_name (nv));
-  return CN_OK;
-}
-
-static cn_status
 scan_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
+  const struct scan_impl *d = scan_of (nv);
   const char *op = cn_op_name (nv->op);
   struct geom g;
   int64_t m;
-  cn_status st = sorts_ok (nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  if ((st = node_geom (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), &g, &m, err)) != CN_OK)
-    return st;
+  /* the input and the output are of the evaluation's floating sort */
+  CN__ASSERTD (cn_dtype_is_float (out->dtype) && in[0]->dtype == out->dtype);
+  node_geom (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), &g, &m);
   int64_t rows = g.outer * g.inner;
   const cn_tensor *x = in[0];
   struct cn__order_key *keys = NULL;
-  if (nv->op == CN_OP_SORT || nv->op == CN_OP_TOPK)
+  if (d->kind == SCAN_ORDER)
     {
       keys = malloc ((size_t) (g.n ? g.n : 1) * sizeof *keys);
       if (keys == NULL)
@@ -441,13 +463,13 @@ scan_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
   for (int64_t r = 0; r < rows; r++)
     {
       int64_t bi = row_base (&g, g.n, r), bo = row_base (&g, m, r), s = g.inner;
-      switch (nv->op)
+      switch (d->kind)
         {
-        case CN_OP_CUMSUM:
-        case CN_OP_CUMPROD:
+        case SCAN_SUM:
+        case SCAN_PROD:
           {
             /* the widened accumulation: a double for both sorts */
-            int prod = nv->op == CN_OP_CUMPROD;
+            int prod = d->kind == SCAN_PROD;
             double acc = prod ? 1 : 0;
             for (int64_t i = 0; i < g.n; i++)
               {
@@ -457,10 +479,9 @@ scan_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
               }
             break;
           }
-        case CN_OP_CUMMAX:
-        case CN_OP_CUMMIN:
+        case SCAN_RUN:
           {
-            int mx = nv->op == CN_OP_CUMMAX;
+            int mx = d->mx;
             double cur = g.n > 0 ? load (x, bi) : 0;
             int64_t idx = 0;
             for (int64_t i = 0; i < g.n; i++)
@@ -476,11 +497,10 @@ scan_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
               }
             break;
           }
-        case CN_OP_SORT:
-        case CN_OP_TOPK:
+        case SCAN_ORDER:
           {
             sort_row (x, NULL, &g, r, order_desc (nv), keys);
-            if (nv->op == CN_OP_TOPK && !((const cn_params_topk *) nv->params)->ties_by_index && m > 0 && m < g.n
+            if (d->topk && !((const cn_params_topk *) nv->params)->ties_by_index && m > 0 && m < g.n
                 && cn__order_tied (keys[m - 1].v, keys[m].v))
               {
                 long long i1 = (long long) keys[m - 1].i, i2 = (long long) keys[m].i;
@@ -497,7 +517,7 @@ scan_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
           {
             /* argmax, argmin: a NaN is extreme; ties to the first (last) index */
             const cn_params_argmax *q = nv->params;
-            int mx = nv->op == CN_OP_ARGMAX, last = q->select_last_index;
+            int mx = d->mx, last = q->select_last_index;
             int64_t best = 0;
             double bv = load (x, bi);
             for (int64_t i = 1; i < g.n && !(isnan (bv) && !last); i++)
@@ -527,14 +547,12 @@ scan_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
 
 /* ---- pullback and jvp --------------------------------------------------------------------- */
 
-static cn_status
-diff_ok (const char *mode, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-         struct geom *g, int64_t *m, cn_error *err)
+/* The geometry of a pullback or jvp, whose tensors are binary64 of the node's shapes. */
+static void
+diff_geom (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, struct geom *g, int64_t *m)
 {
-  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
-    return cn_error_set (err, CN_EINVAL, "%s: %s tensors are not binary64 (node '%s')", cn_op_name (nv->op), mode,
-                         cn__node_name (nv));
-  return node_geom (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), g, m, err);
+  CN__ASSERTD (in[0]->dtype == CN_DTYPE_F64 && out->dtype == CN_DTYPE_F64);
+  node_geom (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), g, m);
 }
 
 /* The source index along the row of output position k, for the selecting operators (cummax,
@@ -543,9 +561,10 @@ static void
 select_row (const cn_node_view *nv, const double *x, const struct geom *g, int64_t r, struct cn__order_key *keys,
             int64_t m, int64_t *src)
 {
-  if (nv->op == CN_OP_CUMMAX || nv->op == CN_OP_CUMMIN)
+  const struct scan_impl *d = scan_of (nv);
+  if (d->kind == SCAN_RUN)
     {
-      int mx = nv->op == CN_OP_CUMMAX;
+      int mx = d->mx;
       int64_t b = row_base (g, g->n, r), idx = 0;
       double cur = g->n > 0 ? x[b] : 0;
       for (int64_t i = 0; i < g->n; i++)
@@ -569,11 +588,13 @@ static cn_status
 scan_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                double *const *g_in, cn_error *err)
 {
+  const struct scan_impl *d = scan_of (nv);
   const char *op = cn_op_name (nv->op);
   struct geom g;
   int64_t m;
-  cn_status st = diff_ok ("pullback", nv, in, out, &g, &m, err);
-  if (st != CN_OK || g_in[0] == NULL || nv->op == CN_OP_ARGMAX || nv->op == CN_OP_ARGMIN || nv->out_index == 1)
+  cn_status st = CN_OK;
+  diff_geom (nv, in, out, &g, &m);
+  if (g_in[0] == NULL || d->kind == SCAN_ARG || nv->out_index == 1)
     return st;                           /* argmax, argmin: a frozen port; an index output: no gradient */
   const double *x = in[0]->data;
   double *gx = g_in[0];
@@ -588,7 +609,7 @@ scan_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tens
   for (int64_t r = 0; r < rows; r++)
     {
       int64_t bi = row_base (&g, g.n, r), bo = row_base (&g, m, r);
-      if (nv->op == CN_OP_CUMSUM)
+      if (d->kind == SCAN_SUM)
         {
           double acc = 0;
           for (int64_t i = g.n - 1; i >= 0; i--)
@@ -598,7 +619,7 @@ scan_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tens
             }
           /* now g_x[i] has received sum_{j >= i} g_j */
         }
-      else if (nv->op == CN_OP_CUMPROD)
+      else if (d->kind == SCAN_PROD)
         {
           /* keys[i].v holds the prefix products P_{i-1} here */
           double p = 1;
@@ -633,14 +654,14 @@ static cn_status
 scan_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
           double *t_out, cn_error *err)
 {
+  const struct scan_impl *d = scan_of (nv);
   const char *op = cn_op_name (nv->op);
   struct geom g;
   int64_t m;
-  cn_status st = diff_ok ("jvp", nv, in, out, &g, &m, err);
-  if (st != CN_OK)
-    return st;
+  cn_status st = CN_OK;
+  diff_geom (nv, in, out, &g, &m);
   int64_t no = cn_tensor_numel (out);
-  if (t_in[0] == NULL || nv->op == CN_OP_ARGMAX || nv->op == CN_OP_ARGMIN || nv->out_index == 1)
+  if (t_in[0] == NULL || d->kind == SCAN_ARG || nv->out_index == 1)
     {
       for (int64_t j = 0; j < no; j++)
         t_out[j] = 0;
@@ -658,7 +679,7 @@ scan_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
   for (int64_t r = 0; r < rows; r++)
     {
       int64_t bi = row_base (&g, g.n, r), bo = row_base (&g, m, r);
-      if (nv->op == CN_OP_CUMSUM)
+      if (d->kind == SCAN_SUM)
         {
           double acc = 0;
           for (int64_t i = 0; i < g.n; i++)
@@ -667,7 +688,7 @@ scan_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
               t_out[bo + i * s] = acc;
             }
         }
-      else if (nv->op == CN_OP_CUMPROD)
+      else if (d->kind == SCAN_PROD)
         {
           double p = 1, tt = 0;
           for (int64_t i = 0; i < g.n; i++)
@@ -758,10 +779,11 @@ static void
 index_hull_row (const cn_node_view *nv, const struct geom *g, int64_t m, const double *l, const double *u,
                 int64_t *minr, int64_t *maxr, double *lo, double *hi)
 {
+  const struct scan_impl *d = scan_of (nv);
   int64_t n = g->n, s = g->inner;
-  if (nv->op == CN_OP_CUMMAX || nv->op == CN_OP_CUMMIN)
+  if (d->kind == SCAN_RUN)
     {
-      int mx = nv->op == CN_OP_CUMMAX;
+      int mx = d->mx;
       for (int64_t j = 0; j < n; j++)
         {
           int64_t first = -1, last = -1;
@@ -881,12 +903,12 @@ index_mpfi (const cn_node_view *nv, const struct geom *g, int64_t m, const cn_mp
 static cn_status
 scan_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
+  const struct scan_impl *d = scan_of (nv);
   const char *op = cn_op_name (nv->op);
   struct geom g;
   int64_t m;
-  cn_status st = node_geom (nv, in[0]->n, out->n, &g, &m, err);
-  if (st != CN_OK)
-    return st;
+  cn_status st = CN_OK;
+  node_geom (nv, in[0]->n, out->n, &g, &m);
   const double *xl = in[0]->lo, *xu = in[0]->hi;
   for (int64_t j = 0; j < in[0]->n; j++)
     if (isnan (xl[j]) || isnan (xu[j]))
@@ -906,9 +928,9 @@ scan_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
       int64_t bi = row_base (&g, g.n, r), bo = row_base (&g, m, r);
       const double *l = xl + bi, *u = xu + bi;
       double *ol = out->lo + bo, *oh = out->hi + bo;
-      switch (nv->op)
+      switch (d->kind)
         {
-        case CN_OP_CUMSUM:
+        case SCAN_SUM:
           {
             double sl = 0, tl = 0, sh = 0, th = 0;
             for (int64_t i = 0; i < g.n; i++)
@@ -924,7 +946,7 @@ scan_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
               }
             break;
           }
-        case CN_OP_CUMPROD:
+        case SCAN_PROD:
           {
             double a = 1, b = 1;
             for (int64_t i = 0; i < g.n; i++)
@@ -946,10 +968,9 @@ scan_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
               }
             break;
           }
-        case CN_OP_CUMMAX:
-        case CN_OP_CUMMIN:
+        case SCAN_RUN:
           {
-            int mx = nv->op == CN_OP_CUMMAX;
+            int mx = d->mx;
             double a = 0, b = 0;
             for (int64_t i = 0; i < g.n; i++)
               {
@@ -961,8 +982,7 @@ scan_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
               }
             break;
           }
-        case CN_OP_SORT:
-        case CN_OP_TOPK:
+        case SCAN_ORDER:
           {
             int desc = order_desc (nv);
             for (int64_t i = 0; i < g.n; i++)
@@ -983,7 +1003,7 @@ scan_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
         default:
           {
             const cn_params_argmax *q = nv->params;
-            int mx = nv->op == CN_OP_ARGMAX;
+            int mx = d->mx;
             int64_t first = -1, lastc = -1;
             for (int64_t i = 0; i < g.n; i++)
               if (arg_candidate (mx, q->select_last_index, l, u, g.n, s, i))
@@ -1046,12 +1066,12 @@ arg_candidate_fr (int mx, int last, const cn_mpfi_vec *x, int64_t b, int64_t n, 
 static cn_status
 scan_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
+  const struct scan_impl *d = scan_of (nv);
   const char *op = cn_op_name (nv->op);
   struct geom g;
   int64_t m;
-  cn_status st = node_geom (nv, in[0]->n, out->n, &g, &m, err);
-  if (st != CN_OK)
-    return st;
+  cn_status st = CN_OK;
+  node_geom (nv, in[0]->n, out->n, &g, &m);
   const cn_mpfi_vec *x = in[0];
   for (int64_t j = 0; j < x->n; j++)
     if (mpfi_nan_p (x->v[j]))
@@ -1076,27 +1096,26 @@ scan_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
   for (int64_t rr = 0; rr < rows; rr++)
     {
       int64_t bi = row_base (&g, g.n, rr), bo = row_base (&g, m, rr);
-      switch (nv->op)
+      switch (d->kind)
         {
-        case CN_OP_CUMSUM:
-        case CN_OP_CUMPROD:
+        case SCAN_SUM:
+        case SCAN_PROD:
           for (int64_t i = 0; i < g.n; i++)
             {
               mpfi_ptr o = out->v[bo + i * s];
               mpfi_srcptr xi = x->v[bi + i * s];
               if (i == 0)
                 mpfi_set (o, xi);
-              else if (nv->op == CN_OP_CUMSUM)
+              else if (d->kind == SCAN_SUM)
                 mpfi_add (o, out->v[bo + (i - 1) * s], xi);
               else
                 mpfi_mul (o, out->v[bo + (i - 1) * s], xi);
               /* now o encloses the exact prefix sum (product) of the enclosures' points */
             }
           break;
-        case CN_OP_CUMMAX:
-        case CN_OP_CUMMIN:
+        case SCAN_RUN:
           {
-            int mx = nv->op == CN_OP_CUMMAX;
+            int mx = d->mx;
             for (int64_t i = 0; i < g.n; i++)
               {
                 mpfi_srcptr xi = x->v[bi + i * s];
@@ -1119,8 +1138,7 @@ scan_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
               }
             break;
           }
-        case CN_OP_SORT:
-        case CN_OP_TOPK:
+        case SCAN_ORDER:
           {
             int desc = order_desc (nv);
             for (int64_t i = 0; i < g.n; i++)
@@ -1141,7 +1159,7 @@ scan_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
         default:
           {
             const cn_params_argmax *q = nv->params;
-            int mx = nv->op == CN_OP_ARGMAX;
+            int mx = d->mx;
             int64_t first = -1, lastc = -1;
             for (int64_t i = 0; i < g.n; i++)
               if (arg_candidate_fr (mx, q->select_last_index, x, bi, g.n, s, i))
@@ -1177,40 +1195,77 @@ static const cn_port_kind frozen_port[1] = { CN_PORT_FROZEN };
 static const char *const values_indices[2] = { "values", "indices" };
 static const cn_port_kind value_index[2] = { CN_PORT_VALUE, CN_PORT_INDEX };
 
-#define INDEX_EXTRA(lname, ptype)                                                                      \
-  static cn_status lname##_extra (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, int k,           \
-                                  cn_shape *shape, cn_dtype *sort, cn_error *err)                      \
-  {                                                                                                    \
-    if (k != 1)                                                                                        \
-      return cn_error_set (err, CN_EINVAL, #lname ": no output %d", k);                                \
-    *sort = CN_DTYPE_F64;                                                                              \
-    cn_status st = lname##_check (rule, p, n_in, in, shape, err);                                          \
-    if (st != CN_OK)                                                                                   \
-      return st;                                                                                       \
-    int axis = ((const ptype *) p)->axis;                                                              \
-    if (in[0]->dim[axis] > (int64_t) 1 << 24)                                                          \
-      return cn_error_set (err, CN_EINVAL, #lname ": extent %lld on axis %d: indices above 2^24 are "  \
-                           "not exact in binary32", (long long) in[0]->dim[axis], axis);               \
-    return CN_OK;                                                                                      \
-  }
-INDEX_EXTRA (cummax, cn_params_cumulative)
-INDEX_EXTRA (cummin, cn_params_cumulative)
-INDEX_EXTRA (sort, cn_params_sort)
-INDEX_EXTRA (topk, cn_params_topk)
+/* The out_extra arm of cummax, cummin, sort and topk: output 1, the indices, of output 0's shape
+ * (the rule's own check gives it) and of the model's scalar, whose integers must be exact in
+ * binary32. */
+static cn_status
+index_extra (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, int k,
+             cn_shape *shape, cn_dtype *sort, cn_error *err)
+{
+  const char *op = cn_op_name (rule->op);
+  if (k != 1)
+    return cn_error_set (err, CN_EINVAL, "%s: no output %d", op, k);
+  *sort = CN_DTYPE_F64;
+  cn_status st = rule->check (rule, p, n_in, in, shape, err);
+  if (st != CN_OK)
+    return st;
+  int axis = ((const struct scan_impl *) rule->impl)->axis (p);
+  if (in[0]->dim[axis] > (int64_t) 1 << 24)
+    return cn_error_set (err, CN_EINVAL, "%s: extent %lld on axis %d: indices above 2^24 are not exact in binary32",
+                         op, (long long) in[0]->dim[axis], axis);
+  return CN_OK;
+}
 
-#define SCAN_RULE(ID, check_fn, psize, ports, nout, extra)                                             \
-  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID,                                                            \
-    .n_in = 1, .in_kind = ports, .params_size = sizeof (psize), .check = check_fn,                     \
-    .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp,              \
-    .ibp_mpfi = scan_mpfi, .n_out = nout, .out_name = nout > 1 ? values_indices : NULL,                \
-    .out_kind = nout > 1 ? value_index : NULL, .out_extra = extra,                                     \
-  };
+/* The rules: the kind, the record's readers and the selection in the impl; the arms are shared. */
 
-SCAN_RULE (CUMSUM, cumsum_check, cn_params_cumulative, NULL, 1, NULL)
-SCAN_RULE (CUMPROD, cumprod_check, cn_params_cumulative, NULL, 1, NULL)
-SCAN_RULE (CUMMAX, cummax_check, cn_params_cumulative, NULL, 2, cummax_extra)
-SCAN_RULE (CUMMIN, cummin_check, cn_params_cumulative, NULL, 2, cummin_extra)
-SCAN_RULE (SORT, sort_check, cn_params_sort, NULL, 2, sort_extra)
-SCAN_RULE (TOPK, topk_check, cn_params_topk, NULL, 2, topk_extra)
-SCAN_RULE (ARGMAX, argmax_check, cn_params_argmax, frozen_port, 1, NULL)
-SCAN_RULE (ARGMIN, argmin_check, cn_params_argmax, frozen_port, 1, NULL)
+static const struct scan_impl cumsum_impl = { SCAN_SUM, 0, 0, cum_axis, NULL };
+const struct cn_op_rule cn__rule_CUMSUM = { .op = CN_OP_CUMSUM, .impl = &cumsum_impl,
+  .n_in = 1, .params_size = sizeof (cn_params_cumulative), .check = cum_check,
+  .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+};
+
+static const struct scan_impl cumprod_impl = { SCAN_PROD, 0, 0, cum_axis, NULL };
+const struct cn_op_rule cn__rule_CUMPROD = { .op = CN_OP_CUMPROD, .impl = &cumprod_impl,
+  .n_in = 1, .params_size = sizeof (cn_params_cumulative), .check = cum_check,
+  .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+};
+
+static const struct scan_impl cummax_impl = { SCAN_RUN, 1, 0, cum_axis, NULL };
+const struct cn_op_rule cn__rule_CUMMAX = { .op = CN_OP_CUMMAX, .impl = &cummax_impl,
+  .n_in = 1, .params_size = sizeof (cn_params_cumulative), .check = cum_check,
+  .n_out = 2, .out_name = values_indices, .out_kind = value_index, .out_extra = index_extra,
+  .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+};
+
+static const struct scan_impl cummin_impl = { SCAN_RUN, 0, 0, cum_axis, NULL };
+const struct cn_op_rule cn__rule_CUMMIN = { .op = CN_OP_CUMMIN, .impl = &cummin_impl,
+  .n_in = 1, .params_size = sizeof (cn_params_cumulative), .check = cum_check,
+  .n_out = 2, .out_name = values_indices, .out_kind = value_index, .out_extra = index_extra,
+  .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+};
+
+static const struct scan_impl sort_impl = { SCAN_ORDER, 0, 0, sort_axis, sort_desc };
+const struct cn_op_rule cn__rule_SORT = { .op = CN_OP_SORT, .impl = &sort_impl,
+  .n_in = 1, .params_size = sizeof (cn_params_sort), .check = sort_check,
+  .n_out = 2, .out_name = values_indices, .out_kind = value_index, .out_extra = index_extra,
+  .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+};
+
+static const struct scan_impl topk_impl = { SCAN_ORDER, 0, 1, topk_axis, topk_desc };
+const struct cn_op_rule cn__rule_TOPK = { .op = CN_OP_TOPK, .impl = &topk_impl,
+  .n_in = 1, .params_size = sizeof (cn_params_topk), .check = topk_check,
+  .n_out = 2, .out_name = values_indices, .out_kind = value_index, .out_extra = index_extra,
+  .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+};
+
+static const struct scan_impl argmax_impl = { SCAN_ARG, 1, 0, arg_axis, NULL };
+const struct cn_op_rule cn__rule_ARGMAX = { .op = CN_OP_ARGMAX, .impl = &argmax_impl,
+  .n_in = 1, .in_kind = frozen_port, .params_size = sizeof (cn_params_argmax), .check = arg_check,
+  .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+};
+
+static const struct scan_impl argmin_impl = { SCAN_ARG, 0, 0, arg_axis, NULL };
+const struct cn_op_rule cn__rule_ARGMIN = { .op = CN_OP_ARGMIN, .impl = &argmin_impl,
+  .n_in = 1, .in_kind = frozen_port, .params_size = sizeof (cn_params_argmax), .check = arg_check,
+  .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+};
