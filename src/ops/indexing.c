@@ -46,10 +46,10 @@
  * which input is the index port, how the operator builds its map, whether its element ports may
  * hold Booleans and words, and whether the arms read that sort from the view.
  *
- * Sorts (the seed's Op.Element).  gather's x and scatter's x and src are element
- * ports (CN_PORT_ELEMENT): the model's scalar (value ports), Booleans or integer words of any
- * width; the index ports stay index ports (integers held in the model's scalar).  out_sort
- * checks that the element ports agree ("scatter: input 2 holds i32 where input 0 holds bool") and
+ * Sorts (the seed's Op.Element).  gather's x and scatter's x and src are element ports
+ * (CN_PORT_ELEMENT): the model's scalar (value ports), Booleans or integer words of any width;
+ * the index ports stay index ports (integers held in the model's scalar).  out_sort checks that
+ * the element ports agree ("scatter: input 2 holds i32 where input 0 holds bool") and
  * returns their sort.  indexAt's x is an element port too (beyond the seed's list; it moves
  * elements as gather does); embedding keeps value ports: the model's scalar only.  At a
  * Boolean or word sort (the arms read it from nv->in_sort; a view without sorts is read as the
