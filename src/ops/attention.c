@@ -95,7 +95,10 @@
  *            chains the projections' tangents dx W^T + x dW^T + db through the heads and the output
  *            projection.  A missing tangent counts as zero.  The operators are smooth: no one-sided
  *            choice.
- *   CROWN    none (the products of two varying operands and the softmax have no arm here). */
+ *   CROWN    none (the products of two varying operands and the softmax have no arm here).
+ * The three rules share every hook; each rule's impl (struct attn_impl) says which of the three
+ * the node is.  The arms trust the shapes and sorts the graph builder checked (debug assertions
+ * state them); NaN ends are input, refused as above. */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -104,7 +107,15 @@
 #include "ops/attention_impl.h"
 #include "sound/sound.h"
 
+/* Which of the three the node is: one head on given scores, one head on q, k, v, or the heads and
+ * projections of torch.nn.MultiheadAttention. */
 enum attn_kind { AFS, ATT, MHA };
+
+/* The family's data of one operator, its rule's impl: the three rules share every hook. */
+struct attn_impl
+{
+  enum attn_kind kind;
+};
 
 /* The geometry of a node: B batch matrices; per head Q is L x D, K is S x D, V is S x E (for
  * multiheadAttention D = E = Dh and M = H Dh); CAUSAL and SCALE as the attributes (AFS: none). */
@@ -115,12 +126,6 @@ struct attn_geom
   int causal;
   double scale;
 };
-
-static enum attn_kind
-attn_kind_of (cn_op op)
-{
-  return op == CN_OP_ATTENTION_FROM_SCORES ? AFS : op == CN_OP_ATTENTION ? ATT : MHA;
-}
 
 /* The number of keys query row I attends to. */
 static inline int64_t
@@ -148,14 +153,16 @@ same_prefix (const char *op, const char *wa, const cn_shape *a, const char *wb, 
   return CN_OK;
 }
 
+/* Checks the attributes PARAMS and the input shapes IN of a node of RULE, fills G and writes the
+ * output shape to OUT (may be NULL). */
 static cn_status
-attn_geometry (cn_op op, const void *params, int n_in, const cn_shape *const *in, struct attn_geom *g, cn_shape *out,
-               cn_error *err)
+attn_geometry (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in,
+               struct attn_geom *g, cn_shape *out, cn_error *err)
 {
-  const char *name = cn_op_name (op);
+  const char *name = cn_op_name (rule->op);
   char s0[128], s1[128];
   memset (g, 0, sizeof *g);
-  g->kind = attn_kind_of (op);
+  g->kind = ((const struct attn_impl *) rule->impl)->kind;
   int want = g->kind == AFS ? 2 : g->kind == ATT ? 3 : 7;
   if (g->kind != AFS && params == NULL)
     return cn_error_set (err, CN_EINVAL, "%s: missing attributes", name);
@@ -266,37 +273,17 @@ attn_geometry (cn_op op, const void *params, int n_in, const cn_shape *const *in
 }
 
 static cn_status
-attn_check (cn_op op, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+attn_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out,
+            cn_error *err)
 {
   struct attn_geom g;
-  return attn_geometry (op, params, n_in, in, &g, out, err);
-}
-
-static cn_status
-afs_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  return attn_check (CN_OP_ATTENTION_FROM_SCORES, p, n_in, in, out, err);
-}
-
-static cn_status
-att_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  return attn_check (CN_OP_ATTENTION, p, n_in, in, out, err);
-}
-
-static cn_status
-mha_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  return attn_check (CN_OP_MULTIHEAD_ATTENTION, p, n_in, in, out, err);
+  return attn_geometry (rule, params, n_in, in, &g, out, err);
 }
 
 static cn_status
 attn_prepare (const cn_node_view *nv, struct attn_geom *g, cn_error *err)
 {
-  return attn_geometry (nv->op, nv->params, nv->n_in, nv->in_shape, g, NULL, err);
+  return attn_geometry (nv->rule, nv->params, nv->n_in, nv->in_shape, g, NULL, err);
 }
 
 /* The scale in binary64: the attribute, or 1/sqrt(D) rounded (the forward's and the derivatives'
@@ -411,13 +398,9 @@ static cn_status
 attn_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
-  if (!cn_dtype_is_float (out->dtype))
-    return cn_error_set (err, CN_EINVAL, "%s: evaluation sort %s is not f64 or f32 (node '%s')", op,
-                         cn_dtype_name (out->dtype), cn__node_name (nv));
+  CN__ASSERTD (cn_dtype_is_float (out->dtype));
   for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != out->dtype)
-      return cn_error_set (err, CN_EINVAL, "%s: input %d has sort %s, the output %s (node '%s')", op, i,
-                           cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), cn__node_name (nv));
+    CN__ASSERTD (in[i]->dtype == out->dtype);
   struct attn_geom g;
   cn_status st = attn_prepare (nv, &g, err);
   if (st != CN_OK)
@@ -577,16 +560,13 @@ attn_point_free (struct attn_point *pt)
 }
 
 static cn_status
-attn_point (const cn_node_view *nv, const struct attn_geom *g, const cn_tensor *const *in, const char *mode,
-            struct attn_point *pt, cn_error *err)
+attn_point (const cn_node_view *nv, const struct attn_geom *g, const cn_tensor *const *in, struct attn_point *pt,
+            cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
   memset (pt, 0, sizeof *pt);
   for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL,
-                           "%s: %s input %d is not a binary64 tensor of the node's shape (node '%s')", op, mode, i,
-                           cn__node_name (nv));
+    CN__ASSERTD (in[i]->dtype == CN_DTYPE_F64 && cn_tensor_numel (in[i]) == cn__numel (nv->in_shape[i]));
   int64_t H = g->kind == MHA ? g->H : 1, LS = g->L * g->S, M = g->M;
   int64_t RL = g->B * g->L, RS = g->B * g->S, ow = g->kind == MHA ? g->D : g->E;
   pt->P = malloc ((size_t) (g->B * H * LS > 0 ? g->B * H * LS : 1) * sizeof (double));
@@ -635,21 +615,11 @@ attn_point (const cn_node_view *nv, const struct attn_geom *g, const cn_tensor *
 }
 
 static cn_status
-attn_out_ok (const cn_node_view *nv, const cn_tensor *out, const char *mode, cn_error *err)
-{
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "%s: %s output is not a binary64 tensor of the node's shape (node '%s')",
-                         cn_op_name (nv->op), mode, cn__node_name (nv));
-  return CN_OK;
-}
-
-static cn_status
 attn_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                double *const *g_in, cn_error *err)
 {
-  cn_status st = attn_out_ok (nv, out, "pullback", err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (out->dtype == CN_DTYPE_F64 && cn_tensor_numel (out) == cn__numel (nv->out_shape));
+  cn_status st;
   int any = 0;
   for (int i = 0; i < nv->n_in; i++)
     any |= g_in[i] != NULL;
@@ -659,7 +629,7 @@ attn_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tens
   if ((st = attn_prepare (nv, &g, err)) != CN_OK)
     return st;
   struct attn_point pt;
-  if ((st = attn_point (nv, &g, in, "pullback", &pt, err)) != CN_OK)
+  if ((st = attn_point (nv, &g, in, &pt, err)) != CN_OK)
     return st;
   const double *x[7];
   for (int i = 0; i < nv->n_in; i++)
@@ -736,14 +706,13 @@ static cn_status
 attn_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
           double *t_out, cn_error *err)
 {
-  cn_status st = attn_out_ok (nv, out, "jvp", err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (out->dtype == CN_DTYPE_F64 && cn_tensor_numel (out) == cn__numel (nv->out_shape));
+  cn_status st;
   struct attn_geom g;
   if ((st = attn_prepare (nv, &g, err)) != CN_OK)
     return st;
   struct attn_point pt;
-  if ((st = attn_point (nv, &g, in, "jvp", &pt, err)) != CN_OK)
+  if ((st = attn_point (nv, &g, in, &pt, err)) != CN_OK)
     return st;
   const double *x[7];
   for (int i = 0; i < nv->n_in; i++)
@@ -992,18 +961,15 @@ rsqrt_box (int64_t D, double *lo, double *hi)
   mpfr_clear (t);
 }
 
-static cn_status
-attn_sizes (const cn_node_view *nv, const int64_t *n_in, int64_t n_out, cn_error *err)
+/* Whether the inputs have N_IN[i] entries and the output N_OUT, the node's element counts (an
+ * invariant: the graph builder checked the shapes, and the engines allocate from them). */
+static int
+attn_sizes (const cn_node_view *nv, const int64_t *n_in, int64_t n_out)
 {
   for (int i = 0; i < nv->n_in; i++)
     if (n_in[i] != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "%s: input %d has %lld entries, the shape %lld (node '%s')",
-                           cn_op_name (nv->op), i, (long long) n_in[i], (long long) cn__numel (nv->in_shape[i]),
-                           cn__node_name (nv));
-  if (n_out != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "%s: output has %lld entries, the shape %lld (node '%s')", cn_op_name (nv->op),
-                         (long long) n_out, (long long) cn__numel (nv->out_shape), cn__node_name (nv));
-  return CN_OK;
+      return 0;
+  return n_out == cn__numel (nv->out_shape);
 }
 
 static cn_status
@@ -1013,9 +979,8 @@ attn_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
   int64_t sizes[7];
   for (int i = 0; i < nv->n_in; i++)
     sizes[i] = in[i]->n;
-  cn_status st = attn_sizes (nv, sizes, out->n, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (attn_sizes (nv, sizes, out->n));
+  cn_status st;
   for (int i = 0; i < nv->n_in; i++)
     for (int64_t j = 0; j < in[i]->n; j++)
       if (isnan (in[i]->lo[j]) || isnan (in[i]->hi[j]))
@@ -1289,9 +1254,10 @@ attn_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec
   int64_t sizes[7];
   for (int i = 0; i < nv->n_in; i++)
     sizes[i] = in[i]->n;
-  cn_status st = attn_sizes (nv, sizes, out->n, err);
-  if (st != CN_OK || out->n == 0)
-    return st;
+  CN__ASSERTD (attn_sizes (nv, sizes, out->n));
+  if (out->n == 0)
+    return CN_OK;
+  cn_status st;
   for (int i = 0; i < nv->n_in; i++)
     for (int64_t j = 0; j < in[i]->n; j++)
       if (mpfi_nan_p (in[i]->v[j]))
@@ -1359,17 +1325,23 @@ attn_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec
 
 /* ---- rules ---------------------------------------------------------------------------- */
 
-const struct cn_op_rule cn__rule_ATTENTION_FROM_SCORES = { .op = CN_OP_ATTENTION_FROM_SCORES,
-  .n_in = 2, .params_size = 0, .check = afs_check, .forward = attn_forward, .pullback = attn_pullback,
+static const struct attn_impl afs_impl = { .kind = AFS };
+
+const struct cn_op_rule cn__rule_ATTENTION_FROM_SCORES = { .op = CN_OP_ATTENTION_FROM_SCORES, .impl = &afs_impl,
+  .n_in = 2, .params_size = 0, .check = attn_check, .forward = attn_forward, .pullback = attn_pullback,
   .jvp = attn_jvp, .ibp = attn_ibp, .ibp_mpfi = attn_ibp_mpfi,
 };
 
-const struct cn_op_rule cn__rule_ATTENTION = { .op = CN_OP_ATTENTION,
-  .n_in = 3, .params_size = sizeof (cn_params_attention), .check = att_check, .forward = attn_forward,
+static const struct attn_impl att_impl = { .kind = ATT };
+
+const struct cn_op_rule cn__rule_ATTENTION = { .op = CN_OP_ATTENTION, .impl = &att_impl,
+  .n_in = 3, .params_size = sizeof (cn_params_attention), .check = attn_check, .forward = attn_forward,
   .pullback = attn_pullback, .jvp = attn_jvp, .ibp = attn_ibp, .ibp_mpfi = attn_ibp_mpfi,
 };
 
-const struct cn_op_rule cn__rule_MULTIHEAD_ATTENTION = { .op = CN_OP_MULTIHEAD_ATTENTION,
-  .n_in = 7, .params_size = sizeof (cn_params_multihead), .check = mha_check, .forward = attn_forward,
+static const struct attn_impl mha_impl = { .kind = MHA };
+
+const struct cn_op_rule cn__rule_MULTIHEAD_ATTENTION = { .op = CN_OP_MULTIHEAD_ATTENTION, .impl = &mha_impl,
+  .n_in = 7, .params_size = sizeof (cn_params_multihead), .check = attn_check, .forward = attn_forward,
   .pullback = attn_pullback, .jvp = attn_jvp, .ibp = attn_ibp, .ibp_mpfi = attn_ibp_mpfi,
 };

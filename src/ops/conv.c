@@ -75,7 +75,11 @@
  * formula at the same inputs): the largest error seen is 1.9 u (f64) and 3.0 u (f32) times
  * sum |x||W| + |b| (u the unit roundoff of the sort), within (G)'s gamma_k bound; in ulps of the
  * result it is unbounded (2e3 ulps f64, 3e4 f32 seen), as for every dot product with cancellation:
- * not correctly rounded. */
+ * not correctly rounded.
+ *
+ * The two rules share every hook; each rule's impl (struct conv_impl) holds its geometry, its
+ * input map and its weight permutation.  The arms trust the shapes and sorts the graph builder
+ * checked (debug assertions state them). */
 #include <config.h>
 #include <cblas.h>
 #include <limits.h>
@@ -127,9 +131,10 @@ geom_finish (const char *op, int nd, const cn_shape *w, struct conv_geom *g, cn_
 }
 
 static cn_status
-conv_geometry (const cn_params_conv *p, const cn_shape *x, const cn_shape *w, const cn_shape *b, struct conv_geom *g,
+conv_geometry (const void *params, const cn_shape *x, const cn_shape *w, const cn_shape *b, struct conv_geom *g,
                cn_shape *out, cn_error *err)
 {
+  const cn_params_conv *p = params;
   char sx[128], sw[128];
   if (p->nd < 1 || p->nd > 3)
     return cn_error_set (err, CN_EUNSUPPORTED, "conv: %d spatial axes; 1 to 3 are supported", p->nd);
@@ -215,18 +220,6 @@ conv_map (const struct conv_geom *g)
   return map;
 }
 
-static cn_status
-conv_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  if (params == NULL)
-    return cn_error_set (err, CN_EINVAL, "conv: missing attributes");
-  if (n_in != 3)
-    return cn_error_set (err, CN_EINVAL, "conv: %d inputs, expected 3 (x, weight, bias)", n_in);
-  struct conv_geom g;
-  return conv_geometry (params, in[0], in[1], in[2], &g, out, err);
-}
-
 /* ---- convTranspose: geometry ------------------------------------------------------------ */
 
 /* One spatial axis of a transposed convolution: input extent S >= 1, kernel K >= 1, stride and
@@ -273,9 +266,10 @@ convt_axis (int axis, int64_t S, int64_t K, int64_t stride, int64_t dilation, in
 /* The geometry of a convTranspose node in conv's terms: F = G (F/G) output channels, Cg = C/G
  * input channels per group; str, pb and dil hold the attributes (the input map reads them). */
 static cn_status
-convt_geometry (const cn_params_conv_transpose *p, const cn_shape *x, const cn_shape *w, const cn_shape *b,
-                struct conv_geom *g, cn_shape *out, cn_error *err)
+convt_geometry (const void *params, const cn_shape *x, const cn_shape *w, const cn_shape *b, struct conv_geom *g,
+                cn_shape *out, cn_error *err)
 {
+  const cn_params_conv_transpose *p = params;
   char sx[128], sw[128];
   if (p->nd < 1 || p->nd > 3)
     return cn_error_set (err, CN_EUNSUPPORTED, "convTranspose: %d spatial axes; 1 to 3 are supported", p->nd);
@@ -387,33 +381,46 @@ convt_perm (const struct conv_geom *g)
   return perm;
 }
 
-static cn_status
-convt_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  if (params == NULL)
-    return cn_error_set (err, CN_EINVAL, "convTranspose: missing attributes");
-  if (n_in != 3)
-    return cn_error_set (err, CN_EINVAL, "convTranspose: %d inputs, expected 3 (x, weight, bias)", n_in);
-  struct conv_geom g;
-  return convt_geometry (params, in[0], in[1], in[2], &g, out, err);
-}
-
 /* ---- shared arms ------------------------------------------------------------------------ */
+
+/* The family's data of one operator, its rule's impl: conv and convTranspose share every hook,
+ * and differ only in their geometry, their input map and (convTranspose) the weight
+ * permutation into conv's layout. */
+struct conv_impl
+{
+  /* Checks the attributes PARAMS against the shapes X, W, B; fills G and OUT (may be NULL). */
+  cn_status (*geometry) (const void *params, const cn_shape *x, const cn_shape *w, const cn_shape *b,
+                         struct conv_geom *g, cn_shape *out, cn_error *err);
+  int64_t *(*map) (const struct conv_geom *g);
+  int64_t *(*perm) (const struct conv_geom *g);     /* NULL: the weight is in conv's layout */
+};
+
+static cn_status
+conv_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out,
+            cn_error *err)
+{
+  const struct conv_impl *d = rule->impl;
+  const char *op = cn_op_name (rule->op);
+  if (params == NULL)
+    return cn_error_set (err, CN_EINVAL, "%s: missing attributes", op);
+  if (n_in != 3)
+    return cn_error_set (err, CN_EINVAL, "%s: %d inputs, expected 3 (x, weight, bias)", op, n_in);
+  struct conv_geom g;
+  return d->geometry (params, in[0], in[1], in[2], &g, out, err);
+}
 
 /* The geometry, the input map and (convTranspose) the weight permutation of a node whose shapes
  * were checked; *PERM is NULL for conv.  The caller frees *MAP and *PERM. */
 static cn_status
 conv_prepare (const cn_node_view *nv, struct conv_geom *g, int64_t **map, int64_t **perm, cn_error *err)
 {
-  int tr = nv->op == CN_OP_CONV_TRANSPOSE;
-  cn_status st = tr ? convt_geometry (nv->params, nv->in_shape[0], nv->in_shape[1], nv->in_shape[2], g, NULL, err)
-                    : conv_geometry (nv->params, nv->in_shape[0], nv->in_shape[1], nv->in_shape[2], g, NULL, err);
+  const struct conv_impl *d = nv->rule->impl;
+  cn_status st = d->geometry (nv->params, nv->in_shape[0], nv->in_shape[1], nv->in_shape[2], g, NULL, err);
   if (st != CN_OK)
     return st;
-  *map = tr ? convt_map (g) : conv_map (g);
-  *perm = tr ? convt_perm (g) : NULL;
-  if (*map == NULL || (tr && *perm == NULL))
+  *map = d->map (g);
+  *perm = d->perm != NULL ? d->perm (g) : NULL;
+  if (*map == NULL || (d->perm != NULL && *perm == NULL))
     {
       free (*map);
       free (*perm);
@@ -479,13 +486,8 @@ static cn_status
 conv_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
-  if (!cn_dtype_is_float (out->dtype))
-    return cn_error_set (err, CN_EINVAL, "%s: evaluation sort %s is not f64 or f32 (node '%s')", op,
-                         cn_dtype_name (out->dtype), cn__node_name (nv));
-  for (int i = 0; i < 3; i++)
-    if (in[i]->dtype != out->dtype)
-      return cn_error_set (err, CN_EINVAL, "%s: input %d has sort %s, the output %s (node '%s')", op, i,
-                           cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), cn__node_name (nv));
+  CN__ASSERTD (cn_dtype_is_float (out->dtype) && in[0]->dtype == out->dtype && in[1]->dtype == out->dtype
+               && in[2]->dtype == out->dtype);
   struct conv_geom g;
   int64_t *map, *perm;
   cn_status st = conv_prepare (nv, &g, &map, &perm, err);
@@ -509,28 +511,36 @@ conv_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
   return CN_OK;
 }
 
-static cn_status
-check_box_sizes (const cn_node_view *nv, const int64_t *n, int64_t n_out, cn_error *err)
+/* Whether the three inputs have N[i] entries and the output N_OUT (unless N_OUT < 0), the node's
+ * element counts (an invariant: the graph builder checked the shapes, and the engines allocate
+ * from them). */
+static int
+sizes_ok (const cn_node_view *nv, const int64_t *n, int64_t n_out)
 {
   for (int i = 0; i < 3; i++)
     if (n[i] != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "%s: input %d has %lld entries, the shape %lld (node '%s')",
-                           cn_op_name (nv->op), i,
-                           (long long) n[i], (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
-  if (n_out >= 0 && n_out != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "%s: output has %lld entries, the shape %lld (node '%s')",
-                         cn_op_name (nv->op), (long long) n_out,
-                         (long long) cn__numel (nv->out_shape), cn__node_name (nv));
-  return CN_OK;
+      return 0;
+  return n_out < 0 || n_out == cn__numel (nv->out_shape);
+}
+
+/* Whether the pullback's and the jvp's tensors are binary64 of the node's shapes (an invariant:
+ * the engines give the derivative arms binary64 points). */
+static int
+points_ok (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
+{
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
+    return 0;
+  for (int i = 0; i < 3; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+      return 0;
+  return 1;
 }
 
 static cn_status
 conv_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  int64_t sizes[3] = { in[0]->n, in[1]->n, in[2]->n };
-  cn_status st = check_box_sizes (nv, sizes, out->n, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (sizes_ok (nv, (const int64_t[]) { in[0]->n, in[1]->n, in[2]->n }, out->n));
+  cn_status st;
   struct conv_geom g;
   int64_t *map, *perm;
   if ((st = conv_prepare (nv, &g, &map, &perm, err)) != CN_OK)
@@ -606,10 +616,10 @@ conv_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
 static cn_status
 conv_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  int64_t sizes[3] = { in[0]->n, in[1]->n, in[2]->n };
-  cn_status st = check_box_sizes (nv, sizes, out->n, err);
-  if (st != CN_OK || out->n == 0)
-    return st;
+  CN__ASSERTD (sizes_ok (nv, (const int64_t[]) { in[0]->n, in[1]->n, in[2]->n }, out->n));
+  if (out->n == 0)
+    return CN_OK;
+  cn_status st;
   struct conv_geom g;
   int64_t *map, *perm;
   if ((st = conv_prepare (nv, &g, &map, &perm, err)) != CN_OK)
@@ -752,10 +762,8 @@ conv_crown (const cn_crown_step *st, cn_error *err)
   double *lam_x = st->lam_in[0];
   if (lam_x == NULL)
     return CN_OK;
-  int64_t sizes[3] = { st->in_box[0]->n, st->in_box[1]->n, st->in_box[2]->n };
-  cn_status ret = check_box_sizes (nv, sizes, -1, err);
-  if (ret != CN_OK)
-    return ret;
+  CN__ASSERTD (sizes_ok (nv, (const int64_t[]) { st->in_box[0]->n, st->in_box[1]->n, st->in_box[2]->n }, -1));
+  cn_status ret;
   struct conv_geom g;
   int64_t *map = NULL, *perm = NULL;
   double *m = NULL, *w_up = NULL;
@@ -838,14 +846,7 @@ conv_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tens
                double *const *g_in, cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "%s: pullback output is not a binary64 tensor of the node's shape (node '%s')",
-                         op, cn__node_name (nv));
-  for (int i = 0; i < 3; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL,
-                           "%s: pullback input %d is not a binary64 tensor of the node's shape (node '%s')", op, i,
-                           cn__node_name (nv));
+  CN__ASSERTD (points_ok (nv, in, out));
   if (g_in[0] == NULL && g_in[1] == NULL && g_in[2] == NULL)
     return CN_OK;
   struct conv_geom g;
@@ -962,14 +963,7 @@ conv_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
           double *t_out, cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "%s: jvp output is not a binary64 tensor of the node's shape (node '%s')", op,
-                         cn__node_name (nv));
-  for (int i = 0; i < 3; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL,
-                           "%s: jvp input %d is not a binary64 tensor of the node's shape (node '%s')", op, i,
-                           cn__node_name (nv));
+  CN__ASSERTD (points_ok (nv, in, out));
   struct conv_geom g;
   int64_t *map, *perm;
   cn_status st = conv_prepare (nv, &g, &map, &perm, err);
@@ -1018,7 +1012,10 @@ conv_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
   return CN_OK;
 }
 
+static const struct conv_impl conv_impl = { .geometry = conv_geometry, .map = conv_map, .perm = NULL };
+
 const struct cn_op_rule cn__rule_CONV = { .op = CN_OP_CONV,
+  .impl = &conv_impl,
   .n_in = 3,
   .params_size = sizeof (cn_params_conv),
   .check = conv_check,
@@ -1030,10 +1027,13 @@ const struct cn_op_rule cn__rule_CONV = { .op = CN_OP_CONV,
   .crown = conv_crown,
 };
 
+static const struct conv_impl convt_impl = { .geometry = convt_geometry, .map = convt_map, .perm = convt_perm };
+
 const struct cn_op_rule cn__rule_CONV_TRANSPOSE = { .op = CN_OP_CONV_TRANSPOSE,
+  .impl = &convt_impl,
   .n_in = 3,
   .params_size = sizeof (cn_params_conv_transpose),
-  .check = convt_check,
+  .check = conv_check,
   .forward = conv_forward,
   .pullback = conv_pullback,
   .jvp = conv_jvp,

@@ -153,11 +153,9 @@ custom_forward_body (const cn_node_view *nv, const cn_tensor *const *in, cn_tens
       goto done;
     }
   int64_t n = cn_tensor_numel (out);
-  if (ys[0].dtype != out->dtype || cn_tensor_numel (&ys[0]) != n)
-    st = cn_error_set (err, CN_EINVAL, "custom '%.*s': the program's output is %s, the node's %s (node '%s')",
-                       name_len (P (nv->params)), P (nv->params)->name, cn_dtype_name (ys[0].dtype),
-                       cn_dtype_name (out->dtype), cn__node_name (nv));
-  else if (n > 0)
+  /* the program's output 0 has the node's shape (check) and sort (out_sort) */
+  CN__ASSERTD (ys[0].dtype == out->dtype && cn_tensor_numel (&ys[0]) == n);
+  if (n > 0)
     memcpy (out->data, ys[0].data, (size_t) n * cn_dtype_size (out->dtype));
   /* now OUT = P(in) in the evaluation's sort */
   for (int j = 0; j < n_outs; j++)
@@ -191,7 +189,8 @@ custom_mpfi_body (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_
 }
 
 /* Writes to *X the binary64 points of the node's inputs, for cn_graph_vjp and cn_graph_jvp (the
- * inputs are f64 tensors at value ports); the caller frees *X. */
+ * inputs are f64 tensors at value ports: the engines give the derivative arms binary64 points);
+ * the caller frees *X. */
 static cn_status
 points (const cn_node_view *nv, const cn_tensor *const *in, const double ***x, cn_error *err)
 {
@@ -200,13 +199,7 @@ points (const cn_node_view *nv, const cn_tensor *const *in, const double ***x, c
     return cn_error_set (err, CN_ENOMEM, "custom: out of memory");
   for (int i = 0; i < nv->n_in; i++)
     {
-      if (in[i]->dtype != CN_DTYPE_F64)
-        {
-          free (p);
-          return cn_error_set (err, CN_EINVAL, "custom '%.*s': input %d is %s, the derivative arms take f64 (node '%s')",
-                               name_len (P (nv->params)), P (nv->params)->name, i, cn_dtype_name (in[i]->dtype),
-                               cn__node_name (nv));
-        }
+      CN__ASSERTD (in[i]->dtype == CN_DTYPE_F64);
       p[i] = in[i]->data;
     }
   *x = p;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/indexing.c: slice, gather, scatter, indexAt, embedding, indices.
+/* src/ops/indexing.c: gather, scatter, indexAt, embedding (slice and indices, whose map the
+ * attributes fix, are in src/ops/slice.c).
  *
  * Index ports (gather's, scatter's and indexAt's input 1, embedding's input 0) hold integers as
  * floats in a float evaluation.  Forward, pullback and jvp validate them: an entry that is not an
@@ -41,38 +42,19 @@
  *            NaN result ties with the NaN terms).
  *   jvp      the same partial derivatives times the tangents, summed (MAX/MIN: the mean over the
  *            tied terms), the transpose of the pullback.
- * indices    cn_params_indices: the input's shape (a frozen port, the seed's "no value input")
- *            filled with each entry's index along AXIS.  Forward exact (extents <= 2^53 checked;
- *            binary32 rounds above 2^24); IBP/MPFI the point; pullback adds nothing, jvp writes 0;
- *            CROWN puts lam . c into the bias with cn__crown_add_sum.
+ * The four rules share every arm; what differs lives in each rule's impl (struct pick_impl):
+ * which input is the index port, how the operator builds its map, whether its element ports may
+ * hold Booleans and words, and whether the arms read that sort from the view.
  *
- * slice  on every axis a, the entries start[a], start[a] + step[a], ... below stop[a], with
- *        0 <= start[a] <= stop[a] <= extent and step[a] >= 1 (the importer normalises negative
- *        and clamped indices); the output extent is ceil((stop[a] - start[a]) / step[a]).
- *        Output entry o with multi-index (i_a) reads input entry
- *            j(o) = sum_a (start[a] + i_a step[a]) stride_in[a].
- *   forward  a copy.  Exact.
- *   IBP      [lo, hi]_o = [lo, hi]_{j(o)}.  Exact, no rounding; infinite ends are copied.
- *   CROWN    lam . v = sum_o lam_o u_{j(o)}, and j is one-to-one, so lam_in[j(o)] = lam_o: a
- *            scatter of exact copies, no charge.  (An input without coefficients, a constant,
- *            is discharged over its box: fl(sum_o lam_o sel_o) into the bias, its (G) error
- *            cn__dot_err and the rounding of the addition into the charge; +inf if an infinite
- *            end is needed.)
- *   MPFI     mpfi_set of the mapped entry.
- *   pullback dv_o = du_{j(o)}, so the adjoint scatters:  g_in[j(o)] += g_o  for every o (j is
- *            one-to-one; the entries no output reads get nothing).
- *   jvp      the tangent map itself:  t_o = t_in[j(o)]  (0 if the input has no tangent).  Exact
- *            copies, the transpose of the pullback's scatter.
- *
- * Sorts (the seed's Op.Element).  slice's port, gather's x and scatter's x and src are element
- * ports (CN_PORT_ELEMENT): the model's scalar (value ports), Booleans or integer words of any
- * width; the index ports stay index ports (integers held in the model's scalar).  out_sort
- * checks that the element ports agree ("scatter: input 2 holds i32 where input 0 holds bool") and
+ * Sorts (the seed's Op.Element).  gather's x and scatter's x and src are element ports
+ * (CN_PORT_ELEMENT): the model's scalar (value ports), Booleans or integer words of any width;
+ * the index ports stay index ports (integers held in the model's scalar).  out_sort checks that
+ * the element ports agree ("scatter: input 2 holds i32 where input 0 holds bool") and
  * returns their sort.  indexAt's x is an element port too (beyond the seed's list; it moves
  * elements as gather does); embedding keeps value ports: the model's scalar only.  At a
  * Boolean or word sort (the arms read it from nv->in_sort; a view without sorts is read as the
  * model's scalar):
- *   slice, gather, indexAt, scatter REPLACE   forward copies the elements bit for bit, exact.  IBP and
+ *   gather, indexAt, scatter REPLACE   forward copies the elements bit for bit, exact.  IBP and
  *            MPFI: the boxes hold the numbers (a Boolean box [0, 1] is unknown) and are moved
  *            unchanged (gather's hull over an index box's candidates included): exact for every
  *            element the boxes admit.  CROWN: the arms only move coefficients (lam . v is the same
@@ -80,7 +62,7 @@
  *   scatter at bool   a rule only as a replacement (the seed's "a Boolean scatter has a rule only
  *            as a replacement"): out_sort refuses SUM, PROD, MAX and MIN ("scatter: a Boolean
  *            scatter has a rule only as a replacement, not reduce 'sum'"), and the arms refuse
- *            them again for direct callers.
+ *            them (the arms state it as a debug assertion).
  *   scatter at words  MAX and MIN are the order of the sort (signed or unsigned), exact in every
  *            arm (IBP and MPFI endpointwise as for the scalar).  SUM and PROD wrap as PyTorch's
  *            integer arithmetic: the fold modulo 2^N read back in the sort (two's complement when
@@ -98,7 +80,9 @@
  *            (it is not affine), so the arm refuses SUM at words with CN_EUNSUPPORTED (PROD, MAX
  *            and MIN it refuses at every sort).
  *   No gradients at Booleans and words: such a node receives no cotangent and no tangent (the
- *   pullback and jvp arms take binary64 tensors only and refuse anything else with a message). */
+ *   pullback and jvp arms take binary64 tensors only).
+ * The arms trust the shapes and sorts the graph builder checked (debug assertions state them);
+ * the index values are input, checked in every arm as above. */
 #include <config.h>
 #include <math.h>
 #include <stdint.h>
@@ -191,260 +175,6 @@ elem_of_d (const struct esort *s, double x, uint64_t *p)
   return 1;
 }
 
-/* ---- slice ------------------------------------------------------------------------------- */
-
-static cn_status
-slice_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
-{
-  (void) rule;
-  (void) p;
-  if (n_in != 1)
-    return cn_error_set (err, CN_EINVAL, "slice: takes 1 input, got %d", n_in);
-  return cn__sort_at ("slice", 0, in, out, err);
-}
-
-static cn_status
-slice_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  const cn_params_slice *sl = p;
-  if (sl == NULL)
-    return cn_error_set (err, CN_EINVAL, "slice: missing attributes");
-  if (n_in != 1)
-    return cn_error_set (err, CN_EINVAL, "slice: takes 1 input, got %d", n_in);
-  const cn_shape *s = in[0];
-  cn_status st = cn__shape_valid ("slice", "input", s, err);
-  if (st != CN_OK)
-    return st;
-  if (sl->rank != s->rank)
-    return cn_error_set (err, CN_EINVAL, "slice: ranges of rank %d for an input of rank %d", sl->rank, s->rank);
-  cn_shape o;
-  memset (&o, 0, sizeof o);
-  o.rank = s->rank;
-  for (int a = 0; a < s->rank; a++)
-    {
-      int64_t b = sl->start[a], e = sl->stop[a], k = sl->step[a];
-      if (k < 1)
-        return cn_error_set (err, CN_EINVAL, "slice: step %lld on axis %d (must be >= 1)", (long long) k, a);
-      if (b < 0 || b > e || e > s->dim[a])
-        return cn_error_set (err, CN_EINVAL,
-                             "slice: range [%lld, %lld) on axis %d is not within [0, %lld] in order",
-                             (long long) b, (long long) e, a, (long long) s->dim[a]);
-      o.dim[a] = e == b ? 0 : 1 + (e - b - 1) / k;
-    }
-  *out = o;
-  return CN_OK;
-}
-
-/* J[o] = the input entry that output entry o reads. */
-static cn_status
-slice_map (const cn_node_view *nv, int64_t **jp, cn_error *err)
-{
-  const cn_params_slice *sl = nv->params;
-  const cn_shape *os = nv->out_shape;
-  int64_t n = cn__numel (os);
-  int64_t *j = malloc ((size_t) (n ? n : 1) * sizeof *j);
-  if (j == NULL)
-    return cn_error_set (err, CN_ENOMEM, "slice: out of memory (node '%s')", nv->name);
-  int64_t istr[CN_MAX_RANK], idx[CN_MAX_RANK] = { 0 };
-  cn__strides (nv->in_shape[0], istr);
-  for (int64_t o = 0; o < n; o++)
-    {
-      int64_t q = 0;
-      for (int a = 0; a < os->rank; a++)
-        q += (sl->start[a] + idx[a] * sl->step[a]) * istr[a];
-      j[o] = q;
-      for (int a = os->rank - 1; a >= 0; a--)
-        {
-          if (++idx[a] < os->dim[a])
-            break;
-          idx[a] = 0;
-        }
-    }
-  *jp = j;
-  return CN_OK;
-}
-
-static cn_status
-sizes_ok (const cn_node_view *nv, int64_t n_in, int64_t n_out, cn_error *err)
-{
-  if (n_in != cn__numel (nv->in_shape[0]) || n_out != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "slice: arrays do not match the node (node '%s')", nv->name);
-  return CN_OK;
-}
-
-static cn_status
-slice_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
-{
-  cn_status st = sizes_ok (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), err);
-  if (st != CN_OK)
-    return st;
-  if ((unsigned) out->dtype >= CN_DTYPE_COUNT || in[0]->dtype != out->dtype)
-    return cn_error_set (err, CN_EINVAL, "slice: tensors of different sorts (node '%s')", nv->name);
-  int64_t *j;
-  if ((st = slice_map (nv, &j, err)) != CN_OK)
-    return st;
-  int64_t n = cn_tensor_numel (out);
-#define SLICE_COPY(T)                                                                              \
-  for (int64_t o = 0; o < n; o++)                                                                  \
-    ((T *) out->data)[o] = ((const T *) in[0]->data)[j[o]]
-  if (out->dtype == CN_DTYPE_F64)
-    SLICE_COPY (double);
-  else if (out->dtype == CN_DTYPE_F32)
-    SLICE_COPY (float);
-  else
-    /* Booleans and words: their patterns, through the unsigned type of their width */
-    switch (cn_dtype_size (out->dtype))
-      {
-      case 1: SLICE_COPY (uint8_t); break;
-      case 2: SLICE_COPY (uint16_t); break;
-      case 4: SLICE_COPY (uint32_t); break;
-      default: SLICE_COPY (uint64_t); break;
-      }
-#undef SLICE_COPY
-  /* now every output entry is a copy of the input entry j(o) */
-  free (j);
-  return CN_OK;
-}
-
-static cn_status
-slice_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
-{
-  cn_status st = sizes_ok (nv, in[0]->n, out->n, err);
-  if (st != CN_OK)
-    return st;
-  int64_t *j;
-  if ((st = slice_map (nv, &j, err)) != CN_OK)
-    return st;
-  for (int64_t o = 0; o < out->n; o++)
-    {
-      out->lo[o] = in[0]->lo[j[o]];
-      out->hi[o] = in[0]->hi[j[o]];
-    }
-  /* now out is the image of the input box, exactly */
-  free (j);
-  return CN_OK;
-}
-
-static cn_status
-slice_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
-{
-  cn_status st = sizes_ok (nv, in[0]->n, out->n, err);
-  if (st != CN_OK)
-    return st;
-  int64_t *j;
-  if ((st = slice_map (nv, &j, err)) != CN_OK)
-    return st;
-  for (int64_t o = 0; o < out->n; o++)
-    mpfi_set (out->v[o], in[0]->v[j[o]]);
-  free (j);
-  return CN_OK;
-}
-
-static cn_status
-slice_crown (const cn_crown_step *st, cn_error *err)
-{
-  const cn_node_view *nv = st->nv;
-  const cn_box *box = st->in_box[0];
-  int64_t n = cn__numel (nv->out_shape), ni = box->n;
-  cn_status status = sizes_ok (nv, ni, n, err);
-  if (status != CN_OK)
-    return status;
-  int64_t *j;
-  if ((status = slice_map (nv, &j, err)) != CN_OK)
-    return status;
-#pragma omp parallel for num_threads(st->threads > 0 ? st->threads : 1) if (st->rows * n > 65536)
-  for (int64_t s = 0; s < st->rows; s++)
-    {
-      const double *lo = st->lam_out + s * n;
-      if (st->lam_in[0] != NULL)
-        {
-          double *li = st->lam_in[0] + s * ni;
-          for (int64_t o = 0; o < n; o++)
-            li[j[o]] = lo[o];
-          /* now li is lam_out scattered, exactly (j is one-to-one) */
-          continue;
-        }
-      double d = 0, t = 0;
-      int64_t cnt = 0;
-      int unbounded = 0;
-      for (int64_t o = 0; o < n; o++)
-        {
-          double lam = lo[o];
-          if (lam == 0)
-            continue;
-          double x = lam > 0 ? box->lo[j[o]] : box->hi[j[o]];
-          if (x == 0)
-            continue;
-          if (isinf (x))
-            unbounded = 1;
-          d += lam * x;
-          t += fabs (lam) * fabs (x);
-          cnt++;
-        }
-      /* now d = fl(sum lam_o sel_o), |d - sum lam_o sel_o| <= cn__dot_err (t, cnt) by (G) */
-      cn__crown_add_sum (st, s, d, t, cnt, unbounded);
-    }
-  free (j);
-  return CN_OK;
-}
-
-static cn_status
-slice_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
-                double *const *g_in, cn_error *err)
-{
-  cn_status st = sizes_ok (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), err);
-  if (st != CN_OK)
-    return st;
-  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
-    return cn_error_set (err, CN_EINVAL, "slice: pullback tensors are not binary64 (node '%s')", nv->name);
-  if (g_in[0] == NULL)
-    return CN_OK;
-  int64_t *j;
-  if ((st = slice_map (nv, &j, err)) != CN_OK)
-    return st;
-  int64_t n = cn_tensor_numel (out);
-  for (int64_t o = 0; o < n; o++)
-    g_in[0][j[o]] += g_out[o];
-  /* now g_in has received g scattered through j */
-  free (j);
-  return CN_OK;
-}
-
-static cn_status
-slice_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
-           double *t_out, cn_error *err)
-{
-  cn_status st = sizes_ok (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), err);
-  if (st != CN_OK)
-    return st;
-  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
-    return cn_error_set (err, CN_EINVAL, "slice: jvp tensors are not binary64 (node '%s')", nv->name);
-  int64_t n = cn_tensor_numel (out);
-  if (t_in[0] == NULL)
-    {
-      for (int64_t o = 0; o < n; o++)
-        t_out[o] = 0;
-      return CN_OK;
-    }
-  int64_t *j;
-  if ((st = slice_map (nv, &j, err)) != CN_OK)
-    return st;
-  for (int64_t o = 0; o < n; o++)
-    t_out[o] = t_in[0][j[o]];
-  /* now t_out is t_in gathered through j */
-  free (j);
-  return CN_OK;
-}
-
-static const cn_port_kind slice_ports[1] = { CN_PORT_ELEMENT };
-
-const struct cn_op_rule cn__rule_SLICE = { .op = CN_OP_SLICE,
-  .n_in = 1, .in_kind = slice_ports, .params_size = sizeof (cn_params_slice), .check = slice_check,
-  .out_sort = slice_out_sort, .forward = slice_forward,
-  .pullback = slice_pullback, .jvp = slice_jvp, .ibp = slice_ibp, .ibp_mpfi = slice_mpfi, .crown = slice_crown,
-};
-
 /* ---- gather, scatter, indexAt, embedding: the pick map ---------------------------------- */
 
 /* Walks the multi-index IDX (rank R, extents DIM) to the next entry in C order. */
@@ -484,17 +214,24 @@ struct idxsrc
   const cn_mpfi_vec *v;
 };
 
-static const char *
-pick_name (cn_op op)
+/* The family's data of one operator, its rule's impl: the rules of gather, scatter, indexAt and
+ * embedding share every arm below, which read from here what differs. */
+struct pick_impl
 {
-  return cn_op_name (op);
-}
+  int index_port;       /* the input that holds the indices */
+  int words;            /* the element ports may hold Booleans and words (not embedding's) */
+  int reads_sort;       /* the arms read the element sort from the view (gather, scatter); indexAt
+                           and embedding compute as in the model's scalar */
+  /* Fills the terms of M (M->n, M->ptr allocated, M->ptr[0] = 0, no term yet) from the index
+   * entries S; on failure returns the status set in ERR (M is cleared by the caller). */
+  cn_status (*build) (const cn_node_view *nv, const struct idxsrc *s, struct pick *m, cn_error *err);
+};
 
-/* The input that is the index port. */
-static int
-pick_index_port (cn_op op)
+/* The impl of node NV's rule. */
+static inline const struct pick_impl *
+pick_impl_of (const cn_node_view *nv)
 {
-  return op == CN_OP_EMBEDDING ? 0 : 1;
+  return nv->rule->impl;
 }
 
 static void
@@ -534,7 +271,7 @@ static cn_status
 idx_range (const cn_node_view *nv, const struct idxsrc *s, int64_t e, int64_t bound, int64_t *lo, int64_t *hi,
            cn_error *err)
 {
-  const char *opn = pick_name (nv->op);
+  const char *opn = cn_op_name (nv->op);
   double l, h;
   if (s->t != NULL)
     {
@@ -574,205 +311,225 @@ static cn_status
 pick_oom (const cn_node_view *nv, struct pick *m, cn_error *err)
 {
   pick_clear (m);
-  return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", pick_name (nv->op), cn__node_name (nv));
+  return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", cn_op_name (nv->op), cn__node_name (nv));
 }
 
-/* Builds the map of node NV with its index entries read from S. */
+/* gather: output o (multi-index i) has the terms x[i with i_axis := q] for the integers q the
+ * index entry o may hold (one for a point index). */
+static cn_status
+gather_map (const cn_node_view *nv, const struct idxsrc *s, struct pick *m, cn_error *err)
+{
+  const cn_shape *os = nv->out_shape;
+  int ax = ((const cn_params_gather *) nv->params)->axis;
+  const cn_shape *xs = nv->in_shape[0];
+  int64_t xstr[CN_MAX_RANK], idx[CN_MAX_RANK] = { 0 };
+  int64_t L, H;
+  cn_status st;
+  cn__strides (xs, xstr);
+  for (int64_t o = 0; o < m->n; o++)
+    {
+      if ((st = idx_range (nv, s, o, xs->dim[ax], &L, &H, err)) != CN_OK)
+        return st;
+      int64_t base = 0;
+      for (int a = 0; a < os->rank; a++)
+        if (a != ax)
+          base += idx[a] * xstr[a];
+      for (int64_t q = L; q <= H; q++)
+        if (!pick_push (m, 0, base + q * xstr[ax]))
+          return pick_oom (nv, m, err);
+      m->ptr[o + 1] = m->nt;
+      next_index (os->rank, os->dim, idx);
+    }
+  return CN_OK;
+}
+
+/* embedding: output (p, d) has the terms weight[q, d] for the rows q index entry p may hold. */
+static cn_status
+embedding_map (const cn_node_view *nv, const struct idxsrc *s, struct pick *m, cn_error *err)
+{
+  const cn_shape *ws = nv->in_shape[1];
+  int64_t V = ws->dim[0], D = ws->dim[1], np = cn__numel (nv->in_shape[0]);
+  int64_t L, H;
+  cn_status st;
+  for (int64_t p = 0; p < np; p++)
+    {
+      if ((st = idx_range (nv, s, p, V, &L, &H, err)) != CN_OK)
+        return st;
+      for (int64_t d = 0; d < D; d++)
+        {
+          for (int64_t q = L; q <= H; q++)
+            if (!pick_push (m, 1, q * D + d))
+              return pick_oom (nv, m, err);
+          m->ptr[p * D + d + 1] = m->nt;
+        }
+    }
+  return CN_OK;
+}
+
+/* indexAt: output (p, t) has the terms x[q_0, ..., q_{r-1}, t] for every tuple the index
+ * entries (p, 0..r-1) may hold, in C order of the tuples. */
+static cn_status
+index_at_map (const cn_node_view *nv, const struct idxsrc *s, struct pick *m, cn_error *err)
+{
+  const cn_shape *xs = nv->in_shape[0], *is = nv->in_shape[1];
+  int r = (int) is->dim[is->rank - 1];
+  int64_t xstr[CN_MAX_RANK], ql[CN_MAX_RANK], qh[CN_MAX_RANK], q[CN_MAX_RANK];
+  cn_status st;
+  cn__strides (xs, xstr);
+  int64_t T = xstr[r - 1], np = cn__numel (is) / r;
+  for (int64_t p = 0; p < np; p++)
+    {
+      for (int a = 0; a < r; a++)
+        if ((st = idx_range (nv, s, p * r + a, xs->dim[a], &ql[a], &qh[a], err)) != CN_OK)
+          return st;
+      for (int64_t t = 0; t < T; t++)
+        {
+          for (int a = 0; a < r; a++)
+            q[a] = ql[a];
+          for (;;)
+            {
+              int64_t j = t;
+              for (int a = 0; a < r; a++)
+                j += q[a] * xstr[a];
+              if (!pick_push (m, 0, j))
+                return pick_oom (nv, m, err);
+              int a = r - 1;
+              for (; a >= 0; a--)
+                {
+                  if (++q[a] <= qh[a])
+                    break;
+                  q[a] = ql[a];
+                }
+              if (a < 0)
+                break;
+            }
+          m->ptr[p * T + t + 1] = m->nt;
+        }
+    }
+  return CN_OK;
+}
+
+/* scatter: output t has the term x[t], replaced by src at the last position writing t (REPLACE)
+ * or followed by src at every position writing t in row-major order (the reductions); the
+ * indices must be points. */
+static cn_status
+scatter_map (const cn_node_view *nv, const struct idxsrc *s, struct pick *m, cn_error *err)
+{
+  const cn_params_scatter *sp = nv->params;
+  int ax = sp->axis;
+  const cn_shape *xs = nv->in_shape[0], *is = nv->in_shape[1];
+  int64_t ni = cn__numel (is);
+  int64_t xstr[CN_MAX_RANK], idx[CN_MAX_RANK] = { 0 };
+  int64_t L, H;
+  cn_status st = CN_OK;
+  cn__strides (xs, xstr);
+  int64_t *tgt = malloc ((size_t) (ni + 1) * sizeof *tgt), *cnt = calloc ((size_t) (m->n + 1), sizeof *cnt);
+  if (tgt == NULL || cnt == NULL)
+    {
+      free (tgt);
+      free (cnt);
+      return pick_oom (nv, m, err);
+    }
+  for (int64_t i = 0; i < ni && st == CN_OK; i++)
+    {
+      if ((st = idx_range (nv, s, i, xs->dim[ax], &L, &H, err)) != CN_OK)
+        break;
+      if (L != H)
+        {
+          st = cn_error_set (err, CN_EUNSUPPORTED, "scatter: the index at entry %lld is not a point (node '%s')",
+                             (long long) i, cn__node_name (nv));
+          break;
+        }
+      int64_t t = 0;
+      for (int a = 0; a < is->rank; a++)
+        t += (a == ax ? L : idx[a]) * xstr[a];
+      tgt[i] = t;
+      next_index (is->rank, is->dim, idx);
+    }
+  if (st != CN_OK)
+    {
+      free (tgt);
+      free (cnt);
+      return st;
+    }
+  /* now tgt[i] is the output entry that index position i (row-major) writes */
+  if (sp->reduce == CN_SCATTER_REPLACE)
+    {
+      for (int64_t t = 0; t < m->n; t++)
+        cnt[t] = -1;
+      for (int64_t i = 0; i < ni; i++)
+        cnt[tgt[i]] = i;
+      /* now cnt[t] is the last position writing t, or -1 */
+      for (int64_t t = 0; t < m->n; t++)
+        {
+          if (!(cnt[t] >= 0 ? pick_push (m, 2, cnt[t]) : pick_push (m, 0, t)))
+            {
+              free (tgt);
+              free (cnt);
+              return pick_oom (nv, m, err);
+            }
+          m->ptr[t + 1] = m->nt;
+        }
+    }
+  else
+    {
+      m->mode = sp->reduce == CN_SCATTER_SUM ? PICK_SUM
+                : sp->reduce == CN_SCATTER_PROD ? PICK_PROD
+                : sp->reduce == CN_SCATTER_MAX ? PICK_MAX : PICK_MIN;
+      for (int64_t i = 0; i < ni; i++)
+        cnt[tgt[i]]++;
+      for (int64_t t = 0; t < m->n; t++)
+        m->ptr[t + 1] = m->ptr[t] + 1 + cnt[t];
+      m->nt = m->cap = m->ptr[m->n];
+      m->k = malloc ((size_t) (m->nt + 1) * sizeof *m->k);
+      m->j = malloc ((size_t) (m->nt + 1) * sizeof *m->j);
+      if (m->k == NULL || m->j == NULL)
+        {
+          free (tgt);
+          free (cnt);
+          return pick_oom (nv, m, err);
+        }
+      for (int64_t t = 0; t < m->n; t++)
+        {
+          m->k[m->ptr[t]] = 0;
+          m->j[m->ptr[t]] = t;
+          cnt[t] = m->ptr[t] + 1;
+        }
+      for (int64_t i = 0; i < ni; i++)
+        {
+          int64_t w = cnt[tgt[i]]++;
+          m->k[w] = 2;
+          m->j[w] = i;
+        }
+      /* now the terms of t are x[t], then src[i] for the positions i writing t in row-major order */
+    }
+  free (tgt);
+  free (cnt);
+  return CN_OK;
+}
+
+/* Builds the map of node NV with its index entries read from S (the operator's own map builder,
+ * from its impl). */
 static cn_status
 pick_build (const cn_node_view *nv, const struct idxsrc *s, struct pick *m, cn_error *err)
 {
   memset (m, 0, sizeof *m);
-  const cn_shape *os = nv->out_shape;
-  m->n = cn__numel (os);
+  m->n = cn__numel (nv->out_shape);
   m->ptr = malloc ((size_t) (m->n + 1) * sizeof *m->ptr);
   if (m->ptr == NULL)
     return pick_oom (nv, m, err);
   m->ptr[0] = 0;
-  cn_status st = CN_OK;
-  int64_t L, H;
-  switch (nv->op)
+  cn_status st = pick_impl_of (nv)->build (nv, s, m, err);
+  if (st != CN_OK)
     {
-    case CN_OP_GATHER:
-      {
-        int ax = ((const cn_params_gather *) nv->params)->axis;
-        const cn_shape *xs = nv->in_shape[0];
-        int64_t xstr[CN_MAX_RANK], idx[CN_MAX_RANK] = { 0 };
-        cn__strides (xs, xstr);
-        for (int64_t o = 0; o < m->n; o++)
-          {
-            if ((st = idx_range (nv, s, o, xs->dim[ax], &L, &H, err)) != CN_OK)
-              goto fail;
-            int64_t base = 0;
-            for (int a = 0; a < os->rank; a++)
-              if (a != ax)
-                base += idx[a] * xstr[a];
-            for (int64_t q = L; q <= H; q++)
-              if (!pick_push (m, 0, base + q * xstr[ax]))
-                return pick_oom (nv, m, err);
-            m->ptr[o + 1] = m->nt;
-            next_index (os->rank, os->dim, idx);
-          }
-        break;
-      }
-    case CN_OP_EMBEDDING:
-      {
-        const cn_shape *ws = nv->in_shape[1];
-        int64_t V = ws->dim[0], D = ws->dim[1], np = cn__numel (nv->in_shape[0]);
-        for (int64_t p = 0; p < np; p++)
-          {
-            if ((st = idx_range (nv, s, p, V, &L, &H, err)) != CN_OK)
-              goto fail;
-            for (int64_t d = 0; d < D; d++)
-              {
-                for (int64_t q = L; q <= H; q++)
-                  if (!pick_push (m, 1, q * D + d))
-                    return pick_oom (nv, m, err);
-                m->ptr[p * D + d + 1] = m->nt;
-              }
-          }
-        break;
-      }
-    case CN_OP_INDEX_AT:
-      {
-        const cn_shape *xs = nv->in_shape[0], *is = nv->in_shape[1];
-        int r = (int) is->dim[is->rank - 1];
-        int64_t xstr[CN_MAX_RANK], ql[CN_MAX_RANK], qh[CN_MAX_RANK], q[CN_MAX_RANK];
-        cn__strides (xs, xstr);
-        int64_t T = xstr[r - 1], np = cn__numel (is) / r;
-        for (int64_t p = 0; p < np; p++)
-          {
-            for (int a = 0; a < r; a++)
-              if ((st = idx_range (nv, s, p * r + a, xs->dim[a], &ql[a], &qh[a], err)) != CN_OK)
-                goto fail;
-            for (int64_t t = 0; t < T; t++)
-              {
-                for (int a = 0; a < r; a++)
-                  q[a] = ql[a];
-                for (;;)
-                  {
-                    int64_t j = t;
-                    for (int a = 0; a < r; a++)
-                      j += q[a] * xstr[a];
-                    if (!pick_push (m, 0, j))
-                      return pick_oom (nv, m, err);
-                    int a = r - 1;
-                    for (; a >= 0; a--)
-                      {
-                        if (++q[a] <= qh[a])
-                          break;
-                        q[a] = ql[a];
-                      }
-                    if (a < 0)
-                      break;
-                  }
-                m->ptr[p * T + t + 1] = m->nt;
-              }
-          }
-        break;
-      }
-    case CN_OP_SCATTER:
-      {
-        const cn_params_scatter *sp = nv->params;
-        int ax = sp->axis;
-        const cn_shape *xs = nv->in_shape[0], *is = nv->in_shape[1];
-        int64_t ni = cn__numel (is);
-        int64_t xstr[CN_MAX_RANK], idx[CN_MAX_RANK] = { 0 };
-        cn__strides (xs, xstr);
-        int64_t *tgt = malloc ((size_t) (ni + 1) * sizeof *tgt), *cnt = calloc ((size_t) (m->n + 1), sizeof *cnt);
-        if (tgt == NULL || cnt == NULL)
-          {
-            free (tgt);
-            free (cnt);
-            return pick_oom (nv, m, err);
-          }
-        for (int64_t i = 0; i < ni && st == CN_OK; i++)
-          {
-            if ((st = idx_range (nv, s, i, xs->dim[ax], &L, &H, err)) != CN_OK)
-              break;
-            if (L != H)
-              {
-                st = cn_error_set (err, CN_EUNSUPPORTED, "scatter: the index at entry %lld is not a point (node '%s')",
-                                   (long long) i, cn__node_name (nv));
-                break;
-              }
-            int64_t t = 0;
-            for (int a = 0; a < is->rank; a++)
-              t += (a == ax ? L : idx[a]) * xstr[a];
-            tgt[i] = t;
-            next_index (is->rank, is->dim, idx);
-          }
-        if (st != CN_OK)
-          {
-            free (tgt);
-            free (cnt);
-            goto fail;
-          }
-        /* now tgt[i] is the output entry that index position i (row-major) writes */
-        if (sp->reduce == CN_SCATTER_REPLACE)
-          {
-            for (int64_t t = 0; t < m->n; t++)
-              cnt[t] = -1;
-            for (int64_t i = 0; i < ni; i++)
-              cnt[tgt[i]] = i;
-            /* now cnt[t] is the last position writing t, or -1 */
-            for (int64_t t = 0; t < m->n; t++)
-              {
-                if (!(cnt[t] >= 0 ? pick_push (m, 2, cnt[t]) : pick_push (m, 0, t)))
-                  {
-                    free (tgt);
-                    free (cnt);
-                    return pick_oom (nv, m, err);
-                  }
-                m->ptr[t + 1] = m->nt;
-              }
-          }
-        else
-          {
-            m->mode = sp->reduce == CN_SCATTER_SUM ? PICK_SUM
-                      : sp->reduce == CN_SCATTER_PROD ? PICK_PROD
-                      : sp->reduce == CN_SCATTER_MAX ? PICK_MAX : PICK_MIN;
-            for (int64_t i = 0; i < ni; i++)
-              cnt[tgt[i]]++;
-            for (int64_t t = 0; t < m->n; t++)
-              m->ptr[t + 1] = m->ptr[t] + 1 + cnt[t];
-            m->nt = m->cap = m->ptr[m->n];
-            m->k = malloc ((size_t) (m->nt + 1) * sizeof *m->k);
-            m->j = malloc ((size_t) (m->nt + 1) * sizeof *m->j);
-            if (m->k == NULL || m->j == NULL)
-              {
-                free (tgt);
-                free (cnt);
-                return pick_oom (nv, m, err);
-              }
-            for (int64_t t = 0; t < m->n; t++)
-              {
-                m->k[m->ptr[t]] = 0;
-                m->j[m->ptr[t]] = t;
-                cnt[t] = m->ptr[t] + 1;
-              }
-            for (int64_t i = 0; i < ni; i++)
-              {
-                int64_t w = cnt[tgt[i]]++;
-                m->k[w] = 2;
-                m->j[w] = i;
-              }
-            /* now the terms of t are x[t], then src[i] for the positions i writing t in row-major order */
-          }
-        free (tgt);
-        free (cnt);
-        break;
-      }
-    default:
-      st = cn_error_set (err, CN_EINVAL, "%s: no pick map (node '%s')", pick_name (nv->op), cn__node_name (nv));
-      goto fail;
+      pick_clear (m);
+      return st;
     }
+  /* now output o is the fold of the terms [ptr[o], ptr[o + 1]) */
   for (int64_t o = 0; o < m->n && m->mode == PICK_COPY; o++)
     if (m->ptr[o + 1] - m->ptr[o] != 1)
       m->hull = 1;
   return CN_OK;
-fail:
-  pick_clear (m);
-  return st;
 }
 
 /* The sort of the elements the node moves: gather's and scatter's input 0 as the view records
@@ -780,20 +537,17 @@ fail:
 static cn_dtype
 pick_sort (const cn_node_view *nv)
 {
-  if ((nv->op != CN_OP_GATHER && nv->op != CN_OP_SCATTER) || nv->in_sort == NULL || cn_dtype_is_float (nv->in_sort[0]))
+  if (!pick_impl_of (nv)->reads_sort || nv->in_sort == NULL || cn_dtype_is_float (nv->in_sort[0]))
     return CN_DTYPE_F64;
   return nv->in_sort[0];
 }
 
-/* A Boolean scatter has a rule only as a replacement (out_sort refuses the reductions; this
- * repeats it for direct callers of the arms). */
-static cn_status
-pick_mode_ok (const cn_node_view *nv, const struct pick *m, cn_dtype t, cn_error *err)
+/* A Boolean scatter has a rule only as a replacement: out_sort refuses the reductions, so the
+ * map of a node at sort T is a copy when T is bool (the arms assert it). */
+static inline int
+pick_mode_ok (const struct pick *m, cn_dtype t)
 {
-  if (t == CN_DTYPE_BOOL && m->mode != PICK_COPY)
-    return cn_error_set (err, CN_EINVAL, "%s: a Boolean scatter has a rule only as a replacement (node '%s')",
-                         pick_name (nv->op), cn__node_name (nv));
-  return CN_OK;
+  return t != CN_DTYPE_BOOL || m->mode == PICK_COPY;
 }
 
 /* One step of scatter's fold on words (widened patterns A, B of sort S): SUM and PROD modulo
@@ -854,35 +608,37 @@ fold_minf (float a, float b)
   return b < a ? b : a;
 }
 
-static cn_status
-pick_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+/* Whether the forward's inputs are of the node's shapes, the element ports of the output's sort
+ * and the index port of a floating sort (the graph builder's invariant). */
+static int
+pick_tensors_ok (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
 {
-  const char *opn = pick_name (nv->op);
-  int64_t n = cn__numel (nv->out_shape);
-  int ip = pick_index_port (nv->op);
-  struct esort es = { 0, 0, 0, 0, 0 };
-  int word = esort_of (out->dtype, &es);
-  if (!(cn_dtype_is_float (out->dtype) || (word && nv->op != CN_OP_EMBEDDING))
-      || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", opn,
-                         cn__node_name (nv));
-  /* the element ports hold the output's sort, the index port the model's scalar (the evaluation's
-   * floating sort) */
+  int ip = pick_impl_of (nv)->index_port;
   for (int i = 0; i < nv->n_in; i++)
     if ((i == ip ? !cn_dtype_is_float (in[i]->dtype) : in[i]->dtype != out->dtype)
         || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "%s: input %d does not match the node (node '%s')", opn, i,
-                           cn__node_name (nv));
+      return 0;
+  return 1;
+}
+
+static cn_status
+pick_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+{
+  const struct pick_impl *d = pick_impl_of (nv);
+  int64_t n = cn__numel (nv->out_shape);
+  int ip = d->index_port;
+  struct esort es = { 0, 0, 0, 0, 0 };
+  int word = esort_of (out->dtype, &es);
+  CN__ASSERTD ((cn_dtype_is_float (out->dtype) || (word && d->words)) && cn_tensor_numel (out) == n);
+  /* the element ports hold the output's sort, the index port the model's scalar (the evaluation's
+   * floating sort) */
+  CN__ASSERTD (pick_tensors_ok (nv, in, out));
   struct idxsrc src = { .t = in[ip] };
   struct pick m;
   cn_status st = pick_build (nv, &src, &m, err);
   if (st != CN_OK)
     return st;
-  if ((st = pick_mode_ok (nv, &m, out->dtype, err)) != CN_OK)
-    {
-      pick_clear (&m);
-      return st;
-    }
+  CN__ASSERTD (pick_mode_ok (&m, out->dtype));
   if (word)
     {
       for (int64_t o = 0; o < n; o++)
@@ -934,19 +690,17 @@ pick_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
   return CN_OK;
 }
 
-static cn_status
-pick_point_args (const char *what, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-                 cn_error *err)
+/* Whether the pullback's and the jvp's tensors are binary64 of the node's shapes (an invariant:
+ * the engines give the derivative arms binary64 points). */
+static int
+pick_point_args (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
 {
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: %s output is not a binary64 tensor of the node's shape (node '%s')",
-                         pick_name (nv->op), what, cn__node_name (nv));
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
+    return 0;
   for (int i = 0; i < nv->n_in; i++)
     if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "%s: %s input %d is not a binary64 tensor of the node's shape (node '%s')",
-                           pick_name (nv->op), what, i, cn__node_name (nv));
-  return CN_OK;
+      return 0;
+  return 1;
 }
 
 /* The number of terms of output O that tie with its value R (MAX, MIN), NaN tying with NaN. */
@@ -960,16 +714,16 @@ static cn_status
 pick_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                double *const *g_in, cn_error *err)
 {
-  cn_status st = pick_point_args ("pullback", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (pick_point_args (nv, in, out));
+  int ip = pick_impl_of (nv)->index_port;
   int any = 0;
   for (int i = 0; i < nv->n_in; i++)
-    any |= g_in[i] != NULL && i != pick_index_port (nv->op);
+    any |= g_in[i] != NULL && i != ip;
   if (!any)
     return CN_OK;
-  struct idxsrc src = { .t = in[pick_index_port (nv->op)] };
+  struct idxsrc src = { .t = in[ip] };
   struct pick m;
+  cn_status st;
   if ((st = pick_build (nv, &src, &m, err)) != CN_OK)
     return st;
   const double *y = out->data;
@@ -1018,15 +772,14 @@ static cn_status
 pick_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
           double *t_out, cn_error *err)
 {
-  cn_status st = pick_point_args ("jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  struct idxsrc src = { .t = in[pick_index_port (nv->op)] };
+  CN__ASSERTD (pick_point_args (nv, in, out));
+  int ip = pick_impl_of (nv)->index_port;
+  struct idxsrc src = { .t = in[ip] };
   struct pick m;
+  cn_status st;
   if ((st = pick_build (nv, &src, &m, err)) != CN_OK)
     return st;
   const double *y = out->data;
-  int ip = pick_index_port (nv->op);
   for (int64_t o = 0; o < m.n; o++)
     {
       int64_t t0 = m.ptr[o], t1 = m.ptr[o + 1];
@@ -1084,25 +837,17 @@ interval_mul (double a, double b, double c, double d, double *lo, double *hi)
 static cn_status
 pick_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  const char *opn = pick_name (nv->op);
   int64_t n = cn__numel (nv->out_shape);
-  if (out->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output box does not match the node (node '%s')", opn, cn__node_name (nv));
+  CN__ASSERTD (out->n == n);
   for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->n != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "%s: input box %d does not match the node (node '%s')", opn, i,
-                           cn__node_name (nv));
-  struct idxsrc src = { .b = in[pick_index_port (nv->op)] };
+    CN__ASSERTD (in[i]->n == cn__numel (nv->in_shape[i]));
+  struct idxsrc src = { .b = in[pick_impl_of (nv)->index_port] };
   struct pick m;
   cn_status st = pick_build (nv, &src, &m, err);
   if (st != CN_OK)
     return st;
   cn_dtype sort = pick_sort (nv);
-  if ((st = pick_mode_ok (nv, &m, sort, err)) != CN_OK)
-    {
-      pick_clear (&m);
-      return st;
-    }
+  CN__ASSERTD (pick_mode_ok (&m, sort));
   struct esort es = { 0, 0, 0, 0, 0 };
   int wrap = esort_of (sort, &es) && (m.mode == PICK_SUM || m.mode == PICK_PROD);
   for (int64_t o = 0; o < n; o++)
@@ -1180,26 +925,17 @@ pick_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
 static cn_status
 pick_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  const char *opn = pick_name (nv->op);
   int64_t n = cn__numel (nv->out_shape);
-  if (out->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output vector does not match the node (node '%s')", opn,
-                         cn__node_name (nv));
+  CN__ASSERTD (out->n == n);
   for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->n != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "%s: input vector %d does not match the node (node '%s')", opn, i,
-                           cn__node_name (nv));
-  struct idxsrc src = { .v = in[pick_index_port (nv->op)] };
+    CN__ASSERTD (in[i]->n == cn__numel (nv->in_shape[i]));
+  struct idxsrc src = { .v = in[pick_impl_of (nv)->index_port] };
   struct pick m;
   cn_status st = pick_build (nv, &src, &m, err);
   if (st != CN_OK)
     return st;
   cn_dtype sort = pick_sort (nv);
-  if ((st = pick_mode_ok (nv, &m, sort, err)) != CN_OK)
-    {
-      pick_clear (&m);
-      return st;
-    }
+  CN__ASSERTD (pick_mode_ok (&m, sort));
   struct esort es = { 0, 0, 0, 0, 0 };
   int wrap = esort_of (sort, &es) && (m.mode == PICK_SUM || m.mode == PICK_PROD);
   for (int64_t o = 0; o < n; o++)
@@ -1288,13 +1024,12 @@ static cn_status
 pick_crown (const cn_crown_step *st, cn_error *err)
 {
   const cn_node_view *nv = st->nv;
-  const char *opn = pick_name (nv->op);
+  const char *opn = cn_op_name (nv->op);
+  int ip = pick_impl_of (nv)->index_port;
   int64_t n = cn__numel (nv->out_shape);
   for (int i = 0; i < nv->n_in; i++)
-    if (st->in_box[i]->n != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "%s: input box %d does not match the node (node '%s')", opn, i,
-                           cn__node_name (nv));
-  struct idxsrc src = { .b = st->in_box[pick_index_port (nv->op)] };
+    CN__ASSERTD (st->in_box[i]->n == cn__numel (nv->in_shape[i]));
+  struct idxsrc src = { .b = st->in_box[ip] };
   struct pick m;
   cn_status status = pick_build (nv, &src, &m, err);
   if (status != CN_OK)
@@ -1316,7 +1051,7 @@ pick_crown (const cn_crown_step *st, cn_error *err)
   int64_t K = 1;
   int64_t *cnt[3] = { NULL, NULL, NULL };
   for (int i = 0; i < nv->n_in && i < 3; i++)
-    if (st->lam_in[i] != NULL && i != pick_index_port (nv->op))
+    if (st->lam_in[i] != NULL && i != ip)
       {
         cnt[i] = calloc ((size_t) (st->in_box[i]->n + 1), sizeof (int64_t));
         if (cnt[i] == NULL)
@@ -1370,8 +1105,9 @@ pick_crown (const cn_crown_step *st, cn_error *err)
     }
   if (K > 1)
     {
-      /* only gather, indexAt and embedding get here: one term per output, one value input */
-      int kv = nv->op == CN_OP_EMBEDDING ? 1 : 0;
+      /* only gather, indexAt and embedding get here: one term per output, one value input, the
+       * port other than the index port */
+      int kv = ip == 0 ? 1 : 0;
       int64_t ni = st->in_box[kv]->n;
       double *mag = malloc ((size_t) (ni + 1) * sizeof *mag), *w = malloc ((size_t) (n + 1) * sizeof *w);
       if (mag == NULL || w == NULL)
@@ -1520,11 +1256,14 @@ embedding_check (const struct cn_op_rule *rule, const void *p, int n_in, const c
   return CN_OK;
 }
 
-/* gather: x (element port) and the index (the model's scalar); the output holds x's sort. */
-/* gather and indexAt: x an element port, the index the model's scalar (an index port). */
+/* gather and indexAt: x an element port, the index the model's scalar (an index port); the
+ * output holds x's sort. */
 static cn_status
-pick_out_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
+pick_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out,
+               cn_error *err)
 {
+  (void) p;
+  const char *op = cn_op_name (rule->op);
   cn_dtype x = CN_DTYPE_F64, ix = CN_DTYPE_F64;
   cn_status st;
   if (n_in != 2)
@@ -1536,22 +1275,6 @@ pick_out_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, cn_e
                          cn__sort_name (ix));
   *out = x;
   return CN_OK;
-}
-
-static cn_status
-gather_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
-{
-  (void) rule;
-  (void) p;
-  return pick_out_sort ("gather", n_in, in, out, err);
-}
-
-static cn_status
-index_at_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out, cn_error *err)
-{
-  (void) rule;
-  (void) p;
-  return pick_out_sort ("indexAt", n_in, in, out, err);
 }
 
 /* scatter: x and src (element ports) agree, the index holds the model's scalar, and a Boolean
@@ -1591,162 +1314,34 @@ static const cn_port_kind gather_elem_ports[2] = { CN_PORT_ELEMENT, CN_PORT_INDE
 static const cn_port_kind scatter_ports[3] = { CN_PORT_ELEMENT, CN_PORT_INDEX, CN_PORT_ELEMENT };
 static const cn_port_kind embedding_ports[2] = { CN_PORT_INDEX, CN_PORT_VALUE };
 
-const struct cn_op_rule cn__rule_GATHER = { .op = CN_OP_GATHER,
+static const struct pick_impl gather_impl = { .index_port = 1, .words = 1, .reads_sort = 1, .build = gather_map };
+
+const struct cn_op_rule cn__rule_GATHER = { .op = CN_OP_GATHER, .impl = &gather_impl,
   .n_in = 2, .in_kind = gather_elem_ports, .params_size = sizeof (cn_params_gather), .check = gather_check,
-  .out_sort = gather_out_sort, .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
-  .crown = pick_crown,
+  .out_sort = pick_out_sort, .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp,
+  .ibp_mpfi = pick_mpfi, .crown = pick_crown,
 };
 
-const struct cn_op_rule cn__rule_SCATTER = { .op = CN_OP_SCATTER,
+static const struct pick_impl scatter_impl = { .index_port = 1, .words = 1, .reads_sort = 1, .build = scatter_map };
+
+const struct cn_op_rule cn__rule_SCATTER = { .op = CN_OP_SCATTER, .impl = &scatter_impl,
   .n_in = 3, .in_kind = scatter_ports, .params_size = sizeof (cn_params_scatter), .check = scatter_check,
-  .out_sort = scatter_out_sort, .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
-  .crown = pick_crown,
+  .out_sort = scatter_out_sort, .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp,
+  .ibp_mpfi = pick_mpfi, .crown = pick_crown,
 };
 
-const struct cn_op_rule cn__rule_INDEX_AT = { .op = CN_OP_INDEX_AT,
-  .n_in = 2, .in_kind = gather_elem_ports, .params_size = 0, .check = index_at_check, .out_sort = index_at_out_sort,
+static const struct pick_impl index_at_impl = { .index_port = 1, .words = 1, .reads_sort = 0, .build = index_at_map };
+
+const struct cn_op_rule cn__rule_INDEX_AT = { .op = CN_OP_INDEX_AT, .impl = &index_at_impl,
+  .n_in = 2, .in_kind = gather_elem_ports, .params_size = 0, .check = index_at_check, .out_sort = pick_out_sort,
   .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
   .crown = pick_crown,
 };
 
-const struct cn_op_rule cn__rule_EMBEDDING = { .op = CN_OP_EMBEDDING,
+static const struct pick_impl embedding_impl = { .index_port = 0, .words = 0, .reads_sort = 0, .build = embedding_map };
+
+const struct cn_op_rule cn__rule_EMBEDDING = { .op = CN_OP_EMBEDDING, .impl = &embedding_impl,
   .n_in = 2, .in_kind = embedding_ports, .params_size = 0, .check = embedding_check,
   .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
   .crown = pick_crown,
-};
-
-/* ---- indices ----------------------------------------------------------------------------- */
-
-static cn_status
-indices_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  const cn_params_indices *ip = p;
-  cn_status st;
-  if (ip == NULL)
-    return cn_error_set (err, CN_EINVAL, "indices: missing attributes");
-  if (n_in != 1)
-    return cn_error_set (err, CN_EINVAL, "indices: takes 1 input, got %d", n_in);
-  if ((st = cn__shape_valid ("indices", "input", in[0], err)) != CN_OK)
-    return st;
-  if (ip->axis < 0 || ip->axis >= in[0]->rank)
-    return cn_error_set (err, CN_EINVAL, "indices: axis %d out of range for rank %d", ip->axis, in[0]->rank);
-  if (in[0]->dim[ip->axis] > ((int64_t) 1 << 53))
-    return cn_error_set (err, CN_EINVAL, "indices: extent %lld of axis %d is not exact in binary64",
-                         (long long) in[0]->dim[ip->axis], ip->axis);
-  *out = cn__shape_clean (in[0]);
-  return CN_OK;
-}
-
-/* The index along the axis of output entry O: (O / stride) mod extent. */
-static inline int64_t
-indices_at (const cn_node_view *nv, int64_t o)
-{
-  int ax = ((const cn_params_indices *) nv->params)->axis;
-  int64_t str[CN_MAX_RANK];
-  cn__strides (nv->out_shape, str);
-  return (o / str[ax]) % nv->out_shape->dim[ax];
-}
-
-static cn_status
-indices_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
-{
-  (void) in;
-  int64_t n = cn__numel (nv->out_shape);
-  if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "indices: output tensor does not match the node (node '%s')",
-                         cn__node_name (nv));
-  for (int64_t o = 0; o < n; o++)
-    if (out->dtype == CN_DTYPE_F64)
-      ((double *) out->data)[o] = (double) indices_at (nv, o);
-    else
-      ((float *) out->data)[o] = (float) indices_at (nv, o);
-  return CN_OK;
-}
-
-static cn_status
-indices_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
-                  double *const *g_in, cn_error *err)
-{
-  (void) in;
-  (void) g_out;
-  (void) g_in;
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "indices: pullback output is not a binary64 tensor of the node's shape "
-                         "(node '%s')", cn__node_name (nv));
-  /* nothing to add: the input port is frozen and the output does not depend on its values */
-  return CN_OK;
-}
-
-static cn_status
-indices_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
-             double *t_out, cn_error *err)
-{
-  (void) in;
-  (void) t_in;
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "indices: jvp output is not a binary64 tensor of the node's shape (node '%s')",
-                         cn__node_name (nv));
-  for (int64_t o = 0; o < n; o++)
-    t_out[o] = 0;
-  return CN_OK;
-}
-
-static cn_status
-indices_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
-{
-  (void) in;
-  if (out->n != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "indices: output box does not match the node (node '%s')", cn__node_name (nv));
-  for (int64_t o = 0; o < out->n; o++)
-    out->lo[o] = out->hi[o] = (double) indices_at (nv, o);
-  return CN_OK;
-}
-
-static cn_status
-indices_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
-{
-  (void) in;
-  if (out->n != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "indices: output vector does not match the node (node '%s')",
-                         cn__node_name (nv));
-  for (int64_t o = 0; o < out->n; o++)
-    mpfi_set_d (out->v[o], (double) indices_at (nv, o));
-  return CN_OK;
-}
-
-/* The output is a constant c: lam . v = lam . c goes into the bias, fl(lam . c) with its (G)
- * error and the rounding of the addition charged (cn__crown_add_sum); no input coefficient. */
-static cn_status
-indices_crown (const cn_crown_step *st, cn_error *err)
-{
-  (void) err;
-  const cn_node_view *nv = st->nv;
-  int64_t n = cn__numel (nv->out_shape);
-  for (int64_t s = 0; s < st->rows; s++)
-    {
-      const double *lo = st->lam_out + s * n;
-      double d = 0, t = 0;
-      int64_t c = 0;
-      for (int64_t o = 0; o < n; o++)
-        {
-          double x = (double) indices_at (nv, o);
-          if (lo[o] == 0 || x == 0)
-            continue;
-          d += lo[o] * x;
-          t += fabs (lo[o]) * x;
-          c++;
-        }
-      cn__crown_add_sum (st, s, d, t, c, 0);
-    }
-  return CN_OK;
-}
-
-static const cn_port_kind indices_ports[1] = { CN_PORT_FROZEN };
-
-const struct cn_op_rule cn__rule_INDICES = { .op = CN_OP_INDICES,
-  .n_in = 1, .in_kind = indices_ports, .params_size = sizeof (cn_params_indices), .check = indices_check,
-  .forward = indices_forward, .pullback = indices_pullback, .jvp = indices_jvp, .ibp = indices_ibp,
-  .ibp_mpfi = indices_mpfi, .crown = indices_crown,
 };

@@ -3,7 +3,8 @@
  *
  * Each of these operators reads every output entry o off one input entry, or writes the
  * padding value there:  v_o = u_{k(o)}[j(o)]  (or v_o = value for pad).  The arms share one
- * engine built on that map (k, j):
+ * engine built on that map (k, j); each rule's impl (struct move_impl) says how its operator
+ * fills the map and whether the map sums (broadcast), pads (pad) or reads several inputs (cat):
  *   forward  copies in the sort of the tensors, and the pad value rounded to nearest in that sort
  *            ((float) value for f32).  Exact otherwise: no arithmetic.
  *   IBP      [lo, hi]_o = [lo, hi] of u_{k(o)}[j(o)] (or [value, value]).  Exact, no rounding;
@@ -55,7 +56,7 @@
  *   bool, i8 .. u64     forward copies the elements bit for bit (one byte per Boolean, the word's
  *            pattern), exact, in every evaluation sort.  pad's value must be an element of the
  *            sort: 0 or 1 for bool, an integer in [min, max] for a word sort (out_sort refuses
- *            anything else, naming the value and the sort; forward checks it again); it is then
+ *            anything else, naming the value and the sort; forward asserts it); it is then
  *            written exactly (false/true, the word).  IBP and MPFI: the boxes hold the numbers
  *            (a Boolean box [0, 1] is unknown), and the map moves them unchanged, so the arms
  *            above are exact for every element the boxes admit (pad's value is the exact double
@@ -65,14 +66,15 @@
  *            one); in practice the sweep meets such a node only between Boolean operators,
  *            whose arms discharge their own boxes.  No gradients: a node whose output is not
  *            the model's scalar receives no cotangent and no tangent (the pullback and jvp arms
- *            take binary64 tensors only and refuse anything else with a message). */
+ *            take binary64 tensors only).
+ * The arms trust the shapes and sorts the graph builder checked (debug assertions state them). */
 #include <config.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ops/unary_impl.h"
+#include "ops/ops_impl.h"
 
 /* ---- shape checks --------------------------------------------------------------------- */
 
@@ -265,19 +267,15 @@ pad_value_ok (cn_dtype t, double v, cn_error *err)
   return cn_error_set (err, CN_EINVAL, "pad: the value %.17g is not an %s word", v, cn__sort_name (t));
 }
 
-#define ELEMENT_SORT(lower, NAME)                                                                  \
-  static cn_status lower##_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out,   \
-                                     cn_error *err)                                                \
-  { (void) rule;                                                                                                \
-    (void) p;                                                                                      \
-    return cn__element_sort (NAME, n_in, in, out, err);                                                \
-  }
-
-ELEMENT_SORT (reshape, "reshape")
-ELEMENT_SORT (permute, "permute")
-ELEMENT_SORT (broadcast, "broadcast")
-ELEMENT_SORT (cat, "cat")
-ELEMENT_SORT (flip, "flip")
+/* reshape, permute, broadcast, cat, flip: the element ports agree, and the output holds their
+ * sort. */
+static cn_status
+move_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_dtype *in, cn_dtype *out,
+               cn_error *err)
+{
+  (void) p;
+  return cn__element_sort (cn_op_name (rule->op), n_in, in, out, err);
+}
 
 /* pad: the element ports agree, and a Boolean or word output needs a value of its sort. */
 static cn_status
@@ -305,6 +303,24 @@ struct movemap
   int sums;        /* several outputs may read one input entry (broadcast) */
 };
 
+/* The family's data of one operator, its rule's impl: every arm below is shared, and reads from
+ * here how the operator maps its output entries. */
+struct move_impl
+{
+  /* Writes J[o] (and K[o] when the map has it) for every output entry o of node NV. */
+  void (*fill) (const cn_node_view *nv, struct movemap *m);
+  int sums;        /* several outputs may read one input entry (broadcast) */
+  int padded;      /* entries no input reads hold the attribute's value (pad) */
+  int inputs;      /* several inputs, K[o] says which one entry o reads (cat) */
+};
+
+/* The impl of node NV's rule. */
+static inline const struct move_impl *
+move_impl_of (const cn_node_view *nv)
+{
+  return nv->rule->impl;
+}
+
 /* Walks the output multi-index IDX (rank R, extents DIM) to the next entry in C order. */
 static inline void
 next_index (int r, const int64_t *dim, int64_t *idx)
@@ -317,104 +333,124 @@ next_index (int r, const int64_t *dim, int64_t *idx)
     }
 }
 
+/* reshape, detach: the same entries in C order, j(o) = o. */
 static void
-map_fill (const cn_node_view *nv, struct movemap *m)
+identity_fill (const cn_node_view *nv, struct movemap *m)
+{
+  (void) nv;
+  for (int64_t o = 0; o < m->n; o++)
+    m->j[o] = o;
+}
+
+/* permute: output axis a reads input axis perm[a]. */
+static void
+permute_fill (const cn_node_view *nv, struct movemap *m)
+{
+  const cn_shape *os = nv->out_shape, *is = nv->in_shape[0];
+  const cn_params_permute *pm = nv->params;
+  int64_t idx[CN_MAX_RANK] = { 0 };
+  int64_t istr[CN_MAX_RANK];
+  cn__strides (is, istr);
+  for (int64_t o = 0; o < m->n; o++)
+    {
+      int64_t j = 0;
+      for (int a = 0; a < os->rank; a++)
+        j += idx[a] * istr[pm->perm[a]];
+      m->j[o] = j;
+      next_index (os->rank, os->dim, idx);
+    }
+}
+
+/* broadcast: trailing axes aligned, an input axis of extent 1 read at index 0. */
+static void
+broadcast_fill (const cn_node_view *nv, struct movemap *m)
 {
   const cn_shape *os = nv->out_shape, *is = nv->in_shape[0];
   int64_t idx[CN_MAX_RANK] = { 0 };
   int64_t istr[CN_MAX_RANK];
   cn__strides (is, istr);
-  switch (nv->op)
+  int off = os->rank - is->rank;
+  for (int64_t o = 0; o < m->n; o++)
     {
-    case CN_OP_PERMUTE:
-      {
-        const cn_params_permute *pm = nv->params;
-        for (int64_t o = 0; o < m->n; o++)
-          {
-            int64_t j = 0;
-            for (int a = 0; a < os->rank; a++)
-              j += idx[a] * istr[pm->perm[a]];
-            m->j[o] = j;
-            next_index (os->rank, os->dim, idx);
-          }
-        break;
-      }
-    case CN_OP_BROADCAST:
-      {
-        int off = os->rank - is->rank;
-        for (int64_t o = 0; o < m->n; o++)
-          {
-            int64_t j = 0;
-            for (int a = off; a < os->rank; a++)
-              if (is->dim[a - off] != 1)
-                j += idx[a] * istr[a - off];
-            m->j[o] = j;
-            next_index (os->rank, os->dim, idx);
-          }
-        break;
-      }
-    case CN_OP_PAD:
-      {
-        const cn_params_pad *pd = nv->params;
-        for (int64_t o = 0; o < m->n; o++)
-          {
-            int64_t j = 0;
-            for (int a = 0; a < os->rank; a++)
-              {
-                int64_t q = idx[a] - pd->begin[a];
-                if (q < 0 || q >= is->dim[a])
-                  {
-                    j = -1;
-                    break;
-                  }
-                j += q * istr[a];
-              }
-            m->j[o] = j;
-            next_index (os->rank, os->dim, idx);
-          }
-        break;
-      }
-    case CN_OP_CAT:
-      {
-        const cn_params_cat *c = nv->params;
-        int ax = c->axis;
-        for (int64_t o = 0; o < m->n; o++)
-          {
-            int64_t q = idx[ax];
-            int k = 0;
-            while (k < nv->n_in - 1 && q >= nv->in_shape[k]->dim[ax])
-              q -= nv->in_shape[k++]->dim[ax];
-            /* now q < extent of input k on AXIS (the output's extent is the sum) */
-            int64_t j = 0, acc = 1;
-            const cn_shape *ks = nv->in_shape[k];
-            for (int a = ks->rank - 1; a >= 0; a--)
-              {
-                j += (a == ax ? q : idx[a]) * acc;
-                acc *= ks->dim[a];
-              }
-            m->k[o] = k;
-            m->j[o] = j;
-            next_index (os->rank, os->dim, idx);
-          }
-        break;
-      }
-    case CN_OP_FLIP:
-      {
-        uint32_t axes = ((const cn_params_flip *) nv->params)->axes;
-        for (int64_t o = 0; o < m->n; o++)
-          {
-            int64_t j = 0;
-            for (int a = 0; a < os->rank; a++)
-              j += ((axes >> a) & 1u ? os->dim[a] - 1 - idx[a] : idx[a]) * istr[a];
-            m->j[o] = j;
-            next_index (os->rank, os->dim, idx);
-          }
-        break;
-      }
-    default: /* reshape, detach */
-      for (int64_t o = 0; o < m->n; o++)
-        m->j[o] = o;
-      break;
+      int64_t j = 0;
+      for (int a = off; a < os->rank; a++)
+        if (is->dim[a - off] != 1)
+          j += idx[a] * istr[a - off];
+      m->j[o] = j;
+      next_index (os->rank, os->dim, idx);
+    }
+}
+
+/* pad: the entry begin[a] before on every axis, or -1 (the pad value) outside the input. */
+static void
+pad_fill (const cn_node_view *nv, struct movemap *m)
+{
+  const cn_shape *os = nv->out_shape, *is = nv->in_shape[0];
+  const cn_params_pad *pd = nv->params;
+  int64_t idx[CN_MAX_RANK] = { 0 };
+  int64_t istr[CN_MAX_RANK];
+  cn__strides (is, istr);
+  for (int64_t o = 0; o < m->n; o++)
+    {
+      int64_t j = 0;
+      for (int a = 0; a < os->rank; a++)
+        {
+          int64_t q = idx[a] - pd->begin[a];
+          if (q < 0 || q >= is->dim[a])
+            {
+              j = -1;
+              break;
+            }
+          j += q * istr[a];
+        }
+      m->j[o] = j;
+      next_index (os->rank, os->dim, idx);
+    }
+}
+
+/* cat: the input whose stretch of AXIS holds the output's index there, at the rest of it. */
+static void
+cat_fill (const cn_node_view *nv, struct movemap *m)
+{
+  const cn_shape *os = nv->out_shape;
+  int64_t idx[CN_MAX_RANK] = { 0 };
+  int ax = ((const cn_params_cat *) nv->params)->axis;
+  for (int64_t o = 0; o < m->n; o++)
+    {
+      int64_t q = idx[ax];
+      int k = 0;
+      while (k < nv->n_in - 1 && q >= nv->in_shape[k]->dim[ax])
+        q -= nv->in_shape[k++]->dim[ax];
+      /* now q < extent of input k on AXIS (the output's extent is the sum) */
+      int64_t j = 0, acc = 1;
+      const cn_shape *ks = nv->in_shape[k];
+      for (int a = ks->rank - 1; a >= 0; a--)
+        {
+          j += (a == ax ? q : idx[a]) * acc;
+          acc *= ks->dim[a];
+        }
+      m->k[o] = k;
+      m->j[o] = j;
+      next_index (os->rank, os->dim, idx);
+    }
+}
+
+/* flip: the axes of the mask read backwards. */
+static void
+flip_fill (const cn_node_view *nv, struct movemap *m)
+{
+  const cn_shape *os = nv->out_shape, *is = nv->in_shape[0];
+  uint32_t axes = ((const cn_params_flip *) nv->params)->axes;
+  int64_t idx[CN_MAX_RANK] = { 0 };
+  int64_t istr[CN_MAX_RANK];
+  cn__strides (is, istr);
+  for (int64_t o = 0; o < m->n; o++)
+    {
+      int64_t j = 0;
+      for (int a = 0; a < os->rank; a++)
+        j += ((axes >> a) & 1u ? os->dim[a] - 1 - idx[a] : idx[a]) * istr[a];
+      m->j[o] = j;
+      next_index (os->rank, os->dim, idx);
     }
 }
 
@@ -427,23 +463,31 @@ map_clear (struct movemap *m)
   m->j = NULL;
 }
 
+/* The pad value of node NV: the attribute of pad, 0 (never read) for the others. */
+static double
+move_value (const cn_node_view *nv)
+{
+  return move_impl_of (nv)->padded ? ((const cn_params_pad *) nv->params)->value : 0;
+}
+
 static cn_status
 map_build (const char *opn, const cn_node_view *nv, struct movemap *m, cn_error *err)
 {
+  const struct move_impl *d = move_impl_of (nv);
   memset (m, 0, sizeof *m);
   m->n = cn__numel (nv->out_shape);
-  m->sums = nv->op == CN_OP_BROADCAST;
-  if (nv->op == CN_OP_PAD)
-    m->value = ((const cn_params_pad *) nv->params)->value;
+  m->sums = d->sums;
+  if (d->padded)
+    m->value = move_value (nv);
   m->j = malloc ((size_t) (m->n ? m->n : 1) * sizeof *m->j);
-  if (nv->op == CN_OP_CAT)
+  if (d->inputs)
     m->k = malloc ((size_t) (m->n ? m->n : 1) * sizeof *m->k);
-  if (m->j == NULL || (nv->op == CN_OP_CAT && m->k == NULL))
+  if (m->j == NULL || (d->inputs && m->k == NULL))
     {
       map_clear (m);
       return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", opn, nv->name);
     }
-  map_fill (nv, m);
+  d->fill (nv, m);
   return CN_OK;
 }
 
@@ -461,21 +505,20 @@ map_build (const char *opn, const cn_node_view *nv, struct movemap *m, cn_error 
   while (0)
 
 static cn_status
-move_forward (const char *opn, const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
+move_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
+  const char *opn = cn_op_name (nv->op);
   int64_t n = cn__numel (nv->out_shape);
   cn_dtype t = out->dtype;
-  if ((unsigned) t >= CN_DTYPE_COUNT || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", opn, nv->name);
+  CN__ASSERTD ((unsigned) t < CN_DTYPE_COUNT && cn_tensor_numel (out) == n);
   for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != t || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "%s: input %d does not match the node (node '%s')", opn, i, nv->name);
-  /* the pad value as an element of T: (float) value for f32, else exact (checked) */
+    CN__ASSERTD (in[i]->dtype == t && cn_tensor_numel (in[i]) == cn__numel (nv->in_shape[i]));
+  /* the pad value as an element of T: (float) value for f32, else exact (out_sort checked that
+   * it is an element of T) */
   unsigned char fill[8] = { 0 };
-  double v = nv->op == CN_OP_PAD ? ((const cn_params_pad *) nv->params)->value : 0;
-  cn_status st = pad_value_ok (t, v, err);
-  if (st != CN_OK)
-    return st;
+  double v = move_value (nv);
+  CN__ASSERTD (cn_dtype_is_float (t) || element_of (t, v));
+  cn_status st;
   switch (t)
     {
     case CN_DTYPE_F64: { double e = v; memcpy (fill, &e, sizeof e); break; }
@@ -491,7 +534,7 @@ move_forward (const char *opn, const cn_node_view *nv, const cn_tensor *const *i
     default: { uint64_t e = (uint64_t) v; memcpy (fill, &e, sizeof e); break; }
     }
   /* now FILL holds the pad value as an element of T (each conversion exact: V is an element of
-   * the word sorts, pad_value_ok) */
+   * the word sorts, pad_value_ok in out_sort) */
   struct movemap m;
   if ((st = map_build (opn, nv, &m, err)) != CN_OK)
     return st;
@@ -516,16 +559,14 @@ move_forward (const char *opn, const cn_node_view *nv, const cn_tensor *const *i
 }
 
 static cn_status
-move_ibp (const char *opn, const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
+move_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
   int64_t n = cn__numel (nv->out_shape);
-  if (out->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output box does not match the node (node '%s')", opn, nv->name);
+  CN__ASSERTD (out->n == n);
   for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->n != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "%s: input box %d does not match the node (node '%s')", opn, i, nv->name);
+    CN__ASSERTD (in[i]->n == cn__numel (nv->in_shape[i]));
   struct movemap m;
-  cn_status st = map_build (opn, nv, &m, err);
+  cn_status st = map_build (cn_op_name (nv->op), nv, &m, err);
   if (st != CN_OK)
     return st;
   for (int64_t o = 0; o < n; o++)
@@ -545,17 +586,14 @@ move_ibp (const char *opn, const cn_node_view *nv, const cn_box *const *in, cn_b
 }
 
 static cn_status
-move_mpfi (const char *opn, const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
+move_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
   int64_t n = cn__numel (nv->out_shape);
-  if (out->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output vector does not match the node (node '%s')", opn, nv->name);
+  CN__ASSERTD (out->n == n);
   for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->n != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "%s: input vector %d does not match the node (node '%s')", opn, i,
-                           nv->name);
+    CN__ASSERTD (in[i]->n == cn__numel (nv->in_shape[i]));
   struct movemap m;
-  cn_status st = map_build (opn, nv, &m, err);
+  cn_status st = map_build (cn_op_name (nv->op), nv, &m, err);
   if (st != CN_OK)
     return st;
   for (int64_t o = 0; o < n; o++)
@@ -568,13 +606,13 @@ move_mpfi (const char *opn, const cn_node_view *nv, const cn_mpfi_vec *const *in
 }
 
 static cn_status
-move_crown (const char *opn, const cn_crown_step *st, cn_error *err)
+move_crown (const cn_crown_step *st, cn_error *err)
 {
   const cn_node_view *nv = st->nv;
+  const char *opn = cn_op_name (nv->op);
   int64_t n = cn__numel (nv->out_shape);
   for (int i = 0; i < nv->n_in; i++)
-    if (st->in_box[i]->n != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "%s: input box %d does not match the node (node '%s')", opn, i, nv->name);
+    CN__ASSERTD (st->in_box[i]->n == cn__numel (nv->in_shape[i]));
   struct movemap m;
   cn_status status = map_build (opn, nv, &m, err);
   if (status != CN_OK)
@@ -645,26 +683,32 @@ move_crown (const char *opn, const cn_crown_step *st, cn_error *err)
   return CN_OK;
 }
 
-static cn_status
-move_pullback (const char *opn, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-               const double *g_out, double *const *g_in, cn_error *err)
+/* Whether the pullback's and the jvp's tensors are binary64 of the node's shapes (an invariant:
+ * the engines give the derivative arms binary64 points). */
+static int
+move_points_ok (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
 {
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: pullback output is not a binary64 tensor of the node's shape (node '%s')",
-                         opn, cn__node_name (nv));
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
+    return 0;
   for (int i = 0; i < nv->n_in; i++)
     if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL,
-                           "%s: pullback input %d is not a binary64 tensor of the node's shape (node '%s')", opn, i,
-                           cn__node_name (nv));
+      return 0;
+  return 1;
+}
+
+static cn_status
+move_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+               double *const *g_in, cn_error *err)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  CN__ASSERTD (move_points_ok (nv, in, out));
   int any = 0;
   for (int i = 0; i < nv->n_in; i++)
     any |= g_in[i] != NULL;
   if (!any)
     return CN_OK;
   struct movemap m;
-  cn_status st = map_build (opn, nv, &m, err);
+  cn_status st = map_build (cn_op_name (nv->op), nv, &m, err);
   if (st != CN_OK)
     return st;
   for (int64_t o = 0; o < n; o++)
@@ -679,20 +723,13 @@ move_pullback (const char *opn, const cn_node_view *nv, const cn_tensor *const *
 }
 
 static cn_status
-move_jvp (const char *opn, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-          const double *const *t_in, double *t_out, cn_error *err)
+move_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+          double *t_out, cn_error *err)
 {
   int64_t n = cn__numel (nv->out_shape);
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: jvp output is not a binary64 tensor of the node's shape (node '%s')",
-                         opn, cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL,
-                           "%s: jvp input %d is not a binary64 tensor of the node's shape (node '%s')", opn, i,
-                           cn__node_name (nv));
+  CN__ASSERTD (move_points_ok (nv, in, out));
   struct movemap m;
-  cn_status st = map_build (opn, nv, &m, err);
+  cn_status st = map_build (cn_op_name (nv->op), nv, &m, err);
   if (st != CN_OK)
     return st;
   for (int64_t o = 0; o < n; o++)
@@ -706,61 +743,6 @@ move_jvp (const char *opn, const cn_node_view *nv, const cn_tensor *const *in, c
 }
 
 /* ---- the operators -------------------------------------------------------------------- */
-
-#define MOVE_ARMS(lower, NAME)                                                                     \
-  static cn_status lower##_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, \
-                                    cn_error *err)                                                 \
-  {                                                                                                \
-    return move_forward (NAME, nv, in, out, err);                                                  \
-  }                                                                                                \
-  static cn_status lower##_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out,     \
-                                cn_error *err)                                                     \
-  {                                                                                                \
-    return move_ibp (NAME, nv, in, out, err);                                                      \
-  }                                                                                                \
-  static cn_status lower##_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in,            \
-                                 cn_mpfi_vec *out, cn_error *err)                                  \
-  {                                                                                                \
-    return move_mpfi (NAME, nv, in, out, err);                                                     \
-  }                                                                                                \
-  static cn_status lower##_crown (const cn_crown_step *st, cn_error *err)                          \
-  {                                                                                                \
-    return move_crown (NAME, st, err);                                                             \
-  }
-
-#define MOVE_PULLBACK(lower, NAME)                                                                 \
-  static cn_status lower##_pullback (const cn_node_view *nv, const cn_tensor *const *in,              \
-                                     const cn_tensor *out, const double *g_out, double *const *g_in,  \
-                                     cn_error *err)                                                   \
-  {                                                                                                \
-    return move_pullback (NAME, nv, in, out, g_out, g_in, err);                                    \
-  }
-
-#define MOVE_JVP(lower, NAME)                                                                      \
-  static cn_status lower##_jvp (const cn_node_view *nv, const cn_tensor *const *in,                   \
-                                const cn_tensor *out, const double *const *t_in, double *t_out,       \
-                                cn_error *err)                                                        \
-  {                                                                                                \
-    return move_jvp (NAME, nv, in, out, t_in, t_out, err);                                         \
-  }
-
-MOVE_JVP (reshape, "reshape")
-MOVE_JVP (permute, "permute")
-MOVE_JVP (broadcast, "broadcast")
-MOVE_JVP (pad, "pad")
-MOVE_JVP (cat, "cat")
-
-MOVE_PULLBACK (reshape, "reshape")
-MOVE_PULLBACK (permute, "permute")
-MOVE_PULLBACK (broadcast, "broadcast")
-MOVE_PULLBACK (pad, "pad")
-MOVE_PULLBACK (cat, "cat")
-
-MOVE_ARMS (reshape, "reshape")
-MOVE_ARMS (permute, "permute")
-MOVE_ARMS (broadcast, "broadcast")
-MOVE_ARMS (pad, "pad")
-MOVE_ARMS (cat, "cat")
 
 static cn_status
 flip_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
@@ -802,9 +784,8 @@ detach_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_te
 {
   (void) g_out;
   (void) g_in;
-  cn_status st = cn__unary_diff_ok ("detach", "pullback", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  CN__ASSERTD (move_points_ok (nv, in, out));
   /* nothing to add: the port is detached */
   return CN_OK;
 }
@@ -815,61 +796,71 @@ detach_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor 
             double *t_out, cn_error *err)
 {
   (void) t_in;
-  cn_status st = cn__unary_diff_ok ("detach", "jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  CN__ASSERTD (move_points_ok (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   for (int64_t o = 0; o < n; o++)
     t_out[o] = 0;
   return CN_OK;
 }
 
-MOVE_JVP (flip, "flip")
-MOVE_PULLBACK (flip, "flip")
-MOVE_ARMS (flip, "flip")
-MOVE_ARMS (detach, "detach")
-
 static const cn_port_kind detach_ports[1] = { CN_PORT_DETACHED };
 /* one element port (cat: every port, a variadic rule's ports taking in_kind[0]) */
 static const cn_port_kind element_ports[1] = { CN_PORT_ELEMENT };
 
-const struct cn_op_rule cn__rule_FLIP = { .op = CN_OP_FLIP,
+/* Every rule points at the shared arms; what differs is in its impl. */
+static const struct move_impl flip_impl = { .fill = flip_fill };
+
+const struct cn_op_rule cn__rule_FLIP = { .op = CN_OP_FLIP, .impl = &flip_impl,
   .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_flip), .check = flip_check,
-  .out_sort = flip_out_sort, .forward = flip_forward,
-  .pullback = flip_pullback, .jvp = flip_jvp, .ibp = flip_ibp, .ibp_mpfi = flip_mpfi, .crown = flip_crown,
+  .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
+  .ibp_mpfi = move_mpfi, .crown = move_crown,
 };
 
-const struct cn_op_rule cn__rule_DETACH = { .op = CN_OP_DETACH,
-  .n_in = 1, .in_kind = detach_ports, .params_size = 0, .check = detach_check, .forward = detach_forward,
-  .pullback = detach_pullback, .jvp = detach_jvp, .ibp = detach_ibp, .ibp_mpfi = detach_mpfi, .crown = detach_crown,
+/* detach moves as reshape does; its own pullback and jvp send nothing through the port. */
+static const struct move_impl detach_impl = { .fill = identity_fill };
+
+const struct cn_op_rule cn__rule_DETACH = { .op = CN_OP_DETACH, .impl = &detach_impl,
+  .n_in = 1, .in_kind = detach_ports, .params_size = 0, .check = detach_check, .forward = move_forward,
+  .pullback = detach_pullback, .jvp = detach_jvp, .ibp = move_ibp, .ibp_mpfi = move_mpfi, .crown = move_crown,
 };
 
-const struct cn_op_rule cn__rule_RESHAPE = { .op = CN_OP_RESHAPE,
+static const struct move_impl reshape_impl = { .fill = identity_fill };
+
+const struct cn_op_rule cn__rule_RESHAPE = { .op = CN_OP_RESHAPE, .impl = &reshape_impl,
   .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_reshape), .check = reshape_check,
-  .out_sort = reshape_out_sort, .forward = reshape_forward,
-  .pullback = reshape_pullback, .jvp = reshape_jvp, .ibp = reshape_ibp, .ibp_mpfi = reshape_mpfi, .crown = reshape_crown,
+  .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
+  .ibp_mpfi = move_mpfi, .crown = move_crown,
 };
 
-const struct cn_op_rule cn__rule_PERMUTE = { .op = CN_OP_PERMUTE,
+static const struct move_impl permute_impl = { .fill = permute_fill };
+
+const struct cn_op_rule cn__rule_PERMUTE = { .op = CN_OP_PERMUTE, .impl = &permute_impl,
   .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_permute), .check = permute_check,
-  .out_sort = permute_out_sort, .forward = permute_forward,
-  .pullback = permute_pullback, .jvp = permute_jvp, .ibp = permute_ibp, .ibp_mpfi = permute_mpfi, .crown = permute_crown,
+  .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
+  .ibp_mpfi = move_mpfi, .crown = move_crown,
 };
 
-const struct cn_op_rule cn__rule_BROADCAST = { .op = CN_OP_BROADCAST,
+static const struct move_impl broadcast_impl = { .fill = broadcast_fill, .sums = 1 };
+
+const struct cn_op_rule cn__rule_BROADCAST = { .op = CN_OP_BROADCAST, .impl = &broadcast_impl,
   .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_broadcast), .check = broadcast_check,
-  .out_sort = broadcast_out_sort, .forward = broadcast_forward, .pullback = broadcast_pullback, .jvp = broadcast_jvp, .ibp = broadcast_ibp, .ibp_mpfi = broadcast_mpfi,
-  .crown = broadcast_crown,
+  .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
+  .ibp_mpfi = move_mpfi, .crown = move_crown,
 };
 
-const struct cn_op_rule cn__rule_PAD = { .op = CN_OP_PAD,
+static const struct move_impl pad_impl = { .fill = pad_fill, .padded = 1 };
+
+const struct cn_op_rule cn__rule_PAD = { .op = CN_OP_PAD, .impl = &pad_impl,
   .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_pad), .check = pad_check,
-  .out_sort = pad_out_sort, .forward = pad_forward,
-  .pullback = pad_pullback, .jvp = pad_jvp, .ibp = pad_ibp, .ibp_mpfi = pad_mpfi, .crown = pad_crown,
+  .out_sort = pad_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
+  .ibp_mpfi = move_mpfi, .crown = move_crown,
 };
 
-const struct cn_op_rule cn__rule_CAT = { .op = CN_OP_CAT,
+static const struct move_impl cat_impl = { .fill = cat_fill, .inputs = 1 };
+
+const struct cn_op_rule cn__rule_CAT = { .op = CN_OP_CAT, .impl = &cat_impl,
   .n_in = -1, .in_kind = element_ports, .params_size = sizeof (cn_params_cat), .check = cat_check,
-  .out_sort = cat_out_sort, .forward = cat_forward,
-  .pullback = cat_pullback, .jvp = cat_jvp, .ibp = cat_ibp, .ibp_mpfi = cat_mpfi, .crown = cat_crown,
+  .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
+  .ibp_mpfi = move_mpfi, .crown = move_crown,
 };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/normalization.c: batchNormRunning (cn_params_batchnorm) and layerNorm (cn_params_layernorm,
- * documented above its rule at the end of the file).
+/* src/ops/normalization.c: batchNormRunning (cn_params_batchnorm) and batchNorm (cn_params_batchnorm,
+ * documented above its rule at the end of the file); layerNorm, whose arms batchNorm runs on each
+ * channel, is in src/ops/layer_norm.c.
  *
  * batchNormRunning: x (any rank >= 1), scale, bias, mean, var (rank 1, extent C = x's extent on AXIS)
  * -> y of x's shape, with c the channel of the element (its index on AXIS):
@@ -46,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ops/ops_impl.h"
+#include "ops/normalization_impl.h"
 
 static cn_status
 bn_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
@@ -132,29 +134,15 @@ BN_FORWARD_FN (bn_forward_f32, float, sqrtf)
 static cn_status
 bn_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  if (!cn_dtype_is_float (out->dtype))
-    return cn_error_set (err, CN_EINVAL, "batchNormRunning: evaluation sort %s is not f64 or f32 (node '%s')",
-                         cn_dtype_name (out->dtype), cn__node_name (nv));
+  CN__ASSERTD (cn_dtype_is_float (out->dtype));
   for (int i = 0; i < 5; i++)
-    if (in[i]->dtype != out->dtype)
-      return cn_error_set (err, CN_EINVAL, "batchNormRunning: input %d has sort %s, the output %s (node '%s')", i,
-                           cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), cn__node_name (nv));
+    CN__ASSERTD (in[i]->dtype == out->dtype);
   return out->dtype == CN_DTYPE_F64 ? bn_forward_f64 (nv, in, out, err) : bn_forward_f32 (nv, in, out, err);
 }
 
 /* ---- interval helpers (outward rounding; 0 times anything is 0) -------------------------- */
 
-/* [*lo, *hi] contains every product of a real in [al, ah] and one in [bl, bh]: each corner product
- * is rounded outward (RN is monotone, so the RN extreme corner is the rounding of the exact one). */
-static void
-imul (double al, double ah, double bl, double bh, double *lo, double *hi)
-{
-  double p1 = cn__mul0 (al, bl), p2 = cn__mul0 (al, bh), p3 = cn__mul0 (ah, bl), p4 = cn__mul0 (ah, bh);
-  double l = cn__down (fmin (fmin (p1, p2), fmin (p3, p4)));
-  double h = cn__up (fmax (fmax (p1, p2), fmax (p3, p4)));
-  *lo = isnan (l) ? -INFINITY : l;
-  *hi = isnan (h) ? INFINITY : h;
-}
+/* The interval product is cn__norm_imul (src/ops/normalization_impl.h). */
 
 static inline double
 sub_down (double a, double b)
@@ -189,7 +177,7 @@ bn_multiplier (const cn_node_view *nv, int64_t c, double cl, double ch, double v
   double r_lo = cn__down (1.0 / q_hi), r_hi = cn__up (1.0 / q_lo);
   if (r_lo < 0)
     r_lo = 0;
-  imul (cl, ch, r_lo, r_hi, sl, sh);
+  cn__norm_imul (cl, ch, r_lo, r_hi, sl, sh);
   return CN_OK;
 }
 
@@ -198,12 +186,8 @@ bn_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *
 {
   const cn_params_batchnorm *p = nv->params;
   for (int i = 0; i < 5; i++)
-    if (in[i]->n != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "batchNormRunning: box of input %d has %lld entries, the shape %lld (node '%s')",
-                           i, (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
-  if (out->n != in[0]->n)
-    return cn_error_set (err, CN_EINVAL, "batchNormRunning: output box has %lld entries, expected %lld (node '%s')",
-                         (long long) out->n, (long long) in[0]->n, cn__node_name (nv));
+    CN__ASSERTD (in[i]->n == cn__numel (nv->in_shape[i]));
+  CN__ASSERTD (out->n == in[0]->n);
   int64_t outer, C, inner;
   bn_dims (nv, &outer, &C, &inner);
   for (int64_t c = 0; c < C; c++)
@@ -220,7 +204,7 @@ bn_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *
             /* d = x - mean in [dl, dh]; y = s d + bias. */
             double dl = sub_down (in[0]->lo[j], mh), dh = sub_up (in[0]->hi[j], ml);
             double yl, yh;
-            imul (sl, sh, dl, dh, &yl, &yh);
+            cn__norm_imul (sl, sh, dl, dh, &yl, &yh);
             double lo = cn__down (yl + bl), hi = cn__up (yh + bh);
             out->lo[j] = isnan (lo) ? -INFINITY : lo;
             out->hi[j] = isnan (hi) ? INFINITY : hi;
@@ -234,12 +218,8 @@ bn_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
 {
   const cn_params_batchnorm *p = nv->params;
   for (int i = 0; i < 5; i++)
-    if (in[i]->n != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "batchNormRunning: MPFI input %d has %lld entries, the shape %lld (node '%s')",
-                           i, (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
-  if (out->n != in[0]->n)
-    return cn_error_set (err, CN_EINVAL, "batchNormRunning: MPFI output has %lld entries, expected %lld (node '%s')",
-                         (long long) out->n, (long long) in[0]->n, cn__node_name (nv));
+    CN__ASSERTD (in[i]->n == cn__numel (nv->in_shape[i]));
+  CN__ASSERTD (out->n == in[0]->n);
   if (out->n == 0)
     return CN_OK;
   int64_t outer, C, inner;
@@ -291,9 +271,7 @@ bn_crown (const cn_crown_step *st, cn_error *err)
     return CN_OK;
   const cn_box *box = st->in_box[0];
   int64_t n = box->n;
-  if (n != cn__numel (nv->in_shape[0]))
-    return cn_error_set (err, CN_EINVAL, "batchNormRunning: box of input 0 has %lld entries, the shape %lld (node '%s')",
-                         (long long) n, (long long) cn__numel (nv->in_shape[0]), cn__node_name (nv));
+  CN__ASSERTD (n == cn__numel (nv->in_shape[0]));
   int64_t outer, C, inner;
   bn_dims (nv, &outer, &C, &inner);
   if (n == 0 || st->rows == 0)
@@ -321,7 +299,7 @@ bn_crown (const cn_crown_step *st, cn_error *err)
       c_rn[c] = bias - s_rn[c] * mean;
       /* c = bias - s mean lies in [cl, chi]. */
       double pl, ph;
-      imul (sl, sh, mean, mean, &pl, &ph);
+      cn__norm_imul (sl, sh, mean, mean, &pl, &ph);
       double cl = sub_down (bias, ph), chi = sub_up (bias, pl);
       ds[c] = fmax (cn__up (sh - s_rn[c]), cn__up (s_rn[c] - sl));
       dc[c] = fmax (cn__up (chi - c_rn[c]), cn__up (c_rn[c] - cl));
@@ -380,20 +358,25 @@ fail:
   return ret;
 }
 
+/* Whether the pullback's and the jvp's tensors are binary64 of the node's shapes (an invariant:
+ * the engines give the derivative arms binary64 points). */
+static int
+bn_points_ok (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
+{
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
+    return 0;
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+      return 0;
+  return 1;
+}
+
 static cn_status
 bn_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
              double *const *g_in, cn_error *err)
 {
   const cn_params_batchnorm *p = nv->params;
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL,
-                         "batchNormRunning: pullback output is not a binary64 tensor of the node's shape (node '%s')",
-                         cn__node_name (nv));
-  for (int i = 0; i < 5; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL,
-                           "batchNormRunning: pullback input %d is not a binary64 tensor of the node's shape (node '%s')",
-                           i, cn__node_name (nv));
+  CN__ASSERTD (bn_points_ok (nv, in, out));
   int64_t outer, C, inner;
   bn_dims (nv, &outer, &C, &inner);
   const double *x = in[0]->data, *sc = in[1]->data, *mu = in[3]->data, *va = in[4]->data;
@@ -442,15 +425,7 @@ bn_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out
         double *t_out, cn_error *err)
 {
   const cn_params_batchnorm *p = nv->params;
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL,
-                         "batchNormRunning: jvp output is not a binary64 tensor of the node's shape (node '%s')",
-                         cn__node_name (nv));
-  for (int i = 0; i < 5; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL,
-                           "batchNormRunning: jvp input %d is not a binary64 tensor of the node's shape (node '%s')",
-                           i, cn__node_name (nv));
+  CN__ASSERTD (bn_points_ok (nv, in, out));
   int64_t outer, C, inner;
   bn_dims (nv, &outer, &C, &inner);
   const double *x = in[0]->data, *sc = in[1]->data, *mu = in[3]->data, *va = in[4]->data;
@@ -500,512 +475,6 @@ const struct cn_op_rule cn__rule_BATCH_NORM_RUNNING = { .op = CN_OP_BATCH_NORM_R
   .crown = bn_crown,
 };
 
-/* ---- layerNorm ---------------------------------------------------------------------------
- *
- * layerNorm (cn_params_layernorm {eps, affine}): x of rank >= 1, normalized over its last axis
- * (extent N, each of the numel / N rows on its own); affine = 1 adds the inputs weight and bias,
- * rank 1 of extent N:
- *     mu = (1/N) sum_k x_k,  d_k = x_k - mu,  var = (1/N) sum_k d_k^2  (biased, as torch),
- *     z_k = d_k / sqrt(var + eps),  y_k = z_k (affine = 0)  or  y_k = z_k weight_k + bias_k.
- *   Forward  in the tensors' sort T, in this order per row: mu = fl(fl(sum x_k in increasing k) / N),
- *            d_k = fl(x_k - mu), var = fl(fl(sum fl(d_k d_k)) / N), r = fl(1 / fl(sqrt(fl(var + e))))
- *            (e = eps rounded to T), y_k = fl(d_k r), then y_k = fl(fl(y_k weight_k) + bias_k).
- *            sqrt is correctly rounded; the error comes from the sums and from the cancellation in
- *            x_k - mu (an ulp measure of y_k itself is meaningless where y_k is near 0).  Measured
- *            against MPFR at 300 bits (100000 random rows of N = 1..16, x uniform in [-R, R] + an offset
- *            in [-off, off], eps = 1e-5), the largest absolute error in units of
- *            u max_k |x_k| / sqrt(var + eps) (the conditioning scale; u = 2^-53 or 2^-24):
- *            4.3 / 4.9 (f64 / f32) at R = 2, 4.3 / 4.1 at R = 20, 3.7 / 3.4 at R = 2, off = 100.
- *   IBP      (ALGORITHMS.md 1.7) on every row, rounding outward (cn__up/cn__down around RN):
- *              d_k = (1 - 1/N) x_k - (1/N) sum_{j != k} x_j is affine, so its box is exact:
- *                d_k >= l_k - (l_k + sum_{j != k} u_j) / N,  d_k <= u_k - (u_k + sum_{j != k} l_j) / N,
- *                the sums from one RN sum of the row's upper (lower) ends with its (G) error, minus
- *                the own end, each step rounded outward (O(N) per row);
- *              d_k^2 by the square rule ([0, max] when the box straddles 0); var in
- *                [sum lo(d_k^2) / N, sum hi(d_k^2) / N] (sums of nonnegative terms with their (G) error);
- *              s = 1/sqrt(var + eps) in [down(1/up(sqrt(up(var_hi + eps)))), up(1/down(sqrt(down(var_lo + eps))))]
- *                by monotonicity (eps > 0; a lower end not provably > 0 gives s_hi = +inf);
- *              z_k = d_k s by interval multiplication (0 times +inf is 0), then intersected with
- *                [-C, C], C = up(sqrt(N - 1)) >= sqrt(N - 1): for every real x, |z_k| <= sqrt(N - 1)
- *                (the largest d_1 with sum d = 0 and sum d^2 fixed is sqrt((N - 1)/N sum d^2));
- *              y_k = z_k [weight_k] + [bias_k] by interval product and sum (weight and bias may be boxes).
- *            A row with an infinite end gets z = [-C, C] (the identity alone); a NaN end (x, weight or
- *            bias) is CN_ENUMERIC.  How loose: the box of d is exact, but var and z treat the d_k as
- *            independent (they are tied by sum d = 0 and by x), so the width is first order in the
- *            input radius even where the exact range is much narrower (N = 2: z = +-1 up to eps, yet
- *            the box is O(radius) wide).  Measured (rows of N = 3..7, centres in [-2, 2], eps = 1e-5),
- *            IBP width over the width of the range seen on 400 sampled points (an inner estimate):
- *            radius 1e-3: mean 5, worst 1.7e3 (entries whose exact range is nearly flat);
- *            radius 0.1: mean 2.6, worst 66; radius 1: mean 1.5, worst 4 (the identity caps it).
- *            Sound at every width.
- *   MPFI     the same algorithm in interval arithmetic (it encloses the exact value on point inputs):
- *            d_k = x_k [(N - 1)/N] - [sum_{j != k} x_j] / N with the sum of the others' ends from the
- *            row's sums of lefts (rounded down) and rights (rounded up) minus the own end, mpfi_sqr,
- *            var = sum / N, s = 1/sqrt(var + eps), z = d s intersected with [-c, c], c the right end
- *            of sqrt(N - 1), then the affine map.  An infinite end in the row gives z = [-c, c]; NaN
- *            is CN_ENUMERIC.
- *   Pullback (binary64; xh_k = d_k r with d, r formed as the forward does, gh_k = g_k weight_k or
- *            g_k): g_weight_k += g_k xh_k, g_bias_k += g_k, and with the projections
- *            P2 v = v - xh mean(xh v) and P1 v = v - mean(v):  g_x += r P1 P2 gh.
- *   Jvp      the transpose:  t_y = weight .* (r P2 P1 t_x) + t_weight .* xh + t_bias  (P1, P2
- *            symmetric, so jvp and pullback are adjoint).  The function is smooth (eps > 0). */
-
-static cn_status
-ln_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  const cn_params_layernorm *p = params;
-  static const char *const what[] = { "x", "weight", "bias" };
-  char sx[128];
-  if (p == NULL)
-    return cn_error_set (err, CN_EINVAL, "layerNorm: missing attributes");
-  if (p->affine != 0 && p->affine != 1)
-    return cn_error_set (err, CN_EINVAL, "layerNorm: affine %d, expected 0 or 1", p->affine);
-  if (!(p->eps > 0) || !isfinite (p->eps))
-    return cn_error_set (err, CN_EINVAL, "layerNorm: eps %g, expected a finite number > 0", p->eps);
-  int want = p->affine ? 3 : 1;
-  if (n_in != want)
-    return cn_error_set (err, CN_EINVAL, "layerNorm: %d inputs, expected %s", n_in,
-                         p->affine ? "3 (x, weight, bias)" : "1 (x)");
-  for (int i = 0; i < n_in; i++)
-    {
-      cn_status st = cn__shape_valid ("layerNorm", what[i], in[i], err);
-      if (st != CN_OK)
-        return st;
-    }
-  const cn_shape *x = in[0];
-  if (x->rank < 1)
-    return cn_error_set (err, CN_ESHAPE, "layerNorm: input has rank 0");
-  int64_t N = x->dim[x->rank - 1];
-  for (int i = 1; i < n_in; i++)
-    {
-      if (in[i]->rank != 1)
-        return cn_error_set (err, CN_ESHAPE, "layerNorm: %s has rank %d, expected 1", what[i], in[i]->rank);
-      if (in[i]->dim[0] != N)
-        return cn_error_set (err, CN_ESHAPE, "layerNorm: %s has extent %lld, input %s has %lld on its last axis",
-                             what[i], (long long) in[i]->dim[0], cn_shape_format (x, sx, sizeof sx), (long long) N);
-    }
-  *out = *x;
-  return CN_OK;
-}
-
-/* The row layout: ROWS rows of N entries (rows = 0 when N = 0). */
-static void
-ln_dims (const cn_node_view *nv, int64_t *rows, int64_t *N)
-{
-  const cn_shape *x = nv->in_shape[0];
-  int64_t n = x->dim[x->rank - 1], total = cn__numel (x);
-  *N = n;
-  *rows = n > 0 ? total / n : 0;
-}
-
-#define LN_FORWARD_FN(NAME, T, SQRT)                                                        \
-  static void NAME (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out)      \
-  {                                                                                         \
-    const cn_params_layernorm *p = nv->params;                                              \
-    int64_t rows, N;                                                                        \
-    ln_dims (nv, &rows, &N);                                                                \
-    const T *x = in[0]->data;                                                               \
-    const T *w = p->affine ? in[1]->data : NULL, *b = p->affine ? in[2]->data : NULL;       \
-    T *y = out->data, e = (T) p->eps, n = (T) N;                                            \
-    for (int64_t r = 0; r < rows; r++)                                                      \
-      {                                                                                     \
-        const T *xr = x + r * N;                                                            \
-        T *yr = y + r * N;                                                                  \
-        T mu = 0, var = 0;                                                                  \
-        for (int64_t k = 0; k < N; k++)                                                     \
-          mu += xr[k];                                                                      \
-        mu = mu / n;                                                                        \
-        for (int64_t k = 0; k < N; k++)                                                     \
-          {                                                                                 \
-            T d = xr[k] - mu;                                                               \
-            var += d * d;                                                                   \
-          }                                                                                 \
-        var = var / n;                                                                      \
-        T rs = 1 / SQRT (var + e);                                                          \
-        for (int64_t k = 0; k < N; k++)                                                     \
-          {                                                                                 \
-            T z = (xr[k] - mu) * rs;                                                        \
-            yr[k] = w != NULL ? z * w[k] + b[k] : z;                                        \
-          }                                                                                 \
-      }                                                                                     \
-  }
-
-LN_FORWARD_FN (ln_forward_f64, double, sqrt)
-LN_FORWARD_FN (ln_forward_f32, float, sqrtf)
-
-static cn_status
-ln_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
-{
-  if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "layerNorm: output tensor does not match the node (node '%s')",
-                         cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != out->dtype || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "layerNorm: input %d does not match the node's sort or shape (node '%s')", i,
-                           cn__node_name (nv));
-  if (out->dtype == CN_DTYPE_F64)
-    ln_forward_f64 (nv, in, out);
-  else
-    ln_forward_f32 (nv, in, out);
-  return CN_OK;
-}
-
-static cn_status
-ln_diff_ok (const char *mode, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, cn_error *err)
-{
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "layerNorm: %s output is not a binary64 tensor of the node's shape (node '%s')",
-                         mode, cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "layerNorm: %s input %d is not a binary64 tensor of its shape (node '%s')",
-                           mode, i, cn__node_name (nv));
-  return CN_OK;
-}
-
-/* xh = d r of one row, as the forward forms d and r in binary64; returns r. */
-static double
-ln_row_xhat (const double *x, int64_t N, double eps, double *xh)
-{
-  double mu = 0, var = 0, n = (double) N;
-  for (int64_t k = 0; k < N; k++)
-    mu += x[k];
-  mu = mu / n;
-  for (int64_t k = 0; k < N; k++)
-    {
-      double d = x[k] - mu;
-      var += d * d;
-    }
-  var = var / n;
-  double r = 1 / sqrt (var + eps);
-  for (int64_t k = 0; k < N; k++)
-    xh[k] = (x[k] - mu) * r;
-  return r;
-}
-
-static cn_status
-ln_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
-             double *const *g_in, cn_error *err)
-{
-  const cn_params_layernorm *p = nv->params;
-  cn_status st = ln_diff_ok ("pullback", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  int64_t rows, N;
-  ln_dims (nv, &rows, &N);
-  if (rows == 0)
-    return CN_OK;
-  double *xh = malloc ((size_t) (2 * N) * sizeof *xh);
-  if (xh == NULL)
-    return cn_error_set (err, CN_ENOMEM, "layerNorm: out of memory (node '%s')", cn__node_name (nv));
-  double *u = xh + N;
-  const double *w = p->affine ? in[1]->data : NULL;
-  double *gw = p->affine ? g_in[1] : NULL, *gb = p->affine ? g_in[2] : NULL, *gx = g_in[0];
-  for (int64_t r = 0; r < rows; r++)
-    {
-      const double *x = (const double *) in[0]->data + r * N, *g = g_out + r * N;
-      double rs = ln_row_xhat (x, N, p->eps, xh);
-      for (int64_t k = 0; k < N; k++)
-        {
-          if (gw != NULL)
-            gw[k] += g[k] * xh[k];
-          if (gb != NULL)
-            gb[k] += g[k];
-        }
-      if (gx == NULL)
-        continue;
-      /* u = P2 gh, then g_x += r P1 u */
-      double m2 = 0, m1 = 0;
-      for (int64_t k = 0; k < N; k++)
-        {
-          u[k] = w != NULL ? g[k] * w[k] : g[k];
-          m2 += xh[k] * u[k];
-        }
-      m2 = m2 / (double) N;
-      for (int64_t k = 0; k < N; k++)
-        {
-          u[k] = u[k] - xh[k] * m2;
-          m1 += u[k];
-        }
-      m1 = m1 / (double) N;
-      for (int64_t k = 0; k < N; k++)
-        gx[r * N + k] += rs * (u[k] - m1);
-    }
-  free (xh);
-  return CN_OK;
-}
-
-static cn_status
-ln_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
-        double *t_out, cn_error *err)
-{
-  const cn_params_layernorm *p = nv->params;
-  cn_status st = ln_diff_ok ("jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
-  int64_t rows, N;
-  ln_dims (nv, &rows, &N);
-  if (rows == 0)
-    return CN_OK;
-  double *xh = malloc ((size_t) (2 * N) * sizeof *xh);
-  if (xh == NULL)
-    return cn_error_set (err, CN_ENOMEM, "layerNorm: out of memory (node '%s')", cn__node_name (nv));
-  double *v = xh + N;
-  const double *w = p->affine ? in[1]->data : NULL;
-  const double *tw = p->affine ? t_in[1] : NULL, *tb = p->affine ? t_in[2] : NULL, *tx = t_in[0];
-  for (int64_t r = 0; r < rows; r++)
-    {
-      const double *x = (const double *) in[0]->data + r * N;
-      double *t = t_out + r * N;
-      double rs = ln_row_xhat (x, N, p->eps, xh);
-      if (tx != NULL)
-        {
-          /* v = P1 t_x, then t = weight .* (r P2 v) */
-          double m1 = 0, m2 = 0;
-          for (int64_t k = 0; k < N; k++)
-            m1 += tx[r * N + k];
-          m1 = m1 / (double) N;
-          for (int64_t k = 0; k < N; k++)
-            {
-              v[k] = tx[r * N + k] - m1;
-              m2 += xh[k] * v[k];
-            }
-          m2 = m2 / (double) N;
-          for (int64_t k = 0; k < N; k++)
-            {
-              double a = rs * (v[k] - xh[k] * m2);
-              t[k] = w != NULL ? w[k] * a : a;
-            }
-        }
-      else
-        for (int64_t k = 0; k < N; k++)
-          t[k] = 0;
-      for (int64_t k = 0; k < N; k++)
-        {
-          if (tw != NULL)
-            t[k] += tw[k] * xh[k];
-          if (tb != NULL)
-            t[k] += tb[k];
-        }
-    }
-  free (xh);
-  return CN_OK;
-}
-
-static cn_status
-ln_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
-{
-  const cn_params_layernorm *p = nv->params;
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->n != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "layerNorm: box of input %d has %lld entries, the shape %lld (node '%s')", i,
-                           (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
-  if (out->n != in[0]->n)
-    return cn_error_set (err, CN_EINVAL, "layerNorm: output box has %lld entries, expected %lld (node '%s')",
-                         (long long) out->n, (long long) in[0]->n, cn__node_name (nv));
-  int64_t rows, N;
-  ln_dims (nv, &rows, &N);
-  for (int i = 0; i < nv->n_in; i++)
-    for (int64_t j = 0; j < in[i]->n; j++)
-      if (isnan (in[i]->lo[j]) || isnan (in[i]->hi[j]))
-        return cn_error_set (err, CN_ENUMERIC, "layerNorm: NaN end in the box of input %d at entry %lld (node '%s')", i,
-                             (long long) j, cn__node_name (nv));
-  if (rows == 0)
-    return CN_OK;
-  double *dl = malloc ((size_t) (2 * N) * sizeof *dl);
-  if (dl == NULL)
-    return cn_error_set (err, CN_ENOMEM, "layerNorm: out of memory (node '%s')", cn__node_name (nv));
-  double *du = dl + N, n = (double) N;
-  /* C >= sqrt(N - 1) (sqrt is correctly rounded) */
-  double C = cn__up (sqrt (n - 1));
-  for (int64_t r = 0; r < rows; r++)
-    {
-      const double *l = in[0]->lo + r * N, *u = in[0]->hi + r * N;
-      double *yl = out->lo + r * N, *yh = out->hi + r * N;
-      if (!cn__finite_box (N, l, u))
-        for (int64_t k = 0; k < N; k++)
-          {
-            yl[k] = -C;
-            yh[k] = C;
-          }
-      else
-        {
-          /* SU >= sum_j u_j and SL <= sum_j l_j, by (G) */
-          double su = 0, tu = 0, sl = 0, tl = 0;
-          for (int64_t k = 0; k < N; k++)
-            {
-              su += u[k];
-              tu += fabs (u[k]);
-              sl += l[k];
-              tl += fabs (l[k]);
-            }
-          double SU = cn__sum_hi (su, tu, N), SL = cn__sum_lo (sl, tl, N);
-          /* the box of d, then that of the squares: q2l <= sum lo(d_k^2), q2h >= sum hi(d_k^2) */
-          double ql = 0, qh = 0;
-          for (int64_t k = 0; k < N; k++)
-            {
-              double a = cn__up (cn__up (SU - u[k]) + l[k]);      /* >= l_k + sum_{j != k} u_j */
-              double b = cn__down (cn__down (SL - l[k]) + u[k]);  /* <= u_k + sum_{j != k} l_j */
-              dl[k] = cn__down (l[k] - cn__up (a / n));
-              du[k] = cn__up (u[k] - cn__down (b / n));
-              /* now dl_k <= d_k <= du_k for every x of the box */
-              double s_lo, s_hi;
-              if (dl[k] >= 0)
-                s_lo = dl[k] * dl[k], s_hi = du[k] * du[k];
-              else if (du[k] <= 0)
-                s_lo = du[k] * du[k], s_hi = dl[k] * dl[k];
-              else
-                s_lo = 0, s_hi = fmax (dl[k] * dl[k], du[k] * du[k]);
-              ql += s_lo;          /* RN sums of RN products: (G) below covers both */
-              qh += s_hi;
-            }
-          /* sum lo(d^2) >= ql - err, sum hi(d^2) <= qh + err (products and sum: 2N roundings, use 2N) */
-          double vl = fmax (0, cn__down (cn__sum_lo (ql, ql, 2 * N) / n));
-          double vh = cn__up (cn__sum_hi (qh, qh, 2 * N) / n);
-          /* now vl <= var <= vh; s = 1/sqrt(var + eps) in [s_lo, s_hi] */
-          double v_lo = cn__down (vl + p->eps), v_hi = cn__up (vh + p->eps);
-          double q_lo = v_lo > 0 ? cn__down (sqrt (v_lo)) : 0, q_hi = cn__up (sqrt (v_hi));
-          double s_lo = fmax (0, cn__down (1.0 / q_hi)), s_hi = q_lo > 0 ? cn__up (1.0 / q_lo) : INFINITY;
-          if (isnan (s_lo))
-            s_lo = 0;
-          for (int64_t k = 0; k < N; k++)
-            {
-              imul (dl[k], du[k], s_lo, s_hi, &yl[k], &yh[k]);
-              yl[k] = fmax (yl[k], -C);
-              yh[k] = fmin (yh[k], C);
-            }
-        }
-      /* now yl <= z_k <= yh, |z_k| <= C */
-      if (p->affine)
-        for (int64_t k = 0; k < N; k++)
-          {
-            double pl, ph;
-            imul (yl[k], yh[k], in[1]->lo[k], in[1]->hi[k], &pl, &ph);
-            double lo = cn__down (pl + in[2]->lo[k]), hi = cn__up (ph + in[2]->hi[k]);
-            yl[k] = isnan (lo) ? -INFINITY : lo;
-            yh[k] = isnan (hi) ? INFINITY : hi;
-          }
-    }
-  free (dl);
-  return CN_OK;
-}
-
-static cn_status
-ln_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
-{
-  const cn_params_layernorm *p = nv->params;
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->n != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "layerNorm: MPFI input %d has %lld entries, the shape %lld (node '%s')", i,
-                           (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
-  if (out->n != in[0]->n)
-    return cn_error_set (err, CN_EINVAL, "layerNorm: MPFI output has %lld entries, expected %lld (node '%s')",
-                         (long long) out->n, (long long) in[0]->n, cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    for (int64_t j = 0; j < in[i]->n; j++)
-      if (mpfi_nan_p (in[i]->v[j]))
-        return cn_error_set (err, CN_ENUMERIC, "layerNorm: NaN in the enclosure of input %d at entry %lld (node '%s')",
-                             i, (long long) j, cn__node_name (nv));
-  int64_t rows, N;
-  ln_dims (nv, &rows, &N);
-  if (rows == 0)
-    return CN_OK;
-  mpfr_prec_t prec = mpfi_get_prec (out->v[0]);
-  mpfi_t *D = malloc ((size_t) N * sizeof *D);
-  if (D == NULL)
-    return cn_error_set (err, CN_ENOMEM, "layerNorm: out of memory (node '%s')", cn__node_name (nv));
-  for (int64_t k = 0; k < N; k++)
-    mpfi_init2 (D[k], prec);
-  mpfi_t a, c, o, v, t;
-  mpfr_t SL, SR, e;
-  mpfi_init2 (a, prec);
-  mpfi_init2 (c, prec);
-  mpfi_init2 (o, prec);
-  mpfi_init2 (v, prec);
-  mpfi_init2 (t, prec);
-  mpfr_init2 (SL, prec);
-  mpfr_init2 (SR, prec);
-  mpfr_init2 (e, prec);
-  /* a = (N - 1)/N; c = [-sqrt(N - 1), sqrt(N - 1)] with outward ends */
-  mpfi_set_ui (a, (unsigned long) (N - 1));
-  mpfi_div_ui (a, a, (unsigned long) N);
-  mpfi_set_ui (c, (unsigned long) (N - 1));
-  mpfi_sqrt (c, c);
-  mpfr_neg (&c->left, &c->right, MPFR_RNDD);
-  for (int64_t r = 0; r < rows; r++)
-    {
-      mpfi_t *x = in[0]->v + r * N, *y = out->v + r * N;
-      int finite = 1;
-      for (int64_t k = 0; k < N; k++)
-        finite &= mpfr_number_p (&x[k]->left) && mpfr_number_p (&x[k]->right);
-      if (!finite)
-        for (int64_t k = 0; k < N; k++)
-          mpfi_set (y[k], c);
-      else
-        {
-          mpfr_set_zero (SL, 1);
-          mpfr_set_zero (SR, 1);
-          for (int64_t k = 0; k < N; k++)
-            {
-              mpfr_add (SL, SL, &x[k]->left, MPFR_RNDD);
-              mpfr_add (SR, SR, &x[k]->right, MPFR_RNDU);
-            }
-          /* d_k = x_k (N - 1)/N - (sum_{j != k} x_j) / N; var = sum d_k^2 / N */
-          mpfi_set_ui (v, 0);
-          for (int64_t k = 0; k < N; k++)
-            {
-              mpfr_sub (e, SL, &x[k]->left, MPFR_RNDD);
-              mpfr_sub (&o->right, SR, &x[k]->right, MPFR_RNDU);
-              mpfr_set (&o->left, e, MPFR_RNDD);
-              mpfi_div_ui (o, o, (unsigned long) N);
-              mpfi_mul (D[k], x[k], a);
-              mpfi_sub (D[k], D[k], o);
-              mpfi_sqr (t, D[k]);
-              mpfi_add (v, v, t);
-            }
-          mpfi_div_ui (v, v, (unsigned long) N);
-          mpfi_add_d (v, v, p->eps);
-          mpfi_sqrt (v, v);
-          mpfi_inv (v, v);
-          for (int64_t k = 0; k < N; k++)
-            {
-              mpfi_mul (t, D[k], v);
-              mpfi_intersect (y[k], t, c);
-            }
-        }
-      if (p->affine)
-        for (int64_t k = 0; k < N; k++)
-          {
-            mpfi_mul (y[k], y[k], in[1]->v[k]);
-            mpfi_add (y[k], y[k], in[2]->v[k]);
-          }
-    }
-  for (int64_t k = 0; k < N; k++)
-    mpfi_clear (D[k]);
-  free (D);
-  mpfi_clear (a);
-  mpfi_clear (c);
-  mpfi_clear (o);
-  mpfi_clear (v);
-  mpfi_clear (t);
-  mpfr_clear (SL);
-  mpfr_clear (SR);
-  mpfr_clear (e);
-  return CN_OK;
-}
-
-const struct cn_op_rule cn__rule_LAYER_NORM = { .op = CN_OP_LAYER_NORM,
-  .n_in = -1,
-  .params_size = sizeof (cn_params_layernorm),
-  .check = ln_check,
-  .forward = ln_forward,
-  .pullback = ln_pullback,
-  .jvp = ln_jvp,
-  .ibp = ln_ibp,
-  .ibp_mpfi = ln_ibp_mpfi,
-};
-
 /* ---- batchNorm (training statistics) ---------------------------------------------------
  *
  * batchNorm (cn_params_batchnorm {axis, eps}): inputs x (rank >= 1), scale and bias (rank 1, extent C
@@ -1030,15 +499,18 @@ const struct cn_op_rule cn__rule_LAYER_NORM = { .op = CN_OP_LAYER_NORM,
  *            sum (x_i - mu) = 0); scale and bias receive nothing.  Jvp: the same derivatives.
  * Each channel's group is exactly a layerNorm row of length M without affine
  * part, so every arm gathers the group (entries (a, c, i), a < outer, i < inner, in that order) into a
- * contiguous row and runs layerNorm's arm on it (its header above states the math, the order of the
- * forward, the IBP enclosure of 1.7 and the MPFI algorithm), then applies the channel's affine map:
+ * contiguous row and runs layerNorm's arm on it, through the row view's rule cn__rule_LAYER_NORM
+ * (src/ops/layer_norm.c, whose header states the math, the order of the forward, the IBP enclosure
+ * of 1.7 and the MPFI algorithm), then applies the channel's affine map:
  *   Forward  y = fl(fl(z scale[c]) + bias[c]) in the sort T (layerNorm's affine order).
  *   IBP      y = [z] [scale_c] + [bias_c]: interval product and sum rounded outward (NaN ends become
  *            infinite), scale and bias possibly boxes.
  *   MPFI     mpfi_mul, mpfi_add on layerNorm's enclosure of z.
  *   Pullback g_scale[c] += sum G z, g_bias[c] += sum G, and g_x from layerNorm's pullback of G scale[c].
  *   Jvp      T_y = scale[c] T_z + T_scale[c] z + T_bias[c], T_z from layerNorm's jvp.
- *   CROWN    none: y is not affine in x (the statistics depend on x). */
+ *   CROWN    none: y is not affine in x (the statistics depend on x).
+ * The arms of both operators trust the shapes and sorts the graph builder checked (debug
+ * assertions state them); var + eps and the channels' sizes are checked as above. */
 
 static cn_status
 bnt_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
@@ -1118,7 +590,7 @@ bnt_index (const struct bnt_row *r, int64_t c, int64_t q)
           for (int64_t q = 0; q < r.M; q++)                                                 \
             xr[q] = x[bnt_index (&r, c, q)];                                                \
           const cn_tensor *ti[1] = { &tx };                                                 \
-          cn_status s1 = ln_forward (&r.v, ti, &tz, err);                                   \
+          cn_status s1 = r.v.rule->forward (&r.v, ti, &tz, err);                                   \
           if (s1 != CN_OK)                                                                  \
             {                                                                               \
               free (buf);                                                                   \
@@ -1217,13 +689,9 @@ bnt_stat_run (const cn_node_view *nv, const cn_tensor *x, cn_tensor *out, const 
 static cn_status
 bnt_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  if (!cn_dtype_is_float (out->dtype))
-    return cn_error_set (err, CN_EINVAL, "batchNorm: evaluation sort is not f64 or f32 (node '%s')",
-                         cn__node_name (nv));
+  CN__ASSERTD (cn_dtype_is_float (out->dtype));
   for (int i = 0; i < 3; i++)
-    if (in[i]->dtype != out->dtype)
-      return cn_error_set (err, CN_EINVAL, "batchNorm: input %d has sort %s, the output %s (node '%s')", i,
-                           cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), cn__node_name (nv));
+    CN__ASSERTD (in[i]->dtype == out->dtype);
   if (nv->out_index > 0)
     return bnt_stat_run (nv, in[0], out, NULL, NULL, NULL, NULL, err);
   struct bnt_row r;
@@ -1249,9 +717,7 @@ bnt_stat_ibp (const cn_node_view *nv, const cn_box *x, cn_box *out, cn_error *er
 {
   struct bnt_row r;
   bnt_row_init (nv, &r);
-  if (out->n != r.C)
-    return cn_error_set (err, CN_EINVAL, "batchNorm: statistics box has %lld entries, expected %lld (node '%s')",
-                         (long long) out->n, (long long) r.C, cn__node_name (nv));
+  CN__ASSERTD (out->n == r.C);
   if (r.C > 0 && r.M == 0)
     return bnt_no_stats (nv, err);
   double Md = (double) r.M;
@@ -1319,14 +785,10 @@ static cn_status
 bnt_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
   for (int i = 0; i < 3; i++)
-    if (in[i]->n != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "batchNorm: box of input %d has %lld entries, the shape %lld (node '%s')",
-                           i, (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
+    CN__ASSERTD (in[i]->n == cn__numel (nv->in_shape[i]));
   if (nv->out_index > 0)
     return bnt_stat_ibp (nv, in[0], out, err);
-  if (out->n != in[0]->n)
-    return cn_error_set (err, CN_EINVAL, "batchNorm: output box has %lld entries, expected %lld (node '%s')",
-                         (long long) out->n, (long long) in[0]->n, cn__node_name (nv));
+  CN__ASSERTD (out->n == in[0]->n);
   struct bnt_row r;
   bnt_row_init (nv, &r);
   if (r.M == 0)
@@ -1346,7 +808,7 @@ bnt_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error 
           bx.hi[q] = in[0]->hi[j];
         }
       const cn_box *bi[1] = { &bx };
-      if ((st = ln_ibp (&r.v, bi, &bz, err)) != CN_OK)
+      if ((st = r.v.rule->ibp (&r.v, bi, &bz, err)) != CN_OK)
         goto fail;
       /* Now [bz] encloses z of the row; y = z scale + bias rounded outward. */
       double sl = in[1]->lo[c], sh = in[1]->hi[c], bl = in[2]->lo[c], bh = in[2]->hi[c];
@@ -1354,7 +816,7 @@ bnt_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error 
         {
           int64_t j = bnt_index (&r, c, q);
           double yl, yh;
-          imul (bz.lo[q], bz.hi[q], sl, sh, &yl, &yh);
+          cn__norm_imul (bz.lo[q], bz.hi[q], sl, sh, &yl, &yh);
           double lo = cn__down (yl + bl), hi = cn__up (yh + bh);
           out->lo[j] = isnan (lo) ? -INFINITY : lo;
           out->hi[j] = isnan (hi) ? INFINITY : hi;
@@ -1373,9 +835,7 @@ bnt_stat_mpfi (const cn_node_view *nv, const cn_mpfi_vec *x, cn_mpfi_vec *out, c
 {
   struct bnt_row r;
   bnt_row_init (nv, &r);
-  if (out->n != r.C)
-    return cn_error_set (err, CN_EINVAL, "batchNorm: MPFI statistics have %lld entries, expected %lld (node '%s')",
-                         (long long) out->n, (long long) r.C, cn__node_name (nv));
+  CN__ASSERTD (out->n == r.C);
   if (r.C == 0)
     return CN_OK;
   if (r.M == 0)
@@ -1415,14 +875,10 @@ static cn_status
 bnt_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
   for (int i = 0; i < 3; i++)
-    if (in[i]->n != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "batchNorm: MPFI input %d has %lld entries, the shape %lld (node '%s')",
-                           i, (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
+    CN__ASSERTD (in[i]->n == cn__numel (nv->in_shape[i]));
   if (nv->out_index > 0)
     return bnt_stat_mpfi (nv, in[0], out, err);
-  if (out->n != in[0]->n)
-    return cn_error_set (err, CN_EINVAL, "batchNorm: MPFI output has %lld entries, expected %lld (node '%s')",
-                         (long long) out->n, (long long) in[0]->n, cn__node_name (nv));
+  CN__ASSERTD (out->n == in[0]->n);
   struct bnt_row r;
   bnt_row_init (nv, &r);
   if (r.M == 0 || out->n == 0)
@@ -1439,7 +895,7 @@ bnt_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec 
       for (int64_t q = 0; q < r.M; q++)
         mpfi_set (vx.v[q], in[0]->v[bnt_index (&r, c, q)]);
       const cn_mpfi_vec *vi[1] = { &vx };
-      if ((st = ln_ibp_mpfi (&r.v, vi, &vz, err)) != CN_OK)
+      if ((st = r.v.rule->ibp_mpfi (&r.v, vi, &vz, err)) != CN_OK)
         goto fail;
       for (int64_t q = 0; q < r.M; q++)
         {
@@ -1478,7 +934,7 @@ bnt_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tenso
     {
       for (int64_t q = 0; q < r.M; q++)
         xr[q] = x[bnt_index (&r, c, q)];
-      ln_row_xhat (xr, r.M, p->eps, zr);
+      cn__layer_norm_row_xhat (xr, r.M, p->eps, zr);
       double gs = 0, gb = 0;
       for (int64_t q = 0; q < r.M; q++)
         {
@@ -1496,7 +952,7 @@ bnt_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tenso
         {
           const cn_tensor *ti[1] = { &tx };
           double *gi[1] = { gx };
-          st = ln_pullback (&r.v, ti, &tz, gz, gi, err);
+          st = r.v.rule->pullback (&r.v, ti, &tz, gz, gi, err);
           for (int64_t q = 0; q < r.M && st == CN_OK; q++)
             g_in[0][bnt_index (&r, c, q)] += gx[q];
         }
@@ -1534,14 +990,14 @@ bnt_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *ou
     {
       for (int64_t q = 0; q < r.M; q++)
         xr[q] = x[bnt_index (&r, c, q)];
-      ln_row_xhat (xr, r.M, p->eps, zr);
+      cn__layer_norm_row_xhat (xr, r.M, p->eps, zr);
       if (t_in[0] != NULL)
         {
           for (int64_t q = 0; q < r.M; q++)
             tx_[q] = t_in[0][bnt_index (&r, c, q)];
           const cn_tensor *ti[1] = { &tx };
           const double *tt[1] = { tx_ };
-          st = ln_jvp (&r.v, ti, &tz, tt, tz_, err);
+          st = r.v.rule->jvp (&r.v, ti, &tz, tt, tz_, err);
         }
       else
         for (int64_t q = 0; q < r.M; q++)

@@ -91,7 +91,9 @@
  *            A window whose extreme is infinite routes G_p to a (one-sided choice, the limit of the
  *            weights when the other entries are finite); a NaN window gives NaN.
  *   Jvp      T_y[p] = sum_{j in W(p)} w_j T_x[j] from +0 in C order of the kernel offsets, the same
- *            weights. */
+ *            weights.
+ * The arms trust the shapes and sorts the graph builder checked (debug assertions state them);
+ * beta's value is input, checked in every arm (CN_ENUMERIC). */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -294,9 +296,7 @@ pool_prepare (const cn_node_view *nv, struct pool_geom *g, int64_t **map, int64_
 static cn_status
 pool_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype)
-    return cn_error_set (err, CN_EINVAL, "pool: sorts %s -> %s; both must be f64 or both f32 (node '%s')",
-                         cn_dtype_name (in[0]->dtype), cn_dtype_name (out->dtype), cn__node_name (nv));
+  CN__ASSERTD (cn_dtype_is_float (out->dtype) && in[0]->dtype == out->dtype);
   struct pool_geom g;
   int64_t *map, *div;
   cn_status st = pool_prepare (nv, &g, &map, &div, err);
@@ -312,24 +312,20 @@ pool_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
   return CN_OK;
 }
 
-static cn_status
-check_sizes (const cn_node_view *nv, int64_t n_in, int64_t n_out, cn_error *err)
+/* Whether the input has N_IN entries and the output N_OUT (unless N_OUT < 0), the node's element
+ * counts (an invariant: the graph builder checked the shapes, and the engines allocate from
+ * them). */
+static int
+sizes_ok (const cn_node_view *nv, int64_t n_in, int64_t n_out)
 {
-  if (n_in != cn__numel (nv->in_shape[0]))
-    return cn_error_set (err, CN_EINVAL, "pool: input has %lld entries, the shape %lld (node '%s')", (long long) n_in,
-                         (long long) cn__numel (nv->in_shape[0]), cn__node_name (nv));
-  if (n_out >= 0 && n_out != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "pool: output has %lld entries, the shape %lld (node '%s')", (long long) n_out,
-                         (long long) cn__numel (nv->out_shape), cn__node_name (nv));
-  return CN_OK;
+  return n_in == cn__numel (nv->in_shape[0]) && (n_out < 0 || n_out == cn__numel (nv->out_shape));
 }
 
 static cn_status
 pool_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  cn_status st = check_sizes (nv, in[0]->n, out->n, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (sizes_ok (nv, in[0]->n, out->n));
+  cn_status st;
   struct pool_geom g;
   int64_t *map, *div;
   if ((st = pool_prepare (nv, &g, &map, &div, err)) != CN_OK)
@@ -386,9 +382,10 @@ pool_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
 static cn_status
 pool_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  cn_status st = check_sizes (nv, in[0]->n, out->n, err);
-  if (st != CN_OK || out->n == 0)
-    return st;
+  CN__ASSERTD (sizes_ok (nv, in[0]->n, out->n));
+  if (out->n == 0)
+    return CN_OK;
+  cn_status st;
   struct pool_geom g;
   int64_t *map, *div;
   if ((st = pool_prepare (nv, &g, &map, &div, err)) != CN_OK)
@@ -450,9 +447,8 @@ pool_crown (const cn_crown_step *st, cn_error *err)
   if (lam_x == NULL)
     return CN_OK;
   const cn_box *box = st->in_box[0];
-  cn_status ret = check_sizes (nv, box->n, -1, err);
-  if (ret != CN_OK)
-    return ret;
+  CN__ASSERTD (sizes_ok (nv, box->n, -1));
+  cn_status ret;
   struct pool_geom g;
   int64_t *map, *div;
   if ((ret = pool_prepare (nv, &g, &map, &div, err)) != CN_OK)
@@ -590,11 +586,9 @@ static cn_status
 pool_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                double *const *g_in, cn_error *err)
 {
-  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
-    return cn_error_set (err, CN_EINVAL, "pool: pullback tensors are not binary64 (node '%s')", cn__node_name (nv));
-  cn_status st = check_sizes (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (in[0]->dtype == CN_DTYPE_F64 && out->dtype == CN_DTYPE_F64);
+  CN__ASSERTD (sizes_ok (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out)));
+  cn_status st;
   double *gx = g_in[0];
   if (gx == NULL)
     return CN_OK;
@@ -647,11 +641,9 @@ static cn_status
 pool_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
           double *t_out, cn_error *err)
 {
-  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
-    return cn_error_set (err, CN_EINVAL, "pool: jvp tensors are not binary64 (node '%s')", cn__node_name (nv));
-  cn_status st = check_sizes (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (in[0]->dtype == CN_DTYPE_F64 && out->dtype == CN_DTYPE_F64);
+  CN__ASSERTD (sizes_ok (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out)));
+  cn_status st;
   const double *tx = t_in[0];
   int64_t no = cn_tensor_numel (out);
   if (tx == NULL)
@@ -813,12 +805,8 @@ smp_beta_ok (const cn_node_view *nv, double beta, cn_error *err)
 static cn_status
 smp_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype || in[1]->dtype != out->dtype)
-    return cn_error_set (err, CN_EINVAL, "smoothMaxPool: sorts %s, %s -> %s; all must be f64 or all f32 (node '%s')",
-                         cn_dtype_name (in[0]->dtype), cn_dtype_name (in[1]->dtype), cn_dtype_name (out->dtype),
-                         cn__node_name (nv));
-  if (cn_tensor_numel (in[1]) != 1)
-    return cn_error_set (err, CN_EINVAL, "smoothMaxPool: beta is not a scalar (node '%s')", cn__node_name (nv));
+  CN__ASSERTD (cn_dtype_is_float (out->dtype) && in[0]->dtype == out->dtype && in[1]->dtype == out->dtype);
+  CN__ASSERTD (cn_tensor_numel (in[1]) == 1);
   cn_status st = smp_beta_ok (nv, cn_tensor_get_f64 (in[1], 0), err);
   if (st != CN_OK)
     return st;
@@ -897,17 +885,12 @@ smp_beta_box (const cn_node_view *nv, double bl, double bh, int *sign, cn_error 
   return CN_OK;
 }
 
-static cn_status
-smp_sizes (const cn_node_view *nv, int64_t nx, int64_t nb, int64_t n_out, cn_error *err)
+/* Whether x has NX entries, beta NB = 1 and the output N_OUT (unless N_OUT < 0): the node's
+ * element counts (an invariant, as for pool). */
+static int
+smp_sizes (const cn_node_view *nv, int64_t nx, int64_t nb, int64_t n_out)
 {
-  if (nx != cn__numel (nv->in_shape[0]) || nb != 1)
-    return cn_error_set (err, CN_EINVAL,
-                         "smoothMaxPool: inputs have %lld and %lld entries, the shapes %lld and 1 (node '%s')",
-                         (long long) nx, (long long) nb, (long long) cn__numel (nv->in_shape[0]), cn__node_name (nv));
-  if (n_out >= 0 && n_out != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "smoothMaxPool: output has %lld entries, the shape %lld (node '%s')",
-                         (long long) n_out, (long long) cn__numel (nv->out_shape), cn__node_name (nv));
-  return CN_OK;
+  return nx == cn__numel (nv->in_shape[0]) && nb == 1 && (n_out < 0 || n_out == cn__numel (nv->out_shape));
 }
 
 /* Numbers of precision PREC for a window (N of them) and four scratch numbers; 0 if out of memory. */
@@ -934,9 +917,8 @@ smp_numbers_free (mpfr_t *v, int64_t n)
 static cn_status
 smp_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  cn_status st = smp_sizes (nv, in[0]->n, in[1]->n, out->n, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (smp_sizes (nv, in[0]->n, in[1]->n, out->n));
+  cn_status st;
   int sign = 1;
   if ((st = smp_beta_box (nv, in[1]->lo[0], in[1]->hi[0], &sign, err)) != CN_OK)
     return st;
@@ -987,9 +969,10 @@ smp_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error 
 static cn_status
 smp_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  cn_status st = smp_sizes (nv, in[0]->n, in[1]->n, out->n, err);
-  if (st != CN_OK || out->n == 0)
-    return st;
+  CN__ASSERTD (smp_sizes (nv, in[0]->n, in[1]->n, out->n));
+  if (out->n == 0)
+    return CN_OK;
+  cn_status st;
   mpfi_srcptr bv = in[1]->v[0];
   if (mpfi_nan_p (bv))
     return cn_error_set (err, CN_ENUMERIC, "smoothMaxPool: NaN in beta's enclosure (node '%s')", cn__node_name (nv));
@@ -1097,15 +1080,12 @@ smp_weights (const struct pool_geom *g, const int64_t *mp, const double *xp, dou
 }
 
 static cn_status
-smp_diff_prepare (const char *mode, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-                  struct pool_geom *g, int64_t **map, double **w, cn_error *err)
+smp_diff_prepare (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, struct pool_geom *g,
+                  int64_t **map, double **w, cn_error *err)
 {
-  if (in[0]->dtype != CN_DTYPE_F64 || in[1]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
-    return cn_error_set (err, CN_EINVAL, "smoothMaxPool: %s tensors are not binary64 (node '%s')", mode,
-                         cn__node_name (nv));
-  cn_status st = smp_sizes (nv, cn_tensor_numel (in[0]), cn_tensor_numel (in[1]), cn_tensor_numel (out), err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (in[0]->dtype == CN_DTYPE_F64 && in[1]->dtype == CN_DTYPE_F64 && out->dtype == CN_DTYPE_F64);
+  CN__ASSERTD (smp_sizes (nv, cn_tensor_numel (in[0]), cn_tensor_numel (in[1]), cn_tensor_numel (out)));
+  cn_status st;
   if ((st = smp_beta_ok (nv, ((const double *) in[1]->data)[0], err)) != CN_OK)
     return st;
   if ((st = smp_prepare (nv, g, map, err)) != CN_OK)
@@ -1128,7 +1108,7 @@ smp_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tenso
   struct pool_geom g;
   int64_t *map;
   double *w;
-  cn_status st = smp_diff_prepare ("pullback", nv, in, out, &g, &map, &w, err);
+  cn_status st = smp_diff_prepare (nv, in, out, &g, &map, &w, err);
   if (st != CN_OK)
     return st;
   const double *x = in[0]->data, beta = ((const double *) in[1]->data)[0];
@@ -1155,7 +1135,7 @@ smp_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *ou
   struct pool_geom g;
   int64_t *map;
   double *w;
-  cn_status st = smp_diff_prepare ("jvp", nv, in, out, &g, &map, &w, err);
+  cn_status st = smp_diff_prepare (nv, in, out, &g, &map, &w, err);
   if (st != CN_OK)
     return st;
   const double *x = in[0]->data, *tx = t_in[0], beta = ((const double *) in[1]->data)[0];

@@ -68,7 +68,8 @@
  *            T_y[r,o] += T_b[o].
  *   matmul   T_Y[t] = T_A[ta] B[tb] + A[ta] T_B[tb] per output batch matrix t, one cblas_dgemm
  *            (beta = 1) per term; a broadcast operand's matrix is read by every t that reads it.
- */
+ *
+ * The arms trust the shapes and sorts the graph builder checked (debug assertions state them). */
 #include <config.h>
 #include <cblas.h>
 #include <limits.h>
@@ -80,45 +81,49 @@
 
 /* ---- shared helpers ------------------------------------------------------------------- */
 
-static cn_status
-check_sorts (const char *op, const cn_node_view *nv, int n, const cn_tensor *const *in, const cn_tensor *out,
-             cn_error *err)
+/* The invariants the arms assert (the graph builder checked the shapes and sorts, and the engines
+ * allocate from them).  The forward's N inputs hold the output's floating sort: */
+static int
+sorts_ok (int n, const cn_tensor *const *in, const cn_tensor *out)
 {
   if (!cn_dtype_is_float (out->dtype))
-    return cn_error_set (err, CN_EINVAL, "%s: evaluation sort %s is not f64 or f32 (node '%s')", op,
-                         cn_dtype_name (out->dtype), cn__node_name (nv));
+    return 0;
   for (int i = 0; i < n; i++)
     if (in[i]->dtype != out->dtype)
-      return cn_error_set (err, CN_EINVAL, "%s: input %d has sort %s, the output %s (node '%s')", op, i,
-                           cn_dtype_name (in[i]->dtype), cn_dtype_name (out->dtype), cn__node_name (nv));
-  return CN_OK;
+      return 0;
+  return 1;
 }
 
-static cn_status
-check_boxes (const char *op, const cn_node_view *nv, const cn_box *const *in, const cn_box *out, cn_error *err)
+/* the boxes (and OUT unless it is NULL) have the node's element counts: */
+static int
+boxes_ok (const cn_node_view *nv, const cn_box *const *in, const cn_box *out)
 {
   for (int i = 0; i < nv->n_in; i++)
     if (in[i]->n != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "%s: box of input %d has %lld entries, the shape %lld (node '%s')", op, i,
-                           (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
-  if (out != NULL && out->n != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "%s: output box has %lld entries, the shape %lld (node '%s')", op,
-                         (long long) out->n, (long long) cn__numel (nv->out_shape), cn__node_name (nv));
-  return CN_OK;
+      return 0;
+  return out == NULL || out->n == cn__numel (nv->out_shape);
 }
 
-static cn_status
-check_mpfi (const char *op, const cn_node_view *nv, const cn_mpfi_vec *const *in, const cn_mpfi_vec *out,
-            cn_error *err)
+/* so do the MPFI vectors: */
+static int
+mpfi_ok (const cn_node_view *nv, const cn_mpfi_vec *const *in, const cn_mpfi_vec *out)
 {
   for (int i = 0; i < nv->n_in; i++)
     if (in[i]->n != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL, "%s: MPFI input %d has %lld entries, the shape %lld (node '%s')", op, i,
-                           (long long) in[i]->n, (long long) cn__numel (nv->in_shape[i]), cn__node_name (nv));
-  if (out->n != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "%s: MPFI output has %lld entries, the shape %lld (node '%s')", op,
-                         (long long) out->n, (long long) cn__numel (nv->out_shape), cn__node_name (nv));
-  return CN_OK;
+      return 0;
+  return out->n == cn__numel (nv->out_shape);
+}
+
+/* and the pullback's and the jvp's tensors are binary64 of the node's shapes. */
+static int
+points_ok (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
+{
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
+    return 0;
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+      return 0;
+  return 1;
 }
 
 /* C (m x n, row stride ldc) := beta C + A op(B) in round-to-nearest through cblas_dgemm, A (m x k,
@@ -170,21 +175,6 @@ gemm_add (CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t 
     return 0;
   cblas_dgemm (CblasRowMajor, ta, tb, (int) m, (int) n, (int) k, 1.0, a, (int) lda, b, (int) ldb, 1.0, c, (int) ldc);
   return 1;
-}
-
-/* The pullback's tensors are binary64 of the node's shapes. */
-static cn_status
-check_pull (const char *op, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, cn_error *err)
-{
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "%s: pullback output is not a binary64 tensor of the node's shape (node '%s')",
-                         op, cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL,
-                           "%s: pullback input %d is not a binary64 tensor of the node's shape (node '%s')", op, i,
-                           cn__node_name (nv));
-  return CN_OK;
 }
 
 /* ---- linear --------------------------------------------------------------------------- */
@@ -252,9 +242,8 @@ linear_dims (const cn_node_view *nv, int64_t *r, int64_t *n_in, int64_t *n_out)
 static cn_status
 linear_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  cn_status st = check_sorts ("linear", nv, 3, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  CN__ASSERTD (sorts_ok (3, in, out));
   int64_t R, NI, NO;
   linear_dims (nv, &R, &NI, &NO);
   if (out->dtype == CN_DTYPE_F64)
@@ -267,9 +256,8 @@ linear_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *o
 static cn_status
 linear_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  cn_status st = check_boxes ("linear", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  CN__ASSERTD (boxes_ok (nv, in, out));
   int64_t R, NI, NO;
   linear_dims (nv, &R, &NI, &NO);
   const double *xl = in[0]->lo, *xu = in[0]->hi, *wl = in[1]->lo, *wu = in[1]->hi;
@@ -297,9 +285,10 @@ linear_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_err
 static cn_status
 linear_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  cn_status st = check_mpfi ("linear", nv, in, out, err);
-  if (st != CN_OK || out->n == 0)
-    return st;
+  (void) err;
+  CN__ASSERTD (mpfi_ok (nv, in, out));
+  if (out->n == 0)
+    return CN_OK;
   int64_t R, NI, NO;
   linear_dims (nv, &R, &NI, &NO);
   mpfi_t p, acc;
@@ -330,9 +319,8 @@ linear_crown (const cn_crown_step *st, cn_error *err)
                          cn__node_name (nv));
   if (st->lam_in[0] == NULL)
     return CN_OK;                       /* nothing varies */
-  cn_status ret = check_boxes ("linear", nv, st->in_box, NULL, err);
-  if (ret != CN_OK)
-    return ret;
+  CN__ASSERTD (boxes_ok (nv, st->in_box, NULL));
+  cn_status ret;
   int64_t R, NI, NO;
   linear_dims (nv, &R, &NI, &NO);
   int64_t n_out = R * NO, n_x = R * NI;
@@ -403,9 +391,7 @@ static cn_status
 linear_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                  double *const *g_in, cn_error *err)
 {
-  cn_status st = check_pull ("linear", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (points_ok (nv, in, out));
   int64_t R, NI, NO;
   linear_dims (nv, &R, &NI, &NO);
   const double *x = in[0]->data, *w = in[1]->data;
@@ -427,26 +413,10 @@ linear_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_te
 }
 
 static cn_status
-check_jvp (const char *op, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, cn_error *err)
-{
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "%s: jvp output is not a binary64 tensor of the node's shape (node '%s')",
-                         op, cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return cn_error_set (err, CN_EINVAL,
-                           "%s: jvp input %d is not a binary64 tensor of the node's shape (node '%s')", op, i,
-                           cn__node_name (nv));
-  return CN_OK;
-}
-
-static cn_status
 linear_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
             double *t_out, cn_error *err)
 {
-  cn_status st = check_jvp ("linear", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (points_ok (nv, in, out));
   int64_t R, NI, NO;
   linear_dims (nv, &R, &NI, &NO);
   const double *x = in[0]->data, *w = in[1]->data;
@@ -612,9 +582,8 @@ matmul_check (const struct cn_op_rule *rule, const void *params, int n_in, const
 static cn_status
 matmul_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  cn_status st = check_sorts ("matmul", nv, 2, in, out, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (sorts_ok (2, in, out));
+  cn_status st;
   struct mm_geom g;
   if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
     return st;
@@ -628,9 +597,8 @@ matmul_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *o
 static cn_status
 matmul_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
-  cn_status st = check_boxes ("matmul", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (boxes_ok (nv, in, out));
+  cn_status st;
   struct mm_geom g;
   if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
     return st;
@@ -658,9 +626,10 @@ matmul_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_err
 static cn_status
 matmul_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
-  cn_status st = check_mpfi ("matmul", nv, in, out, err);
-  if (st != CN_OK || out->n == 0)
-    return st;
+  CN__ASSERTD (mpfi_ok (nv, in, out));
+  if (out->n == 0)
+    return CN_OK;
+  cn_status st;
   struct mm_geom g;
   if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
     return st;
@@ -695,9 +664,8 @@ matmul_crown (const cn_crown_step *st, cn_error *err)
     return cn_error_set (err, CN_EUNSUPPORTED,
                          "matmul: the CROWN arm needs exactly one constant operand, not %s (node '%s')",
                          a_const ? "two" : "none", cn__node_name (nv));
-  cn_status ret = check_boxes ("matmul", nv, st->in_box, NULL, err);
-  if (ret != CN_OK)
-    return ret;
+  CN__ASSERTD (boxes_ok (nv, st->in_box, NULL));
+  cn_status ret;
   struct mm_geom g;
   if ((ret = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
     return ret;
@@ -820,9 +788,8 @@ static cn_status
 matmul_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                  double *const *g_in, cn_error *err)
 {
-  cn_status st = check_pull ("matmul", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (points_ok (nv, in, out));
+  cn_status st;
   struct mm_geom g;
   if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
     return st;
@@ -851,9 +818,8 @@ static cn_status
 matmul_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
             double *t_out, cn_error *err)
 {
-  cn_status st = check_jvp ("matmul", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (points_ok (nv, in, out));
+  cn_status st;
   struct mm_geom g;
   if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
     return st;
@@ -936,9 +902,8 @@ static cn_status
 smm_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
   const cn_params_scaled_matmul *p = nv->params;
-  cn_status st = check_sorts ("scaledMatmul", nv, 2, in, out, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (sorts_ok (2, in, out));
+  cn_status st;
   struct mm_geom g;
   if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
     return st;

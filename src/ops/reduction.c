@@ -34,6 +34,9 @@
  *            sum_i (2u |lam_in i| + eta) max(|l_i|, |u_i|).
  *   MPFI     mpfi_add over the group, then mpfi_div_ui by N.
  * MPFI arms of reduce: mpfi_add, mpfi_mul, and max/min of the ends (exact in MPFR).
+ * reduce and mean share every arm: each rule's impl (struct red_impl) says whether the fold is
+ * the attribute's kind or mean's sum divided by N.  The arms trust the shapes and sorts the
+ * graph builder checked (debug assertions state them).
  *
  * Pullbacks (binary64, round to nearest; g_o is the cotangent of output o, o(i) the output whose
  * group holds input entry i):
@@ -113,23 +116,39 @@ reduce_shape (const char *op, const cn_params_reduce *r, int n_in, const cn_shap
   return CN_OK;
 }
 
-static cn_status
-reduce_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+/* The family's data of one operator, its rule's impl: reduce folds by its attribute's kind,
+ * mean sums and divides by the group size. */
+struct red_impl
 {
-  (void) rule;
+  int mean;
+};
+
+/* reduce: a known kind, and groups that are not empty for MAX and MIN; mean: groups of 1 to
+ * 2^53 entries. */
+static cn_status
+red_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out,
+           cn_error *err)
+{
+  const struct red_impl *d = rule->impl;
+  const char *op = cn_op_name (rule->op);
   const cn_params_reduce *r = p;
+  if (d->mean)
+    return reduce_shape (op, r, n_in, in, 2, out, err);
   if (r != NULL && r->kind != CN_REDUCE_SUM && r->kind != CN_REDUCE_PROD && r->kind != CN_REDUCE_MAX
       && r->kind != CN_REDUCE_MIN)
-    return cn_error_set (err, CN_EINVAL, "reduce: unknown kind %d", (int) r->kind);
+    return cn_error_set (err, CN_EINVAL, "%s: unknown kind %d", op, (int) r->kind);
   int need = r != NULL && (r->kind == CN_REDUCE_MAX || r->kind == CN_REDUCE_MIN);
-  return reduce_shape ("reduce", r, n_in, in, need, out, err);
+  return reduce_shape (op, r, n_in, in, need, out, err);
 }
 
-static cn_status
-mean_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
+/* Node NV's fold and whether it divides by the group size: reduce's kind and 0, or SUM and 1
+ * for mean. */
+static void
+red_kind (const cn_node_view *nv, int *kind, int *mean)
 {
-  (void) rule;
-  return reduce_shape ("mean", p, n_in, in, 2, out, err);
+  const struct red_impl *d = nv->rule->impl;
+  *mean = d->mean;
+  *kind = d->mean ? CN_REDUCE_SUM : (int) ((const cn_params_reduce *) nv->params)->kind;
 }
 
 /* ---- the group map -------------------------------------------------------------------- */
@@ -194,13 +213,14 @@ group_map (const char *op, const cn_node_view *nv, int64_t **map, int64_t *group
   while (0)
 
 static cn_status
-red_forward (const char *op, int kind, int mean, const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
-             cn_error *err)
+red_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
+  const char *op = cn_op_name (nv->op);
+  int kind, mean;
+  red_kind (nv, &kind, &mean);
   int64_t ni = cn__numel (nv->in_shape[0]), no = cn__numel (nv->out_shape);
-  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype || cn_tensor_numel (in[0]) != ni
-      || cn_tensor_numel (out) != no)
-    return cn_error_set (err, CN_EINVAL, "%s: tensors do not match the node (node '%s')", op, nv->name);
+  CN__ASSERTD (cn_dtype_is_float (out->dtype) && in[0]->dtype == out->dtype && cn_tensor_numel (in[0]) == ni
+               && cn_tensor_numel (out) == no);
   int64_t *map, group;
   cn_status st = group_map (op, nv, &map, &group, err);
   if (st != CN_OK)
@@ -255,12 +275,13 @@ prod_cand (double x, double y, double *lo, double *hi)
 }
 
 static cn_status
-red_ibp (const char *op, int kind, int mean, const cn_node_view *nv, const cn_box *const *in, cn_box *out,
-         cn_error *err)
+red_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
+  const char *op = cn_op_name (nv->op);
+  int kind, mean;
+  red_kind (nv, &kind, &mean);
   int64_t ni = cn__numel (nv->in_shape[0]), no = cn__numel (nv->out_shape);
-  if (in[0]->n != ni || out->n != no)
-    return cn_error_set (err, CN_EINVAL, "%s: boxes do not match the node (node '%s')", op, nv->name);
+  CN__ASSERTD (in[0]->n == ni && out->n == no);
   int64_t *map, group;
   cn_status st = group_map (op, nv, &map, &group, err);
   if (st != CN_OK)
@@ -362,12 +383,13 @@ red_ibp (const char *op, int kind, int mean, const cn_node_view *nv, const cn_bo
 /* ---- MPFI ----------------------------------------------------------------------------- */
 
 static cn_status
-red_mpfi (const char *op, int kind, int mean, const cn_node_view *nv, const cn_mpfi_vec *const *in,
-          cn_mpfi_vec *out, cn_error *err)
+red_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
+  const char *op = cn_op_name (nv->op);
+  int kind, mean;
+  red_kind (nv, &kind, &mean);
   int64_t ni = cn__numel (nv->in_shape[0]), no = cn__numel (nv->out_shape);
-  if (in[0]->n != ni || out->n != no)
-    return cn_error_set (err, CN_EINVAL, "%s: vectors do not match the node (node '%s')", op, nv->name);
+  CN__ASSERTD (in[0]->n == ni && out->n == no);
   if (no == 0)
     return CN_OK;
   int64_t *map, group;
@@ -432,17 +454,19 @@ red_mpfi (const char *op, int kind, int mean, const cn_node_view *nv, const cn_m
 /* ---- CROWN ---------------------------------------------------------------------------- */
 
 static cn_status
-red_crown (const char *op, int kind, int mean, const cn_crown_step *st, cn_error *err)
+red_crown (const cn_crown_step *st, cn_error *err)
 {
   const cn_node_view *nv = st->nv;
+  const char *op = cn_op_name (nv->op);
+  int kind, mean;
+  red_kind (nv, &kind, &mean);
   if (kind != CN_REDUCE_SUM)
     return cn_error_set (err, CN_EUNSUPPORTED, "reduce: no CROWN relaxation for %s (node '%s')",
                          kind == CN_REDUCE_PROD ? "prod" : kind == CN_REDUCE_MAX ? "max" : "min", nv->name);
   if (st->lam_in[0] == NULL)
     return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, nv->name);
   int64_t ni = cn__numel (nv->in_shape[0]), no = cn__numel (nv->out_shape);
-  if (st->in_box[0]->n != ni)
-    return cn_error_set (err, CN_EINVAL, "%s: input box does not match the node (node '%s')", op, nv->name);
+  CN__ASSERTD (st->in_box[0]->n == ni);
   int64_t *map, group;
   cn_status status = group_map (op, nv, &map, &group, err);
   if (status != CN_OK)
@@ -470,14 +494,15 @@ red_crown (const char *op, int kind, int mean, const cn_crown_step *st, cn_error
 /* ---- pullback ------------------------------------------------------------------------- */
 
 static cn_status
-red_pullback (const char *op, int kind, int mean, const cn_node_view *nv, const cn_tensor *const *in,
-              const cn_tensor *out, const double *g_out, double *const *g_in, cn_error *err)
+red_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+              double *const *g_in, cn_error *err)
 {
+  const char *op = cn_op_name (nv->op);
+  int kind, mean;
+  red_kind (nv, &kind, &mean);
   int64_t ni = cn__numel (nv->in_shape[0]), no = cn__numel (nv->out_shape);
-  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[0]) != ni
-      || cn_tensor_numel (out) != no)
-    return cn_error_set (err, CN_EINVAL, "%s: pullback tensors are not binary64 of the node's shapes (node '%s')", op,
-                         nv->name);
+  CN__ASSERTD (in[0]->dtype == CN_DTYPE_F64 && out->dtype == CN_DTYPE_F64 && cn_tensor_numel (in[0]) == ni
+               && cn_tensor_numel (out) == no);
   double *gx = g_in[0];
   if (gx == NULL)
     return CN_OK;
@@ -558,87 +583,18 @@ red_pullback (const char *op, int kind, int mean, const cn_node_view *nv, const 
   return CN_OK;
 }
 
-/* ---- the operators -------------------------------------------------------------------- */
-
-static int
-reduce_kind (const cn_node_view *nv)
-{
-  return (int) ((const cn_params_reduce *) nv->params)->kind;
-}
-
-static cn_status
-reduce_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
-{
-  return red_forward ("reduce", reduce_kind (nv), 0, nv, in, out, err);
-}
-
-static cn_status
-reduce_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
-{
-  return red_ibp ("reduce", reduce_kind (nv), 0, nv, in, out, err);
-}
-
-static cn_status
-reduce_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
-{
-  return red_mpfi ("reduce", reduce_kind (nv), 0, nv, in, out, err);
-}
-
-static cn_status
-reduce_crown (const cn_crown_step *st, cn_error *err)
-{
-  return red_crown ("reduce", reduce_kind (st->nv), 0, st, err);
-}
-
-static cn_status
-mean_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
-{
-  return red_forward ("mean", CN_REDUCE_SUM, 1, nv, in, out, err);
-}
-
-static cn_status
-mean_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
-{
-  return red_ibp ("mean", CN_REDUCE_SUM, 1, nv, in, out, err);
-}
-
-static cn_status
-mean_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
-{
-  return red_mpfi ("mean", CN_REDUCE_SUM, 1, nv, in, out, err);
-}
-
-static cn_status
-mean_crown (const cn_crown_step *st, cn_error *err)
-{
-  return red_crown ("mean", CN_REDUCE_SUM, 1, st, err);
-}
-
-static cn_status
-reduce_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
-                 double *const *g_in, cn_error *err)
-{
-  return red_pullback ("reduce", reduce_kind (nv), 0, nv, in, out, g_out, g_in, err);
-}
-
-static cn_status
-mean_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
-               double *const *g_in, cn_error *err)
-{
-  return red_pullback ("mean", CN_REDUCE_SUM, 1, nv, in, out, g_out, g_in, err);
-}
-
 /* ---- forward mode --------------------------------------------------------------------- */
 
 static cn_status
-red_jvp (const char *op, int kind, int mean, const cn_node_view *nv, const cn_tensor *const *in,
-         const cn_tensor *out, const double *const *t_in, double *t_out, cn_error *err)
+red_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
+         double *t_out, cn_error *err)
 {
+  const char *op = cn_op_name (nv->op);
+  int kind, mean;
+  red_kind (nv, &kind, &mean);
   int64_t ni = cn__numel (nv->in_shape[0]), no = cn__numel (nv->out_shape);
-  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[0]) != ni
-      || cn_tensor_numel (out) != no)
-    return cn_error_set (err, CN_EINVAL, "%s: jvp tensors are not binary64 of the node's shapes (node '%s')", op,
-                         nv->name);
+  CN__ASSERTD (in[0]->dtype == CN_DTYPE_F64 && out->dtype == CN_DTYPE_F64 && cn_tensor_numel (in[0]) == ni
+               && cn_tensor_numel (out) == no);
   for (int64_t o = 0; o < no; o++)
     t_out[o] = 0;
   const double *tx = t_in[0];
@@ -721,28 +677,20 @@ red_jvp (const char *op, int kind, int mean, const cn_node_view *nv, const cn_te
   return CN_OK;
 }
 
-static cn_status
-reduce_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
-            double *t_out, cn_error *err)
-{
-  return red_jvp ("reduce", reduce_kind (nv), 0, nv, in, out, t_in, t_out, err);
-}
+/* ---- the operators -------------------------------------------------------------------- */
 
-static cn_status
-mean_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
-          double *t_out, cn_error *err)
-{
-  return red_jvp ("mean", CN_REDUCE_SUM, 1, nv, in, out, t_in, t_out, err);
-}
+static const struct red_impl reduce_impl = { .mean = 0 };
 
-const struct cn_op_rule cn__rule_REDUCE = { .op = CN_OP_REDUCE,
-  .n_in = 1, .params_size = sizeof (cn_params_reduce), .check = reduce_check, .forward = reduce_forward,
-  .pullback = reduce_pullback, .jvp = reduce_jvp, .ibp = reduce_ibp, .ibp_mpfi = reduce_mpfi, .crown = reduce_crown,
+const struct cn_op_rule cn__rule_REDUCE = { .op = CN_OP_REDUCE, .impl = &reduce_impl,
+  .n_in = 1, .params_size = sizeof (cn_params_reduce), .check = red_check, .forward = red_forward,
+  .pullback = red_pullback, .jvp = red_jvp, .ibp = red_ibp, .ibp_mpfi = red_mpfi, .crown = red_crown,
 };
 
-const struct cn_op_rule cn__rule_MEAN = { .op = CN_OP_MEAN,
-  .n_in = 1, .params_size = sizeof (cn_params_reduce), .check = mean_check, .forward = mean_forward,
-  .pullback = mean_pullback, .jvp = mean_jvp, .ibp = mean_ibp, .ibp_mpfi = mean_mpfi, .crown = mean_crown,
+static const struct red_impl mean_impl = { .mean = 1 };
+
+const struct cn_op_rule cn__rule_MEAN = { .op = CN_OP_MEAN, .impl = &mean_impl,
+  .n_in = 1, .params_size = sizeof (cn_params_reduce), .check = red_check, .forward = red_forward,
+  .pullback = red_pullback, .jvp = red_jvp, .ibp = red_ibp, .ibp_mpfi = red_mpfi, .crown = red_crown,
 };
 
 /* ---- contract ------------------------------------------------------------------------- */
@@ -911,9 +859,7 @@ contract_check (const struct cn_op_rule *rule, const void *params, int n_in, con
 static cn_status
 contract_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype || in[1]->dtype != out->dtype)
-    return cn_error_set (err, CN_EINVAL, "contract: tensors are not all f64 or all f32 (node '%s')",
-                         cn__node_name (nv));
+  CN__ASSERTD (cn_dtype_is_float (out->dtype) && in[0]->dtype == out->dtype && in[1]->dtype == out->dtype);
   struct ct_geom g;
   cn_status st = ct_geometry (nv->params, nv->in_shape[0], nv->in_shape[1], NULL, &g, err);
   if (st != CN_OK)
@@ -933,13 +879,8 @@ contract_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_e
   cn_status st = ct_geometry (nv->params, nv->in_shape[0], nv->in_shape[1], NULL, &g, err);
   if (st != CN_OK)
     return st;
-  if (in[0]->n != cn__numel (nv->in_shape[0]) || in[1]->n != cn__numel (nv->in_shape[1])
-      || out->n != g.na * g.nb)
-    {
-      ct_free (&g);
-      return cn_error_set (err, CN_EINVAL, "contract: box sizes do not match the shapes (node '%s')",
-                           cn__node_name (nv));
-    }
+  CN__ASSERTD (in[0]->n == cn__numel (nv->in_shape[0]) && in[1]->n == cn__numel (nv->in_shape[1])
+               && out->n == g.na * g.nb);
   for (int64_t i = 0; i < g.na; i++)
     for (int64_t j = 0; j < g.nb; j++)
       {
@@ -964,13 +905,8 @@ contract_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec
   cn_status st = ct_geometry (nv->params, nv->in_shape[0], nv->in_shape[1], NULL, &g, err);
   if (st != CN_OK)
     return st;
-  if (in[0]->n != cn__numel (nv->in_shape[0]) || in[1]->n != cn__numel (nv->in_shape[1])
-      || out->n != g.na * g.nb)
-    {
-      ct_free (&g);
-      return cn_error_set (err, CN_EINVAL, "contract: MPFI sizes do not match the shapes (node '%s')",
-                           cn__node_name (nv));
-    }
+  CN__ASSERTD (in[0]->n == cn__numel (nv->in_shape[0]) && in[1]->n == cn__numel (nv->in_shape[1])
+               && out->n == g.na * g.nb);
   if (out->n > 0)
     {
       mpfi_t p;

@@ -6,7 +6,8 @@
  * k = 0..n-1.  maskedSoftmax has a second input, the mask, a bool port of x's shape: the forward
  * reads it through its sort, a Boolean tensor (CN_DTYPE_BOOL, what typed evaluation hands a bool
  * port) true where nonzero, or, for compatibility, a mask held in the model's scalar (f64 or f32)
- * true where >= 0.5 (0 and 1 read exactly; NaN is false); any other sort is CN_EINVAL.  Its
+ * true where >= 0.5 (0 and 1 read exactly; NaN is false); no other sort reaches it (the graph
+ * builder admits Booleans only at a bool port; the forward asserts it).  Its
  * slice's kept set K is the entries whose mask is true; softmax and logSoftmax keep every entry.
  *
  *   softmax        y_k = exp(x_k) / sum_{j in K} exp(x_j)              (k in K; 0 elsewhere)
@@ -81,7 +82,10 @@
  * The forward of contiguous rows (cn__softmax_rows_f64/f32) and the IBP and MPFI computations of one
  * row of kept entries (cn__softmax_row_ibp, cn__softmax_row_mpfi) are shared with
  * src/ops/attention.c through src/ops/attention_impl.h; the arms here gather each slice's kept
- * entries into a row and scatter the row's bounds back. */
+ * entries into a row and scatter the row's bounds back.
+ * The three rules share every hook; each rule's impl (struct sm_impl) says which function it
+ * computes.  The arms trust the shapes and sorts the graph builder checked (debug assertions
+ * state them); NaN ends are input, refused as above. */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -90,20 +94,30 @@
 #include "ops/attention_impl.h"
 #include "sound/sound.h"
 
+/* Which function a row computes: softmax, logSoftmax, or softmax over the mask's kept entries. */
 enum sm_kind { SM, LSM, MSM };
 
-static enum sm_kind
-sm_kind_of (cn_op op)
+/* The family's data of one operator, its rule's impl. */
+struct sm_impl
 {
-  return op == CN_OP_LOG_SOFTMAX ? LSM : op == CN_OP_MASKED_SOFTMAX ? MSM : SM;
+  enum sm_kind kind;
+};
+
+static enum sm_kind
+sm_kind_of (const cn_node_view *nv)
+{
+  return ((const struct sm_impl *) nv->rule->impl)->kind;
 }
 
 /* ---- check ---------------------------------------------------------------------------- */
 
+/* The axis in range; maskedSoftmax's mask (the rule's second port) of the input's shape. */
 static cn_status
-sm_check_common (const char *op, int want, const void *params, int n_in, const cn_shape *const *in, cn_shape *out,
-                 cn_error *err)
+sm_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_shape *const *in, cn_shape *out,
+          cn_error *err)
 {
+  const char *op = cn_op_name (rule->op);
+  int want = rule->n_in;
   const cn_params_softmax *p = params;
   char a[128], b[128];
   if (p == NULL)
@@ -126,27 +140,6 @@ sm_check_common (const char *op, int want, const void *params, int n_in, const c
                          cn_shape_format (in[1], b, sizeof b), cn_shape_format (in[0], a, sizeof a));
   *out = *in[0];
   return CN_OK;
-}
-
-static cn_status
-softmax_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  return sm_check_common ("softmax", 1, p, n_in, in, out, err);
-}
-
-static cn_status
-log_softmax_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  return sm_check_common ("logSoftmax", 1, p, n_in, in, out, err);
-}
-
-static cn_status
-masked_softmax_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, cn_error *err)
-{
-  (void) rule;
-  return sm_check_common ("maskedSoftmax", 2, p, n_in, in, out, err);
 }
 
 /* The slice layout of the node: outer x n x inner. */
@@ -244,22 +237,16 @@ SM_FORWARD_FN (sm_forward_f32, float, expf, log1pf)
 static cn_status
 sm_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  const char *op = cn_op_name (nv->op);
+  (void) err;
   int64_t total = cn__numel (nv->out_shape);
-  if (!cn_dtype_is_float (out->dtype) || cn_tensor_numel (out) != total)
-    return cn_error_set (err, CN_EINVAL, "%s: output tensor does not match the node (node '%s')", op,
-                         cn__node_name (nv));
-  if (in[0]->dtype != out->dtype || cn_tensor_numel (in[0]) != total)
-    return cn_error_set (err, CN_EINVAL, "%s: input 0 does not match the node's sort or shape (node '%s')", op,
-                         cn__node_name (nv));
+  CN__ASSERTD (cn_dtype_is_float (out->dtype) && cn_tensor_numel (out) == total);
+  CN__ASSERTD (in[0]->dtype == out->dtype && cn_tensor_numel (in[0]) == total);
   /* The mask (a bool port) arrives as Booleans; a mask held in the model's scalar (f64 or f32)
    * is read as true where >= 0.5. */
-  if (nv->n_in == 2
-      && ((in[1]->dtype != CN_DTYPE_BOOL && !cn_dtype_is_float (in[1]->dtype)) || cn_tensor_numel (in[1]) != total))
-    return cn_error_set (err, CN_EINVAL,
-                         "%s: the mask (sort %s) is not a Boolean tensor of the input's shape (node '%s')", op,
-                         cn_dtype_name (in[1]->dtype), cn__node_name (nv));
-  enum sm_kind kind = sm_kind_of (nv->op);
+  CN__ASSERTD (nv->n_in != 2
+               || ((in[1]->dtype == CN_DTYPE_BOOL || cn_dtype_is_float (in[1]->dtype))
+                   && cn_tensor_numel (in[1]) == total));
+  enum sm_kind kind = sm_kind_of (nv);
   int64_t outer, n, inner;
   sm_dims (nv, &outer, &n, &inner);
   const void *mk = kind == MSM ? in[1]->data : NULL;
@@ -285,29 +272,25 @@ cn__softmax_rows_f32 (int64_t rows, int64_t n, const float *x, float *y)
 
 /* ---- pullback and jvp ----------------------------------------------------------------- */
 
-static cn_status
-sm_diff_ok (const char *mode, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-            cn_error *err)
+/* Whether the pullback's and the jvp's value tensors are binary64 of the node's shape (an
+ * invariant: the engines give the derivative arms binary64 points). */
+static int
+sm_points_ok (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
 {
-  const char *op = cn_op_name (nv->op);
   int64_t total = cn__numel (nv->out_shape);
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != total)
-    return cn_error_set (err, CN_EINVAL, "%s: %s output is not a binary64 tensor of the node's shape (node '%s')", op,
-                         mode, cn__node_name (nv));
-  if (in[0]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[0]) != total)
-    return cn_error_set (err, CN_EINVAL, "%s: %s input 0 is not a binary64 tensor of the node's shape (node '%s')", op,
-                         mode, cn__node_name (nv));
-  return CN_OK;
+  return out->dtype == CN_DTYPE_F64 && cn_tensor_numel (out) == total && in[0]->dtype == CN_DTYPE_F64
+         && cn_tensor_numel (in[0]) == total;
 }
 
 static cn_status
 sm_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
              double *const *g_in, cn_error *err)
 {
-  cn_status st = sm_diff_ok ("pullback", nv, in, out, err);
-  if (st != CN_OK || g_in[0] == NULL)
-    return st;
-  enum sm_kind kind = sm_kind_of (nv->op);
+  (void) err;
+  CN__ASSERTD (sm_points_ok (nv, in, out));
+  if (g_in[0] == NULL)
+    return CN_OK;
+  enum sm_kind kind = sm_kind_of (nv);
   int64_t outer, n, inner;
   sm_dims (nv, &outer, &n, &inner);
   const double *y = out->data;
@@ -338,9 +321,8 @@ static cn_status
 sm_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
         double *t_out, cn_error *err)
 {
-  cn_status st = sm_diff_ok ("jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  (void) err;
+  CN__ASSERTD (sm_points_ok (nv, in, out));
   int64_t total = cn_tensor_numel (out);
   if (t_in[0] == NULL)
     {
@@ -348,7 +330,7 @@ sm_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out
         t_out[j] = 0;
       return CN_OK;
     }
-  enum sm_kind kind = sm_kind_of (nv->op);
+  enum sm_kind kind = sm_kind_of (nv);
   int64_t outer, n, inner;
   sm_dims (nv, &outer, &n, &inner);
   const double *y = out->data, *tx = t_in[0];
@@ -552,15 +534,11 @@ static cn_status
 sm_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
-  enum sm_kind kind = sm_kind_of (nv->op);
+  enum sm_kind kind = sm_kind_of (nv);
   int64_t total = cn__numel (nv->out_shape);
-  if (out->n != total)
-    return cn_error_set (err, CN_EINVAL, "%s: output box has %lld entries, expected %lld (node '%s')", op,
-                         (long long) out->n, (long long) total, cn__node_name (nv));
+  CN__ASSERTD (out->n == total);
   for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->n != total)
-      return cn_error_set (err, CN_EINVAL, "%s: input box %d has %lld entries, expected %lld (node '%s')", op, i,
-                           (long long) in[i]->n, (long long) total, cn__node_name (nv));
+    CN__ASSERTD (in[i]->n == total);
   int64_t outer, n, inner;
   sm_dims (nv, &outer, &n, &inner);
   if (total == 0)
@@ -759,15 +737,11 @@ static cn_status
 sm_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
-  enum sm_kind kind = sm_kind_of (nv->op);
+  enum sm_kind kind = sm_kind_of (nv);
   int64_t total = cn__numel (nv->out_shape);
-  if (out->n != total)
-    return cn_error_set (err, CN_EINVAL, "%s: output vector has %lld entries, expected %lld (node '%s')", op,
-                         (long long) out->n, (long long) total, cn__node_name (nv));
+  CN__ASSERTD (out->n == total);
   for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->n != total)
-      return cn_error_set (err, CN_EINVAL, "%s: input vector %d has %lld entries, expected %lld (node '%s')", op, i,
-                           (long long) in[i]->n, (long long) total, cn__node_name (nv));
+    CN__ASSERTD (in[i]->n == total);
   if (total == 0)
     return CN_OK;
   int64_t outer, n, inner;
@@ -866,17 +840,23 @@ sm_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
 
 static const cn_port_kind masked_ports[2] = { CN_PORT_VALUE, CN_PORT_BOOL };
 
-const struct cn_op_rule cn__rule_SOFTMAX = { .op = CN_OP_SOFTMAX,
-  .n_in = 1, .params_size = sizeof (cn_params_softmax), .check = softmax_check, .forward = sm_forward,
+static const struct sm_impl softmax_impl = { .kind = SM };
+
+const struct cn_op_rule cn__rule_SOFTMAX = { .op = CN_OP_SOFTMAX, .impl = &softmax_impl,
+  .n_in = 1, .params_size = sizeof (cn_params_softmax), .check = sm_check, .forward = sm_forward,
   .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
 };
 
-const struct cn_op_rule cn__rule_LOG_SOFTMAX = { .op = CN_OP_LOG_SOFTMAX,
-  .n_in = 1, .params_size = sizeof (cn_params_softmax), .check = log_softmax_check, .forward = sm_forward,
+static const struct sm_impl log_softmax_impl = { .kind = LSM };
+
+const struct cn_op_rule cn__rule_LOG_SOFTMAX = { .op = CN_OP_LOG_SOFTMAX, .impl = &log_softmax_impl,
+  .n_in = 1, .params_size = sizeof (cn_params_softmax), .check = sm_check, .forward = sm_forward,
   .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
 };
 
-const struct cn_op_rule cn__rule_MASKED_SOFTMAX = { .op = CN_OP_MASKED_SOFTMAX,
-  .n_in = 2, .in_kind = masked_ports, .params_size = sizeof (cn_params_softmax), .check = masked_softmax_check,
+static const struct sm_impl masked_softmax_impl = { .kind = MSM };
+
+const struct cn_op_rule cn__rule_MASKED_SOFTMAX = { .op = CN_OP_MASKED_SOFTMAX, .impl = &masked_softmax_impl,
+  .n_in = 2, .in_kind = masked_ports, .params_size = sizeof (cn_params_softmax), .check = sm_check,
   .forward = sm_forward, .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
 };

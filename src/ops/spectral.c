@@ -99,7 +99,10 @@
  *            src/ops/logic.c) the output is discharged over its own IBP box: bias[s] +=
  *            cn__box_min_dot (lam_out[s], box), a lower bound of lam_out[s] . y with its rounding
  *            charged; no coefficient reaches the inputs, so a sweep passes through the node at the
- *            quality of IBP there.  CN_RULE_NEEDS_BOUNDS: CROWN tightens the inputs' boxes first. */
+ *            quality of IBP there.  CN_RULE_NEEDS_BOUNDS: CROWN tightens the inputs' boxes first.
+ * rfft and irfft share every arm but the check; each rule's impl (struct fft_impl) says which
+ * direction it transforms.  The arms trust the shapes and sorts the graph builder checked (debug
+ * assertions state them); NaN ends are input, refused as above. */
 #include <config.h>
 #include <float.h>
 #include <math.h>
@@ -126,12 +129,19 @@ struct fgeom
   cn_fft_norm norm;
 };
 
+/* The family's data of rfft and irfft, their rules' impl: they share every arm but the check,
+ * and differ in the direction of the transform. */
+struct fft_impl
+{
+  int inverse;
+};
+
 static struct fgeom
 fgeom_of (const cn_node_view *nv)
 {
   const cn_params_fft *p = nv->params;
   struct fgeom g;
-  g.inverse = nv->op == CN_OP_IRFFT;
+  g.inverse = ((const struct fft_impl *) nv->rule->impl)->inverse;
   g.norm = p->norm;
   const cn_shape *s = nv->in_shape[0];
   if (!g.inverse)
@@ -457,25 +467,23 @@ scale_f (const struct fgeom *g)
   return k == 0 ? 1.0f : k == 1 ? 1.0f / (float) g->n : 1.0f / sqrtf ((float) g->n);
 }
 
-static cn_status
-fft_sizes_ok (const char *mode, const cn_node_view *nv, int64_t n_in, int64_t n_out, cn_error *err)
+/* Whether the node has its attributes and one input, and arrays of N_IN and N_OUT entries are its
+ * input and output (an invariant: the graph builder checked them, and the engines allocate from
+ * the shapes). */
+static int
+fft_sizes_ok (const cn_node_view *nv, int64_t n_in, int64_t n_out)
 {
-  if (nv->params == NULL || nv->n_in != 1 || n_in != cn__numel (nv->in_shape[0])
-      || n_out != cn__numel (nv->out_shape))
-    return cn_error_set (err, CN_EINVAL, "%s: %s arguments do not match the node (node '%s')", cn_op_name (nv->op),
-                         mode, cn__node_name (nv));
-  return CN_OK;
+  return nv->params != NULL && nv->n_in == 1 && n_in == cn__numel (nv->in_shape[0])
+         && n_out == cn__numel (nv->out_shape);
 }
 
 static cn_status
 fft_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
-  if (!cn_dtype_is_float (out->dtype) || in[0]->dtype != out->dtype)
-    return cn_error_set (err, CN_EINVAL, "%s: tensors of different sorts (node '%s')", op, cn__node_name (nv));
-  cn_status st = fft_sizes_ok ("forward", nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (cn_dtype_is_float (out->dtype) && in[0]->dtype == out->dtype);
+  CN__ASSERTD (fft_sizes_ok (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out)));
+  cn_status st;
   struct fgeom g = fgeom_of (nv);
   if (g.rows == 0)
     return CN_OK;
@@ -507,23 +515,23 @@ fft_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out,
   return st;
 }
 
-static cn_status
-fft_diff_ok (const char *mode, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-             cn_error *err)
+/* Whether the pullback's and the jvp's tensors are binary64 of the node's shapes (an invariant:
+ * the engines give the derivative arms binary64 points). */
+static int
+fft_points_ok (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
 {
-  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64)
-    return cn_error_set (err, CN_EINVAL, "%s: %s tensors are not binary64 (node '%s')", cn_op_name (nv->op), mode,
-                         cn__node_name (nv));
-  return fft_sizes_ok (mode, nv, cn_tensor_numel (in[0]), cn_tensor_numel (out), err);
+  return in[0]->dtype == CN_DTYPE_F64 && out->dtype == CN_DTYPE_F64
+         && fft_sizes_ok (nv, cn_tensor_numel (in[0]), cn_tensor_numel (out));
 }
 
 static cn_status
 fft_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
               double *const *g_in, cn_error *err)
 {
-  cn_status st = fft_diff_ok ("pullback", nv, in, out, err);
-  if (st != CN_OK || g_in[0] == NULL)
-    return st;
+  CN__ASSERTD (fft_points_ok (nv, in, out));
+  if (g_in[0] == NULL)
+    return CN_OK;
+  cn_status st;
   struct fgeom g = fgeom_of (nv);
   if (g.rows == 0)
     return CN_OK;
@@ -558,9 +566,8 @@ static cn_status
 fft_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
          double *t_out, cn_error *err)
 {
-  cn_status st = fft_diff_ok ("jvp", nv, in, out, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (fft_points_ok (nv, in, out));
+  cn_status st;
   struct fgeom g = fgeom_of (nv);
   int64_t no = cn_tensor_numel (out);
   if (t_in[0] == NULL || g.rows == 0)
@@ -602,9 +609,8 @@ static cn_status
 fft_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
-  cn_status st = fft_sizes_ok ("IBP", nv, in[0]->n, out->n, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (fft_sizes_ok (nv, in[0]->n, out->n));
+  cn_status st;
   for (int64_t j = 0; j < in[0]->n; j++)
     if (isnan (in[0]->lo[j]) || isnan (in[0]->hi[j]))
       return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the input box at entry %lld (node '%s')", op,
@@ -648,9 +654,7 @@ static cn_status
 fft_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
-  cn_status st = fft_sizes_ok ("MPFI", nv, in[0]->n, out->n, err);
-  if (st != CN_OK)
-    return st;
+  CN__ASSERTD (fft_sizes_ok (nv, in[0]->n, out->n));
   for (int64_t j = 0; j < in[0]->n; j++)
     if (mpfi_nan_p (in[0]->v[j]))
       return cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input enclosure at entry %lld (node '%s')", op,
@@ -717,9 +721,7 @@ fft_crown (const cn_crown_step *st, cn_error *err)
 {
   const cn_node_view *nv = st->nv;
   const char *op = cn_op_name (nv->op);
-  cn_status s0 = fft_sizes_ok ("CROWN", nv, st->in_box[0]->n, cn__numel (nv->out_shape), err);
-  if (s0 != CN_OK)
-    return s0;
+  CN__ASSERTD (fft_sizes_ok (nv, st->in_box[0]->n, cn__numel (nv->out_shape)));
   if (st->lam_in[0] == NULL)
     return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, cn__node_name (nv));
   struct fgeom g = fgeom_of (nv);
@@ -842,29 +844,31 @@ ss_check (const struct cn_op_rule *rule, const void *params, int n_in, const cn_
   return CN_OK;
 }
 
-static cn_status
-ss_geom (const char *mode, const cn_node_view *nv, const int64_t *n_in, int64_t n_out, struct sgeom *g,
-         cn_error *err)
+/* The geometry *G of node NV, whose shapes ss_check accepted (an invariant the arms assert). */
+static void
+ss_geom (const cn_node_view *nv, struct sgeom *g)
 {
   const cn_shape *u = nv->in_shape[0];
-  if (nv->n_in != 6 || u->rank < 2 || nv->in_shape[2]->rank != 2)
-    return cn_error_set (err, CN_EINVAL, "selectiveScan: malformed node (node '%s')", cn__node_name (nv));
+  CN__ASSERTD (nv->n_in == 6 && u->rank >= 2 && nv->in_shape[2]->rank == 2);
   g->l = u->dim[u->rank - 2];
   g->d = u->dim[u->rank - 1];
   g->p = nv->in_shape[2]->dim[1];
   g->batch = 1;
   for (int a = 0; a < u->rank - 2; a++)
     g->batch *= u->dim[a];
+}
+
+/* Whether the six inputs have N_IN[i] entries and the output N_OUT, as the geometry G says (an
+ * invariant: the graph builder checked the shapes, and the engines allocate from them). */
+static int
+ss_sizes_ok (const struct sgeom *g, const int64_t *n_in, int64_t n_out)
+{
   int64_t nu = g->batch * g->l * g->d, nb = g->batch * g->l * g->p;
   const int64_t want[6] = { nu, nu, g->d * g->p, nb, nb, g->d };
   for (int i = 0; i < 6; i++)
     if (n_in[i] != want[i])
-      return cn_error_set (err, CN_EINVAL, "selectiveScan: %s input %d does not match the node (node '%s')", mode, i,
-                           cn__node_name (nv));
-  if (n_out != nu)
-    return cn_error_set (err, CN_EINVAL, "selectiveScan: %s output does not match the node (node '%s')", mode,
-                         cn__node_name (nv));
-  return CN_OK;
+      return 0;
+  return n_out == nu;
 }
 
 #define SS_FORWARD_FN(NAME, T, EXP)                                                              \
@@ -905,19 +909,14 @@ ss_numels (const cn_tensor *const *in, int64_t *n)
 static cn_status
 ss_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, cn_error *err)
 {
-  if (!cn_dtype_is_float (out->dtype))
-    return cn_error_set (err, CN_EINVAL, "selectiveScan: the output is not of a floating sort (node '%s')",
-                         cn__node_name (nv));
+  CN__ASSERTD (cn_dtype_is_float (out->dtype));
   for (int i = 0; i < 6; i++)
-    if (in[i]->dtype != out->dtype)
-      return cn_error_set (err, CN_EINVAL, "selectiveScan: input %d is of another sort (node '%s')", i,
-                           cn__node_name (nv));
+    CN__ASSERTD (in[i]->dtype == out->dtype);
   int64_t n[6];
   struct sgeom g;
   ss_numels (in, n);
-  cn_status st = ss_geom ("forward", nv, n, cn_tensor_numel (out), &g, err);
-  if (st != CN_OK)
-    return st;
+  ss_geom (nv, &g);
+  CN__ASSERTD (ss_sizes_ok (&g, n, cn_tensor_numel (out)));
   size_t es = out->dtype == CN_DTYPE_F64 ? sizeof (double) : sizeof (float);
   void *h = malloc ((size_t) (g.p ? g.p : 1) * es);
   if (h == NULL)
@@ -930,20 +929,18 @@ ss_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, 
   return CN_OK;
 }
 
-static cn_status
-ss_diff_ok (const char *mode, const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out,
-            struct sgeom *g, cn_error *err)
+/* The geometry *G of a derivative arm's node, whose tensors are binary64 of the node's shapes
+ * (an invariant: the engines give the derivative arms binary64 points). */
+static void
+ss_diff_geom (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, struct sgeom *g)
 {
   for (int i = 0; i < 6; i++)
-    if (in[i]->dtype != CN_DTYPE_F64)
-      return cn_error_set (err, CN_EINVAL, "selectiveScan: %s input %d is not binary64 (node '%s')", mode, i,
-                           cn__node_name (nv));
-  if (out->dtype != CN_DTYPE_F64)
-    return cn_error_set (err, CN_EINVAL, "selectiveScan: %s output is not binary64 (node '%s')", mode,
-                         cn__node_name (nv));
+    CN__ASSERTD (in[i]->dtype == CN_DTYPE_F64);
+  CN__ASSERTD (out->dtype == CN_DTYPE_F64);
   int64_t n[6];
   ss_numels (in, n);
-  return ss_geom (mode, nv, n, cn_tensor_numel (out), g, err);
+  ss_geom (nv, g);
+  CN__ASSERTD (ss_sizes_ok (g, n, cn_tensor_numel (out)));
 }
 
 static cn_status
@@ -951,9 +948,8 @@ ss_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor
              double *const *g_in, cn_error *err)
 {
   struct sgeom g;
-  cn_status st = ss_diff_ok ("pullback", nv, in, out, &g, err);
-  if (st != CN_OK)
-    return st;
+  ss_diff_geom (nv, in, out, &g);
+  cn_status st = CN_OK;
   const double *u = in[0]->data, *dl = in[1]->data, *A = in[2]->data, *B = in[3]->data, *C = in[4]->data;
   const double *Ds = in[5]->data;
   double *gu = g_in[0], *gdl = g_in[1], *gA = g_in[2], *gB = g_in[3], *gC = g_in[4], *gD = g_in[5];
@@ -1023,9 +1019,7 @@ ss_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out
         double *t_out, cn_error *err)
 {
   struct sgeom g;
-  cn_status st = ss_diff_ok ("jvp", nv, in, out, &g, err);
-  if (st != CN_OK)
-    return st;
+  ss_diff_geom (nv, in, out, &g);
   const double *u = in[0]->data, *dl = in[1]->data, *A = in[2]->data, *B = in[3]->data, *C = in[4]->data;
   const double *Ds = in[5]->data;
   const double *tu = t_in[0], *tdl = t_in[1], *tA = t_in[2], *tB = t_in[3], *tC = t_in[4], *tD = t_in[5];
@@ -1102,9 +1096,8 @@ ss_open (const cn_node_view *nv, const cn_box *const *bin, const cn_mpfi_vec *co
   int64_t n[6];
   for (int i = 0; i < 6; i++)
     n[i] = bin != NULL ? bin[i]->n : min[i]->n;
-  cn_status st = ss_geom (bin != NULL ? "IBP" : "MPFI", nv, n, out_n, g, err);
-  if (st != CN_OK)
-    return st;
+  ss_geom (nv, g);
+  CN__ASSERTD (ss_sizes_ok (g, n, out_n));
   for (int i = 0; i < 6; i++)
     for (int64_t j = 0; j < n[i]; j++)
       if (bin != NULL ? isnan (bin[i]->lo[j]) || isnan (bin[i]->hi[j]) : mpfi_nan_p (min[i]->v[j]))
@@ -1225,27 +1218,25 @@ ss_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out,
   return CN_OK;
 }
 
-/* CROWN: y is discharged over its own IBP box (header): lam_out[s] . y >= cn__box_min_dot (lam_out[s],
- * box), the minimum's lower bound with its rounding charged; no coefficient reaches the inputs. */
-static cn_status
-ss_crown (const cn_crown_step *st, cn_error *err)
-{
-  return cn__crown_own_box (st, err);
-}
-
 /* ---- the rules -------------------------------------------------------------------------- */
 
-const struct cn_op_rule cn__rule_RFFT = { .op = CN_OP_RFFT,
+static const struct fft_impl rfft_impl = { .inverse = 0 };
+
+const struct cn_op_rule cn__rule_RFFT = { .op = CN_OP_RFFT, .impl = &rfft_impl,
   .n_in = 1, .params_size = sizeof (cn_params_fft), .check = rfft_check, .forward = fft_forward,
   .pullback = fft_pullback, .jvp = fft_jvp, .ibp = fft_ibp, .ibp_mpfi = fft_mpfi, .crown = fft_crown,
 };
 
-const struct cn_op_rule cn__rule_IRFFT = { .op = CN_OP_IRFFT,
+static const struct fft_impl irfft_impl = { .inverse = 1 };
+
+const struct cn_op_rule cn__rule_IRFFT = { .op = CN_OP_IRFFT, .impl = &irfft_impl,
   .n_in = 1, .params_size = sizeof (cn_params_fft), .check = irfft_check, .forward = fft_forward,
   .pullback = fft_pullback, .jvp = fft_jvp, .ibp = fft_ibp, .ibp_mpfi = fft_mpfi, .crown = fft_crown,
 };
 
+/* CROWN: y is discharged over its own IBP box (header): lam_out[s] . y >= cn__box_min_dot (lam_out[s],
+ * box), the minimum's lower bound with its rounding charged; no coefficient reaches the inputs. */
 const struct cn_op_rule cn__rule_SELECTIVE_SCAN = { .op = CN_OP_SELECTIVE_SCAN,
   .n_in = 6, .params_size = 0, .flags = CN_RULE_NEEDS_BOUNDS, .check = ss_check, .forward = ss_forward,
-  .pullback = ss_pullback, .jvp = ss_jvp, .ibp = ss_ibp, .ibp_mpfi = ss_mpfi, .crown = ss_crown,
+  .pullback = ss_pullback, .jvp = ss_jvp, .ibp = ss_ibp, .ibp_mpfi = ss_mpfi, .crown = cn__crown_own_box,
 };
