@@ -186,7 +186,8 @@ op_shrink (cn__onnx_node *nc)
     return st;
   if (bias != lambd || !(lambd >= 0))
     return cn_error_set (nc->err, CN_EUNSUPPORTED,
-                         "bias = %g with lambd = %g is not supported (only bias = lambd >= 0, softshrink)", bias, lambd);
+                         "bias = %g with lambd = %g is not supported (only bias = lambd >= 0, softshrink)", bias,
+                         lambd);
   if ((st = cn__onnx_clamp (nc, x, -lambd, lambd, "clamped", &c)) != CN_OK
       || (st = cn__onnx_add2 (nc, CN_OP_SUB, NULL, x, c, NULL, &v)) != CN_OK)
     return st;

@@ -83,7 +83,8 @@ op_constant_of_shape (cn__onnx_node *nc)
   cn_status st;
   int64_t sh[CN_MAX_RANK];
   int n;
-  if ((st = cn__onnx_need (nc, 0)) != CN_OK || (st = cn__onnx_const_ints (nc, 0, "shape", sh, CN_MAX_RANK, &n)) != CN_OK)
+  if ((st = cn__onnx_need (nc, 0)) != CN_OK
+      || (st = cn__onnx_const_ints (nc, 0, "shape", sh, CN_MAX_RANK, &n)) != CN_OK)
     return st;
   cn_shape s;
   if ((st = cn__onnx_make_shape (nc, n, sh, &s)) != CN_OK)

@@ -91,11 +91,13 @@ op_conv (cn__onnx_node *nc)
   int nd = xs->rank - 2;
   if (nd < 1 || nd > 3 || ws->rank != xs->rank)
     return cn_error_set (nc->err, CN_ESHAPE, "input %s and weight %s: expected [N,C,S...] and [F,C/group,K...] "
-                         "with 1 to 3 spatial axes", cn_shape_format (xs, s1, sizeof s1), cn_shape_format (ws, s2, sizeof s2));
+                         "with 1 to 3 spatial axes", cn_shape_format (xs, s1, sizeof s1),
+                         cn_shape_format (ws, s2, sizeof s2));
   struct geometry gm;
   int64_t ks[3], group;
   int n;
-  if ((st = cn__onnx_attr_ints (nc, "kernel_shape", ks, 3, &n)) != CN_OK || (st = cn__onnx_attr_int (nc, "group", 1, &group)) != CN_OK)
+  if ((st = cn__onnx_attr_ints (nc, "kernel_shape", ks, 3, &n)) != CN_OK
+      || (st = cn__onnx_attr_int (nc, "group", 1, &group)) != CN_OK)
     return st;
   for (int i = 0; i < nd; i++)
     {
@@ -211,10 +213,12 @@ op_conv_transpose (cn__onnx_node *nc)
   int nd = xs->rank - 2;
   if (nd < 1 || nd > 3 || ws->rank != xs->rank)
     return cn_error_set (nc->err, CN_ESHAPE, "input %s and weight %s: expected [N,C,S...] and [C,M/group,K...] "
-                         "with 1 to 3 spatial axes", cn_shape_format (xs, s1, sizeof s1), cn_shape_format (ws, s2, sizeof s2));
+                         "with 1 to 3 spatial axes", cn_shape_format (xs, s1, sizeof s1),
+                         cn_shape_format (ws, s2, sizeof s2));
   int64_t group, ks[3], strides[3], dil[3], opad[3], pads[6], oshape[5];
   int nk, ns, ndl, nop, np_, nos, mode = 0;
-  if ((st = cn__onnx_attr_int (nc, "group", 1, &group)) != CN_OK || (st = cn__onnx_attr_ints (nc, "kernel_shape", ks, 3, &nk)) != CN_OK
+  if ((st = cn__onnx_attr_int (nc, "group", 1, &group)) != CN_OK
+      || (st = cn__onnx_attr_ints (nc, "kernel_shape", ks, 3, &nk)) != CN_OK
       || (st = cn__onnx_attr_ints (nc, "strides", strides, 3, &ns)) != CN_OK
       || (st = cn__onnx_attr_ints (nc, "dilations", dil, 3, &ndl)) != CN_OK
       || (st = cn__onnx_attr_ints (nc, "output_padding", opad, 3, &nop)) != CN_OK
@@ -249,8 +253,9 @@ op_conv_transpose (cn__onnx_node *nc)
       p.dilation[i] = ndl >= 0 ? dil[i] : 1;
       p.output_padding[i] = nop >= 0 ? opad[i] : 0;
       int64_t K = ws->dim[2 + i], S = xs->dim[2 + i];
-      if (p.stride[i] < 1 || p.dilation[i] < 1 || p.stride[i] > CN__ONNX_GEOM_MAX || p.dilation[i] > CN__ONNX_GEOM_MAX || K > CN__ONNX_GEOM_MAX
-          || S > CN__ONNX_GEOM_MAX || p.output_padding[i] < 0 || p.output_padding[i] > CN__ONNX_GEOM_MAX)
+      if (p.stride[i] < 1 || p.dilation[i] < 1 || p.stride[i] > CN__ONNX_GEOM_MAX || p.dilation[i] > CN__ONNX_GEOM_MAX
+          || K > CN__ONNX_GEOM_MAX || S > CN__ONNX_GEOM_MAX || p.output_padding[i] < 0
+          || p.output_padding[i] > CN__ONNX_GEOM_MAX)
         return cn_error_set (nc->err, CN_EINVAL, "stride %lld, dilation %lld, output_padding %lld on spatial axis %d",
                              (long long) p.stride[i], (long long) p.dilation[i], (long long) p.output_padding[i], i);
       if (np_ >= 0)
@@ -276,9 +281,9 @@ op_conv_transpose (cn__onnx_node *nc)
         return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute %s asks for an output extent %lld above the full "
                              "extent %lld on spatial axis %d (not supported)", what, (long long) O, (long long) F, i);
       if (T % 2 != 0)
-        return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute %s gives an odd total padding %lld on spatial axis %d "
-                             "(not supported: the ONNX specification and onnxruntime put the odd element on opposite "
-                             "sides)", what, (long long) T, i);
+        return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute %s gives an odd total padding %lld on spatial "
+                             "axis %d (not supported: the ONNX specification and onnxruntime put the odd element on "
+                             "opposite sides)", what, (long long) T, i);
       p.pad_begin[i] = p.pad_end[i] = T / 2;
     }
   if (nos == nd + 2 && (oshape[0] != xs->dim[0] || oshape[1] != ws->dim[1] * group))
@@ -308,7 +313,8 @@ static cn_status op_avgpool (cn__onnx_node *nc) { return op_pool (nc, CN_POOL_AV
 const struct cn__onnx_handler cn__onnx_conv[] = {
   { "AveragePool", op_avgpool, "auto_pad ceil_mode count_include_pad kernel_shape pads strides", 0 },
   { "Conv", op_conv, "auto_pad dilations group kernel_shape pads strides", 0 },
-  { "ConvTranspose", op_conv_transpose, "auto_pad dilations group kernel_shape output_padding output_shape pads strides", 0 },
+  { "ConvTranspose", op_conv_transpose,
+    "auto_pad dilations group kernel_shape output_padding output_shape pads strides", 0 },
   { "MaxPool", op_maxpool, "auto_pad ceil_mode dilations kernel_shape pads storage_order strides", 0 },
   { NULL, NULL, NULL, 0 },
 };

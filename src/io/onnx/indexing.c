@@ -218,7 +218,8 @@ op_gather_elements (cn__onnx_node *nc)
       || (st = cn__onnx_attr_int (nc, "axis", 0, &axis)) != CN_OK)
     return st;
   cn_shape xs = *cn__onnx_shape (nc, 0);
-  if ((st = cn__onnx_axis (nc, axis, xs.rank, "axis", &a)) != CN_OK || (st = index_const (nc, 1, xs.dim, a, &ix)) != CN_OK)
+  if ((st = cn__onnx_axis (nc, axis, xs.rank, "axis", &a)) != CN_OK
+      || (st = index_const (nc, 1, xs.dim, a, &ix)) != CN_OK)
     return st;
   cn_params_gather p = { a };
   if ((st = cn__onnx_add2 (nc, CN_OP_GATHER, &p, x, ix, NULL, &v)) != CN_OK)
@@ -237,7 +238,8 @@ op_scatter_elements (cn__onnx_node *nc)
   int64_t axis;
   int in[3], a = 0, r = 0, v;
   cn_status st;
-  if ((st = cn__onnx_need (nc, 0)) != CN_OK || (st = cn__onnx_need (nc, 1)) != CN_OK || (st = cn__onnx_need (nc, 2)) != CN_OK
+  if ((st = cn__onnx_need (nc, 0)) != CN_OK || (st = cn__onnx_need (nc, 1)) != CN_OK
+      || (st = cn__onnx_need (nc, 2)) != CN_OK
       || (st = cn__onnx_attr_int (nc, "axis", 0, &axis)) != CN_OK
       || (st = cn__onnx_attr_choice (nc, "reduction", "none", reds, &r)) != CN_OK
       || (st = cn__onnx_sorts_agree (nc, 0, 2)) != CN_OK)
@@ -266,7 +268,8 @@ op_gather_nd (cn__onnx_node *nc)
       || (st = cn__onnx_attr_int (nc, "batch_dims", 0, &bd)) != CN_OK)
     return st;
   if (bd != 0)
-    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute batch_dims = %lld is not supported (only 0)", (long long) bd);
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute batch_dims = %lld is not supported (only 0)",
+                         (long long) bd);
   cn_shape xs = *cn__onnx_shape (nc, 0);
   if ((st = index_const (nc, 1, xs.dim, -1, &ix)) != CN_OK
       || (st = cn__onnx_add2 (nc, CN_OP_INDEX_AT, NULL, x, ix, NULL, &v)) != CN_OK)

@@ -422,7 +422,8 @@ import_node (struct cn__onnx_import *imp, const Onnx__NodeProto *np, int k, cn_e
       if (!h->typed && cn__onnx_const (&nc, i) == NULL && !cn_dtype_is_float (cn__onnx_sort (&nc, i)))
         {
           st = cn_error_set (&local, CN_EUNSUPPORTED, "input %d ('%s') holds %s values; the operator takes "
-                             "floating-point values only", i, np->input[i], cn__onnx_sort_name (cn__onnx_sort (&nc, i)));
+                             "floating-point values only", i, np->input[i],
+                             cn__onnx_sort_name (cn__onnx_sort (&nc, i)));
           goto done;
         }
     }

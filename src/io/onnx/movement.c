@@ -328,7 +328,8 @@ op_split (cn__onnx_node *nc)
       tot += sz[k];
     }
   if (tot != d)
-    return cn_error_set (nc->err, CN_EINVAL, "the splits sum to %lld, not the extent %lld", (long long) tot, (long long) d);
+    return cn_error_set (nc->err, CN_EINVAL, "the splits sum to %lld, not the extent %lld", (long long) tot,
+                         (long long) d);
   int64_t at = 0;
   for (int k = 0; k < no; k++)
     {
@@ -420,7 +421,8 @@ op_pad (cn__onnx_node *nc)
   int mode, n = -1;
   int64_t pads[2 * CN_MAX_RANK];
   double value;
-  if ((st = cn__onnx_need (nc, 0)) != CN_OK || (st = cn__onnx_attr_choice (nc, "mode", "constant", modes, &mode)) != CN_OK
+  if ((st = cn__onnx_need (nc, 0)) != CN_OK
+      || (st = cn__onnx_attr_choice (nc, "mode", "constant", modes, &mode)) != CN_OK
       || (st = cn__onnx_attr_float (nc, "value", 0.0, &value)) != CN_OK
       || (st = cn__onnx_attr_ints (nc, "pads", pads, 2 * CN_MAX_RANK, &n)) != CN_OK)
     return st;

@@ -27,7 +27,8 @@ batchnorm_training (cn__onnx_node *nc, const cn_params_batchnorm *p, const int *
   if (!isfinite (momentum))
     return cn_error_set (nc->err, CN_EINVAL, "momentum %g is not finite", momentum);
   int xsb[3] = { in[0], in[1], in[2] }, y;
-  if ((st = cn__onnx_add (nc, CN_OP_BATCH_NORM, p, 3, xsb, NULL, &y)) != CN_OK || (st = cn__onnx_out (nc, 0, y, 1)) != CN_OK)
+  if ((st = cn__onnx_add (nc, CN_OP_BATCH_NORM, p, 3, xsb, NULL, &y)) != CN_OK
+      || (st = cn__onnx_out (nc, 0, y, 1)) != CN_OK)
     return st;
   for (int k = 1; k <= 2; k++)
     {
@@ -35,8 +36,9 @@ batchnorm_training (cn__onnx_node *nc, const cn_params_batchnorm *p, const int *
         continue;
       /* batchNorm's output K is the value K after its output 0 (whether the node stayed or folded) */
       int stat = y + k, ab[2], r;
-      if ((st = cn__onnx_mul_scalar (nc, in[2 + k], momentum, k == 1 ? "momentum_mean" : "momentum_var", &ab[0])) != CN_OK
-          || (st = cn__onnx_mul_scalar (nc, stat, 1 - momentum, k == 1 ? "batch_mean" : "batch_var", &ab[1])) != CN_OK
+      const char *sm = k == 1 ? "momentum_mean" : "momentum_var", *sb = k == 1 ? "batch_mean" : "batch_var";
+      if ((st = cn__onnx_mul_scalar (nc, in[2 + k], momentum, sm, &ab[0])) != CN_OK
+          || (st = cn__onnx_mul_scalar (nc, stat, 1 - momentum, sb, &ab[1])) != CN_OK
           || (st = cn__onnx_add (nc, CN_OP_ADD, NULL, 2, ab, k == 1 ? "running_mean" : "running_var", &r)) != CN_OK
           || (st = cn__onnx_out (nc, k, r, 1)) != CN_OK)
         return st;
@@ -53,7 +55,8 @@ op_batchnorm (cn__onnx_node *nc)
       return st;
   double eps;
   int64_t spatial, training;
-  if ((st = cn__onnx_attr_float (nc, "epsilon", 1e-5, &eps)) != CN_OK || (st = cn__onnx_attr_int (nc, "spatial", 1, &spatial)) != CN_OK
+  if ((st = cn__onnx_attr_float (nc, "epsilon", 1e-5, &eps)) != CN_OK
+      || (st = cn__onnx_attr_int (nc, "spatial", 1, &spatial)) != CN_OK
       || (st = cn__onnx_attr_int (nc, "training_mode", 0, &training)) != CN_OK)
     return st;
   if (!spatial)
@@ -90,7 +93,8 @@ op_softmax_any (cn__onnx_node *nc, cn_op op)
   cn_shape s0 = *cn__onnx_shape (nc, 0);
   const cn_shape *s = &s0;
   int old = nc->imp->opset < 13;
-  if ((st = cn__onnx_attr_int (nc, "axis", old ? 1 : -1, &axis)) != CN_OK || (st = cn__onnx_axis (nc, axis, s->rank, "axis", &a)) != CN_OK)
+  if ((st = cn__onnx_attr_int (nc, "axis", old ? 1 : -1, &axis)) != CN_OK
+      || (st = cn__onnx_axis (nc, axis, s->rank, "axis", &a)) != CN_OK)
     return st;
   cn_params_softmax p = { a };
   if (!old || a == s->rank - 1)
@@ -105,7 +109,8 @@ op_softmax_any (cn__onnx_node *nc, cn_op op)
       for (int i = 0; i < s->rank; i++)
         t.dim[i < a ? 0 : 1] *= s->dim[i];
       p.axis = 1;
-      if ((st = cn__onnx_reshape (nc, x, &t, "flat", &r)) == CN_OK && (st = cn__onnx_add1 (nc, op, &p, r, "normalised", &r)) == CN_OK)
+      if ((st = cn__onnx_reshape (nc, x, &t, "flat", &r)) == CN_OK
+          && (st = cn__onnx_add1 (nc, op, &p, r, "normalised", &r)) == CN_OK)
         st = cn__onnx_reshape (nc, r, &u, NULL, &v);
     }
   return st != CN_OK ? st : cn__onnx_out (nc, 0, v, 1);
@@ -139,7 +144,8 @@ op_layer_norm (cn__onnx_node *nc)
   int x, in[3], r, v, a = 0;
   cn_status st;
   if ((st = cn__onnx_x (nc, &x)) != CN_OK || (st = cn__onnx_need (nc, 1)) != CN_OK
-      || (st = cn__onnx_attr_int (nc, "axis", -1, &axis)) != CN_OK || (st = cn__onnx_attr_int (nc, "stash_type", 1, &stash)) != CN_OK
+      || (st = cn__onnx_attr_int (nc, "axis", -1, &axis)) != CN_OK
+      || (st = cn__onnx_attr_int (nc, "stash_type", 1, &stash)) != CN_OK
       || (st = cn__onnx_attr_float (nc, "epsilon", (double) 1e-5f, &eps)) != CN_OK)
     return st;
   if (stash != 1)
@@ -161,7 +167,8 @@ op_layer_norm (cn__onnx_node *nc)
   w.rank = 1;
   w.dim[0] = t.dim[1];
   cn_params_layernorm p = { eps, 1 };
-  if ((st = cn__onnx_reshape (nc, x, &t, "flat", &in[0])) != CN_OK || (st = input_as (nc, 1, &w, "weight", &in[1])) != CN_OK)
+  if ((st = cn__onnx_reshape (nc, x, &t, "flat", &in[0])) != CN_OK
+      || (st = input_as (nc, 1, &w, "weight", &in[1])) != CN_OK)
     return st;
   if (cn__onnx_has (nc, 2))
     st = input_as (nc, 2, &w, "bias", &in[2]);
@@ -182,7 +189,8 @@ op_instance_norm (cn__onnx_node *nc)
   double eps;
   int x, r, n, sc, b, m, v;
   cn_status st;
-  if ((st = cn__onnx_x (nc, &x)) != CN_OK || (st = cn__onnx_need (nc, 1)) != CN_OK || (st = cn__onnx_need (nc, 2)) != CN_OK
+  if ((st = cn__onnx_x (nc, &x)) != CN_OK || (st = cn__onnx_need (nc, 1)) != CN_OK
+      || (st = cn__onnx_need (nc, 2)) != CN_OK
       || (st = cn__onnx_attr_float (nc, "epsilon", (double) 1e-5f, &eps)) != CN_OK)
     return st;
   if (!(eps > 0) || !isfinite (eps))

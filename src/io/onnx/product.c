@@ -168,7 +168,8 @@ op_gemm (cn__onnx_node *nc)
   else
     {
       int b, last = !has_c && alpha == 1.0;
-      if ((st = cn__onnx_in (nc, 1, &b)) != CN_OK || (tb && (st = cn__onnx_permute (nc, b, 2, perm, "B_T", &b)) != CN_OK)
+      if ((st = cn__onnx_in (nc, 1, &b)) != CN_OK
+          || (tb && (st = cn__onnx_permute (nc, b, 2, perm, "B_T", &b)) != CN_OK)
           || (st = cn__onnx_add2 (nc, CN_OP_MATMUL, NULL, a, b, last ? NULL : "matmul", &y)) != CN_OK)
         return st;
     }
@@ -184,7 +185,8 @@ op_gemm (cn__onnx_node *nc)
       int c, cb;
       cn_shape cshape = *cn__onnx_shape (nc, 2), t;
       if (!cn__onnx_broadcast_shape (&cshape, &ys, &t) || !cn_shape_equal (&t, &ys))
-        return cn_error_set (nc->err, CN_ESHAPE, "C %s does not broadcast to %s", cn_shape_format (&cshape, s1, sizeof s1),
+        return cn_error_set (nc->err, CN_ESHAPE, "C %s does not broadcast to %s",
+                             cn_shape_format (&cshape, s1, sizeof s1),
                              cn_shape_format (&ys, s2, sizeof s2));
       const cn_tensor *C = cn__onnx_const (nc, 2);
       if ((st = cn__onnx_operand_at (nc, 2, &ys, "C", &cb)) != CN_OK)

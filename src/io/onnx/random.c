@@ -105,7 +105,8 @@ op_random (cn__onnx_node *nc, int normal, int like)
       cn_params_randn p;
       memset (&p, 0, sizeof p);
       p.shape = s;
-      if ((st = cn__onnx_attr_finite (nc, "mean", 0.0, &p.mean)) != CN_OK || (st = cn__onnx_attr_finite (nc, "scale", 1.0, &p.std)) != CN_OK)
+      if ((st = cn__onnx_attr_finite (nc, "mean", 0.0, &p.mean)) != CN_OK
+          || (st = cn__onnx_attr_finite (nc, "scale", 1.0, &p.std)) != CN_OK)
         return st;
       if ((st = draw_key (nc, &key)) != CN_OK || (st = cn__onnx_add1 (nc, CN_OP_RANDN, &p, key, NULL, &v)) != CN_OK)
         return st;
@@ -115,9 +116,11 @@ op_random (cn__onnx_node *nc, int normal, int like)
       cn_params_rand_uniform p;
       memset (&p, 0, sizeof p);
       p.shape = s;
-      if ((st = cn__onnx_attr_finite (nc, "low", 0.0, &p.lo)) != CN_OK || (st = cn__onnx_attr_finite (nc, "high", 1.0, &p.hi)) != CN_OK)
+      if ((st = cn__onnx_attr_finite (nc, "low", 0.0, &p.lo)) != CN_OK
+          || (st = cn__onnx_attr_finite (nc, "high", 1.0, &p.hi)) != CN_OK)
         return st;
-      if ((st = draw_key (nc, &key)) != CN_OK || (st = cn__onnx_add1 (nc, CN_OP_RAND_UNIFORM, &p, key, NULL, &v)) != CN_OK)
+      if ((st = draw_key (nc, &key)) != CN_OK
+          || (st = cn__onnx_add1 (nc, CN_OP_RAND_UNIFORM, &p, key, NULL, &v)) != CN_OK)
         return st;
     }
   return cn__onnx_out (nc, 0, v, 1);
@@ -168,7 +171,8 @@ op_bernoulli (cn__onnx_node *nc)
       memset (&pu, 0, sizeof pu);
       pu.shape = *s;
       pu.hi = 1.0;
-      if ((st = cn__onnx_add1 (nc, CN_OP_RAND_UNIFORM, &pu, key, "uniform", &u)) == CN_OK && (st = cn__onnx_in (nc, 0, &x)) == CN_OK)
+      if ((st = cn__onnx_add1 (nc, CN_OP_RAND_UNIFORM, &pu, key, "uniform", &u)) == CN_OK
+          && (st = cn__onnx_in (nc, 0, &x)) == CN_OK)
         st = cn__onnx_add2 (nc, CN_OP_LT, NULL, u, x, to == CN_DTYPE_BOOL ? NULL : "draw", &v);
       is_bool = 1;
     }

@@ -27,7 +27,8 @@ op_topk (cn__onnx_node *nc)
   if (st != CN_OK)
     return st;
   if (sorted != 1)
-    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute sorted = %lld is not supported (only 1)", (long long) sorted);
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute sorted = %lld is not supported (only 1)",
+                         (long long) sorted);
   const cn_shape *xs = cn__onnx_shape (nc, 0);
   if ((st = cn__onnx_axis (nc, axis, xs->rank, "axis", &a)) != CN_OK)
     return st;

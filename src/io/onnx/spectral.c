@@ -29,7 +29,8 @@ op_dft (cn__onnx_node *nc)
   int x, r, a = 0, n, v;
   cn_status st;
   if ((st = float_in (nc)) != CN_OK || (st = cn__onnx_attr_int (nc, "axis", 1, &axis)) != CN_OK
-      || (st = cn__onnx_attr_int (nc, "inverse", 0, &inverse)) != CN_OK || (st = cn__onnx_attr_int (nc, "onesided", 0, &onesided)) != CN_OK)
+      || (st = cn__onnx_attr_int (nc, "inverse", 0, &inverse)) != CN_OK
+      || (st = cn__onnx_attr_int (nc, "onesided", 0, &onesided)) != CN_OK)
     return st;
   if (inverse != 0)
     return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute inverse = %lld is not supported (only the forward "
