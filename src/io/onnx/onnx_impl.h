@@ -14,10 +14,13 @@
  * constant the folds left (cn__onnx_const); an input that is not constant there is
  * CN_EUNSUPPORTED naming the node and the input.
  *
- * One exception to "every constant is a graph constant": an integer word beyond 2^53 cannot be
- * one (boxes read constants in binary64, graph.h), yet such words are common as Slice's "to the
- * end" (INT64_MAX).  A constant holding one is kept as its tensor (struct cn__onnx_value.raw):
- * handlers may read it as a value; as an operand it is refused with the graph's message.
+ * One exception to "every constant is a graph constant": the graph holds no constant with an
+ * integer word beyond 2^53 (boxes read constants in binary64) nor with a NaN or an infinity
+ * (graph.h), yet such words are common as Slice's "to the end" (INT64_MAX), and IsNaN and IsInf
+ * may test such a constant.  A constant the graph cannot hold is kept as read, in its ONNX sort
+ * (a raw constant, struct cn__onnx_value.raw): handlers may read its values (and IsNaN, IsInf
+ * read their Boolean result off it, since no node can take it); as an operand it is refused
+ * with the graph's message.
  *
  * Errors name the ONNX node and its operator type: "onnx: node 'n3' (Softmax): operator not
  * supported" (the handler's message after the prefix). */
