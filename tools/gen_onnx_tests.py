@@ -1028,10 +1028,10 @@ class Seq:
     """certnn's forward (cn_graph_eval) emulated exactly in numpy, in the sort T (np.float32 for
     the "f32seq" reference; np.float64 is used for the importer's constant folding).
 
-    The graph is lowered as src/graph/onnx.c lowers it: host constants (initializers, Constant
-    nodes, shape computations and their exact data movement) keep their sort (f32, f64 or i64);
-    a node of a folded operator type whose inputs are all floating-point constants is evaluated
-    once in binary64 (the importer's scratch graph) and becomes a constant; Gemm becomes
+    The graph is lowered as src/io/onnx/ lowers it: constants (initializers, Constant nodes,
+    shape computations and their exact data movement) keep their sort; a node whose inputs are
+    all constants is evaluated once in binary64 (the graph pass src/graph/fold.c) and becomes a
+    constant where that value is exact, else stays a node; Gemm becomes
     linear(A', alpha B'^T, beta C) when B is constant, with alpha and beta folded into the
     constants only where the binary64 products are exact (else mul nodes), and matmul otherwise;
     Conv without a bias gets a zero bias.  Constants are rounded to T (round to nearest) where a
@@ -1428,7 +1428,7 @@ class Seq:
         assert np.all(v + e > 0)
         return self.node((s.reshape(sh) * (x - m.reshape(sh))) / q.reshape(sh) + b.reshape(sh))
 
-    # data movement: exact; constants stay host constants in their sort
+    # data movement: exact; constants stay constants of their sort
     def _move(self, name, i, a, o):
         res = getattr(self.h, "op_" + name)([v[0] if v is not None else None for v in i], a, o, None)
         if i[0][1]:
@@ -2450,7 +2450,8 @@ def write_bad():
          [init("c", W(4))])
     nanw = W(3, 4)
     nanw[1, 2] = np.nan
-    # Div of two constants whose quotient is not a binary64 number (1/3): folding would round it.
+    # Div of two constants whose quotient is not a binary64 number (1/3): folding would round it,
+    # so the div stays a node (the model imports; tests/check_onnx.c checks its nodes).
     save("inexact_fold", [N("Div", ["one", "three"], ["third"], name="scale"),
                           N("Mul", ["x", "third"], ["y"], name="mul")],
          [("x", [1, 3])], [("y", [1, 3])],
@@ -2479,6 +2480,7 @@ def write_bad():
          [("y", [2, 3])], [init("a", np.array(1, np.int64))])
     save("gathernd_batch_dims", [N("GatherND", ["x", "i"], ["y"], name="gnd", batch_dims=1)], [("x", [2, 3, 4])],
          [("y", None)], [init("i", gi)])
+    # Trilu of a graph input: a select with a constant mask (it imports; check_onnx.c checks it)
     save("trilu_input", [N("Trilu", ["x"], ["y"], name="tri")], [("x", [3, 4])], [("y", [3, 4])], opset=14)
     # the operators on the new rules: attributes and uses that are refused
     TP = TensorProto

@@ -98,11 +98,15 @@ cn_status cn_graph_gradient (const cn_graph *g, const double *x, const double *w
 /* ---- ONNX ---------------------------------------------------------------------------- */
 
 /* Imports an ONNX model (opsets 8 to 17, the default domain).  The graph has the model's
- * non-initializer inputs and its outputs; every node maps onto registered operators, implicit
- * broadcasting becomes broadcast nodes, and shape computations with constant results are
- * folded.  Errors name the ONNX operator type and node: an unsupported operator or attribute
- * (CN_EUNSUPPORTED), a truncated or malformed file (CN_EPARSE), external data, a missing
- * initializer, a shape mismatch (CN_ESHAPE), a NaN weight (CN_ENUMERIC). */
+ * non-initializer inputs and its outputs; every node maps onto registered operators in the
+ * values' true sorts (the model's scalar, Booleans, integer words), and implicit broadcasting
+ * becomes broadcast nodes.  A node whose inputs are all constants is folded into constants where
+ * its value is exact (shape computations, data movement and integer or Boolean arithmetic on
+ * constants; a floating result only where it is exactly a binary64 number); a fold that would
+ * round stays a node, bounded like any other, so no rounded constant enters the graph.  Errors
+ * name the ONNX operator type and node: an unsupported operator or attribute (CN_EUNSUPPORTED),
+ * a truncated or malformed file (CN_EPARSE), external data, a missing initializer, a shape
+ * mismatch (CN_ESHAPE), a NaN weight (CN_ENUMERIC). */
 cn_status cn_graph_load_onnx (const char *path, cn_graph **out, cn_error *err);
 cn_status cn_graph_load_onnx_buffer (const void *data, size_t size, cn_graph **out, cn_error *err);
 

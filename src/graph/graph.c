@@ -67,9 +67,10 @@ cn__graph_check_value (const cn_graph *g, int v, const char *who, cn_error *err)
   return CN_OK;
 }
 
-/* Points the views of ND at the current g->values (which new_value may move). */
-static void
-refresh_views (cn_graph *g, struct cn__node *nd)
+/* Points the views of ND at the current g->values (which new_value may move, and a graph pass
+ * may renumber). */
+void
+cn__node_refresh_views (cn_graph *g, struct cn__node *nd)
 {
   for (int i = 0; i < nd->n_in; i++)
     {
@@ -108,7 +109,7 @@ new_value (cn_graph *g, const char *name, cn_dtype dtype, const cn_shape *shape,
       g->cap_values = cap;
       if (moved)
         for (int k = 0; k < g->n_nodes; k++)
-          refresh_views (g, &g->nodes[k]);
+          cn__node_refresh_views (g, &g->nodes[k]);
     }
   struct cn__value *val = &g->values[g->n_values];
   memset (val, 0, sizeof *val);
@@ -401,7 +402,7 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
   g->n_nodes++;
   /* The views point into g->values (new_value repoints the other nodes' when it moves): a graph
    * of n nodes costs O(n) view updates, amortised, not O(n^2). */
-  refresh_views (g, nd);
+  cn__node_refresh_views (g, nd);
   if (out != NULL)
     out[0] = outs[0];
   return CN_OK;

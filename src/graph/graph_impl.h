@@ -98,4 +98,34 @@ extern const cn__program_ops cn__graph_program_ops;
 /* Returns CN_EINVAL unless V is a value of G. */
 cn_status cn__graph_check_value (const cn_graph *g, int v, const char *who, cn_error *err);
 
+/* Points the views of node ND of G (its input shapes and constants, its output shapes) at the
+ * current g->values, after the values moved or were renumbered. */
+void cn__node_refresh_views (cn_graph *g, struct cn__node *nd);
+
+/* ---- constant folding, a graph pass (src/graph/fold.c) --------------------------------------
+ *
+ * A node whose inputs are all constants is folded when its value is known exactly: it is
+ * evaluated through its rule's forward in binary64; a Boolean or integer result is exact (the
+ * words' own arithmetic) and becomes a constant of its sort; a floating result becomes a
+ * constant only where the node's MPFI arm, at 512 bits over the same constants, encloses it as a
+ * point equal to that binary64 number (a result that would round stays a node, bounded like any
+ * other).  Data movement (the movement family: reshape, permute, broadcast, flip, pad, cat)
+ * copies entries and is exact without the check.  The random family (draws of a key) is never
+ * folded.  A folded node's outputs keep their value numbers and names; the node itself is
+ * removed. */
+
+/* Folds the last node of G if it can be (above); *FOLDED says whether it was.  A node whose
+ * forward refuses its constant inputs (an integer division by zero, a cast out of range) is that
+ * error, naming the node. */
+cn_status cn__graph_fold_last (cn_graph *g, int *folded, cn_error *err);
+/* Takes back the last node of G and its outputs, which nothing may read yet. */
+void cn__graph_drop_last (cn_graph *g);
+/* The whole pass: folds, in node order, every node of G that can be folded (each fold may make
+ * later nodes' inputs constant), then drops the constants nothing reads (cn__graph_prune).
+ * *N_FOLDED (if not NULL) receives the number of nodes folded.  Value and node numbers change. */
+cn_status cn__graph_fold (cn_graph *g, int *n_folded, cn_error *err);
+/* Drops the constants that no node reads and no graph output names, renumbering the values (in
+ * their order). */
+cn_status cn__graph_prune (cn_graph *g, cn_error *err);
+
 #endif
