@@ -249,7 +249,8 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
   if ((rule->n_in >= 0 && n_in != rule->n_in) || n_in < 1)
     return cn_error_set (err, CN_EINVAL, "%s: node '%s' has %d inputs, the operator takes %d",
                          cn_op_name (op), nm, n_in, rule->n_in);
-  if (rule->params_size > 0 && params == NULL)
+  size_t params_size = cn_op_params_size (op);   /* the record its ops.def row names */
+  if (params_size > 0 && params == NULL)
     return cn_error_set (err, CN_EINVAL, "%s: node '%s' lacks its attribute record", cn_op_name (op), nm);
   const cn_shape **shapes = calloc ((size_t) n_in, sizeof *shapes);
   const cn_tensor **consts = calloc ((size_t) n_in, sizeof *consts);
@@ -307,15 +308,15 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
       cn_error_set (err, st, "%s (node '%s')", local.msg, nm);
       goto fail;
     }
-  if (rule->params_size > 0)
+  if (params_size > 0)
     {
-      pcopy = malloc (rule->params_size);
+      pcopy = malloc (params_size);
       if (pcopy == NULL)
         {
           st = cn_error_set (err, CN_ENOMEM, "graph: out of memory");
           goto fail;
         }
-      memcpy (pcopy, params, rule->params_size);
+      memcpy (pcopy, params, params_size);
     }
   if (g->n_nodes == g->cap_nodes)
     {

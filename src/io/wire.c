@@ -267,9 +267,6 @@ check_instance (cn_op op, const struct cn__record *r, const void *p, int n_in, c
   const struct cn_op_rule *rule = cn__op_rule (op);
   if (rule == NULL)
     return CN_OK;
-  if (rule->params_size != r->size)
-    return cn_error_set (err, CN_EINVAL, "wire: %s: the rule's record has %zu bytes, the codec's %s %zu", tag,
-                         rule->params_size, r->type, r->size);
   if ((rule->n_in >= 0 && n_in != rule->n_in))
     return cn_error_set (err, CN_EINVAL, "wire: %s: %d inputs, the operator takes %d", tag, n_in, rule->n_in);
   for (int i = 0; i < n_in; i++)

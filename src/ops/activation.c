@@ -313,7 +313,6 @@ relu_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
 
 const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
   .n_in = 1,
-  .params_size = 0,
   .flags = CN_RULE_NEEDS_BOUNDS,
   .check = relu_check,
   .forward = relu_forward,
@@ -1304,14 +1303,13 @@ static const struct act act_elu = { elu_encl, elu_limit, elu_valley, elu_f64, el
 static const struct act act_leaky = { leaky_encl, leaky_limit, leaky_valley, leaky_f64, leaky_f32, leaky_df,
                                       leaky_params_check, NULL };
 
-/* The rule of the activation ID whose data is IMPL, with its attribute record's size PSIZE, its
+/* The rule of the activation ID whose data is IMPL, with its
  * FLAGS and its CROWN arm (NULL: none). */
-#define ACT_RULE(ID, IMPL, PSIZE, FLAGS, CROWN)                                                                   \
+#define ACT_RULE(ID, IMPL, FLAGS, CROWN)                                                                   \
   const struct cn_op_rule cn__rule_##ID = {                                                                       \
     .op = CN_OP_##ID,                                                                                             \
     .impl = &IMPL,                                                                                                \
     .n_in = 1,                                                                                                    \
-    .params_size = PSIZE,                                                                                         \
     .flags = FLAGS,                                                                                               \
     .check = act_check,                                                                                           \
     .forward = act_forward,                                                                                       \
@@ -1322,10 +1320,10 @@ static const struct act act_leaky = { leaky_encl, leaky_limit, leaky_valley, lea
     .crown = CROWN,                                                                                               \
   }
 
-ACT_RULE (SIGMOID, act_sigmoid, 0, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
-ACT_RULE (TANH, act_tanh, 0, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
-ACT_RULE (SOFTPLUS, act_softplus, 0, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
-ACT_RULE (SILU, act_silu, 0, 0, NULL);
-ACT_RULE (GELU, act_gelu, sizeof (cn_params_gelu), 0, NULL);
-ACT_RULE (ELU, act_elu, sizeof (cn_params_elu), CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
-ACT_RULE (LEAKY_RE_LU, act_leaky, sizeof (cn_params_leaky_relu), CN_RULE_NEEDS_BOUNDS, leaky_crown);
+ACT_RULE (SIGMOID, act_sigmoid, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
+ACT_RULE (TANH, act_tanh, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
+ACT_RULE (SOFTPLUS, act_softplus, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
+ACT_RULE (SILU, act_silu, 0, NULL);
+ACT_RULE (GELU, act_gelu, 0, NULL);
+ACT_RULE (ELU, act_elu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
+ACT_RULE (LEAKY_RE_LU, act_leaky, CN_RULE_NEEDS_BOUNDS, leaky_crown);

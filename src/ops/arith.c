@@ -1461,35 +1461,35 @@ static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
 
 const struct cn_op_rule cn__rule_ADD = {
   .op = CN_OP_ADD, .impl = &add_impl, .sorts = "f64, f32, words",
-  .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .params_size = 0, .check = cn__binary_check,
+  .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .check = cn__binary_check,
   .forward = binary_forward, .pullback = linear_pullback, .jvp = linear_jvp, .ibp = binary_ibp,
   .ibp_mpfi = binary_mpfi, .crown = linear_crown,
 };
 
 const struct cn_op_rule cn__rule_SUB = {
   .op = CN_OP_SUB, .impl = &sub_impl, .sorts = "f64, f32, words",
-  .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .params_size = 0, .check = cn__binary_check,
+  .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .check = cn__binary_check,
   .forward = binary_forward, .pullback = linear_pullback, .jvp = linear_jvp, .ibp = binary_ibp,
   .ibp_mpfi = binary_mpfi, .crown = linear_crown,
 };
 
 const struct cn_op_rule cn__rule_MUL = {
   .op = CN_OP_MUL, .impl = &mul_impl, .sorts = "f64, f32, words",
-  .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .params_size = 0, .check = cn__binary_check,
+  .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .check = cn__binary_check,
   .forward = binary_forward, .pullback = mul_pullback, .jvp = mul_jvp, .ibp = binary_ibp, .ibp_mpfi = binary_mpfi,
   .crown = product_crown,
 };
 
 const struct cn_op_rule cn__rule_DIV = {
   .op = CN_OP_DIV, .impl = &div_impl, .sorts = "f64, f32, words",
-  .n_in = 2, .in_kind = element2, .out_sort = div_out_sort, .params_size = sizeof (cn_params_div),
+  .n_in = 2, .in_kind = element2, .out_sort = div_out_sort, 
   .check = div_check, .forward = binary_forward, .pullback = div_pullback, .jvp = div_jvp, .ibp = binary_ibp,
   .ibp_mpfi = binary_mpfi, .crown = product_crown,
 };
 
 const struct cn_op_rule cn__rule_NEG = {
   .op = CN_OP_NEG, .impl = &neg_impl, .sorts = "f64, f32, words",
-  .n_in = 1, .in_kind = element1, .out_sort = cn__arith_out_sort, .params_size = 0, .check = cn__unary_check,
+  .n_in = 1, .in_kind = element1, .out_sort = cn__arith_out_sort, .check = cn__unary_check,
   .forward = neg_forward, .pullback = linear_pullback, .jvp = linear_jvp, .ibp = neg_ibp, .ibp_mpfi = neg_mpfi,
   .crown = linear_crown,
 };

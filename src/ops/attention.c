@@ -1328,20 +1328,20 @@ attn_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec
 static const struct attn_impl afs_impl = { .kind = AFS };
 
 const struct cn_op_rule cn__rule_ATTENTION_FROM_SCORES = { .op = CN_OP_ATTENTION_FROM_SCORES, .impl = &afs_impl,
-  .n_in = 2, .params_size = 0, .check = attn_check, .forward = attn_forward, .pullback = attn_pullback,
+  .n_in = 2, .check = attn_check, .forward = attn_forward, .pullback = attn_pullback,
   .jvp = attn_jvp, .ibp = attn_ibp, .ibp_mpfi = attn_ibp_mpfi,
 };
 
 static const struct attn_impl att_impl = { .kind = ATT };
 
 const struct cn_op_rule cn__rule_ATTENTION = { .op = CN_OP_ATTENTION, .impl = &att_impl,
-  .n_in = 3, .params_size = sizeof (cn_params_attention), .check = attn_check, .forward = attn_forward,
+  .n_in = 3, .check = attn_check, .forward = attn_forward,
   .pullback = attn_pullback, .jvp = attn_jvp, .ibp = attn_ibp, .ibp_mpfi = attn_ibp_mpfi,
 };
 
 static const struct attn_impl mha_impl = { .kind = MHA };
 
 const struct cn_op_rule cn__rule_MULTIHEAD_ATTENTION = { .op = CN_OP_MULTIHEAD_ATTENTION, .impl = &mha_impl,
-  .n_in = 7, .params_size = sizeof (cn_params_multihead), .check = attn_check, .forward = attn_forward,
+  .n_in = 7, .check = attn_check, .forward = attn_forward,
   .pullback = attn_pullback, .jvp = attn_jvp, .ibp = attn_ibp, .ibp_mpfi = attn_ibp_mpfi,
 };

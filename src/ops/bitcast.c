@@ -387,7 +387,7 @@ static const cn_port_kind any1[1] = { CN_PORT_ANY };
 
 const struct cn_op_rule cn__rule_BITCAST = { .op = CN_OP_BITCAST,
   .sorts = "f64, f32, words",
-  .n_in = 1, .in_kind = any1, .params_size = sizeof (cn_params_bitcast), .check = bitcast_check,
+  .n_in = 1, .in_kind = any1, .check = bitcast_check,
   .out_sort = bitcast_out_sort, .forward = bitcast_forward, .jvp = cn__zero_jvp, .ibp = bitcast_ibp,
   .ibp_mpfi = bitcast_mpfi,
 };

@@ -308,7 +308,7 @@ custom_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor 
 }
 
 const struct cn_op_rule cn__rule_CUSTOM = { .op = CN_OP_CUSTOM,
-  .n_in = -1, .in_kind = NULL, .params_size = sizeof (cn_params_custom), .check = custom_check,
+  .n_in = -1, .in_kind = NULL, .check = custom_check,
   .out_sort = custom_out_sort, .forward = custom_forward, .pullback = custom_pullback, .jvp = custom_jvp,
   .ibp = custom_ibp, .ibp_mpfi = custom_mpfi,
 };

@@ -1124,10 +1124,10 @@ static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
 static const cn_port_kind frozen2[2] = { CN_PORT_FROZEN, CN_PORT_FROZEN };
 
 /* The rule of the operator ID whose data is IMPL: K inputs at the ports KINDS (NULL: value
- * ports), an attribute record of PSIZE bytes checked by CHECK, the shared arms. */
-#define EW_RULE(ID, IMPL, K, KINDS, PSIZE, CHECK)                                                      \
+ * ports), its attributes (if any) checked by CHECK, the shared arms. */
+#define EW_RULE(ID, IMPL, K, KINDS, CHECK)                                                      \
   const struct cn_op_rule cn__rule_##ID = {                                                            \
-    .op = CN_OP_##ID, .impl = &IMPL, .n_in = K, .in_kind = KINDS, .params_size = PSIZE,                \
+    .op = CN_OP_##ID, .impl = &IMPL, .n_in = K, .in_kind = KINDS,                                   \
     .check = CHECK, .forward = ew_forward, .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp,      \
     .ibp_mpfi = ew_mpfi,                                                                               \
   }
@@ -1140,25 +1140,25 @@ static const cn_port_kind frozen2[2] = { CN_PORT_FROZEN, CN_PORT_FROZEN };
     .forward = ew_forward, .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp, .ibp_mpfi = ew_mpfi,  \
   }
 
-EW_RULE (ABS, abs_impl, 1, NULL, 0, ew_check);
-EW_RULE (SQRT, sqrt_impl, 1, NULL, sizeof (cn_params_sqrt), sqrt_check);
-EW_RULE (RSQRT, rsqrt_impl, 1, NULL, 0, ew_check);
-EW_RULE (CBRT, cbrt_impl, 1, NULL, 0, ew_check);
-EW_RULE (RECIPROCAL, reciprocal_impl, 1, NULL, 0, ew_check);
-EW_RULE (SQUARE, square_impl, 1, NULL, 0, ew_check);
+EW_RULE (ABS, abs_impl, 1, NULL, ew_check);
+EW_RULE (SQRT, sqrt_impl, 1, NULL, sqrt_check);
+EW_RULE (RSQRT, rsqrt_impl, 1, NULL, ew_check);
+EW_RULE (CBRT, cbrt_impl, 1, NULL, ew_check);
+EW_RULE (RECIPROCAL, reciprocal_impl, 1, NULL, ew_check);
+EW_RULE (SQUARE, square_impl, 1, NULL, ew_check);
 EW_ELEMENT_RULE (POW, pow_impl);
-EW_RULE (SCALE, scale_impl, 1, NULL, sizeof (cn_params_scale), scale_check);
-EW_RULE (FMOD, fmod_impl, 2, NULL, 0, ew_check);
+EW_RULE (SCALE, scale_impl, 1, NULL, scale_check);
+EW_RULE (FMOD, fmod_impl, 2, NULL, ew_check);
 EW_ELEMENT_RULE (REMAINDER, remainder_impl);
-EW_RULE (HYPOT, hypot_impl, 2, NULL, 0, ew_check);
-EW_RULE (COPYSIGN, copysign_impl, 2, NULL, 0, ew_check);
-EW_RULE (NEXTAFTER, nextafter_impl, 2, frozen2, 0, ew_check);
-EW_RULE (LERP, lerp_impl, 3, NULL, 0, ew_check);
-EW_RULE (ADDCMUL, addcmul_impl, 3, NULL, sizeof (cn_params_addc), addc_check);
-EW_RULE (ADDCDIV, addcdiv_impl, 3, NULL, sizeof (cn_params_addc), addc_check);
-EW_RULE (NAN_TO_NUM, nan_to_num_impl, 1, NULL, sizeof (cn_params_nan_to_num), ew_check);
-EW_RULE (FULL_LIKE, full_like_impl, 1, NULL, sizeof (cn_params_full_like), ew_check);
-EW_RULE (SAFE_DIV, safe_div_impl, 2, NULL, sizeof (cn_params_epsilon), eps_check);
-EW_RULE (SAFE_INV, safe_inv_impl, 1, NULL, sizeof (cn_params_epsilon), eps_check);
-EW_RULE (SAFE_LOG, safe_log_impl, 1, NULL, sizeof (cn_params_epsilon), eps_check);
-EW_RULE (SMOOTH_ABS, smooth_abs_impl, 1, NULL, sizeof (cn_params_epsilon), eps_check);
+EW_RULE (HYPOT, hypot_impl, 2, NULL, ew_check);
+EW_RULE (COPYSIGN, copysign_impl, 2, NULL, ew_check);
+EW_RULE (NEXTAFTER, nextafter_impl, 2, frozen2, ew_check);
+EW_RULE (LERP, lerp_impl, 3, NULL, ew_check);
+EW_RULE (ADDCMUL, addcmul_impl, 3, NULL, addc_check);
+EW_RULE (ADDCDIV, addcdiv_impl, 3, NULL, addc_check);
+EW_RULE (NAN_TO_NUM, nan_to_num_impl, 1, NULL, ew_check);
+EW_RULE (FULL_LIKE, full_like_impl, 1, NULL, ew_check);
+EW_RULE (SAFE_DIV, safe_div_impl, 2, NULL, eps_check);
+EW_RULE (SAFE_INV, safe_inv_impl, 1, NULL, eps_check);
+EW_RULE (SAFE_LOG, safe_log_impl, 1, NULL, eps_check);
+EW_RULE (SMOOTH_ABS, smooth_abs_impl, 1, NULL, eps_check);

@@ -566,7 +566,7 @@ static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
 #define EXT_RULE(ID, IMPL, PORTS, OUT_SORT)                                                            \
   const struct cn_op_rule cn__rule_##ID = {                                                            \
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 2, .in_kind = PORTS, .out_sort = OUT_SORT,                \
-    .params_size = 0, .check = cn__binary_check, .forward = ext_forward, .flags = CN_RULE_NEEDS_BOUNDS, \
+    .check = cn__binary_check, .forward = ext_forward, .flags = CN_RULE_NEEDS_BOUNDS, \
     .pullback = ext_pullback, .jvp = ext_jvp, .ibp = ext_ibp, .ibp_mpfi = ext_mpfi, .crown = ext_crown, \
   }
 
@@ -789,7 +789,7 @@ clamp_crown (const cn_crown_step *st, cn_error *err)
 }
 
 const struct cn_op_rule cn__rule_CLAMP = { .op = CN_OP_CLAMP,
-  .n_in = 3, .in_kind = clamp_ports, .params_size = 0, .check = clamp_check, .forward = clamp_forward,
+  .n_in = 3, .in_kind = clamp_ports, .check = clamp_check, .forward = clamp_forward,
   .flags = CN_RULE_NEEDS_BOUNDS, .pullback = clamp_pullback, .jvp = clamp_jvp, .ibp = clamp_ibp,
   .ibp_mpfi = clamp_mpfi, .crown = clamp_crown,
 };

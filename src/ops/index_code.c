@@ -518,13 +518,13 @@ static const cn_port_kind int1[1] = { CN_PORT_INTEGER };
 
 const struct cn_op_rule cn__rule_ENCODE_INDEX = { .op = CN_OP_ENCODE_INDEX,
   .sorts = "f64, f32, words",
-  .n_in = 1, .in_kind = index1, .params_size = sizeof (cn_params_index_code), .check = encode_check,
+  .n_in = 1, .in_kind = index1, .check = encode_check,
   .out_sort = encode_out_sort, .forward = encode_forward, .ibp = encode_ibp, .ibp_mpfi = encode_mpfi,
 };
 
 const struct cn_op_rule cn__rule_DECODE_INDEX = { .op = CN_OP_DECODE_INDEX,
   .sorts = "f64, f32, words",
-  .n_in = 1, .in_kind = int1, .params_size = sizeof (cn_params_index_code), .check = decode_check,
+  .n_in = 1, .in_kind = int1, .check = decode_check,
   .out_sort = decode_out_sort, .forward = decode_forward, .jvp = cn__zero_jvp, .ibp = decode_ibp,
   .ibp_mpfi = decode_mpfi,
 };

@@ -1317,7 +1317,7 @@ static const cn_port_kind embedding_ports[2] = { CN_PORT_INDEX, CN_PORT_VALUE };
 static const struct pick_impl gather_impl = { .index_port = 1, .words = 1, .reads_sort = 1, .build = gather_map };
 
 const struct cn_op_rule cn__rule_GATHER = { .op = CN_OP_GATHER, .impl = &gather_impl,
-  .n_in = 2, .in_kind = gather_elem_ports, .params_size = sizeof (cn_params_gather), .check = gather_check,
+  .n_in = 2, .in_kind = gather_elem_ports, .check = gather_check,
   .out_sort = pick_out_sort, .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp,
   .ibp_mpfi = pick_mpfi, .crown = pick_crown,
 };
@@ -1325,7 +1325,7 @@ const struct cn_op_rule cn__rule_GATHER = { .op = CN_OP_GATHER, .impl = &gather_
 static const struct pick_impl scatter_impl = { .index_port = 1, .words = 1, .reads_sort = 1, .build = scatter_map };
 
 const struct cn_op_rule cn__rule_SCATTER = { .op = CN_OP_SCATTER, .impl = &scatter_impl,
-  .n_in = 3, .in_kind = scatter_ports, .params_size = sizeof (cn_params_scatter), .check = scatter_check,
+  .n_in = 3, .in_kind = scatter_ports, .check = scatter_check,
   .out_sort = scatter_out_sort, .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp,
   .ibp_mpfi = pick_mpfi, .crown = pick_crown,
 };
@@ -1333,7 +1333,7 @@ const struct cn_op_rule cn__rule_SCATTER = { .op = CN_OP_SCATTER, .impl = &scatt
 static const struct pick_impl index_at_impl = { .index_port = 1, .words = 1, .reads_sort = 0, .build = index_at_map };
 
 const struct cn_op_rule cn__rule_INDEX_AT = { .op = CN_OP_INDEX_AT, .impl = &index_at_impl,
-  .n_in = 2, .in_kind = gather_elem_ports, .params_size = 0, .check = index_at_check, .out_sort = pick_out_sort,
+  .n_in = 2, .in_kind = gather_elem_ports, .check = index_at_check, .out_sort = pick_out_sort,
   .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
   .crown = pick_crown,
 };
@@ -1341,7 +1341,7 @@ const struct cn_op_rule cn__rule_INDEX_AT = { .op = CN_OP_INDEX_AT, .impl = &ind
 static const struct pick_impl embedding_impl = { .index_port = 0, .words = 0, .reads_sort = 0, .build = embedding_map };
 
 const struct cn_op_rule cn__rule_EMBEDDING = { .op = CN_OP_EMBEDDING, .impl = &embedding_impl,
-  .n_in = 2, .in_kind = embedding_ports, .params_size = 0, .check = embedding_check,
+  .n_in = 2, .in_kind = embedding_ports, .check = embedding_check,
   .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
   .crown = pick_crown,
 };

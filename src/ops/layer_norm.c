@@ -490,7 +490,6 @@ ln_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
 
 const struct cn_op_rule cn__rule_LAYER_NORM = { .op = CN_OP_LAYER_NORM,
   .n_in = -1,
-  .params_size = sizeof (cn_params_layernorm),
   .check = ln_check,
   .forward = ln_forward,
   .pullback = ln_pullback,

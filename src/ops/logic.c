@@ -955,7 +955,7 @@ done:
 }
 
 const struct cn_op_rule cn__rule_SELECT = { .op = CN_OP_SELECT,
-  .n_in = 3, .in_kind = select_ports, .params_size = 0, .check = select_check, .out_sort = select_out_sort,
+  .n_in = 3, .in_kind = select_ports, .check = select_check, .out_sort = select_out_sort,
   .forward = select_forward,
   .pullback = select_pullback, .jvp = select_jvp, .ibp = select_ibp, .ibp_mpfi = select_mpfi,
   .crown = select_crown, .flags = CN_RULE_NEEDS_BOUNDS,
@@ -1365,6 +1365,6 @@ cast_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
 }
 
 const struct cn_op_rule cn__rule_CAST = { .op = CN_OP_CAST,
-  .n_in = 1, .in_kind = any1, .params_size = sizeof (cn_params_cast), .check = cast_check,
+  .n_in = 1, .in_kind = any1, .check = cast_check,
   .out_sort = cast_out_sort, .forward = cast_forward, .jvp = cn__zero_jvp, .ibp = cast_ibp, .ibp_mpfi = cast_mpfi,
 };

@@ -953,67 +953,67 @@ static const cn_port_kind detached_ports[2] = { CN_PORT_VALUE, CN_PORT_DETACHED 
 
 static const struct loss_impl mse_impl = { L_MSE, 0, 0, INFINITY };
 const struct cn_op_rule cn__rule_MSE_LOSS = { .op = CN_OP_MSE_LOSS, .impl = &mse_impl,
-  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
 };
 
 static const struct loss_impl mae_impl = { L_MAE, 0, 0, INFINITY };
 const struct cn_op_rule cn__rule_MAE_LOSS = { .op = CN_OP_MAE_LOSS, .impl = &mae_impl,
-  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
 };
 
 static const struct loss_impl huber_impl = { L_HUBER, 0, 0, INFINITY };
 const struct cn_op_rule cn__rule_HUBER_LOSS = { .op = CN_OP_HUBER_LOSS, .impl = &huber_impl,
-  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
 };
 
 static const struct loss_impl hinge_impl = { L_HINGE, 0, 0, INFINITY };
 const struct cn_op_rule cn__rule_HINGE_LOSS = { .op = CN_OP_HINGE_LOSS, .impl = &hinge_impl,
-  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
 };
 
 static const struct loss_impl poisson_impl = { L_POISSON, 0, -INFINITY, INFINITY };
 const struct cn_op_rule cn__rule_POISSON_LOSS = { .op = CN_OP_POISSON_LOSS, .impl = &poisson_impl,
-  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
 };
 
 static const struct loss_impl log_cosh_impl = { L_LOGCOSH, 0, 0, INFINITY };
 const struct cn_op_rule cn__rule_LOG_COSH_LOSS = { .op = CN_OP_LOG_COSH_LOSS, .impl = &log_cosh_impl,
-  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
 };
 
 static const struct loss_impl bce_impl = { L_BCE, 0, -INFINITY, INFINITY };
 const struct cn_op_rule cn__rule_BINARY_CROSS_ENTROPY = { .op = CN_OP_BINARY_CROSS_ENTROPY, .impl = &bce_impl,
-  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
 };
 
 static const struct loss_impl cosine_impl = { L_COS, 1, 0, 2 };
 const struct cn_op_rule cn__rule_COSINE_LOSS = { .op = CN_OP_COSINE_LOSS, .impl = &cosine_impl,
-  .n_in = 2, .in_kind = value_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .n_in = 2, .in_kind = value_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
 };
 
 static const struct loss_impl cross_entropy_impl = { L_CE, 1, 0, INFINITY };
 const struct cn_op_rule cn__rule_CROSS_ENTROPY = { .op = CN_OP_CROSS_ENTROPY, .impl = &cross_entropy_impl,
-  .n_in = 2, .in_kind = index_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .n_in = 2, .in_kind = index_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
 };
 
 static const struct loss_impl cep_impl = { L_CEP, 1, -INFINITY, INFINITY };
 const struct cn_op_rule cn__rule_CROSS_ENTROPY_PROBABILITIES = { .op = CN_OP_CROSS_ENTROPY_PROBABILITIES,
   .impl = &cep_impl,
-  .n_in = 2, .in_kind = frozen_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
 };
 
 static const struct loss_impl distill_impl = { L_DISTILL, 1, 0, INFINITY };
 const struct cn_op_rule cn__rule_DISTILL = { .op = CN_OP_DISTILL, .impl = &distill_impl,
-  .n_in = 2, .in_kind = detached_ports, .params_size = sizeof (cn_params_loss), .check = loss_check,
+  .n_in = 2, .in_kind = detached_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
 };

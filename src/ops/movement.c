@@ -812,7 +812,7 @@ static const cn_port_kind element_ports[1] = { CN_PORT_ELEMENT };
 static const struct move_impl flip_impl = { .fill = flip_fill };
 
 const struct cn_op_rule cn__rule_FLIP = { .op = CN_OP_FLIP, .impl = &flip_impl,
-  .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_flip), .check = flip_check,
+  .n_in = 1, .in_kind = element_ports, .check = flip_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
   .ibp_mpfi = move_mpfi, .crown = move_crown,
 };
@@ -821,14 +821,14 @@ const struct cn_op_rule cn__rule_FLIP = { .op = CN_OP_FLIP, .impl = &flip_impl,
 static const struct move_impl detach_impl = { .fill = identity_fill };
 
 const struct cn_op_rule cn__rule_DETACH = { .op = CN_OP_DETACH, .impl = &detach_impl,
-  .n_in = 1, .in_kind = detach_ports, .params_size = 0, .check = detach_check, .forward = move_forward,
+  .n_in = 1, .in_kind = detach_ports, .check = detach_check, .forward = move_forward,
   .pullback = detach_pullback, .jvp = detach_jvp, .ibp = move_ibp, .ibp_mpfi = move_mpfi, .crown = move_crown,
 };
 
 static const struct move_impl reshape_impl = { .fill = identity_fill };
 
 const struct cn_op_rule cn__rule_RESHAPE = { .op = CN_OP_RESHAPE, .impl = &reshape_impl,
-  .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_reshape), .check = reshape_check,
+  .n_in = 1, .in_kind = element_ports, .check = reshape_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
   .ibp_mpfi = move_mpfi, .crown = move_crown,
 };
@@ -836,7 +836,7 @@ const struct cn_op_rule cn__rule_RESHAPE = { .op = CN_OP_RESHAPE, .impl = &resha
 static const struct move_impl permute_impl = { .fill = permute_fill };
 
 const struct cn_op_rule cn__rule_PERMUTE = { .op = CN_OP_PERMUTE, .impl = &permute_impl,
-  .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_permute), .check = permute_check,
+  .n_in = 1, .in_kind = element_ports, .check = permute_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
   .ibp_mpfi = move_mpfi, .crown = move_crown,
 };
@@ -844,7 +844,7 @@ const struct cn_op_rule cn__rule_PERMUTE = { .op = CN_OP_PERMUTE, .impl = &permu
 static const struct move_impl broadcast_impl = { .fill = broadcast_fill, .sums = 1 };
 
 const struct cn_op_rule cn__rule_BROADCAST = { .op = CN_OP_BROADCAST, .impl = &broadcast_impl,
-  .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_broadcast), .check = broadcast_check,
+  .n_in = 1, .in_kind = element_ports, .check = broadcast_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
   .ibp_mpfi = move_mpfi, .crown = move_crown,
 };
@@ -852,7 +852,7 @@ const struct cn_op_rule cn__rule_BROADCAST = { .op = CN_OP_BROADCAST, .impl = &b
 static const struct move_impl pad_impl = { .fill = pad_fill, .padded = 1 };
 
 const struct cn_op_rule cn__rule_PAD = { .op = CN_OP_PAD, .impl = &pad_impl,
-  .n_in = 1, .in_kind = element_ports, .params_size = sizeof (cn_params_pad), .check = pad_check,
+  .n_in = 1, .in_kind = element_ports, .check = pad_check,
   .out_sort = pad_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
   .ibp_mpfi = move_mpfi, .crown = move_crown,
 };
@@ -860,7 +860,7 @@ const struct cn_op_rule cn__rule_PAD = { .op = CN_OP_PAD, .impl = &pad_impl,
 static const struct move_impl cat_impl = { .fill = cat_fill, .inputs = 1 };
 
 const struct cn_op_rule cn__rule_CAT = { .op = CN_OP_CAT, .impl = &cat_impl,
-  .n_in = -1, .in_kind = element_ports, .params_size = sizeof (cn_params_cat), .check = cat_check,
+  .n_in = -1, .in_kind = element_ports, .check = cat_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
   .ibp_mpfi = move_mpfi, .crown = move_crown,
 };

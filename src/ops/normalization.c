@@ -465,7 +465,6 @@ bn_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out
 
 const struct cn_op_rule cn__rule_BATCH_NORM_RUNNING = { .op = CN_OP_BATCH_NORM_RUNNING,
   .n_in = 5,
-  .params_size = sizeof (cn_params_batchnorm),
   .check = bn_check,
   .forward = bn_forward,
   .pullback = bn_pullback,
@@ -1040,7 +1039,6 @@ static const char *const bnt_out_names[3] = { "y", "mean", "var" };
 
 const struct cn_op_rule cn__rule_BATCH_NORM = { .op = CN_OP_BATCH_NORM,
   .n_in = 3,
-  .params_size = sizeof (cn_params_batchnorm),
   .n_out = 3,
   .out_name = bnt_out_names,
   .out_extra = bnt_extra,

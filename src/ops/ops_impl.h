@@ -81,6 +81,8 @@ struct cn_op_rule
   const void *impl;                   /* the family's data for this operator (its function, its
                                          kind, its name in messages ...), read by the family's
                                          shared hooks; NULL where the hooks need none */
+  /* The attribute record is not a field: it is the one its ops.def row names (fifth column),
+   * declared in certnn/ops.h and sized by cn_op_params_size; CHECK checks its values. */
 
   /* ---- ports --------------------------------------------------------------------------------
    * N_IN inputs (-1: variadic, at least one) of the sorts IN_KIND (NULL: all value ports; a
@@ -99,9 +101,6 @@ struct cn_op_rule
   int n_out;
   const char *const *out_name;
   const cn_port_kind *out_kind;
-
-  /* ---- attributes --------------------------------------------------------------------------- */
-  size_t params_size;                 /* sizeof the attribute record, 0 for none */
 
   /* ---- shapes and sorts ---------------------------------------------------------------------
    * CHECK checks the attributes and the input shapes; on success writes the output shape.  The

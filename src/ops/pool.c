@@ -698,7 +698,6 @@ pool_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
 
 const struct cn_op_rule cn__rule_POOL = { .op = CN_OP_POOL,
   .n_in = 1,
-  .params_size = sizeof (cn_params_pool),
   .flags = CN_RULE_NEEDS_BOUNDS,
   .check = pool_check,
   .forward = pool_forward,
@@ -1163,7 +1162,6 @@ static const cn_port_kind smp_ports[2] = { CN_PORT_VALUE, CN_PORT_FROZEN };
 const struct cn_op_rule cn__rule_SMOOTH_MAX_POOL = { .op = CN_OP_SMOOTH_MAX_POOL,
   .n_in = 2,
   .in_kind = smp_ports,
-  .params_size = sizeof (cn_params_pool),
   .check = smp_check,
   .forward = smp_forward,
   .pullback = smp_pullback,

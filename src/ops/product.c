@@ -441,7 +441,6 @@ linear_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor 
 
 const struct cn_op_rule cn__rule_LINEAR = { .op = CN_OP_LINEAR,
   .n_in = 3,
-  .params_size = 0,
   .check = linear_check,
   .forward = linear_forward,
   .pullback = linear_pullback,
@@ -849,7 +848,6 @@ matmul_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor 
 
 const struct cn_op_rule cn__rule_MATMUL = { .op = CN_OP_MATMUL,
   .n_in = 2,
-  .params_size = 0,
   .check = matmul_check,
   .forward = matmul_forward,
   .pullback = matmul_pullback,
@@ -1038,7 +1036,6 @@ smm_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *ou
 
 const struct cn_op_rule cn__rule_SCALED_MATMUL = { .op = CN_OP_SCALED_MATMUL,
   .n_in = 2,
-  .params_size = sizeof (cn_params_scaled_matmul),
   .check = smm_check,
   .forward = smm_forward,
   .pullback = smm_pullback,

@@ -1020,33 +1020,33 @@ static const cn_port_kind frozen_port[1] = { CN_PORT_FROZEN };
 static const struct draw_impl uniform_impl = { uniform_value, uniform_range, uniform_mpfi };
 const struct cn_op_rule cn__rule_RAND_UNIFORM = { .op = CN_OP_RAND_UNIFORM, .impl = &uniform_impl,
   .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
-  .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_rand_uniform), .check = rand_uniform_check,
+  .n_in = 1, .in_kind = key_port, .check = rand_uniform_check,
   .out_sort = draw_out_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };
 
 static const struct draw_impl normal_impl = { normal_value, normal_range, normal_mpfi };
 const struct cn_op_rule cn__rule_RANDN = { .op = CN_OP_RANDN, .impl = &normal_impl,
   .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
-  .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_randn), .check = randn_check,
+  .n_in = 1, .in_kind = key_port, .check = randn_check,
   .out_sort = draw_out_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };
 
 static const struct draw_impl bernoulli_impl = { bernoulli_value, bernoulli_range, bernoulli_mpfi };
 const struct cn_op_rule cn__rule_BERNOULLI_MASK = { .op = CN_OP_BERNOULLI_MASK, .impl = &bernoulli_impl,
   .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
-  .n_in = 1, .in_kind = key_port, .params_size = sizeof (cn_params_bernoulli), .check = bernoulli_check,
+  .n_in = 1, .in_kind = key_port, .check = bernoulli_check,
   .out_sort = draw_out_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
 };
 
 const struct cn_op_rule cn__rule_DROPOUT = { .op = CN_OP_DROPOUT,
-  .n_in = 2, .in_kind = dropout_ports, .params_size = sizeof (cn_params_dropout), .flags = CN_RULE_NEEDS_BOUNDS,
+  .n_in = 2, .in_kind = dropout_ports, .flags = CN_RULE_NEEDS_BOUNDS,
   .check = dropout_check, .forward = dropout_forward, .pullback = dropout_pullback, .jvp = dropout_jvp,
   .ibp = dropout_ibp, .ibp_mpfi = dropout_mpfi, .crown = dropout_crown,
 };
 
 /* topKMask's CROWN arm discharges the mask over its own IBP box (header): cn__crown_own_box. */
 const struct cn_op_rule cn__rule_TOP_KMASK = { .op = CN_OP_TOP_KMASK,
-  .n_in = 1, .in_kind = frozen_port, .params_size = sizeof (cn_params_topk_mask), .flags = CN_RULE_NEEDS_BOUNDS,
+  .n_in = 1, .in_kind = frozen_port, .flags = CN_RULE_NEEDS_BOUNDS,
   .check = topk_mask_check, .forward = topk_mask_forward, .jvp = cn__zero_jvp, .ibp = topk_mask_ibp,
   .ibp_mpfi = topk_mask_mpfi, .crown = cn__crown_own_box,
 };

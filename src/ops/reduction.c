@@ -682,14 +682,14 @@ red_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *ou
 static const struct red_impl reduce_impl = { .mean = 0 };
 
 const struct cn_op_rule cn__rule_REDUCE = { .op = CN_OP_REDUCE, .impl = &reduce_impl,
-  .n_in = 1, .params_size = sizeof (cn_params_reduce), .check = red_check, .forward = red_forward,
+  .n_in = 1, .check = red_check, .forward = red_forward,
   .pullback = red_pullback, .jvp = red_jvp, .ibp = red_ibp, .ibp_mpfi = red_mpfi, .crown = red_crown,
 };
 
 static const struct red_impl mean_impl = { .mean = 1 };
 
 const struct cn_op_rule cn__rule_MEAN = { .op = CN_OP_MEAN, .impl = &mean_impl,
-  .n_in = 1, .params_size = sizeof (cn_params_reduce), .check = red_check, .forward = red_forward,
+  .n_in = 1, .check = red_check, .forward = red_forward,
   .pullback = red_pullback, .jvp = red_jvp, .ibp = red_ibp, .ibp_mpfi = red_mpfi, .crown = red_crown,
 };
 
@@ -1063,7 +1063,6 @@ contract_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tenso
 
 const struct cn_op_rule cn__rule_CONTRACT = { .op = CN_OP_CONTRACT,
   .n_in = 2,
-  .params_size = sizeof (cn_params_contract),
   .check = contract_check,
   .forward = contract_forward,
   .pullback = contract_pullback,

@@ -265,7 +265,7 @@ round_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
  * shared one above. */
 #define ROUND_RULE(ID, IMPL)                                                                     \
   const struct cn_op_rule cn__rule_##ID = {                                                      \
-    .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1, .params_size = 0, .check = cn__unary_check,      \
+    .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1, .check = cn__unary_check,      \
     .forward = round_forward, .pullback = round_pullback, .jvp = round_jvp, .ibp = round_ibp,    \
     .ibp_mpfi = round_mpfi,                                                                      \
   }

@@ -282,7 +282,7 @@ slice_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *
 static const cn_port_kind slice_ports[1] = { CN_PORT_ELEMENT };
 
 const struct cn_op_rule cn__rule_SLICE = { .op = CN_OP_SLICE,
-  .n_in = 1, .in_kind = slice_ports, .params_size = sizeof (cn_params_slice), .check = slice_check,
+  .n_in = 1, .in_kind = slice_ports, .check = slice_check,
   .out_sort = slice_out_sort, .forward = slice_forward,
   .pullback = slice_pullback, .jvp = slice_jvp, .ibp = slice_ibp, .ibp_mpfi = slice_mpfi, .crown = slice_crown,
 };
@@ -414,7 +414,7 @@ indices_crown (const cn_crown_step *st, cn_error *err)
 static const cn_port_kind indices_ports[1] = { CN_PORT_FROZEN };
 
 const struct cn_op_rule cn__rule_INDICES = { .op = CN_OP_INDICES,
-  .n_in = 1, .in_kind = indices_ports, .params_size = sizeof (cn_params_indices), .check = indices_check,
+  .n_in = 1, .in_kind = indices_ports, .check = indices_check,
   .forward = indices_forward, .pullback = indices_pullback, .jvp = indices_jvp, .ibp = indices_ibp,
   .ibp_mpfi = indices_mpfi, .crown = indices_crown,
 };

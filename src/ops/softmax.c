@@ -843,20 +843,20 @@ static const cn_port_kind masked_ports[2] = { CN_PORT_VALUE, CN_PORT_BOOL };
 static const struct sm_impl softmax_impl = { .kind = SM };
 
 const struct cn_op_rule cn__rule_SOFTMAX = { .op = CN_OP_SOFTMAX, .impl = &softmax_impl,
-  .n_in = 1, .params_size = sizeof (cn_params_softmax), .check = sm_check, .forward = sm_forward,
+  .n_in = 1, .check = sm_check, .forward = sm_forward,
   .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
 };
 
 static const struct sm_impl log_softmax_impl = { .kind = LSM };
 
 const struct cn_op_rule cn__rule_LOG_SOFTMAX = { .op = CN_OP_LOG_SOFTMAX, .impl = &log_softmax_impl,
-  .n_in = 1, .params_size = sizeof (cn_params_softmax), .check = sm_check, .forward = sm_forward,
+  .n_in = 1, .check = sm_check, .forward = sm_forward,
   .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
 };
 
 static const struct sm_impl masked_softmax_impl = { .kind = MSM };
 
 const struct cn_op_rule cn__rule_MASKED_SOFTMAX = { .op = CN_OP_MASKED_SOFTMAX, .impl = &masked_softmax_impl,
-  .n_in = 2, .in_kind = masked_ports, .params_size = sizeof (cn_params_softmax), .check = sm_check,
+  .n_in = 2, .in_kind = masked_ports, .check = sm_check,
   .forward = sm_forward, .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
 };

@@ -1223,20 +1223,20 @@ ss_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out,
 static const struct fft_impl rfft_impl = { .inverse = 0 };
 
 const struct cn_op_rule cn__rule_RFFT = { .op = CN_OP_RFFT, .impl = &rfft_impl,
-  .n_in = 1, .params_size = sizeof (cn_params_fft), .check = rfft_check, .forward = fft_forward,
+  .n_in = 1, .check = rfft_check, .forward = fft_forward,
   .pullback = fft_pullback, .jvp = fft_jvp, .ibp = fft_ibp, .ibp_mpfi = fft_mpfi, .crown = fft_crown,
 };
 
 static const struct fft_impl irfft_impl = { .inverse = 1 };
 
 const struct cn_op_rule cn__rule_IRFFT = { .op = CN_OP_IRFFT, .impl = &irfft_impl,
-  .n_in = 1, .params_size = sizeof (cn_params_fft), .check = irfft_check, .forward = fft_forward,
+  .n_in = 1, .check = irfft_check, .forward = fft_forward,
   .pullback = fft_pullback, .jvp = fft_jvp, .ibp = fft_ibp, .ibp_mpfi = fft_mpfi, .crown = fft_crown,
 };
 
 /* CROWN: y is discharged over its own IBP box (header): lam_out[s] . y >= cn__box_min_dot (lam_out[s],
  * box), the minimum's lower bound with its rounding charged; no coefficient reaches the inputs. */
 const struct cn_op_rule cn__rule_SELECTIVE_SCAN = { .op = CN_OP_SELECTIVE_SCAN,
-  .n_in = 6, .params_size = 0, .flags = CN_RULE_NEEDS_BOUNDS, .check = ss_check, .forward = ss_forward,
+  .n_in = 6, .flags = CN_RULE_NEEDS_BOUNDS, .check = ss_check, .forward = ss_forward,
   .pullback = ss_pullback, .jvp = ss_jvp, .ibp = ss_ibp, .ibp_mpfi = ss_mpfi, .crown = cn__crown_own_box,
 };

@@ -598,13 +598,13 @@ static const struct trans_impl erf_impl = { erf, erff, mpfr_erf, NULL, d_erf, SH
  * arm (IMPL has a relaxation). */
 #define UNARY_RULE(ID, IMPL)                                                                      \
   const struct cn_op_rule cn__rule_##ID = {                                                       \
-    .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1, .params_size = 0, .check = cn__unary_check,       \
+    .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1, .check = cn__unary_check,       \
     .forward = unary_forward, .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp,     \
     .ibp_mpfi = unary_mpfi,                                                                       \
   }
 #define UNARY_RULE_CROWN(ID, IMPL)                                                                \
   const struct cn_op_rule cn__rule_##ID = {                                                       \
-    .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1, .params_size = 0,                                 \
+    .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1,                                 \
     .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, .check = cn__unary_check,              \
     .forward = unary_forward, .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp,     \
     .ibp_mpfi = unary_mpfi, .crown = unary_crown,                                                 \
@@ -821,6 +821,6 @@ atan2_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
 }
 
 const struct cn_op_rule cn__rule_ATAN2 = { .op = CN_OP_ATAN2,
-  .n_in = 2, .params_size = 0, .check = cn__binary_check, .forward = atan2_forward,
+  .n_in = 2, .check = cn__binary_check, .forward = atan2_forward,
   .pullback = atan2_pullback, .jvp = atan2_jvp, .ibp = atan2_ibp, .ibp_mpfi = atan2_mpfi,
 };

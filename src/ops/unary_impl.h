@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* src/ops/unary_impl.h: the scaffolding shared by the elementwise families (arith.c,
- * elementwise.c, transcendental.c, rounding.c, extrema.c, activation.c; integer.c, logic.c and
- * movement.c use parts of it), internal.
+/* src/ops/unary_impl.h: the scaffolding shared by the elementwise families and the
+ * families whose arms state the same invariants (the check arms that name the rule's operator,
+ * and the predicates CN__ASSERTD states), internal.
  *
  * Every helper here checks shapes or sizes only; none of them computes a value, so the
  * family-specific math (and its soundness argument) stays in the family's file.  The helpers
@@ -122,84 +122,5 @@ cn__mpfi_match (const cn_node_view *nv, const cn_mpfi_vec *const *in, const cn_m
       return 0;
   return 1;
 }
-
-/* The same checks as statuses, for the families that still re-validate in their arms
- * (integer.c, logic.c, movement.c). */
-
-/* Pullback and jvp of a one-input operator (MODE names which): the input and the output are
- * binary64 tensors of the node's element count. */
-static inline cn_status
-cn__unary_diff_ok (const char *op, const char *mode, const cn_node_view *nv, const cn_tensor *const *in,
-                   const cn_tensor *out, cn_error *err)
-{
-  int64_t n = cn__numel (nv->out_shape);
-  if (in[0]->dtype != CN_DTYPE_F64 || out->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[0]) != n
-      || cn_tensor_numel (out) != n)
-    return cn_error_set (err, CN_EINVAL, "%s: %s tensors are not binary64 of the node's shape (node '%s')", op,
-                         mode, cn__node_name (nv));
-  return CN_OK;
-}
-
-/* IBP: boxes of the node's element count. */
-static inline cn_status
-cn__boxes_ok (const char *op, const cn_node_view *nv, const cn_box *const *in, const cn_box *out, cn_error *err)
-{
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output box has %lld entries, expected %lld (node '%s')", op,
-                         (long long) out->n, (long long) n, cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->n != n)
-      return cn_error_set (err, CN_EINVAL, "%s: input box %d has %lld entries, expected %lld (node '%s')", op, i,
-                           (long long) in[i]->n, (long long) n, cn__node_name (nv));
-  return CN_OK;
-}
-
-/* MPFI: interval vectors of the node's element count. */
-static inline cn_status
-cn__mpfi_ok (const char *op, const cn_node_view *nv, const cn_mpfi_vec *const *in, const cn_mpfi_vec *out,
-             cn_error *err)
-{
-  int64_t n = cn__numel (nv->out_shape);
-  if (out->n != n)
-    return cn_error_set (err, CN_EINVAL, "%s: output vector has %lld entries, expected %lld (node '%s')", op,
-                         (long long) out->n, (long long) n, cn__node_name (nv));
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->n != n)
-      return cn_error_set (err, CN_EINVAL, "%s: input vector %d has %lld entries, expected %lld (node '%s')", op,
-                           i, (long long) in[i]->n, (long long) n, cn__node_name (nv));
-  return CN_OK;
-}
-
-/* The two generators below serve integer.c, which still keeps a table of its operators. */
-
-/* Generates the lookup of a family's table: "static const TYPE *FN_OF (cn_op)" returns the
- * entry of TABLE (an array of TYPE with a member op) for the operator, NULL if none, and
- * "static cn_status FN_NO (nv, err)" reports a node whose operator is not in the table with
- * the message "<op>: not WHAT (node '<name>')". */
-#define CN__DEF_LOOKUP(TYPE, TABLE, FN_OF, FN_NO, WHAT)                                          \
-  static const TYPE *FN_OF (cn_op op)                                                            \
-  {                                                                                              \
-    for (size_t i_ = 0; i_ < sizeof TABLE / sizeof TABLE[0]; i_++)                               \
-      if (TABLE[i_].op == op)                                                                    \
-        return &TABLE[i_];                                                                       \
-    return NULL;                                                                                 \
-  }                                                                                              \
-  static cn_status FN_NO (const cn_node_view *nv, cn_error *err)                                 \
-  {                                                                                              \
-    return cn_error_set (err, CN_EINVAL, "%s: not " WHAT " (node '%s')", cn_op_name (nv->op),    \
-                         cn__node_name (nv));                                                    \
-  }
-
-/* Generates "static cn_status LNAME_check (p, n_in, in, out, err)", the check arm of an
- * operator without attributes, as CHECK ("LNAME", n_in, in, out, err) (cn__check_unary or
- * cn__check_binary). */
-#define CN__CHECK_ARM(lname, CHECK)                                                              \
-  static cn_status lname##_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shape *const *in, cn_shape *out, \
-                                  cn_error *err)                                                 \
-  { (void) rule;                                                                                              \
-    (void) p;                                                                                    \
-    return CHECK (#lname, n_in, in, out, err);                                                   \
-  }
 
 #endif
