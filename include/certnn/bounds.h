@@ -25,9 +25,9 @@ typedef enum cn_method
   CN_METHOD_CROWN_IBP   /* intermediate bounds by IBP, one CROWN sweep from the output */
 } cn_method;
 
-const char *cn_method_name (cn_method m);          /* "ibp", "crown", "crown-ibp" */
+CN_API const char *cn_method_name (cn_method m);          /* "ibp", "crown", "crown-ibp" */
 /* CN_EINVAL if NAME is not one of the names above. */
-cn_status cn_method_lookup (const char *name, cn_method *m, cn_error *err);
+CN_API cn_status cn_method_lookup (const char *name, cn_method *m, cn_error *err);
 
 /* cn_slope, the lower slopes of the relu family's relaxation, is in certnn/ops.h. */
 
@@ -40,7 +40,7 @@ typedef struct cn_bounds_opts
                            (tighter, about twice the work; default 0) */
 } cn_bounds_opts;
 
-void cn_bounds_opts_init (cn_bounds_opts *o);      /* CROWN, default threads */
+CN_API void cn_bounds_opts_init (cn_bounds_opts *o);      /* CROWN, default threads */
 
 /* An analysis of one graph over one input box: the sound box of every value, computed once,
  * and CROWN sweeps from any value on demand. */
@@ -52,40 +52,40 @@ typedef struct cn_analysis cn_analysis;
  * tightened by a CROWN sweep over its unstable entries; with CN_METHOD_CROWN_IBP intermediate
  * boxes are IBP's and the graph outputs are tightened by one CROWN sweep each.
  * G is borrowed until cn_analysis_free. */
-cn_status cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts,
-                              cn_analysis **out, cn_error *err);
-void cn_analysis_free (cn_analysis *a);
+CN_API cn_status cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts,
+                                     cn_analysis **out, cn_error *err);
+CN_API void cn_analysis_free (cn_analysis *a);
 /* The box of value V (borrowed from A). */
-const cn_box *cn_analysis_box (const cn_analysis *a, int v);
+CN_API const cn_box *cn_analysis_box (const cn_analysis *a, int v);
 /* Sound lower bounds of the ROWS linear functions C v (C is rows x numel(v), row-major) over the
  * input box, by one CROWN sweep from V using the analysis's boxes for the relaxations.  With
  * V a graph output and C a specification's rows this is the spec-fused bound of
  * ALGORITHMS.md 1.8/2.6.  LOWER receives ROWS numbers (-inf where nothing is known). */
-cn_status cn_analysis_lower (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
-                             cn_error *err);
+CN_API cn_status cn_analysis_lower (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
+                                    cn_error *err);
 /* Sets the lower slopes of A's later sweeps (cn_analysis_lower and _coef); every choice is
  * sound, so a caller may take the best of several bounds. */
-void cn_analysis_set_slope (cn_analysis *a, cn_slope slope);
+CN_API void cn_analysis_set_slope (cn_analysis *a, cn_slope slope);
 /* As cn_analysis_lower; COEF (if not NULL) also receives ROWS x numel(graph input) the
  * coefficients of the graph input in each row's linear lower bound, as computed in
  * round-to-nearest.  They guide heuristics (the input-splitting score of ALGORITHMS.md 5.4,
  * the corner minimising the bound) and are not part of the bound's guarantee. */
-cn_status cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
-                                  double *coef, cn_error *err);
+CN_API cn_status cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
+                                         double *coef, cn_error *err);
 /* Seconds spent in bound computation by A so far (creation and sweeps). */
-double cn_analysis_seconds (const cn_analysis *a);
+CN_API double cn_analysis_seconds (const cn_analysis *a);
 /* How many node outputs A's CROWN sweeps so far discharged over their IBP box for want of a
  * relaxation (an operator without a CROWN arm, or an arm that declined the instance): such a
  * bound is sound but may be loose there.  0 when every node on the way was relaxed (and for IBP). */
-int64_t cn_analysis_discharged (const cn_analysis *a);
+CN_API int64_t cn_analysis_discharged (const cn_analysis *a);
 /* The box of graph output 0 as A bounds it: its box, and for the CROWN methods the intersection
  * with a sweep of rows [I; -I].  OUT is initialised here. */
-cn_status cn_analysis_output_box (cn_analysis *a, cn_box *out, cn_error *err);
+CN_API cn_status cn_analysis_output_box (cn_analysis *a, cn_box *out, cn_error *err);
 
 /* Convenience: the box of graph output 0 over INPUT by OPTS->method (for the CROWN methods, the
  * output box comes from a sweep with rows [I; -I]).  OUT is initialised here. */
-cn_status cn_bounds_output (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts,
-                            cn_box *out, cn_error *err);
+CN_API cn_status cn_bounds_output (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts,
+                                   cn_box *out, cn_error *err);
 
 #ifdef __cplusplus
 }

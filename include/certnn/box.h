@@ -21,15 +21,15 @@ typedef struct cn_box
 } cn_box;
 
 /* Initialises B with N entries all equal to [0, 0]. */
-cn_status cn_box_init (cn_box *b, int64_t n, cn_error *err);
-void cn_box_clear (cn_box *b);                   /* B may be already clear */
-cn_status cn_box_copy (cn_box *dst, const cn_box *src, cn_error *err);   /* initialises DST */
+CN_API cn_status cn_box_init (cn_box *b, int64_t n, cn_error *err);
+CN_API void cn_box_clear (cn_box *b);                   /* B may be already clear */
+CN_API cn_status cn_box_copy (cn_box *dst, const cn_box *src, cn_error *err);   /* initialises DST */
 /* CN_OK if every lo[i] <= hi[i] and no end is NaN; otherwise CN_EINVAL naming the first bad
  * entry ("empty box at 3: [1, 0]").  WHAT names the box in the message. */
-cn_status cn_box_validate (const cn_box *b, const char *what, cn_error *err);
+CN_API cn_status cn_box_validate (const cn_box *b, const char *what, cn_error *err);
 /* Initialises B as the L-infinity ball of radius EPS >= 0 around X0, rounded outward:
  * lo = RD(x0 - eps), hi = RU(x0 + eps), so the ball is inside the box. */
-cn_status cn_box_init_linf (cn_box *b, int64_t n, const double *x0, double eps, cn_error *err);
+CN_API cn_status cn_box_init_linf (cn_box *b, int64_t n, const double *x0, double eps, cn_error *err);
 
 #ifdef __cplusplus
 }

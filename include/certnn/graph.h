@@ -24,19 +24,19 @@ typedef struct cn_graph cn_graph;
 
 /* ---- building ------------------------------------------------------------------------ */
 
-cn_status cn_graph_create (cn_graph **out, cn_error *err);
-void cn_graph_free (cn_graph *g);                 /* NULL is allowed */
+CN_API cn_status cn_graph_create (cn_graph **out, cn_error *err);
+CN_API void cn_graph_free (cn_graph *g);                 /* NULL is allowed */
 
 /* Adds a graph input of the given sort and shape; its value number goes to *VALUE.  A floating
  * sort (f32 or f64) makes it a value of the model's scalar; CN_DTYPE_BOOL or an integer sort a
  * Boolean or integer-word input (certnn/ops.h, "element sorts"). */
-cn_status cn_graph_add_input (cn_graph *g, const char *name, cn_dtype dtype, const cn_shape *shape,
-                              int *value, cn_error *err);
+CN_API cn_status cn_graph_add_input (cn_graph *g, const char *name, cn_dtype dtype, const cn_shape *shape,
+                                     int *value, cn_error *err);
 /* Adds a constant, a copy of T.  A floating-point constant must be finite: a NaN or an
  * infinity is CN_ENUMERIC naming the constant and the first bad position.  An integer constant
  * must be exact in binary64 (|w| <= 2^53; else CN_EUNSUPPORTED), since bounds read it there. */
-cn_status cn_graph_add_constant (cn_graph *g, const char *name, const cn_tensor *t, int *value,
-                                 cn_error *err);
+CN_API cn_status cn_graph_add_constant (cn_graph *g, const char *name, const cn_tensor *t, int *value,
+                                        cn_error *err);
 /* Adds a node applying OP to the N_IN values IN.  PARAMS points to OP's attribute record
  * (NULL for operators without attributes).  Each input is first checked against its port: a
  * value at a port of another sort (a Boolean at a value port, a float at an integer port, ...)
@@ -47,33 +47,33 @@ cn_status cn_graph_add_constant (cn_graph *g, const char *name, const cn_tensor 
  * number of the node's first output goes to *OUT (if OUT is not NULL).  An operator with several
  * outputs (cn_op_n_outputs) gets one value per output, output K > 0 named "NAME.<output name>"
  * (cn_op_output_name): cn_graph_node_output (g, cn_graph_value_producer (g, *out), K). */
-cn_status cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const int *in,
-                             const char *name, int *out, cn_error *err);
+CN_API cn_status cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const int *in,
+                                    const char *name, int *out, cn_error *err);
 /* Declares the graph outputs (replacing earlier ones). */
-cn_status cn_graph_set_outputs (cn_graph *g, int n, const int *values, cn_error *err);
+CN_API cn_status cn_graph_set_outputs (cn_graph *g, int n, const int *values, cn_error *err);
 
 /* ---- queries ------------------------------------------------------------------------- */
 
-int cn_graph_n_values (const cn_graph *g);
-int cn_graph_n_nodes (const cn_graph *g);
-int cn_graph_n_inputs (const cn_graph *g);
-int cn_graph_n_outputs (const cn_graph *g);
-int cn_graph_input (const cn_graph *g, int i);     /* value number of input i */
-int cn_graph_output (const cn_graph *g, int i);    /* value number of output i */
-const char *cn_graph_value_name (const cn_graph *g, int v);
-const cn_shape *cn_graph_value_shape (const cn_graph *g, int v);
-cn_dtype cn_graph_value_dtype (const cn_graph *g, int v);
+CN_API int cn_graph_n_values (const cn_graph *g);
+CN_API int cn_graph_n_nodes (const cn_graph *g);
+CN_API int cn_graph_n_inputs (const cn_graph *g);
+CN_API int cn_graph_n_outputs (const cn_graph *g);
+CN_API int cn_graph_input (const cn_graph *g, int i);     /* value number of input i */
+CN_API int cn_graph_output (const cn_graph *g, int i);    /* value number of output i */
+CN_API const char *cn_graph_value_name (const cn_graph *g, int v);
+CN_API const cn_shape *cn_graph_value_shape (const cn_graph *g, int v);
+CN_API cn_dtype cn_graph_value_dtype (const cn_graph *g, int v);
 /* The constant's tensor, or NULL if V is not a constant. */
-const cn_tensor *cn_graph_value_constant (const cn_graph *g, int v);
+CN_API const cn_tensor *cn_graph_value_constant (const cn_graph *g, int v);
 /* The node that produces V, or -1 for inputs and constants. */
-int cn_graph_value_producer (const cn_graph *g, int v);
-cn_op cn_graph_node_op (const cn_graph *g, int node);
-const char *cn_graph_node_name (const cn_graph *g, int node);
-int cn_graph_node_n_inputs (const cn_graph *g, int node);
-int cn_graph_node_input (const cn_graph *g, int node, int i);
-int cn_graph_node_output (const cn_graph *g, int node, int i);
-int cn_graph_node_n_outputs (const cn_graph *g, int node);
-const void *cn_graph_node_params (const cn_graph *g, int node);
+CN_API int cn_graph_value_producer (const cn_graph *g, int v);
+CN_API cn_op cn_graph_node_op (const cn_graph *g, int node);
+CN_API const char *cn_graph_node_name (const cn_graph *g, int node);
+CN_API int cn_graph_node_n_inputs (const cn_graph *g, int node);
+CN_API int cn_graph_node_input (const cn_graph *g, int node, int i);
+CN_API int cn_graph_node_output (const cn_graph *g, int node, int i);
+CN_API int cn_graph_node_n_outputs (const cn_graph *g, int node);
+CN_API const void *cn_graph_node_params (const cn_graph *g, int node);
 
 /* ---- evaluation ---------------------------------------------------------------------- */
 
@@ -83,8 +83,8 @@ const void *cn_graph_node_params (const cn_graph *g, int node);
  * graph input (converted: to DTYPE for the model's scalar, value-preservingly to the input's sort
  * otherwise); OUTPUTS receives one initialised tensor per graph output (in DTYPE or the output's
  * own sort), which the caller clears.  On failure no output is left initialised. */
-cn_status cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs,
-                         cn_tensor *outputs, cn_error *err);
+CN_API cn_status cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs,
+                                cn_tensor *outputs, cn_error *err);
 
 /* Reverse mode at a point, in binary64, for a graph with one input and output 0: evaluates
  * the graph at X (numel(input) entries), writes its output 0 into Y (numel(output) entries,
@@ -92,8 +92,8 @@ cn_status cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inp
  * entries.  Every operator on a path from the input to the output needs a pullback; one
  * without is CN_EUNSUPPORTED naming it and the node.  A floating-point tool for attacks and
  * heuristics: nothing sound is claimed about G_X. */
-cn_status cn_graph_gradient (const cn_graph *g, const double *x, const double *w, double *y, double *g_x,
-                             cn_error *err);
+CN_API cn_status cn_graph_gradient (const cn_graph *g, const double *x, const double *w, double *y, double *g_x,
+                                    cn_error *err);
 
 /* ---- ONNX ---------------------------------------------------------------------------- */
 
@@ -107,8 +107,8 @@ cn_status cn_graph_gradient (const cn_graph *g, const double *x, const double *w
  * name the ONNX operator type and node: an unsupported operator or attribute (CN_EUNSUPPORTED),
  * a truncated or malformed file (CN_EPARSE), external data, a missing initializer, a shape
  * mismatch (CN_ESHAPE), a NaN weight (CN_ENUMERIC). */
-cn_status cn_graph_load_onnx (const char *path, cn_graph **out, cn_error *err);
-cn_status cn_graph_load_onnx_buffer (const void *data, size_t size, cn_graph **out, cn_error *err);
+CN_API cn_status cn_graph_load_onnx (const char *path, cn_graph **out, cn_error *err);
+CN_API cn_status cn_graph_load_onnx_buffer (const void *data, size_t size, cn_graph **out, cn_error *err);
 
 #ifdef __cplusplus
 }

@@ -22,8 +22,8 @@ typedef struct cn_mpfi_vec
 } cn_mpfi_vec;
 
 /* Initialises X with N intervals [0, 0] of precision PREC.  On failure X is left empty. */
-cn_status cn_mpfi_vec_init (cn_mpfi_vec *x, int64_t n, mpfr_prec_t prec, cn_error *err);
-void cn_mpfi_vec_clear (cn_mpfi_vec *x);         /* X may be already clear */
+CN_API cn_status cn_mpfi_vec_init (cn_mpfi_vec *x, int64_t n, mpfr_prec_t prec, cn_error *err);
+CN_API void cn_mpfi_vec_clear (cn_mpfi_vec *x);         /* X may be already clear */
 
 #ifdef __cplusplus
 }

@@ -64,19 +64,19 @@ typedef struct cn_op_coverage
                       and binary32), "bool", "words" (integer words), joined by ", "; "" without a rule */
 } cn_op_coverage;
 
-const char *cn_op_name (cn_op op);           /* the seed's name, "batchNormRunning"; NULL if out of range */
-cn_family cn_op_family (cn_op op);
-const char *cn_family_name (cn_family f);     /* "elementwise", "activation", ... */
+CN_API const char *cn_op_name (cn_op op);           /* the seed's name, "batchNormRunning"; NULL if out of range */
+CN_API cn_family cn_op_family (cn_op op);
+CN_API const char *cn_family_name (cn_family f);     /* "elementwise", "activation", ... */
 /* The operator whose name is NAME, or CN_OP_COUNT if there is none. */
-cn_op cn_op_lookup (const char *name);
+CN_API cn_op cn_op_lookup (const char *name);
 /* The number of outputs of OP (1 for most operators; sort, topk, cummax and cummin return their
  * index tensor at output 1, batchNorm its batch mean and variance at outputs 1 and 2), at most
  * CN_OP_MAX_OUTPUTS; 0 if OP has no rule.  The name of output K ("values", "indices", "mean"),
  * or NULL if there is no such output. */
 #define CN_OP_MAX_OUTPUTS 4
-int cn_op_n_outputs (cn_op op);
-const char *cn_op_output_name (cn_op op, int k);
-void cn_op_coverage_get (cn_op op, cn_op_coverage *cov);
+CN_API int cn_op_n_outputs (cn_op op);
+CN_API const char *cn_op_output_name (cn_op op, int k);
+CN_API void cn_op_coverage_get (cn_op op, cn_op_coverage *cov);
 
 /* The CROWN relaxation of relu (and of leakyReLU, maxPool): the lower line alpha z <= relu(z) of an unstable relu entry (l < 0 < u): every alpha in
  * [0, 1] is sound, and which is tightest depends on the row.  CN_SLOPE_ADAPTIVE is CROWN's
@@ -591,7 +591,7 @@ CN_PARAMS_TYPEDEF (custom);
 /* The size of the attribute record OP takes, the one its ops.def row names (0 for none and for an
  * invalid OP), whether or not the operator has a rule; the graph builder copies that many bytes
  * from the pointer it is given. */
-size_t cn_op_params_size (cn_op op);
+CN_API size_t cn_op_params_size (cn_op op);
 
 #ifdef __cplusplus
 }

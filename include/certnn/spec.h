@@ -49,11 +49,11 @@ typedef struct cn_spec
  * (syntax, an undeclared variable, an input without both bounds, an empty box),
  * CN_EUNSUPPORTED (a term outside the VNN-COMP subset, such as X against Y or arithmetic, or a
  * disjunction too large to multiply out), CN_ENOMEM. */
-cn_status cn_spec_load_vnnlib (const char *path, cn_spec *spec, cn_error *err);
+CN_API cn_status cn_spec_load_vnnlib (const char *path, cn_spec *spec, cn_error *err);
 /* The same from memory; NAME labels the messages. */
-cn_status cn_spec_parse_vnnlib (const char *text, size_t len, const char *name, cn_spec *spec,
-                                cn_error *err);
-void cn_spec_clear (cn_spec *spec);
+CN_API cn_status cn_spec_parse_vnnlib (const char *text, size_t len, const char *name, cn_spec *spec,
+                                       cn_error *err);
+CN_API void cn_spec_clear (cn_spec *spec);
 
 #ifdef __cplusplus
 }

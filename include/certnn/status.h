@@ -14,6 +14,16 @@
 extern "C" {
 #endif
 
+/* CN_API marks the library's public functions: the library is compiled with hidden visibility
+ * (-fvisibility=hidden), so a function exported from libcertnn.so is exactly one declared with
+ * CN_API in a header of include/certnn/ (tests/symbols.sh checks it).  For a caller it is only
+ * the attribute that the declaration has default visibility. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CN_API __attribute__ ((visibility ("default")))
+#else
+#define CN_API
+#endif
+
 #define CN_STATUS_MAP(X)                                                   \
   X(OK, "success")                                                         \
   X(ENOMEM, "out of memory")                                               \
@@ -44,23 +54,23 @@ typedef struct cn_error
 } cn_error;
 
 /* The fixed description of a status ("shape mismatch"); never NULL. */
-const char *cn_status_str (cn_status s);
+CN_API const char *cn_status_str (cn_status s);
 
 /* The name of a status ("ESHAPE"); never NULL. */
-const char *cn_status_name (cn_status s);
+CN_API const char *cn_status_name (cn_status s);
 
 /* Resets ERR to CN_OK with an empty message.  ERR may be NULL. */
-void cn_error_clear (cn_error *err);
+CN_API void cn_error_clear (cn_error *err);
 
 /* Records CODE and the printf-style message in ERR unless ERR already holds an error, and
  * returns CODE, so that `return cn_error_set (err, CN_EINVAL, "...")` reads naturally.
  * ERR may be NULL. */
-cn_status cn_error_set (cn_error *err, cn_status code, const char *fmt, ...)
-#ifdef __GNUC__
-  __attribute__ ((format (printf, 3, 4)))
-#endif
-  ;
-cn_status cn_error_setv (cn_error *err, cn_status code, const char *fmt, va_list ap);
+CN_API cn_status cn_error_set (cn_error *err, cn_status code, const char *fmt, ...)
+       #ifdef __GNUC__
+         __attribute__ ((format (printf, 3, 4)))
+       #endif
+         ;
+CN_API cn_status cn_error_setv (cn_error *err, cn_status code, const char *fmt, va_list ap);
 
 #ifdef __cplusplus
 }

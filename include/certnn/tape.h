@@ -37,19 +37,19 @@ typedef struct cn_tape cn_tape;
 
 /* ---- recording ----------------------------------------------------------------------- */
 
-cn_status cn_tape_create (cn_tape **out, cn_error *err);
-void cn_tape_free (cn_tape *t);                   /* NULL is allowed */
+CN_API cn_status cn_tape_create (cn_tape **out, cn_error *err);
+CN_API void cn_tape_free (cn_tape *t);                   /* NULL is allowed */
 
 /* Adds a leaf holding a copy of X (a floating tensor is held in binary64, a Boolean or
  * integer one in its own sort) and writes its reference to *REF.  NEEDS_GRAD != 0 asks for the
  * gradient of later backward sweeps with respect to this leaf; only a leaf of the model's
  * scalar (a floating sort) may ask for one (CN_EINVAL otherwise).  NaN and infinite entries are
  * allowed in a leaf. */
-cn_status cn_tape_leaf (cn_tape *t, const char *name, const cn_tensor *x, int needs_grad, int *ref,
-                        cn_error *err);
+CN_API cn_status cn_tape_leaf (cn_tape *t, const char *name, const cn_tensor *x, int needs_grad, int *ref,
+                               cn_error *err);
 /* Adds a constant, a copy of X (as cn_graph_add_constant: a floating constant must be finite);
  * a constant never needs a gradient and receives nothing. */
-cn_status cn_tape_constant (cn_tape *t, const char *name, const cn_tensor *x, int *ref, cn_error *err);
+CN_API cn_status cn_tape_constant (cn_tape *t, const char *name, const cn_tensor *x, int *ref, cn_error *err);
 /* Applies OP with the attribute record PARAMS (NULL for operators without attributes) to the
  * N_IN values IN (references of this tape) and writes the reference of the output to *REF (of
  * output 0 for an operator with several outputs; output K's reference is
@@ -61,19 +61,19 @@ cn_status cn_tape_constant (cn_tape *t, const char *name, const cn_tensor *x, in
  * operator cannot take are its CN_ENUMERIC or CN_EINVAL.  On failure *REF is untouched (a
  * forward failure leaves an output without value in the tape's graph that no later
  * application can read). */
-cn_status cn_tape_apply (cn_tape *t, cn_op op, const void *params, int n_in, const int *in, const char *name,
-                         int *ref, cn_error *err);
+CN_API cn_status cn_tape_apply (cn_tape *t, cn_op op, const void *params, int n_in, const int *in, const char *name,
+                                int *ref, cn_error *err);
 
 /* ---- reading ------------------------------------------------------------------------- */
 
 /* The value of REF (binary64 for the model's scalar, its own sort for Booleans and integer
  * words), borrowed until cn_tape_free; NULL if REF is not a computed value of the tape. */
-const cn_tensor *cn_tape_value (const cn_tape *t, int ref);
+CN_API const cn_tensor *cn_tape_value (const cn_tape *t, int ref);
 /* 1 if REF needs a gradient (see the top), 0 otherwise (and for a bad reference). */
-int cn_tape_needs_grad (const cn_tape *t, int ref);
+CN_API int cn_tape_needs_grad (const cn_tape *t, int ref);
 /* The graph of the recording (leaves as inputs, in order; no outputs declared), borrowed until
  * cn_tape_free.  It must not be changed except through this tape. */
-const cn_graph *cn_tape_graph (const cn_tape *t);
+CN_API const cn_graph *cn_tape_graph (const cn_tape *t);
 
 /* ---- the backward sweep -------------------------------------------------------------- */
 
@@ -86,13 +86,13 @@ const cn_graph *cn_tape_graph (const cn_tape *t);
  * from several references.  If REF needs no gradient nothing happens.  An operator on a path
  * that needs a gradient and has no pullback is CN_EUNSUPPORTED, "op: no pullback (node
  * 'name')", before any gradient is changed. */
-cn_status cn_tape_backward (cn_tape *t, int ref, const double *seed, cn_error *err);
+CN_API cn_status cn_tape_backward (cn_tape *t, int ref, const double *seed, cn_error *err);
 /* The gradient accumulated for LEAF (numel doubles, zero before any sweep), borrowed until the
  * next sweep, cn_tape_zero_grad or cn_tape_free; NULL if LEAF is not a leaf that needs a
  * gradient. */
-const double *cn_tape_grad (const cn_tape *t, int leaf);
+CN_API const double *cn_tape_grad (const cn_tape *t, int leaf);
 /* Sets every leaf's gradient to zero. */
-void cn_tape_zero_grad (cn_tape *t);
+CN_API void cn_tape_zero_grad (cn_tape *t);
 
 /* ---- reverse and forward mode over a graph ------------------------------------------- */
 
@@ -106,8 +106,8 @@ void cn_tape_zero_grad (cn_tape *t);
  * scalar; constants and inputs whose G_X[i] is NULL receive nothing.  Only the nodes output
  * OUTPUT depends on are evaluated.  An operator without a pullback on a path that needs one is
  * CN_EUNSUPPORTED, "op: no pullback (node 'name')", before any G_X[i] is changed. */
-cn_status cn_graph_vjp (const cn_graph *g, const double *const *x, int output, const double *w, double *y,
-                        double *const *g_x, cn_error *err);
+CN_API cn_status cn_graph_vjp (const cn_graph *g, const double *const *x, int output, const double *w, double *y,
+                               double *const *g_x, cn_error *err);
 /* Forward mode over G at a point, in binary64: X as in cn_graph_vjp, T_X[i] the tangent of input
  * i (numel doubles; T_X or T_X[i] NULL: zero, and so for Boolean and integer inputs).  Writes
  * output OUTPUT's value into Y (may be NULL) and its tangent, the Jacobian-vector product
@@ -115,8 +115,8 @@ cn_status cn_graph_vjp (const cn_graph *g, const double *const *x, int output, c
  * into T_Y (numel(output) doubles; zeros where no tangent reaches it).  Tangents flow only
  * through value ports and values of the model's scalar.  An operator without a jvp on a path
  * that carries a tangent is CN_EUNSUPPORTED, "op: no jvp (node 'name')". */
-cn_status cn_graph_jvp (const cn_graph *g, const double *const *x, const double *const *t_x, int output,
-                        double *y, double *t_y, cn_error *err);
+CN_API cn_status cn_graph_jvp (const cn_graph *g, const double *const *x, const double *const *t_x, int output,
+                               double *y, double *t_y, cn_error *err);
 
 #ifdef __cplusplus
 }

@@ -47,29 +47,29 @@ typedef struct cn_tensor
   void *data;                    /* owned; numel * cn_dtype_size (dtype) bytes, NULL if numel == 0 */
 } cn_tensor;
 
-size_t cn_dtype_size (cn_dtype t);
-const char *cn_dtype_name (cn_dtype t);      /* "f64", "f32", "bool", "i8", ... */
-int cn_dtype_is_float (cn_dtype t);
+CN_API size_t cn_dtype_size (cn_dtype t);
+CN_API const char *cn_dtype_name (cn_dtype t);      /* "f64", "f32", "bool", "i8", ... */
+CN_API int cn_dtype_is_float (cn_dtype t);
 
 /* Builds a shape from RANK extents; CN_EINVAL for a rank above CN_MAX_RANK or a negative extent. */
-cn_status cn_shape_make (cn_shape *s, int rank, const int64_t *dim, cn_error *err);
+CN_API cn_status cn_shape_make (cn_shape *s, int rank, const int64_t *dim, cn_error *err);
 /* Product of the extents (1 for rank 0); -1 if it overflows int64. */
-int64_t cn_shape_numel (const cn_shape *s);
-int cn_shape_equal (const cn_shape *a, const cn_shape *b);
+CN_API int64_t cn_shape_numel (const cn_shape *s);
+CN_API int cn_shape_equal (const cn_shape *a, const cn_shape *b);
 /* Writes "[1,3,32,32]" into BUF (always NUL-terminated); returns BUF. */
-char *cn_shape_format (const cn_shape *s, char *buf, size_t size);
+CN_API char *cn_shape_format (const cn_shape *s, char *buf, size_t size);
 
 /* Initialises T with a zero-filled buffer of the given sort and shape.  On failure T is left
  * empty (data NULL) and may still be passed to cn_tensor_clear. */
-cn_status cn_tensor_init (cn_tensor *t, cn_dtype dtype, const cn_shape *shape, cn_error *err);
+CN_API cn_status cn_tensor_init (cn_tensor *t, cn_dtype dtype, const cn_shape *shape, cn_error *err);
 /* Frees the buffer; T becomes empty.  T may be empty already. */
-void cn_tensor_clear (cn_tensor *t);
-int64_t cn_tensor_numel (const cn_tensor *t);
+CN_API void cn_tensor_clear (cn_tensor *t);
+CN_API int64_t cn_tensor_numel (const cn_tensor *t);
 /* Initialises DST as a copy of SRC converted to DTYPE: exact from f32 to f64, round to
  * nearest from f64 to f32, value-preserving or CN_ENUMERIC between other sorts. */
-cn_status cn_tensor_convert (cn_tensor *dst, cn_dtype dtype, const cn_tensor *src, cn_error *err);
+CN_API cn_status cn_tensor_convert (cn_tensor *dst, cn_dtype dtype, const cn_tensor *src, cn_error *err);
 /* Element I as a double (exact for every sort but 64-bit integers beyond 2^53). */
-double cn_tensor_get_f64 (const cn_tensor *t, int64_t i);
+CN_API double cn_tensor_get_f64 (const cn_tensor *t, int64_t i);
 
 #ifdef __cplusplus
 }

@@ -49,7 +49,7 @@ typedef enum cn_verdict
   CN_VERDICT_TIMEOUT
 } cn_verdict;
 
-const char *cn_verdict_name (cn_verdict v);     /* "unsat", "sat", "unknown", "timeout" */
+CN_API const char *cn_verdict_name (cn_verdict v);     /* "unsat", "sat", "unknown", "timeout" */
 
 /* What a progress callback sees (called from the calling thread, at most every
  * progress_interval seconds). */
@@ -86,7 +86,7 @@ typedef struct cn_verify_opts
 
 /* CROWN, default threads, no timeout, automatic queue cap, 20 PGD restarts of 50 steps, 10000
  * random samples, seed 1, lookahead, row combinations and slopes on, no progress. */
-void cn_verify_opts_init (cn_verify_opts *o);
+CN_API void cn_verify_opts_init (cn_verify_opts *o);
 
 typedef struct cn_verify_result
 {
@@ -104,16 +104,16 @@ typedef struct cn_verify_result
 /* Decides SPEC on G (one input with as many entries as the spec's X, output 0 with as many as
  * its Y).  RESULT is initialised here; cn_verify_result_clear frees it.  A shape mismatch is
  * CN_ESHAPE; an operator without the arms the method needs is CN_EUNSUPPORTED naming it. */
-cn_status cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, cn_verify_result *result,
-                     cn_error *err);
-void cn_verify_result_clear (cn_verify_result *r);
+CN_API cn_status cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts,
+                            cn_verify_result *result, cn_error *err);
+CN_API void cn_verify_result_clear (cn_verify_result *r);
 
 /* Checks a candidate counterexample exactly: X (n_x entries) lies in the exact box of case
  * CASE_INDEX and the MPFI evaluation of G at X at PREC bits satisfies every row of clause
  * CLAUSE_INDEX of that case.  *OK receives 1 when both hold (then Y, if not NULL, receives the
  * midpoints of the output intervals), 0 otherwise. */
-cn_status cn_verify_check_point (const cn_graph *g, const cn_spec *spec, int64_t case_index, int64_t clause_index,
-                                 const double *x, long prec, int *ok, double *y, cn_error *err);
+CN_API cn_status cn_verify_check_point (const cn_graph *g, const cn_spec *spec, int64_t case_index,
+                                        int64_t clause_index, const double *x, long prec, int *ok, double *y, cn_error *err);
 
 #ifdef __cplusplus
 }

@@ -101,7 +101,7 @@ typedef struct cn_wire_op
 
 /* The size of OP's attribute record (0 for none and for an invalid OP), whether or not the
  * operator has a rule: cn_op_params_size (op), the record OP's ops.def row names. */
-size_t cn_wire_params_size (cn_op op);
+CN_API size_t cn_wire_params_size (cn_op op);
 
 /* Encodes the instance of OP with the record PARAMS (borrowed; NULL for an operator without
  * attributes) and N_IN inputs of shapes IN_SHAPE[0..N_IN-1] and sorts IN_DTYPE[0..N_IN-1] (NULL:
@@ -109,27 +109,27 @@ size_t cn_wire_params_size (cn_op op);
  * with json_decref.  The instance is checked as decoding checks it (an invalid instance is refused
  * with decoding's message and status); for custom the program graph is encoded.  On failure *OUT
  * is NULL. */
-cn_status cn_wire_encode (cn_op op, const void *params, int n_in, const cn_shape *in_shape,
-                          const cn_dtype *in_dtype, struct json_t **out, cn_error *err);
+CN_API cn_status cn_wire_encode (cn_op op, const void *params, int n_in, const cn_shape *in_shape,
+                                 const cn_dtype *in_dtype, struct json_t **out, cn_error *err);
 /* cn_wire_encode of node NODE of graph G (its operator, record, and its inputs' shapes and sorts). */
-cn_status cn_wire_encode_node (const cn_graph *g, int node, struct json_t **out, cn_error *err);
+CN_API cn_status cn_wire_encode_node (const cn_graph *g, int node, struct json_t **out, cn_error *err);
 /* cn_wire_encode, written into a malloc'd NUL-terminated one-line string *OUT that the caller
  * frees with free (); *OUT is NULL on failure. */
-cn_status cn_wire_encode_string (cn_op op, const void *params, int n_in, const cn_shape *in_shape,
-                                 const cn_dtype *in_dtype, char **out, cn_error *err);
+CN_API cn_status cn_wire_encode_string (cn_op op, const void *params, int n_in, const cn_shape *in_shape,
+                                        const cn_dtype *in_dtype, char **out, cn_error *err);
 
 /* Decodes the record REC (borrowed) into *OUT, which is overwritten (not cleared first) and owned
  * by the caller on success: release it with cn_wire_op_clear.  The graph builder takes the result
  * as it is: cn_graph_add_node (g, out->op, out->params, out->n_in, values, name, ...), the
  * custom program staying alive until cn_wire_op_clear.  On failure *OUT is left cleared (and may
  * still be passed to cn_wire_op_clear). */
-cn_status cn_wire_decode (const struct json_t *rec, cn_wire_op *out, cn_error *err);
+CN_API cn_status cn_wire_decode (const struct json_t *rec, cn_wire_op *out, cn_error *err);
 /* cn_wire_decode of the JSON text TEXT (NUL-terminated; one JSON object, nothing after it, no
  * repeated member names). */
-cn_status cn_wire_decode_string (const char *text, cn_wire_op *out, cn_error *err);
+CN_API cn_status cn_wire_decode_string (const char *text, cn_wire_op *out, cn_error *err);
 /* Frees what a decoded instance owns (its record, arrays and program graphs) and zeroes it.  A
  * zeroed cn_wire_op may be cleared; NULL is allowed. */
-void cn_wire_op_clear (cn_wire_op *w);
+CN_API void cn_wire_op_clear (cn_wire_op *w);
 
 #ifdef __cplusplus
 }

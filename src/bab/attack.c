@@ -214,7 +214,7 @@ cn__try_point (cn__verifier *v, int64_t k, int64_t j, const double *x, double *v
     }
   if (ok)
     {
-#pragma omp critical (cn_verify_found)
+#pragma omp critical   /* unnamed: a named one would be a global symbol of the library */
       {
         if (!v->found)
           {

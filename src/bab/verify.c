@@ -574,7 +574,7 @@ bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
 static void
 record_failure (cn__verifier *v, const cn_error *err)
 {
-#pragma omp critical (cn_verify_fail)
+#pragma omp critical   /* unnamed: a named one would be a global symbol of the library */
   {
     if (v->fail == CN_OK)
       {

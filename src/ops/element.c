@@ -27,7 +27,7 @@ cn__element_sort (const char *op, int n_in, const cn_dtype *in, cn_dtype *out, c
 {
   if (n_in < 1)
     return cn_error_set (err, CN_EINVAL, "%s: takes at least 1 input, got %d", op, n_in);
-  cn_dtype s0, si;
+  cn_dtype s0 = CN_DTYPE_F64, si = CN_DTYPE_F64;   /* set by cn__sort_at before any read */
   cn_status st = cn__sort_at (op, 0, in, &s0, err);
   for (int i = 1; i < n_in && st == CN_OK; i++)
     if ((st = cn__sort_at (op, i, in, &si, err)) == CN_OK && si != s0)
