@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/check_core.c: units for statuses, tensors, boxes, the graph builder, and the sound
- * floating-point kernels of src/bounds/sound.h checked against MPFR. */
+ * floating-point kernels of src/sound/sound.h checked against MPFR. */
 #include <config.h>
 #include <check.h>
 #include <float.h>

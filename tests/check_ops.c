@@ -1791,7 +1791,7 @@ START_TEST (draws_point_key)
 }
 END_TEST
 
-/* The smooth relaxations of src/crown/relax.c are tight: y = v . f(W x + b), x in R^2, four
+/* The smooth relaxations of src/sound/relax.c are tight: y = v . f(W x + b), x in R^2, four
  * correlated pre-activations (f = tanh, sigmoid, softplus, exp, atan, erf, log).  On a box of
  * radius 0.2 CROWN's lower bound is strictly above IBP's (the dependency through x is kept; on
  * wide boxes a saturating f such as erf can make CROWN's lines looser than IBP's box);

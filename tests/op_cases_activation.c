@@ -19,7 +19,7 @@ tu_op_case_activation (cn_op op, struct tu_op_case *c)
     case CN_OP_SIGMOID:
     case CN_OP_TANH:
     case CN_OP_SOFTPLUS:
-      c->crown_ok = 1;     /* relaxed by src/crown/relax.c */
+      c->crown_ok = 1;     /* relaxed by src/sound/relax.c */
       break;
     case CN_OP_SILU:
       break;
@@ -34,7 +34,7 @@ tu_op_case_activation (cn_op op, struct tu_op_case *c)
         case 2: c->params.elu.alpha = tu_uniform (-2, 0); break;
         default: c->params.elu.alpha = tu_uniform (0, 2); break;
         }
-      c->crown_ok = 1;     /* any finite alpha (src/crown/relax.c) */
+      c->crown_ok = 1;     /* any finite alpha (src/sound/relax.c) */
       break;
     case CN_OP_LEAKY_RE_LU:
       switch (tu_int (0, 5))

@@ -16,7 +16,7 @@ tu_op_case_transcendental (cn_op op, struct tu_op_case *c)
     case CN_OP_EXP:
     case CN_OP_ATAN:
     case CN_OP_ERF:
-      c->crown_ok = 1;     /* relaxed by src/crown/relax.c */
+      c->crown_ok = 1;     /* relaxed by src/sound/relax.c */
       break;
     case CN_OP_EXP2:
     case CN_OP_EXPM1:

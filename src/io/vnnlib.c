@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* src/graph/vnnlib.c: the VNN-LIB subset of VNN-COMP (VNNCOMP.md section 3), read into a cn_spec.
+/* src/io/vnnlib.c: the VNN-LIB subset of VNN-COMP (VNNCOMP.md section 3), read into a cn_spec.
  *
  * Accepted statements: (declare-const X_i Real), (declare-const Y_j Real), and (assert F) where
  *   F := C | (and A ...) | (or D ...),   D := C | (and A ...),   A := C | (and A ...),

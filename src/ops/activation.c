@@ -393,7 +393,7 @@ const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
  *               elu      x > 0: 1; else alpha exp(x)     leakyReLU  x > 0: 1; else a
  *             elu and leakyReLU are not differentiable at 0: the one-sided choice is the
  *             derivative from the left (alpha, a), as relu's 0 and as torch.
- *   CROWN     sigmoid, tanh, softplus, elu: per entry the lines of src/crown/relax.c (whose top
+ *   CROWN     sigmoid, tanh, softplus, elu: per entry the lines of src/sound/relax.c (whose top
  *             comment holds the soundness argument), the step cn__crown_lines:
  *               sigmoid, tanh  S-shaped, convex on x <= 0 and concave on x >= 0 (sigmoid'' =
  *                        s'(1 - 2s), tanh'' = -2 t t'): G3 of ALGORITHMS.md 3 on a box across 0
@@ -1087,7 +1087,7 @@ leaky_crown (const cn_crown_step *st, cn_error *err)
                          "leakyReLU: CROWN needs a negative slope in [0, 1], got %g (node '%s')", a,
                          cn__node_name (nv));
   /* Each entry's lines (kl z + bl <= f(z) <= ku z + bu on [l, u], exactly), then the shared
-   * elementwise step of src/crown/relax.c (its products' and intercepts' roundings charged). */
+   * elementwise step of src/sound/relax.c (its products' and intercepts' roundings charged). */
   cn__relax_line *ln = malloc ((size_t) (n ? n : 1) * sizeof *ln);
   if (ln == NULL)
     return cn_error_set (err, CN_ENOMEM, "leakyReLU: out of memory (node '%s')", cn__node_name (nv));

@@ -2,7 +2,7 @@
 /* src/ops/attention_impl.h: the softmax row kernels that src/ops/softmax.c shares with
  * src/ops/attention.c (internal).  Their mathematics, rounding and error statements are those of
  * softmax.c's header; the sound products of two boxes (the selection sums cn__itv_term,
- * cn__sum_lo, cn__sum_hi) are in src/bounds/sound.h. */
+ * cn__sum_lo, cn__sum_hi) are in src/sound/sound.h. */
 #ifndef CN_ATTENTION_IMPL_H
 #define CN_ATTENTION_IMPL_H
 

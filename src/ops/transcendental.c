@@ -66,7 +66,7 @@
  *            pole of f (log at 0, atanh at +-1) or of f' (asin at +-1, acosh at 1) it is +-inf.
  *            f is differentiable everywhere inside its domain, so no one-sided choice is needed.
  *   CROWN    exp, log, atan, erf (the others have none): per entry the lines of
- *            src/crown/relax.c (whose top comment holds the soundness argument) and the step
+ *            src/sound/relax.c (whose top comment holds the soundness argument) and the step
  *            cn__crown_lines:
  *              exp   convex: upper chord, lower tangent at t = min((l + u)/2, l + 0.99) (as
  *                    auto_LiRPA: on a wide box the tangent stays near e^l);
