@@ -523,19 +523,6 @@ sizes_ok (const cn_node_view *nv, const int64_t *n, int64_t n_out)
   return n_out < 0 || n_out == cn__numel (nv->out_shape);
 }
 
-/* Whether the pullback's and the jvp's tensors are binary64 of the node's shapes (an invariant:
- * the engines give the derivative arms binary64 points). */
-static int
-points_ok (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
-{
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return 0;
-  for (int i = 0; i < 3; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return 0;
-  return 1;
-}
-
 static cn_status
 conv_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
@@ -846,7 +833,7 @@ conv_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tens
                double *const *g_in, cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
-  CN__ASSERTD (points_ok (nv, in, out));
+  CN__ASSERTD (cn__diff_shapes_match (nv, in, out));
   if (g_in[0] == NULL && g_in[1] == NULL && g_in[2] == NULL)
     return CN_OK;
   struct conv_geom g;
@@ -963,7 +950,7 @@ conv_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
           double *t_out, cn_error *err)
 {
   const char *op = cn_op_name (nv->op);
-  CN__ASSERTD (points_ok (nv, in, out));
+  CN__ASSERTD (cn__diff_shapes_match (nv, in, out));
   struct conv_geom g;
   int64_t *map, *perm;
   cn_status st = conv_prepare (nv, &g, &map, &perm, err);

@@ -156,19 +156,6 @@ ln_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out, 
   return CN_OK;
 }
 
-/* Whether the pullback's and the jvp's tensors are binary64 of the node's shapes (an invariant:
- * the engines give the derivative arms binary64 points). */
-static int
-ln_points_ok (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
-{
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return 0;
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return 0;
-  return 1;
-}
-
 /* xh = d r of one row, as the forward forms d and r in binary64; returns r (normalization_impl.h). */
 double
 cn__layer_norm_row_xhat (const double *x, int64_t N, double eps, double *xh)
@@ -194,7 +181,7 @@ ln_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor
              double *const *g_in, cn_error *err)
 {
   const cn_params_layernorm *p = nv->params;
-  CN__ASSERTD (ln_points_ok (nv, in, out));
+  CN__ASSERTD (cn__diff_shapes_match (nv, in, out));
   int64_t rows, N;
   ln_dims (nv, &rows, &N);
   if (rows == 0)
@@ -244,7 +231,7 @@ ln_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out
         double *t_out, cn_error *err)
 {
   const cn_params_layernorm *p = nv->params;
-  CN__ASSERTD (ln_points_ok (nv, in, out));
+  CN__ASSERTD (cn__diff_shapes_match (nv, in, out));
   int64_t rows, N;
   ln_dims (nv, &rows, &N);
   if (rows == 0)

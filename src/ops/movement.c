@@ -683,25 +683,12 @@ move_crown (const cn_crown_step *st, cn_error *err)
   return CN_OK;
 }
 
-/* Whether the pullback's and the jvp's tensors are binary64 of the node's shapes (an invariant:
- * the engines give the derivative arms binary64 points). */
-static int
-move_points_ok (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
-{
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return 0;
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return 0;
-  return 1;
-}
-
 static cn_status
 move_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                double *const *g_in, cn_error *err)
 {
   int64_t n = cn__numel (nv->out_shape);
-  CN__ASSERTD (move_points_ok (nv, in, out));
+  CN__ASSERTD (cn__diff_shapes_match (nv, in, out));
   int any = 0;
   for (int i = 0; i < nv->n_in; i++)
     any |= g_in[i] != NULL;
@@ -727,7 +714,7 @@ move_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
           double *t_out, cn_error *err)
 {
   int64_t n = cn__numel (nv->out_shape);
-  CN__ASSERTD (move_points_ok (nv, in, out));
+  CN__ASSERTD (cn__diff_shapes_match (nv, in, out));
   struct movemap m;
   cn_status st = map_build (cn_op_name (nv->op), nv, &m, err);
   if (st != CN_OK)
@@ -785,7 +772,7 @@ detach_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_te
   (void) g_out;
   (void) g_in;
   (void) err;
-  CN__ASSERTD (move_points_ok (nv, in, out));
+  CN__ASSERTD (cn__diff_shapes_match (nv, in, out));
   /* nothing to add: the port is detached */
   return CN_OK;
 }
@@ -797,7 +784,7 @@ detach_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor 
 {
   (void) t_in;
   (void) err;
-  CN__ASSERTD (move_points_ok (nv, in, out));
+  CN__ASSERTD (cn__diff_shapes_match (nv, in, out));
   int64_t n = cn_tensor_numel (out);
   for (int64_t o = 0; o < n; o++)
     t_out[o] = 0;

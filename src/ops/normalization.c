@@ -358,25 +358,12 @@ fail:
   return ret;
 }
 
-/* Whether the pullback's and the jvp's tensors are binary64 of the node's shapes (an invariant:
- * the engines give the derivative arms binary64 points). */
-static int
-bn_points_ok (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
-{
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return 0;
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return 0;
-  return 1;
-}
-
 static cn_status
 bn_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
              double *const *g_in, cn_error *err)
 {
   const cn_params_batchnorm *p = nv->params;
-  CN__ASSERTD (bn_points_ok (nv, in, out));
+  CN__ASSERTD (cn__diff_shapes_match (nv, in, out));
   int64_t outer, C, inner;
   bn_dims (nv, &outer, &C, &inner);
   const double *x = in[0]->data, *sc = in[1]->data, *mu = in[3]->data, *va = in[4]->data;
@@ -425,7 +412,7 @@ bn_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out
         double *t_out, cn_error *err)
 {
   const cn_params_batchnorm *p = nv->params;
-  CN__ASSERTD (bn_points_ok (nv, in, out));
+  CN__ASSERTD (cn__diff_shapes_match (nv, in, out));
   int64_t outer, C, inner;
   bn_dims (nv, &outer, &C, &inner);
   const double *x = in[0]->data, *sc = in[1]->data, *mu = in[3]->data, *va = in[4]->data;

@@ -509,4 +509,17 @@ cn__order_tied (double a, double b)
   return (isnan (a) && isnan (b)) || a == b;
 }
 
+/* Whether the derivative arms' tensors are binary64 of the node's shapes, input by input: the
+ * engines give pullback and jvp binary64 points, so the arms state it with CN__ASSERTD. */
+static inline int
+cn__diff_shapes_match (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
+{
+  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
+    return 0;
+  for (int i = 0; i < nv->n_in; i++)
+    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
+      return 0;
+  return 1;
+}
+
 #endif

@@ -114,18 +114,6 @@ mpfi_ok (const cn_node_view *nv, const cn_mpfi_vec *const *in, const cn_mpfi_vec
   return out->n == cn__numel (nv->out_shape);
 }
 
-/* and the pullback's and the jvp's tensors are binary64 of the node's shapes. */
-static int
-points_ok (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out)
-{
-  if (out->dtype != CN_DTYPE_F64 || cn_tensor_numel (out) != cn__numel (nv->out_shape))
-    return 0;
-  for (int i = 0; i < nv->n_in; i++)
-    if (in[i]->dtype != CN_DTYPE_F64 || cn_tensor_numel (in[i]) != cn__numel (nv->in_shape[i]))
-      return 0;
-  return 1;
-}
-
 /* C (m x n, row stride ldc) := beta C + A op(B) in round-to-nearest through cblas_dgemm, A (m x k,
  * row stride lda) not transposed.  The rows are split into chunks whose extents fit OpenBLAS's int
  * and, for a large product, shared among THREADS OpenMP threads (each row of C is one independent
@@ -391,7 +379,7 @@ static cn_status
 linear_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                  double *const *g_in, cn_error *err)
 {
-  CN__ASSERTD (points_ok (nv, in, out));
+  CN__ASSERTD (cn__diff_shapes_match (nv, in, out));
   int64_t R, NI, NO;
   linear_dims (nv, &R, &NI, &NO);
   const double *x = in[0]->data, *w = in[1]->data;
@@ -416,7 +404,7 @@ static cn_status
 linear_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
             double *t_out, cn_error *err)
 {
-  CN__ASSERTD (points_ok (nv, in, out));
+  CN__ASSERTD (cn__diff_shapes_match (nv, in, out));
   int64_t R, NI, NO;
   linear_dims (nv, &R, &NI, &NO);
   const double *x = in[0]->data, *w = in[1]->data;
@@ -787,7 +775,7 @@ static cn_status
 matmul_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                  double *const *g_in, cn_error *err)
 {
-  CN__ASSERTD (points_ok (nv, in, out));
+  CN__ASSERTD (cn__diff_shapes_match (nv, in, out));
   cn_status st;
   struct mm_geom g;
   if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
@@ -817,7 +805,7 @@ static cn_status
 matmul_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *const *t_in,
             double *t_out, cn_error *err)
 {
-  CN__ASSERTD (points_ok (nv, in, out));
+  CN__ASSERTD (cn__diff_shapes_match (nv, in, out));
   cn_status st;
   struct mm_geom g;
   if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
