@@ -26,7 +26,11 @@ Two runs agree when their exit statuses and standard outputs are equal, the `"se
 `bounds --json` (a timing) and the timing lines of `verify` left out; failing runs are compared by
 their standard error as well (the message).  Numbers are printed with 17 significant digits, so
 equal text means equal doubles: bounds agree bit for bit.  A command that runs past the time limit
-in either build is listed as not compared.  Exit status 0 when nothing differs, 1 otherwise.
+in either build is listed as not compared.  The name of a run's scratch folder (where the point
+files are written) is made neutral in messages.  A model that A's importer refuses and B reads (a
+change that makes the importer accept more) is listed apart, with what B computes on it (the
+evaluation driver's outputs), and is not counted as a difference.  Exit status 0 when nothing
+differs, 1 otherwise.
 
 The results of BUILD_A can be kept in a cache (`--cache FILE`, keyed by the command), so that a
 reference build is run once while the other changes.
@@ -118,6 +122,21 @@ def normalise(kind, out):
     if kind == "verify":
         return "\n".join(l for l in out.splitlines() if not l.startswith("time"))
     return out
+
+
+SCRATCH = re.compile(r"/tmp/cn_compare_[A-Za-z0-9_]+/")
+
+
+def scrub(text):
+    """TEXT with the name of a run's scratch folder (where the point files are) made neutral."""
+    return SCRATCH.sub("<scratch>/", text)
+
+
+def refused_by_a(ra, rb):
+    """Whether A's importer refused the model (its message comes from the ONNX reader) where B
+    reads it: a model the change made readable, which is reported apart from the differences."""
+    msg_a = ra["err"] + ra["out"]
+    return ra["rc"] not in (0, "timeout") and "onnx:" in msg_a and "onnx:" not in rb["err"] + rb["out"]
 
 
 def run_one(cmd, timeout, env):
@@ -222,7 +241,12 @@ def jobs_for(bench, tests_data, only):
                 add(Job("eval", "data/%s eval %s" % (rel, d), ["@driver", model, d]))
             continue
         if n is None:
-            n = 1   # a model the importer refuses, or whose input size is unknown: compare the messages
+            # a model the importer refuses, or whose input size is unknown: the commands compare the
+            # messages, and the evaluation driver, which feeds the inputs the graph's own shapes,
+            # what a build that reads the model computes
+            n = 1
+            for d in ("f64", "f32"):
+                add(Job("eval", "data/%s eval %s" % (rel, d), ["@driver", model, d]))
         salt = int(hashlib.sha256(rel.encode()).hexdigest()[:6], 16)
         pts = {"real": real_point(n, salt), "int": int_point(n, salt), "bit": bit_point(n, salt)}
         if os.path.exists(spec):
@@ -252,7 +276,8 @@ def execute(job, build, driver, tmp, timeout):
     else:
         cmd = [os.path.join(build, "certnn")] + args
     r = run_one(cmd, timeout, env)
-    r["out"] = normalise(job.kind, r["out"])
+    r["out"] = normalise(job.kind, scrub(r["out"]))
+    r["err"] = scrub(r["err"])
     return r
 
 
@@ -319,8 +344,10 @@ def main():
             cache.update(res_a)
     same = differ = timed = 0
     failing_both = 0
+    newly_read = {}
     for j in jobs:
         ra, rb = cache[j.key()], res_b[j.key()]
+        ra = dict(ra, out=scrub(ra["out"]), err=scrub(ra["err"]))   # a cache from before scrub()
         if ra["rc"] == "timeout" or rb["rc"] == "timeout":
             timed += 1
             print("NOT COMPARED (time limit: %s %s) %s" % (ra["rc"] == "timeout" and "A" or "",
@@ -330,16 +357,29 @@ def main():
         if eq:
             same += 1
             failing_both += ra["rc"] != 0
+        elif refused_by_a(ra, rb):
+            model = j.label.split(" ")[0]
+            newly_read.setdefault(model, (ra, rb))
+            if rb["rc"] == 0 and j.kind == "eval":
+                newly_read[model] = (ra, rb)
         else:
             differ += 1
             print("DIFFERS %s" % j.label)
             print("   A: rc %s  out %s  err %s" % (ra["rc"], ra["out"][:300].strip(), ra["err"][:300].strip()))
             print("   B: rc %s  out %s  err %s" % (rb["rc"], rb["out"][:300].strip(), rb["err"][:300].strip()))
+    for model, (ra, rb) in sorted(newly_read.items()):
+        print("READ BY B ONLY %s" % model)
+        print("   A: %s" % (ra["err"] + ra["out"])[:300].strip())
+        print("   B: rc %s  %s" % (rb["rc"], (rb["out"] if rb["rc"] == 0 else rb["err"] + rb["out"])[:300].strip()))
     by_kind = {}
     for j in jobs:
         by_kind[j.kind] = by_kind.get(j.kind, 0) + 1
-    print("%d commands (%s): %d identical (%d of them failing alike, message included), %d differ, %d not compared"
-          % (len(jobs), ", ".join("%s %d" % kv for kv in sorted(by_kind.items())), same, failing_both, differ, timed))
+    n_new = sum(1 for j in jobs if j.label.split(" ")[0] in newly_read and j.key() in res_b
+                and refused_by_a(cache[j.key()], res_b[j.key()]))
+    print("%d commands (%s): %d identical (%d of them failing alike, message included), %d differ, %d not compared, "
+          "%d on %d models that A's importer refuses and B reads (listed above, not differences)"
+          % (len(jobs), ", ".join("%s %d" % kv for kv in sorted(by_kind.items())), same, failing_both, differ, timed,
+             n_new, len(newly_read)))
     return 1 if differ else 0
 
 
