@@ -27,7 +27,6 @@ struct cn_analysis
   double seconds;
   int64_t discharged;        /* node outputs the sweeps discharged for want of a relaxation */
   void **memo;               /* one slot per value for the CROWN arms (cn_crown_step.memo) */
-  cn__crown_ws ws;           /* the coefficient blocks every sweep of the analysis reuses */
 };
 
 static double
@@ -87,7 +86,6 @@ cn_analysis_free (cn_analysis *a)
     for (int v = 0; v < a->g->n_values; v++)
       free (a->memo[v]);
   free (a->memo);
-  cn__crown_ws_free (&a->ws);
   free (a);
 }
 
@@ -196,8 +194,7 @@ cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts
         {
           int w = nd->out[o];
           if (a->opts.method == CN_METHOD_CROWN
-              && (st = cn__crown_tighten (g, a->boxes, a->depends, w, &a->opts, &a->discharged, a->memo, &a->ws,
-                                                  err)) != CN_OK)
+              && (st = cn__crown_tighten (g, a->boxes, a->depends, w, &a->opts, &a->discharged, a->memo, err)) != CN_OK)
             goto fail;
         }
     }
@@ -233,7 +230,7 @@ cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, do
       return cn_error_set (err, CN_EINVAL, "bounds: coefficient %lld of C is not finite", (long long) j);
   if (rows > 0)
     st = cn__crown_sweep (a->g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, coef,
-                          &a->discharged, a->memo, &a->ws, err);
+                          &a->discharged, a->memo, err);
   a->seconds += now () - t0;
   return st;
 }

@@ -9,16 +9,6 @@
 #include "graph/graph_impl.h"
 #include "sound/relax.h"
 
-/* The coefficient blocks an analysis's sweeps reuse (src/crown/sweep.c): a pool of free buffers
- * and their capacities.  A zeroed struct is an empty pool; cn__crown_ws_free empties it. */
-typedef struct cn__crown_ws
-{
-  int n, cap;
-  double **buf;
-  size_t *len;
-} cn__crown_ws;
-void cn__crown_ws_free (cn__crown_ws *ws);
-
 /* Lower bounds of the ROWS linear functions C v over the input boxes, by one CROWN sweep from
  * value V of G using BOXES (one sound box per value) for every relaxation.  DEPENDS[w] is
  * nonzero iff value w depends on a graph input (others are concretised with their box).
@@ -28,20 +18,17 @@ void cn__crown_ws_free (cn__crown_ws *ws);
  * SLOPE (a cn_slope) selects the lower slopes of relaxing arms.  *DISCHARGED (if not NULL) is
  * increased once per node output discharged over its box for want of a relaxation (no CROWN arm,
  * or an arm that declined with CN_EUNSUPPORTED).  MEMO (if not NULL, one slot per value) gives
- * each step its node output's slot (cn_crown_step.memo); the caller frees the slots.  WS (if not
- * NULL) lends and takes back the coefficient blocks; NULL: the sweep uses a pool of its own. */
+ * each step its node output's slot (cn_crown_step.memo); the caller frees the slots. */
 cn_status cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
                            const double *c, int64_t rows, int threads, int slope, double *lower,
-                           double *input_coef, int64_t *discharged, void **memo, cn__crown_ws *ws,
-                           cn_error *err);
+                           double *input_coef, int64_t *discharged, void **memo, cn_error *err);
 
 /* With CN_METHOD_CROWN: tightens BOXES[V] (sound on entry, sound on exit) by CROWN sweeps over
  * the entries whose relaxation depends on them (src/crown/tighten.c), when V depends on the
  * graph input, feeds a relaxing operator and is not a first layer; intersects each sweep's box
- * with the old one.  OPTS gives the slopes and threads; DISCHARGED, MEMO and WS as for
+ * with the old one.  OPTS gives the slopes and threads; DISCHARGED and MEMO as for
  * cn__crown_sweep.  CN_EUNSOUND on an empty intersection. */
 cn_status cn__crown_tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v,
-                             const cn_bounds_opts *opts, int64_t *discharged, void **memo, cn__crown_ws *ws,
-                             cn_error *err);
+                             const cn_bounds_opts *opts, int64_t *discharged, void **memo, cn_error *err);
 
 #endif

@@ -19,98 +19,21 @@
 #include <string.h>
 #include "crown/crown_impl.h"
 
-/* ---- the workspace: coefficient buffers reused across steps and sweeps ----
- * A sweep holds one rows x numel(w) block per frontier value w and one per non-constant input of
- * the node being processed; they come from, and go back to, the analysis's pool, so that an
- * analysis (hundreds of sweeps in a CROWN run, thousands of domains in a branch and bound)
- * allocates its blocks once instead of once per node and sweep. */
-
-/* A buffer of at least N doubles from WS (best fit among the free ones, else a new one), all
- * zero if ZERO; its capacity goes to *CAP.  NULL when out of memory. */
-static double *
-ws_get (cn__crown_ws *ws, size_t n, int zero, size_t *cap)
-{
-  int best = -1;
-  for (int i = 0; i < ws->n; i++)
-    if (ws->len[i] >= n && (best < 0 || ws->len[i] < ws->len[best]))
-      best = i;
-  double *b;
-  if (best >= 0)
-    {
-      b = ws->buf[best];
-      *cap = ws->len[best];
-      ws->n--;
-      ws->buf[best] = ws->buf[ws->n];
-      ws->len[best] = ws->len[ws->n];
-      if (zero)
-        memset (b, 0, n * sizeof *b);
-      return b;
-    }
-  /* one more double than asked, so that a block of 0 entries is still a pointer */
-  b = zero ? calloc (n + 1, sizeof *b) : malloc ((n + 1) * sizeof *b);
-  *cap = n + 1;
-  return b;
-}
-
-/* Returns B (of capacity CAP; NULL is ignored) to WS, or frees it if WS cannot keep it. */
-static void
-ws_put (cn__crown_ws *ws, double *b, size_t cap)
-{
-  if (b == NULL)
-    return;
-  if (ws->n == ws->cap)
-    {
-      int nc = ws->cap ? 2 * ws->cap : 16;
-      double **nb = realloc (ws->buf, (size_t) nc * sizeof *nb);
-      if (nb != NULL)
-        ws->buf = nb;
-      size_t *nl = nb != NULL ? realloc (ws->len, (size_t) nc * sizeof *nl) : NULL;
-      if (nl != NULL)
-        ws->len = nl;
-      if (nb == NULL || nl == NULL)
-        {
-          free (b);
-          return;
-        }
-      ws->cap = nc;
-    }
-  ws->buf[ws->n] = b;
-  ws->len[ws->n] = cap;
-  ws->n++;
-}
-
-void
-cn__crown_ws_free (cn__crown_ws *ws)
-{
-  if (ws == NULL)
-    return;
-  for (int i = 0; i < ws->n; i++)
-    free (ws->buf[i]);
-  free (ws->buf);
-  free (ws->len);
-  memset (ws, 0, sizeof *ws);
-}
-
 cn_status
 cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
                  const double *c, int64_t rows, int threads, int slope, double *lower, double *input_coef,
-                 int64_t *discharged, void **memo, cn__crown_ws *ws, cn_error *err)
+                 int64_t *discharged, void **memo, cn_error *err)
 {
   cn_status st = CN_OK;
-  cn__crown_ws own = { 0, 0, NULL, NULL };
-  if (ws == NULL)
-    ws = &own;
   double **lam = calloc ((size_t) g->n_values, sizeof *lam);
-  size_t *lam_cap = calloc ((size_t) g->n_values, sizeof *lam_cap);
   double *bias = calloc ((size_t) (rows ? rows : 1), sizeof *bias);
   double *charge = calloc ((size_t) (rows ? rows : 1), sizeof *charge);
   /* bias and charge as they were before an arm ran, restored when it declines */
   double *bias0 = calloc ((size_t) (rows ? rows : 1), sizeof *bias0);
   double *charge0 = calloc ((size_t) (rows ? rows : 1), sizeof *charge0);
   double **lam_in = NULL;
-  size_t *lam_in_cap = NULL;
   const cn_box **in_box = NULL;
-  if (lam == NULL || lam_cap == NULL || bias == NULL || charge == NULL || bias0 == NULL || charge0 == NULL)
+  if (lam == NULL || bias == NULL || charge == NULL || bias0 == NULL || charge0 == NULL)
     {
       st = cn_error_set (err, CN_ENOMEM, "crown: out of memory");
       goto done;
@@ -119,15 +42,14 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
   for (int k = 0; k < g->n_nodes; k++)
     max_in = g->nodes[k].n_in > max_in ? g->nodes[k].n_in : max_in;
   lam_in = calloc ((size_t) max_in, sizeof *lam_in);
-  lam_in_cap = calloc ((size_t) max_in, sizeof *lam_in_cap);
   in_box = calloc ((size_t) max_in, sizeof *in_box);
-  if (lam_in == NULL || lam_in_cap == NULL || in_box == NULL)
+  if (lam_in == NULL || in_box == NULL)
     {
       st = cn_error_set (err, CN_ENOMEM, "crown: out of memory");
       goto done;
     }
   size_t nv = (size_t) g->values[v].numel;
-  lam[v] = ws_get (ws, (size_t) rows * nv, 0, &lam_cap[v]);
+  lam[v] = malloc ((size_t) rows * nv * sizeof (double) + 1);
   if (lam[v] == NULL)
     {
       st = cn_error_set (err, CN_ENOMEM, "crown: cannot allocate %lld x %zu coefficients", (long long) rows, nv);
@@ -156,7 +78,7 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
               if (depends[o] && discharged != NULL)
                 ++*discharged;
               cn__crown_add_box_min (&step, &boxes[o]);
-              ws_put (ws, lam[o], lam_cap[o]);
+              free (lam[o]);
               lam[o] = NULL;
               continue;
             }
@@ -167,7 +89,7 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
               lam_in[i] = NULL;
               if (u->is_constant)
                 continue;
-              lam_in[i] = ws_get (ws, (size_t) rows * (size_t) u->numel, 1, &lam_in_cap[i]);
+              lam_in[i] = calloc ((size_t) rows * (size_t) u->numel + 1, sizeof (double));
               if (lam_in[i] == NULL)
                 {
                   st = cn_error_set (err, CN_ENOMEM, "crown: cannot allocate %lld x %lld coefficients",
@@ -189,13 +111,13 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
               memcpy (charge, charge0, (size_t) rows * sizeof *charge);
               for (int i = 0; i < nd->n_in; i++)
                 {
-                  ws_put (ws, lam_in[i], lam_in_cap[i]);
+                  free (lam_in[i]);
                   lam_in[i] = NULL;
                 }
               if (discharged != NULL)
                 ++*discharged;
               cn__crown_add_box_min (&step, &boxes[o]);
-              ws_put (ws, lam[o], lam_cap[o]);
+              free (lam[o]);
               lam[o] = NULL;
               st = CN_OK;
               continue;
@@ -205,7 +127,7 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
               cn_error_set (err, st, "%s", declined.msg);
               goto step_fail;
             }
-          ws_put (ws, lam[o], lam_cap[o]);
+          free (lam[o]);
           lam[o] = NULL;
           /* Sum the contributions into each input's coefficients (2.2: a value with several
            * consumers gets the sum).  The first contribution is moved; later ones are added in
@@ -218,7 +140,6 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
               if (lam[w] == NULL)
                 {
                   lam[w] = lam_in[i];
-                  lam_cap[w] = lam_in_cap[i];
                   lam_in[i] = NULL;
                   continue;
                 }
@@ -226,14 +147,14 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
               for (int64_t j = 0; j < rows * n; j++)
                 lam[w][j] += lam_in[i][j];
               cn__crown_charge_entrywise (&step, lam[w], n, &boxes[w]);
-              ws_put (ws, lam_in[i], lam_in_cap[i]);
+              free (lam_in[i]);
               lam_in[i] = NULL;
             }
           continue;
         step_fail:
           for (int i = 0; i < nd->n_in; i++)
             {
-              ws_put (ws, lam_in[i], lam_in_cap[i]);
+              free (lam_in[i]);
               lam_in[i] = NULL;
             }
           goto done;
@@ -264,18 +185,15 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
       lower[s] = isnan (r) ? -INFINITY : r;
     }
 done:
-  if (lam != NULL && lam_cap != NULL)
+  if (lam != NULL)
     for (int w = 0; w < g->n_values; w++)
-      ws_put (ws, lam[w], lam_cap[w]);
+      free (lam[w]);
   free (lam);
-  free (lam_cap);
-  free (lam_in_cap);
   free (bias);
   free (charge);
   free (bias0);
   free (charge0);
   free (lam_in);
   free (in_box);
-  cn__crown_ws_free (&own);
   return st;
 }

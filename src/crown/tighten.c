@@ -60,7 +60,7 @@ read_by_flag (const cn_graph *g, int v, unsigned flag)
 /* Tightens the box of value V by CROWN sweeps over the entries worth it. */
 static cn_status
 tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, const cn_bounds_opts *opts,
-         int64_t *discharged, void **memo, cn__crown_ws *ws, cn_error *err)
+         int64_t *discharged, void **memo, cn_error *err)
 {
   cn_box *b = &boxes[v];
   int64_t n = b->n, m = 0;
@@ -105,7 +105,7 @@ tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, 
       if (pass > 0 && slope == (int) opts->slope)
         continue;
       if ((st = cn__crown_sweep (g, boxes, depends, v, c, 2 * cnt, opts->threads, slope, lower, NULL,
-                                  discharged, memo, ws, err)) != CN_OK)
+                                  discharged, memo, err)) != CN_OK)
         goto done;
       for (int64_t r = 0; r < cnt; r++)
         {
@@ -158,9 +158,9 @@ first_layer (const cn_graph *g, int v)
 
 cn_status
 cn__crown_tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, const cn_bounds_opts *opts,
-                   int64_t *discharged, void **memo, cn__crown_ws *ws, cn_error *err)
+                   int64_t *discharged, void **memo, cn_error *err)
 {
   if (!depends[v] || !feeds_relaxation (g, v) || first_layer (g, v))
     return CN_OK;
-  return tighten (g, boxes, depends, v, opts, discharged, memo, ws, err);
+  return tighten (g, boxes, depends, v, opts, discharged, memo, err);
 }
