@@ -510,42 +510,33 @@ cmp_mpfi_decide (int k, const cn_mpfi_vec *const *in, int64_t j, int *mf, int *m
   cmp_decide ((enum cmp) k, c1, c2, c1 == 0 && c2 == 0 && mpfr_number_p (&a->left), mf, mt);
 }
 
+/* The rule of the Boolean-valued operator ID whose data is IMPL: N inputs at the ports KINDS,
+ * checked by CHECK, evaluated by FORWARD, with the FLAGS and the SORTS named in reports (NULL:
+ * the default); its IBP and MPFI arms are the family's shared ones, its CROWN arm the node's own
+ * box (a Boolean has no relaxation). */
+#define BOOL_RULE(ID, IMPL, N, KINDS, CHECK, FORWARD, FLAGS, SORTS)                                           \
+  const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID, .impl = &IMPL, .n_in = N, .in_kind = KINDS,     \
+    .check = CHECK, .out_sort = bool_out_sort, .forward = FORWARD, .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, \
+    .crown = cn__crown_own_box, .flags = FLAGS, .sorts = SORTS }
+
 /* The rules of the comparisons: the case in the impl, any one sort at both ports. */
 static const struct bool_impl eq_impl = { CMP_EQ, CN_DTYPE_COUNT, cmp_box_decide, cmp_mpfi_decide };
-const struct cn_op_rule cn__rule_EQ = { .op = CN_OP_EQ, .impl = &eq_impl,
-  .n_in = 2, .in_kind = any2, .check = cn__binary_check, .out_sort = bool_out_sort, .forward = cmp_forward,
-  .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, .crown = cn__crown_own_box, .flags = CN_RULE_NEEDS_BOUNDS,
-};
+BOOL_RULE (EQ, eq_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL);
 
 static const struct bool_impl ne_impl = { CMP_NE, CN_DTYPE_COUNT, cmp_box_decide, cmp_mpfi_decide };
-const struct cn_op_rule cn__rule_NE = { .op = CN_OP_NE, .impl = &ne_impl,
-  .n_in = 2, .in_kind = any2, .check = cn__binary_check, .out_sort = bool_out_sort, .forward = cmp_forward,
-  .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, .crown = cn__crown_own_box, .flags = CN_RULE_NEEDS_BOUNDS,
-};
+BOOL_RULE (NE, ne_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL);
 
 static const struct bool_impl lt_impl = { CMP_LT, CN_DTYPE_COUNT, cmp_box_decide, cmp_mpfi_decide };
-const struct cn_op_rule cn__rule_LT = { .op = CN_OP_LT, .impl = &lt_impl,
-  .n_in = 2, .in_kind = any2, .check = cn__binary_check, .out_sort = bool_out_sort, .forward = cmp_forward,
-  .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, .crown = cn__crown_own_box, .flags = CN_RULE_NEEDS_BOUNDS,
-};
+BOOL_RULE (LT, lt_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL);
 
 static const struct bool_impl le_impl = { CMP_LE, CN_DTYPE_COUNT, cmp_box_decide, cmp_mpfi_decide };
-const struct cn_op_rule cn__rule_LE = { .op = CN_OP_LE, .impl = &le_impl,
-  .n_in = 2, .in_kind = any2, .check = cn__binary_check, .out_sort = bool_out_sort, .forward = cmp_forward,
-  .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, .crown = cn__crown_own_box, .flags = CN_RULE_NEEDS_BOUNDS,
-};
+BOOL_RULE (LE, le_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL);
 
 static const struct bool_impl gt_impl = { CMP_GT, CN_DTYPE_COUNT, cmp_box_decide, cmp_mpfi_decide };
-const struct cn_op_rule cn__rule_GT = { .op = CN_OP_GT, .impl = &gt_impl,
-  .n_in = 2, .in_kind = any2, .check = cn__binary_check, .out_sort = bool_out_sort, .forward = cmp_forward,
-  .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, .crown = cn__crown_own_box, .flags = CN_RULE_NEEDS_BOUNDS,
-};
+BOOL_RULE (GT, gt_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL);
 
 static const struct bool_impl ge_impl = { CMP_GE, CN_DTYPE_COUNT, cmp_box_decide, cmp_mpfi_decide };
-const struct cn_op_rule cn__rule_GE = { .op = CN_OP_GE, .impl = &ge_impl,
-  .n_in = 2, .in_kind = any2, .check = cn__binary_check, .out_sort = bool_out_sort, .forward = cmp_forward,
-  .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, .crown = cn__crown_own_box, .flags = CN_RULE_NEEDS_BOUNDS,
-};
+BOOL_RULE (GE, ge_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL);
 
 /* ---- isNaN, isInf, isFinite ------------------------------------------------------------- */
 
@@ -596,22 +587,13 @@ pred_mpfi_decide (int k, const cn_mpfi_vec *const *in, int64_t j, int *mf, int *
 
 /* The rules of the predicates: the case in the impl, the model's scalar at a frozen port. */
 static const struct bool_impl isnan_impl = { PRED_NAN, CN_DTYPE_F64, pred_box_decide, pred_mpfi_decide };
-const struct cn_op_rule cn__rule_IS_NA_N = { .op = CN_OP_IS_NA_N, .impl = &isnan_impl,
-  .n_in = 1, .in_kind = frozen1, .check = cn__unary_check, .out_sort = bool_out_sort, .forward = pred_forward,
-  .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, .crown = cn__crown_own_box, .sorts = "f64, f32, bool",
-};
+BOOL_RULE (IS_NA_N, isnan_impl, 1, frozen1, cn__unary_check, pred_forward, 0, "f64, f32, bool");
 
 static const struct bool_impl isinf_impl = { PRED_INF, CN_DTYPE_F64, pred_box_decide, pred_mpfi_decide };
-const struct cn_op_rule cn__rule_IS_INF = { .op = CN_OP_IS_INF, .impl = &isinf_impl,
-  .n_in = 1, .in_kind = frozen1, .check = cn__unary_check, .out_sort = bool_out_sort, .forward = pred_forward,
-  .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, .crown = cn__crown_own_box, .sorts = "f64, f32, bool",
-};
+BOOL_RULE (IS_INF, isinf_impl, 1, frozen1, cn__unary_check, pred_forward, 0, "f64, f32, bool");
 
 static const struct bool_impl isfinite_impl = { PRED_FINITE, CN_DTYPE_F64, pred_box_decide, pred_mpfi_decide };
-const struct cn_op_rule cn__rule_IS_FINITE = { .op = CN_OP_IS_FINITE, .impl = &isfinite_impl,
-  .n_in = 1, .in_kind = frozen1, .check = cn__unary_check, .out_sort = bool_out_sort, .forward = pred_forward,
-  .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, .crown = cn__crown_own_box, .sorts = "f64, f32, bool",
-};
+BOOL_RULE (IS_FINITE, isfinite_impl, 1, frozen1, cn__unary_check, pred_forward, 0, "f64, f32, bool");
 
 /* ---- logicalNot, logicalAnd, logicalOr, logicalXor -------------------------------------- */
 
@@ -681,28 +663,16 @@ lop_mpfi_decide (int k, const cn_mpfi_vec *const *in, int64_t j, int *mf, int *m
 
 /* The rules of the logical operators: the case in the impl, Booleans at every port. */
 static const struct bool_impl not_impl = { LOP_NOT, CN_DTYPE_BOOL, lop_box_decide, lop_mpfi_decide };
-const struct cn_op_rule cn__rule_LOGICAL_NOT = { .op = CN_OP_LOGICAL_NOT, .impl = &not_impl,
-  .n_in = 1, .in_kind = bool1, .check = cn__unary_check, .out_sort = bool_out_sort, .forward = lop_forward,
-  .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, .crown = cn__crown_own_box,
-};
+BOOL_RULE (LOGICAL_NOT, not_impl, 1, bool1, cn__unary_check, lop_forward, 0, NULL);
 
 static const struct bool_impl and_impl = { LOP_AND, CN_DTYPE_BOOL, lop_box_decide, lop_mpfi_decide };
-const struct cn_op_rule cn__rule_LOGICAL_AND = { .op = CN_OP_LOGICAL_AND, .impl = &and_impl,
-  .n_in = 2, .in_kind = bool2, .check = cn__binary_check, .out_sort = bool_out_sort, .forward = lop_forward,
-  .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, .crown = cn__crown_own_box,
-};
+BOOL_RULE (LOGICAL_AND, and_impl, 2, bool2, cn__binary_check, lop_forward, 0, NULL);
 
 static const struct bool_impl or_impl = { LOP_OR, CN_DTYPE_BOOL, lop_box_decide, lop_mpfi_decide };
-const struct cn_op_rule cn__rule_LOGICAL_OR = { .op = CN_OP_LOGICAL_OR, .impl = &or_impl,
-  .n_in = 2, .in_kind = bool2, .check = cn__binary_check, .out_sort = bool_out_sort, .forward = lop_forward,
-  .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, .crown = cn__crown_own_box,
-};
+BOOL_RULE (LOGICAL_OR, or_impl, 2, bool2, cn__binary_check, lop_forward, 0, NULL);
 
 static const struct bool_impl xor_impl = { LOP_XOR, CN_DTYPE_BOOL, lop_box_decide, lop_mpfi_decide };
-const struct cn_op_rule cn__rule_LOGICAL_XOR = { .op = CN_OP_LOGICAL_XOR, .impl = &xor_impl,
-  .n_in = 2, .in_kind = bool2, .check = cn__binary_check, .out_sort = bool_out_sort, .forward = lop_forward,
-  .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, .crown = cn__crown_own_box,
-};
+BOOL_RULE (LOGICAL_XOR, xor_impl, 2, bool2, cn__binary_check, lop_forward, 0, NULL);
 
 /* ---- select --------------------------------------------------------------------------- */
 
