@@ -345,6 +345,7 @@ def main():
     same = differ = timed = 0
     failing_both = 0
     newly_read = {}
+    n_new = 0
     for j in jobs:
         ra, rb = cache[j.key()], res_b[j.key()]
         ra = dict(ra, out=scrub(ra["out"]), err=scrub(ra["err"]))   # a cache from before scrub()
@@ -358,6 +359,7 @@ def main():
             same += 1
             failing_both += ra["rc"] != 0
         elif refused_by_a(ra, rb):
+            n_new += 1
             model = j.label.split(" ")[0]
             newly_read.setdefault(model, (ra, rb))
             if rb["rc"] == 0 and j.kind == "eval":
@@ -374,8 +376,6 @@ def main():
     by_kind = {}
     for j in jobs:
         by_kind[j.kind] = by_kind.get(j.kind, 0) + 1
-    n_new = sum(1 for j in jobs if j.label.split(" ")[0] in newly_read and j.key() in res_b
-                and refused_by_a(cache[j.key()], res_b[j.key()]))
     print("%d commands (%s): %d identical (%d of them failing alike, message included), %d differ, %d not compared, "
           "%d on %d models that A's importer refuses and B reads (listed above, not differences)"
           % (len(jobs), ", ".join("%s %d" % kv for kv in sorted(by_kind.items())), same, failing_both, differ, timed,
