@@ -3,8 +3,12 @@
 """Side-by-side output bounds: `certnn bounds` against auto_LiRPA on the VNN-COMP networks.
 
     /usr/bin/python3 benchmarks/bench_bounds.py [--certnn PATH] [--lirpa PATH] [--repeat 5]
-        [--methods ibp,crown,crown-ibp] [--quick | --all] [--families acasxu,mnist_fc,oval21]
-        [--benchmarks DIR] [--csv FILE] [--timeout S]
+        [--methods ibp,crown,crown-ibp,alpha-crown] [--quick | --all] [--families acasxu,mnist_fc,oval21]
+        [--benchmarks DIR] [--csv FILE] [--timeout S] [--threads 1] [--iterations 20] [--lr 0.5]
+
+Both sides run on one thread by default (certnn --threads 1, the peer torch.set_num_threads(1),
+which is what OMP_NUM_THREADS=1 gives it); --threads 2 runs both on two.  alpha-crown is
+auto_LiRPA's CROWN-Optimized with the same --iterations and --lr on both sides.
 
 For every selected (network, property) and method it runs
     certnn bounds NET --vnnlib SPEC --method M --json        R times (a fresh process each)
@@ -33,7 +37,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-PEER_NAME = {"ibp": "IBP", "crown": "CROWN", "crown-ibp": "CROWN-IBP"}
+PEER_NAME = {"ibp": "IBP", "crown": "CROWN", "crown-ibp": "CROWN-IBP", "alpha-crown": "CROWN-Optimized"}
 ACAS_DEFAULT = ["1_1", "2_1", "3_3", "4_5", "5_9"]
 
 
@@ -143,7 +147,7 @@ def _json_objects(text):
     return objs
 
 
-def run_certnn(certnn, net, spec, method, repeat, timeout, threads=None):
+def run_certnn(certnn, net, spec, method, repeat, timeout, threads=None, alpha=None):
     """Returns dict(lower, upper, seconds (median reported), wall (median), error)."""
     res = {"lower": None, "upper": None, "seconds": None, "wall": None, "error": None}
     if certnn is None:
@@ -154,6 +158,8 @@ def run_certnn(certnn, net, spec, method, repeat, timeout, threads=None):
         cmd = [certnn, "bounds", net, "--vnnlib", spec, "--method", method, "--json"]
         if threads is not None:
             cmd += ["--threads", str(threads)]
+        if method == "alpha-crown" and alpha is not None:
+            cmd += ["--iterations", str(alpha[0]), "--lr", repr(alpha[1])]
         t0 = time.perf_counter()
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -190,9 +196,9 @@ class Peer:
     """auto_LiRPA through lirpa_bounds.py in a child process; disabled (with a reason) when
     it is missing."""
 
-    def __init__(self, path, python, repeat, timeout, threads):
+    def __init__(self, path, python, repeat, timeout, threads, alpha=(20, 0.5)):
         self.path, self.python, self.repeat, self.timeout = path, python, repeat, timeout
-        self.threads = threads
+        self.threads, self.alpha = threads, alpha
         self.reason = None
         if path is None:
             self.reason = "no --lirpa PATH and LIRPA_PATH is unset"
@@ -207,9 +213,11 @@ class Peer:
             return empty("peer skipped")
         cmd = [self.python, os.path.join(HERE, "lirpa_bounds.py"), net, spec,
                "--method", ",".join(PEER_NAME[m] for m in methods), "--repeat", str(self.repeat),
-               "--lirpa", self.path, "--threads", str(self.threads)]
+               "--lirpa", self.path, "--threads", str(self.threads),
+               "--iterations", str(self.alpha[0]), "--lr", repr(self.alpha[1])]
+        env = dict(os.environ, OMP_NUM_THREADS=str(self.threads), MKL_NUM_THREADS=str(self.threads))
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=self.timeout)
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=self.timeout, env=env)
         except subprocess.TimeoutExpired:
             return empty("auto_LiRPA: timeout after %g s" % self.timeout)
         except OSError as e:
@@ -224,7 +232,7 @@ class Peer:
                 got[str(o["method"]).upper()] = o
         out = {}
         for m in methods:
-            o = got.get(PEER_NAME[m])
+            o = got.get(PEER_NAME[m].upper())
             if o is None:
                 err = "auto_LiRPA rc=%d: %s" % (p.returncode, _last_line(p.stderr or p.stdout))
                 out[m] = {"lower": None, "upper": None, "seconds": None, "error": err}
@@ -381,15 +389,16 @@ def main(argv=None):
     ap.add_argument("--csv", default=None, help="also write every row to this CSV file")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per child process")
     ap.add_argument("--python", default=None, help="Python with torch (default /usr/bin/python3)")
-    ap.add_argument("--threads", type=int, default=2, help="torch threads of the peer (default 2)")
-    ap.add_argument("--certnn-threads", type=int, default=None,
-                    help="pass --threads N to certnn (default: certnn's own default)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="threads of both sides: certnn --threads N, the peer's torch threads (default 1)")
+    ap.add_argument("--iterations", type=int, default=20, help="alpha-crown iterations, both sides (20)")
+    ap.add_argument("--lr", type=float, default=0.5, help="alpha-crown learning rate, both sides (0.5)")
     args = ap.parse_args(argv)
 
     methods = [m.strip().lower() for m in args.methods.split(",") if m.strip()]
     bad = [m for m in methods if m not in PEER_NAME]
     if bad or not methods:
-        print("bench_bounds: unknown method(s) %s (ibp, crown, crown-ibp)" % bad, file=sys.stderr)
+        print("bench_bounds: unknown method(s) %s (ibp, crown, crown-ibp, alpha-crown)" % bad, file=sys.stderr)
         return 2
     families = [f.strip() for f in args.families.split(",") if f.strip()]
     repeat = args.repeat if args.repeat is not None else (1 if args.quick else 5)
@@ -402,7 +411,8 @@ def main(argv=None):
 
     certnn, why = find_certnn(args.certnn)
     python = args.python or ("/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable)
-    peer = Peer(args.lirpa or os.environ.get("LIRPA_PATH"), python, repeat, args.timeout, args.threads)
+    peer = Peer(args.lirpa or os.environ.get("LIRPA_PATH"), python, repeat, args.timeout, args.threads,
+                (args.iterations, args.lr))
     print("certnn:     %s" % (certnn if certnn else "skipped: " + why))
     print("auto_LiRPA: %s" % ("skipped: " + peer.reason if peer.reason else peer.path))
     print("benchmarks: %s   repeat %d   methods %s" % (bdir, repeat, ",".join(methods)))
@@ -424,7 +434,8 @@ def main(argv=None):
                 continue
             pres = peer.run(onnx_path, spec, methods)
             for m in methods:
-                cres = run_certnn(certnn, onnx_path, spec, m, repeat, args.timeout, args.certnn_threads)
+                cres = run_certnn(certnn, onnx_path, spec, m, repeat, args.timeout, args.threads,
+                                  (args.iterations, args.lr))
                 rows.append(compare(fam, net, prop, m, cres, pres[m]))
         except Exception as e:  # never stop the whole table for one instance
             for m in methods:

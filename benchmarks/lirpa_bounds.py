@@ -3,15 +3,18 @@
 """Output bounds of an ONNX network over a VNN-LIB input box, computed by auto_LiRPA.
 
     /usr/bin/python3 benchmarks/lirpa_bounds.py NET.onnx SPEC.vnnlib --method CROWN [--repeat R]
-        [--lirpa PATH] [--threads 2]
+        [--lirpa PATH] [--threads 1] [--iterations 20] [--lr 0.5]
 
 This is the peer side of bench_bounds.py: it prints what `certnn bounds NET --vnnlib SPEC
 --method crown --json` prints, one JSON object per line,
     {"method": "CROWN", "lower": [...], "upper": [...], "seconds": S}
 with the bounds of every network output (C-order flattening of the output) over the spec's
-FIRST input box.  --method takes IBP, CROWN or CROWN-IBP (any case; the certnn spellings ibp,
-crown, crown-ibp too), or a comma-separated list of them, which prints one line per method and
-builds the model only once.
+FIRST input box.  --method takes IBP, CROWN, CROWN-IBP or CROWN-Optimized (alpha-CROWN; any case;
+the certnn spellings ibp, crown, crown-ibp, alpha-crown too), or a comma-separated list of them,
+which prints one line per method and builds the model only once.  CROWN-Optimized runs with
+optimize_bound_args iteration = --iterations (default 20) and lr_alpha = --lr (default 0.5), the
+rest auto_LiRPA's defaults (lr_decay 0.98, early stop patience 10, keep_best, fix_interm_bounds);
+each call initialises its slopes afresh from CROWN (init_alpha), so the repeats do not warm-start.
 
 The box: the X bounds of the first case of the spec (top-level asserts, and inside an `or`
 only its first disjunct), each decimal constant rounded to the NEAREST float64 (Python's
@@ -21,7 +24,7 @@ at most one ulp per end.  An X with no bound on a side gets -inf/+inf there.
 The network is converted by onnx_to_torch.py (float64), wrapped in auto_LiRPA's BoundedModule
 with its default options, and bounded with
     compute_bounds(x=(BoundedTensor(x, PerturbationLpNorm(norm=inf, x_L=lo, x_U=hi)),), method=M)
-under torch.no_grad().  S is the median over R timed calls of compute_bounds alone (after one
+under torch.no_grad() (CROWN-Optimized needs gradients: without it).  S is the median over R timed calls of compute_bounds alone (after one
 untimed warm-up call); loading, conversion and BoundedModule construction are not timed.
 
 auto_LiRPA is found through --lirpa PATH (a checkout whose auto_LiRPA/ package is run in
@@ -40,7 +43,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-METHODS = {"ibp": "IBP", "crown": "CROWN", "crown-ibp": "CROWN-IBP"}
+METHODS = {"ibp": "IBP", "crown": "CROWN", "crown-ibp": "CROWN-IBP", "alpha-crown": "CROWN-Optimized",
+           "crown-optimized": "CROWN-Optimized"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,14 +185,17 @@ def main(argv=None):
                     help="IBP, CROWN, CROWN-IBP, or a comma-separated list (default CROWN)")
     ap.add_argument("--repeat", type=int, default=1, help="timed runs; the median is reported")
     ap.add_argument("--lirpa", default=None, help="auto_LiRPA checkout (default: $LIRPA_PATH)")
-    ap.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    ap.add_argument("--iterations", type=int, default=20, help="CROWN-Optimized iterations (default 20)")
+    ap.add_argument("--lr", type=float, default=0.5, help="CROWN-Optimized lr_alpha (default 0.5)")
     args = ap.parse_args(argv)
 
     methods = []
     for m in args.method.split(","):
         key = m.strip().lower()
         if key not in METHODS:
-            print("lirpa_bounds: unknown method %r (IBP, CROWN, CROWN-IBP)" % m, file=sys.stderr)
+            print("lirpa_bounds: unknown method %r (IBP, CROWN, CROWN-IBP, CROWN-Optimized)" % m,
+                  file=sys.stderr)
             return 2
         methods.append(METHODS[key])
     repeat = max(1, args.repeat)
@@ -241,7 +248,9 @@ def main(argv=None):
     saved = sys.stdout
     sys.stdout = sys.stderr  # auto_LiRPA may print while tracing
     try:
-        bmodel = BoundedModule(model, (center,), device="cpu")
+        bmodel = BoundedModule(model, (center,), device="cpu",
+                               bound_opts={"optimize_bound_args": {"iteration": args.iterations,
+                                                                   "lr_alpha": args.lr}})
     except Exception as e:
         sys.stdout = saved
         print("lirpa_bounds: BoundedModule failed on %s: %s: %s" % (args.onnx, type(e).__name__, e),
@@ -254,7 +263,9 @@ def main(argv=None):
     for method in methods:
         times = []
         try:
-            with torch.no_grad():
+            import contextlib
+            ctx = contextlib.nullcontext() if method == "CROWN-Optimized" else torch.no_grad()
+            with ctx:
                 for k in range(repeat + 1):
                     t0 = time.perf_counter()
                     lb, ub = bmodel.compute_bounds(x=(bx,), method=method)

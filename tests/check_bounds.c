@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/check_bounds.c: soundness of IBP, CROWN and CROWN-IBP on the benchmark networks.
+/* tests/check_bounds.c: soundness of IBP, CROWN, CROWN-IBP and alpha-CROWN on the benchmark networks.
  *
  * 1. Sampling: for every benchmark network and several input boxes (a property's box, a random
  *    sub-box, a tiny box), points of the box (corners included) are evaluated exactly enough
  *    by the MPFI reference at 256 bits; the exact output must lie in every method's box, and
  *    CROWN's box inside IBP's.
  * 2. MPFI re-run: on small networks (ACAS Xu, MNIST 256x2, the test nets), the same CROWN
- *    computation (same intermediate boxes, the exact lines they define) is re-run with interval
- *    coefficients at 256 bits.  Its result [a, b] encloses the exact-real CROWN bound; the fast
+ *    computation (same intermediate boxes, the exact lines they define; for alpha-CROWN the
+ *    final parameters of each row) is re-run with interval coefficients at 256 bits.  Its result [a, b] encloses the exact-real CROWN bound; the fast
  *    bound must lie below a (soundness) and within 1e-9 relative of it (the charges are tight).
  * Needs ../shared/benchmarks; exits 77 (skipped) without it. */
 #include <config.h>
@@ -133,9 +133,10 @@ START_TEST (sound_by_sampling)
           box.lo[j] = a < b ? a : b;
           box.hi[j] = a < b ? b : a;
         }
-      cn_box out[3];
-      static const cn_method methods[3] = { CN_METHOD_IBP, CN_METHOD_CROWN, CN_METHOD_CROWN_IBP };
-      for (int mt = 0; mt < 3; mt++)
+      enum { NM = 4 };
+      cn_box out[NM];
+      static const cn_method methods[NM] = { CN_METHOD_IBP, CN_METHOD_CROWN, CN_METHOD_CROWN_IBP, CN_METHOD_ALPHA_CROWN };
+      for (int mt = 0; mt < NM; mt++)
         {
           cn_bounds_opts o;
           cn_bounds_opts_init (&o);
@@ -144,6 +145,9 @@ START_TEST (sound_by_sampling)
                          cn_method_name (o.method), err.msg);
           for (int64_t j = 0; j < m; j++)
             ck_assert (out[mt].lo[j] >= out[0].lo[j] && out[mt].hi[j] <= out[0].hi[j]);  /* inside IBP */
+          for (int64_t j = 0; j < m && methods[mt] == CN_METHOD_ALPHA_CROWN; j++)
+            ck_assert_msg (out[mt].lo[j] >= out[1].lo[j] && out[mt].hi[j] <= out[1].hi[j],
+                           "%s: alpha-crown looser than crown at output %lld", nets[_i].onnx, (long long) j);
         }
       double *x = malloc ((size_t) n * sizeof *x);
       int samples = big ? 3 : (n <= 10 ? 2 + (1 << n) + 8 : 12);
@@ -152,7 +156,7 @@ START_TEST (sound_by_sampling)
           sample (&box, x, k);
           cn_mpfi_vec y;
           ck_assert_msg (tu_eval_mpfi (g, x, PREC, &y, &err) == CN_OK, "%s", err.msg);
-          for (int mt = 0; mt < 3; mt++)
+          for (int mt = 0; mt < NM; mt++)
             for (int64_t j = 0; j < m; j++)
               ck_assert_msg (mpfr_cmp_d (&y.v[j]->left, out[mt].lo[j]) >= 0 && mpfr_cmp_d (&y.v[j]->right, out[mt].hi[j]) <= 0,
                              "%s box %d: sample %d escapes %s bounds at output %lld: [%.17g, %.17g] (CN_TEST_SEED=%lu)",
@@ -161,7 +165,7 @@ START_TEST (sound_by_sampling)
           cn_mpfi_vec_clear (&y);
         }
       free (x);
-      for (int mt = 0; mt < 3; mt++)
+      for (int mt = 0; mt < NM; mt++)
         cn_box_clear (&out[mt]);
       cn_box_clear (&box);
     }
@@ -180,6 +184,10 @@ struct mp_sweep
   mpfi_t **lam;         /* per value: rows x numel, or NULL */
   mpfi_t *bias;         /* rows */
   unsigned char *dep;
+  const double *theta;  /* NULL, or alpha-CROWN's lower slopes: rows x width, the relu outputs that
+                           depend on the input in node order (certnn/bounds.h's layout) */
+  int64_t width;
+  int64_t *offset;      /* per value: its first column in a row of theta, or -1 */
 };
 
 static mpfi_t *
@@ -319,7 +327,13 @@ mp_node (struct mp_sweep *s, int k)
               mpfi_ptr lam = L[r * no + j];
               if (mpfi_is_nonneg (lam) || (!mpfi_is_nonpos (lam) && mpfr_sgn (&lam->right) + mpfr_sgn (&lam->left) >= 0))
                 {
-                  if (u > -l)
+                  if (s->theta != NULL)
+                    {
+                      /* the row's own slope, read as the exact real it is */
+                      mpfi_mul_d (t, lam, s->theta[r * s->width + s->offset[o] + j]);
+                      mpfi_add (T[r * no + j], T[r * no + j], t);
+                    }
+                  else if (u > -l)
                     mpfi_add (T[r * no + j], T[r * no + j], lam);
                 }
               else
@@ -404,18 +418,29 @@ done:
 
 /* Runs the MPFI sweep from value V with rows C; writes the lower ends into A_OUT. */
 static int
-mp_sweep (const cn_graph *g, const cn_analysis *a, int v, const double *c, int64_t rows, double *a_out)
+mp_sweep (const cn_graph *g, const cn_analysis *a, int v, const double *c, int64_t rows, const double *theta,
+          double *a_out)
 {
-  struct mp_sweep s = { .g = g, .a = a, .rows = rows };
+  struct mp_sweep s = { .g = g, .a = a, .rows = rows, .theta = theta };
   int nv = cn_graph_n_values (g);
   s.lam = calloc ((size_t) nv, sizeof *s.lam);
   s.dep = calloc ((size_t) nv, 1);
+  s.offset = malloc ((size_t) nv * sizeof *s.offset);
   s.bias = mp_alloc (rows);
   for (int i = 0; i < cn_graph_n_inputs (g); i++)
     s.dep[cn_graph_input (g, i)] = 1;
   for (int k = 0; k < cn_graph_n_nodes (g); k++)
     for (int i = 0; i < cn_graph_node_n_inputs (g, k); i++)
       s.dep[cn_graph_node_output (g, k, 0)] |= s.dep[cn_graph_node_input (g, k, i)];
+  /* the documented layout (every relu here is on the way to the output) */
+  for (int w = 0; w < nv; w++)
+    s.offset[w] = -1;
+  for (int k = 0; k < cn_graph_n_nodes (g); k++)
+    if (cn_graph_node_op (g, k) == CN_OP_RELU && s.dep[cn_graph_node_output (g, k, 0)])
+      {
+        s.offset[cn_graph_node_output (g, k, 0)] = s.width;
+        s.width += numel (g, cn_graph_node_output (g, k, 0));
+      }
   int64_t n = numel (g, v);
   s.lam[v] = mp_alloc (rows * n);
   for (int64_t i = 0; i < rows * n; i++)
@@ -446,6 +471,7 @@ mp_sweep (const cn_graph *g, const cn_analysis *a, int v, const double *c, int64
   mp_free (s.bias, rows);
   free (s.lam);
   free (s.dep);
+  free (s.offset);
   return ok;
 }
 
@@ -460,11 +486,11 @@ START_TEST (mpfi_rerun)
   cn_error_clear (&err);
   int yv = cn_graph_output (g, 0);
   int64_t m = numel (g, yv);
-  for (int method = 0; method < 2; method++)
+  for (int method = 0; method < 3; method++)
     {
       cn_bounds_opts o;
       cn_bounds_opts_init (&o);
-      o.method = method ? CN_METHOD_CROWN_IBP : CN_METHOD_CROWN;
+      o.method = method == 2 ? CN_METHOD_ALPHA_CROWN : method ? CN_METHOD_CROWN_IBP : CN_METHOD_CROWN;
       cn_analysis *a;
       ck_assert_msg (cn_analysis_create (g, &spec.cases[0].box, &o, &a, &err) == CN_OK, "%s", err.msg);
       enum { ROWS = 4 };
@@ -472,8 +498,24 @@ START_TEST (mpfi_rerun)
       ck_assert (m <= 16);
       for (int64_t j = 0; j < ROWS * m; j++)
         c[j] = j < m ? (j == 0) - (j == m - 1) : tu_uniform (-1, 1);
-      ck_assert_msg (cn_analysis_lower (a, yv, c, ROWS, fast, &err) == CN_OK, "%s", err.msg);
-      ck_assert_msg (mp_sweep (g, a, yv, c, ROWS, exact), "%s: operator outside the MPFI re-run", nets[_i].onnx);
+      double *theta = NULL;
+      if (o.method == CN_METHOD_ALPHA_CROWN)
+        {
+          /* the final sweep of alpha-CROWN: the best parameters of each row, re-run in MPFI */
+          int64_t width = cn_analysis_alpha_width (a, yv);
+          ck_assert (width >= 0);
+          theta = malloc ((size_t) (ROWS * width + 1) * sizeof *theta);
+          ck_assert_ptr_nonnull (theta);
+          for (int64_t j = 0; j < ROWS * width; j++)
+            theta[j] = NAN;
+          ck_assert_msg (cn_analysis_lower_alpha (a, yv, c, ROWS, NULL, theta, fast, NULL, &err) == CN_OK, "%s", err.msg);
+          for (int64_t j = 0; j < ROWS * width; j++)
+            ck_assert (theta[j] >= 0 && theta[j] <= 1);
+        }
+      else
+        ck_assert_msg (cn_analysis_lower (a, yv, c, ROWS, fast, &err) == CN_OK, "%s", err.msg);
+      ck_assert_msg (mp_sweep (g, a, yv, c, ROWS, theta, exact), "%s: operator outside the MPFI re-run", nets[_i].onnx);
+      free (theta);
       for (int r = 0; r < ROWS; r++)
         {
           ck_assert_msg (fast[r] <= exact[r], "%s %s row %d: fast bound %.17g above the MPFI re-run %.17g (CN_TEST_SEED=%lu)",

@@ -22,10 +22,13 @@ typedef enum cn_method
 {
   CN_METHOD_IBP,        /* interval propagation through every operator */
   CN_METHOD_CROWN,      /* CROWN, intermediate bounds by full CROWN sweeps (intersected with IBP) */
-  CN_METHOD_CROWN_IBP   /* intermediate bounds by IBP, one CROWN sweep from the output */
+  CN_METHOD_CROWN_IBP,  /* intermediate bounds by IBP, one CROWN sweep from the output */
+  CN_METHOD_ALPHA_CROWN /* alpha-CROWN (ALGORITHMS.md 4): the sweeps of CROWN, intermediate ones (with
+                           alpha_intermediate) and those from the outputs, with their free line
+                           parameters (relu's lower slopes) optimised row by row */
 } cn_method;
 
-CN_API const char *cn_method_name (cn_method m);          /* "ibp", "crown", "crown-ibp" */
+CN_API const char *cn_method_name (cn_method m);          /* "ibp", "crown", "crown-ibp", "alpha-crown" */
 /* CN_EINVAL if NAME is not one of the names above. */
 CN_API cn_status cn_method_lookup (const char *name, cn_method *m, cn_error *err);
 
@@ -38,9 +41,22 @@ typedef struct cn_bounds_opts
   cn_slope slope;       /* lower slopes of the sweeps (CN_SLOPE_ADAPTIVE by default) */
   int tighten_slopes;   /* intermediate bounds also from sweeps with CN_SLOPE_RATIO, intersected
                            (tighter, about twice the work; default 0) */
+  /* alpha-CROWN (CN_METHOD_ALPHA_CROWN, and cn_analysis_lower_alpha with any method): */
+  int iterations;       /* sweeps per optimised start, the first with the arms' own lines (20) */
+  double lr;            /* Adam's learning rate (0.5) */
+  double lr_decay;      /* the learning rate is multiplied by it after every step (0.98) */
+  int patience;         /* stop after this many sweeps in which no row improved; 0: never (10) */
+  int share_alpha;      /* one set of parameters shared by all rows of a start (default 0: one per row) */
+  int alpha_intermediate; /* also optimise the sweeps that tighten intermediate boxes, each row for
+                           its own bound (default 1, as auto_LiRPA's alpha-CROWN recomputes them with
+                           their own slopes; 0: they stay CROWN's, as with its fix_interm_bounds given
+                           fixed intermediate bounds) */
+  int iterations_intermediate; /* sweeps per intermediate row with alpha_intermediate (0: iterations) */
 } cn_bounds_opts;
 
-CN_API void cn_bounds_opts_init (cn_bounds_opts *o);      /* CROWN, default threads */
+/* CROWN, default threads, and auto_LiRPA's alpha-CROWN defaults (20 iterations, lr 0.5, decay
+ * 0.98, patience 10, intermediate bounds optimised). */
+CN_API void cn_bounds_opts_init (cn_bounds_opts *o);
 
 /* An analysis of one graph over one input box: the sound box of every value, computed once,
  * and CROWN sweeps from any value on demand. */
@@ -72,6 +88,31 @@ CN_API void cn_analysis_set_slope (cn_analysis *a, cn_slope slope);
  * the corner minimising the bound) and are not part of the bound's guarantee. */
 CN_API cn_status cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
                                          double *coef, cn_error *err);
+/* What one alpha-CROWN optimisation did. */
+typedef struct cn_alpha_trace
+{
+  int iterations;       /* sweeps run, the first with the starting parameters */
+  int64_t approx;       /* relaxing nodes the gradient's forward pass could not follow exactly (it
+                           took their forward instead; the bound is as sound, the gradient approximate) */
+  double *history;      /* NULL, or caller storage for opts.iterations x ROWS numbers: each sweep's
+                           lower bounds in order (before keep-best), ITERATIONS of them written */
+} cn_alpha_trace;
+
+/* The number of alpha-CROWN parameters per row of a sweep from V: numel of every output of an
+ * operator with free line parameters (relu, leakyReLU) on the way from the graph input to V
+ * (their order: the nodes' topological order, entries in order; entries with nothing free, a
+ * stable relu's, are kept at 0).  -1 for an invalid V. */
+CN_API int64_t cn_analysis_alpha_width (const cn_analysis *a, int v);
+/* Sound lower bounds of the ROWS functions C v as cn_analysis_lower, by alpha-CROWN with the
+ * options of A (iterations, lr, lr_decay, patience, share_alpha), whatever A's method: the best,
+ * row by row, of the sweeps with the optimised parameters, so never worse than the first,
+ * CROWN's.  TARGET (NULL: none; ROWS numbers) stops early once every lower[s] > target[s].
+ * THETA (NULL: none) holds ROWS x width parameters (one row with share_alpha): on entry a warm
+ * start (NaN entries: the arms' own choice), projected onto the valid sets; on exit the
+ * parameters of each row's best bound.  TRACE (NULL: none) receives what the loop did. */
+CN_API cn_status cn_analysis_lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows,
+                                          const double *target, double *theta, double *lower,
+                                          cn_alpha_trace *trace, cn_error *err);
 /* Seconds spent in bound computation by A so far (creation and sweeps). */
 CN_API double cn_analysis_seconds (const cn_analysis *a);
 /* How many node outputs A's CROWN sweeps so far discharged over their IBP box for want of a
@@ -81,6 +122,11 @@ CN_API int64_t cn_analysis_discharged (const cn_analysis *a);
 /* The box of graph output 0 as A bounds it: its box, and for the CROWN methods the intersection
  * with a sweep of rows [I; -I].  OUT is initialised here. */
 CN_API cn_status cn_analysis_output_box (cn_analysis *a, cn_box *out, cn_error *err);
+/* As cn_analysis_output_box; with CN_METHOD_ALPHA_CROWN, TRACE (NULL: none) receives what the
+ * optimisation of the rows [e_0; -e_0; e_1; -e_1; ...] did (its history, if given, holds
+ * opts.iterations x 2 numel(output) numbers: row 2j the lower bound of entry j, row 2j + 1 minus
+ * its upper bound); with the other methods TRACE->iterations is 0. */
+CN_API cn_status cn_analysis_output_box_trace (cn_analysis *a, cn_box *out, cn_alpha_trace *trace, cn_error *err);
 
 /* Convenience: the box of graph output 0 over INPUT by OPTS->method (for the CROWN methods, the
  * output box comes from a sweep with rows [I; -I]).  OUT is initialised here. */

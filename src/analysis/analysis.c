@@ -45,6 +45,7 @@ cn_method_name (cn_method m)
     case CN_METHOD_IBP: return "ibp";
     case CN_METHOD_CROWN: return "crown";
     case CN_METHOD_CROWN_IBP: return "crown-ibp";
+    case CN_METHOD_ALPHA_CROWN: return "alpha-crown";
     default: return "invalid";
     }
 }
@@ -52,14 +53,14 @@ cn_method_name (cn_method m)
 cn_status
 cn_method_lookup (const char *name, cn_method *m, cn_error *err)
 {
-  static const cn_method all[] = { CN_METHOD_IBP, CN_METHOD_CROWN, CN_METHOD_CROWN_IBP };
+  static const cn_method all[] = { CN_METHOD_IBP, CN_METHOD_CROWN, CN_METHOD_CROWN_IBP, CN_METHOD_ALPHA_CROWN };
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (strcmp (name, cn_method_name (all[i])) == 0)
       {
         *m = all[i];
         return CN_OK;
       }
-  return cn_error_set (err, CN_EINVAL, "method: '%s' is not one of ibp, crown, crown-ibp", name);
+  return cn_error_set (err, CN_EINVAL, "method: '%s' is not one of ibp, crown, crown-ibp, alpha-crown", name);
 }
 
 void
@@ -69,6 +70,11 @@ cn_bounds_opts_init (cn_bounds_opts *o)
   o->method = CN_METHOD_CROWN;
   o->threads = 0;
   o->slope = CN_SLOPE_ADAPTIVE;
+  o->iterations = 20;
+  o->lr = 0.5;
+  o->lr_decay = 0.98;
+  o->patience = 10;
+  o->alpha_intermediate = 1;
 }
 
 void
@@ -193,7 +199,7 @@ cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts
       for (int o = 0; o < nd->n_out; o++)
         {
           int w = nd->out[o];
-          if (a->opts.method == CN_METHOD_CROWN
+          if ((a->opts.method == CN_METHOD_CROWN || a->opts.method == CN_METHOD_ALPHA_CROWN)
               && (st = cn__crown_tighten (g, a->boxes, a->depends, w, &a->opts, &a->discharged, a->memo, err)) != CN_OK)
             goto fail;
         }
@@ -203,6 +209,74 @@ cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts
   return CN_OK;
 fail:
   cn_analysis_free (a);
+  return st;
+}
+
+/* alpha-CROWN from V (cn_analysis_lower_alpha); COEF (if not NULL) as cn_analysis_lower_coef,
+ * from one more sweep with the best parameters (the same sweep as the best one of each row). */
+static cn_status
+lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows, const double *target, double *theta,
+             double *lower, double *coef, cn_alpha_trace *trace, cn_error *err)
+{
+  double t0 = now ();
+  const cn_graph *g = a->g;
+  cn_status st = cn__graph_check_value (g, v, "bounds", err);
+  if (st != CN_OK)
+    return st;
+  if ((st = cn_fpenv_check (err)) != CN_OK)
+    return st;
+  if (rows < 0)
+    return cn_error_set (err, CN_EINVAL, "bounds: negative row count");
+  if (!(a->opts.lr > 0) || !isfinite (a->opts.lr) || !(a->opts.lr_decay > 0) || !(a->opts.lr_decay <= 1)
+      || a->opts.iterations < 1 || a->opts.patience < 0)
+    return cn_error_set (err, CN_EINVAL,
+                         "alpha-crown: iterations %d (at least 1), lr %g (positive), lr_decay %g (in (0, 1]) or "
+                         "patience %d (at least 0) out of range",
+                         a->opts.iterations, a->opts.lr, a->opts.lr_decay, a->opts.patience);
+  int64_t n = g->values[v].numel;
+  for (int64_t j = 0; j < rows * n; j++)
+    if (!isfinite (c[j]))
+      return cn_error_set (err, CN_EINVAL, "bounds: coefficient %lld of C is not finite", (long long) j);
+  if (trace != NULL)
+    trace->iterations = 0;
+  if (rows == 0)
+    return CN_OK;
+  double *th = theta;
+  int64_t width = cn_analysis_alpha_width (a, v);
+  if (width < 0)
+    return cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+  int64_t size = (a->opts.share_alpha ? 1 : rows) * width;
+  if (th == NULL && coef != NULL)
+    {
+      if ((th = malloc ((size_t) (size ? size : 1) * sizeof *th)) == NULL)
+        return cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+      for (int64_t i = 0; i < size; i++)
+        th[i] = NAN;
+    }
+  st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &a->opts, target, th, lower, trace, &a->discharged,
+                        a->memo, err);
+  if (st == CN_OK && coef != NULL)
+    {
+      /* the input coefficients of the best parameters' sweep (a guide, as for CROWN) */
+      int64_t *offset = malloc ((size_t) g->n_values * sizeof *offset);
+      double *low = malloc ((size_t) rows * sizeof *low);
+      if (offset == NULL || low == NULL)
+        st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+      else
+        {
+          cn__alpha_layout (g, a->depends, v, offset);
+          cn__crown_tape tape = { .offset = offset, .width = width, .theta = th, .shared = a->opts.share_alpha != 0 };
+          st = cn__crown_sweep_tape (g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, low, coef,
+                                     NULL, a->memo, width > 0 ? &tape : NULL, err);
+          for (int64_t s = 0; s < rows && st == CN_OK; s++)
+            lower[s] = fmax (lower[s], low[s]);   /* both sound */
+        }
+      free (offset);
+      free (low);
+    }
+  if (th != theta)
+    free (th);
+  a->seconds += now () - t0;
   return st;
 }
 
@@ -228,6 +302,11 @@ cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, do
   for (int64_t j = 0; j < rows * n; j++)
     if (!isfinite (c[j]))
       return cn_error_set (err, CN_EINVAL, "bounds: coefficient %lld of C is not finite", (long long) j);
+  if (rows > 0 && a->opts.method == CN_METHOD_ALPHA_CROWN)
+    {
+      a->seconds += now () - t0;
+      return lower_alpha (a, v, c, rows, NULL, NULL, lower, coef, NULL, err);
+    }
   if (rows > 0)
     st = cn__crown_sweep (a->g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, coef,
                           &a->discharged, a->memo, err);
@@ -235,8 +314,34 @@ cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, do
   return st;
 }
 
+int64_t
+cn_analysis_alpha_width (const cn_analysis *a, int v)
+{
+  if (v < 0 || v >= a->g->n_values)
+    return -1;
+  int64_t *offset = malloc ((size_t) a->g->n_values * sizeof *offset);
+  if (offset == NULL)
+    return -1;
+  int64_t w = cn__alpha_layout (a->g, a->depends, v, offset);
+  free (offset);
+  return w;
+}
+
+cn_status
+cn_analysis_lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows, const double *target, double *theta,
+                         double *lower, cn_alpha_trace *trace, cn_error *err)
+{
+  return lower_alpha (a, v, c, rows, target, theta, lower, NULL, trace, err);
+}
+
 cn_status
 cn_analysis_output_box (cn_analysis *a, cn_box *out, cn_error *err)
+{
+  return cn_analysis_output_box_trace (a, out, NULL, err);
+}
+
+cn_status
+cn_analysis_output_box_trace (cn_analysis *a, cn_box *out, cn_alpha_trace *trace, cn_error *err)
 {
   const cn_graph *g = a->g;
   double *c = NULL, *lower = NULL;
@@ -244,6 +349,8 @@ cn_analysis_output_box (cn_analysis *a, cn_box *out, cn_error *err)
   if (g->n_outputs < 1)
     return cn_error_set (err, CN_EINVAL, "bounds: the graph has no output");
   int v = g->outputs[0];
+  if (trace != NULL)
+    trace->iterations = 0;
   cn_status st = cn_box_copy (out, &a->boxes[v], err);
   if (st != CN_OK)
     goto done;
@@ -262,7 +369,11 @@ cn_analysis_output_box (cn_analysis *a, cn_box *out, cn_error *err)
           c[(2 * j) * n + j] = 1;
           c[(2 * j + 1) * n + j] = -1;
         }
-      if ((st = cn_analysis_lower (a, v, c, 2 * n, lower, err)) != CN_OK)
+      if (a->opts.method == CN_METHOD_ALPHA_CROWN)
+        st = lower_alpha (a, v, c, 2 * n, NULL, NULL, lower, NULL, trace, err);
+      else
+        st = cn_analysis_lower (a, v, c, 2 * n, lower, err);
+      if (st != CN_OK)
         goto done;
       for (int64_t j = 0; j < n; j++)
         {

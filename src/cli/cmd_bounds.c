@@ -17,7 +17,8 @@
 static void
 help (FILE *f)
 {
-  fprintf (f, "Usage: certnn bounds NET.onnx --vnnlib SPEC.vnnlib [--method ibp|crown|crown-ibp] [--json] [--threads N]\n"
+  fprintf (f, "Usage: certnn bounds NET.onnx --vnnlib SPEC.vnnlib [--method ibp|crown|crown-ibp|alpha-crown] [--json]\n"
+              "                     [--threads N] [--iterations N] [--lr X] [--fix-intermediate] [--history]\n"
               "       certnn bounds NET.onnx --center FILE --eps E [...]\n"
               "       certnn bounds NET.onnx (--vnnlib SPEC | --center FILE --eps E) --method ibp --reference mpfi\n"
               "                     [--precision BITS] [--json]\n\n"
@@ -26,10 +27,21 @@ help (FILE *f)
               "(numbers in C order).  The bounds hold for the network evaluated in exact real arithmetic with its\n"
               "stored weights, for every input of the set: rounding errors are charged, never ignored.\n\n"
               "  --method   ibp: interval propagation; crown (default): CROWN with full-CROWN intermediate bounds;\n"
-              "             crown-ibp: IBP intermediate bounds and one CROWN sweep from the output\n"
+              "             crown-ibp: IBP intermediate bounds and one CROWN sweep from the output;\n"
+              "             alpha-crown: CROWN whose sweeps have the lower slopes of their relus optimised for\n"
+              "             every bound (Adam, the best of the iterations kept: never looser than crown; every\n"
+              "             iteration's bound is a sound sweep's)\n"
+              "  --fix-intermediate\n"
+              "             (alpha-crown) keep CROWN's intermediate bounds, optimise the output's sweep only (by\n"
+              "             default every intermediate bound's sweep is optimised too, each for its own bound)\n"
+              "  --iterations N, --lr X\n"
+              "             (alpha-crown) sweeps per bound, the first with CROWN's slopes (default 20), and Adam's\n"
+              "             learning rate (default 0.5; decayed by 0.98 per step; stops after 10 steps without gain)\n"
+              "  --history  (alpha-crown, with --json) add each iteration's bounds as \"history\"\n"
               "  --json     print {\"method\", \"lower\", \"upper\", \"seconds\", \"discharged\"} (an infinite bound\n"
               "             prints as null); seconds times the bound computation only; discharged counts the CROWN\n"
-              "             steps that found no relaxation and used the node's IBP box (also noted on stderr)\n"
+              "             steps that found no relaxation and used the node's IBP box (also noted on stderr);\n"
+              "             alpha-crown adds \"iterations\", the sweeps run for the output's bounds\n"
               "  --threads  OpenMP threads for the row-parallel work (default: OpenMP's)\n"
               "  --reference mpfi\n"
               "             (with --method ibp only) the whole IBP pass in MPFI interval arithmetic instead, through\n"
@@ -48,7 +60,7 @@ cli_bounds (int argc, char **argv)
 {
   const char *net = NULL, *vnnlib = NULL, *center = NULL;
   double eps = -1;
-  int json = 0;
+  int json = 0, history = 0;
   const char *reference = NULL;
   long prec = -1;
   cn_bounds_opts opts;
@@ -65,6 +77,8 @@ cli_bounds (int argc, char **argv)
         }
       else if (strcmp (argv[i], "--json") == 0)
         json = 1;
+      else if (strcmp (argv[i], "--history") == 0)
+        history = 1;
       else if (strcmp (argv[i], "--vnnlib") == 0 && i + 1 < argc)
         vnnlib = argv[++i];
       else if (strcmp (argv[i], "--center") == 0 && i + 1 < argc)
@@ -109,6 +123,8 @@ cli_bounds (int argc, char **argv)
     return cli_usage_error ("bounds", "--center needs --eps E");
   if (reference != NULL && opts.method != CN_METHOD_IBP)
     return cli_usage_error ("bounds", "--reference mpfi needs --method ibp (the reference runs IBP only)");
+  if (history && (!json || opts.method != CN_METHOD_ALPHA_CROWN))
+    return cli_usage_error ("bounds", "--history needs --json and --method alpha-crown");
   if (prec >= 0 && reference == NULL)
     return cli_usage_error ("bounds", "--precision needs --reference mpfi");
   if (prec < 0)
@@ -162,10 +178,19 @@ cli_bounds (int argc, char **argv)
      contains the exact output over BOX. */
   int64_t discharged = 0;
   cn_status bst;
+  cn_alpha_trace trace = { 0 };
+  int64_t n_out = cn_shape_numel (cn_graph_value_shape (g, cn_graph_output (g, 0)));
+  if (history && (trace.history = malloc ((size_t) opts.iterations * (size_t) (2 * n_out + 1) * sizeof (double)))
+                     == NULL)
+    {
+      fprintf (stderr, "certnn: bounds: out of memory\n");
+      rc = CLI_FAIL;
+      goto done;
+    }
   if (reference != NULL)
     bst = cn_reference_output_box (g, &box, (mpfr_prec_t) prec, &out, &err);
   else if ((bst = cn_analysis_create (g, &box, &opts, &an, &err)) == CN_OK
-           && (bst = cn_analysis_output_box (an, &out, &err)) == CN_OK)
+           && (bst = cn_analysis_output_box_trace (an, &out, &trace, &err)) == CN_OK)
     discharged = cn_analysis_discharged (an);
   if (bst != CN_OK)
     {
@@ -189,6 +214,29 @@ cli_bounds (int argc, char **argv)
                                 "seconds", secs, "discharged", (json_int_t) discharged);
       if (root != NULL && reference != NULL)
         json_object_set_new (root, "precision", json_integer (prec));
+      if (root != NULL && opts.method == CN_METHOD_ALPHA_CROWN)
+        {
+          json_object_set_new (root, "iterations", json_integer (trace.iterations));
+          if (trace.approx > 0)
+            json_object_set_new (root, "approximate_gradient_nodes", json_integer (trace.approx));
+        }
+      if (root != NULL && history)
+        {
+          /* iteration k's sweep: row 2j bounds y_j from below, row 2j + 1 bounds -y_j */
+          json_t *h = json_array ();
+          for (int k = 0; k < trace.iterations; k++)
+            {
+              json_t *hl = json_array (), *hu = json_array ();
+              const double *r = trace.history + (int64_t) k * 2 * n_out;
+              for (int64_t j = 0; j < n_out; j++)
+                {
+                  json_array_append_new (hl, isfinite (r[2 * j]) ? json_real (r[2 * j]) : json_null ());
+                  json_array_append_new (hu, isfinite (r[2 * j + 1]) ? json_real (-r[2 * j + 1]) : json_null ());
+                }
+              json_array_append_new (h, json_pack ("{s:o, s:o}", "lower", hl, "upper", hu));
+            }
+          json_object_set_new (root, "history", h);
+        }
       if (root == NULL)
         {
           fprintf (stderr, "certnn: bounds: out of memory\n");
@@ -209,6 +257,7 @@ cli_bounds (int argc, char **argv)
         putchar ('\n');
       }
 done:
+  free (trace.history);
   free (x0);
   cn_analysis_free (an);
   cn_box_clear (&box);

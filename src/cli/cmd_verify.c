@@ -17,7 +17,8 @@
 static void
 help (FILE *f)
 {
-  fprintf (f, "Usage: certnn verify NET.onnx SPEC.vnnlib [--timeout S] [--output FILE] [--method crown|crown-ibp|ibp]\n"
+  fprintf (f, "Usage: certnn verify NET.onnx SPEC.vnnlib [--timeout S] [--output FILE]\n"
+              "                     [--method crown|crown-ibp|ibp|alpha-crown] [--iterations N] [--lr X]\n"
               "                     [--threads N] [--seed N] [--quiet]\n\n"
               "Decides whether some input of the property's input set makes its (unsafe) output condition true.\n"
               "The first line of standard output (and of FILE) is the verdict:\n"
@@ -31,7 +32,8 @@ help (FILE *f)
               "--seed N seeds the random attacks (default 1).\n"
               "Method: random and PGD attacks, then branch and bound splitting the input box (inputs of at most\n"
               "64 entries; larger inputs get the attacks and one bound), worst domain first, bounded by the\n"
-              "--method (default crown).  Exit status 0 with any verdict, 2 on bad input, 1 on an internal failure.\n");
+              "--method (default crown; alpha-crown optimises every domain's bounds, see certnn bounds --help).\n"
+              "Exit status 0 with any verdict, 2 on bad input, 1 on an internal failure.\n");
 }
 
 static void

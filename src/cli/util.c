@@ -145,6 +145,11 @@ fail:
 int
 cli_bounds_option (const char *cmd, int argc, char **argv, int *i, cn_bounds_opts *o)
 {
+  if (strcmp (argv[*i], "--fix-intermediate") == 0)
+    {
+      o->alpha_intermediate = 0;
+      return 1;
+    }
   if (*i + 1 >= argc)
     return 0;
   if (strcmp (argv[*i], "--method") == 0)
@@ -162,6 +167,35 @@ cli_bounds_option (const char *cmd, int argc, char **argv, int *i, cn_bounds_opt
       if (*end != '\0' || t < 1 || t > 1024)
         return -cli_usage_error (cmd, "--threads must be an integer in 1..1024, not '%s'", argv[*i]);
       o->threads = (int) t;
+      return 1;
+    }
+  if (strcmp (argv[*i], "--iterations") == 0)
+    {
+      char *end;
+      errno = 0;
+      long t = strtol (argv[++*i], &end, 10);
+      if (*end != '\0' || end == argv[*i] || errno != 0 || t < 1 || t > 100000)
+        return -cli_usage_error (cmd, "--iterations must be an integer in 1..100000, not '%s'", argv[*i]);
+      o->iterations = (int) t;
+      return 1;
+    }
+  if (strcmp (argv[*i], "--iterations-intermediate") == 0)
+    {
+      char *end;
+      errno = 0;
+      long t = strtol (argv[++*i], &end, 10);
+      if (*end != '\0' || end == argv[*i] || errno != 0 || t < 1 || t > 100000)
+        return -cli_usage_error (cmd, "--iterations-intermediate must be an integer in 1..100000, not '%s'", argv[*i]);
+      o->iterations_intermediate = (int) t;
+      return 1;
+    }
+  if (strcmp (argv[*i], "--lr") == 0)
+    {
+      char *end;
+      double lr = strtod (argv[++*i], &end);
+      if (*end != '\0' || end == argv[*i] || !(lr > 0) || isinf (lr))
+        return -cli_usage_error (cmd, "--lr must be a finite number > 0, not '%s'", argv[*i]);
+      o->lr = lr;
       return 1;
     }
   return 0;

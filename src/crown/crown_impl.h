@@ -23,6 +23,69 @@ cn_status cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigne
                            const double *c, int64_t rows, int threads, int slope, double *lower,
                            double *input_coef, int64_t *discharged, void **memo, cn_error *err);
 
+/* alpha-CROWN's side of a sweep (src/crown/alpha.c): the parameters the arms read, and what the
+ * sweep records for the gradient's forward pass (ALGORITHMS.md 4.4). */
+enum cn__fwd_how
+{
+  CN__FWD_NONE,      /* the sweep did not reach the value */
+  CN__FWD_LINES,     /* v^ = fk .* u^ + fb (an elementwise arm's lines, per row) */
+  CN__FWD_CORNER,    /* v^ = fb: the corner of the box the sweep concretised the value at
+                        (lam >= 0: the lower end, else the upper end), the graph input included */
+  CN__FWD_NODE       /* v^ = the node's forward at its inputs' v^: exact for the affine arms, a
+                        stand-in for a relaxing arm that records no lines (the gradient is then
+                        approximate, counted in n_approx) */
+};
+
+typedef struct cn__crown_tape
+{
+  /* given by the caller */
+  const int64_t *offset;     /* per value: its first column in a row of THETA, -1: no parameters */
+  int64_t width;             /* parameters per row */
+  const double *theta;       /* rows x width, or one row shared by all (SHARED) */
+  int shared;
+  int unchecked;             /* tests only: cn_crown_step.theta_unchecked */
+  int threads;               /* for the gradient's forward pass */
+  int record;                /* fill what follows */
+  /* written by the sweep when RECORD (per value, NULL where unused; rows x numel) */
+  unsigned char *how;        /* enum cn__fwd_how */
+  double **fk, **fb;
+  double **ga, **gb;         /* the step's grad_a, grad_b at the outputs with parameters */
+  int64_t n_approx;          /* relaxing arms taken as CN__FWD_NODE */
+} cn__crown_tape;
+
+/* cn__crown_sweep with TAPE (NULL: a plain sweep).  With TAPE->record, TAPE's records must be
+ * empty on entry (cn__crown_tape_reset) and hold the sweep's on success. */
+cn_status cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
+                                const double *c, int64_t rows, int threads, int slope, double *lower,
+                                double *input_coef, int64_t *discharged, void **memo, cn__crown_tape *tape,
+                                cn_error *err);
+/* Frees TAPE's records (keeps what the caller gave). */
+void cn__crown_tape_reset (const cn_graph *g, cn__crown_tape *tape);
+
+/* ---- alpha-CROWN (src/crown/alpha.c) ------------------------------------------------------- */
+
+/* The parameter layout of sweeps from V: OFFSET[w] (one per value) is the first column of value
+ * w's parameters in a row, -1 where w has none; returns the width of a row (-1 out of memory). */
+int64_t cn__alpha_layout (const cn_graph *g, const unsigned char *depends, int v, int64_t *offset);
+
+/* The gradient of every row's bound in its parameters (4.4) from TAPE, the records of a sweep
+ * from V with ROWS rows: GRAD gets rows x width numbers (one row, summed, when shared).
+ * CN_EUNSUPPORTED where the forward pass cannot pass some node. */
+cn_status cn__alpha_gradient (const cn_graph *g, const cn__crown_tape *tape, int v, int64_t rows, double *grad,
+                              cn_error *err);
+
+/* Sound lower bounds of the ROWS functions C v by alpha-CROWN over BOXES (kept fixed): the best,
+ * row by row, of OPTS->iterations sweeps (OPTS: iterations, lr, lr_decay, patience, share_alpha,
+ * slope, threads).  TARGET (NULL: none) stops the loop once every lower[s] > target[s].
+ * THETA_IO (NULL: none) holds rows x width (1 x width shared) parameters: on entry the start
+ * (NaN entries: the arms' own choice), projected; on exit the parameters of each row's best
+ * bound.  TRACE (NULL: none) as cn_analysis_lower_alpha.  DISCHARGED and MEMO as for
+ * cn__crown_sweep (DISCHARGED counts the first sweep only). */
+cn_status cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
+                           const double *c, int64_t rows, const cn_bounds_opts *opts, const double *target,
+                           double *theta_io, double *lower, cn_alpha_trace *trace, int64_t *discharged,
+                           void **memo, cn_error *err);
+
 /* With CN_METHOD_CROWN: tightens BOXES[V] (sound on entry, sound on exit) by CROWN sweeps over
  * the entries whose relaxation depends on them (src/crown/tighten.c), when V depends on the
  * graph input, feeds a relaxing operator and is not a first layer; intersects each sweep's box

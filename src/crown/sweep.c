@@ -19,11 +19,59 @@
 #include <string.h>
 #include "crown/crown_impl.h"
 
+void
+cn__crown_tape_reset (const cn_graph *g, cn__crown_tape *tape)
+{
+  if (tape->how == NULL || tape->fk == NULL || tape->fb == NULL || tape->ga == NULL || tape->gb == NULL)
+    return;
+  for (int w = 0; w < g->n_values; w++)
+    {
+      free (tape->fk[w]);
+      free (tape->fb[w]);
+      free (tape->ga[w]);
+      free (tape->gb[w]);
+      tape->fk[w] = tape->fb[w] = tape->ga[w] = tape->gb[w] = NULL;
+      tape->how[w] = CN__FWD_NONE;
+    }
+  tape->n_approx = 0;
+}
+
+/* Records for the gradient that the sweep concretised value W (ROWS x N coefficients LAM) over
+ * BOX: the corner minimising each lam_j w_j (an infinite end records 0: the row's bound is -inf). */
+static cn_status
+record_corner (cn__crown_tape *tape, int w, const double *lam, int64_t rows, const cn_box *box, cn_error *err)
+{
+  int64_t n = box->n;
+  if (tape == NULL || !tape->record)
+    return CN_OK;
+  tape->how[w] = CN__FWD_CORNER;
+  tape->fb[w] = malloc ((size_t) (rows * n) * sizeof (double) + 1);
+  if (tape->fb[w] == NULL)
+    return cn_error_set (err, CN_ENOMEM, "alpha-crown: out of memory");
+  for (int64_t s = 0; s < rows; s++)
+    for (int64_t j = 0; j < n; j++)
+      {
+        double x = lam[s * n + j] >= 0 ? box->lo[j] : box->hi[j];
+        tape->fb[w][s * n + j] = isfinite (x) ? x : 0;
+      }
+  return CN_OK;
+}
+
 cn_status
 cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
                  const double *c, int64_t rows, int threads, int slope, double *lower, double *input_coef,
                  int64_t *discharged, void **memo, cn_error *err)
 {
+  return cn__crown_sweep_tape (g, boxes, depends, v, c, rows, threads, slope, lower, input_coef, discharged, memo,
+                               NULL, err);
+}
+
+cn_status
+cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
+                      const double *c, int64_t rows, int threads, int slope, double *lower, double *input_coef,
+                      int64_t *discharged, void **memo, cn__crown_tape *tape, cn_error *err)
+{
+  int rec = tape != NULL && tape->record;
   cn_status st = CN_OK;
   double **lam = calloc ((size_t) g->n_values, sizeof *lam);
   double *bias = calloc ((size_t) (rows ? rows : 1), sizeof *bias);
@@ -77,6 +125,8 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
                * (certnn ops says "none"): lam_o . o >= min over o's sound box, a constant. */
               if (depends[o] && discharged != NULL)
                 ++*discharged;
+              if ((st = record_corner (tape, o, lam[o], rows, &boxes[o], err)) != CN_OK)
+                goto done;
               cn__crown_add_box_min (&step, &boxes[o]);
               free (lam[o]);
               lam[o] = NULL;
@@ -99,6 +149,37 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
             }
           step.lam_in = lam_in;
           step.in_box = in_box;
+          step.theta = NULL;
+          step.fwd_k = step.fwd_b = step.grad_a = step.grad_b = NULL;
+          if (tape != NULL && tape->theta != NULL && nd->rule->alpha != NULL && tape->offset[o] >= 0)
+            {
+              step.theta = tape->theta + tape->offset[o];
+              step.theta_stride = tape->shared ? 0 : tape->width;
+              step.theta_unchecked = tape->unchecked;
+            }
+          if (rec)
+            {
+              size_t size = (size_t) (rows * step.n_out) * sizeof (double) + sizeof (double);
+              tape->fk[o] = malloc (size);
+              tape->fb[o] = malloc (size);
+              if (step.theta != NULL)
+                {
+                  tape->ga[o] = malloc (size);
+                  tape->gb[o] = malloc (size);
+                }
+              if (tape->fk[o] == NULL || tape->fb[o] == NULL
+                  || (step.theta != NULL && (tape->ga[o] == NULL || tape->gb[o] == NULL)))
+                {
+                  st = cn_error_set (err, CN_ENOMEM, "alpha-crown: out of memory");
+                  goto step_fail;
+                }
+              /* an arm that records its lines overwrites the sentinel */
+              tape->fk[o][0] = NAN;
+              step.fwd_k = tape->fk[o];
+              step.fwd_b = tape->fb[o];
+              step.grad_a = tape->ga[o];
+              step.grad_b = tape->gb[o];
+            }
           memcpy (bias0, bias, (size_t) rows * sizeof *bias);
           memcpy (charge0, charge, (size_t) rows * sizeof *charge);
           cn_error declined;
@@ -116,6 +197,16 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
                 }
               if (discharged != NULL)
                 ++*discharged;
+              if (rec)
+                {
+                  free (tape->fk[o]);
+                  free (tape->fb[o]);
+                  free (tape->ga[o]);
+                  free (tape->gb[o]);
+                  tape->fk[o] = tape->fb[o] = tape->ga[o] = tape->gb[o] = NULL;
+                  if ((st = record_corner (tape, o, lam[o], rows, &boxes[o], err)) != CN_OK)
+                    goto step_fail;
+                }
               cn__crown_add_box_min (&step, &boxes[o]);
               free (lam[o]);
               lam[o] = NULL;
@@ -126,6 +217,21 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
             {
               cn_error_set (err, st, "%s", declined.msg);
               goto step_fail;
+            }
+          if (rec)
+            {
+              if (rows * step.n_out > 0 && !isnan (tape->fk[o][0]))
+                tape->how[o] = CN__FWD_LINES;
+              else
+                {
+                  /* no lines recorded: the node's forward stands in (exact for an affine arm) */
+                  tape->how[o] = CN__FWD_NODE;
+                  if (nd->rule->flags & CN_RULE_NEEDS_BOUNDS)
+                    tape->n_approx++;
+                  free (tape->fk[o]);
+                  free (tape->fb[o]);
+                  tape->fk[o] = tape->fb[o] = NULL;
+                }
             }
           free (lam[o]);
           lam[o] = NULL;
@@ -176,6 +282,8 @@ cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *de
       if (lam[w] == NULL)
         continue;
       step.lam_out = lam[w];
+      if ((st = record_corner (tape, w, lam[w], rows, &boxes[w], err)) != CN_OK)
+        goto done;
       cn__crown_add_box_min (&step, &boxes[w]);
     }
   for (int64_t s = 0; s < rows; s++)

@@ -78,8 +78,9 @@ tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, 
     chunk = 2 * m;
   double *c = calloc ((size_t) chunk * (size_t) n, sizeof *c);
   double *lower = malloc ((size_t) chunk * sizeof *lower);
+  double *zeros = calloc ((size_t) chunk, sizeof *zeros);
   cn_status st = CN_OK;
-  if (idx == NULL || c == NULL || lower == NULL)
+  if (idx == NULL || c == NULL || lower == NULL || zeros == NULL)
     {
       st = cn_error_set (err, CN_ENOMEM, "crown: out of memory tightening '%s'", g->values[v].name);
       goto done;
@@ -104,8 +105,20 @@ tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, 
       int slope = pass == 0 ? (int) opts->slope : CN_SLOPE_RATIO;
       if (pass > 0 && slope == (int) opts->slope)
         continue;
-      if ((st = cn__crown_sweep (g, boxes, depends, v, c, 2 * cnt, opts->threads, slope, lower, NULL,
-                                  discharged, memo, err)) != CN_OK)
+      if (pass == 0 && opts->method == CN_METHOD_ALPHA_CROWN && opts->alpha_intermediate)
+        {
+          /* alpha-CROWN: every row optimises its own bound (ALGORITHMS.md 4.4, v1); for a relu's
+           * input a row is done once it proves the sign (lower bound of v_j or of -v_j above 0),
+           * which decides the relaxation; a smooth one's lines depend on the whole box */
+          cn_bounds_opts io = *opts;
+          if (opts->iterations_intermediate > 0)
+            io.iterations = opts->iterations_intermediate;
+          if ((st = cn__alpha_lower (g, boxes, depends, v, c, 2 * cnt, &io, smooth ? NULL : zeros, NULL, lower,
+                                     NULL, discharged, memo, err)) != CN_OK)
+            goto done;
+        }
+      else if ((st = cn__crown_sweep (g, boxes, depends, v, c, 2 * cnt, opts->threads, slope, lower, NULL,
+                                       discharged, memo, err)) != CN_OK)
         goto done;
       for (int64_t r = 0; r < cnt; r++)
         {
@@ -130,6 +143,7 @@ done:
   free (idx);
   free (c);
   free (lower);
+  free (zeros);
   return st;
 }
 

@@ -20,7 +20,11 @@
  *              lower line  alpha z <= relu(z) for every real z and every double alpha in
  *              [0, 1] (z < 0: alpha z <= 0; z >= 0: alpha z <= z), chosen by the step's
  *              slope (cn_slope): adaptive CROWN (1 if u > -l, else 0), 0, 1, or the ratio
- *              fl(u / (u - l)) clamped to [0, 1] (finite ends only, else adaptive).
+ *              fl(u / (u - l)) clamped to [0, 1] (finite ends only, else adaptive); or, in
+ *              alpha-CROWN, the row's own alpha_sj from the step's theta (relu_alpha projects
+ *              onto [0, 1]; the arm refuses any other value with CN_EINVAL).  The contribution
+ *              of entry j to row s is lam_j alpha_sj z_j where lam_j > 0, so its derivative in
+ *              alpha_sj is lam_j z_j (grad_a = lam_j, relu_record).
  *            For a row s, lam relu(z) >= lam alpha z when lam >= 0, and
  *            lam relu(z) >= lam kU z + lam bU when lam < 0.  So lam_z = lam alpha (exact when
  *            alpha is 0 or 1, else one rounded product) or fl(lam kU) (one rounded product),
@@ -136,6 +140,29 @@ struct relu_entry
   double m;        /* max(|l|, |u|) */
 };
 
+/* Row S's records for alpha-CROWN's gradient (cn_crown_step.fwd_k ...): the line the step uses
+ * at each entry, and the derivative in the lower slope theta_j of an unstable entry, whose
+ * contribution to the step is lam_j theta_j z_j where lam_j > 0 (so grad_a = lam_j there). */
+static void
+relu_record (const cn_crown_step *st, const struct relu_entry *e, const double *th, int64_t s, int64_t n)
+{
+  const double *lo = st->lam_out + s * n;
+  double *fk = st->fwd_k + s * n, *fb = st->fwd_b + s * n;
+  for (int64_t j = 0; j < n; j++)
+    {
+      double alpha = th != NULL ? th[j] : e[j].alpha;
+      int lower = lo[j] >= 0;
+      fk[j] = e[j].kind == RELU_ON ? 1 : e[j].kind == RELU_OFF ? 0 : lower ? alpha : e[j].kind == RELU_LINE ? e[j].ku : 0;
+      fb[j] = (e[j].kind == RELU_LINE && !lower) ? e[j].bu : 0;
+      if (st->grad_a != NULL)
+        {
+          int free_ = e[j].kind == RELU_LINE || e[j].kind == RELU_NO_LINE;
+          st->grad_a[s * n + j] = free_ && lo[j] > 0 ? lo[j] : 0;
+          st->grad_b[s * n + j] = 0;
+        }
+    }
+}
+
 /* The rows FIRST..LAST-1 of relu's CROWN step (see relu_crown). */
 struct relu_rows_ctx
 {
@@ -157,8 +184,11 @@ relu_rows (void *p, int64_t first, int64_t last)
     {
       const double *lo = st->lam_out + s * n;
       double *li = st->lam_in[0] + s * n;
+      const double *th = st->theta != NULL ? st->theta + s * st->theta_stride : NULL;
       double t = 0, cm = 0, d = 0, td = 0;
       int no_line = 0, rounded = 0;
+      if (st->fwd_k != NULL)
+        relu_record (st, e, th, s, n);
       for (int64_t j = 0; j < n; j++)
         {
           double lam = lo[j];
@@ -174,11 +204,12 @@ relu_rows (void *p, int64_t first, int64_t last)
             default:
               if (lam > 0)
                 {
-                  if (e[j].alpha == 1)
+                  double alpha = th != NULL ? th[j] : e[j].alpha;
+                  if (alpha == 1)
                     li[j] = lam;
-                  else if (e[j].alpha != 0)
+                  else if (alpha != 0)
                     {
-                      li[j] = lam * e[j].alpha;
+                      li[j] = lam * alpha;
                       rounded = 1;
                       t += fabs (li[j]) * e[j].m;
                       cm += e[j].m;
@@ -215,6 +246,24 @@ relu_rows (void *p, int64_t first, int64_t last)
     }
 }
 
+/* The lower slope of an unstable entry [l, u] under SLOPE (a cn_slope): adaptive CROWN (1 if
+ * u > -l, else 0), 0, 1, or the ratio u/(u - l) (finite ends only, else adaptive). */
+static double
+relu_slope (double l, double u, int slope)
+{
+  if (slope == CN_SLOPE_ZERO)
+    return 0;
+  if (slope == CN_SLOPE_ONE)
+    return 1;
+  if (slope == CN_SLOPE_RATIO && isfinite (l) && isfinite (u))
+    {
+      double r = u / (u - l);
+      /* any double in [0, 1] is a valid slope; the rounding of r does not matter */
+      return r > 1 ? 1 : r < 0 ? 0 : r;
+    }
+  return u > -l;
+}
+
 static cn_status
 relu_crown (const cn_crown_step *st, cn_error *err)
 {
@@ -240,17 +289,7 @@ relu_crown (const cn_crown_step *st, cn_error *err)
         e[j].kind = RELU_ON;
       else
         {
-          e[j].alpha = u > -l;
-          if (st->slope == CN_SLOPE_ZERO)
-            e[j].alpha = 0;
-          else if (st->slope == CN_SLOPE_ONE)
-            e[j].alpha = 1;
-          else if (st->slope == CN_SLOPE_RATIO && isfinite (l) && isfinite (u))
-            {
-              double r = u / (u - l);
-              /* any double in [0, 1] is a valid slope; the rounding of r does not matter */
-              e[j].alpha = r > 1 ? 1 : r < 0 ? 0 : r;
-            }
+          e[j].alpha = relu_slope (l, u, st->slope);
           e[j].kind = RELU_NO_LINE;
           if (isinf (l) || isinf (u))
             continue;
@@ -271,10 +310,45 @@ relu_crown (const cn_crown_step *st, cn_error *err)
           e[j].bu = bu;
         }
     }
+  if (st->theta != NULL && !st->theta_unchecked)
+    {
+      /* alpha-CROWN's slopes: alpha z <= relu(z) for every real z only for alpha in [0, 1] */
+      int64_t sets = st->theta_stride == 0 ? 1 : st->rows;
+      for (int64_t s = 0; s < sets; s++)
+        for (int64_t j = 0; j < n; j++)
+          {
+            double a = st->theta[s * st->theta_stride + j];
+            if ((e[j].kind == RELU_LINE || e[j].kind == RELU_NO_LINE) && !(a >= 0 && a <= 1))
+              {
+                free (e);
+                return cn_error_set (err, CN_EINVAL, "relu: lower slope %g outside [0, 1] at entry %lld (node '%s')", a,
+                                     (long long) j, nv->name);
+              }
+          }
+    }
   struct relu_rows_ctx ctx = { .st = st, .e = e, .n = n };
   cn__for_rows (st->rows, st->threads, st->rows * n > 65536, relu_rows, &ctx);
   free (e);
   return CN_OK;
+}
+
+/* alpha-CROWN's parameter of relu: the lower slope alpha_j of an unstable entry, valid in [0, 1];
+ * the others keep 0 (their lines have nothing free).  INIT: the slope relu_crown takes under
+ * SLOPE. */
+static void
+relu_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  for (int64_t j = 0; j < n; j++)
+    {
+      double l = in->lo[j], u = in->hi[j];
+      if (!(l < 0 && u > 0))
+        theta[j] = 0;
+      else if (init || isnan (theta[j]))
+        theta[j] = relu_slope (l, u, slope);
+      else
+        theta[j] = theta[j] < 0 ? 0 : theta[j] > 1 ? 1 : theta[j];
+    }
 }
 
 static cn_status
@@ -321,6 +395,7 @@ const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
   .ibp = relu_ibp,
   .ibp_mpfi = relu_mpfi,
   .crown = relu_crown,
+  .alpha = relu_alpha,
 };
 
 /* ---- the smooth and piecewise activations ------------------------------------------------ *

@@ -999,6 +999,73 @@ conv_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
   return CN_OK;
 }
 
+/* forward_rows (alpha-CROWN's gradient pass; W and b constant): the ROWS x N images of x, per image,
+ * group and block of output positions one GEMM  y_block = W_g cols^T  ((Fg x CK)(CK x np)) over the
+ * block's im2col patches (0 at padded positions), then the bias; binary64, RN, any order. */
+static cn_status
+conv_forward_rows (const cn_node_view *nv, int64_t rows, const double *const *in, double *out, int threads,
+                   cn_error *err)
+{
+  (void) threads;
+  if (nv->in_const[0] != NULL || nv->in_const[1] == NULL || nv->in_const[2] == NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "conv: forward_rows needs a constant weight and bias");
+  struct conv_geom g;
+  int64_t *map, *perm;
+  cn_status st = conv_prepare (nv, &g, &map, &perm, err);
+  if (st != CN_OK)
+    return st;
+  void *owned;
+  int64_t CK = g.Cg * g.Kn, P = g.On;
+  const double *W = conv_weight (perm, g.F * CK, sizeof (double), in[1], &owned), *b = in[2];
+  int64_t pb = CK > 0 ? CONV_CHUNK_DOUBLES / CK : 1;
+  pb = pb < 1 ? 1 : pb > P ? P : pb;
+  double *cols = malloc ((size_t) (pb * CK > 0 ? pb * CK : 1) * sizeof *cols);
+  if (W == NULL || cols == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "conv: out of memory (node '%s')", cn__node_name (nv));
+      goto done;
+    }
+  if (P > INT_MAX || CK > INT_MAX || g.Fg > INT_MAX)
+    {
+      st = cn_error_set (err, CN_EUNSUPPORTED, "conv: extents too large for BLAS");
+      goto done;
+    }
+  for (int64_t n = 0; n < rows * g.N; n++)
+    {
+      const double *x = in[0] + n * g.C * g.Sn;
+      double *y = out + n * g.F * P;
+      for (int64_t gi = 0; gi < g.G; gi++)
+        for (int64_t p0 = 0; p0 < P; p0 += pb)
+          {
+            int64_t np = P - p0 < pb ? P - p0 : pb;
+            const double *xg = x + gi * g.Cg * g.Sn;
+            for (int64_t q = 0; q < np; q++)
+              {
+                const int64_t *mp = map + (p0 + q) * g.Kn;
+                double *cr = cols + q * CK;
+                for (int64_t c = 0; c < g.Cg; c++)
+                  for (int64_t kk = 0; kk < g.Kn; kk++)
+                    cr[c * g.Kn + kk] = mp[kk] >= 0 ? xg[c * g.Sn + mp[kk]] : 0.0;
+              }
+            if (CK > 0 && g.Fg > 0)
+              cblas_dgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (int) g.Fg, (int) np, (int) CK, 1.0,
+                           W + gi * g.Fg * CK, (int) CK, cols, (int) CK, 0.0, y + gi * g.Fg * P + p0, (int) P);
+            else
+              for (int64_t f = 0; f < g.Fg; f++)
+                memset (y + (gi * g.Fg + f) * P + p0, 0, (size_t) np * sizeof *y);
+          }
+      for (int64_t f = 0; f < g.F; f++)
+        for (int64_t p = 0; p < P; p++)
+          y[f * P + p] += b[f];
+    }
+done:
+  free (cols);
+  free (owned);
+  free (map);
+  free (perm);
+  return st;
+}
+
 static const struct conv_impl conv_impl = { .geometry = conv_geometry, .map = conv_map, .perm = NULL };
 
 const struct cn_op_rule cn__rule_CONV = { .op = CN_OP_CONV,
@@ -1011,6 +1078,7 @@ const struct cn_op_rule cn__rule_CONV = { .op = CN_OP_CONV,
   .ibp = conv_ibp,
   .ibp_mpfi = conv_ibp_mpfi,
   .crown = conv_crown,
+  .forward_rows = conv_forward_rows,
 };
 
 static const struct conv_impl convt_impl = { .geometry = convt_geometry, .map = convt_map, .perm = convt_perm };
@@ -1025,4 +1093,5 @@ const struct cn_op_rule cn__rule_CONV_TRANSPOSE = { .op = CN_OP_CONV_TRANSPOSE,
   .ibp = conv_ibp,
   .ibp_mpfi = conv_ibp_mpfi,
   .crown = conv_crown,
+  .forward_rows = conv_forward_rows,
 };

@@ -159,6 +159,21 @@ struct cn_op_rule
   cn_status (*ibp_mpfi) (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out,
                          cn_error *err);
   cn_status (*crown) (const cn_crown_step *st, cn_error *err);
+  /* ALPHA (alpha-CROWN, ALGORITHMS.md 4.1): a CROWN arm whose lines have a free parameter per
+   * output entry, sound for every value in a set that the input box gives (relu's lower slope in
+   * [0, 1]), reads them from cn_crown_step.theta when the sweep gives it, and fills the step's
+   * grad_a and grad_b.  This hook writes one row of THETA (numel(out) entries) over the input
+   * box IN: with INIT, the value the arm takes without parameters under SLOPE (a cn_slope);
+   * otherwise it projects every entry onto its valid set (NaN to the INIT value). */
+  void (*alpha) (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta);
+  /* FORWARD_ROWS (optional): the forward of an operator whose CROWN arm is exact (affine), at
+   * ROWS independent points at once, in binary64 and in any order of summation: a guide for
+   * alpha-CROWN's gradient pass (src/crown/alpha.c), never a bound nor a model evaluation.  IN[i]
+   * holds rows x numel(u_i) numbers, or for a constant input (nv->in_const[i] != NULL) its
+   * numel(u_i) values once; OUT receives rows x numel(v).  CN_EUNSUPPORTED for an instance it
+   * does not take (the engine then calls FORWARD row by row). */
+  cn_status (*forward_rows) (const cn_node_view *nv, int64_t rows, const double *const *in, double *out, int threads,
+                             cn_error *err);
   unsigned flags;
   int cuda;
 };

@@ -427,6 +427,24 @@ linear_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor 
   return CN_OK;
 }
 
+/* forward_rows: y[s] = x[s] W^T + b for every row s, one GEMM (rows*R x NI)(NI x NO) in RN, then
+ * the bias (W and b constant). */
+static cn_status
+linear_forward_rows (const cn_node_view *nv, int64_t rows, const double *const *in, double *out, int threads,
+                     cn_error *err)
+{
+  if (nv->in_const[0] != NULL || nv->in_const[1] == NULL || nv->in_const[2] == NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "linear: forward_rows needs a constant weight and bias");
+  int64_t R, NI, NO;
+  linear_dims (nv, &R, &NI, &NO);
+  if (!gemm_rows (CblasTrans, rows * R, NO, NI, in[0], NI, in[1], NI, 0.0, out, NO, threads))
+    return cn_error_set (err, CN_EUNSUPPORTED, "linear: extents too large for BLAS");
+  for (int64_t r = 0; r < rows * R; r++)
+    for (int64_t o = 0; o < NO; o++)
+      out[r * NO + o] += in[2][o];
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_LINEAR = { .op = CN_OP_LINEAR,
   .n_in = 3,
   .check = linear_check,
@@ -436,6 +454,7 @@ const struct cn_op_rule cn__rule_LINEAR = { .op = CN_OP_LINEAR,
   .ibp = linear_ibp,
   .ibp_mpfi = linear_ibp_mpfi,
   .crown = linear_crown,
+  .forward_rows = linear_forward_rows,
 };
 
 /* ---- matmul --------------------------------------------------------------------------- */
@@ -834,6 +853,24 @@ matmul_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor 
   return CN_OK;
 }
 
+/* forward_rows for x @ B with B a constant matrix (no batch): every row's A is a stack of
+ * numel(A)/k rows of k, so Y for all rows is one GEMM (rows numel(A)/k x k)(k x m) in RN. */
+static cn_status
+matmul_forward_rows (const cn_node_view *nv, int64_t rows, const double *const *in, double *out, int threads,
+                     cn_error *err)
+{
+  struct mm_geom g;
+  cn_status st;
+  if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
+    return st;
+  if (nv->in_const[0] != NULL || nv->in_const[1] == NULL || g.nbb != 1 || nv->in_shape[1]->rank > 2)
+    return cn_error_set (err, CN_EUNSUPPORTED, "matmul: forward_rows takes x @ W with W a constant matrix");
+  int64_t na = cn__numel (nv->in_shape[0]) / (g.k ? g.k : 1);
+  if (!gemm_rows (CblasNoTrans, rows * na, g.m, g.k, in[0], g.k, in[1], g.m, 0.0, out, g.m, threads))
+    return cn_error_set (err, CN_EUNSUPPORTED, "matmul: extents too large for BLAS");
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_MATMUL = { .op = CN_OP_MATMUL,
   .n_in = 2,
   .check = matmul_check,
@@ -843,6 +880,7 @@ const struct cn_op_rule cn__rule_MATMUL = { .op = CN_OP_MATMUL,
   .ibp = matmul_ibp,
   .ibp_mpfi = matmul_ibp_mpfi,
   .crown = matmul_crown,
+  .forward_rows = matmul_forward_rows,
 };
 
 /* ---- scaledMatmul ---------------------------------------------------------------------- */

@@ -411,6 +411,22 @@ lines_rows (void *ctx, int64_t first, int64_t last)
     }
 }
 
+void
+cn__crown_record_lines (const cn_crown_step *st, const cn__relax_line *ln)
+{
+  if (st->fwd_k == NULL)
+    return;
+  int64_t n = st->n_out;
+  for (int64_t s = 0; s < st->rows; s++)
+    for (int64_t j = 0; j < n; j++)
+      {
+        int lower = st->lam_out[s * n + j] >= 0;
+        double k = lower ? ln[j].kl : ln[j].ku, b = lower ? ln[j].bl : ln[j].bu;
+        st->fwd_k[s * n + j] = isfinite (b) ? k : 0;
+        st->fwd_b[s * n + j] = isfinite (b) ? b : 0;
+      }
+}
+
 cn_status
 cn__crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, cn_error *err)
 {
@@ -427,6 +443,7 @@ cn__crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *
   struct lines_ctx ctx = { .st = st, .ln = ln, .m = m, .n = n };
   cn__for_rows (st->rows, st->threads, st->rows * n > 65536, lines_rows, &ctx);
   free (m);
+  cn__crown_record_lines (st, ln);
   return CN_OK;
 }
 

@@ -42,6 +42,24 @@ typedef struct cn_crown_step
                                          keep there (malloc'd; the analysis frees it) what it derived
                                          from in_box alone, and reuse it in later steps through the
                                          node, since an analysis never changes a box a sweep has read */
+  /* alpha-CROWN (ALGORITHMS.md 4; src/crown/alpha.c).  All NULL in a plain CROWN sweep. */
+  const double *theta;                /* NULL, or the free parameters of this output's lines, one per
+                                         entry (the arm's rule has an ALPHA hook): row s's at
+                                         theta + s * theta_stride (theta_stride 0: one set shared by
+                                         every row).  Each lies in its valid set (the hook's
+                                         projection); an arm refuses one outside it with CN_EINVAL */
+  int64_t theta_stride;
+  int theta_unchecked;                /* tests only (tests/check_alpha.c): the arm takes THETA as it
+                                         is, valid or not, so that a test can show the unsound bound
+                                         the refusal prevents and that the checks catch it; no engine
+                                         ever sets it */
+  double *fwd_k, *fwd_b;              /* NULL, or rows x numel(out): an elementwise arm writes, for
+                                         every row and entry, the line its step used (the lower one
+                                         where lam >= 0, else the upper one): v^ = fwd_k u^ + fwd_b,
+                                         the forward pass of the gradient (4.4 (2)) */
+  double *grad_a, *grad_b;            /* NULL, or rows x numel(out) (with THETA): the derivative of
+                                         the step's contribution  lam_in[0][s] . u + (bias added)[s]
+                                         in theta[s][j] is  grad_a[s][j] u_j + grad_b[s][j]  (4.4 (3)) */
 } cn_crown_step;
 
 /* ---- error charges (src/sound/charge.c) --------------------------------------------------- */
@@ -111,6 +129,11 @@ typedef struct cn__relax_line
  * line gets the charge +inf.  OP names the operator in messages (CN_EINVAL on a constant
  * input or a box of the wrong size). */
 cn_status cn__crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, cn_error *err);
+
+/* Where st->fwd_k is not NULL, records in st->fwd_k and st->fwd_b the line of LN each row used
+ * at each entry: the lower one where lam_out >= 0, else the upper one (a side without a line
+ * records slope 0 and intercept 0: the row's bound is -inf anyway).  cn__crown_lines calls it. */
+void cn__crown_record_lines (const cn_crown_step *st, const cn__relax_line *ln);
 
 /* A scalar function f for the line constructors, in at most two pieces: (-inf, brk] (piece 0)
  * and [brk, +inf) (piece 1) when SPLIT, else one piece 0.  On each piece f is smooth (one-sided
