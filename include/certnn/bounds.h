@@ -52,6 +52,7 @@ typedef struct cn_bounds_opts
                            their own slopes; 0: they stay CROWN's, as with its fix_interm_bounds given
                            fixed intermediate bounds) */
   int iterations_intermediate; /* sweeps per intermediate row with alpha_intermediate (0: iterations) */
+  double lr_intermediate;       /* their learning rate (0: lr) */
 } cn_bounds_opts;
 
 /* CROWN, default threads, and auto_LiRPA's alpha-CROWN defaults (20 iterations, lr 0.5, decay

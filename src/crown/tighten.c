@@ -113,6 +113,8 @@ tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, 
           cn_bounds_opts io = *opts;
           if (opts->iterations_intermediate > 0)
             io.iterations = opts->iterations_intermediate;
+          if (opts->lr_intermediate > 0)
+            io.lr = opts->lr_intermediate;
           if ((st = cn__alpha_lower (g, boxes, depends, v, c, 2 * cnt, &io, smooth ? NULL : zeros, NULL, lower,
                                      NULL, discharged, memo, err)) != CN_OK)
             goto done;

@@ -114,6 +114,48 @@ mpfi_ok (const cn_node_view *nv, const cn_mpfi_vec *const *in, const cn_mpfi_vec
   return out->n == cn__numel (nv->out_shape);
 }
 
+/* C = A op(B) when every row of A (m x k, row stride lda) has at most one nonzero entry, as the
+ * one-hot rows that start the sweeps tightening intermediate boxes: row r of C is a[r,j] times row
+ * j of op(B), one RN product per entry, the same numbers as the GEMM (a dot product whose other
+ * terms are zeros), at the cost of a copy.  Returns 0, having written nothing, as soon as a row
+ * has two nonzeros (the scan stops there, so a dense A costs a few reads). */
+static int
+onehot_rows (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
+             int64_t ldb, double *c, int64_t ldc)
+{
+  for (int64_t r = 0; r < m; r++)
+    {
+      const double *ar = a + r * lda;
+      int64_t nz = 0;
+      for (int64_t j = 0; j < k && nz < 2; j++)
+        nz += ar[j] != 0;
+      if (nz > 1)
+        return 0;
+    }
+  for (int64_t r = 0; r < m; r++)
+    {
+      const double *ar = a + r * lda;
+      double *cr = c + r * ldc;
+      int64_t j = 0;
+      while (j < k && ar[j] == 0)
+        j++;
+      if (j == k)
+        {
+          for (int64_t i = 0; i < n; i++)
+            cr[i] = 0;
+          continue;
+        }
+      double x = ar[j];
+      if (tb == CblasNoTrans)
+        for (int64_t i = 0; i < n; i++)
+          cr[i] = x * b[j * ldb + i];         /* op(B) = B, k x n */
+      else
+        for (int64_t i = 0; i < n; i++)
+          cr[i] = x * b[i * ldb + j];         /* op(B) = B^T, B n x k */
+    }
+  return 1;
+}
+
 /* C (m x n, row stride ldc) := beta C + A op(B) in round-to-nearest through cblas_dgemm, A (m x k,
  * row stride lda) not transposed.  The rows are split into chunks whose extents fit OpenBLAS's int
  * and, for a large product, shared among THREADS OpenMP threads (each row of C is one independent
@@ -124,6 +166,8 @@ gemm_rows (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *a,
            int64_t ldb, double beta, double *c, int64_t ldc, int threads)
 {
   if (m <= 0 || n <= 0 || k <= 0)
+    return 1;
+  if (beta == 0 && onehot_rows (tb, m, n, k, a, lda, b, ldb, c, ldc))
     return 1;
   if (n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
     return 0;
