@@ -5,7 +5,8 @@
  *    finite differences of the sound sweep, along random directions, at random parameters, on
  *    relu networks with a residual branch and with a sigmoid layer (whose lines the forward pass
  *    follows through the sweep's records), and a convolutional one (through conv's and linear's
- *    forward_rows and reshape's forward).
+ *    forward_rows and reshape's forward), and one with a leakyReLU (its slopes through the kit's
+ *    cn__crown_lines).
  * 2. Projection: parameters outside [0, 1] (and NaN) given as a warm start come back inside;
  *    the sweep refuses one outside with CN_EINVAL; and the same parameter let through
  *    (theta_unchecked, tests only) gives a bound that an exactly evaluated point violates.
@@ -58,12 +59,15 @@ unary (cn_graph *g, cn_op op, int x)
   cn_error err;
   cn_error_clear (&err);
   int y;
-  ck_assert_msg (cn_graph_add_node (g, op, NULL, 1, &x, "act", &y, &err) == CN_OK, "%s", err.msg);
+  cn_params_leaky_relu lp = { .negative_slope = 0.1 };
+  ck_assert_msg (cn_graph_add_node (g, op, op == CN_OP_LEAKY_RE_LU ? &lp : NULL, 1, &x, "act", &y, &err) == CN_OK,
+                 "%s", err.msg);
   return y;
 }
 
 /* KIND 0: n -> h -> relu -> h -> relu -> m;  1: the same with a residual branch
- * (relu(fc(r1)) + r1);  2: a sigmoid layer between the relus. */
+ * (relu(fc(r1)) + r1);  2: a sigmoid layer between the relus;  4: leakyReLU (slope 0.1) in the
+ * middle. */
 static cn_graph *
 network (int kind, int n, int h, int m)
 {
@@ -75,7 +79,7 @@ network (int kind, int n, int h, int m)
   int x;
   ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s, &x, &err) == CN_OK);
   int r1 = unary (g, CN_OP_RELU, dense (g, x, n, h));
-  int r2 = unary (g, kind == 2 ? CN_OP_SIGMOID : CN_OP_RELU, dense (g, r1, h, h));
+  int r2 = unary (g, kind == 2 ? CN_OP_SIGMOID : kind == 4 ? CN_OP_LEAKY_RE_LU : CN_OP_RELU, dense (g, r1, h, h));
   if (kind == 1)
     {
       int args[2] = { r2, r1 }, y;
@@ -223,7 +227,7 @@ START_TEST (gradient_by_finite_differences)
     {
       for (int64_t j = 0; j < R * width; j++)
         {
-          theta[j] = tu_uniform (0.05, 0.95);
+          theta[j] = tu_uniform (0.15, 0.95);   /* inside relu's [0, 1] and leakyReLU's [0.1, 1] */
           dir[j] = tu_uniform (-1, 1);
         }
       sweep (g, &w, yv, c, R, &tape, theta, lower, grad);
@@ -478,7 +482,7 @@ main (void)
   Suite *s = suite_create ("alpha");
   TCase *tc = tcase_create ("alpha-crown");
   tcase_set_timeout (tc, 300);
-  tcase_add_loop_test (tc, gradient_by_finite_differences, 0, 4);
+  tcase_add_loop_test (tc, gradient_by_finite_differences, 0, 5);
   tcase_add_test (tc, projection);
   tcase_add_loop_test (tc, keep_best_and_early_stop, 0, 2);
   tcase_add_loop_test (tc, sound_by_sampling, 0, 6);

@@ -1147,6 +1147,60 @@ act_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out
 
 /* ---- leakyReLU's CROWN arm (see the top of this section) ---- */
 
+/* The lower slope of an unstable entry [l, u] under SLOPE (a cn_slope), negative slope A.
+ * Adaptive: 1 where the upper line's slope (u - a l) / (u - l) exceeds 1/2 (ALGORITHMS 3,
+ * auto_LiRPA's choice; for a = 0 this is relu's u > -l), else a. */
+static double
+leaky_slope (double l, double u, double a, int slope)
+{
+  if (slope == CN_SLOPE_ZERO)
+    return a;
+  if (slope == CN_SLOPE_ONE)
+    return 1;
+  if (slope == CN_SLOPE_RATIO && isfinite (l) && isfinite (u))
+    {
+      double r = u / (u - l);
+      /* any double in [a, 1] is a valid slope; the rounding of r does not matter */
+      return r > 1 ? 1 : r < a ? a : r;
+    }
+  return 2 * (u - a * l) > u - l ? 1 : a;
+}
+
+/* Whether some row's theta at the unstable entry J lies outside [A, 1] (alpha-CROWN). */
+static int
+th_bad (const cn_crown_step *st, int64_t j, double a)
+{
+  if (st->theta == NULL || st->theta_unchecked)
+    return 0;
+  int64_t sets = st->theta_stride == 0 ? 1 : st->rows;
+  for (int64_t s = 0; s < sets; s++)
+    {
+      double t = st->theta[s * st->theta_stride + j];
+      if (!(t >= a && t <= 1))
+        return 1;
+    }
+  return 0;
+}
+
+/* alpha-CROWN's parameter of leakyReLU: the lower slope of an unstable entry, valid in [a, 1];
+ * the others keep 0.  INIT: the slope leaky_crown takes under SLOPE. */
+static void
+leaky_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta)
+{
+  int64_t n = cn__numel (nv->out_shape);
+  double a = ((const cn_params_leaky_relu *) nv->params)->negative_slope;
+  for (int64_t j = 0; j < n; j++)
+    {
+      double l = in->lo[j], u = in->hi[j];
+      if (!(l < 0 && u > 0) || !(a >= 0 && a <= 1))
+        theta[j] = 0;
+      else if (init || isnan (theta[j]))
+        theta[j] = leaky_slope (l, u, a, slope);
+      else
+        theta[j] = theta[j] < a ? a : theta[j] > 1 ? 1 : theta[j];
+    }
+}
+
 static cn_status
 leaky_crown (const cn_crown_step *st, cn_error *err)
 {
@@ -1171,29 +1225,23 @@ leaky_crown (const cn_crown_step *st, cn_error *err)
       double l = box->lo[j], u = box->hi[j];
       if (u <= 0)
         {
-          ln[j] = (cn__relax_line) { a, 0, a, 0 };   /* f(z) = a z, exactly */
+          ln[j] = (cn__relax_line) { a, 0, a, 0, 0 };   /* f(z) = a z, exactly */
           continue;
         }
       if (l >= 0)
         {
-          ln[j] = (cn__relax_line) { 1, 0, 1, 0 };   /* f(z) = z */
+          ln[j] = (cn__relax_line) { 1, 0, 1, 0, 0 };   /* f(z) = z */
           continue;
         }
-      /* Unstable.  Lower: alpha z for any alpha in [a, 1] (f(z) = max(z, a z) >= alpha z).
-       * Adaptive: 1 where the upper line's slope (u - a l) / (u - l) exceeds 1/2 (ALGORITHMS 3,
-       * auto_LiRPA's choice; for a = 0 this is relu's u > -l), else a. */
-      double alpha = 2 * (u - a * l) > u - l ? 1 : a;
-      if (st->slope == CN_SLOPE_ZERO)
-        alpha = a;
-      else if (st->slope == CN_SLOPE_ONE)
-        alpha = 1;
-      else if (st->slope == CN_SLOPE_RATIO && isfinite (l) && isfinite (u))
+      /* Unstable.  Lower: alpha z for any alpha in [a, 1] (f(z) = max(z, a z) >= alpha z), so
+       * alpha-CROWN's theta may replace it (free_lower; projected onto [a, 1] by leaky_alpha). */
+      if (th_bad (st, j, a))
         {
-          double r = u / (u - l);
-          /* any double in [a, 1] is a valid slope; the rounding of r does not matter */
-          alpha = r > 1 ? 1 : r < a ? a : r;
+          free (ln);
+          return cn_error_set (err, CN_EINVAL, "leakyReLU: lower slope outside [%g, 1] at entry %lld (node '%s')", a,
+                               (long long) j, cn__node_name (nv));
         }
-      ln[j] = (cn__relax_line) { alpha, 0, 0, INFINITY };   /* no upper line until one is proved */
+      ln[j] = (cn__relax_line) { leaky_slope (l, u, a, st->slope), 0, 0, INFINITY, 1 };   /* no upper line until one is proved */
       if (isinf (l) || isinf (u))
         continue;
       double w = cn__down (u - l);
@@ -1380,7 +1428,7 @@ static const struct act act_leaky = { leaky_encl, leaky_limit, leaky_valley, lea
 
 /* The rule of the activation ID whose data is IMPL, with its
  * FLAGS and its CROWN arm (NULL: none). */
-#define ACT_RULE(ID, IMPL, FLAGS, CROWN)                                                                   \
+#define ACT_RULE(ID, IMPL, FLAGS, CROWN, ALPHA)                                                            \
   const struct cn_op_rule cn__rule_##ID = {                                                                       \
     .op = CN_OP_##ID,                                                                                             \
     .impl = &IMPL,                                                                                                \
@@ -1393,12 +1441,13 @@ static const struct act act_leaky = { leaky_encl, leaky_limit, leaky_valley, lea
     .ibp = act_ibp,                                                                                               \
     .ibp_mpfi = act_mpfi,                                                                                         \
     .crown = CROWN,                                                                                               \
+    .alpha = ALPHA,                                                                                               \
   }
 
-ACT_RULE (SIGMOID, act_sigmoid, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
-ACT_RULE (TANH, act_tanh, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
-ACT_RULE (SOFTPLUS, act_softplus, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
-ACT_RULE (SILU, act_silu, 0, NULL);
-ACT_RULE (GELU, act_gelu, 0, NULL);
-ACT_RULE (ELU, act_elu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown);
-ACT_RULE (LEAKY_RE_LU, act_leaky, CN_RULE_NEEDS_BOUNDS, leaky_crown);
+ACT_RULE (SIGMOID, act_sigmoid, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
+ACT_RULE (TANH, act_tanh, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
+ACT_RULE (SOFTPLUS, act_softplus, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
+ACT_RULE (SILU, act_silu, 0, NULL, NULL);
+ACT_RULE (GELU, act_gelu, 0, NULL, NULL);
+ACT_RULE (ELU, act_elu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
+ACT_RULE (LEAKY_RE_LU, act_leaky, CN_RULE_NEEDS_BOUNDS, leaky_crown, leaky_alpha);

@@ -287,6 +287,7 @@ lines_entries (void *ctx, int64_t first, int64_t last)
       double ylo = c->out->lo[j], yhi = c->out->hi[j];
       /* the constant lines ylo <= f(z) <= yhi (the sound IBP box), the fallback */
       ln[j].kl = ln[j].ku = 0;
+      ln[j].free_lower = 0;
       ln[j].bl = isnan (ylo) ? -INFINITY : ylo;
       ln[j].bu = isnan (yhi) ? INFINITY : yhi;
       if (!(l < u) || isinf (l) || isinf (u))
@@ -351,6 +352,7 @@ lines_rows (void *ctx, int64_t first, int64_t last)
     {
       const double *lo = st->lam_out + s * n;
       double *li = st->lam_in[0] + s * n;
+      const double *th = st->theta != NULL ? st->theta + s * st->theta_stride : NULL;
       double t = 0, cm = 0, d = 0, td = 0;
       int64_t cnt = 0;
       int no_line = 0, rounded = 0;
@@ -361,7 +363,7 @@ lines_rows (void *ctx, int64_t first, int64_t last)
             continue;
           if (lam > 0)
             {
-              k = ln[j].kl;
+              k = th != NULL && ln[j].free_lower ? th[j] : ln[j].kl;
               b = ln[j].bl;
               if (b == -INFINITY)
                 {
@@ -418,13 +420,23 @@ cn__crown_record_lines (const cn_crown_step *st, const cn__relax_line *ln)
     return;
   int64_t n = st->n_out;
   for (int64_t s = 0; s < st->rows; s++)
-    for (int64_t j = 0; j < n; j++)
-      {
-        int lower = st->lam_out[s * n + j] >= 0;
-        double k = lower ? ln[j].kl : ln[j].ku, b = lower ? ln[j].bl : ln[j].bu;
-        st->fwd_k[s * n + j] = isfinite (b) ? k : 0;
-        st->fwd_b[s * n + j] = isfinite (b) ? b : 0;
-      }
+    {
+      const double *th = st->theta != NULL ? st->theta + s * st->theta_stride : NULL;
+      for (int64_t j = 0; j < n; j++)
+        {
+          double lam = st->lam_out[s * n + j];
+          int lower = lam >= 0, fr = th != NULL && ln[j].free_lower;
+          double k = lower ? (fr ? th[j] : ln[j].kl) : ln[j].ku, b = lower ? ln[j].bl : ln[j].bu;
+          st->fwd_k[s * n + j] = isfinite (b) ? k : 0;
+          st->fwd_b[s * n + j] = isfinite (b) ? b : 0;
+          if (st->grad_a != NULL)
+            {
+              /* the lower side's contribution lam theta z: derivative lam z */
+              st->grad_a[s * n + j] = fr && lam > 0 ? lam : 0;
+              st->grad_b[s * n + j] = 0;
+            }
+        }
+    }
 }
 
 cn_status

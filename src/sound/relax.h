@@ -118,12 +118,16 @@ typedef cn_status (*cn__ibp_arm) (const struct cn_node_view *nv, const cn_box *c
 typedef struct cn__relax_line
 {
   double kl, bl, ku, bu;
+  int free_lower;       /* 1: the lower line  k z + bl  is valid for every slope k of the parameter's
+                           valid set (leakyReLU's [a, 1], bl = 0), so where the step gives theta,
+                           cn__crown_lines takes row s's theta[s][j] as the slope instead of kl */
 } cn__relax_line;
 
 /* The CROWN step through an elementwise node v = f(u) (one input, numel(u) = numel(v)) given
  * LN[j], the lines of entry j over st->in_box[0]: for each row s and entry j,
  * lam_in[j] = fl(lam_j k) with k = kl if lam_j >= 0, else ku, and bias[s] += sum_j lam_j b
- * (b = bl or bu likewise).  Charges: the (G) error of the bias sum and its addition, and for
+ * (b = bl or bu likewise); with st->theta, k = theta[s][j] on the lower side of the entries marked
+ * free_lower (and grad_a = lam_j there, grad_b = 0, when given).  Charges: the (G) error of the bias sum and its addition, and for
  * the rounded products (k neither 0 nor +-1) sum_j (2u |lam_in_j| + eta) max(|l_j|, |u_j|),
  * bounded with (N) (leakyReLU's arm uses it too).  A row whose coefficient meets a side without a
  * line gets the charge +inf.  OP names the operator in messages (CN_EINVAL on a constant
