@@ -448,9 +448,14 @@ START_TEST (sound_by_sampling)
       o.share_alpha = variant == 1;
       o.alpha_intermediate = variant == 2;
       ck_assert_msg (cn_bounds_output (g, &box, &o, &alpha, &err) == CN_OK, "%s", err.msg);
+      /* over CROWN's own intermediate boxes the first sweep is CROWN's, so the best is never
+       * looser; optimised intermediate boxes are tighter, which usually but not always tightens
+       * the output (a tighter box may flip a heuristic line choice) */
       for (int64_t j = 0; j < m; j++)
         {
-          ck_assert (alpha.lo[j] >= crown.lo[j] && alpha.hi[j] <= crown.hi[j]);
+          ck_assert_msg (variant == 2 || (alpha.lo[j] >= crown.lo[j] && alpha.hi[j] <= crown.hi[j]),
+                         "network %d variant %d: alpha-crown's [%.17g, %.17g] looser than crown's [%.17g, %.17g]", _i,
+                         variant, alpha.lo[j], alpha.hi[j], crown.lo[j], crown.hi[j]);
           gain += (crown.hi[j] - crown.lo[j]) - (alpha.hi[j] - alpha.lo[j]);
         }
       for (int k = 0; k < 64; k++)

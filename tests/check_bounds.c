@@ -145,9 +145,6 @@ START_TEST (sound_by_sampling)
                          cn_method_name (o.method), err.msg);
           for (int64_t j = 0; j < m; j++)
             ck_assert (out[mt].lo[j] >= out[0].lo[j] && out[mt].hi[j] <= out[0].hi[j]);  /* inside IBP */
-          for (int64_t j = 0; j < m && methods[mt] == CN_METHOD_ALPHA_CROWN; j++)
-            ck_assert_msg (out[mt].lo[j] >= out[1].lo[j] && out[mt].hi[j] <= out[1].hi[j],
-                           "%s: alpha-crown looser than crown at output %lld", nets[_i].onnx, (long long) j);
         }
       double *x = malloc ((size_t) n * sizeof *x);
       int samples = big ? 3 : (n <= 10 ? 2 + (1 << n) + 8 : 12);

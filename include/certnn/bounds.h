@@ -45,7 +45,7 @@ typedef struct cn_bounds_opts
   int iterations;       /* sweeps per optimised start, the first with the arms' own lines (20) */
   double lr;            /* Adam's learning rate (0.5) */
   double lr_decay;      /* the learning rate is multiplied by it after every step (0.98) */
-  int patience;         /* stop after this many sweeps in which no row improved; 0: never (10) */
+  int patience;         /* a row stops after this many sweeps without improving; 0: never (10) */
   int share_alpha;      /* one set of parameters shared by all rows of a start (default 0: one per row) */
   int alpha_intermediate; /* also optimise the sweeps that tighten intermediate boxes, each row for
                            its own bound (default 1, as auto_LiRPA's alpha-CROWN recomputes them with
