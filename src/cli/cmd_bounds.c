@@ -139,6 +139,7 @@ cli_bounds (int argc, char **argv)
   memset (&out, 0, sizeof out);
   cn_analysis *an = NULL;
   double *x0 = NULL;
+  cn_alpha_trace trace = { 0 };   /* before the first goto done: done frees its history */
   int rc = CLI_OK;
   if (cli_load (net, vnnlib, &g, &spec, &err) != CN_OK)
     {
@@ -179,7 +180,6 @@ cli_bounds (int argc, char **argv)
      contains the exact output over BOX. */
   int64_t discharged = 0;
   cn_status bst;
-  cn_alpha_trace trace = { 0 };
   int64_t n_out = cn_shape_numel (cn_graph_value_shape (g, cn_graph_output (g, 0)));
   if (history && (trace.history = malloc ((size_t) opts.iterations * (size_t) (2 * n_out + 1) * sizeof (double)))
                      == NULL)
