@@ -68,10 +68,23 @@ expect 0 '"outputs"' "$CERTNN" run "$NET" --input "$DATA/point5.txt" --json
 expect 0 "" "$CERTNN" run "$NET" --input "$DATA/point5.txt" --dtype f32
 
 # bounds: every method, text and JSON
-for m in ibp crown crown-ibp; do
+for m in ibp crown crown-ibp alpha-crown; do
   expect 0 "\"method\": \"$m\"" "$CERTNN" bounds "$NET" --vnnlib "$P1" --method "$m" --json
   expect 0 "^4 " "$CERTNN" bounds "$NET" --vnnlib "$P1" --method "$m"
 done
+# alpha-crown: the iterations it ran, its history on request, its options checked; with fixed
+# intermediate bounds its box lies inside crown's
+expect 0 '"iterations": [1-9]' "$CERTNN" bounds "$NET" --vnnlib "$P3" --method alpha-crown --json --iterations 5
+expect 0 '"history": \[\{"lower"' "$CERTNN" bounds "$NET" --vnnlib "$P3" --method alpha-crown --json --history \
+  --iterations 3 --lr 0.1
+expect 2 "history needs" "$CERTNN" bounds "$NET" --vnnlib "$P3" --method crown --json --history
+expect 2 "lr must be" "$CERTNN" bounds "$NET" --vnnlib "$P3" --method alpha-crown --lr 0
+expect 2 "iterations must be" "$CERTNN" bounds "$NET" --vnnlib "$P3" --method alpha-crown --iterations 0
+"$CERTNN" bounds "$NET" --vnnlib "$P3" --method crown > "$TMP/crown.txt" 2>&1 || bad "bounds crown failed"
+"$CERTNN" bounds "$NET" --vnnlib "$P3" --method alpha-crown --fix-intermediate > "$TMP/alpha.txt" 2>&1 \
+  || bad "bounds alpha-crown failed"
+paste "$TMP/crown.txt" "$TMP/alpha.txt" | awk 'NF != 6 || $5 < $2 || $6 > $3 { bad = 1 } END { exit bad }' && ok \
+  || bad "alpha-crown --fix-intermediate is looser than crown: $(paste "$TMP/crown.txt" "$TMP/alpha.txt" | head -5)"
 expect 0 '"lower"' "$CERTNN" bounds "$NET" --center "$DATA/point5.txt" --eps 0.01 --json
 # a ReLU network is relaxed everywhere; batchNorm with batch statistics has no CROWN arm and is
 # discharged over its IBP box, which the JSON counts and stderr notes
