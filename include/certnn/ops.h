@@ -57,6 +57,7 @@ typedef struct cn_op_coverage
   int jvp;        /* forward mode */
   int ibp;        /* an interval (IBP) arm */
   int crown;      /* a CROWN (linear relaxation) arm */
+  int alpha;      /* alpha-CROWN optimises its lines' free parameter (relu's lower slope) */
   int cuda;       /* a CUDA kernel */
   int reference;  /* an MPFI reference arm (the enclosure the tests check IBP against) */
   int value_input; /* some input is a value port (one that can receive a gradient) */

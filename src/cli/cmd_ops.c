@@ -176,8 +176,8 @@ cells_of (const cn_op_coverage *c, struct cells *o)
   else
     snprintf (o->grad, sizeof o->grad, "%s", c->rule && !c->value_input ? "no value input" : "none");
   if (c->ibp || c->crown)
-    snprintf (o->bounds, sizeof o->bounds, "%s%s%s%s", c->ibp ? "IBP" : "", c->ibp && c->crown ? ", " : "",
-              c->crown ? "CROWN" : "", c->reference ? "; reference" : "");
+    snprintf (o->bounds, sizeof o->bounds, "%s%s%s%s%s", c->ibp ? "IBP" : "", c->ibp && c->crown ? ", " : "",
+              c->crown ? "CROWN" : "", c->alpha ? " (alpha)" : "", c->reference ? "; reference" : "");
   else
     snprintf (o->bounds, sizeof o->bounds, "%s", c->reference ? "reference" : "none");
 }
@@ -238,7 +238,8 @@ help (FILE *f)
               "            binary32), bool, words (integer words); or none\n"
               "  CUDA      yes or no\n"
               "  Gradient  pullback and/or forward mode (jvp); no value input; none\n"
-              "  Bounds    IBP and/or CROWN, '; reference' with an MPFI reference arm; none\n"
+              "  Bounds    IBP and/or CROWN, ' (alpha)' where alpha-CROWN optimises its lines, '; reference'\n"
+              "            with an MPFI reference arm; none\n"
               "A closing line counts the operators with each capability, and a line compares the counts\n"
               "with the seed's table (%s: --seed FILE, else $CERTNN_DATA/%s, else the installed copy);\n"
               "without one it says 'seed table not found'.  The seed's cells count as: rule = not 'none',\n"
@@ -246,8 +247,8 @@ help (FILE *f)
               "ibp and crown = bounds mention 'IBP' and 'CROWN'.\n\n"
               "  --markdown  the same report as Markdown tables, one per family\n"
               "  --json      {\"operators\": [{\"name\", \"family\", \"rule\", \"forward\", \"pullback\", \"jvp\",\n"
-              "              \"ibp\", \"crown\", \"cuda\", \"reference\", \"value_input\" (booleans), \"outputs\" (the\n"
-              "              outputs' names: [\"values\", \"indices\"] for sort), \"cells\": {\"rule\",\n"
+              "              \"ibp\", \"crown\", \"alpha\", \"cuda\", \"reference\", \"value_input\" (booleans),\n"
+              "              \"outputs\" (the outputs' names: [\"values\", \"indices\"] for sort), \"cells\": {\"rule\",\n"
               "              \"cuda\", \"gradient\", \"bounds\"}, \"seed\": the seed's cells or null}, ...],\n"
               "              \"counts\": {...}, \"seed_counts\": {...} or null, \"seed_table\": path or null,\n"
               "              \"comparison\": the comparison line}\n"
@@ -274,10 +275,10 @@ print_json (const int *ours, const struct seed *s)
       for (int k = 0; k < cn_op_n_outputs ((cn_op) op); k++)
         json_array_append_new (outs, json_string (cn_op_output_name ((cn_op) op, k)));
       json_array_append_new (
-          ops, json_pack ("{s:s, s:s, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:o, s:{s:s, s:s, s:s, s:s}, s:o}", "name",
-                          cn_op_name ((cn_op) op), "family", cn_family_name (cn_op_family ((cn_op) op)), "rule", c.rule,
-                          "forward", c.forward, "pullback", c.pullback, "jvp", c.jvp, "ibp", c.ibp, "crown", c.crown,
-                          "cuda", c.cuda, "reference", c.reference, "value_input", c.value_input, "outputs", outs,
+          ops, json_pack ("{s:s, s:s, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:o, s:{s:s, s:s, s:s, s:s}, s:o}",
+                          "name", cn_op_name ((cn_op) op), "family", cn_family_name (cn_op_family ((cn_op) op)), "rule",
+                          c.rule, "forward", c.forward, "pullback", c.pullback, "jvp", c.jvp, "ibp", c.ibp, "crown",
+                          c.crown, "alpha", c.alpha, "cuda", c.cuda, "reference", c.reference, "value_input", c.value_input, "outputs", outs,
                           "cells", "rule",
                           ce.rule, "cuda", ce.cuda, "gradient", ce.grad, "bounds", ce.bounds, "seed", seed));
     }
