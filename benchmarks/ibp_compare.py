@@ -3,7 +3,8 @@
 """IBP of certnn against auto_LiRPA's IBP and the MPFI reference, on the generated models of tests/data/ibp.
 
     /usr/bin/python3 benchmarks/ibp_compare.py [--certnn PATH] [--lirpa PATH] [--data DIR]
-        [--models a,b,...] [--repeat R] [--csv FILE] [--method ibp|crown]
+        [--models a,b,...] [--repeat R] [--csv FILE] [--method ibp|crown|alpha-crown]
+        [--threads 1] [--iterations 20] [--lr 0.5]
 
 For every model NAME listed in DIR/LIST (default tests/data/ibp, made by tools/gen_ibp_models.py:
 NAME.onnx, the input box NAME.vnnlib, the sampled points NAME.ref) it computes three boxes of the
@@ -46,6 +47,10 @@ There is no MPFI reference of CROWN, so the columns are:
   F/I mean           width ratio certnn CROWN / certnn IBP (what the relaxations gain over IBP)
   certnn s, peer s   seconds of the bound computation, as above
   note               as above (every sampled output must lie in certnn's CROWN box)
+With --method alpha-crown the same columns compare certnn's alpha-CROWN (`--method alpha-crown
+--iterations N --lr X`) with auto_LiRPA's compute_bounds(method='CROWN-Optimized') given the same
+optimize_bound_args iteration and lr_alpha (the rest its defaults), F/I still against certnn's IBP.
+Both sides run on --threads threads (default 1: certnn --threads 1, torch.set_num_threads(1)).
 """
 import argparse
 import io
@@ -131,12 +136,19 @@ def main(argv=None):
     ap.add_argument("--data", default=os.path.join(TOP, "tests", "data", "ibp"))
     ap.add_argument("--models", default=None, help="comma-separated subset of the models")
     ap.add_argument("--repeat", type=int, default=5, help="timed compute_bounds calls (median)")
-    ap.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    ap.add_argument("--threads", type=int, default=1, help="threads of both sides (default 1)")
+    ap.add_argument("--iterations", type=int, default=20, help="alpha-crown iterations, both sides (20)")
+    ap.add_argument("--lr", type=float, default=0.5, help="alpha-crown learning rate, both sides (0.5)")
     ap.add_argument("--csv", default=None)
-    ap.add_argument("--method", choices=("ibp", "crown"), default="ibp",
-                    help="ibp (default): IBP against IBP and MPFI; crown: CROWN against auto_LiRPA's CROWN")
+    ap.add_argument("--method", choices=("ibp", "crown", "alpha-crown"), default="ibp",
+                    help="ibp (default): IBP against IBP and MPFI; crown: CROWN against auto_LiRPA's CROWN; "
+                         "alpha-crown: alpha-CROWN against its CROWN-Optimized")
     args = ap.parse_args(argv)
-    crown = args.method == "crown"
+    crown = args.method in ("crown", "alpha-crown")
+    alpha = args.method == "alpha-crown"
+    th = ["--threads", str(args.threads)]
+    alpha_args = ["--iterations", str(args.iterations), "--lr", repr(args.lr)] if alpha else []
+    peer_method = "CROWN-Optimized" if alpha else "CROWN" if crown else "IBP"
 
     certnn, why = find_certnn(args.certnn)
     if certnn is None:
@@ -181,10 +193,10 @@ def main(argv=None):
         rows.append(row)
         try:
             if crown:
-                flo, fhi, row["certnn_s"] = certnn_box(certnn, net, spec, [], "crown")
-                ilo, ihi, _ = certnn_box(certnn, net, spec, [])
+                flo, fhi, row["certnn_s"] = certnn_box(certnn, net, spec, th + alpha_args, args.method)
+                ilo, ihi, _ = certnn_box(certnn, net, spec, th)
             else:
-                flo, fhi, row["certnn_s"] = certnn_box(certnn, net, spec, [])
+                flo, fhi, row["certnn_s"] = certnn_box(certnn, net, spec, th)
                 mlo, mhi, row["mpfi_s"] = certnn_box(certnn, net, spec, ["--reference", "mpfi"])
         except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as e:
             row["notes"].append("certnn failed: %s" % e)
@@ -234,13 +246,15 @@ def main(argv=None):
         saved = sys.stdout
         sys.stdout = io.StringIO()  # auto_LiRPA prints while tracing
         try:
-            bmodel = BoundedModule(model, (center,), device="cpu")
+            opts = {"optimize_bound_args": {"iteration": args.iterations, "lr_alpha": args.lr}}
+            bmodel = BoundedModule(model, (center,), device="cpu", bound_opts=opts if alpha else None)
             bx = BoundedTensor(center, PerturbationLpNorm(norm=math.inf, x_L=x_l, x_U=x_u))
             times = []
-            with torch.no_grad():
+            import contextlib
+            with contextlib.nullcontext() if alpha else torch.no_grad():   # CROWN-Optimized needs gradients
                 for k in range(args.repeat + 1):
                     t0 = time.perf_counter()
-                    lb, ub = bmodel.compute_bounds(x=(bx,), method="CROWN" if crown else "IBP")
+                    lb, ub = bmodel.compute_bounds(x=(bx,), method=peer_method)
                     if k:
                         times.append(time.perf_counter() - t0)
         except Exception as e:
@@ -300,8 +314,8 @@ def main(argv=None):
         print("  ".join(v.ljust(w[i]) for i, v in enumerate(t[:-1])) + "  " + t[-1])
     cmp_rows = [r for r in rows if "fl_max" in r]
     if crown:
-        print("summary: %d models, %d compared with auto_LiRPA's CROWN, max F/L %s, mean F/L %s"
-              % (len(rows), len(cmp_rows),
+        print("summary: %d models, %d compared with auto_LiRPA's %s, max F/L %s, mean F/L %s"
+              % (len(rows), len(cmp_rows), peer_method,
                  g(max((r["fl_max"] for r in cmp_rows if r["fl_max"] is not None), default=None), "%.6f"),
                  g(statistics.mean([r["fl_mean"] for r in cmp_rows if r["fl_mean"] is not None])
                    if cmp_rows else None, "%.6f")))
