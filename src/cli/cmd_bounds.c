@@ -18,7 +18,7 @@ static void
 help (FILE *f)
 {
   fprintf (f, "Usage: certnn bounds NET.onnx --vnnlib SPEC.vnnlib [--method ibp|crown|crown-ibp|alpha-crown] [--json]\n"
-              "                     [--threads N] [--iterations N] [--lr X] [--fix-intermediate] [--history]\n"
+              "                     [--threads N] [--iterations N] [--lr X] [--fix-intermediate] [--history] [--repeat R]\n"
               "       certnn bounds NET.onnx --center FILE --eps E [...]\n"
               "       certnn bounds NET.onnx (--vnnlib SPEC | --center FILE --eps E) --method ibp --reference mpfi\n"
               "                     [--precision BITS] [--json]\n\n"
@@ -39,6 +39,10 @@ help (FILE *f)
               "             (alpha-crown) sweeps per bound, the first with CROWN's slopes (default 20), and Adam's\n"
               "             learning rate (default 0.5; decayed by 0.98 per step; stops after 10 steps without gain)\n"
               "  --history  (alpha-crown, with --json) add each iteration's bounds as \"history\"\n"
+              "  --repeat R (a benchmark's measurement) compute the bounds 1 + R times from scratch, the same each\n"
+              "             time; \"seconds\" is then the median of the last R (warm: memory already faulted in once,\n"
+              "             as a peer timed after a warm-up call), and --json adds \"seconds_cold\" (the first) and\n"
+              "             \"repeat\"\n"
               "  --json     print {\"method\", \"lower\", \"upper\", \"seconds\", \"discharged\"} (an infinite bound\n"
               "             prints as null); seconds times the bound computation only; discharged counts the CROWN\n"
               "             steps that found no relaxation and used the node's IBP box (also noted on stderr);\n"
@@ -61,7 +65,7 @@ cli_bounds (int argc, char **argv)
 {
   const char *net = NULL, *vnnlib = NULL, *center = NULL;
   double eps = -1;
-  int json = 0, history = 0;
+  int json = 0, history = 0, repeat = 0;
   const char *reference = NULL;
   long prec = -1;
   cn_bounds_opts opts;
@@ -80,6 +84,15 @@ cli_bounds (int argc, char **argv)
         json = 1;
       else if (strcmp (argv[i], "--history") == 0)
         history = 1;
+      else if (strcmp (argv[i], "--repeat") == 0 && i + 1 < argc)
+        {
+          char *end;
+          errno = 0;
+          long r = strtol (argv[++i], &end, 10);
+          if (*end != '\0' || end == argv[i] || errno != 0 || r < 0 || r > 1000)
+            return cli_usage_error ("bounds", "--repeat must be an integer in 0..1000, not '%s'", argv[i]);
+          repeat = (int) r;
+        }
       else if (strcmp (argv[i], "--vnnlib") == 0 && i + 1 < argc)
         vnnlib = argv[++i];
       else if (strcmp (argv[i], "--center") == 0 && i + 1 < argc)
@@ -188,17 +201,55 @@ cli_bounds (int argc, char **argv)
       rc = CLI_FAIL;
       goto done;
     }
-  if (reference != NULL)
-    bst = cn_reference_output_box (g, &box, (mpfr_prec_t) prec, &out, &err);
-  else if ((bst = cn_analysis_create (g, &box, &opts, &an, &err)) == CN_OK
-           && (bst = cn_analysis_output_box_trace (an, &out, &trace, &err)) == CN_OK)
-    discharged = cn_analysis_discharged (an);
-  if (bst != CN_OK)
+  /* With --repeat R the computation runs 1 + R times, each from scratch; the first (cold: its
+   * memory faulted in afresh) is reported as seconds_cold, the median of the others as seconds
+   * (the protocol of benchmarks/lirpa_bounds.py for the peer).  The runs are identical. */
+  double secs = 0, cold = 0;
+  double *times = malloc ((size_t) (repeat + 1) * sizeof *times);
+  if (times == NULL)
     {
-      rc = cli_fail (&err);
+      fprintf (stderr, "certnn: bounds: out of memory\n");
+      rc = CLI_FAIL;
       goto done;
     }
-  double secs = cli_now () - t0;
+  for (int run = 0; run <= repeat; run++)
+    {
+      if (run > 0)
+        {
+          cn_analysis_free (an);
+          an = NULL;
+          cn_box_clear (&out);
+          t0 = cli_now ();
+        }
+      if (reference != NULL)
+        bst = cn_reference_output_box (g, &box, (mpfr_prec_t) prec, &out, &err);
+      else if ((bst = cn_analysis_create (g, &box, &opts, &an, &err)) == CN_OK
+               && (bst = cn_analysis_output_box_trace (an, &out, &trace, &err)) == CN_OK)
+        discharged = cn_analysis_discharged (an);
+      if (bst != CN_OK)
+        {
+          free (times);
+          rc = cli_fail (&err);
+          goto done;
+        }
+      times[run] = cli_now () - t0;
+    }
+  cold = times[0];
+  if (repeat == 0)
+    secs = cold;
+  else
+    {
+      /* the median of times[1..repeat] (insertion sort: R is small) */
+      for (int i = 2; i <= repeat; i++)
+        for (int j = i; j > 1 && times[j - 1] > times[j]; j--)
+          {
+            double t = times[j];
+            times[j] = times[j - 1];
+            times[j - 1] = t;
+          }
+      secs = repeat % 2 ? times[1 + repeat / 2] : (times[repeat / 2] + times[repeat / 2 + 1]) / 2;
+    }
+  free (times);
   if (discharged > 0)
     fprintf (stderr, "certnn: bounds: note: %lld CROWN step%s found no relaxation and used the node's IBP box "
              "(sound, possibly loose)\n", (long long) discharged, discharged == 1 ? "" : "s");
@@ -215,6 +266,11 @@ cli_bounds (int argc, char **argv)
                                 "seconds", secs, "discharged", (json_int_t) discharged);
       if (root != NULL && reference != NULL)
         json_object_set_new (root, "precision", json_integer (prec));
+      if (root != NULL && repeat > 0)
+        {
+          json_object_set_new (root, "seconds_cold", json_real (cold));
+          json_object_set_new (root, "repeat", json_integer (repeat));
+        }
       if (root != NULL && opts.method == CN_METHOD_ALPHA_CROWN)
         {
           json_object_set_new (root, "iterations", json_integer (trace.iterations));

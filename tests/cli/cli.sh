@@ -79,6 +79,8 @@ done
 expect 0 '"iterations": [1-9]' "$CERTNN" bounds "$NET" --vnnlib "$P3" --method alpha-crown --json --iterations 5
 expect 0 '"history": \[\{"lower"' "$CERTNN" bounds "$NET" --vnnlib "$P3" --method alpha-crown --json --history \
   --iterations 3 --lr 0.1
+expect 0 '"seconds_cold": [0-9]' "$CERTNN" bounds "$NET" --vnnlib "$P3" --method crown --json --repeat 2
+expect 2 "repeat must be" "$CERTNN" bounds "$NET" --vnnlib "$P3" --repeat -1
 expect 2 "history needs" "$CERTNN" bounds "$NET" --vnnlib "$P3" --method crown --json --history
 expect 2 "lr must be" "$CERTNN" bounds "$NET" --vnnlib "$P3" --method alpha-crown --lr 0
 expect 2 "iterations must be" "$CERTNN" bounds "$NET" --vnnlib "$P3" --method alpha-crown --iterations 0
