@@ -253,7 +253,7 @@ lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows, const double 
       for (int64_t i = 0; i < size; i++)
         th[i] = NAN;
     }
-  st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &a->opts, target, th, lower, trace, &a->discharged,
+  st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &a->opts, target, 0, th, lower, trace, &a->discharged,
                         a->memo, err);
   if (st == CN_OK && coef != NULL)
     {

@@ -276,14 +276,17 @@ cn__alpha_gradient (const cn_graph *g, const cn__crown_tape *tape, int v, int64_
 /* Whether row S is done: its best bound meets its target, or it has not improved for PATIENCE
  * sweeps. */
 static int
-row_done (const cn_bounds_opts *opts, const double *target, const double *best, const int *stale, int64_t s)
+row_done (const cn_bounds_opts *opts, const double *target, int pairs, const double *best, const int *stale,
+          int64_t s)
 {
+  if (pairs && target != NULL && best[s ^ 1] > target[s ^ 1])
+    return 1;                       /* its partner settled the question both rows are about */
   return (target != NULL && best[s] > target[s]) || (opts->patience > 0 && stale[s] >= opts->patience);
 }
 
 cn_status
 cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v, const double *c,
-                 int64_t rows, const cn_bounds_opts *opts, const double *target, double *theta_io, double *lower,
+                 int64_t rows, const cn_bounds_opts *opts, const double *target, int pairs, double *theta_io, double *lower,
                  cn_alpha_trace *trace, int64_t *discharged, void **memo, cn_error *err)
 {
   cn_status st = CN_OK;
@@ -411,7 +414,7 @@ cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *de
         memcpy (best_theta, theta, (size_t) width * sizeof *theta);
       int64_t going = 0;
       for (int64_t i = 0; i < na; i++)
-        going += !row_done (opts, target, best, stale, act[i]);
+        going += !row_done (opts, target, pairs, best, stale, act[i]);
       if (last || going == 0)
         break;
       if ((st = cn__alpha_gradient (g, &tape, v, na, g_act, err)) != CN_OK)
@@ -446,7 +449,7 @@ cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *de
       for (int64_t i = 0; i < na; i++)
         {
           int64_t s = act[i];
-          if (row_done (opts, target, best, stale, s))
+          if (row_done (opts, target, pairs, best, stale, s))
             continue;
           if (k != i)
             memcpy (c_act + k * n, c_act + i * n, (size_t) n * sizeof *c);

@@ -79,11 +79,13 @@ cn_status cn__alpha_gradient (const cn_graph *g, const cn__crown_tape *tape, int
  * slope, threads).  TARGET (NULL: none) stops the loop once every lower[s] > target[s].
  * THETA_IO (NULL: none) holds rows x width (1 x width shared) parameters: on entry the start
  * (NaN entries: the arms' own choice), projected; on exit the parameters of each row's best
- * bound.  TRACE (NULL: none) as cn_analysis_lower_alpha.  DISCHARGED and MEMO as for
+ * bound.  PAIRS (with TARGET): rows 2r and 2r + 1 ask one question (the sign of an entry, from
+ * below and from above), so once one meets its target both are done.  TRACE (NULL: none) as
+ * cn_analysis_lower_alpha.  DISCHARGED and MEMO as for
  * cn__crown_sweep (DISCHARGED counts the first sweep only). */
 cn_status cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
                            const double *c, int64_t rows, const cn_bounds_opts *opts, const double *target,
-                           double *theta_io, double *lower, cn_alpha_trace *trace, int64_t *discharged,
+                           int pairs, double *theta_io, double *lower, cn_alpha_trace *trace, int64_t *discharged,
                            void **memo, cn_error *err);
 
 /* With CN_METHOD_CROWN: tightens BOXES[V] (sound on entry, sound on exit) by CROWN sweeps over

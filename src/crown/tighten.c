@@ -108,14 +108,16 @@ tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, 
       if (pass == 0 && opts->method == CN_METHOD_ALPHA_CROWN && opts->alpha_intermediate)
         {
           /* alpha-CROWN: every row optimises its own bound (ALGORITHMS.md 4.4, v1); for a relu's
-           * input a row is done once it proves the sign (lower bound of v_j or of -v_j above 0),
-           * which decides the relaxation; a smooth one's lines depend on the whole box */
+           * input the pair of rows of entry j is done once one of them proves the sign (the lower
+           * bound of v_j or of -v_j above 0), which decides the relaxation (inactive: the other end
+           * no longer matters; active: only through the next layer's IBP box, which CROWN then
+           * tightens anyway); a smooth one's lines depend on the whole box */
           cn_bounds_opts io = *opts;
           if (opts->iterations_intermediate > 0)
             io.iterations = opts->iterations_intermediate;
           if (opts->lr_intermediate > 0)
             io.lr = opts->lr_intermediate;
-          if ((st = cn__alpha_lower (g, boxes, depends, v, c, 2 * cnt, &io, smooth ? NULL : zeros, NULL, lower,
+          if ((st = cn__alpha_lower (g, boxes, depends, v, c, 2 * cnt, &io, smooth ? NULL : zeros, 1, NULL, lower,
                                      NULL, discharged, memo, err)) != CN_OK)
             goto done;
         }
