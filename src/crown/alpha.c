@@ -325,27 +325,23 @@ cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *de
   double *m1 = calloc ((size_t) size, sizeof *m1);
   double *m2 = calloc ((size_t) size, sizeof *m2);
   double *best = malloc ((size_t) rows * sizeof *best);
-  /* the active rows (those still optimised), compacted: their C, parameters, bounds, gradient */
+  /* the active rows (those still optimised), compacted: their C, parameters, bounds, and (in
+   * GRAD) their gradient */
   int64_t *act = malloc ((size_t) rows * sizeof *act);
   int *stale = calloc ((size_t) rows, sizeof *stale);
   double *c_act = malloc ((size_t) (rows * n) * sizeof *c_act + 1);
   double *th_act = shared ? theta : malloc ((size_t) size * sizeof *th_act);
-  double *g_act = shared ? grad : malloc ((size_t) size * sizeof *g_act);
   double *low = malloc ((size_t) rows * sizeof *low);
   cn__crown_tape tape = { .offset = offset, .width = width, .shared = shared, .threads = opts->threads };
-  tape.how = calloc ((size_t) (nv ? nv : 1), 1);
-  tape.fk = calloc ((size_t) (nv ? nv : 1), sizeof (double *));
-  tape.fb = calloc ((size_t) (nv ? nv : 1), sizeof (double *));
-  tape.ga = calloc ((size_t) (nv ? nv : 1), sizeof (double *));
-  tape.gb = calloc ((size_t) (nv ? nv : 1), sizeof (double *));
   if (theta == NULL || best_theta == NULL || grad == NULL || m1 == NULL || m2 == NULL || low == NULL || best == NULL
-      || act == NULL || stale == NULL || c_act == NULL || th_act == NULL || g_act == NULL || tape.how == NULL
-      || tape.fk == NULL || tape.fb == NULL || tape.ga == NULL || tape.gb == NULL)
+      || act == NULL || stale == NULL || c_act == NULL || th_act == NULL)
     {
       st = cn_error_set (err, CN_ENOMEM, "alpha-crown: cannot allocate %lld x %lld parameters", (long long) sets,
                          (long long) width);
       goto done;
     }
+  if ((st = cn__crown_tape_init (g, &tape, err)) != CN_OK)
+    goto done;
   /* the arms' own choice, then the caller's start where it gives one (NaN: none), projected */
   for (int64_t s = 0; s < sets; s++)
     {
@@ -417,7 +413,7 @@ cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *de
         going += !row_done (opts, target, pairs, best, stale, act[i]);
       if (last || going == 0)
         break;
-      if ((st = cn__alpha_gradient (g, &tape, v, na, g_act, err)) != CN_OK)
+      if ((st = cn__alpha_gradient (g, &tape, v, na, grad, err)) != CN_OK)
         {
           if (st != CN_EUNSUPPORTED)
             goto done;
@@ -433,7 +429,7 @@ cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *de
         {
           int64_t s = shared ? 0 : act[i];
           double *th = theta + s * width, *p1 = m1 + s * width, *p2 = m2 + s * width;
-          const double *gr = g_act + i * width;
+          const double *gr = grad + i * width;
           for (int64_t j = 0; j < width; j++)
             {
               double gj = isfinite (gr[j]) ? gr[j] : 0;
@@ -461,12 +457,7 @@ cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *de
   if (theta_io != NULL)
     memcpy (theta_io, best_theta, (size_t) size * sizeof *theta);
 done:
-  cn__crown_tape_reset (g, &tape);
-  free (tape.how);
-  free (tape.fk);
-  free (tape.fb);
-  free (tape.ga);
-  free (tape.gb);
+  cn__crown_tape_free (g, &tape);
   free (offset);
   free (theta);
   free (best_theta);
@@ -479,9 +470,6 @@ done:
   free (stale);
   free (c_act);
   if (!shared)
-    {
-      free (th_act);
-      free (g_act);
-    }
+    free (th_act);
   return st;
 }

@@ -59,8 +59,12 @@ cn_status cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const un
                                 const double *c, int64_t rows, int threads, int slope, double *lower,
                                 double *input_coef, int64_t *discharged, void **memo, cn__crown_tape *tape,
                                 cn_error *err);
-/* Frees TAPE's records (keeps what the caller gave). */
+/* Allocates TAPE's per-value tables, empty (the caller's fields untouched); CN_ENOMEM. */
+cn_status cn__crown_tape_init (const cn_graph *g, cn__crown_tape *tape, cn_error *err);
+/* Frees TAPE's records (keeps what the caller gave and the tables). */
 void cn__crown_tape_reset (const cn_graph *g, cn__crown_tape *tape);
+/* Frees TAPE's records and tables (a tape never initialised, all NULL, is fine). */
+void cn__crown_tape_free (const cn_graph *g, cn__crown_tape *tape);
 
 /* ---- alpha-CROWN (src/crown/alpha.c) ------------------------------------------------------- */
 

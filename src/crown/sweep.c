@@ -19,21 +19,56 @@
 #include <string.h>
 #include "crown/crown_impl.h"
 
+/* Frees the records of value W. */
+static void
+drop_records (cn__crown_tape *tape, int w)
+{
+  free (tape->fk[w]);
+  free (tape->fb[w]);
+  free (tape->ga[w]);
+  free (tape->gb[w]);
+  tape->fk[w] = tape->fb[w] = tape->ga[w] = tape->gb[w] = NULL;
+  tape->how[w] = CN__FWD_NONE;
+}
+
+cn_status
+cn__crown_tape_init (const cn_graph *g, cn__crown_tape *tape, cn_error *err)
+{
+  size_t nv = (size_t) (g->n_values ? g->n_values : 1);
+  tape->how = calloc (nv, 1);
+  tape->fk = calloc (nv, sizeof (double *));
+  tape->fb = calloc (nv, sizeof (double *));
+  tape->ga = calloc (nv, sizeof (double *));
+  tape->gb = calloc (nv, sizeof (double *));
+  if (tape->how == NULL || tape->fk == NULL || tape->fb == NULL || tape->ga == NULL || tape->gb == NULL)
+    {
+      cn__crown_tape_free (g, tape);
+      return cn_error_set (err, CN_ENOMEM, "alpha-crown: out of memory");
+    }
+  return CN_OK;
+}
+
 void
 cn__crown_tape_reset (const cn_graph *g, cn__crown_tape *tape)
 {
   if (tape->how == NULL || tape->fk == NULL || tape->fb == NULL || tape->ga == NULL || tape->gb == NULL)
     return;
   for (int w = 0; w < g->n_values; w++)
-    {
-      free (tape->fk[w]);
-      free (tape->fb[w]);
-      free (tape->ga[w]);
-      free (tape->gb[w]);
-      tape->fk[w] = tape->fb[w] = tape->ga[w] = tape->gb[w] = NULL;
-      tape->how[w] = CN__FWD_NONE;
-    }
+    drop_records (tape, w);
   tape->n_approx = 0;
+}
+
+void
+cn__crown_tape_free (const cn_graph *g, cn__crown_tape *tape)
+{
+  cn__crown_tape_reset (g, tape);
+  free (tape->how);
+  free (tape->fk);
+  free (tape->fb);
+  free (tape->ga);
+  free (tape->gb);
+  tape->how = NULL;
+  tape->fk = tape->fb = tape->ga = tape->gb = NULL;
 }
 
 /* Records for the gradient that the sweep concretised value W (ROWS x N coefficients LAM) over
@@ -199,11 +234,7 @@ cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned cha
                 ++*discharged;
               if (rec)
                 {
-                  free (tape->fk[o]);
-                  free (tape->fb[o]);
-                  free (tape->ga[o]);
-                  free (tape->gb[o]);
-                  tape->fk[o] = tape->fb[o] = tape->ga[o] = tape->gb[o] = NULL;
+                  drop_records (tape, o);
                   if ((st = record_corner (tape, o, lam[o], rows, &boxes[o], err)) != CN_OK)
                     goto step_fail;
                 }
