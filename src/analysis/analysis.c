@@ -212,6 +212,24 @@ fail:
   return st;
 }
 
+/* Whether V, the environment and the ROWS x numel(v) coefficients C (finite) can be swept. */
+static cn_status
+check_rows (const cn_analysis *a, int v, const double *c, int64_t rows, cn_error *err)
+{
+  cn_status st = cn__graph_check_value (a->g, v, "bounds", err);
+  if (st != CN_OK)
+    return st;
+  if ((st = cn_fpenv_check (err)) != CN_OK)
+    return st;
+  if (rows < 0)
+    return cn_error_set (err, CN_EINVAL, "bounds: negative row count");
+  int64_t n = a->g->values[v].numel;
+  for (int64_t j = 0; j < rows * n; j++)
+    if (!isfinite (c[j]))
+      return cn_error_set (err, CN_EINVAL, "bounds: coefficient %lld of C is not finite", (long long) j);
+  return CN_OK;
+}
+
 /* alpha-CROWN from V (cn_analysis_lower_alpha); COEF (if not NULL) as cn_analysis_lower_coef,
  * from one more sweep with the best parameters (the same sweep as the best one of each row). */
 static cn_status
@@ -220,62 +238,52 @@ lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows, const double 
 {
   double t0 = now ();
   const cn_graph *g = a->g;
-  cn_status st = cn__graph_check_value (g, v, "bounds", err);
+  cn_status st = check_rows (a, v, c, rows, err);
   if (st != CN_OK)
     return st;
-  if ((st = cn_fpenv_check (err)) != CN_OK)
-    return st;
-  if (rows < 0)
-    return cn_error_set (err, CN_EINVAL, "bounds: negative row count");
   if (!(a->opts.lr > 0) || !isfinite (a->opts.lr) || !(a->opts.lr_decay > 0) || !(a->opts.lr_decay <= 1)
       || a->opts.iterations < 1 || a->opts.patience < 0)
     return cn_error_set (err, CN_EINVAL,
                          "alpha-crown: iterations %d (at least 1), lr %g (positive), lr_decay %g (in (0, 1]) or "
                          "patience %d (at least 0) out of range",
                          a->opts.iterations, a->opts.lr, a->opts.lr_decay, a->opts.patience);
-  int64_t n = g->values[v].numel;
-  for (int64_t j = 0; j < rows * n; j++)
-    if (!isfinite (c[j]))
-      return cn_error_set (err, CN_EINVAL, "bounds: coefficient %lld of C is not finite", (long long) j);
   if (trace != NULL)
     trace->iterations = 0;
   if (rows == 0)
     return CN_OK;
-  double *th = theta;
-  int64_t width = cn_analysis_alpha_width (a, v);
-  if (width < 0)
-    return cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
-  int64_t size = (a->opts.share_alpha ? 1 : rows) * width;
-  if (th == NULL && coef != NULL)
+  if (coef == NULL)
+    st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &a->opts, target, 0, theta, lower, trace,
+                          &a->discharged, a->memo, err);
+  else
     {
-      if ((th = malloc ((size_t) (size ? size : 1) * sizeof *th)) == NULL)
-        return cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
-      for (int64_t i = 0; i < size; i++)
-        th[i] = NAN;
-    }
-  st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &a->opts, target, 0, th, lower, trace, &a->discharged,
-                        a->memo, err);
-  if (st == CN_OK && coef != NULL)
-    {
-      /* the input coefficients of the best parameters' sweep (a guide, as for CROWN) */
+      /* the input coefficients, from one more sweep with each row's best parameters (a guide,
+       * as for CROWN): the layout, the parameters and that sweep's bounds */
       int64_t *offset = malloc ((size_t) g->n_values * sizeof *offset);
+      int64_t width = offset != NULL ? cn__alpha_layout (g, a->depends, v, offset) : -1;
+      int64_t size = (a->opts.share_alpha ? 1 : rows) * (width > 0 ? width : 0);
+      double *th = theta != NULL || width < 0 ? theta : malloc ((size_t) (size ? size : 1) * sizeof *th);
       double *low = malloc ((size_t) rows * sizeof *low);
-      if (offset == NULL || low == NULL)
+      if (width < 0 || th == NULL || low == NULL)
         st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
       else
         {
-          cn__alpha_layout (g, a->depends, v, offset);
+          if (th != theta)
+            for (int64_t i = 0; i < size; i++)
+              th[i] = NAN;
+          st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &a->opts, target, 0, th, lower, trace,
+                                &a->discharged, a->memo, err);
           cn__crown_tape tape = { .offset = offset, .width = width, .theta = th, .shared = a->opts.share_alpha != 0 };
-          st = cn__crown_sweep_tape (g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, low, coef,
-                                     NULL, a->memo, width > 0 ? &tape : NULL, err);
+          if (st == CN_OK)
+            st = cn__crown_sweep_tape (g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, low, coef,
+                                       NULL, a->memo, width > 0 ? &tape : NULL, err);
           for (int64_t s = 0; s < rows && st == CN_OK; s++)
             lower[s] = fmax (lower[s], low[s]);   /* both sound */
         }
+      if (th != theta)
+        free (th);
       free (offset);
       free (low);
     }
-  if (th != theta)
-    free (th);
   a->seconds += now () - t0;
   return st;
 }
@@ -290,23 +298,12 @@ cn_status
 cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, double *lower, double *coef,
                         cn_error *err)
 {
+  if (a->opts.method == CN_METHOD_ALPHA_CROWN)
+    return lower_alpha (a, v, c, rows, NULL, NULL, lower, coef, NULL, err);
   double t0 = now ();
-  cn_status st = cn__graph_check_value (a->g, v, "bounds", err);
+  cn_status st = check_rows (a, v, c, rows, err);
   if (st != CN_OK)
     return st;
-  if ((st = cn_fpenv_check (err)) != CN_OK)
-    return st;
-  if (rows < 0)
-    return cn_error_set (err, CN_EINVAL, "bounds: negative row count");
-  int64_t n = a->g->values[v].numel;
-  for (int64_t j = 0; j < rows * n; j++)
-    if (!isfinite (c[j]))
-      return cn_error_set (err, CN_EINVAL, "bounds: coefficient %lld of C is not finite", (long long) j);
-  if (rows > 0 && a->opts.method == CN_METHOD_ALPHA_CROWN)
-    {
-      a->seconds += now () - t0;
-      return lower_alpha (a, v, c, rows, NULL, NULL, lower, coef, NULL, err);
-    }
   if (rows > 0)
     st = cn__crown_sweep (a->g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, coef,
                           &a->discharged, a->memo, err);
