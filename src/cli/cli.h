@@ -35,6 +35,8 @@ cn_status cli_load (const char *net, const char *spec_path, cn_graph **g, cn_spe
 /* Parses an option shared by the commands that bound (--method M, --threads N) at argv[*i]:
  * returns 0 if argv[*i] is neither, 1 if it was consumed (with its value; *i advanced), and
  * CLI_BAD_INPUT's negation after printing a usage error for a bad value. */
+/* Whether S is a whole decimal integer in [LO, HI] (no trailing text, no overflow); *OUT gets it. */
+int cli_parse_int (const char *s, long lo, long hi, long *out);
 int cli_bounds_option (const char *cmd, int argc, char **argv, int *i, cn_bounds_opts *o);
 /* Seconds from a monotonic clock. */
 double cli_now (void);

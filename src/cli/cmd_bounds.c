@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* src/cli/cmd_bounds.c: `certnn bounds`, sound bounds of the network outputs over an input box. */
 #include <config.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,10 +85,8 @@ cli_bounds (int argc, char **argv)
         history = 1;
       else if (strcmp (argv[i], "--repeat") == 0 && i + 1 < argc)
         {
-          char *end;
-          errno = 0;
-          long r = strtol (argv[++i], &end, 10);
-          if (*end != '\0' || end == argv[i] || errno != 0 || r < 0 || r > 1000)
+          long r;
+          if (!cli_parse_int (argv[++i], 0, 1000, &r))
             return cli_usage_error ("bounds", "--repeat must be an integer in 0..1000, not '%s'", argv[i]);
           repeat = (int) r;
         }
@@ -112,10 +109,7 @@ cli_bounds (int argc, char **argv)
         }
       else if (strcmp (argv[i], "--precision") == 0 && i + 1 < argc)
         {
-          char *end;
-          errno = 0;
-          prec = strtol (argv[++i], &end, 10);
-          if (*end != '\0' || end == argv[i] || errno != 0 || prec < (long) MPFR_PREC_MIN || prec > PREC_CAP)
+          if (!cli_parse_int (argv[++i], (long) MPFR_PREC_MIN, PREC_CAP, &prec))
             return cli_usage_error ("bounds", "--precision must be an integer in %d..%ld, not '%s'", (int) MPFR_PREC_MIN,
                                     (long) PREC_CAP, argv[i]);
         }
@@ -205,7 +199,7 @@ cli_bounds (int argc, char **argv)
    * memory faulted in afresh) is reported as seconds_cold, the median of the others as seconds
    * (the protocol of benchmarks/lirpa_bounds.py for the peer).  The runs are identical. */
   double secs = 0, cold = 0;
-  double *times = malloc ((size_t) (repeat + 1) * sizeof *times);
+  double *times = calloc ((size_t) (repeat + 1), sizeof *times);
   if (times == NULL)
     {
       fprintf (stderr, "certnn: bounds: out of memory\n");

@@ -143,6 +143,18 @@ fail:
 }
 
 int
+cli_parse_int (const char *s, long lo, long hi, long *out)
+{
+  char *end;
+  errno = 0;
+  long t = strtol (s, &end, 10);
+  if (*end != '\0' || end == s || errno != 0 || t < lo || t > hi)
+    return 0;
+  *out = t;
+  return 1;
+}
+
+int
 cli_bounds_option (const char *cmd, int argc, char **argv, int *i, cn_bounds_opts *o)
 {
   if (strcmp (argv[*i], "--fix-intermediate") == 0)
@@ -160,35 +172,27 @@ cli_bounds_option (const char *cmd, int argc, char **argv, int *i, cn_bounds_opt
         return -cli_usage_error (cmd, "%s", err.msg);
       return 1;
     }
-  if (strcmp (argv[*i], "--threads") == 0)
-    {
-      char *end;
-      long t = strtol (argv[++*i], &end, 10);
-      if (*end != '\0' || t < 1 || t > 1024)
-        return -cli_usage_error (cmd, "--threads must be an integer in 1..1024, not '%s'", argv[*i]);
-      o->threads = (int) t;
-      return 1;
-    }
-  if (strcmp (argv[*i], "--iterations") == 0)
-    {
-      char *end;
-      errno = 0;
-      long t = strtol (argv[++*i], &end, 10);
-      if (*end != '\0' || end == argv[*i] || errno != 0 || t < 1 || t > 100000)
-        return -cli_usage_error (cmd, "--iterations must be an integer in 1..100000, not '%s'", argv[*i]);
-      o->iterations = (int) t;
-      return 1;
-    }
-  if (strcmp (argv[*i], "--iterations-intermediate") == 0)
-    {
-      char *end;
-      errno = 0;
-      long t = strtol (argv[++*i], &end, 10);
-      if (*end != '\0' || end == argv[*i] || errno != 0 || t < 1 || t > 100000)
-        return -cli_usage_error (cmd, "--iterations-intermediate must be an integer in 1..100000, not '%s'", argv[*i]);
-      o->iterations_intermediate = (int) t;
-      return 1;
-    }
+  /* the integer options: name, range, destination */
+  const struct
+  {
+    const char *name;
+    long lo, hi;
+    int *dst;
+  } ints[] = {
+    { "--threads", 1, 1024, &o->threads },
+    { "--iterations", 1, 100000, &o->iterations },
+    { "--iterations-intermediate", 1, 100000, &o->iterations_intermediate },
+  };
+  for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++)
+    if (strcmp (argv[*i], ints[k].name) == 0)
+      {
+        long t;
+        if (!cli_parse_int (argv[++*i], ints[k].lo, ints[k].hi, &t))
+          return -cli_usage_error (cmd, "%s must be an integer in %ld..%ld, not '%s'", ints[k].name, ints[k].lo,
+                                   ints[k].hi, argv[*i]);
+        *ints[k].dst = (int) t;
+        return 1;
+      }
   if (strcmp (argv[*i], "--lr") == 0)
     {
       char *end;
