@@ -27,29 +27,12 @@
 #define PREC 256
 
 static int
-add_const (cn_graph *g, int rows, int cols, double scale, double shift)
-{
-  cn_error err;
-  cn_error_clear (&err);
-  cn_tensor t;
-  cn_shape s = { .rank = cols > 0 ? 2 : 1, .dim = { rows, cols } };
-  ck_assert (cn_tensor_init (&t, CN_DTYPE_F64, &s, &err) == CN_OK);
-  for (int64_t i = 0; i < cn_tensor_numel (&t); i++)
-    ((double *) t.data)[i] = tu_uniform (-scale, scale) + shift;
-  int v;
-  ck_assert (cn_graph_add_constant (g, "c", &t, &v, &err) == CN_OK);
-  cn_tensor_clear (&t);
-  return v;
-}
-
-static int
 dense (cn_graph *g, int x, int in, int out)
 {
   cn_error err;
   cn_error_clear (&err);
-  int w = add_const (g, out, in, 1, 0), b = add_const (g, out, 0, 0.5, 0), y;
-  int args[3] = { x, w, b };
-  ck_assert_msg (cn_graph_add_node (g, CN_OP_LINEAR, NULL, 3, args, "fc", &y, &err) == CN_OK, "%s", err.msg);
+  int y;
+  ck_assert_msg (tu_linear_layer (g, x, in, out, &y, &err) == CN_OK, "%s", err.msg);
   return y;
 }
 
@@ -216,11 +199,7 @@ START_TEST (gradient_by_finite_differences)
   double *tp = malloc ((size_t) (R * width) * sizeof *tp), *tm = malloc ((size_t) (R * width) * sizeof *tm);
   double *dir = malloc ((size_t) (R * width) * sizeof *dir);
   cn__crown_tape tape = { .offset = offset, .width = width };
-  tape.how = calloc ((size_t) nv, 1);
-  tape.fk = calloc ((size_t) nv, sizeof (double *));
-  tape.fb = calloc ((size_t) nv, sizeof (double *));
-  tape.ga = calloc ((size_t) nv, sizeof (double *));
-  tape.gb = calloc ((size_t) nv, sizeof (double *));
+  ck_assert (cn__crown_tape_init (g, &tape, &err) == CN_OK);
   int checked = 0;
   double worst = 0;
   for (int trial = 0; trial < 20; trial++)
@@ -262,12 +241,7 @@ START_TEST (gradient_by_finite_differences)
     }
   fprintf (stderr, "alpha gradient, network %d: %d directional derivatives match finite differences (worst %.2g)\n",
            kind, checked, worst);
-  cn__crown_tape_reset (g, &tape);
-  free (tape.how);
-  free (tape.fk);
-  free (tape.fb);
-  free (tape.ga);
-  free (tape.gb);
+  cn__crown_tape_free (g, &tape);
   free (theta);
   free (grad);
   free (tp);

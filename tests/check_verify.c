@@ -44,21 +44,8 @@ random_mlp (int n, int h, int m)
   int widths[4] = { n, h, h, m };
   for (int l = 0; l < 3; l++)
     {
-      cn_tensor w, b;
-      cn_shape ws = { .rank = 2, .dim = { widths[l + 1], widths[l] } }, bs = { .rank = 1, .dim = { widths[l + 1] } };
-      ck_assert (cn_tensor_init (&w, CN_DTYPE_F64, &ws, &err) == CN_OK);
-      ck_assert (cn_tensor_init (&b, CN_DTYPE_F64, &bs, &err) == CN_OK);
-      for (int64_t i = 0; i < cn_tensor_numel (&w); i++)
-        ((double *) w.data)[i] = tu_uniform (-1, 1);
-      for (int64_t i = 0; i < cn_tensor_numel (&b); i++)
-        ((double *) b.data)[i] = tu_uniform (-0.5, 0.5);
-      int wv, bv, y;
-      ck_assert (cn_graph_add_constant (g, "w", &w, &wv, &err) == CN_OK);
-      ck_assert (cn_graph_add_constant (g, "b", &b, &bv, &err) == CN_OK);
-      cn_tensor_clear (&w);
-      cn_tensor_clear (&b);
-      int in[3] = { x, wv, bv };
-      ck_assert_msg (cn_graph_add_node (g, CN_OP_LINEAR, NULL, 3, in, "fc", &y, &err) == CN_OK, "%s", err.msg);
+      int y;
+      ck_assert_msg (tu_linear_layer (g, x, widths[l], widths[l + 1], &y, &err) == CN_OK, "%s", err.msg);
       x = y;
       if (l < 2)
         {

@@ -288,6 +288,32 @@ tu_set_word_range (struct tu_op_case *c, cn_dtype es)
 }
 
 cn_status
+tu_linear_layer (cn_graph *g, int x, int in, int out, int *y, cn_error *err)
+{
+  cn_tensor w, b;
+  cn_shape ws = { .rank = 2, .dim = { out, in } }, bs = { .rank = 1, .dim = { out } };
+  cn_status st = cn_tensor_init (&w, CN_DTYPE_F64, &ws, err);
+  if (st != CN_OK)
+    return st;
+  if ((st = cn_tensor_init (&b, CN_DTYPE_F64, &bs, err)) != CN_OK)
+    {
+      cn_tensor_clear (&w);
+      return st;
+    }
+  for (int64_t i = 0; i < cn_tensor_numel (&w); i++)
+    ((double *) w.data)[i] = tu_uniform (-1, 1);
+  for (int64_t i = 0; i < cn_tensor_numel (&b); i++)
+    ((double *) b.data)[i] = tu_uniform (-0.5, 0.5);
+  int wv, bv;
+  if ((st = cn_graph_add_constant (g, "w", &w, &wv, err)) == CN_OK
+      && (st = cn_graph_add_constant (g, "b", &b, &bv, err)) == CN_OK)
+    st = cn_graph_add_node (g, CN_OP_LINEAR, NULL, 3, (int[]) { x, wv, bv }, "fc", y, err);
+  cn_tensor_clear (&w);
+  cn_tensor_clear (&b);
+  return st;
+}
+
+cn_status
 tu_eval_mpfi (const cn_graph *g, const double *x, mpfr_prec_t prec, cn_mpfi_vec *out, cn_error *err)
 {
   cn_mpfi_vec in;

@@ -139,6 +139,11 @@ void tu_set_const (struct tu_op_case *c, int i, double lo, double hi);
  * op is the graph output. */
 cn_status tu_op_graph (const struct tu_op_case *c, cn_graph **out, cn_error *err);
 
+/* Appends to G the node y = linear(x, W, b) of a random dense layer IN -> OUT (X a value of IN
+ * entries): W [OUT, IN] uniform in [-1, 1], then b [OUT] uniform in [-0.5, 0.5], drawn in that
+ * order; *Y receives y. */
+cn_status tu_linear_layer (cn_graph *g, int x, int in, int out, int *y, cn_error *err);
+
 /* ---- MPFR/MPFI oracle ----------------------------------------------------------------- */
 /* Evaluates output 0 of G at the point X (length = the input's numel) in MPFI at PREC bits;
  * OUT is initialised here.  Returns the status of the reference run. */
