@@ -36,8 +36,8 @@ Columns (widths are hi - lo per output; ratios over the outputs with a finite, p
   charged            the largest charged rounding error max(M.lo - F.lo, F.hi - M.hi) over the outputs
   F/M max            width ratio fast/MPFI (1 + the relative charged error)
   peer cut           the largest amount, in ulps of the bound, by which L cuts into M (0: none)
-  certnn s, peer s   seconds of the bound computation (certnn's JSON `seconds`; compute_bounds alone,
-                     median of R runs after a warm-up)
+  certnn s, peer s   seconds of the bound computation, both the median of R runs after a warm-up
+                     (certnn's `bounds --repeat R` JSON `seconds`; compute_bounds alone)
   note               refusals, failures, and any sampled output outside a box (which would be a bug)
 
 With --method crown the comparison is certnn's CROWN (`--method crown`: full-CROWN intermediate
@@ -85,10 +85,12 @@ def find_certnn(arg):
     return None, "not found (give --certnn PATH or set BENCH_CERTNN)"
 
 
-def certnn_box(certnn, net, spec, extra, method="ibp"):
+def certnn_box(certnn, net, spec, extra, method="ibp", repeat=0):
     """(lo, hi, seconds) from `certnn bounds NET --vnnlib SPEC --method METHOD --json EXTRA`, or
     raises RuntimeError with certnn's message."""
     cmd = [certnn, "bounds", net, "--vnnlib", spec, "--method", method, "--json"] + extra
+    if repeat:
+        cmd += ["--repeat", str(repeat)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         raise RuntimeError("exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]))
@@ -193,10 +195,10 @@ def main(argv=None):
         rows.append(row)
         try:
             if crown:
-                flo, fhi, row["certnn_s"] = certnn_box(certnn, net, spec, th + alpha_args, args.method)
+                flo, fhi, row["certnn_s"] = certnn_box(certnn, net, spec, th + alpha_args, args.method, args.repeat)
                 ilo, ihi, _ = certnn_box(certnn, net, spec, th)
             else:
-                flo, fhi, row["certnn_s"] = certnn_box(certnn, net, spec, th)
+                flo, fhi, row["certnn_s"] = certnn_box(certnn, net, spec, th, "ibp", args.repeat)
                 mlo, mhi, row["mpfi_s"] = certnn_box(certnn, net, spec, ["--reference", "mpfi"])
         except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as e:
             row["notes"].append("certnn failed: %s" % e)

@@ -5,10 +5,13 @@
 #include <check.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
 #include "sound/sound.h"
+#include "sound/elementary.h"
+#include <mpfi.h>
 
 START_TEST (status_strings)
 {
@@ -194,6 +197,191 @@ START_TEST (sound_dot)
 }
 END_TEST
 
+/* ---- the binary64 enclosures of src/sound/elementary.c against MPFI at 300 bits ---- */
+
+enum { EL_EXP, EL_EXPM1, EL_LOG1P, EL_SIGMOID, EL_DSIGMOID, EL_TANH, EL_DTANH, EL_SOFTPLUS, EL_COUNT };
+static const char *const el_name[EL_COUNT] = { "exp", "expm1", "log1p", "sigmoid", "dsigmoid", "tanh", "dtanh",
+                                               "softplus" };
+
+static void
+el_fast (int f, double x, double *lo, double *hi)
+{
+  switch (f)
+    {
+    case EL_EXP: cn__exp_encl (x, lo, hi); break;
+    case EL_EXPM1: cn__expm1_encl (x, lo, hi); break;
+    case EL_LOG1P: cn__log1p_encl (x, lo, hi); break;
+    case EL_SIGMOID: cn__sigmoid_encl (x, lo, hi); break;
+    case EL_DSIGMOID: cn__dsigmoid_encl (x, lo, hi); break;
+    case EL_TANH: cn__tanh_encl (x, lo, hi); break;
+    case EL_DTANH: cn__dtanh_encl (x, lo, hi); break;
+    default: cn__softplus_encl (x, lo, hi); break;
+    }
+}
+
+/* Y := an MPFI enclosure of f(x) at Y's precision (formulas without cancellation). */
+static void
+el_ref (int f, double x, mpfi_ptr y)
+{
+  mpfi_t t, e;
+  mpfi_init2 (t, mpfi_get_prec (y));
+  mpfi_init2 (e, mpfi_get_prec (y));
+  mpfi_set_d (t, x);
+  switch (f)
+    {
+    case EL_EXP: mpfi_exp (y, t); break;
+    case EL_EXPM1: mpfi_expm1 (y, t); break;
+    case EL_LOG1P: mpfi_log1p (y, t); break;
+    case EL_SIGMOID:
+      mpfi_neg (t, t);
+      mpfi_exp (t, t);
+      mpfi_add_ui (t, t, 1);
+      mpfi_ui_div (y, 1, t);
+      break;
+    case EL_DSIGMOID:
+    case EL_DTANH:
+      /* e/(1 + e)^2 with e = exp(-|x|) (times 4, e = exp(-2|x|), for tanh') */
+      mpfi_abs (t, t);
+      if (f == EL_DTANH)
+        mpfi_mul_2ui (t, t, 1);
+      mpfi_neg (t, t);
+      mpfi_exp (e, t);
+      mpfi_add_ui (t, e, 1);
+      mpfi_sqr (t, t);
+      mpfi_div (y, e, t);
+      if (f == EL_DTANH)
+        mpfi_mul_2ui (y, y, 2);
+      break;
+    case EL_TANH: mpfi_tanh (y, t); break;
+    default:
+      if (x > 0)
+        {
+          mpfi_neg (e, t);
+          mpfi_exp (e, e);
+          mpfi_log1p (e, e);
+          mpfi_add (y, e, t);
+        }
+      else
+        {
+          mpfi_exp (e, t);
+          mpfi_log1p (y, e);
+        }
+      break;
+    }
+  /* the ranges (sigmoid in [0, 1], sigmoid' in [0, 1/4], tanh in [-1, 1], tanh' in [0, 1]): the
+   * enclosures clamp to them, and an MPFI quotient of two enclosures may stick out by an ulp */
+  static const double rl[EL_COUNT] = { -INFINITY, -INFINITY, -INFINITY, 0, 0, -1, 0, -INFINITY };
+  static const double rh[EL_COUNT] = { INFINITY, INFINITY, INFINITY, 1, 0.25, 1, 1, INFINITY };
+  mpfi_interv_d (t, rl[f], rh[f]);
+  mpfi_intersect (y, y, t);
+  mpfi_clear (t);
+  mpfi_clear (e);
+}
+
+/* The width of [lo, hi] in ulps of the reference's magnitude M (a subnormal M counts eta). */
+static double
+el_ulps (double lo, double hi, double m)
+{
+  m = fabs (m);
+  double ulp = m >= DBL_MIN ? ldexp (1, ilogb (m) - 52) : CN_ETA;
+  return (hi - lo) / ulp;
+}
+
+START_TEST (sound_elementary)
+{
+  /* the constants: ln 2's split to 2^-86, 1/ln 2 and the coefficients correctly rounded */
+  mpfr_t c, d;
+  mpfr_init2 (c, 300);
+  mpfr_init2 (d, 300);
+  mpfr_const_log2 (c, MPFR_RNDN);
+  mpfr_sub_d (c, c, cn__elem_ln2_hi, MPFR_RNDN);
+  mpfr_sub_d (c, c, cn__elem_ln2_lo, MPFR_RNDN);
+  mpfr_abs (c, c, MPFR_RNDN);
+  ck_assert (mpfr_cmp_d (c, 0x1p-86) <= 0);
+  ck_assert (ldexp (cn__elem_ln2_hi, 32) == nearbyint (ldexp (cn__elem_ln2_hi, 32)));   /* 32 bits */
+  mpfr_const_log2 (c, MPFR_RNDN);
+  mpfr_ui_div (c, 1, c, MPFR_RNDN);
+  ck_assert (mpfr_get_d (c, MPFR_RNDN) == cn__elem_inv_ln2);
+  mpfr_set_ui (d, 1, MPFR_RNDN);   /* d = i! */
+  for (int i = 0; i < 14; i++)
+    {
+      if (i > 0)
+        mpfr_mul_ui (d, d, (unsigned long) i, MPFR_RNDN);
+      mpfr_ui_div (c, 1, d, MPFR_RNDN);
+      ck_assert_msg (mpfr_get_d (c, MPFR_RNDN) == cn__elem_exp_c[i], "exp coefficient %d", i);
+      mpfr_div_ui (c, c, (unsigned long) i + 1, MPFR_RNDN);
+      ck_assert_msg (mpfr_get_d (c, MPFR_RNDN) == cn__elem_expm1_c[i], "expm1 coefficient %d", i);
+    }
+  for (int i = 0; i < 17; i++)
+    {
+      mpfr_set_ui (c, 1, MPFR_RNDN);
+      mpfr_div_ui (c, c, (unsigned long) (2 * i + 1), MPFR_RNDN);
+      ck_assert_msg (mpfr_get_d (c, MPFR_RNDN) == cn__elem_atanh_c[i], "atanh coefficient %d", i);
+    }
+  mpfr_clear (c);
+  mpfr_clear (d);
+
+  /* every function at the edges and at 40000 random points: the exact value inside, the width
+   * small (in ulps of the value, where it is normal) */
+  static const double edges[] = { 0.0, -0.0, 0x1p-1074, -0x1p-1074, DBL_MIN, -DBL_MIN, 1e-300, -1e-300, 0x1p-30,
+                                  -0x1p-30, 0.3465, -0.3465, 0.3467, -0.3467, 0.17, -0.17, 0.5, -0.5, 0.4999999999999999,
+                                  1, -1, 20, -20, 37.5, -37.5, 40, -40, 354.9, 355, 700, -700, 709.78, 709.79,
+                                  709.7827, -708.4, -745.1, -745.3, 1000, -1000, 1e300, -1e300, DBL_MAX, -DBL_MAX,
+                                  INFINITY, -INFINITY, 1.0 - 0x1p-53, 0x1p-53, 0.75 };
+  int nedge = (int) (sizeof edges / sizeof edges[0]);
+  mpfi_t y;
+  mpfi_init2 (y, 300);
+  mpfr_t yl, yh;
+  mpfr_inits2 (300, yl, yh, (mpfr_ptr) 0);
+  for (int f = 0; f < EL_COUNT; f++)
+    {
+      double worst = 0, wx = 0;
+      for (int i = 0; i < nedge + 40000; i++)
+        {
+          double x;
+          if (i < nedge)
+            x = edges[i];
+          else if (i % 4 == 0)
+            x = tu_uniform (-40, 40);
+          else if (i % 4 == 1)
+            x = ldexp (tu_uniform (-1, 1), (int) tu_int (-60, 10));
+          else if (i % 4 == 2)
+            x = tu_uniform (-800, 800);
+          else
+            x = tu_uniform (-1, 1);
+          if (f == EL_LOG1P)
+            x = fabs (x) <= 1 ? fabs (x) : fmod (fabs (x), 1.0);
+          if (f == EL_LOG1P && !(x >= 0 && x <= 1))
+            continue;
+          double lo, hi;
+          el_fast (f, x, &lo, &hi);
+          el_ref (f, x, y);
+          mpfi_get_left (yl, y);
+          mpfi_get_right (yh, y);
+          ck_assert_msg (!isnan (lo) && !isnan (hi) && mpfr_cmp_d (yl, lo) >= 0 && mpfr_cmp_d (yh, hi) <= 0,
+                         "%s(%a): [%a, %a] misses [%a, %a] (CN_TEST_SEED=%lu)", el_name[f], x, lo, hi,
+                         mpfr_get_d (yl, MPFR_RNDD), mpfr_get_d (yh, MPFR_RNDU), tu_seed ());
+          double m = mpfr_get_d (yl, MPFR_RNDN);
+          if (isfinite (m) && isfinite (hi) && isfinite (lo))
+            {
+              double w = el_ulps (lo, hi, m);
+              if (w > worst)
+                {
+                  worst = w;
+                  wx = x;
+                }
+            }
+        }
+      /* every enclosure is a few roundings wide; expm1 from exp - 1 loses a factor e^x/|e^x - 1| <= 3.4 */
+      ck_assert_msg (worst <= 96, "%s: width %.1f ulps at %a (CN_TEST_SEED=%lu)", el_name[f], worst, wx, tu_seed ());
+      if (getenv ("CN_VERBOSE") != NULL)
+        printf ("%-9s widest %.1f ulps at %a\n", el_name[f], worst, wx);
+    }
+  mpfr_clears (yl, yh, (mpfr_ptr) 0);
+  mpfi_clear (y);
+}
+END_TEST
+
 START_TEST (fpenv)
 {
   cn_error e;
@@ -271,6 +459,7 @@ main (void)
   tcase_add_test (tc, sound_up_down);
   tcase_add_test (tc, sound_gamma_kappa);
   tcase_add_test (tc, sound_dot);
+  tcase_add_test (tc, sound_elementary);
   tcase_add_test (tc, fpenv);
   tcase_add_test (tc, graph_builder_errors);
   suite_add_tcase (s, tc);

@@ -446,7 +446,11 @@ const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
  *             the absolute error there stays below 1e-20.
  *             None but leakyReLU in binary64 is correctly rounded (these are measured maxima, not
  *             proven bounds).
- *   IBP       endpoints from MPFI at 64 bits on the point intervals [x, x] (every MPFI operation
+ *   IBP       sigmoid, tanh, softplus and elu with alpha >= 0 (nondecreasing): [lo f(l), hi f(u)]
+ *             from the binary64 enclosures of src/sound/elementary.c (polynomials with proven error
+ *             bounds, rounded outward, no MPFR and no libm; within 50 ulps).  The others (silu, gelu,
+ *             elu with alpha < 0, leakyReLU):
+ *             endpoints from MPFI at 64 bits on the point intervals [x, x] (every MPFI operation
  *             rounds outward, erfc is decreasing so its ends come from MPFR with RNDD on the right
  *             end and RNDU on the left), then mpfr_get_d with RNDD for a lower end and RNDU for an
  *             upper end; never a libm value.  Nondecreasing f: [lo f(l), hi f(u)].  Valley f with a
@@ -481,10 +485,11 @@ const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
  *                        (a concave kink) takes the S-shaped slopes, alpha < 0 (concave, then a
  *                        convex kink) the chord slope for both lines.
  *             The slopes are heuristics; every intercept is the G2 bound of min / max of
- *             f(z) - k z over the box, from MPFI enclosures of f and f' at 64 bits (sigmoid'
- *             = s(1 - s) with s = sigmoid(-|x|), tanh' = 1/cosh^2, softplus' = sigmoid,
- *             elu' = alpha exp(x) or 1), rounded outward, so the lines hold exactly over the
- *             reals.  Degenerate boxes and infinite ends use k = 0 and the IBP box; an infinite
+ *             f(z) - k z over the box, from the binary64 enclosures of f and f' (sigmoid' =
+ *             h(exp(-|x|)), tanh' = 4 h(exp(-2|x|)) with h(e) = e/(1 + e)^2, softplus' = sigmoid,
+ *             elu' = alpha exp(x) or 1; src/sound/elementary.c), rounded outward, so the lines hold
+ *             exactly over the reals (the MPFI enclosures of the same, at 64 bits, remain as the
+ *             kit's fallback and the reference).  Degenerate boxes and infinite ends use k = 0 and the IBP box; an infinite
  *             end of that box (softplus or elu with u = +inf) leaves no upper line, and a row
  *             that needs it is discharged with an infinite charge (its bound is -inf).
  *             leakyReLU with 0 <= a <= 1 (below); silu and gelu have no CROWN arm.
@@ -507,6 +512,7 @@ const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
  *   error of the bias sum and its addition; a negative coefficient on an entry without an upper
  *   line makes the row's charge +inf. */
 #include <mpfr.h>
+#include "sound/elementary.h"
 
 #define ACT_PREC 64     /* the precision of the fast IBP's MPFI evaluations */
 
@@ -516,7 +522,9 @@ const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
  * VALLEY says whether f is a valley with minimiser bracket [*XA, *XB] (else f is nondecreasing);
  * F64, F32 and DF are the forward in each sort and the derivative; CHECK_PARAMS checks the
  * attribute record (NULL: the activation takes none); RELAX is the relaxation of the smooth CROWN
- * arm (NULL: none, or an arm of its own). */
+ * arm (NULL: none, or an arm of its own); F_FAST, where not NULL, is a sound binary64 enclosure
+ * [*lo, *hi] of f at a finite double (src/sound/elementary.c), the IBP arm's path where f is
+ * nondecreasing over the whole line (F_MPFI stays the MPFI arm's and the valleys'). */
 struct act
 {
   void (*f_mpfi) (mpfi_ptr y, mpfi_srcptr x, const void *p);
@@ -527,6 +535,7 @@ struct act
   double (*df) (double x, const void *p);
   cn_status (*check_params) (const void *p, cn_error *err);
   const cn__relax_fn *relax;
+  void (*f_fast) (double x, const void *p, double *lo, double *hi);
 };
 
 /* ---- scalar functions ---- */
@@ -853,6 +862,27 @@ leaky_limit (int s, const void *p)
   return s > 0 ? INFINITY : a > 0 ? -INFINITY : a < 0 ? INFINITY : 0.0;
 }
 
+/* The binary64 enclosures of f at a finite double (src/sound/elementary.c; elu's pieces:
+ * x > 0: x itself; else alpha expm1(x), the product rounded outward by alpha's sign). */
+static void sigmoid_fast (double x, const void *p, double *lo, double *hi) { (void) p; cn__sigmoid_encl (x, lo, hi); }
+static void tanh_fast (double x, const void *p, double *lo, double *hi) { (void) p; cn__tanh_encl (x, lo, hi); }
+static void softplus_fast (double x, const void *p, double *lo, double *hi) { (void) p; cn__softplus_encl (x, lo, hi); }
+static void
+elu_fast (double x, const void *p, double *lo, double *hi)
+{
+  double a = ((const cn_params_elu *) p)->alpha, ml, mh;
+  if (x > 0)
+    {
+      *lo = *hi = x;
+      return;
+    }
+  cn__expm1_encl (x, &ml, &mh);
+  *lo = a >= 0 ? cn__mul_down (a, ml) : cn__mul_down (a, mh);
+  *hi = a >= 0 ? cn__mul_up (a, mh) : cn__mul_up (a, ml);
+  if (a == 0)
+    *lo = *hi = 0;
+}
+
 static int no_valley (const void *p, double *xa, double *xb) { (void) p; (void) xa; (void) xb; return 0; }
 static int
 silu_valley (const void *p, double *xa, double *xb)
@@ -1093,6 +1123,25 @@ act_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error 
     if (isnan (in[0]->lo[j]) || isnan (in[0]->hi[j]))
       return cn_error_set (err, CN_ENUMERIC, "%s: NaN in the input box at entry %lld (node '%s')",
                            cn_op_name (nv->op), (long long) j, cn__node_name (nv));
+  double xa, xb;
+  if (A->f_fast != NULL && !A->valley (nv->params, &xa, &xb))
+    {
+      /* nondecreasing: [lo f(l), hi f(u)] from the binary64 enclosures, the limits at infinite ends */
+      for (int64_t j = 0; j < n; j++)
+        {
+          double l = in[0]->lo[j], u = in[0]->hi[j], t;
+          if (isinf (l))
+            out->lo[j] = A->limit (l > 0 ? 1 : -1, nv->params);
+          else
+            A->f_fast (l, nv->params, &out->lo[j], &t);
+          if (isinf (u))
+            out->hi[j] = A->limit (u > 0 ? 1 : -1, nv->params);
+          else
+            A->f_fast (u, nv->params, &t, &out->hi[j]);
+          /* now out->lo <= f(x) <= out->hi for every x in [l, u] */
+        }
+      return CN_OK;
+    }
   struct act_ws w;
   act_ws_init (&w, ACT_PREC);
   mpfr_t a, b, lo, hi;
@@ -1389,14 +1438,48 @@ rx_delu_mpfi (mpfi_ptr y, double x, int i, const void *p)
   mpfi_mul_d (y, y, ((const cn_params_elu *) p)->alpha);
 }
 
+static void rx_sigmoid_encl (double x, int i, const void *p, double *lo, double *hi) { (void) i; (void) p; cn__sigmoid_encl (x, lo, hi); }
+static void rx_dsigmoid_encl (double x, int i, const void *p, double *lo, double *hi) { (void) i; (void) p; cn__dsigmoid_encl (x, lo, hi); }
+static void rx_tanh_encl (double x, int i, const void *p, double *lo, double *hi) { (void) i; (void) p; cn__tanh_encl (x, lo, hi); }
+static void rx_dtanh_encl (double x, int i, const void *p, double *lo, double *hi) { (void) i; (void) p; cn__dtanh_encl (x, lo, hi); }
+static void rx_softplus_encl (double x, int i, const void *p, double *lo, double *hi) { (void) i; (void) p; cn__softplus_encl (x, lo, hi); }
+static void
+rx_elu_encl (double x, int i, const void *p, double *lo, double *hi)
+{
+  if (i)
+    *lo = *hi = x;
+  else
+    elu_fast (fmin (x, 0), p, lo, hi);   /* piece 0 is x <= 0 (x = brk = 0 included) */
+}
+/* elu' on piece 0: alpha exp(x); on piece 1: 1 */
+static void
+rx_delu_encl (double x, int i, const void *p, double *lo, double *hi)
+{
+  double a = ((const cn_params_elu *) p)->alpha, el, eh;
+  if (i)
+    {
+      *lo = *hi = 1;
+      return;
+    }
+  cn__exp_encl (x, &el, &eh);
+  *lo = a >= 0 ? cn__mul_down (a, el) : cn__mul_down (a, eh);
+  *hi = a >= 0 ? cn__mul_up (a, eh) : cn__mul_up (a, el);
+  if (a == 0)
+    *lo = *hi = 0;
+}
+
 static const cn__relax_fn relax_sigmoid = { .split = 1, .brk = 0, .curv = curv_s, .f = rx_sigmoid, .df = rx_dsigmoid,
-                                            .f_mpfi = rx_sigmoid_mpfi, .df_mpfi = rx_dsigmoid_mpfi };
+                                            .f_mpfi = rx_sigmoid_mpfi, .df_mpfi = rx_dsigmoid_mpfi,
+                                            .f_encl = rx_sigmoid_encl, .df_encl = rx_dsigmoid_encl };
 static const cn__relax_fn relax_tanh = { .split = 1, .brk = 0, .curv = curv_s, .f = rx_tanh, .df = rx_dtanh,
-                                         .f_mpfi = rx_tanh_mpfi, .df_mpfi = rx_dtanh_mpfi };
+                                         .f_mpfi = rx_tanh_mpfi, .df_mpfi = rx_dtanh_mpfi,
+                                         .f_encl = rx_tanh_encl, .df_encl = rx_dtanh_encl };
 static const cn__relax_fn relax_softplus = { .split = 0, .curv = curv_convex, .f = rx_softplus, .df = rx_dsoftplus,
-                                             .f_mpfi = rx_softplus_mpfi, .df_mpfi = rx_dsoftplus_mpfi };
+                                             .f_mpfi = rx_softplus_mpfi, .df_mpfi = rx_dsoftplus_mpfi,
+                                             .f_encl = rx_softplus_encl, .df_encl = rx_sigmoid_encl };
 static const cn__relax_fn relax_elu = { .split = 1, .brk = 0, .curv = curv_elu, .f = rx_elu, .df = rx_delu,
-                                        .f_mpfi = rx_elu_mpfi, .df_mpfi = rx_delu_mpfi };
+                                        .f_mpfi = rx_elu_mpfi, .df_mpfi = rx_delu_mpfi,
+                                        .f_encl = rx_elu_encl, .df_encl = rx_delu_encl };
 
 /* The CROWN arm of sigmoid, tanh, softplus and elu: the lines of the activation's relaxation over
  * the node's IBP box (cn__crown_relax).  The attributes were checked with the node (elu's alpha is
@@ -1414,17 +1497,18 @@ act_crown (const cn_crown_step *st, cn_error *err)
 /* ---- the activations' data and rules ---- */
 
 static const struct act act_sigmoid = { sigmoid_encl, sigmoid_limit, no_valley, sigmoid_f64, sigmoid_f32, sigmoid_df,
-                                        NULL, &relax_sigmoid };
-static const struct act act_tanh = { tanh_encl, tanh_limit, no_valley, tanh_f64, tanh_f32, tanh_df, NULL, &relax_tanh };
+                                        NULL, &relax_sigmoid, sigmoid_fast };
+static const struct act act_tanh = { tanh_encl, tanh_limit, no_valley, tanh_f64, tanh_f32, tanh_df, NULL, &relax_tanh,
+                                     tanh_fast };
 static const struct act act_softplus = { softplus_encl, zero_inf_limit, no_valley, softplus_f64, softplus_f32,
-                                         softplus_df, NULL, &relax_softplus };
-static const struct act act_silu = { silu_encl, zero_inf_limit, silu_valley, silu_f64, silu_f32, silu_df, NULL, NULL };
+                                         softplus_df, NULL, &relax_softplus, softplus_fast };
+static const struct act act_silu = { silu_encl, zero_inf_limit, silu_valley, silu_f64, silu_f32, silu_df, NULL, NULL, NULL };
 static const struct act act_gelu = { gelu_encl, zero_inf_limit, gelu_valley, gelu_f64, gelu_f32, gelu_df,
-                                     gelu_params_check, NULL };
+                                     gelu_params_check, NULL, NULL };
 static const struct act act_elu = { elu_encl, elu_limit, elu_valley, elu_f64, elu_f32, elu_df, elu_params_check,
-                                    &relax_elu };
+                                    &relax_elu, elu_fast };
 static const struct act act_leaky = { leaky_encl, leaky_limit, leaky_valley, leaky_f64, leaky_f32, leaky_df,
-                                      leaky_params_check, NULL };
+                                      leaky_params_check, NULL, NULL };
 
 /* The rule of the activation ID whose data is IMPL, with its
  * FLAGS and its CROWN arm (NULL: none). */

@@ -25,9 +25,11 @@
  * q is an approximate root of f'(q) = k (bisection in binary64, f' is monotone on the piece),
  * so the loss is of second order in the error of q.  Where g is concave its minimum over
  * [a, b] is at a or b.  The maximum mirrors this (tangents of a concave g lie above it).
- * Every value g(q), g'(q) = f'(q) - k, g(a), ... is an MPFI enclosure at RELAX_PREC = 64 bits
- * from the function's own enclosures (never libm), the minimum is taken over the left ends and
- * rounded down to a double (the maximum over the right ends, rounded up).  So
+ * Every value g(q), g'(q) = f'(q) - k, g(a), ... is a binary64 interval, every operation rounded
+ * outward (cn__down / cn__up, sound.h), from the function's own enclosures of f and f' (never
+ * libm): its binary64 ones (src/sound/elementary.c) where it has them, else its MPFI enclosures
+ * at RELAX_PREC = 64 bits rounded outward to doubles; the minimum is taken over the lower ends
+ * (the maximum over the upper ends).  So
  * kl z + bl <= f(z) <= ku z + bu holds for every real z in [l, u], in exact arithmetic,
  * whatever the slopes.  An enclosure that is NaN or infinite leaves that side without a line
  * (bl = -inf, bu = +inf).
@@ -50,30 +52,25 @@
 
 #define RELAX_PREC 64
 
+/* The scratch of an MPFI enclosure (for a function without a binary64 one). */
 struct relax_ws
 {
-  mpfi_t y, g, d, t;
-  mpfr_t r, e;
+  mpfi_t y;
+  mpfr_t e;
 };
 
 static void
 ws_init (struct relax_ws *w)
 {
   mpfi_init2 (w->y, RELAX_PREC);
-  mpfi_init2 (w->g, RELAX_PREC);
-  mpfi_init2 (w->d, RELAX_PREC);
-  mpfi_init2 (w->t, RELAX_PREC);
-  mpfr_inits2 (RELAX_PREC, w->r, w->e, (mpfr_ptr) 0);
+  mpfr_init2 (w->e, RELAX_PREC);
 }
 
 static void
 ws_clear (struct relax_ws *w)
 {
   mpfi_clear (w->y);
-  mpfi_clear (w->g);
-  mpfi_clear (w->d);
-  mpfi_clear (w->t);
-  mpfr_clears (w->r, w->e, (mpfr_ptr) 0);
+  mpfr_clear (w->e);
 }
 
 static int
@@ -106,76 +103,100 @@ stationary (const cn__relax_fn *F, const void *p, int i, double a, double b, dou
   return a + (b - a) / 2;
 }
 
-/* w->t := an enclosure of g(z) = f(z) - k z at the double Z of piece I. */
+/* [*lo, *hi] := an enclosure of f(z) (DERIV = 0) or f'(z) (DERIV = 1) on piece I at the double
+ * Z: F's binary64 enclosure where it has one, else its MPFI enclosure rounded outward. */
 static void
-g_at (const cn__relax_fn *F, const void *p, int i, double z, double k, struct relax_ws *w)
+encl_at (const cn__relax_fn *F, const void *p, int i, double z, int deriv, struct relax_ws *w, double *lo,
+         double *hi)
 {
-  F->f_mpfi (w->y, z, i, p);
-  mpfi_set_d (w->t, z);
-  mpfi_mul_d (w->t, w->t, k);
-  mpfi_sub (w->t, w->y, w->t);
-}
-
-/* Folds the end of w->t into w->r: the minimum of the left ends (UPPER = 0) or the maximum of
- * the right ends; a NaN enclosure makes w->r NaN for good. */
-static void
-fold (int upper, struct relax_ws *w)
-{
-  if (mpfi_nan_p (w->t) || mpfr_nan_p (w->r))
+  void (*fast) (double, int, const void *, double *, double *) = deriv ? F->df_encl : F->f_encl;
+  if (fast != NULL)
     {
-      mpfr_set_nan (w->r);
+      fast (z, i, p, lo, hi);
       return;
     }
-  if (upper)
-    {
-      mpfi_get_right (w->e, w->t);
-      if (mpfr_cmp (w->e, w->r) > 0)
-        mpfr_set (w->r, w->e, MPFR_RNDU);
-    }
-  else
-    {
-      mpfi_get_left (w->e, w->t);
-      if (mpfr_cmp (w->e, w->r) < 0)
-        mpfr_set (w->r, w->e, MPFR_RNDD);
-    }
+  (deriv ? F->df_mpfi : F->f_mpfi) (w->y, z, i, p);
+  mpfi_get_left (w->e, w->y);
+  *lo = mpfr_get_d (w->e, MPFR_RNDD);
+  mpfi_get_right (w->e, w->y);
+  *hi = mpfr_get_d (w->e, MPFR_RNDU);
 }
 
-/* G2 on the piece I, [a, b] (finite, a <= b): folds into w->r a lower bound of the minimum of
+/* [*lo, *hi] := an enclosure of g(z) = f(z) - k z at the double Z of piece I. */
+static void
+g_at (const cn__relax_fn *F, const void *p, int i, double z, double k, struct relax_ws *w, double *lo, double *hi)
+{
+  double fl, fh, kz = k * z;
+  encl_at (F, p, i, z, 0, w, &fl, &fh);
+  /* k z is in [down(kz), up(kz)]; each difference rounded outward */
+  *lo = cn__down (fl - cn__up (kz));
+  *hi = cn__up (fh - cn__down (kz));
+}
+
+/* Folds V into *R: the minimum of the lower ends (UPPER = 0) or the maximum of the upper ends;
+ * a NaN makes *R NaN for good. */
+static void
+fold (int upper, double v, double *r)
+{
+  if (isnan (v) || isnan (*r))
+    *r = NAN;
+  else if (upper ? v > *r : v < *r)
+    *r = v;
+}
+
+/* The lower (UPPER = 0) or upper end of the product of [al, ah] and [bl, bh], rounded outward
+ * (NaN where a corner is 0 times an infinity). */
+static double
+itv_mul_end (double al, double ah, double bl, double bh, int upper)
+{
+  double c[4] = { al * bl, al * bh, ah * bl, ah * bh };
+  double r = upper ? -INFINITY : INFINITY;
+  for (int q = 0; q < 4; q++)
+    {
+      if (isnan (c[q]))
+        return NAN;
+      double v = upper ? cn__up (c[q]) : cn__down (c[q]);
+      r = upper ? fmax (r, v) : fmin (r, v);
+    }
+  return r;
+}
+
+/* G2 on the piece I, [a, b] (finite, a <= b): folds into *R a lower bound of the minimum of
  * g = f - k z over [a, b] (UPPER = 0) or an upper bound of its maximum (UPPER = 1). */
 static void
 g2_piece (const cn__relax_fn *F, const void *p, int i, double a, double b, double k, int upper,
-          struct relax_ws *w)
+          struct relax_ws *w, double *r)
 {
   int c = F->curv (i, p);
+  double gl, gh;
   if (a < b && (upper ? c < 0 : c > 0))
     {
       /* the tangent of g at q: below g where g is convex (above where concave) */
       double q = stationary (F, p, i, a, b, k, c);
-      g_at (F, p, i, q, k, w);
-      mpfi_set (w->g, w->t);
-      F->df_mpfi (w->d, q, i, p);
-      mpfi_sub_d (w->d, w->d, k);
-      /* now g(q) is in w->g and g'(q) in w->d */
+      double dl, dh;
+      g_at (F, p, i, q, k, w, &gl, &gh);
+      encl_at (F, p, i, q, 1, w, &dl, &dh);
+      dl = cn__down (dl - k);
+      dh = cn__up (dh - k);
+      /* now g(q) is in [gl, gh] and g'(q) in [dl, dh] */
       double z[2] = { a, b };
       for (int e = 0; e < 2; e++)
         {
-          mpfi_set_d (w->t, z[e]);
-          mpfi_sub_d (w->t, w->t, q);
-          mpfi_mul (w->t, w->t, w->d);
-          mpfi_add (w->t, w->t, w->g);
-          /* now w->t encloses g(q) + g'(q)(z - q), a bound of g(z) on all of [a, b] when z ranges
-           * over the two ends (the tangent is affine) */
-          fold (upper, w);
+          double tl = cn__down (z[e] - q), th = cn__up (z[e] - q);
+          double m = itv_mul_end (dl, dh, tl, th, upper);
+          /* the tangent's value g(q) + g'(q)(z - q) at this end is at least (at most) this bound,
+           * a bound of g on all of [a, b] over the two ends (the tangent is affine) */
+          fold (upper, upper ? cn__up (gh + m) : cn__down (gl + m), r);
         }
       return;
     }
   /* g concave (for the minimum) or convex (for the maximum), or a point: the extreme is at an end */
-  g_at (F, p, i, a, k, w);
-  fold (upper, w);
+  g_at (F, p, i, a, k, w, &gl, &gh);
+  fold (upper, upper ? gh : gl, r);
   if (b != a)
     {
-      g_at (F, p, i, b, k, w);
-      fold (upper, w);
+      g_at (F, p, i, b, k, w, &gl, &gh);
+      fold (upper, upper ? gh : gl, r);
     }
 }
 
@@ -184,16 +205,15 @@ g2_piece (const cn__relax_fn *F, const void *p, int i, double a, double b, doubl
 static double
 g2 (const cn__relax_fn *F, const void *p, double l, double u, double k, int upper, struct relax_ws *w)
 {
-  mpfr_set_inf (w->r, upper ? -1 : 1);
+  double r = upper ? -INFINITY : INFINITY;
   if (F->split && l < F->brk && u > F->brk)
     {
-      g2_piece (F, p, 0, l, F->brk, k, upper, w);
-      g2_piece (F, p, 1, F->brk, u, k, upper, w);
+      g2_piece (F, p, 0, l, F->brk, k, upper, w, &r);
+      g2_piece (F, p, 1, F->brk, u, k, upper, w, &r);
     }
   else
-    g2_piece (F, p, piece_of (F, u), l, u, k, upper, w);   /* [l, u] within one piece: u's */
-  /* now w->r <= min g (>= max g) over [l, u], or NaN */
-  double r = mpfr_get_d (w->r, upper ? MPFR_RNDU : MPFR_RNDD);
+    g2_piece (F, p, piece_of (F, u), l, u, k, upper, w, &r);   /* [l, u] within one piece: u's */
+  /* now r <= min g (>= max g) over [l, u], or NaN */
   if (isnan (r) || isinf (r))
     return upper ? INFINITY : -INFINITY;
   return r;

@@ -144,7 +144,9 @@ void cn__crown_record_lines (const cn_crown_step *st, const cn__relax_line *ln);
  * at brk) and convex (CURV > 0) or concave (CURV < 0); a linear piece may answer either.  F and
  * DF are approximations in binary64 (they only choose slopes and tangent points); F_MPFI and
  * DF_MPFI enclose f(x) and f'(x) (the one-sided derivative of the piece) at the double x, in Y
- * at Y's precision; they may give +-inf where f does (log at 0) and NaN outside the domain. */
+ * at Y's precision; they may give +-inf where f does (log at 0) and NaN outside the domain.
+ * F_ENCL and DF_ENCL, where not NULL, are the same enclosures in binary64 ([*lo, *hi], sound,
+ * src/sound/elementary.c), used instead of the MPFI ones (which stay the reference). */
 typedef struct cn__relax_fn
 {
   int split;
@@ -155,6 +157,8 @@ typedef struct cn__relax_fn
   double (*df) (double x, int piece, const void *p);
   void (*f_mpfi) (mpfi_ptr y, double x, int piece, const void *p);
   void (*df_mpfi) (mpfi_ptr y, double x, int piece, const void *p);
+  void (*f_encl) (double x, int piece, const void *p, double *lo, double *hi);
+  void (*df_encl) (double x, int piece, const void *p, double *lo, double *hi);
 } cn__relax_fn;
 
 /* Lines for every entry of the input box IN (n entries), given OUT, a sound box of f over IN
