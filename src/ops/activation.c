@@ -489,8 +489,8 @@ const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
  *             h(exp(-|x|)), tanh' = 4 h(exp(-2|x|)) with h(e) = e/(1 + e)^2, softplus' = sigmoid,
  *             elu' = alpha exp(x) or 1; src/sound/elementary.c), rounded outward, so the lines hold
  *             exactly over the reals (the MPFI enclosures of the same, at 64 bits, remain as the
- *             kit's fallback and the reference).  Degenerate boxes and infinite ends use k = 0 and the IBP box; an infinite
- *             end of that box (softplus or elu with u = +inf) leaves no upper line, and a row
+ *             kit's fallback and the reference).  Degenerate boxes and infinite ends use k = 0
+ *             and the IBP box; an infinite end of that box (softplus or elu with u = +inf) leaves no upper line, and a row
  *             that needs it is discharged with an infinite charge (its bound is -inf).
  *             leakyReLU with 0 <= a <= 1 (below); silu and gelu have no CROWN arm.
  *
@@ -1438,11 +1438,41 @@ rx_delu_mpfi (mpfi_ptr y, double x, int i, const void *p)
   mpfi_mul_d (y, y, ((const cn_params_elu *) p)->alpha);
 }
 
-static void rx_sigmoid_encl (double x, int i, const void *p, double *lo, double *hi) { (void) i; (void) p; cn__sigmoid_encl (x, lo, hi); }
-static void rx_dsigmoid_encl (double x, int i, const void *p, double *lo, double *hi) { (void) i; (void) p; cn__dsigmoid_encl (x, lo, hi); }
-static void rx_tanh_encl (double x, int i, const void *p, double *lo, double *hi) { (void) i; (void) p; cn__tanh_encl (x, lo, hi); }
-static void rx_dtanh_encl (double x, int i, const void *p, double *lo, double *hi) { (void) i; (void) p; cn__dtanh_encl (x, lo, hi); }
-static void rx_softplus_encl (double x, int i, const void *p, double *lo, double *hi) { (void) i; (void) p; cn__softplus_encl (x, lo, hi); }
+static void
+rx_sigmoid_encl (double x, int i, const void *p, double *lo, double *hi)
+{
+  (void) i;
+  (void) p;
+  cn__sigmoid_encl (x, lo, hi);
+}
+static void
+rx_dsigmoid_encl (double x, int i, const void *p, double *lo, double *hi)
+{
+  (void) i;
+  (void) p;
+  cn__dsigmoid_encl (x, lo, hi);
+}
+static void
+rx_tanh_encl (double x, int i, const void *p, double *lo, double *hi)
+{
+  (void) i;
+  (void) p;
+  cn__tanh_encl (x, lo, hi);
+}
+static void
+rx_dtanh_encl (double x, int i, const void *p, double *lo, double *hi)
+{
+  (void) i;
+  (void) p;
+  cn__dtanh_encl (x, lo, hi);
+}
+static void
+rx_softplus_encl (double x, int i, const void *p, double *lo, double *hi)
+{
+  (void) i;
+  (void) p;
+  cn__softplus_encl (x, lo, hi);
+}
 static void
 rx_elu_encl (double x, int i, const void *p, double *lo, double *hi)
 {
@@ -1502,7 +1532,8 @@ static const struct act act_tanh = { tanh_encl, tanh_limit, no_valley, tanh_f64,
                                      tanh_fast };
 static const struct act act_softplus = { softplus_encl, zero_inf_limit, no_valley, softplus_f64, softplus_f32,
                                          softplus_df, NULL, &relax_softplus, softplus_fast };
-static const struct act act_silu = { silu_encl, zero_inf_limit, silu_valley, silu_f64, silu_f32, silu_df, NULL, NULL, NULL };
+static const struct act act_silu = { silu_encl, zero_inf_limit, silu_valley, silu_f64, silu_f32, silu_df, NULL, NULL,
+                                     NULL };
 static const struct act act_gelu = { gelu_encl, zero_inf_limit, gelu_valley, gelu_f64, gelu_f32, gelu_df,
                                      gelu_params_check, NULL, NULL };
 static const struct act act_elu = { elu_encl, elu_limit, elu_valley, elu_f64, elu_f32, elu_df, elu_params_check,

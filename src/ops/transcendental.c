@@ -27,7 +27,9 @@
  *            (mpfr_f (t, l, MPFR_RNDD), then mpfr_get_d (t, MPFR_RNDD)) and f(u) rounded up, never
  *            from libm.  A 53-bit MPFR value has an unbounded exponent, so the second rounding
  *            (to a subnormal, to 0, to DBL_MAX or to +-inf) goes the same way: the double is a
- *            bound of the exact real value.  Per shape of f on the input box [l, u]:
+ *            bound of the exact real value (exp and expm1 take their ends from the binary64
+ *            enclosures of src/sound/elementary.c instead: proven bounds, no MPFR call, within
+ *            50 ulps, and exp's CROWN intercepts too).  Per shape of f on the input box [l, u]:
  *              increasing (exp, exp2, expm1, log, log2, log10, log1p, asin, atan, sinh, asinh,
  *                acosh, atanh, erf): [f(l) down, f(u) up];
  *              decreasing (acos): [f(u) down, f(l) up];
@@ -107,6 +109,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "ops/unary_impl.h"
+#include "sound/elementary.h"
 
 /* ---- the unary operators' data ------------------------------------------------------- */
 
@@ -133,6 +136,8 @@ struct trans_impl
   double off;                          /* SHAPE_WAVE, SHAPE_POLES: the offset of the extrema or poles */
   double dlo, dhi;                     /* the closed real domain */
   const cn__relax_fn *relax;
+  void (*fast) (double x, double *lo, double *hi);   /* NULL, or a sound binary64 enclosure of f at
+                                                        the double x (src/sound/elementary.c) */
 };
 
 #define LN2 0.6931471805599453
@@ -295,6 +300,13 @@ unary_box (const struct trans_impl *d, double l, double u, double *lo, double *h
   switch (d->shape)
     {
     case SHAPE_INC:
+      if (d->fast != NULL)
+        {
+          double e;
+          d->fast (l, lo, &e);
+          d->fast (u, &e, hi);
+          break;
+        }
       *lo = end_value (d->mf, l, MPFR_RNDD, t);
       *hi = end_value (d->mf, u, MPFR_RNDU, t);
       break;
@@ -543,8 +555,16 @@ rx_derf_mpfi (mpfi_ptr y, double x, int i, const void *p)
   mpfi_clear (c);
 }
 
+static void
+rx_exp_encl (double x, int i, const void *p, double *lo, double *hi)
+{
+  (void) i;
+  (void) p;
+  cn__exp_encl (x, lo, hi);
+}
 static const cn__relax_fn relax_exp = { .split = 0, .tangent_cap = 0.99, .curv = rx_convex, .f = rx_exp, .df = rx_exp,
-                                        .f_mpfi = rx_exp_mpfi, .df_mpfi = rx_exp_mpfi };
+                                        .f_mpfi = rx_exp_mpfi, .df_mpfi = rx_exp_mpfi, .f_encl = rx_exp_encl,
+                                        .df_encl = rx_exp_encl };
 static const cn__relax_fn relax_log = { .split = 0, .curv = rx_concave, .f = rx_log, .df = rx_dlog,
                                         .f_mpfi = rx_log_mpfi, .df_mpfi = rx_dlog_mpfi };
 static const cn__relax_fn relax_atan = { .split = 1, .brk = 0, .curv = rx_s, .f = rx_atan, .df = rx_datan,
@@ -565,33 +585,44 @@ unary_crown (const cn_crown_step *st, cn_error *err)
 /* ---- the unary rules -------------------------------------------------------------------- */
 
 #define INF INFINITY
-static const struct trans_impl exp_impl = { exp, expf, mpfr_exp, mpfi_exp, d_exp, SHAPE_INC, 0, -INF, INF, &relax_exp };
-static const struct trans_impl exp2_impl = { exp2, exp2f, mpfr_exp2, mpfi_exp2, d_exp2, SHAPE_INC, 0, -INF, INF, NULL };
+static const struct trans_impl exp_impl = { exp, expf, mpfr_exp, mpfi_exp, d_exp, SHAPE_INC, 0, -INF, INF, &relax_exp,
+                                             cn__exp_encl };
+static const struct trans_impl exp2_impl = { exp2, exp2f, mpfr_exp2, mpfi_exp2, d_exp2, SHAPE_INC, 0, -INF, INF,
+                                             NULL, NULL };
 static const struct trans_impl expm1_impl = { expm1, expm1f, mpfr_expm1, mpfi_expm1, d_expm1, SHAPE_INC, 0, -INF, INF,
-                                              NULL };
-static const struct trans_impl log_impl = { log, logf, mpfr_log, mpfi_log, d_log, SHAPE_INC, 0, 0, INF, &relax_log };
-static const struct trans_impl log2_impl = { log2, log2f, mpfr_log2, mpfi_log2, d_log2, SHAPE_INC, 0, 0, INF, NULL };
-static const struct trans_impl log10_impl = { log10, log10f, mpfr_log10, mpfi_log10, d_log10, SHAPE_INC, 0, 0, INF,
-                                              NULL };
-static const struct trans_impl log1p_impl = { log1p, log1pf, mpfr_log1p, mpfi_log1p, d_log1p, SHAPE_INC, 0, -1, INF,
-                                              NULL };
-static const struct trans_impl sin_impl = { sin, sinf, mpfr_sin, mpfi_sin, d_sin, SHAPE_WAVE, 0.5, -INF, INF, NULL };
-static const struct trans_impl cos_impl = { cos, cosf, mpfr_cos, mpfi_cos, d_cos, SHAPE_WAVE, 0, -INF, INF, NULL };
-static const struct trans_impl tan_impl = { tan, tanf, mpfr_tan, mpfi_tan, d_tan, SHAPE_POLES, 0.5, -INF, INF, NULL };
-static const struct trans_impl asin_impl = { asin, asinf, mpfr_asin, mpfi_asin, d_asin, SHAPE_INC, 0, -1, 1, NULL };
-static const struct trans_impl acos_impl = { acos, acosf, mpfr_acos, mpfi_acos, d_acos, SHAPE_DEC, 0, -1, 1, NULL };
-static const struct trans_impl atan_impl = { atan, atanf, mpfr_atan, mpfi_atan, d_atan, SHAPE_INC, 0, -INF, INF,
-                                             &relax_atan };
-static const struct trans_impl sinh_impl = { sinh, sinhf, mpfr_sinh, mpfi_sinh, d_sinh, SHAPE_INC, 0, -INF, INF, NULL };
-static const struct trans_impl cosh_impl = { cosh, coshf, mpfr_cosh, mpfi_cosh, d_cosh, SHAPE_EVEN, 0, -INF, INF,
+                                              NULL, cn__expm1_encl };
+static const struct trans_impl log_impl = { log, logf, mpfr_log, mpfi_log, d_log, SHAPE_INC, 0, 0, INF, &relax_log,
+                                            NULL };
+static const struct trans_impl log2_impl = { log2, log2f, mpfr_log2, mpfi_log2, d_log2, SHAPE_INC, 0, 0, INF, NULL,
                                              NULL };
+static const struct trans_impl log10_impl = { log10, log10f, mpfr_log10, mpfi_log10, d_log10, SHAPE_INC, 0, 0, INF,
+                                              NULL, NULL };
+static const struct trans_impl log1p_impl = { log1p, log1pf, mpfr_log1p, mpfi_log1p, d_log1p, SHAPE_INC, 0, -1, INF,
+                                              NULL, NULL };
+static const struct trans_impl sin_impl = { sin, sinf, mpfr_sin, mpfi_sin, d_sin, SHAPE_WAVE, 0.5, -INF, INF, NULL,
+                                            NULL };
+static const struct trans_impl cos_impl = { cos, cosf, mpfr_cos, mpfi_cos, d_cos, SHAPE_WAVE, 0, -INF, INF, NULL,
+                                            NULL };
+static const struct trans_impl tan_impl = { tan, tanf, mpfr_tan, mpfi_tan, d_tan, SHAPE_POLES, 0.5, -INF, INF, NULL,
+                                            NULL };
+static const struct trans_impl asin_impl = { asin, asinf, mpfr_asin, mpfi_asin, d_asin, SHAPE_INC, 0, -1, 1, NULL,
+                                             NULL };
+static const struct trans_impl acos_impl = { acos, acosf, mpfr_acos, mpfi_acos, d_acos, SHAPE_DEC, 0, -1, 1, NULL,
+                                             NULL };
+static const struct trans_impl atan_impl = { atan, atanf, mpfr_atan, mpfi_atan, d_atan, SHAPE_INC, 0, -INF, INF,
+                                             &relax_atan, NULL };
+static const struct trans_impl sinh_impl = { sinh, sinhf, mpfr_sinh, mpfi_sinh, d_sinh, SHAPE_INC, 0, -INF, INF,
+                                             NULL, NULL };
+static const struct trans_impl cosh_impl = { cosh, coshf, mpfr_cosh, mpfi_cosh, d_cosh, SHAPE_EVEN, 0, -INF, INF,
+                                             NULL, NULL };
 static const struct trans_impl asinh_impl = { asinh, asinhf, mpfr_asinh, mpfi_asinh, d_asinh, SHAPE_INC, 0, -INF, INF,
-                                              NULL };
+                                              NULL, NULL };
 static const struct trans_impl acosh_impl = { acosh, acoshf, mpfr_acosh, mpfi_acosh, d_acosh, SHAPE_INC, 0, 1, INF,
-                                              NULL };
+                                              NULL, NULL };
 static const struct trans_impl atanh_impl = { atanh, atanhf, mpfr_atanh, mpfi_atanh, d_atanh, SHAPE_INC, 0, -1, 1,
-                                              NULL };
-static const struct trans_impl erf_impl = { erf, erff, mpfr_erf, NULL, d_erf, SHAPE_INC, 0, -INF, INF, &relax_erf };
+                                              NULL, NULL };
+static const struct trans_impl erf_impl = { erf, erff, mpfr_erf, NULL, d_erf, SHAPE_INC, 0, -INF, INF, &relax_erf,
+                                            NULL };
 #undef INF
 
 /* The rule of the unary operator ID whose data is IMPL; UNARY_RULE_CROWN adds the relaxing CROWN

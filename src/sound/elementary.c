@@ -27,8 +27,8 @@
  *   So exp(rho) lies in [P (1 - 3.84 u), P (1 + 3.84 u)]; the code widens by 6 u (the products by
  *   6 u are one rounding each, their errors and the sums' covered by cn__down / cn__up), then
  *   scales by 2^k: exact where the result is normal; a subnormal result is within eta/2 of the
- *   exact product and is widened by eta.  x > 709.78 (exp above DBL_MAX): [exp's lower end at
- *   709.78, +inf]; x < -745.2 (exp(x) < 2^-1075): [0, eta]; x = 0: [1, 1].
+ *   exact product and is widened by eta.  709.78 < x < 709.79 (exp near DBL_MAX): [exp's lower
+ *   end at 709.78, +inf]; x >= 709.79 (exp(709.79) > DBL_MAX): [DBL_MAX, +inf]; x < -745.2 (exp(x) < 2^-1075): [0, eta]; x = 0: [1, 1].
  * expm1.  |x| <= 0.3466: expm1(x) = x Q(x), Q(x) = sum_{i>=0} x^i/(i+1)!, evaluated to degree 13
  *   (coefficients RN(1/(i+1)!), the first two exact).  Q(x) >= (1 - e^-0.3466)/0.3466 = 0.845;
  *   truncation <= |x|^14/15! e^|x| <= 4e-19; coefficients <= 0.022 u; Horner (H):
@@ -129,6 +129,13 @@ cn__exp_encl (double x, double *lo, double *hi)
       *hi = x == -INFINITY ? 0 : CN_ETA;
       return;
     }
+  if (x >= 709.79)
+    {
+      /* exp(709.79) > DBL_MAX */
+      *lo = DBL_MAX;
+      *hi = INFINITY;
+      return;
+    }
   int over = x > EXP_XMAX;
   double xx = over ? EXP_XMAX : x;
   int k;
@@ -146,8 +153,6 @@ cn__exp_encl (double x, double *lo, double *hi)
   scale2 (cn__down (p - w), cn__up (p + w), k, lo, hi);
   if (over)
     *hi = INFINITY;
-  if (x == INFINITY)
-    *lo = INFINITY;
 }
 
 void
@@ -168,9 +173,9 @@ cn__expm1_encl (double x, double *lo, double *hi)
       *hi = cn__up (m + w);
       return;
     }
-  if (x == -INFINITY)
+  if (isinf (x))
     {
-      *lo = *hi = -1;
+      *lo = *hi = x > 0 ? x : -1;
       return;
     }
   double el, eh;
