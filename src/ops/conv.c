@@ -641,16 +641,38 @@ conv_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec
   return CN_OK;
 }
 
+/* The valid taps of every output position p, compacted: tap t < cnt[p] of p is kernel offset
+ * kk[p Kn + t] reading input offset off[p Kn + t] (map(p, kk) >= 0), in increasing kk.  The
+ * arrays are caller-owned, P Kn and P entries. */
+static void
+conv_taps (const struct conv_geom *g, const int64_t *map, int64_t *kk, int64_t *off, int64_t *cnt)
+{
+  for (int64_t p = 0; p < g->On; p++)
+    {
+      const int64_t *mp = map + p * g->Kn;
+      int64_t t = 0;
+      for (int64_t k = 0; k < g->Kn; k++)
+        if (mp[k] >= 0)
+          {
+            kk[p * g->Kn + t] = k;
+            off[p * g->Kn + t] = mp[k];
+            t++;
+          }
+      cnt[p] = t;
+    }
+}
+
 /* The CROWN product row by row (one OpenMP region of NTHR threads; with several threads every GEMM
  * is small enough for OpenBLAS to run it on the calling thread): for every row s, image n, group g
  * and block of PB output positions,
  *     cols = (lam_y[s][n, g Fg .. g Fg + Fg - 1, block])^T W_g   ((pb x Fg) (Fg x CK)),
  * scattered into lam_x at once (col2im), and bias[s] += fl(lam_y[s] . b[f(o)]).  An all-zero block
  * is skipped and a sparse one scattered product by product; either way every lam_x entry is an RN
- * sum of at most Fg prod(K) products, in some order. */
+ * sum of at most Fg prod(K) products, in some order.  TK, TOFF, TCNT are the valid taps
+ * (conv_taps), so the scatters take no branch. */
 static cn_status
-conv_crown_rows (const cn_crown_step *st, const struct conv_geom *gp, const int64_t *map, const double *W, int64_t pb,
-                 int nthr, cn_error *err)
+conv_crown_rows (const cn_crown_step *st, const struct conv_geom *gp, const int64_t *tk, const int64_t *toff,
+                 const int64_t *tcnt, const double *W, int64_t pb, int nthr, cn_error *err)
 {
   const cn_node_view *nv = st->nv;
   const struct conv_geom g = *gp;
@@ -677,19 +699,24 @@ conv_crown_rows (const cn_crown_step *st, const struct conv_geom *gp, const int6
           for (int64_t gi = 0; gi < g.G; gi++)
             {
               const double *lg = l + (n * g.F + gi * g.Fg) * P;
+              const double *bg = b + gi * g.Fg;
               double *dst = lam_x + s * n_x + (n * g.C + gi * g.Cg) * g.Sn;
-              for (int64_t f = 0; f < g.Fg; f++)
-                for (int64_t p = 0; p < P; p++)
-                  d += lg[f * P + p] * b[gi * g.Fg + f];
-              if (CK == 0 || g.Fg == 0)
-                continue;
               for (int64_t p0 = 0; p0 < P; p0 += pb)
                 {
                   int64_t np = P - p0 < pb ? P - p0 : pb, nnz = 0;
+                  /* one pass over the block: the bias terms and the count of nonzeros */
                   for (int64_t f = 0; f < g.Fg; f++)
-                    for (int64_t q = 0; q < np; q++)
-                      nnz += lg[f * P + p0 + q] != 0;
-                  if (nnz == 0)
+                    {
+                      const double *lf = lg + f * P + p0;
+                      double bf = bg[f], df = 0;
+                      for (int64_t q = 0; q < np; q++)
+                        {
+                          df += lf[q] * bf;
+                          nnz += lf[q] != 0;
+                        }
+                      d += df;
+                    }
+                  if (nnz == 0 || CK == 0)
                     continue;
                   if (8 * nnz < np * g.Fg)
                     {
@@ -701,12 +728,16 @@ conv_crown_rows (const cn_crown_step *st, const struct conv_geom *gp, const int6
                             double v = lg[f * P + p0 + q];
                             if (v == 0)
                               continue;
-                            const int64_t *mp = map + (p0 + q) * g.Kn;
+                            int64_t p = p0 + q, nt = tcnt[p];
+                            const int64_t *pk = tk + p * g.Kn, *po = toff + p * g.Kn;
                             const double *wf = W + (gi * g.Fg + f) * CK;
                             for (int64_t c = 0; c < g.Cg; c++)
-                              for (int64_t kk = 0; kk < g.Kn; kk++)
-                                if (mp[kk] >= 0)
-                                  dst[c * g.Sn + mp[kk]] += v * wf[c * g.Kn + kk];
+                              {
+                                double *dc = dst + c * g.Sn;
+                                const double *wc = wf + c * g.Kn;
+                                for (int64_t t = 0; t < nt; t++)
+                                  dc[po[t]] += v * wc[pk[t]];
+                              }
                           }
                       continue;
                     }
@@ -716,19 +747,20 @@ conv_crown_rows (const cn_crown_step *st, const struct conv_geom *gp, const int6
                   for (int64_t q = 0; q < np; q++)
                     {
                       const double *cr = cols + q * CK;
-                      const int64_t *mp = map + (p0 + q) * g.Kn;
+                      int64_t p = p0 + q, nt = tcnt[p];
+                      const int64_t *pk = tk + p * g.Kn, *po = toff + p * g.Kn;
                       for (int64_t c = 0; c < g.Cg; c++)
                         {
                           double *dc = dst + c * g.Sn;
                           const double *cc = cr + c * g.Kn;
-                          for (int64_t kk = 0; kk < g.Kn; kk++)
-                            if (mp[kk] >= 0)
-                              dc[mp[kk]] += cc[kk];
+                          for (int64_t t = 0; t < nt; t++)
+                            dc[po[t]] += cc[pk[t]];
                         }
                     }
                 }
             }
-        /* now d = fl(lam_y[s] . b[f(o)]); its (G) error is part of the affine charge. */
+        /* now d = fl(lam_y[s] . b[f(o)]) (summed in blocks; (G) holds in any order); its error is
+         * part of the affine charge. */
         cn__crown_add_bias (st, s, d);
       }
     free (cols);
@@ -752,7 +784,7 @@ conv_crown (const cn_crown_step *st, cn_error *err)
   CN__ASSERTD (sizes_ok (nv, (const int64_t[]) { st->in_box[0]->n, st->in_box[1]->n, st->in_box[2]->n }, -1));
   cn_status ret;
   struct conv_geom g;
-  int64_t *map = NULL, *perm = NULL;
+  int64_t *map = NULL, *perm = NULL, *taps = NULL;
   double *m = NULL, *w_up = NULL;
   void *owned = NULL;
   if ((ret = conv_prepare (nv, &g, &map, &perm, err)) != CN_OK)
@@ -789,7 +821,11 @@ conv_crown (const cn_crown_step *st, cn_error *err)
     pb = pb < CONV_BLAS_SERIAL_MNK / fck ? pb : CONV_BLAS_SERIAL_MNK / fck;
   else
     nthr = 1;
-  if ((ret = conv_crown_rows (st, &g, map, W, pb, nthr, err)) != CN_OK)
+  taps = malloc ((size_t) (2 * P * g.Kn + P) * sizeof *taps);
+  if (taps == NULL)
+    goto nomem;
+  conv_taps (&g, map, taps, taps + P * g.Kn, taps + 2 * P * g.Kn);
+  if ((ret = conv_crown_rows (st, &g, taps, taps + P * g.Kn, taps + 2 * P * g.Kn, W, pb, nthr, err)) != CN_OK)
     goto fail;
 
   /* w_up[n,f,p] >= sum_{c,kk} |W[f,c,kk]| m[n, g Cg + c, map(p,kk)] + |b[f]|: an RN sum of at most
@@ -802,12 +838,15 @@ conv_crown (const cn_crown_step *st, cn_error *err)
         const double *mg = m + (n * g.C + (f / g.Fg) * g.Cg) * g.Sn, *wf = W + f * CK;
         for (int64_t p = 0; p < P; p++)
           {
-            const int64_t *mp = map + p * g.Kn;
+            const int64_t *pk = taps + p * g.Kn, *po = taps + P * g.Kn + p * g.Kn, nt = taps[2 * P * g.Kn + p];
             double t = fabs (b[f]);
             for (int64_t c = 0; c < g.Cg; c++)
-              for (int64_t kk = 0; kk < g.Kn; kk++)
-                if (mp[kk] >= 0 && wf[c * g.Kn + kk] != 0)
-                  t += fabs (wf[c * g.Kn + kk]) * mg[c * g.Sn + mp[kk]];
+              {
+                const double *wc = wf + c * g.Kn, *mc = mg + c * g.Sn;
+                for (int64_t q = 0; q < nt; q++)
+                  if (wc[pk[q]] != 0)   /* 0 times an infinite magnitude adds nothing */
+                    t += fabs (wc[pk[q]]) * mc[po[q]];
+              }
             double u = cn__up (kap * cn__up (t + (double) (CK + 1) * CN_ETA));
             w_up[(n * g.F + f) * P + p] = isnan (u) ? INFINITY : u;
           }
@@ -822,6 +861,7 @@ fail:
   free (owned);
   free (m);
   free (w_up);
+  free (taps);
   return ret;
 nomem:
   ret = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
