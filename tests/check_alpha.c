@@ -3,10 +3,10 @@
  *
  * 1. Gradient: the hand-derived gradient of every row's bound in its parameters against central
  *    finite differences of the sound sweep, along random directions, at random parameters, on
- *    relu networks with a residual branch and with a sigmoid layer (whose lines the forward pass
- *    follows through the sweep's records), and a convolutional one (through conv's and linear's
- *    forward_rows and reshape's forward), and one with a leakyReLU (its slopes through the kit's
- *    cn__crown_lines).
+ *    relu networks with a residual branch and with a sigmoid layer (its tangent points are
+ *    parameters too, through the kit's tangent lines), a tanh and a softplus layer likewise, and
+ *    a convolutional one (through conv's and linear's forward_rows and reshape's forward), and one
+ *    with a leakyReLU (its slopes through the kit's cn__crown_lines).
  * 2. Projection: parameters outside [0, 1] (and NaN) given as a warm start come back inside;
  *    the sweep refuses one outside with CN_EINVAL; and the same parameter let through
  *    (theta_unchecked, tests only) gives a bound that an exactly evaluated point violates.
@@ -50,7 +50,7 @@ unary (cn_graph *g, cn_op op, int x)
 
 /* KIND 0: n -> h -> relu -> h -> relu -> m;  1: the same with a residual branch
  * (relu(fc(r1)) + r1);  2: a sigmoid layer between the relus;  4: leakyReLU (slope 0.1) in the
- * middle. */
+ * middle;  5: tanh there;  6: softplus there. */
 static cn_graph *
 network (int kind, int n, int h, int m)
 {
@@ -62,7 +62,9 @@ network (int kind, int n, int h, int m)
   int x;
   ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s, &x, &err) == CN_OK);
   int r1 = unary (g, CN_OP_RELU, dense (g, x, n, h));
-  int r2 = unary (g, kind == 2 ? CN_OP_SIGMOID : kind == 4 ? CN_OP_LEAKY_RE_LU : CN_OP_RELU, dense (g, r1, h, h));
+  cn_op mid = kind == 2 ? CN_OP_SIGMOID : kind == 4 ? CN_OP_LEAKY_RE_LU : kind == 5 ? CN_OP_TANH
+              : kind == 6 ? CN_OP_SOFTPLUS : CN_OP_RELU;
+  int r2 = unary (g, mid, dense (g, r1, h, h));
   if (kind == 1)
     {
       int args[2] = { r2, r1 }, y;
@@ -190,7 +192,7 @@ START_TEST (gradient_by_finite_differences)
   int64_t *offset = malloc ((size_t) nv * sizeof *offset);
   int64_t width = cn__alpha_layout (g, w.dep, yv, offset);
   ck_assert_int_eq (width, cn_analysis_alpha_width (a, yv));
-  ck_assert (width == (kind == 3 ? 75 + 36 : (kind == 2 ? 2 : 3) * h));
+  ck_assert (width == (kind == 3 ? 75 + 36 : 3 * h));   /* relu, leakyReLU, sigmoid, tanh, softplus: one each */
   enum { R = 4 };
   double c[R * 8], lower[R], lp[R], lm[R];
   for (int j = 0; j < R * m; j++)
@@ -206,7 +208,7 @@ START_TEST (gradient_by_finite_differences)
     {
       for (int64_t j = 0; j < R * width; j++)
         {
-          theta[j] = tu_uniform (0.15, 0.95);   /* inside relu's [0, 1] and leakyReLU's [0.1, 1] */
+          theta[j] = tu_uniform (0.15, 0.95);   /* inside relu's and the tangents' [0, 1], leakyReLU's [0.1, 1] */
           dir[j] = tu_uniform (-1, 1);
         }
       sweep (g, &w, yv, c, R, &tape, theta, lower, grad);
@@ -474,7 +476,7 @@ main (void)
   Suite *s = suite_create ("alpha");
   TCase *tc = tcase_create ("alpha-crown");
   tcase_set_timeout (tc, 300);
-  tcase_add_loop_test (tc, gradient_by_finite_differences, 0, 5);
+  tcase_add_loop_test (tc, gradient_by_finite_differences, 0, 7);
   tcase_add_test (tc, projection);
   tcase_add_loop_test (tc, keep_best_and_early_stop, 0, 2);
   tcase_add_loop_test (tc, sound_by_sampling, 0, 6);

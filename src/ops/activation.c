@@ -1274,12 +1274,12 @@ leaky_crown (const cn_crown_step *st, cn_error *err)
       double l = box->lo[j], u = box->hi[j];
       if (u <= 0)
         {
-          ln[j] = (cn__relax_line) { a, 0, a, 0, 0 };   /* f(z) = a z, exactly */
+          ln[j] = (cn__relax_line) { .kl = a, .ku = a };   /* f(z) = a z, exactly */
           continue;
         }
       if (l >= 0)
         {
-          ln[j] = (cn__relax_line) { 1, 0, 1, 0, 0 };   /* f(z) = z */
+          ln[j] = (cn__relax_line) { .kl = 1, .ku = 1 };   /* f(z) = z */
           continue;
         }
       /* Unstable.  Lower: alpha z for any alpha in [a, 1] (f(z) = max(z, a z) >= alpha z), so
@@ -1290,7 +1290,8 @@ leaky_crown (const cn_crown_step *st, cn_error *err)
           return cn_error_set (err, CN_EINVAL, "leakyReLU: lower slope outside [%g, 1] at entry %lld (node '%s')", a,
                                (long long) j, cn__node_name (nv));
         }
-      ln[j] = (cn__relax_line) { leaky_slope (l, u, a, st->slope), 0, 0, INFINITY, 1 };   /* no upper line until one is proved */
+      ln[j] = (cn__relax_line) { .kl = leaky_slope (l, u, a, st->slope), .bu = INFINITY, .free_lower = 1 };
+      /* no upper line until one is proved */
       if (isinf (l) || isinf (u))
         continue;
       double w = cn__down (u - l);
@@ -1498,15 +1499,38 @@ rx_delu_encl (double x, int i, const void *p, double *lo, double *hi)
     *lo = *hi = 0;
 }
 
+/* the second derivatives (binary64; they only steer alpha-CROWN's tangent points):
+ * sigmoid'' = s'(1 - 2 s), tanh'' = -2 t t', softplus'' = sigmoid' */
+static double
+rx_d2sigmoid (double x, int i, const void *p)
+{
+  (void) i;
+  return sigmoid_df (x, p) * (1 - 2 * sigmoid_f64 (x, p));
+}
+static double
+rx_d2tanh (double x, int i, const void *p)
+{
+  (void) i;
+  return -2 * tanh_f64 (x, p) * tanh_df (x, p);
+}
+static double
+rx_d2softplus (double x, int i, const void *p)
+{
+  (void) i;
+  return sigmoid_df (x, p);
+}
+
 static const cn__relax_fn relax_sigmoid = { .split = 1, .brk = 0, .curv = curv_s, .f = rx_sigmoid, .df = rx_dsigmoid,
                                             .f_mpfi = rx_sigmoid_mpfi, .df_mpfi = rx_dsigmoid_mpfi,
-                                            .f_encl = rx_sigmoid_encl, .df_encl = rx_dsigmoid_encl };
+                                            .f_encl = rx_sigmoid_encl, .df_encl = rx_dsigmoid_encl,
+                                            .d2f = rx_d2sigmoid };
 static const cn__relax_fn relax_tanh = { .split = 1, .brk = 0, .curv = curv_s, .f = rx_tanh, .df = rx_dtanh,
                                          .f_mpfi = rx_tanh_mpfi, .df_mpfi = rx_dtanh_mpfi,
-                                         .f_encl = rx_tanh_encl, .df_encl = rx_dtanh_encl };
+                                         .f_encl = rx_tanh_encl, .df_encl = rx_dtanh_encl, .d2f = rx_d2tanh };
 static const cn__relax_fn relax_softplus = { .split = 0, .curv = curv_convex, .f = rx_softplus, .df = rx_dsoftplus,
                                              .f_mpfi = rx_softplus_mpfi, .df_mpfi = rx_dsoftplus_mpfi,
-                                             .f_encl = rx_softplus_encl, .df_encl = rx_sigmoid_encl };
+                                             .f_encl = rx_softplus_encl, .df_encl = rx_sigmoid_encl,
+                                             .d2f = rx_d2softplus };
 static const cn__relax_fn relax_elu = { .split = 1, .brk = 0, .curv = curv_elu, .f = rx_elu, .df = rx_delu,
                                         .f_mpfi = rx_elu_mpfi, .df_mpfi = rx_delu_mpfi,
                                         .f_encl = rx_elu_encl, .df_encl = rx_delu_encl };
@@ -1522,6 +1546,15 @@ act_crown (const cn_crown_step *st, cn_error *err)
   CN__ASSERTD (A->check_params == NULL
                || (st->nv->params != NULL && A->check_params (st->nv->params, NULL) == CN_OK));
   return cn__crown_relax (st, cn_op_name (st->nv->op), A->relax, act_ibp, err);
+}
+
+/* The ALPHA hook of sigmoid, tanh and softplus: their tangent points (cn__relax_alpha). */
+static void
+act_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta)
+{
+  (void) slope;
+  const struct act *A = nv->rule->impl;
+  cn__relax_alpha (A->relax, in, init, theta);
 }
 
 /* ---- the activations' data and rules ---- */
@@ -1559,9 +1592,9 @@ static const struct act act_leaky = { leaky_encl, leaky_limit, leaky_valley, lea
     .alpha = ALPHA,                                                                                               \
   }
 
-ACT_RULE (SIGMOID, act_sigmoid, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
-ACT_RULE (TANH, act_tanh, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
-ACT_RULE (SOFTPLUS, act_softplus, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
+ACT_RULE (SIGMOID, act_sigmoid, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, act_alpha);
+ACT_RULE (TANH, act_tanh, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, act_alpha);
+ACT_RULE (SOFTPLUS, act_softplus, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, act_alpha);
 ACT_RULE (SILU, act_silu, 0, NULL, NULL);
 ACT_RULE (GELU, act_gelu, 0, NULL, NULL);
 ACT_RULE (ELU, act_elu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);

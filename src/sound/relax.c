@@ -164,15 +164,16 @@ itv_mul_end (double al, double ah, double bl, double bh, int upper)
 /* G2 on the piece I, [a, b] (finite, a <= b): folds into *R a lower bound of the minimum of
  * g = f - k z over [a, b] (UPPER = 0) or an upper bound of its maximum (UPPER = 1). */
 static void
-g2_piece (const cn__relax_fn *F, const void *p, int i, double a, double b, double k, int upper,
+g2_piece (const cn__relax_fn *F, const void *p, int i, double a, double b, double k, int upper, double hint,
           struct relax_ws *w, double *r)
 {
   int c = F->curv (i, p);
   double gl, gh;
   if (a < b && (upper ? c < 0 : c > 0))
     {
-      /* the tangent of g at q: below g where g is convex (above where concave) */
-      double q = stationary (F, p, i, a, b, k, c);
+      /* the tangent of g at q: below g where g is convex (above where concave); q is HINT where
+       * it lies in [a, b] (the tangent point the slope was taken at), else found by bisection */
+      double q = hint >= a && hint <= b ? hint : stationary (F, p, i, a, b, k, c);
       double dl, dh;
       g_at (F, p, i, q, k, w, &gl, &gh);
       encl_at (F, p, i, q, 1, w, &dl, &dh);
@@ -201,18 +202,19 @@ g2_piece (const cn__relax_fn *F, const void *p, int i, double a, double b, doubl
 }
 
 /* The intercept for the slope K over [l, u] (finite, l <= u): a double bl <= min g (UPPER = 0;
- * -inf when nothing finite is proved) or bu >= max g (+inf likewise). */
+ * -inf when nothing finite is proved) or bu >= max g (+inf likewise).  HINT: the point whose
+ * tangent has slope K, or NaN (any value gives a sound intercept; a good one a tight one). */
 static double
-g2 (const cn__relax_fn *F, const void *p, double l, double u, double k, int upper, struct relax_ws *w)
+g2 (const cn__relax_fn *F, const void *p, double l, double u, double k, int upper, double hint, struct relax_ws *w)
 {
   double r = upper ? -INFINITY : INFINITY;
   if (F->split && l < F->brk && u > F->brk)
     {
-      g2_piece (F, p, 0, l, F->brk, k, upper, w, &r);
-      g2_piece (F, p, 1, F->brk, u, k, upper, w, &r);
+      g2_piece (F, p, 0, l, F->brk, k, upper, hint, w, &r);
+      g2_piece (F, p, 1, F->brk, u, k, upper, hint, w, &r);
     }
   else
-    g2_piece (F, p, piece_of (F, u), l, u, k, upper, w, &r);   /* [l, u] within one piece: u's */
+    g2_piece (F, p, piece_of (F, u), l, u, k, upper, hint, w, &r);   /* [l, u] within one piece: u's */
   /* now r <= min g (>= max g) over [l, u], or NaN */
   if (isnan (r) || isinf (r))
     return upper ? INFINITY : -INFINITY;
@@ -241,15 +243,17 @@ tangent_through (const cn__relax_fn *F, const void *p, int i, double a, double b
   return a + (b - a) / 2;
 }
 
-/* The slopes of the entry [l, u] (finite, l < u), any doubles (not necessarily finite). */
+/* The slopes of the entry [l, u] (finite, l < u), any doubles (not necessarily finite), and in
+ * PT[0] (lower) and PT[1] (upper) the point whose tangent each slope is, NaN for a chord. */
 static void
-slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, double *ku)
+slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, double *ku, double *pt)
 {
   int il = F->split && l >= F->brk, iu = piece_of (F, u);   /* [brk, u] lies in piece 1 */
   int c0 = F->curv (il, p), c1 = F->curv (iu, p);
   double fl = F->f (l, il, p), fu = F->f (u, iu, p);
   double kc = (fu - fl) / (u - l);
   double m = l / 2 + u / 2;
+  pt[0] = pt[1] = NAN;
   if (il == iu || c0 == c1)
     {
       if (c0 > 0)
@@ -259,11 +263,13 @@ slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, do
             t = l + F->tangent_cap;
           *ku = kc;
           *kl = F->df (t, piece_of (F, t), p);
+          pt[0] = t;
         }
       else
         {
           *kl = kc;
           *ku = F->df (m, piece_of (F, m), p);
+          pt[1] = m;
         }
       return;
     }
@@ -273,14 +279,42 @@ slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, do
       if (kc <= F->df (l, 0, p))
         *kl = kc;
       else
-        *kl = F->df (tangent_through (F, p, 0, l, F->brk, u, 1), 0, p);
+        {
+          pt[0] = tangent_through (F, p, 0, l, F->brk, u, 1);
+          *kl = F->df (pt[0], 0, p);
+        }
       if (kc <= F->df (u, 1, p))
         *ku = kc;
       else
-        *ku = F->df (tangent_through (F, p, 1, F->brk, u, l, 0), 1, p);
+        {
+          pt[1] = tangent_through (F, p, 1, F->brk, u, l, 0);
+          *ku = F->df (pt[1], 1, p);
+        }
       return;
     }
   *kl = *ku = kc;
+}
+
+/* alpha-CROWN's tangent parameter of side UPPER of the entry [l, u] (ALGORITHMS.md 4.1), whose
+ * default line is the tangent at PT (NaN: a chord, no parameter): the tangent point for theta in
+ * [0, 1] is  t = base + (theta - theta0) span  clamped to [l, u], with theta0 the default.  On a
+ * box where f is convex (lower side) or concave (upper side) every tangent point in [l, u] gives
+ * a line on the right side of f: theta0 = 1/2 at the midpoint, span u - l.  On an S-shaped box
+ * across brk the lower tangent at t lies below f for t in [l, dL] (dL = PT, the point whose
+ * tangent passes through (u, f(u)); h of tangent_through is increasing, so tangents at t < dL pass
+ * below that corner, and f is concave on [brk, u] where the line is below it at both ends), the
+ * upper one above f for t in [dU, u]: theta0 = 1 at dL (dU), span dL - l (-(u - dU)).  Only for
+ * functions with a second derivative (D2F) and no tangent cap.  Whatever t, the intercept is G2's,
+ * so the line is sound for any theta; the range only keeps it tight. */
+static void
+tangent_range (const cn__relax_fn *F, cn__relax_line *ln, int upper, double l, double u, double pt, int cross)
+{
+  if (F->d2f == NULL || F->tangent_cap > 0 || isnan (pt))
+    return;
+  ln->t_free[upper] = 1;
+  ln->t_base[upper] = pt;
+  ln->t_theta0[upper] = cross ? 1 : 0.5;
+  ln->t_span[upper] = cross ? (upper ? -(u - pt) : pt - l) : u - l;
 }
 
 /* The entries FIRST..LAST-1 of cn__relax_lines (each slice with its own MPFI workspace). */
@@ -308,30 +342,34 @@ lines_entries (void *ctx, int64_t first, int64_t last)
       /* the constant lines ylo <= f(z) <= yhi (the sound IBP box), the fallback */
       ln[j].kl = ln[j].ku = 0;
       ln[j].free_lower = 0;
+      ln[j].t_free[0] = ln[j].t_free[1] = 0;
       ln[j].bl = isnan (ylo) ? -INFINITY : ylo;
       ln[j].bu = isnan (yhi) ? INFINITY : yhi;
       if (!(l < u) || isinf (l) || isinf (u))
         continue;
-      double kl, ku;
-      slopes (F, p, l, u, &kl, &ku);
+      double kl, ku, pt[2];
+      slopes (F, p, l, u, &kl, &ku, pt);
+      int cross = F->split && l < F->brk && u > F->brk;
       if (isfinite (kl))
         {
-          double b = g2 (F, p, l, u, kl, 0, &w);
+          double b = g2 (F, p, l, u, kl, 0, pt[0], &w);
           /* now kl z + b <= f(z) on [l, u] (b = -inf: nothing proved) */
           if (b > -INFINITY)
             {
               ln[j].kl = kl;
               ln[j].bl = b;
+              tangent_range (F, &ln[j], 0, l, u, pt[0], cross);
             }
         }
       if (isfinite (ku))
         {
-          double b = g2 (F, p, l, u, ku, 1, &w);
+          double b = g2 (F, p, l, u, ku, 1, pt[1], &w);
           /* now f(z) <= ku z + b on [l, u] (b = +inf: nothing proved) */
           if (b < INFINITY)
             {
               ln[j].ku = ku;
               ln[j].bu = b;
+              tangent_range (F, &ln[j], 1, l, u, pt[1], cross);
             }
         }
     }
@@ -349,14 +387,60 @@ cn__relax_lines (const cn__relax_fn *F, const void *p, const cn_box *in, const c
   return CN_OK;
 }
 
-/* The rows FIRST..LAST-1 of cn__crown_lines. */
+/* The rows FIRST..LAST-1 of cn__crown_lines; with F (alpha-CROWN's tangent parameters, P the
+ * attribute record) the rows' own tangents, recorded here. */
 struct lines_ctx
 {
   const cn_crown_step *st;
   const cn__relax_line *ln;
   const double *m;
   int64_t n;
+  const cn__relax_fn *F;
+  const void *p;
 };
+
+/* Row theta's line of side UPPER of entry LN over [l, u] (t_free[upper]): the tangent at
+ * t(theta) with G2's intercept into *K, *B and the derivative of lam (k z + b) in theta into
+ * *GA (times z) and *GB; where the tangent fails (a slope or an intercept not finite) the entry's
+ * default line stays, with a zero derivative. */
+static void
+tangent_line (const cn__relax_fn *F, const void *p, const cn__relax_line *ln, int upper, double l, double u,
+              double theta, double lam, struct relax_ws *w, double *k, double *b, double *ga, double *gb)
+{
+  double span = ln->t_span[upper];
+  double t = ln->t_base[upper] + (theta - ln->t_theta0[upper]) * span;
+  if (!(t > l))
+    {
+      t = l;
+      span = 0;
+    }
+  if (!(t < u))
+    {
+      t = u;
+      span = 0;
+    }
+  int piece = piece_of (F, t);
+  double d2 = F->d2f (t, piece, p);
+  *ga = isfinite (d2) ? lam * d2 * span : 0;
+  *gb = -*ga * t;
+  if (theta == ln->t_theta0[upper])
+    return;   /* the default line, as CROWN's */
+  double kt = F->df (t, piece, p);
+  if (!isfinite (kt))
+    {
+      *ga = *gb = 0;
+      return;
+    }
+  double bt = g2 (F, p, l, u, kt, upper, t, w);
+  if (upper ? bt == INFINITY : bt == -INFINITY)
+    {
+      *ga = *gb = 0;
+      return;
+    }
+  /* now kt z + bt is on the right side of f over [l, u] (G2) */
+  *k = kt;
+  *b = bt;
+}
 
 static void
 lines_rows (void *ctx, int64_t first, int64_t last)
@@ -368,6 +452,11 @@ lines_rows (void *ctx, int64_t first, int64_t last)
   int64_t n = c->n;
   double kap = cn__kappa (n);
   double neta = (double) n * CN_ETA;
+  const cn__relax_fn *F = c->F;
+  const cn_box *box = st->in_box[0];
+  struct relax_ws w;
+  if (F != NULL)
+    ws_init (&w);
   for (int64_t s = first; s < last; s++)
     {
       const double *lo = st->lam_out + s * n;
@@ -379,9 +468,36 @@ lines_rows (void *ctx, int64_t first, int64_t last)
       for (int64_t j = 0; j < n; j++)
         {
           double lam = lo[j], k, b;
-          if (lam == 0)
+          if (F != NULL)
+            {
+              /* the record of the gradient pass: the default lower line where lam = 0 */
+              int up = lam < 0;
+              double ga = 0, gb = 0;
+              k = up ? ln[j].ku : ln[j].kl;
+              b = up ? ln[j].bu : ln[j].bl;
+              if (lam != 0 && ln[j].t_free[up])
+                tangent_line (F, c->p, &ln[j], up, box->lo[j], box->hi[j], th[j], lam, &w, &k, &b, &ga, &gb);
+              if (st->fwd_k != NULL)
+                {
+                  st->fwd_k[s * n + j] = isfinite (b) ? k : 0;
+                  st->fwd_b[s * n + j] = isfinite (b) ? b : 0;
+                }
+              if (st->grad_a != NULL)
+                {
+                  st->grad_a[s * n + j] = ga;
+                  st->grad_b[s * n + j] = gb;
+                }
+              if (lam == 0)
+                continue;
+              if (up ? b == INFINITY : b == -INFINITY)
+                {
+                  no_line = 1;
+                  continue;
+                }
+            }
+          else if (lam == 0)
             continue;
-          if (lam > 0)
+          else if (lam > 0)
             {
               k = th != NULL && ln[j].free_lower ? th[j] : ln[j].kl;
               b = ln[j].bl;
@@ -431,6 +547,8 @@ lines_rows (void *ctx, int64_t first, int64_t last)
       /* bias += d, charged with the (G) error of the sum (+inf if it overflowed) */
       cn__crown_add_sum (st, s, d, td, cnt, !isfinite (td) || !isfinite (d));
     }
+  if (F != NULL)
+    ws_clear (&w);
 }
 
 void
@@ -459,8 +577,20 @@ cn__crown_record_lines (const cn_crown_step *st, const cn__relax_line *ln)
     }
 }
 
+static cn_status
+crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, const cn__relax_fn *F,
+             cn_error *err);
+
 cn_status
 cn__crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, cn_error *err)
+{
+  return crown_lines (st, op, ln, NULL, err);
+}
+
+/* cn__crown_lines, with F (not NULL) the rows' tangent parameters of st->theta. */
+static cn_status
+crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, const cn__relax_fn *F,
+             cn_error *err)
 {
   int64_t n = st->n_out;
   const cn_box *box = st->in_box[0];
@@ -472,10 +602,11 @@ cn__crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *
   if (m == NULL)
     return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
   cn__box_magnitude (box, m);
-  struct lines_ctx ctx = { .st = st, .ln = ln, .m = m, .n = n };
-  cn__for_rows (st->rows, st->threads, st->rows * n > 65536, lines_rows, &ctx);
+  struct lines_ctx ctx = { .st = st, .ln = ln, .m = m, .n = n, .F = F, .p = st->params };
+  cn__for_rows (st->rows, st->threads, st->rows * n > 65536 || (F != NULL && st->rows * n > 4096), lines_rows, &ctx);
   free (m);
-  cn__crown_record_lines (st, ln);
+  if (F == NULL)
+    cn__crown_record_lines (st, ln);
   return CN_OK;
 }
 
@@ -495,9 +626,24 @@ cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *F,
     int64_t n;
     cn__relax_line ln[];
   };
+  const cn__relax_fn *TF = NULL;
+  if (st->theta != NULL && F->d2f != NULL)
+    {
+      /* alpha-CROWN's tangent parameters: each must lie in [0, 1] */
+      TF = F;
+      int64_t sets = st->theta_stride == 0 ? 1 : st->rows;
+      for (int64_t s = 0; s < sets && !st->theta_unchecked; s++)
+        for (int64_t j = 0; j < n; j++)
+          {
+            double t = st->theta[s * st->theta_stride + j];
+            if (!(t >= 0 && t <= 1))
+              return cn_error_set (err, CN_EINVAL, "%s: tangent parameter %g outside [0, 1] (node '%s')", op, t,
+                                   st->node);
+          }
+    }
   struct relax_memo *mm = st->memo != NULL ? *st->memo : NULL;
   if (mm != NULL && mm->n == n)
-    return cn__crown_lines (st, op, mm->ln, err);
+    return crown_lines (st, op, mm->ln, TF, err);
   cn_box out;
   cn_status rc = cn_box_init (&out, n, err);
   if (rc != CN_OK)
@@ -516,7 +662,7 @@ cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *F,
   rc = cn__relax_lines (F, st->params, box, &out, mm->ln, st->threads, op, err);
   if (rc != CN_OK)
     goto fail;
-  rc = cn__crown_lines (st, op, mm->ln, err);
+  rc = crown_lines (st, op, mm->ln, TF, err);
   if (rc == CN_OK && st->memo != NULL)
     {
       free (*st->memo);
@@ -527,4 +673,18 @@ fail:
   free (mm);
   cn_box_clear (&out);
   return rc;
+}
+
+void
+cn__relax_alpha (const cn__relax_fn *F, const cn_box *in, int init, double *theta)
+{
+  for (int64_t j = 0; j < in->n; j++)
+    {
+      double l = in->lo[j], u = in->hi[j];
+      double d = F->split && l < F->brk && u > F->brk ? 1 : 0.5;
+      if (init || isnan (theta[j]))
+        theta[j] = d;
+      else
+        theta[j] = theta[j] < 0 ? 0 : theta[j] > 1 ? 1 : theta[j];
+    }
 }

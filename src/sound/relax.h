@@ -121,6 +121,11 @@ typedef struct cn__relax_line
   int free_lower;       /* 1: the lower line  k z + bl  is valid for every slope k of the parameter's
                            valid set (leakyReLU's [a, 1], bl = 0), so where the step gives theta,
                            cn__crown_lines takes row s's theta[s][j] as the slope instead of kl */
+  /* alpha-CROWN's tangent points (cn__relax_lines, for a function with D2F): where t_free[side]
+     (0 lower, 1 upper), that side's line is the tangent at t = t_base + (theta - t_theta0) t_span
+     (clamped to the box) for theta in [0, 1], t_theta0 giving the line above */
+  int t_free[2];
+  double t_base[2], t_span[2], t_theta0[2];
 } cn__relax_line;
 
 /* The CROWN step through an elementwise node v = f(u) (one input, numel(u) = numel(v)) given
@@ -159,6 +164,8 @@ typedef struct cn__relax_fn
   void (*df_mpfi) (mpfi_ptr y, double x, int piece, const void *p);
   void (*f_encl) (double x, int piece, const void *p, double *lo, double *hi);
   void (*df_encl) (double x, int piece, const void *p, double *lo, double *hi);
+  double (*d2f) (double x, int piece, const void *p);   /* NULL, or f'' in binary64: the tangent
+                                                           points are then alpha-CROWN parameters */
 } cn__relax_fn;
 
 /* Lines for every entry of the input box IN (n entries), given OUT, a sound box of f over IN
@@ -172,8 +179,18 @@ cn_status cn__relax_lines (const cn__relax_fn *f, const void *p, const cn_box *i
 
 /* The whole CROWN arm of an elementwise operator with one input relaxed by F: the node's IBP
  * (arm IBP) over st->in_box[0], cn__relax_lines with the node's attribute record, then
- * cn__crown_lines. */
+ * cn__crown_lines.  With st->theta (F has D2F): on the sides with a tangent parameter each row's
+ * line is the tangent at its own point (cn__relax_line's t_*), its intercept G2's (sound for any
+ * theta; a theta outside [0, 1] is refused with CN_EINVAL unless st->theta_unchecked), and the
+ * step's grad_a, grad_b get the derivative of lam (k(t) z + b(t)) in theta:
+ * lam f''(t) t_span (z - t) (b(t) = f(t) - t f'(t) to first order, the envelope of G2's minimum). */
 cn_status cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *f, cn__ibp_arm ibp,
                            cn_error *err);
+
+/* The ALPHA hook of an operator relaxed by F with tangent parameters (ops_impl.h): one row of
+ * THETA over the input box IN (n entries): with INIT the default (1 on a box across F's break,
+ * where the defaults are the tangents through the far corners; 1/2 elsewhere, the midpoint
+ * tangent), else every entry clamped to [0, 1] (NaN to the default). */
+void cn__relax_alpha (const cn__relax_fn *f, const cn_box *in, int init, double *theta);
 
 #endif
