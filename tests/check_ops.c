@@ -787,6 +787,22 @@ START_TEST (crown_step_invariant)
         no_charge = 0;
       cn_crown_step step = { .rows = rows, .lam_out = lam_out, .lam_in = lam_in, .in_box = bp,
                              .bias = bias, .charge = charge, .threads = 1, .slope = slope };
+      /* a rule with free parameters (ALPHA): every other draw takes a random valid set per row
+       * (random numbers projected by the hook), which must keep the invariant as well */
+      double *theta = NULL;
+      if (rule->alpha != NULL && d % 2 == 0 && n_in >= 1 && lam_in[0] != NULL)
+        {
+          theta = malloc ((size_t) (rows * n_out + 1) * sizeof *theta);
+          ck_assert_ptr_nonnull (theta);
+          for (int64_t r = 0; r < rows; r++)
+            {
+              for (int64_t j = 0; j < n_out; j++)
+                theta[r * n_out + j] = tu_uniform (-0.5, 1.5);
+              rule->alpha (&nd->view[c.out_index], bp[0], slope, 0, theta + r * n_out);
+            }
+          step.theta = theta;
+          step.theta_stride = n_out;
+        }
       cn__crown_step_bind (&step, &nd->view[c.out_index]);
       cn_status st = rule->crown (&step, &err);
       ck_assert_msg (st == CN_OK, "%s: CROWN arm failed on a supported case: %s", cn_op_name (op), err.msg);
@@ -854,6 +870,7 @@ START_TEST (crown_step_invariant)
           free (lam_in[i]);
         }
       free (lam_out);
+      free (theta);
       cn_graph_free (g);
     }
   fprintf (stderr, "%-20s CROWN step invariant: %ld exact checks\n", cn_op_name (op), checked);
