@@ -303,7 +303,9 @@ slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, do
  * across brk the lower tangent at t lies below f for t in [l, dL] (dL = PT, the point whose
  * tangent passes through (u, f(u)); h of tangent_through is increasing, so tangents at t < dL pass
  * below that corner, and f is concave on [brk, u] where the line is below it at both ends), the
- * upper one above f for t in [dU, u]: theta0 = 1 at dL (dU), span dL - l (-(u - dU)).  Only for
+ * upper one above f for t in [dU, u]; tangent points left of l (right of u) are valid as well
+ * (f is convex on all of (-inf, brk]), and flatter: as auto_LiRPA, the range extends a box width
+ * beyond l (u): theta0 = 1 at dL (dU), span (dL - l) + (u - l) (-((u - dU) + (u - l))).  Only for
  * functions with a second derivative (D2F) and no tangent cap.  Whatever t, the intercept is G2's,
  * so the line is sound for any theta; the range only keeps it tight. */
 static void
@@ -314,7 +316,7 @@ tangent_range (const cn__relax_fn *F, cn__relax_line *ln, int upper, double l, d
   ln->t_free[upper] = 1;
   ln->t_base[upper] = pt;
   ln->t_theta0[upper] = cross ? 1 : 0.5;
-  ln->t_span[upper] = cross ? (upper ? -(u - pt) : pt - l) : u - l;
+  ln->t_span[upper] = cross ? (upper ? -((u - pt) + (u - l)) : (pt - l) + (u - l)) : u - l;
 }
 
 /* The entries FIRST..LAST-1 of cn__relax_lines (each slice with its own MPFI workspace). */
@@ -409,20 +411,14 @@ tangent_line (const cn__relax_fn *F, const void *p, const cn__relax_line *ln, in
 {
   double span = ln->t_span[upper];
   double t = ln->t_base[upper] + (theta - ln->t_theta0[upper]) * span;
-  if (!(t > l))
-    {
-      t = l;
-      span = 0;
-    }
-  if (!(t < u))
-    {
-      t = u;
-      span = 0;
-    }
+  /* z* = the point of [l, u] where the line touches f: t itself, or the box's end nearest a
+   * tangent point outside the box (across the break; G2 then lifts the line onto that end) */
+  double zs = t < l ? l : t > u ? u : t;
   int piece = piece_of (F, t);
   double d2 = F->d2f (t, piece, p);
+  /* d/dtheta of lam (k z + b(k)) = lam dk/dtheta (z - z*) (envelope: db/dk = -z*) */
   *ga = isfinite (d2) ? lam * d2 * span : 0;
-  *gb = -*ga * t;
+  *gb = -*ga * zs;
   if (theta == ln->t_theta0[upper])
     return;   /* the default line, as CROWN's */
   double kt = F->df (t, piece, p);
@@ -431,7 +427,7 @@ tangent_line (const cn__relax_fn *F, const void *p, const cn__relax_line *ln, in
       *ga = *gb = 0;
       return;
     }
-  double bt = g2 (F, p, l, u, kt, upper, t, w);
+  double bt = g2 (F, p, l, u, kt, upper, zs, w);
   if (upper ? bt == INFINITY : bt == -INFINITY)
     {
       *ga = *gb = 0;
