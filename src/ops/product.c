@@ -156,6 +156,70 @@ onehot_rows (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *
   return 1;
 }
 
+static int gemm_rows (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
+                      const double *b, int64_t ldb, double beta, double *c, int64_t ldc, int threads);
+
+/* C := A B where at least an eighth of A's columns are zero in every row (a CROWN step's
+ * coefficients after a relu: an inactive entry's column is zero for all rows): the product over
+ * the other columns only, A and B packed (m x k', k' x n).  The omitted terms are exact zeros, so
+ * every entry of C is an RN sum of at most k of the same nonzero products, as the error charges
+ * assume.  Returns 1 (C computed), 0 (not worth it: computed nothing) or -1 (out of memory or an
+ * extent BLAS cannot take: computed nothing, the caller's plain GEMM then runs). */
+static int
+zero_columns_packed (int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b, int64_t ldb,
+                     double *c, int64_t ldc, int threads)
+{
+  unsigned char *used = calloc ((size_t) k, 1);
+  if (used == NULL)
+    return 0;
+  int64_t kk = 0;
+  for (int64_t i = 0; i < m && kk < k; i++)
+    {
+      const double *ai = a + i * lda;
+      for (int64_t j = 0; j < k; j++)
+        if (ai[j] != 0 && !used[j])
+          {
+            used[j] = 1;
+            kk++;
+          }
+    }
+  /* now kk columns of A have a nonzero entry */
+  if (8 * (k - kk) < k)
+    {
+      free (used);
+      return 0;
+    }
+  int64_t *col = malloc ((size_t) (kk ? kk : 1) * sizeof *col);
+  double *ap = malloc ((size_t) (m * kk > 0 ? m * kk : 1) * sizeof *ap);
+  double *bp = malloc ((size_t) (kk * n > 0 ? kk * n : 1) * sizeof *bp);
+  int ret = 0;
+  if (col != NULL && ap != NULL && bp != NULL)
+    {
+      int64_t q = 0;
+      for (int64_t j = 0; j < k; j++)
+        if (used[j])
+          col[q++] = j;
+      for (int64_t i = 0; i < m; i++)
+        for (q = 0; q < kk; q++)
+          ap[i * kk + q] = a[i * lda + col[q]];
+      for (q = 0; q < kk; q++)
+        memcpy (bp + q * n, b + col[q] * ldb, (size_t) n * sizeof *bp);
+      if (kk == 0)
+        {
+          for (int64_t i = 0; i < m; i++)
+            memset (c + i * ldc, 0, (size_t) n * sizeof *c);
+          ret = 1;
+        }
+      else
+        ret = gemm_rows (CblasNoTrans, m, n, kk, ap, kk, bp, n, 0.0, c, ldc, threads) ? 1 : -1;
+    }
+  free (used);
+  free (col);
+  free (ap);
+  free (bp);
+  return ret;
+}
+
 /* C (m x n, row stride ldc) := beta C + A op(B) in round-to-nearest through cblas_dgemm, A (m x k,
  * row stride lda) not transposed.  The rows are split into chunks whose extents fit OpenBLAS's int
  * and, for a large product, shared among THREADS OpenMP threads (each row of C is one independent
@@ -171,6 +235,10 @@ gemm_rows (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *a,
     return 1;
   if (n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
     return 0;
+  int packed = 0;
+  if (tb == CblasNoTrans && beta == 0 && (double) m * (double) n * (double) k > (double) (1 << 18)
+      && (packed = zero_columns_packed (m, n, k, a, lda, b, ldb, c, ldc, threads)) != 0)
+    return packed > 0;
   int parts = threads > 1 && (double) m * (double) n * (double) k > (double) (1 << 20) ? threads : 1;
   int64_t chunk = (m + parts - 1) / parts;
   if (chunk > INT_MAX / 2)
