@@ -465,20 +465,51 @@ linear_crown (const cn_crown_step *st, cn_error *err)
       cn__crown_add_bias (st, s, d);
     }
 
-  /* w_up[r,o] >= sum_j |W[o,j]| m[r,j] + |b[o]|: RN sum of NI + 1 nonnegative products, then (N). */
+  /* w_up[r,o] >= sum_j |W[o,j]| m[r,j] + |b[o]|: RN sum of NI + 1 nonnegative products, then (N).
+   * It depends on the input box alone: kept in the step's memo for the next sweep through the
+   * node (the analysis never changes a box a sweep has read). */
+  struct linear_memo
+  {
+    int64_t n;
+    double m1;
+    double w_up[];
+  };
+  struct linear_memo *mm = st->memo != NULL ? *st->memo : NULL;
+  if (mm != NULL && mm->n == n_out)
+    {
+      cn__crown_charge_affine (st, mm->w_up, n_out, mm->m1);
+      ret = CN_OK;
+      goto fail;
+    }
   double m1 = cn__box_magnitude (st->in_box[0], m);
   for (int64_t r = 0; r < R; r++)
     for (int64_t o = 0; o < NO; o++)
       {
         const double *wo = w + o * NI, *mr = m + r * NI;
         double t = fabs (b[o]);
-        for (int64_t j = 0; j < NI; j++)
-          if (wo[j] != 0)
-            t += fabs (wo[j]) * mr[j];
+        if (isfinite (m1))
+          {
+            /* finite magnitudes: 0 m = 0, no test needed (any order of the RN sum) */
+#pragma omp simd reduction(+ : t)
+            for (int64_t j = 0; j < NI; j++)
+              t += fabs (wo[j]) * mr[j];
+          }
+        else
+          for (int64_t j = 0; j < NI; j++)
+            if (wo[j] != 0)
+              t += fabs (wo[j]) * mr[j];
         w_up[r * NO + o] = cn__nonneg_up (t, NI + 1);
       }
   /* Every lam_x entry is an inner product of length NO <= numel(y), the bias dot has numel(y) terms. */
   cn__crown_charge_affine (st, w_up, n_out, m1);
+  if (st->memo != NULL && (mm = malloc (sizeof *mm + (size_t) n_out * sizeof (double))) != NULL)
+    {
+      mm->n = n_out;
+      mm->m1 = m1;
+      memcpy (mm->w_up, w_up, (size_t) n_out * sizeof (double));
+      free (*st->memo);
+      *st->memo = mm;
+    }
   ret = CN_OK;
 fail:
   free (m);

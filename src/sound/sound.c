@@ -103,40 +103,42 @@ cn__dot_err (double t, int64_t k)
 
 /* The selection sums of the box forms: s = fl(sum_j lam_j x_j), t = fl(sum_j |lam_j x_j|) with
  * x_j = PICK_POS[j] where lam_j > 0, PICK_NEG[j] where lam_j < 0, and lam_j = 0 adding nothing
- * (even at an infinite end).  Branch-free, in four partial sums (the (G) bound holds for any
- * order); where the sums are not finite (an infinite end, or an overflow) the entries are
- * visited again one by one.  Returns 0 if a nonzero lam_j meets an infinite end. */
+ * (even at an infinite end).  First branch-free over finite ends, both ends loaded and one
+ * selected (0 x = 0 exactly for finite x), in SIMD partial sums (the (G) bound holds for any
+ * order); where the sums are not finite (an infinite end, a NaN, an overflow) again entry by
+ * entry with the zeros skipped.  Returns 0 if a nonzero lam_j meets an infinite end. */
 static int
 select_dot (int64_t k, const double *lam, const double *pick_pos, const double *pick_neg, double *s_out,
             double *t_out)
 {
-  double s[4] = { 0, 0, 0, 0 }, t[4] = { 0, 0, 0, 0 };
-  int64_t j = 0;
-  for (; j + 4 <= k; j += 4)
-    for (int q = 0; q < 4; q++)
-      {
-        double c = lam[j + q], x = c > 0 ? pick_pos[j + q] : pick_neg[j + q];
-        double p = c == 0 ? 0 : c * x;
-        s[q] += p;
-        t[q] += fabs (p);
-      }
-  for (; j < k; j++)
+  double ss = 0, tt = 0;
+  int64_t j;
+#pragma omp simd reduction(+ : ss, tt)
+  for (j = 0; j < k; j++)
     {
-      double c = lam[j], x = c > 0 ? pick_pos[j] : pick_neg[j];
-      double p = c == 0 ? 0 : c * x;
-      s[0] += p;
-      t[0] += fabs (p);
+      double c = lam[j], a = pick_pos[j], b = pick_neg[j];
+      double x = c > 0 ? a : b;
+      double p = c * x;
+      ss += p;
+      tt += fabs (p);
     }
-  double ss = (s[0] + s[1]) + (s[2] + s[3]), tt = (t[0] + t[1]) + (t[2] + t[3]);
   if (!isfinite (tt))
     {
-      /* an infinite end or an overflow: decide which, entry by entry */
+      ss = tt = 0;
       for (j = 0; j < k; j++)
-        if (lam[j] != 0 && isinf (lam[j] > 0 ? pick_pos[j] : pick_neg[j]))
-          return 0;
+        {
+          double c = lam[j];
+          if (c == 0)
+            continue;
+          double x = c > 0 ? pick_pos[j] : pick_neg[j];
+          if (isinf (x))
+            return 0;
+          ss += c * x;
+          tt += fabs (c) * fabs (x);
+        }
     }
-  /* now ss, tt are RN sums (in some order) of the products and their magnitudes; |c x| = |c| |x|
-   * and fl(|p|) = |fl(p)| */
+  /* now ss, tt are RN sums (in some order) of the products and their magnitudes (fl(|p|) =
+   * |fl(p)|) */
   *s_out = ss;
   *t_out = tt;
   return 1;
