@@ -709,12 +709,15 @@ conv_crown_rows (const cn_crown_step *st, const struct conv_geom *gp, const int6
                     {
                       const double *lf = lg + f * P + p0;
                       double bf = bg[f], df = 0;
+                      int64_t nz = 0;
+#pragma omp simd reduction(+ : df, nz)
                       for (int64_t q = 0; q < np; q++)
                         {
                           df += lf[q] * bf;
-                          nnz += lf[q] != 0;
+                          nz += lf[q] != 0;
                         }
                       d += df;
+                      nnz += nz;
                     }
                   if (nnz == 0 || CK == 0)
                     continue;
