@@ -4,7 +4,8 @@
  * 1. Gradient: the hand-derived gradient of every row's bound in its parameters against central
  *    finite differences of the sound sweep, along random directions, at random parameters, on
  *    relu networks with a residual branch and with a sigmoid layer (its tangent points are
- *    parameters too, through the kit's tangent lines), a tanh and a softplus layer likewise, and
+ *    parameters too, through the kit's tangent lines), a tanh, softplus, atan, exp and erf layer
+ *    likewise, and
  *    a convolutional one (through conv's and linear's forward_rows and reshape's forward), and one
  *    with a leakyReLU (its slopes through the kit's cn__crown_lines).
  * 2. Projection: parameters outside [0, 1] (and NaN) given as a warm start come back inside;
@@ -14,7 +15,7 @@
  *    (never below CROWN's), the loop stops after PATIENCE sweeps without gain, and at once when
  *    the target is already met.
  * 4. Soundness: alpha-CROWN's output boxes contain the exact (MPFI) outputs of sampled points
- *    (relu networks, residual, sigmoid, tanh and softplus layers); with CROWN's intermediate
+ *    (relu networks, residual, sigmoid, tanh, softplus, atan, exp and erf layers); with CROWN's intermediate
  *    boxes they are never looser than CROWN's.
  * The seed is printed (CN_TEST_SEED reproduces a run). */
 #include <config.h>
@@ -52,7 +53,7 @@ unary (cn_graph *g, cn_op op, int x)
 
 /* KIND 0: n -> h -> relu -> h -> relu -> m;  1: the same with a residual branch
  * (relu(fc(r1)) + r1);  2: a sigmoid layer between the relus;  4: leakyReLU (slope 0.1) in the
- * middle;  5: tanh there;  6: softplus there. */
+ * middle;  5: tanh there;  6: softplus;  7: atan;  8: exp;  9: erf. */
 static cn_graph *
 network (int kind, int n, int h, int m)
 {
@@ -65,7 +66,8 @@ network (int kind, int n, int h, int m)
   ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s, &x, &err) == CN_OK);
   int r1 = unary (g, CN_OP_RELU, dense (g, x, n, h));
   cn_op mid = kind == 2 ? CN_OP_SIGMOID : kind == 4 ? CN_OP_LEAKY_RE_LU : kind == 5 ? CN_OP_TANH
-              : kind == 6 ? CN_OP_SOFTPLUS : CN_OP_RELU;
+              : kind == 6 ? CN_OP_SOFTPLUS : kind == 7 ? CN_OP_ATAN : kind == 8 ? CN_OP_EXP
+              : kind == 9 ? CN_OP_ERF : CN_OP_RELU;
   int r2 = unary (g, mid, dense (g, r1, h, h));
   if (kind == 1)
     {
@@ -194,7 +196,7 @@ START_TEST (gradient_by_finite_differences)
   int64_t *offset = malloc ((size_t) nv * sizeof *offset);
   int64_t width = cn__alpha_layout (g, w.dep, yv, offset);
   ck_assert_int_eq (width, cn_analysis_alpha_width (a, yv));
-  ck_assert (width == (kind == 3 ? 75 + 36 : 3 * h));   /* relu, leakyReLU, sigmoid, tanh, softplus: one each */
+  ck_assert (width == (kind == 3 ? 75 + 36 : 3 * h));   /* relu, leakyReLU and the smooth ones: one each */
   enum { R = 4 };
   double c[R * 8], lower[R], lp[R], lm[R];
   for (int j = 0; j < R * m; j++)
@@ -428,8 +430,8 @@ START_TEST (sound_by_sampling)
   cn_error err;
   cn_error_clear (&err);
   int n = 3, h = 12, m = 2;
-  static const int kinds[5] = { 0, 1, 2, 5, 6 };   /* relu, residual, sigmoid, tanh, softplus */
-  cn_graph *g = network (kinds[_i % 5], n, h, m);
+  static const int kinds[8] = { 0, 1, 2, 5, 6, 7, 8, 9 };   /* relu, residual, sigmoid, tanh, softplus, atan, exp, erf */
+  cn_graph *g = network (kinds[_i % 8], n, h, m);
   cn_box box = unit_box (n, 0.7);
   double gain = 0;
   for (int variant = 0; variant < 3; variant++)
@@ -482,10 +484,10 @@ main (void)
   Suite *s = suite_create ("alpha");
   TCase *tc = tcase_create ("alpha-crown");
   tcase_set_timeout (tc, 300);
-  tcase_add_loop_test (tc, gradient_by_finite_differences, 0, 7);
+  tcase_add_loop_test (tc, gradient_by_finite_differences, 0, 10);
   tcase_add_test (tc, projection);
   tcase_add_loop_test (tc, keep_best_and_early_stop, 0, 2);
-  tcase_add_loop_test (tc, sound_by_sampling, 0, 10);
+  tcase_add_loop_test (tc, sound_by_sampling, 0, 16);
   suite_add_tcase (s, tc);
   return tu_run_suite (s);
 }

@@ -476,6 +476,29 @@ rx_derf (double x, int i, const void *p)
   return TWO_OVER_SQRTPI * exp (-x * x);
 }
 
+/* the second derivatives (binary64; they only steer alpha-CROWN's tangent points): exp'' = exp,
+ * log'' = -1/x^2, atan'' = -2x/(1 + x^2)^2, erf'' = -2x erf' */
+static double
+rx_d2log (double x, int i, const void *p)
+{
+  (void) i;
+  (void) p;
+  return -1 / (x * x);
+}
+static double
+rx_d2atan (double x, int i, const void *p)
+{
+  (void) i;
+  (void) p;
+  double q = 1 + x * x;
+  return -2 * x / (q * q);
+}
+static double
+rx_d2erf (double x, int i, const void *p)
+{
+  return -2 * x * rx_derf (x, i, p);
+}
+
 static void
 rx_exp_mpfi (mpfi_ptr y, double x, int i, const void *p)
 {
@@ -564,13 +587,13 @@ rx_exp_encl (double x, int i, const void *p, double *lo, double *hi)
 }
 static const cn__relax_fn relax_exp = { .split = 0, .tangent_cap = 0.99, .curv = rx_convex, .f = rx_exp, .df = rx_exp,
                                         .f_mpfi = rx_exp_mpfi, .df_mpfi = rx_exp_mpfi, .f_encl = rx_exp_encl,
-                                        .df_encl = rx_exp_encl };
+                                        .df_encl = rx_exp_encl, .d2f = rx_exp };
 static const cn__relax_fn relax_log = { .split = 0, .curv = rx_concave, .f = rx_log, .df = rx_dlog,
-                                        .f_mpfi = rx_log_mpfi, .df_mpfi = rx_dlog_mpfi };
+                                        .f_mpfi = rx_log_mpfi, .df_mpfi = rx_dlog_mpfi, .d2f = rx_d2log };
 static const cn__relax_fn relax_atan = { .split = 1, .brk = 0, .curv = rx_s, .f = rx_atan, .df = rx_datan,
-                                         .f_mpfi = rx_atan_mpfi, .df_mpfi = rx_datan_mpfi };
+                                         .f_mpfi = rx_atan_mpfi, .df_mpfi = rx_datan_mpfi, .d2f = rx_d2atan };
 static const cn__relax_fn relax_erf = { .split = 1, .brk = 0, .curv = rx_s, .f = rx_erf, .df = rx_derf,
-                                        .f_mpfi = rx_erf_mpfi, .df_mpfi = rx_derf_mpfi };
+                                        .f_mpfi = rx_erf_mpfi, .df_mpfi = rx_derf_mpfi, .d2f = rx_d2erf };
 
 /* The CROWN arm of exp, log, atan and erf: the lines of the operator's relaxation over the
  * node's IBP box (cn__crown_relax). */
@@ -625,8 +648,17 @@ static const struct trans_impl erf_impl = { erf, erff, mpfr_erf, NULL, d_erf, SH
                                             NULL };
 #undef INF
 
+/* The ALPHA hook of exp, log, atan and erf: their tangent points (cn__relax_alpha). */
+static void
+unary_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta)
+{
+  (void) slope;
+  const struct trans_impl *d = nv->rule->impl;
+  cn__relax_alpha (d->relax, in, init, theta);
+}
+
 /* The rule of the unary operator ID whose data is IMPL; UNARY_RULE_CROWN adds the relaxing CROWN
- * arm (IMPL has a relaxation). */
+ * arm (IMPL has a relaxation) and its tangent parameters for alpha-CROWN. */
 #define UNARY_RULE(ID, IMPL)                                                                      \
   const struct cn_op_rule cn__rule_##ID = {                                                       \
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1, .check = cn__unary_check,       \
@@ -638,7 +670,7 @@ static const struct trans_impl erf_impl = { erf, erff, mpfr_erf, NULL, d_erf, SH
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1,                                 \
     .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, .check = cn__unary_check,              \
     .forward = unary_forward, .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp,     \
-    .ibp_mpfi = unary_mpfi, .crown = unary_crown,                                                 \
+    .ibp_mpfi = unary_mpfi, .crown = unary_crown, .alpha = unary_alpha,                           \
   }
 
 UNARY_RULE_CROWN (EXP, exp_impl);

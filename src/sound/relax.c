@@ -306,12 +306,13 @@ slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, do
  * upper one above f for t in [dU, u]; tangent points left of l (right of u) are valid as well
  * (f is convex on all of (-inf, brk]), and flatter: as auto_LiRPA, the range extends a box width
  * beyond l (u): theta0 = 1 at dL (dU), span (dL - l) + (u - l) (-((u - dU) + (u - l))).  Only for
- * functions with a second derivative (D2F) and no tangent cap.  Whatever t, the intercept is G2's,
- * so the line is sound for any theta; the range only keeps it tight. */
+ * functions with a second derivative (D2F); a tangent cap (exp) moves the default point PT, not
+ * the range.  Whatever t, the intercept is G2's, so the line is sound for any theta (a slope that
+ * overflows keeps the default line); the range only keeps it tight. */
 static void
 tangent_range (const cn__relax_fn *F, cn__relax_line *ln, int upper, double l, double u, double pt, int cross)
 {
-  if (F->d2f == NULL || F->tangent_cap > 0 || isnan (pt))
+  if (F->d2f == NULL || isnan (pt))
     return;
   ln->t_free[upper] = 1;
   ln->t_base[upper] = pt;
