@@ -430,7 +430,8 @@ START_TEST (sound_by_sampling)
   cn_error err;
   cn_error_clear (&err);
   int n = 3, h = 12, m = 2;
-  static const int kinds[8] = { 0, 1, 2, 5, 6, 7, 8, 9 };   /* relu, residual, sigmoid, tanh, softplus, atan, exp, erf */
+  /* relu, residual, sigmoid, tanh, softplus, atan, exp, erf */
+  static const int kinds[8] = { 0, 1, 2, 5, 6, 7, 8, 9 };
   cn_graph *g = network (kinds[_i % 8], n, h, m);
   cn_box box = unit_box (n, 0.7);
   double gain = 0;

@@ -28,7 +28,8 @@
  *   6 u are one rounding each, their errors and the sums' covered by cn__down / cn__up), then
  *   scales by 2^k: exact where the result is normal; a subnormal result is within eta/2 of the
  *   exact product and is widened by eta.  709.78 < x < 709.79 (exp near DBL_MAX): [exp's lower
- *   end at 709.78, +inf]; x >= 709.79 (exp(709.79) > DBL_MAX): [DBL_MAX, +inf]; x < -745.2 (exp(x) < 2^-1075): [0, eta]; x = 0: [1, 1].
+ *   end at 709.78, +inf]; x >= 709.79 (exp(709.79) > DBL_MAX): [DBL_MAX, +inf]; x < -745.2
+ *   (exp(x) < 2^-1075): [0, eta]; x = 0: [1, 1].
  * expm1.  |x| <= 0.3466: expm1(x) = x Q(x), Q(x) = sum_{i>=0} x^i/(i+1)!, evaluated to degree 13
  *   (coefficients RN(1/(i+1)!), the first two exact).  Q(x) >= (1 - e^-0.3466)/0.3466 = 0.845;
  *   truncation <= |x|^14/15! e^|x| <= 4e-19; coefficients <= 0.022 u; Horner (H):
