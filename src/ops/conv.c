@@ -832,22 +832,11 @@ conv_crown (const cn_crown_step *st, cn_error *err)
     goto fail;
 
   /* w_up[n,f,p] >= sum_{c,kk} |W[f,c,kk]| m[n, g Cg + c, map(p,kk)] + |b[f]|: an RN sum of at most
-   * CK + 1 nonnegative products, rounded up by (N).  It depends on the input box alone: kept in
-   * the step's memo for the next sweep through the node (an analysis never changes a box a sweep
-   * has read). */
+   * CK + 1 nonnegative products, rounded up by (N).  It depends on the input box alone: the
+   * step's memo keeps it for the next sweeps. */
   int64_t K = g.Fg * g.Kn > n_out ? g.Fg * g.Kn : n_out;
-  struct conv_memo
-  {
-    int64_t n;
-    double m1;
-    double w_up[];
-  };
-  struct conv_memo *mm = st->memo != NULL ? *st->memo : NULL;
-  if (mm != NULL && mm->n == n_out)
-    {
-      cn__crown_charge_affine (st, mm->w_up, K, mm->m1);
-      goto done;
-    }
+  if (cn__crown_charge_affine_memo (st, K))
+    goto done;
   double m1 = cn__box_magnitude (st->in_box[0], m);
   double kap = cn__kappa (CK + 1);
   for (int64_t n = 0; n < g.N; n++)
@@ -870,14 +859,7 @@ conv_crown (const cn_crown_step *st, cn_error *err)
           }
       }
   cn__crown_charge_affine (st, w_up, K, m1);
-  if (st->memo != NULL && (mm = malloc (sizeof *mm + (size_t) n_out * sizeof (double))) != NULL)
-    {
-      mm->n = n_out;
-      mm->m1 = m1;
-      memcpy (mm->w_up, w_up, (size_t) n_out * sizeof (double));
-      free (*st->memo);
-      *st->memo = mm;
-    }
+  cn__crown_affine_keep (st, w_up, m1);
 done:
   ret = CN_OK;
 fail:

@@ -156,15 +156,15 @@ onehot_rows (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *
   return 1;
 }
 
-static int gemm_rows (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
-                      const double *b, int64_t ldb, double beta, double *c, int64_t ldc, int threads);
+static int gemm_plain (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
+                       const double *b, int64_t ldb, double beta, double *c, int64_t ldc, int threads);
 
 /* C := A B where at least an eighth of A's columns are zero in every row (a CROWN step's
  * coefficients after a relu: an inactive entry's column is zero for all rows): the product over
  * the other columns only, A and B packed (m x k', k' x n).  The omitted terms are exact zeros, so
  * every entry of C is an RN sum of at most k of the same nonzero products, as the error charges
- * assume.  Returns 1 (C computed), 0 (not worth it: computed nothing) or -1 (out of memory or an
- * extent BLAS cannot take: computed nothing, the caller's plain GEMM then runs). */
+ * assume.  Returns 1 (C computed), 0 (not worth it, or out of memory: computed nothing, the
+ * caller's plain GEMM then runs) or -1 (an extent BLAS cannot take). */
 static int
 zero_columns_packed (int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b, int64_t ldb,
                      double *c, int64_t ldc, int threads)
@@ -211,7 +211,7 @@ zero_columns_packed (int64_t m, int64_t n, int64_t k, const double *a, int64_t l
           ret = 1;
         }
       else
-        ret = gemm_rows (CblasNoTrans, m, n, kk, ap, kk, bp, n, 0.0, c, ldc, threads) ? 1 : -1;
+        ret = gemm_plain (CblasNoTrans, m, n, kk, ap, kk, bp, n, 0.0, c, ldc, threads) ? 1 : -1;
     }
   free (used);
   free (col);
@@ -239,6 +239,15 @@ gemm_rows (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *a,
   if (tb == CblasNoTrans && beta == 0 && (double) m * (double) n * (double) k > (double) (1 << 18)
       && (packed = zero_columns_packed (m, n, k, a, lda, b, ldb, c, ldc, threads)) != 0)
     return packed > 0;
+  return gemm_plain (tb, m, n, k, a, lda, b, ldb, beta, c, ldc, threads);
+}
+
+/* gemm_rows without its shortcuts: the GEMM itself, its rows split among THREADS (extents
+ * checked by the caller). */
+static int
+gemm_plain (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
+            int64_t ldb, double beta, double *c, int64_t ldc, int threads)
+{
   int parts = threads > 1 && (double) m * (double) n * (double) k > (double) (1 << 20) ? threads : 1;
   int64_t chunk = (m + parts - 1) / parts;
   if (chunk > INT_MAX / 2)
@@ -466,21 +475,10 @@ linear_crown (const cn_crown_step *st, cn_error *err)
     }
 
   /* w_up[r,o] >= sum_j |W[o,j]| m[r,j] + |b[o]|: RN sum of NI + 1 nonnegative products, then (N).
-   * It depends on the input box alone: kept in the step's memo for the next sweep through the
-   * node (the analysis never changes a box a sweep has read). */
-  struct linear_memo
-  {
-    int64_t n;
-    double m1;
-    double w_up[];
-  };
-  struct linear_memo *mm = st->memo != NULL ? *st->memo : NULL;
-  if (mm != NULL && mm->n == n_out)
-    {
-      cn__crown_charge_affine (st, mm->w_up, n_out, mm->m1);
-      ret = CN_OK;
-      goto fail;
-    }
+   * It depends on the input box alone: the step's memo keeps it for the next sweeps. */
+  ret = CN_OK;
+  if (cn__crown_charge_affine_memo (st, n_out))
+    goto fail;
   double m1 = cn__box_magnitude (st->in_box[0], m);
   for (int64_t r = 0; r < R; r++)
     for (int64_t o = 0; o < NO; o++)
@@ -502,15 +500,7 @@ linear_crown (const cn_crown_step *st, cn_error *err)
       }
   /* Every lam_x entry is an inner product of length NO <= numel(y), the bias dot has numel(y) terms. */
   cn__crown_charge_affine (st, w_up, n_out, m1);
-  if (st->memo != NULL && (mm = malloc (sizeof *mm + (size_t) n_out * sizeof (double))) != NULL)
-    {
-      mm->n = n_out;
-      mm->m1 = m1;
-      memcpy (mm->w_up, w_up, (size_t) n_out * sizeof (double));
-      free (*st->memo);
-      *st->memo = mm;
-    }
-  ret = CN_OK;
+  cn__crown_affine_keep (st, w_up, m1);
 fail:
   free (m);
   free (w_up);

@@ -3,6 +3,7 @@
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sound/relax.h"
 #include "core/parallel.h"
 
@@ -144,6 +145,37 @@ cn__crown_charge_affine (const cn_crown_step *st, const double *w_up, int64_t k,
   struct affine_ctx c = { .st = st, .w_up = w_up, .n = n, .g = cn__gamma (k), .kap = cn__kappa (n),
                           .tail = cn__up ((double) k * CN_ETA * cn__up (m1_up + 1)) };
   cn__for_rows (st->rows, st->threads, st->rows * n > (1 << 18), affine_rows, &c);
+}
+
+/* The memo of an affine arm's charge magnitudes. */
+struct affine_memo
+{
+  int64_t n;
+  double m1_up;
+  double w_up[];
+};
+
+int
+cn__crown_charge_affine_memo (const cn_crown_step *st, int64_t k)
+{
+  const struct affine_memo *mm = st->memo != NULL ? *st->memo : NULL;
+  if (mm == NULL || mm->n != st->n_out)
+    return 0;
+  cn__crown_charge_affine (st, mm->w_up, k, mm->m1_up);
+  return 1;
+}
+
+void
+cn__crown_affine_keep (const cn_crown_step *st, const double *w_up, double m1_up)
+{
+  struct affine_memo *mm;
+  if (st->memo == NULL || (mm = malloc (sizeof *mm + (size_t) st->n_out * sizeof (double))) == NULL)
+    return;
+  mm->n = st->n_out;
+  mm->m1_up = m1_up;
+  memcpy (mm->w_up, w_up, (size_t) st->n_out * sizeof (double));
+  free (*st->memo);
+  *st->memo = mm;
 }
 
 void

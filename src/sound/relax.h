@@ -101,6 +101,15 @@ void cn__crown_charge_entrywise (const cn_crown_step *st, const double *lam_in, 
  * (G) (ALGORITHMS.md 6.4, linear step). */
 void cn__crown_charge_affine (const cn_crown_step *st, const double *w_up, int64_t k, double m1_up);
 
+/* W_UP and M1_UP of cn__crown_charge_affine depend on the input boxes alone, which an analysis
+ * never changes once a sweep has read them: an affine arm keeps them in its step's memo.
+ * cn__crown_charge_affine_memo charges with the kept ones (inner length K) and returns 1 if
+ * st->memo holds them for N = st->n_out entries, else returns 0 and charges nothing;
+ * cn__crown_affine_keep stores a copy (nothing when there is no memo or no memory: the next step
+ * recomputes them). */
+int cn__crown_charge_affine_memo (const cn_crown_step *st, int64_t k);
+void cn__crown_affine_keep (const cn_crown_step *st, const double *w_up, double m1_up);
+
 /* m[j] = max(|lo_j|, |hi_j|) into M (length box->n); returns an upper bound of ||m||_1
  * (+inf if some entry is infinite). */
 double cn__box_magnitude (const cn_box *box, double *m);
