@@ -256,7 +256,7 @@ h_encl (double el, double eh, double *lo, double *hi)
   *hi = fmin (cn__up (eh / cn__down (dh * dh)), 0.25);
 }
 
-/* e = exp(-a) for a >= 0 (a = +inf or huge: [0, eta], exp(-a) <= eta there). */
+/* e = exp(-a) for a >= 0 (a > 1000, +inf included: [0, eta], exp(-a) <= eta there). */
 static void
 exp_neg (double a, double *el, double *eh)
 {
@@ -288,8 +288,8 @@ cn__dtanh_encl (double x, double *lo, double *hi)
       *lo = *hi = x;
       return;
     }
-  double a = fabs (x), el, eh;
-  exp_neg (a > 1000 ? a : 2 * a, &el, &eh);
+  double el, eh;
+  exp_neg (2 * fabs (x), &el, &eh);   /* 2|x| = +inf for huge x: exp_neg caps it */
   h_encl (el, eh, lo, hi);
   *lo *= 4;
   *hi *= 4;
@@ -321,7 +321,7 @@ cn__tanh_encl (double x, double *lo, double *hi)
   else
     {
       double el, eh;
-      exp_neg (a > 1000 ? a : 2 * a, &el, &eh);
+      exp_neg (2 * a, &el, &eh);
       eh = fmin (eh, 1);
       l = fmax (cn__down (cn__down (1 - eh) / cn__up (1 + eh)), 0);
       h = cn__up (cn__up (1 - el) / cn__down (1 + el));
