@@ -488,8 +488,7 @@ const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
  *             f(z) - k z over the box, from the binary64 enclosures of f and f' (sigmoid' =
  *             h(exp(-|x|)), tanh' = 4 h(exp(-2|x|)) with h(e) = e/(1 + e)^2, softplus' = sigmoid,
  *             elu' = alpha exp(x) or 1; src/sound/elementary.c), rounded outward, so the lines hold
- *             exactly over the reals (the MPFI enclosures of the same, at 64 bits, remain as the
- *             kit's fallback and the reference).  Degenerate boxes and infinite ends use k = 0
+ *             exactly over the reals.  Degenerate boxes and infinite ends use k = 0
  *             and the IBP box; an infinite end of that box (softplus or elu with u = +inf) leaves no upper line, and a row
  *             that needs it is discharged with an infinite charge (its bound is -inf).
  *             leakyReLU with 0 <= a <= 1 (below); silu and gelu have no CROWN arm.
@@ -867,6 +866,16 @@ leaky_limit (int s, const void *p)
 static void sigmoid_fast (double x, const void *p, double *lo, double *hi) { (void) p; cn__sigmoid_encl (x, lo, hi); }
 static void tanh_fast (double x, const void *p, double *lo, double *hi) { (void) p; cn__tanh_encl (x, lo, hi); }
 static void softplus_fast (double x, const void *p, double *lo, double *hi) { (void) p; cn__softplus_encl (x, lo, hi); }
+/* [*lo, *hi] := a [ml, mh] rounded outward (a = 0: exactly 0). */
+static void
+alpha_times (double a, double ml, double mh, double *lo, double *hi)
+{
+  *lo = a >= 0 ? cn__mul_down (a, ml) : cn__mul_down (a, mh);
+  *hi = a >= 0 ? cn__mul_up (a, mh) : cn__mul_up (a, ml);
+  if (a == 0)
+    *lo = *hi = 0;
+}
+
 static void
 elu_fast (double x, const void *p, double *lo, double *hi)
 {
@@ -877,10 +886,7 @@ elu_fast (double x, const void *p, double *lo, double *hi)
       return;
     }
   cn__expm1_encl (x, &ml, &mh);
-  *lo = a >= 0 ? cn__mul_down (a, ml) : cn__mul_down (a, mh);
-  *hi = a >= 0 ? cn__mul_up (a, mh) : cn__mul_up (a, ml);
-  if (a == 0)
-    *lo = *hi = 0;
+  alpha_times (a, ml, mh, lo, hi);
 }
 
 static int no_valley (const void *p, double *xa, double *xb) { (void) p; (void) xa; (void) xb; return 0; }
@@ -1319,80 +1325,15 @@ leaky_crown (const cn_crown_step *st, cn_error *err)
 
 /* ---- the CROWN arms of sigmoid, tanh, softplus and elu (see the top of this section) ---- */
 
-/* Y := an enclosure of g(X) for the double X, by the MPFI enclosure FN of the activation. */
-static void
-relax_encl (void (*fn) (mpfi_ptr, mpfi_srcptr, const void *), mpfi_ptr y, double x, const void *p)
-{
-  mpfi_t t;
-  mpfi_init2 (t, 53);
-  mpfi_set_d (t, x);   /* exact */
-  fn (y, t, p);
-  mpfi_clear (t);
-}
-
-/* Y := an enclosure of sigmoid'(x) = s (1 - s) with s = sigmoid(-|x|) (sigmoid' is even; the
- * small factor s keeps its relative accuracy). */
-static void
-relax_dsigmoid (mpfi_ptr y, double x)
-{
-  mpfi_t s, t;
-  mpfi_init2 (s, mpfi_get_prec (y) + 8);
-  mpfi_init2 (t, mpfi_get_prec (y) + 8);
-  mpfi_set_d (t, -fabs (x));
-  mpfi_sigmoid (s, t);
-  mpfi_ui_sub (t, 1, s);
-  mpfi_mul (y, s, t);
-  mpfi_clear (s);
-  mpfi_clear (t);
-}
-
 static int curv_s (int i, const void *p) { (void) p; return i == 0 ? 1 : -1; }
 static int curv_convex (int i, const void *p) { (void) i; (void) p; return 1; }
 
 static double rx_sigmoid (double x, int i, const void *p) { (void) i; return sigmoid_f64 (x, p); }
 static double rx_dsigmoid (double x, int i, const void *p) { (void) i; return sigmoid_df (x, p); }
-static void
-rx_sigmoid_mpfi (mpfi_ptr y, double x, int i, const void *p)
-{
-  (void) i;
-  relax_encl (sigmoid_encl, y, x, p);
-}
-static void rx_dsigmoid_mpfi (mpfi_ptr y, double x, int i, const void *p) { (void) i; (void) p; relax_dsigmoid (y, x); }
-
 static double rx_tanh (double x, int i, const void *p) { (void) i; return tanh_f64 (x, p); }
 static double rx_dtanh (double x, int i, const void *p) { (void) i; return tanh_df (x, p); }
-static void rx_tanh_mpfi (mpfi_ptr y, double x, int i, const void *p) { (void) i; relax_encl (tanh_encl, y, x, p); }
-/* tanh'(x) = 1 / cosh(x)^2 (no cancellation) */
-static void
-rx_dtanh_mpfi (mpfi_ptr y, double x, int i, const void *p)
-{
-  (void) i;
-  (void) p;
-  mpfi_t t;
-  mpfi_init2 (t, mpfi_get_prec (y) + 8);
-  mpfi_set_d (t, x);
-  mpfi_cosh (t, t);
-  mpfi_sqr (t, t);
-  mpfi_inv (y, t);
-  mpfi_clear (t);
-}
-
 static double rx_softplus (double x, int i, const void *p) { (void) i; return softplus_f64 (x, p); }
 static double rx_dsoftplus (double x, int i, const void *p) { (void) i; return softplus_df (x, p); }
-static void
-rx_softplus_mpfi (mpfi_ptr y, double x, int i, const void *p)
-{
-  (void) i;
-  relax_encl (softplus_encl, y, x, p);
-}
-/* softplus'(x) = sigmoid(x) */
-static void
-rx_dsoftplus_mpfi (mpfi_ptr y, double x, int i, const void *p)
-{
-  (void) i;
-  relax_encl (sigmoid_encl, y, x, p);
-}
-
 /* elu: piece 0 (x <= 0) alpha expm1(x), convex for alpha >= 0, concave for alpha < 0; piece 1
  * (x >= 0) x, linear, reported convex when the kink at 0 is convex (alpha <= 1: f' jumps up from
  * alpha to 1) and concave when it is concave (alpha > 1), which only steers the slopes. */
@@ -1413,30 +1354,6 @@ static double
 rx_delu (double x, int i, const void *p)
 {
   return i ? 1 : ((const cn_params_elu *) p)->alpha * exp (x);
-}
-static void
-rx_elu_mpfi (mpfi_ptr y, double x, int i, const void *p)
-{
-  if (i)
-    {
-      mpfi_set_d (y, x);
-      return;
-    }
-  mpfi_set_d (y, x);
-  mpfi_expm1 (y, y);
-  mpfi_mul_d (y, y, ((const cn_params_elu *) p)->alpha);
-}
-static void
-rx_delu_mpfi (mpfi_ptr y, double x, int i, const void *p)
-{
-  if (i)
-    {
-      mpfi_set_ui (y, 1);
-      return;
-    }
-  mpfi_set_d (y, x);
-  mpfi_exp (y, y);
-  mpfi_mul_d (y, y, ((const cn_params_elu *) p)->alpha);
 }
 
 static void
@@ -1493,10 +1410,7 @@ rx_delu_encl (double x, int i, const void *p, double *lo, double *hi)
       return;
     }
   cn__exp_encl (x, &el, &eh);
-  *lo = a >= 0 ? cn__mul_down (a, el) : cn__mul_down (a, eh);
-  *hi = a >= 0 ? cn__mul_up (a, eh) : cn__mul_up (a, el);
-  if (a == 0)
-    *lo = *hi = 0;
+  alpha_times (a, el, eh, lo, hi);
 }
 
 /* the second derivatives (binary64; they only steer alpha-CROWN's tangent points):
@@ -1521,18 +1435,14 @@ rx_d2softplus (double x, int i, const void *p)
 }
 
 static const cn__relax_fn relax_sigmoid = { .split = 1, .brk = 0, .curv = curv_s, .f = rx_sigmoid, .df = rx_dsigmoid,
-                                            .f_mpfi = rx_sigmoid_mpfi, .df_mpfi = rx_dsigmoid_mpfi,
                                             .f_encl = rx_sigmoid_encl, .df_encl = rx_dsigmoid_encl,
                                             .d2f = rx_d2sigmoid };
 static const cn__relax_fn relax_tanh = { .split = 1, .brk = 0, .curv = curv_s, .f = rx_tanh, .df = rx_dtanh,
-                                         .f_mpfi = rx_tanh_mpfi, .df_mpfi = rx_dtanh_mpfi,
                                          .f_encl = rx_tanh_encl, .df_encl = rx_dtanh_encl, .d2f = rx_d2tanh };
 static const cn__relax_fn relax_softplus = { .split = 0, .curv = curv_convex, .f = rx_softplus, .df = rx_dsoftplus,
-                                             .f_mpfi = rx_softplus_mpfi, .df_mpfi = rx_dsoftplus_mpfi,
                                              .f_encl = rx_softplus_encl, .df_encl = rx_sigmoid_encl,
                                              .d2f = rx_d2softplus };
 static const cn__relax_fn relax_elu = { .split = 1, .brk = 0, .curv = curv_elu, .f = rx_elu, .df = rx_delu,
-                                        .f_mpfi = rx_elu_mpfi, .df_mpfi = rx_delu_mpfi,
                                         .f_encl = rx_elu_encl, .df_encl = rx_delu_encl };
 
 /* The CROWN arm of sigmoid, tanh, softplus and elu: the lines of the activation's relaxation over

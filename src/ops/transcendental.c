@@ -500,14 +500,6 @@ rx_d2erf (double x, int i, const void *p)
 }
 
 static void
-rx_exp_mpfi (mpfi_ptr y, double x, int i, const void *p)
-{
-  (void) i;
-  (void) p;
-  mpfi_set_d (y, x);
-  mpfi_exp (y, y);
-}
-static void
 rx_log_mpfi (mpfi_ptr y, double x, int i, const void *p)
 {
   (void) i;
@@ -586,7 +578,7 @@ rx_exp_encl (double x, int i, const void *p, double *lo, double *hi)
   cn__exp_encl (x, lo, hi);
 }
 static const cn__relax_fn relax_exp = { .split = 0, .tangent_cap = 0.99, .curv = rx_convex, .f = rx_exp, .df = rx_exp,
-                                        .f_mpfi = rx_exp_mpfi, .df_mpfi = rx_exp_mpfi, .f_encl = rx_exp_encl,
+                                        .f_encl = rx_exp_encl,
                                         .df_encl = rx_exp_encl, .d2f = rx_exp };
 static const cn__relax_fn relax_log = { .split = 0, .curv = rx_concave, .f = rx_log, .df = rx_dlog,
                                         .f_mpfi = rx_log_mpfi, .df_mpfi = rx_dlog_mpfi, .d2f = rx_d2log };

@@ -156,11 +156,11 @@ void cn__crown_record_lines (const cn_crown_step *st, const cn__relax_line *ln);
 /* A scalar function f for the line constructors, in at most two pieces: (-inf, brk] (piece 0)
  * and [brk, +inf) (piece 1) when SPLIT, else one piece 0.  On each piece f is smooth (one-sided
  * at brk) and convex (CURV > 0) or concave (CURV < 0); a linear piece may answer either.  F and
- * DF are approximations in binary64 (they only choose slopes and tangent points); F_MPFI and
- * DF_MPFI enclose f(x) and f'(x) (the one-sided derivative of the piece) at the double x, in Y
- * at Y's precision; they may give +-inf where f does (log at 0) and NaN outside the domain.
- * F_ENCL and DF_ENCL, where not NULL, are the same enclosures in binary64 ([*lo, *hi], sound,
- * src/sound/elementary.c), used instead of the MPFI ones (which stay the reference). */
+ * DF are approximations in binary64 (they only choose slopes and tangent points); F_ENCL and
+ * DF_ENCL enclose f(x) and f'(x) (the one-sided derivative of the piece) at the double x in
+ * binary64 ([*lo, *hi], sound: src/sound/elementary.c), or, where they are NULL, F_MPFI and
+ * DF_MPFI do so in Y at Y's precision; either may give +-inf where f does (log at 0) and NaN
+ * outside the domain. */
 typedef struct cn__relax_fn
 {
   int split;
