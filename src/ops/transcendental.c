@@ -67,9 +67,14 @@
  *            Where the forward value y is NaN (outside the domain) the derivative is NaN; at a
  *            pole of f (log at 0, atanh at +-1) or of f' (asin at +-1, acosh at 1) it is +-inf.
  *            f is differentiable everywhere inside its domain, so no one-sided choice is needed.
- *   CROWN    exp, log, atan, erf (the others have none): per entry the lines of
- *            src/sound/relax.c (whose top comment holds the soundness argument) and the step
- *            cn__crown_lines:
+ *   CROWN    every unary operator but sin, cos and tan (whose inflections kpi are not doubles;
+ *            they and atan2 have none): per entry the lines of src/sound/relax.c (whose top
+ *            comment holds the soundness argument) and the step cn__crown_lines, with
+ *            alpha-CROWN's tangent parameters:
+ *              exp2, expm1 convex (tangent cap as exp); log2, log10, log1p, acosh concave;
+ *                    cosh convex;
+ *              sinh, asin, atanh concave on x <= 0, convex on x >= 0 (the mirror of G3);
+ *              acos, asinh S-shaped (convex on x <= 0, concave on x >= 0: G3);
  *              exp   convex: upper chord, lower tangent at t = min((l + u)/2, l + 0.99) (as
  *                    auto_LiRPA: on a wide box the tangent stays near e^l);
  *              log   concave (x > 0): lower chord, upper tangent at the midpoint; a box with
@@ -80,8 +85,11 @@
  *                    -2x/(1 + x^2)^2, erf'' = -2x erf'): G3 of ALGORITHMS.md 3.
  *            The slopes are heuristics; every intercept is the G2 bound of min / max of
  *            f(z) - k z over the box from MPFI (erf: MPFR with directed rounding) enclosures of
- *            f and f' (exp, 1/x, 1/(1 + x^2), (2/sqrt(pi)) exp(-x^2)) at 64 bits, rounded
- *            outward, so the lines hold exactly over the reals.  Degenerate boxes and infinite
+ *            f and f' (exp, 1/x, 1/(1 + x^2), (2/sqrt(pi)) exp(-x^2), 2^x ln 2, 1/(x ln 2),
+ *            1/(x ln 10), 1/(1 + x), cosh, sinh, +-1/sqrt(1 - x^2), 1/sqrt(1 + x^2),
+ *            1/sqrt(x^2 - 1), 1/(1 - x^2)) at 64 bits, rounded outward (exp and expm1: the
+ *            binary64 enclosures), so the lines hold exactly over the reals; f' infinite at a
+ *            domain end (asin at 1, acosh at 1) leaves the side that needs it without a line.  Degenerate boxes and infinite
  *            ends use k = 0 and the IBP box (exp with u = +inf, or overflowing: no upper line).
  *
  * atan2  v = atan2(y, x) entry by entry, y the first input, x the second (torch.atan2(input,
@@ -456,7 +464,7 @@ unary_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
   return st;
 }
 
-/* ---- the CROWN arms of exp, log, atan, erf (see the top) ------------------------------- */
+/* ---- the CROWN arms (see the top) ------------------------------------------------------ */
 
 static int rx_convex (int i, const void *p) { (void) i; (void) p; return 1; }
 static int rx_concave (int i, const void *p) { (void) i; (void) p; return -1; }
@@ -587,7 +595,119 @@ static const cn__relax_fn relax_atan = { .split = 1, .brk = 0, .curv = rx_s, .f 
 static const cn__relax_fn relax_erf = { .split = 1, .brk = 0, .curv = rx_s, .f = rx_erf, .df = rx_derf,
                                         .f_mpfi = rx_erf_mpfi, .df_mpfi = rx_derf_mpfi, .d2f = rx_d2erf };
 
-/* The CROWN arm of exp, log, atan and erf: the lines of the operator's relaxation over the
+/* The relaxations of exp2, expm1, log2, log10, log1p, sinh, cosh, asin, acos, asinh, acosh and
+ * atanh: f, f' and f'' in binary64 (heuristics: slopes, tangent points), f and f' enclosed in
+ * MPFI (expm1: the binary64 enclosures of src/sound/elementary.c, f' = exp). */
+static int rx_cc (int i, const void *p) { (void) p; return i == 0 ? -1 : 1; }
+
+#define RX_FN(NAME, EXPR)                                                                         \
+  static double rx_##NAME (double x, int i, const void *p)                                        \
+  {                                                                                               \
+    (void) i;                                                                                     \
+    (void) p;                                                                                     \
+    return EXPR;                                                                                  \
+  }
+/* y := the enclosure of the expression BODY computes from y = [x, x], with the scratch c */
+#define RX_MPFI(NAME, BODY)                                                                       \
+  static void rx_##NAME (mpfi_ptr y, double x, int i, const void *p)                              \
+  {                                                                                               \
+    (void) i;                                                                                     \
+    (void) p;                                                                                     \
+    mpfi_t c;                                                                                     \
+    mpfi_init2 (c, mpfi_get_prec (y));                                                            \
+    mpfi_set_d (y, x);                                                                            \
+    BODY;                                                                                         \
+    mpfi_clear (c);                                                                               \
+  }
+
+RX_FN (exp2, exp2 (x))
+RX_FN (dexp2, exp2 (x) * LN2)
+RX_FN (d2exp2, exp2 (x) * (LN2 * LN2))
+RX_FN (expm1, expm1 (x))
+RX_FN (log2, log2 (x))
+RX_FN (dlog2, 1 / (x * LN2))
+RX_FN (d2log2, -1 / (x * x * LN2))
+RX_FN (log10, log10 (x))
+RX_FN (dlog10, 1 / (x * LN10))
+RX_FN (d2log10, -1 / (x * x * LN10))
+RX_FN (log1p, log1p (x))
+RX_FN (dlog1p, 1 / (1 + x))
+RX_FN (d2log1p, -1 / ((1 + x) * (1 + x)))
+RX_FN (sinh, sinh (x))
+RX_FN (cosh, cosh (x))
+RX_FN (asin, asin (x))
+RX_FN (dasin, 1 / sqrt ((1 - x) * (1 + x)))
+RX_FN (d2asin, x / pow ((1 - x) * (1 + x), 1.5))
+RX_FN (acos, acos (x))
+RX_FN (dacos, -1 / sqrt ((1 - x) * (1 + x)))
+RX_FN (d2acos, -x / pow ((1 - x) * (1 + x), 1.5))
+RX_FN (asinh, asinh (x))
+RX_FN (dasinh, 1 / hypot (x, 1))
+RX_FN (d2asinh, -x / pow (1 + x * x, 1.5))
+RX_FN (acosh, acosh (x))
+RX_FN (dacosh, 1 / sqrt ((x - 1) * (x + 1)))
+RX_FN (d2acosh, -x / pow ((x - 1) * (x + 1), 1.5))
+RX_FN (atanh, atanh (x))
+RX_FN (datanh, 1 / ((1 - x) * (1 + x)))
+RX_FN (d2atanh, 2 * x / (((1 - x) * (1 + x)) * ((1 - x) * (1 + x))))
+
+RX_MPFI (exp2_mpfi, mpfi_exp2 (y, y))
+RX_MPFI (dexp2_mpfi, mpfi_exp2 (y, y); mpfi_const_log2 (c); mpfi_mul (y, y, c))      /* 2^x ln 2 */
+RX_MPFI (log2_mpfi, mpfi_log2 (y, y))
+RX_MPFI (dlog2_mpfi, mpfi_const_log2 (c); mpfi_mul (y, y, c); mpfi_inv (y, y))       /* 1/(x ln 2) */
+RX_MPFI (log10_mpfi, mpfi_log10 (y, y))
+RX_MPFI (dlog10_mpfi, mpfi_set_ui (c, 10); mpfi_log (c, c); mpfi_mul (y, y, c); mpfi_inv (y, y))
+RX_MPFI (log1p_mpfi, mpfi_log1p (y, y))
+RX_MPFI (dlog1p_mpfi, mpfi_add_ui (y, y, 1); mpfi_inv (y, y))                        /* 1/(1 + x) */
+RX_MPFI (sinh_mpfi, mpfi_sinh (y, y))
+RX_MPFI (cosh_mpfi, mpfi_cosh (y, y))
+RX_MPFI (asin_mpfi, mpfi_asin (y, y))
+RX_MPFI (dasin_mpfi, mpfi_sqr (y, y); mpfi_ui_sub (y, 1, y); mpfi_sqrt (y, y); mpfi_inv (y, y))
+RX_MPFI (acos_mpfi, mpfi_acos (y, y))
+RX_MPFI (dacos_mpfi, mpfi_sqr (y, y); mpfi_ui_sub (y, 1, y); mpfi_sqrt (y, y); mpfi_inv (y, y); mpfi_neg (y, y))
+RX_MPFI (asinh_mpfi, mpfi_asinh (y, y))
+RX_MPFI (dasinh_mpfi, mpfi_sqr (y, y); mpfi_add_ui (y, y, 1); mpfi_sqrt (y, y); mpfi_inv (y, y))
+RX_MPFI (acosh_mpfi, mpfi_acosh (y, y))
+RX_MPFI (dacosh_mpfi, mpfi_sqr (y, y); mpfi_sub_ui (y, y, 1); mpfi_sqrt (y, y); mpfi_inv (y, y))
+RX_MPFI (atanh_mpfi, mpfi_atanh (y, y))
+RX_MPFI (datanh_mpfi, mpfi_sqr (y, y); mpfi_ui_sub (y, 1, y); mpfi_inv (y, y))        /* 1/(1 - x^2) */
+#undef RX_FN
+#undef RX_MPFI
+
+static void
+rx_expm1_encl (double x, int i, const void *p, double *lo, double *hi)
+{
+  (void) i;
+  (void) p;
+  cn__expm1_encl (x, lo, hi);
+}
+
+static const cn__relax_fn relax_exp2 = { .tangent_cap = 0.99, .curv = rx_convex, .f = rx_exp2, .df = rx_dexp2,
+                                         .f_mpfi = rx_exp2_mpfi, .df_mpfi = rx_dexp2_mpfi, .d2f = rx_d2exp2 };
+static const cn__relax_fn relax_expm1 = { .tangent_cap = 0.99, .curv = rx_convex, .f = rx_expm1, .df = rx_exp,
+                                          .f_encl = rx_expm1_encl, .df_encl = rx_exp_encl, .d2f = rx_exp };
+static const cn__relax_fn relax_log2 = { .curv = rx_concave, .f = rx_log2, .df = rx_dlog2, .f_mpfi = rx_log2_mpfi,
+                                         .df_mpfi = rx_dlog2_mpfi, .d2f = rx_d2log2 };
+static const cn__relax_fn relax_log10 = { .curv = rx_concave, .f = rx_log10, .df = rx_dlog10, .f_mpfi = rx_log10_mpfi,
+                                          .df_mpfi = rx_dlog10_mpfi, .d2f = rx_d2log10 };
+static const cn__relax_fn relax_log1p = { .curv = rx_concave, .f = rx_log1p, .df = rx_dlog1p, .f_mpfi = rx_log1p_mpfi,
+                                          .df_mpfi = rx_dlog1p_mpfi, .d2f = rx_d2log1p };
+static const cn__relax_fn relax_sinh = { .split = 1, .brk = 0, .curv = rx_cc, .f = rx_sinh, .df = rx_cosh,
+                                         .f_mpfi = rx_sinh_mpfi, .df_mpfi = rx_cosh_mpfi, .d2f = rx_sinh };
+static const cn__relax_fn relax_cosh = { .curv = rx_convex, .f = rx_cosh, .df = rx_sinh, .f_mpfi = rx_cosh_mpfi,
+                                         .df_mpfi = rx_sinh_mpfi, .d2f = rx_cosh };
+static const cn__relax_fn relax_asin = { .split = 1, .brk = 0, .curv = rx_cc, .f = rx_asin, .df = rx_dasin,
+                                         .f_mpfi = rx_asin_mpfi, .df_mpfi = rx_dasin_mpfi, .d2f = rx_d2asin };
+static const cn__relax_fn relax_acos = { .split = 1, .brk = 0, .curv = rx_s, .f = rx_acos, .df = rx_dacos,
+                                         .f_mpfi = rx_acos_mpfi, .df_mpfi = rx_dacos_mpfi, .d2f = rx_d2acos };
+static const cn__relax_fn relax_asinh = { .split = 1, .brk = 0, .curv = rx_s, .f = rx_asinh, .df = rx_dasinh,
+                                          .f_mpfi = rx_asinh_mpfi, .df_mpfi = rx_dasinh_mpfi, .d2f = rx_d2asinh };
+static const cn__relax_fn relax_acosh = { .curv = rx_concave, .f = rx_acosh, .df = rx_dacosh, .f_mpfi = rx_acosh_mpfi,
+                                          .df_mpfi = rx_dacosh_mpfi, .d2f = rx_d2acosh };
+static const cn__relax_fn relax_atanh = { .split = 1, .brk = 0, .curv = rx_cc, .f = rx_atanh, .df = rx_datanh,
+                                          .f_mpfi = rx_atanh_mpfi, .df_mpfi = rx_datanh_mpfi, .d2f = rx_d2atanh };
+
+/* The CROWN arm of the operators with a relaxation: the lines of the operator's relaxation over the
  * node's IBP box (cn__crown_relax). */
 static cn_status
 unary_crown (const cn_crown_step *st, cn_error *err)
@@ -603,44 +723,44 @@ unary_crown (const cn_crown_step *st, cn_error *err)
 static const struct trans_impl exp_impl = { exp, expf, mpfr_exp, mpfi_exp, d_exp, SHAPE_INC, 0, -INF, INF, &relax_exp,
                                              cn__exp_encl };
 static const struct trans_impl exp2_impl = { exp2, exp2f, mpfr_exp2, mpfi_exp2, d_exp2, SHAPE_INC, 0, -INF, INF,
-                                             NULL, NULL };
+                                             &relax_exp2, NULL };
 static const struct trans_impl expm1_impl = { expm1, expm1f, mpfr_expm1, mpfi_expm1, d_expm1, SHAPE_INC, 0, -INF, INF,
-                                              NULL, cn__expm1_encl };
+                                              &relax_expm1, cn__expm1_encl };
 static const struct trans_impl log_impl = { log, logf, mpfr_log, mpfi_log, d_log, SHAPE_INC, 0, 0, INF, &relax_log,
                                             NULL };
-static const struct trans_impl log2_impl = { log2, log2f, mpfr_log2, mpfi_log2, d_log2, SHAPE_INC, 0, 0, INF, NULL,
+static const struct trans_impl log2_impl = { log2, log2f, mpfr_log2, mpfi_log2, d_log2, SHAPE_INC, 0, 0, INF, &relax_log2,
                                              NULL };
 static const struct trans_impl log10_impl = { log10, log10f, mpfr_log10, mpfi_log10, d_log10, SHAPE_INC, 0, 0, INF,
-                                              NULL, NULL };
+                                              &relax_log10, NULL };
 static const struct trans_impl log1p_impl = { log1p, log1pf, mpfr_log1p, mpfi_log1p, d_log1p, SHAPE_INC, 0, -1, INF,
-                                              NULL, NULL };
+                                              &relax_log1p, NULL };
 static const struct trans_impl sin_impl = { sin, sinf, mpfr_sin, mpfi_sin, d_sin, SHAPE_WAVE, 0.5, -INF, INF, NULL,
                                             NULL };
 static const struct trans_impl cos_impl = { cos, cosf, mpfr_cos, mpfi_cos, d_cos, SHAPE_WAVE, 0, -INF, INF, NULL,
                                             NULL };
 static const struct trans_impl tan_impl = { tan, tanf, mpfr_tan, mpfi_tan, d_tan, SHAPE_POLES, 0.5, -INF, INF, NULL,
                                             NULL };
-static const struct trans_impl asin_impl = { asin, asinf, mpfr_asin, mpfi_asin, d_asin, SHAPE_INC, 0, -1, 1, NULL,
+static const struct trans_impl asin_impl = { asin, asinf, mpfr_asin, mpfi_asin, d_asin, SHAPE_INC, 0, -1, 1, &relax_asin,
                                              NULL };
-static const struct trans_impl acos_impl = { acos, acosf, mpfr_acos, mpfi_acos, d_acos, SHAPE_DEC, 0, -1, 1, NULL,
+static const struct trans_impl acos_impl = { acos, acosf, mpfr_acos, mpfi_acos, d_acos, SHAPE_DEC, 0, -1, 1, &relax_acos,
                                              NULL };
 static const struct trans_impl atan_impl = { atan, atanf, mpfr_atan, mpfi_atan, d_atan, SHAPE_INC, 0, -INF, INF,
                                              &relax_atan, NULL };
 static const struct trans_impl sinh_impl = { sinh, sinhf, mpfr_sinh, mpfi_sinh, d_sinh, SHAPE_INC, 0, -INF, INF,
-                                             NULL, NULL };
+                                             &relax_sinh, NULL };
 static const struct trans_impl cosh_impl = { cosh, coshf, mpfr_cosh, mpfi_cosh, d_cosh, SHAPE_EVEN, 0, -INF, INF,
-                                             NULL, NULL };
+                                             &relax_cosh, NULL };
 static const struct trans_impl asinh_impl = { asinh, asinhf, mpfr_asinh, mpfi_asinh, d_asinh, SHAPE_INC, 0, -INF, INF,
-                                              NULL, NULL };
+                                              &relax_asinh, NULL };
 static const struct trans_impl acosh_impl = { acosh, acoshf, mpfr_acosh, mpfi_acosh, d_acosh, SHAPE_INC, 0, 1, INF,
-                                              NULL, NULL };
+                                              &relax_acosh, NULL };
 static const struct trans_impl atanh_impl = { atanh, atanhf, mpfr_atanh, mpfi_atanh, d_atanh, SHAPE_INC, 0, -1, 1,
-                                              NULL, NULL };
+                                              &relax_atanh, NULL };
 static const struct trans_impl erf_impl = { erf, erff, mpfr_erf, NULL, d_erf, SHAPE_INC, 0, -INF, INF, &relax_erf,
                                             NULL };
 #undef INF
 
-/* The ALPHA hook of exp, log, atan and erf: their tangent points (cn__relax_alpha). */
+/* The ALPHA hook of the relaxed operators: their tangent points (cn__relax_alpha). */
 static void
 unary_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta)
 {
@@ -666,23 +786,23 @@ unary_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, doub
   }
 
 UNARY_RULE_CROWN (EXP, exp_impl);
-UNARY_RULE (EXP2, exp2_impl);
-UNARY_RULE (EXPM1, expm1_impl);
+UNARY_RULE_CROWN (EXP2, exp2_impl);
+UNARY_RULE_CROWN (EXPM1, expm1_impl);
 UNARY_RULE_CROWN (LOG, log_impl);
-UNARY_RULE (LOG2, log2_impl);
-UNARY_RULE (LOG10, log10_impl);
-UNARY_RULE (LOG1P, log1p_impl);
+UNARY_RULE_CROWN (LOG2, log2_impl);
+UNARY_RULE_CROWN (LOG10, log10_impl);
+UNARY_RULE_CROWN (LOG1P, log1p_impl);
 UNARY_RULE (SIN, sin_impl);
 UNARY_RULE (COS, cos_impl);
 UNARY_RULE (TAN, tan_impl);
-UNARY_RULE (ASIN, asin_impl);
-UNARY_RULE (ACOS, acos_impl);
+UNARY_RULE_CROWN (ASIN, asin_impl);
+UNARY_RULE_CROWN (ACOS, acos_impl);
 UNARY_RULE_CROWN (ATAN, atan_impl);
-UNARY_RULE (SINH, sinh_impl);
-UNARY_RULE (COSH, cosh_impl);
-UNARY_RULE (ASINH, asinh_impl);
-UNARY_RULE (ACOSH, acosh_impl);
-UNARY_RULE (ATANH, atanh_impl);
+UNARY_RULE_CROWN (SINH, sinh_impl);
+UNARY_RULE_CROWN (COSH, cosh_impl);
+UNARY_RULE_CROWN (ASINH, asinh_impl);
+UNARY_RULE_CROWN (ACOSH, acosh_impl);
+UNARY_RULE_CROWN (ATANH, atanh_impl);
 UNARY_RULE_CROWN (ERF, erf_impl);
 
 /* ---- atan2 ---------------------------------------------------------------------------- */

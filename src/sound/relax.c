@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* src/sound/relax.c: the shared CROWN relaxation of the smooth elementwise operators (sigmoid,
- * tanh, softplus, elu, exp, log, atan, erf), ALGORITHMS.md 3 and 6.4.
+ * tanh, softplus, elu, the transcendental ones, ...), ALGORITHMS.md 3 and 6.4.
  *
  * Lines.  For an entry with input box [l, u] (finite, l < u) the slopes are heuristics in
  * binary64 (any double slope is allowed):
@@ -13,7 +13,11 @@
  *                        bisection of h(d) = f(d) + f'(d)(u - d) - f(u), increasing there;
  *                        upper: the chord slope if it is at most f'(u), else f'(dU), dU in
  *                        [brk, u] whose tangent passes through (l, f(l));
- *   concave then convex  both slopes the chord slope.
+ *   concave on [l, brk], convex on [brk, u] (the mirror of G3, -f S-shaped):
+ *                        upper: the chord slope if it is at least f'(l), else f'(dU), dU in
+ *                        [l, brk] whose tangent passes through (u, f(u)); lower: the chord slope
+ *                        if it is at least f'(u), else f'(dL), dL in [brk, u] whose tangent
+ *                        passes through (l, f(l)) (bisection likewise, h decreasing there).
  * The intercepts make every line exactly sound (G2): for the double slope k,
  *     bl <= min over z in [l, u] of g(z) = f(z) - k z,   bu >= max of g.
  * [l, u] is split at brk into pieces where f is convex or concave.  On a piece [a, b] where g is
@@ -221,10 +225,12 @@ g2 (const cn__relax_fn *F, const void *p, double l, double u, double k, int uppe
   return r;
 }
 
-/* A point d in [a, b] where H (increasing) changes sign from negative to nonnegative; H(x) =
- * f(x) + f'(x)(e - x) - f(e) on piece I, the tangent at x passing through (e, f(e)). */
+/* A point d in [a, b] where H changes sign; H(x) = f(x) + f'(x)(e - x) - f(e) on piece I, the
+ * tangent at x passing through (e, f(e)).  H' = f''(x)(e - x): on a convex piece left of e or a
+ * concave piece right of e (an S-shaped f, DIR = 1) H increases; on a concave piece left of e or
+ * a convex piece right of e (concave then convex, DIR = -1) it decreases. */
 static double
-tangent_through (const cn__relax_fn *F, const void *p, int i, double a, double b, double e, int ie)
+tangent_through (const cn__relax_fn *F, const void *p, int i, double a, double b, double e, int ie, int dir)
 {
   double fe = F->f (e, ie, p);
   for (int it = 0; it < 200; it++)
@@ -233,9 +239,7 @@ tangent_through (const cn__relax_fn *F, const void *p, int i, double a, double b
       if (!(m > a && m < b))
         break;
       double h = F->f (m, i, p) + F->df (m, i, p) * (e - m) - fe;
-      /* on the convex piece left of e, h increases; on the concave piece right of e, h increases
-       * too (f''(x)(e - x) >= 0 in both cases) */
-      if (h < 0)
+      if (dir * h < 0)
         a = m;
       else
         b = m;
@@ -280,19 +284,36 @@ slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, do
         *kl = kc;
       else
         {
-          pt[0] = tangent_through (F, p, 0, l, F->brk, u, 1);
+          pt[0] = tangent_through (F, p, 0, l, F->brk, u, 1, 1);
           *kl = F->df (pt[0], 0, p);
         }
       if (kc <= F->df (u, 1, p))
         *ku = kc;
       else
         {
-          pt[1] = tangent_through (F, p, 1, F->brk, u, l, 0);
+          pt[1] = tangent_through (F, p, 1, F->brk, u, l, 0, 1);
           *ku = F->df (pt[1], 1, p);
         }
       return;
     }
-  *kl = *ku = kc;
+  /* concave on [l, brk], convex on [brk, u] (sinh, tan, asin, atanh): the mirror of G3 (-f is
+   * S-shaped).  Upper: the chord slope if it is at least f'(l), else f'(dU) with dU in [l, brk]
+   * the point whose tangent passes through (u, f(u)); lower: the chord slope if it is at least
+   * f'(u), else f'(dL), dL in [brk, u] whose tangent passes through (l, f(l)). */
+  if (kc >= F->df (l, 0, p))
+    *ku = kc;
+  else
+    {
+      pt[1] = tangent_through (F, p, 0, l, F->brk, u, 1, -1);
+      *ku = F->df (pt[1], 0, p);
+    }
+  if (kc >= F->df (u, 1, p))
+    *kl = kc;
+  else
+    {
+      pt[0] = tangent_through (F, p, 1, F->brk, u, l, 0, -1);
+      *kl = F->df (pt[0], 1, p);
+    }
 }
 
 /* alpha-CROWN's tangent parameter of side UPPER of the entry [l, u] (ALGORITHMS.md 4.1), whose
@@ -303,21 +324,26 @@ slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, do
  * across brk the lower tangent at t lies below f for t in [l, dL] (dL = PT, the point whose
  * tangent passes through (u, f(u)); h of tangent_through is increasing, so tangents at t < dL pass
  * below that corner, and f is concave on [brk, u] where the line is below it at both ends), the
- * upper one above f for t in [dU, u]; tangent points left of l (right of u) are valid as well
+ * upper one above f for t in [dU, u] (concave then convex: the sides swap, the upper tangent
+ * valid left of dU, the lower right of dL); tangent points left of l (right of u) are valid as well
  * (f is convex on all of (-inf, brk]), and flatter: as auto_LiRPA, the range extends a box width
  * beyond l (u): theta0 = 1 at dL (dU), span (dL - l) + (u - l) (-((u - dU) + (u - l))).  Only for
  * functions with a second derivative (D2F); a tangent cap (exp) moves the default point PT, not
  * the range.  Whatever t, the intercept is G2's, so the line is sound for any theta (a slope that
  * overflows keeps the default line); the range only keeps it tight. */
 static void
-tangent_range (const cn__relax_fn *F, cn__relax_line *ln, int upper, double l, double u, double pt, int cross)
+tangent_range (const cn__relax_fn *F, const void *p, cn__relax_line *ln, int upper, double l, double u, double pt,
+               int cross)
 {
   if (F->d2f == NULL || isnan (pt))
     return;
+  /* across the break the valid tangent points lie left of PT (the S-shaped lower side, the
+   * concave-then-convex upper side: the convex, resp. concave, piece (-inf, brk]) or right of it */
+  int left = cross && (F->curv (0, p) > 0 ? !upper : upper);
   ln->t_free[upper] = 1;
   ln->t_base[upper] = pt;
   ln->t_theta0[upper] = cross ? 1 : 0.5;
-  ln->t_span[upper] = cross ? (upper ? -((u - pt) + (u - l)) : (pt - l) + (u - l)) : u - l;
+  ln->t_span[upper] = cross ? (left ? (pt - l) + (u - l) : -((u - pt) + (u - l))) : u - l;
 }
 
 /* The entries FIRST..LAST-1 of cn__relax_lines (each slice with its own MPFI workspace). */
@@ -361,7 +387,7 @@ lines_entries (void *ctx, int64_t first, int64_t last)
             {
               ln[j].kl = kl;
               ln[j].bl = b;
-              tangent_range (F, &ln[j], 0, l, u, pt[0], cross);
+              tangent_range (F, p, &ln[j], 0, l, u, pt[0], cross);
             }
         }
       if (isfinite (ku))
@@ -372,7 +398,7 @@ lines_entries (void *ctx, int64_t first, int64_t last)
             {
               ln[j].ku = ku;
               ln[j].bu = b;
-              tangent_range (F, &ln[j], 1, l, u, pt[1], cross);
+              tangent_range (F, p, &ln[j], 1, l, u, pt[1], cross);
             }
         }
     }
