@@ -69,9 +69,11 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
     case CN_OP_ABS:
     case CN_OP_SQUARE:
       shapes (c, 1);
+      c->crown_ok = 1;
       return 1;
     case CN_OP_SQRT:
       shapes (c, 1);
+      c->crown_ok = 1;
       c->params.sqrt.mode = tu_rand () & 1 ? CN_SQRT_RAW : CN_SQRT_CLAMP_NEGATIVE;
       if (c->params.sqrt.mode == CN_SQRT_RAW)
         c->x_lo = 0.05, c->x_hi = 4;
@@ -80,11 +82,13 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
       return 1;
     case CN_OP_RSQRT:
       shapes (c, 1);
+      c->crown_ok = 1;
       c->x_lo = 0.05, c->x_hi = 4;
       return 1;
     case CN_OP_CBRT:
     case CN_OP_RECIPROCAL:
       shapes (c, 1);
+      c->crown_ok = 1;
       away_from_zero (c, 0.2, 4);
       return 1;
     case CN_OP_POW:
@@ -98,6 +102,7 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
           {
             double n = (double) tu_int (0, 3);
             tu_set_const (c, 1, n, n);
+            c->crown_ok = 1;    /* the relaxation of x^n */
           }
           break;
         default:                /* a constant negative or fractional exponent, a positive base */
@@ -105,6 +110,7 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
             static const double e[] = { -2, -1, 0.5, 1.5, -0.75 };
             double v = e[tu_int (0, 4)];
             tu_set_const (c, 1, v, v);
+            c->crown_ok = 1;
             c->x_lo = 0.2, c->x_hi = 3;
           }
           break;
@@ -130,6 +136,7 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
     case CN_OP_SCALE:
       shapes (c, 1);
       c->params.scale.factor = tu_uniform (-3, 3);
+      c->crown_ok = 1;
       return 1;
     case CN_OP_FMOD:
     case CN_OP_REMAINDER:
@@ -194,10 +201,12 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
       c->params.nan_to_num.posinf = tu_uniform (0, 100);
       c->params.nan_to_num.neginf_set = tu_rand () & 1;
       c->params.nan_to_num.neginf = tu_uniform (-100, 0);
+      c->crown_ok = 1;
       return 1;
     case CN_OP_FULL_LIKE:
       shapes (c, 1);
       c->params.full_like.value = tu_uniform (-3, 3);
+      c->crown_ok = 1;
       return 1;
     case CN_OP_SAFE_DIV:
       shapes (c, 2);
@@ -209,6 +218,7 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
       return 1;
     case CN_OP_SAFE_INV:
       shapes (c, 1);
+      c->crown_ok = 1;
       c->params.epsilon.eps = tu_uniform (0, 0.1);
       if (tu_rand () & 1)
         c->x_lo = 0.3, c->x_hi = 3;
@@ -222,6 +232,7 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
     case CN_OP_SMOOTH_ABS:
       shapes (c, 1);
       c->params.epsilon.eps = tu_uniform (0.01, 1);
+      c->crown_ok = 1;
       return 1;
     default:
       return 0;

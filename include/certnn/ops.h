@@ -56,7 +56,9 @@ typedef struct cn_op_coverage
   int pullback;   /* reverse mode */
   int jvp;        /* forward mode */
   int ibp;        /* an interval (IBP) arm */
-  int crown;      /* a CROWN (linear relaxation) arm */
+  int crown;      /* a CROWN arm that relaxes (its lines follow the inputs) */
+  int crown_box;  /* a CROWN arm that only takes the node's own IBP box (comparisons, logic, draws):
+                     the sweep passes through the node, with the box's quality; crown is then 0 */
   int alpha;      /* alpha-CROWN optimises its lines' free parameter (relu's lower slope) */
   int cuda;       /* a CUDA kernel */
   int reference;  /* an MPFI reference arm (the enclosure the tests check IBP against) */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* src/certs/coverage.c: what the table holds for each operator, read off its rule: the arms
- * present (forward, pullback, jvp, ibp, ibp_mpfi as "reference", crown, alpha), the CUDA flag, and
+ * present (forward, pullback, jvp, ibp, ibp_mpfi as "reference", crown when it relaxes, crown_box
+ * when it is cn__crown_own_box, alpha), the CUDA flag, and
  * whether some input port is a value port (CN_PORT_VALUE), the ports a gradient flows to.  An
  * operator without a rule has every flag 0. */
 #include <config.h>
@@ -20,8 +21,10 @@ cn_op_coverage_get (cn_op op, cn_op_coverage *cov)
   cov->pullback = r->pullback != NULL;
   cov->jvp = r->jvp != NULL;
   cov->ibp = r->ibp != NULL;
-  cov->crown = r->crown != NULL;
-  cov->alpha = r->crown != NULL && r->alpha != NULL;
+  /* an arm that is cn__crown_own_box takes the node's box, which is not a relaxation */
+  cov->crown_box = r->crown == cn__crown_own_box;
+  cov->crown = r->crown != NULL && !cov->crown_box;
+  cov->alpha = cov->crown && r->alpha != NULL;
   cov->cuda = r->cuda != 0;
   cov->reference = r->ibp_mpfi != NULL;
   /* A value port (and an element port at the model's scalar) receives a gradient; all ports are value ports when in_kind is NULL, and a

@@ -22,7 +22,8 @@
  *             every operator with a value input: "derivative", "algebraic", "no certificate");
  *   jvp       the gradient cell contains "forward mode" ("at some attributes" included);
  *   ibp       the bounds cell contains "IBP";  crown: it contains "CROWN".
- * Ours count the same way: rule = has a rule, pullback, jvp, ibp, crown = has that arm, cuda = the
+ * Ours count the same way: rule = has a rule, pullback, jvp, ibp = has that arm, crown = has a CROWN
+ * arm that relaxes (one that only takes the node's box is "box", not counted), cuda = the
  * flag.  The table is looked for at --seed FILE, else $CERTNN_DATA/seed-operators.tsv, else
  * CERTNN_DATADIR/seed-operators.tsv (the installed data, a compile-time macro), else
  * CERTNN_SRCDATADIR/seed-operators.tsv (the source tree's data folder, a compile-time macro).  When
@@ -175,9 +176,10 @@ cells_of (const cn_op_coverage *c, struct cells *o)
               c->jvp ? "forward mode" : "");
   else
     snprintf (o->grad, sizeof o->grad, "%s", c->rule && !c->value_input ? "no value input" : "none");
-  if (c->ibp || c->crown)
-    snprintf (o->bounds, sizeof o->bounds, "%s%s%s%s%s", c->ibp ? "IBP" : "", c->ibp && c->crown ? ", " : "",
-              c->crown ? "CROWN" : "", c->alpha ? " (alpha)" : "", c->reference ? "; reference" : "");
+  if (c->ibp || c->crown || c->crown_box)
+    snprintf (o->bounds, sizeof o->bounds, "%s%s%s%s%s", c->ibp ? "IBP" : "",
+              c->ibp && (c->crown || c->crown_box) ? ", " : "", c->crown ? "CROWN" : c->crown_box ? "box" : "",
+              c->alpha ? " (alpha)" : "", c->reference ? "; reference" : "");
   else
     snprintf (o->bounds, sizeof o->bounds, "%s", c->reference ? "reference" : "none");
 }
@@ -238,7 +240,8 @@ help (FILE *f)
               "            binary32), bool, words (integer words); or none\n"
               "  CUDA      yes or no\n"
               "  Gradient  pullback and/or forward mode (jvp); no value input; none\n"
-              "  Bounds    IBP and/or CROWN, ' (alpha)' where alpha-CROWN optimises its lines, '; reference'\n"
+              "  Bounds    IBP and/or CROWN (an arm that relaxes) or box (a CROWN arm that only takes the\n"
+              "            node's own IBP box), ' (alpha)' where alpha-CROWN optimises its lines, '; reference'\n"
               "            with an MPFI reference arm; none\n"
               "A closing line counts the operators with each capability, and a line compares the counts\n"
               "with the seed's table (%s: --seed FILE, else $CERTNN_DATA/%s, else the installed copy);\n"
@@ -247,7 +250,8 @@ help (FILE *f)
               "ibp and crown = bounds mention 'IBP' and 'CROWN'.\n\n"
               "  --markdown  the same report as Markdown tables, one per family\n"
               "  --json      {\"operators\": [{\"name\", \"family\", \"rule\", \"forward\", \"pullback\", \"jvp\",\n"
-              "              \"ibp\", \"crown\", \"alpha\", \"cuda\", \"reference\", \"value_input\" (booleans),\n"
+              "              \"ibp\", \"crown\" (relaxes), \"crown_box\" (takes its box), \"alpha\", \"cuda\",\n"
+              "              \"reference\", \"value_input\" (booleans),\n"
               "              \"outputs\" (the outputs' names: [\"values\", \"indices\"] for sort), \"cells\": {\"rule\",\n"
               "              \"cuda\", \"gradient\", \"bounds\"}, \"seed\": the seed's cells or null}, ...],\n"
               "              \"counts\": {...}, \"seed_counts\": {...} or null, \"seed_table\": path or null,\n"
@@ -275,10 +279,10 @@ print_json (const int *ours, const struct seed *s)
       for (int k = 0; k < cn_op_n_outputs ((cn_op) op); k++)
         json_array_append_new (outs, json_string (cn_op_output_name ((cn_op) op, k)));
       json_array_append_new (
-          ops, json_pack ("{s:s, s:s, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:o, s:{s:s, s:s, s:s, s:s}, s:o}",
+          ops, json_pack ("{s:s, s:s, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:o, s:{s:s, s:s, s:s, s:s}, s:o}",
                           "name", cn_op_name ((cn_op) op), "family", cn_family_name (cn_op_family ((cn_op) op)), "rule",
                           c.rule, "forward", c.forward, "pullback", c.pullback, "jvp", c.jvp, "ibp", c.ibp, "crown",
-                          c.crown, "alpha", c.alpha, "cuda", c.cuda, "reference", c.reference, "value_input", c.value_input, "outputs", outs,
+                          c.crown, "crown_box", c.crown_box, "alpha", c.alpha, "cuda", c.cuda, "reference", c.reference, "value_input", c.value_input, "outputs", outs,
                           "cells", "rule",
                           ce.rule, "cuda", ce.cuda, "gradient", ce.grad, "bounds", ce.bounds, "seed", seed));
     }

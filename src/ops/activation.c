@@ -1464,7 +1464,7 @@ act_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double
 {
   (void) slope;
   const struct act *A = nv->rule->impl;
-  cn__relax_alpha (A->relax, in, init, theta);
+  cn__relax_alpha (A->relax, nv->params, in, init, theta);
 }
 
 /* ---- the activations' data and rules ---- */

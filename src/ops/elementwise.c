@@ -85,7 +85,26 @@
  *            rounded outward, so the box contains f over the input boxes; and since lower
  *            precision rounds to a coarser grid, the box contains the 256-bit reference box.
  * MPFI       the same kernels at the output's precision (the reference oracle).
- * CROWN      none (NULL): the sweep discharges these nodes against their boxes.
+ * CROWN      (the code before the rules)
+ *   sqrt, rsqrt, cbrt, reciprocal, square, smoothAbs, safeInv, pow with one constant exponent:
+ *              the relaxation kit (src/sound/relax.c), whose lines' intercepts are exactly sound
+ *              (G2) and whose tangent points alpha-CROWN optimises (but pow's).  Curvature pieces:
+ *              square, rsqrt (x > 0) and smoothAbs (eps >= 0: f'' = eps / f^3) convex; sqrt
+ *              (clampNegative's 0 below 0, then concave) and cbrt convex then concave at 0, where
+ *              their slopes are unbounded: across 0 the far-corner tangent gives way to the
+ *              midpoint's where that lies beyond it (hull_tangent); reciprocal concave then convex at
+ *              0 and safeInv the same at -eps (a box across the pole has an infinite IBP box and
+ *              no line on that side); pow x^e convex on x > 0 for e >= 1 or e <= 0, concave for
+ *              0 < e < 1, and on x < 0 (integer e only) convex for even e, concave for odd.  pow
+ *              with a variable exponent has no relaxation (CN_EUNSUPPORTED: the sweep discharges the
+ *              node); pow at words takes its own box.
+ *   abs        -z or z off 0, exactly; across 0 the lower line k z, sound for every k in [-1, 1]
+ *              (alpha-CROWN's parameter; by default the sign of l + u), the upper line the chord,
+ *              its intercept the larger end value of |z| - k z rounded up (convex: the maximum is
+ *              at an end).
+ *   scale      the line factor z; nanToNum the identity (its maps touch no real); fullLike the
+ *              constant value.  The products' roundings are the kit's charges.
+ *   the rest   none (NULL): the sweep discharges these nodes against their boxes.
  * Forward    C99 libm or IEEE operations in the tensor's sort.  Correctly rounded (one IEEE
  *            operation or exact): abs, sqrt, reciprocal, square, scale (f64), fmod, copysign,
  *            nextafter, nanToNum, fullLike; remainder is exact unless the added y rounds.
@@ -777,6 +796,7 @@ struct ew_impl
   int (*kernel) (mpfi_ptr, mpfi_srcptr *, const void *, struct ik_scratch *);
   enum cn__wop word;
   int eps_nonneg;
+  const cn__relax_fn *relax;   /* the kit's relaxation of the CROWN arm ew_kit_crown, or NULL */
 };
 
 #define EW_MAX_IN 3
@@ -1093,32 +1113,400 @@ eps_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shap
   return check_nary (op, rule->n_in, n_in, in, out, err);
 }
 
+/* ---- CROWN (see the top) -------------------------------------------------------------------- */
+
+/* The relaxations of the kit (src/sound/relax.c): f, f', f'' in binary64 (heuristics) and f, f'
+ * enclosed in MPFI at the kit's precision, P the node's record (pow: struct pow_exponent). */
+#define RXF(NAME, EXPR)                                                                           \
+  static double rx_##NAME (double x, int i, const void *p)                                        \
+  {                                                                                               \
+    (void) x;                                                                                     \
+    (void) i;                                                                                     \
+    (void) p;                                                                                     \
+    return EXPR;                                                                                  \
+  }
+/* y := the enclosure BODY computes from y = [x, x], with the scratch c */
+#define RXI(NAME, BODY)                                                                           \
+  static void rx_##NAME (mpfi_ptr y, double x, int i, const void *p)                              \
+  {                                                                                               \
+    (void) i;                                                                                     \
+    (void) p;                                                                                     \
+    mpfi_t c;                                                                                     \
+    mpfi_init2 (c, mpfi_get_prec (y));                                                            \
+    mpfi_set_d (y, x);                                                                            \
+    BODY;                                                                                         \
+    mpfi_clear (c);                                                                               \
+  }
+
+static int rx_convex (int i, const void *p) { (void) i; (void) p; return 1; }
+static int rx_s (int i, const void *p) { (void) p; return i == 0 ? 1 : -1; }
+static int rx_cc (int i, const void *p) { (void) p; return i == 0 ? -1 : 1; }
+
+/* sqrt: piece 0 (x <= 0) is clampNegative's constant 0 (linear; RAW never meets x < 0, its IBP
+ * refuses such a box), piece 1 the concave root: S-shaped across 0 */
+static double rx_sqrt (double x, int i, const void *p) { (void) p; return i == 0 ? 0 : sqrt (x); }
+static double rx_dsqrt (double x, int i, const void *p) { (void) p; return i == 0 ? 0 : 0.5 / sqrt (x); }
+static double rx_d2sqrt (double x, int i, const void *p) { (void) p; return i == 0 ? 0 : -0.25 / (x * sqrt (x)); }
+static void
+rx_sqrt_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) p;
+  mpfi_set_d (y, i == 0 ? 0 : x);
+  mpfi_sqrt (y, y);
+}
+static void
+rx_dsqrt_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) p;
+  if (i == 0)
+    {
+      mpfi_set_ui (y, 0);
+      return;
+    }
+  mpfi_set_d (y, x);
+  mpfi_sqrt (y, y);
+  mpfi_mul_2ui (y, y, 1);
+  mpfi_inv (y, y);   /* 1/(2 sqrt x); +inf at 0 (no line on the side that needs it) */
+}
+
+RXF (rsqrt, 1 / sqrt (x))
+RXF (drsqrt, -0.5 / (x * sqrt (x)))
+RXF (d2rsqrt, 0.75 / (x * x * sqrt (x)))
+RXI (rsqrt_mpfi, mpfi_sqrt (y, y); mpfi_inv (y, y))
+RXI (drsqrt_mpfi, mpfi_sqrt (c, y); mpfi_mul (y, y, c); mpfi_inv (y, y); mpfi_div_2ui (y, y, 1); mpfi_neg (y, y))
+RXF (cbrt, cbrt (x))
+RXF (dcbrt, 1 / (3 * cbrt (x) * cbrt (x)))
+RXF (d2cbrt, -2 / (9 * x * cbrt (x) * cbrt (x)))
+RXI (cbrt_mpfi, mpfi_cbrt (y, y))
+RXI (dcbrt_mpfi, mpfi_cbrt (y, y); mpfi_sqr (y, y); mpfi_mul_ui (y, y, 3); mpfi_inv (y, y))
+RXF (recip, 1 / x)
+RXF (drecip, -1 / (x * x))
+RXF (d2recip, 2 / (x * x * x))
+RXI (recip_mpfi, mpfi_inv (y, y))
+RXI (drecip_mpfi, mpfi_sqr (y, y); mpfi_inv (y, y); mpfi_neg (y, y))
+RXF (square, x * x)
+RXF (dsquare, 2 * x)
+RXF (d2square, 2)
+RXI (square_mpfi, mpfi_sqr (y, y))
+RXI (dsquare_mpfi, mpfi_mul_2ui (y, y, 1))
+/* smoothAbs sqrt(x^2 + eps), convex for eps >= 0: f' = x / f, f'' = eps / f^3 */
+RXF (smabs, sqrt (x * x + PEPS (p)))
+RXF (dsmabs, x / sqrt (x * x + PEPS (p)))
+RXF (d2smabs, PEPS (p) / pow (x * x + PEPS (p), 1.5))
+RXI (smabs_mpfi, mpfi_sqr (y, y); mpfi_add_d (y, y, PEPS (p)); mpfi_sqrt (y, y))
+RXI (dsmabs_mpfi, mpfi_sqr (c, y); mpfi_add_d (c, c, PEPS (p)); mpfi_sqrt (c, c); mpfi_div (y, y, c))
+/* safeInv 1/(x + eps): reciprocal moved by -eps (the break is set per node) */
+RXF (sinv, 1 / (x + PEPS (p)))
+RXF (dsinv, -1 / ((x + PEPS (p)) * (x + PEPS (p))))
+RXF (d2sinv, 2 / ((x + PEPS (p)) * (x + PEPS (p)) * (x + PEPS (p))))
+RXI (sinv_mpfi, mpfi_add_d (y, y, PEPS (p)); mpfi_inv (y, y))
+RXI (dsinv_mpfi, mpfi_add_d (y, y, PEPS (p)); mpfi_sqr (y, y); mpfi_inv (y, y); mpfi_neg (y, y))
+
+/* pow(x, e) with a constant exponent e (|e| <= 2^52; x < 0 only for an integer e, else IBP has
+ * refused the box): on x > 0 convex for e >= 1 or e <= 0, concave for 0 <= e <= 1; on x < 0
+ * (integer e) convex for even e, concave for odd e.  The enclosures are MPFR's correctly rounded
+ * pow, rounded down and up, and e x^(e - 1) with e - 1 exact (1100 bits hold it). */
+struct pow_exponent
+{
+  double e;
+};
+#define PEXP(p) (((const struct pow_exponent *) (p))->e)
+static int
+rx_pow_curv (int i, const void *p)
+{
+  double e = PEXP (p);
+  if (i == 0)
+    return fmod (e, 2) == 0 ? 1 : -1;
+  return e >= 1 || e <= 0 ? 1 : -1;
+}
+RXF (pow, pow (x, PEXP (p)))
+RXF (dpow, PEXP (p) == 0 ? 0 : PEXP (p) * pow (x, PEXP (p) - 1))
+RXF (d2pow, PEXP (p) == 0 || PEXP (p) == 1 ? 0 : PEXP (p) * (PEXP (p) - 1) * pow (x, PEXP (p) - 2))
+/* Y := [x^E rounded down, rounded up] (MPFR) */
+static void
+pow_interval (mpfi_ptr y, double x, mpfr_srcptr e)
+{
+  mpfr_t a, b, t;
+  mpfr_inits2 (mpfi_get_prec (y), a, b, (mpfr_ptr) 0);
+  mpfr_init2 (t, 53);
+  mpfr_set_d (t, x, MPFR_RNDN);   /* exact */
+  mpfr_pow (a, t, e, MPFR_RNDD);
+  mpfr_pow (b, t, e, MPFR_RNDU);
+  mpfi_interv_fr (y, a, b);
+  mpfr_clears (a, b, t, (mpfr_ptr) 0);
+}
+static void
+rx_pow_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  mpfr_t e;
+  mpfr_init2 (e, 53);
+  mpfr_set_d (e, PEXP (p), MPFR_RNDN);
+  pow_interval (y, x, e);
+  mpfr_clear (e);
+}
+static void
+rx_dpow_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  if (PEXP (p) == 0)
+    {
+      mpfi_set_ui (y, 0);
+      return;
+    }
+  mpfr_t e;
+  mpfr_init2 (e, 1100);
+  mpfr_set_d (e, PEXP (p), MPFR_RNDN);
+  mpfr_sub_ui (e, e, 1, MPFR_RNDN);   /* exact: |e| <= 2^52 and e's last bit is above 2^-1075 */
+  pow_interval (y, x, e);
+  mpfi_mul_d (y, y, PEXP (p));
+  mpfr_clear (e);
+}
+#undef RXF
+#undef RXI
+
+static const cn__relax_fn relax_sqrt = { .split = 1, .brk = 0, .hull_tangent = 1, .curv = rx_s, .f = rx_sqrt, .df = rx_dsqrt,
+                                         .f_mpfi = rx_sqrt_mpfi, .df_mpfi = rx_dsqrt_mpfi, .d2f = rx_d2sqrt };
+static const cn__relax_fn relax_rsqrt = { .curv = rx_convex, .f = rx_rsqrt, .df = rx_drsqrt, .f_mpfi = rx_rsqrt_mpfi,
+                                          .df_mpfi = rx_drsqrt_mpfi, .d2f = rx_d2rsqrt };
+static const cn__relax_fn relax_cbrt = { .split = 1, .brk = 0, .hull_tangent = 1, .curv = rx_s, .f = rx_cbrt, .df = rx_dcbrt,
+                                         .f_mpfi = rx_cbrt_mpfi, .df_mpfi = rx_dcbrt_mpfi, .d2f = rx_d2cbrt };
+static const cn__relax_fn relax_recip = { .split = 1, .brk = 0, .curv = rx_cc, .f = rx_recip, .df = rx_drecip,
+                                          .f_mpfi = rx_recip_mpfi, .df_mpfi = rx_drecip_mpfi, .d2f = rx_d2recip };
+static const cn__relax_fn relax_square = { .curv = rx_convex, .f = rx_square, .df = rx_dsquare,
+                                           .f_mpfi = rx_square_mpfi, .df_mpfi = rx_dsquare_mpfi, .d2f = rx_d2square };
+static const cn__relax_fn relax_smabs = { .curv = rx_convex, .f = rx_smabs, .df = rx_dsmabs, .f_mpfi = rx_smabs_mpfi,
+                                          .df_mpfi = rx_dsmabs_mpfi, .d2f = rx_d2smabs };
+static const cn__relax_fn relax_sinv = { .split = 1, .curv = rx_cc, .f = rx_sinv, .df = rx_dsinv,
+                                         .f_mpfi = rx_sinv_mpfi, .df_mpfi = rx_dsinv_mpfi, .d2f = rx_d2sinv };
+static const cn__relax_fn relax_pow = { .split = 1, .brk = 0, .curv = rx_pow_curv, .f = rx_pow, .df = rx_dpow,
+                                        .f_mpfi = rx_pow_mpfi, .df_mpfi = rx_dpow_mpfi, .d2f = rx_d2pow };
+
+/* safeInv's relaxation: the reciprocal's, its break moved to the pole -eps (exact) */
+static cn__relax_fn
+safe_inv_relax (const void *p)
+{
+  cn__relax_fn f = relax_sinv;
+  f.brk = -PEPS (p);
+  return f;
+}
+
+/* The relaxation of a kit operator (its impl's RELAX), safeInv's with its break. */
+static cn_status
+ew_kit_crown (const cn_crown_step *st, cn_error *err)
+{
+  const struct ew_impl *d = st->nv->rule->impl;
+  CN__ASSERTD (d->relax != NULL);
+  if (d->relax == &relax_sinv)
+    {
+      cn__relax_fn f = safe_inv_relax (st->params);
+      return cn__crown_relax (st, cn_op_name (st->nv->op), &f, ew_ibp, err);
+    }
+  return cn__crown_relax (st, cn_op_name (st->nv->op), d->relax, ew_ibp, err);
+}
+
+static void
+ew_kit_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta)
+{
+  (void) slope;
+  const struct ew_impl *d = nv->rule->impl;
+  if (d->relax == &relax_sinv)
+    {
+      cn__relax_fn f = safe_inv_relax (nv->params);
+      cn__relax_alpha (&f, nv->params, in, init, theta);
+      return;
+    }
+  cn__relax_alpha (d->relax, nv->params, in, init, theta);
+}
+
+/* The exponent of pow's step when it is one constant: input 1 takes no coefficients and its
+ * box is one finite point, the same at every entry, |e| <= 2^52; else 0. */
+static int
+pow_constant_exponent (const cn_crown_step *st, double *e)
+{
+  const cn_box *b = st->in_box[1];
+  if (st->lam_in[1] != NULL || b->n == 0)
+    return 0;
+  *e = b->lo[0];
+  for (int64_t j = 0; j < b->n; j++)
+    if (b->lo[j] != *e || b->hi[j] != *e)
+      return 0;
+  return isfinite (*e) && fabs (*e) <= 0x1p52;
+}
+
+/* pow with a constant exponent: the kit's relaxation of x^e; at words the node's own box; a
+ * variable exponent has no relaxation (the sweep discharges the node). */
+static cn_status
+pow_crown (const cn_crown_step *st, cn_error *err)
+{
+  if (cn__word_view (st->nv))
+    return cn__crown_own_box (st, err);
+  struct pow_exponent pe;
+  if (!pow_constant_exponent (st, &pe.e))
+    return cn_error_set (err, CN_EUNSUPPORTED, "pow: CROWN needs one constant exponent (node '%s')",
+                         cn__node_name (st->nv));
+  return cn__crown_relax_with (st, "pow", &relax_pow, &pe, ew_ibp, err);
+}
+
+/* Lines into LN for entry J of the arms below (scale, nanToNum, fullLike, abs). */
+typedef cn_status (*ew_lines_fn) (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err);
+
+/* An arm whose lines are LINES per entry, then the kit's step cn__crown_lines. */
+static cn_status
+ew_lines_crown (const cn_crown_step *st, ew_lines_fn lines, cn_error *err)
+{
+  const char *op = cn_op_name (st->nv->op);
+  int64_t n = st->n_out;
+  if (st->lam_in[0] == NULL)
+    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, cn__node_name (st->nv));
+  cn__relax_line *ln = malloc ((size_t) (n ? n : 1) * sizeof *ln);
+  if (ln == NULL)
+    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (st->nv));
+  cn_status rc = CN_OK;
+  for (int64_t j = 0; j < n && rc == CN_OK; j++)
+    rc = lines (st, j, &ln[j], err);
+  if (rc == CN_OK)
+    rc = cn__crown_lines (st, op, ln, err);
+  free (ln);
+  return rc;
+}
+
+/* scale: v = factor x exactly as a line (k = factor, b = 0; the products' roundings are the kit's) */
+static cn_status
+scale_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
+{
+  (void) j;
+  (void) err;
+  double k = PSCALE (st->params);
+  *ln = (cn__relax_line) { .kl = k, .ku = k };
+  return CN_OK;
+}
+/* nanToNum: the identity on the reals */
+static cn_status
+identity_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
+{
+  (void) st;
+  (void) j;
+  (void) err;
+  *ln = (cn__relax_line) { .kl = 1, .ku = 1 };
+  return CN_OK;
+}
+/* fullLike: the constant value (k = 0, b = value; not finite: no line) */
+static cn_status
+full_like_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
+{
+  (void) j;
+  (void) err;
+  double v = PFULL (st->params);
+  *ln = (cn__relax_line) { .bl = isfinite (v) ? v : -INFINITY, .bu = isfinite (v) ? v : INFINITY };
+  return CN_OK;
+}
+
+/* abs on [l, u] across 0: the lower line k z, valid for every k in [-1, 1] (|z| >= k z), k = +-1
+ * (adaptive: the sign of u + l; the slope modes: ZERO 0, RATIO the chord's slope) or alpha-CROWN's
+ * theta (free_lower); the upper line the chord, slope kc = fl((u + l)/(u - l)) (any double is
+ * sound), intercept the larger of |l| - kc l and |u| - kc u rounded up (|z| - kc z is convex, so
+ * its maximum over [l, u] is at an end).  Elsewhere abs is the line -z or z, exactly. */
+static double
+abs_slope (double l, double u, int slope)
+{
+  if (slope == CN_SLOPE_ZERO)
+    return 0;
+  if (slope == CN_SLOPE_RATIO && isfinite (l) && isfinite (u))
+    {
+      double r = (u + l) / (u - l);
+      return r > 1 ? 1 : r < -1 ? -1 : r;
+    }
+  return u + l >= 0 ? 1 : -1;
+}
+static cn_status
+abs_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
+{
+  double l = st->in_box[0]->lo[j], u = st->in_box[0]->hi[j];
+  if (l >= 0 || u <= 0)
+    {
+      double k = l >= 0 ? 1 : -1;
+      *ln = (cn__relax_line) { .kl = k, .ku = k };
+      return CN_OK;
+    }
+  if (st->theta != NULL && !st->theta_unchecked)
+    {
+      int64_t sets = st->theta_stride == 0 ? 1 : st->rows;
+      for (int64_t s = 0; s < sets; s++)
+        {
+          double t = st->theta[s * st->theta_stride + j];
+          if (!(t >= -1 && t <= 1))
+            return cn_error_set (err, CN_EINVAL, "abs: lower slope %g outside [-1, 1] at entry %lld (node '%s')", t,
+                                 (long long) j, cn__node_name (st->nv));
+        }
+    }
+  *ln = (cn__relax_line) { .kl = abs_slope (l, u, st->slope), .bu = INFINITY, .free_lower = 1 };
+  if (isinf (l) || isinf (u))
+    return CN_OK;   /* no upper line */
+  double kc = (u + l) / (u - l);
+  double bl = cn__up (-l - cn__down (kc * l)), bu = cn__up (u - cn__down (kc * u));
+  /* now bl >= |l| - kc l and bu >= |u| - kc u (kc l and kc u bounded below by their roundings
+   * moved down, the differences rounded up) */
+  double b = bl > bu ? bl : bu;
+  if (isfinite (kc) && isfinite (b))
+    {
+      ln->ku = kc;
+      ln->bu = b;
+    }
+  return CN_OK;
+}
+
+static cn_status scale_crown (const cn_crown_step *st, cn_error *err) { return ew_lines_crown (st, scale_line, err); }
+static cn_status identity_crown (const cn_crown_step *st, cn_error *err) { return ew_lines_crown (st, identity_line, err); }
+static cn_status full_like_crown (const cn_crown_step *st, cn_error *err) { return ew_lines_crown (st, full_like_line, err); }
+static cn_status abs_crown (const cn_crown_step *st, cn_error *err) { return ew_lines_crown (st, abs_line, err); }
+
+/* abs's alpha-CROWN parameter: the lower slope of an entry across 0, valid in [-1, 1]; the others
+ * keep 0.  INIT: the slope abs_crown takes under SLOPE. */
+static void
+abs_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta)
+{
+  (void) nv;
+  for (int64_t j = 0; j < in->n; j++)
+    {
+      double l = in->lo[j], u = in->hi[j];
+      if (!(l < 0 && u > 0))
+        theta[j] = 0;
+      else if (init || isnan (theta[j]))
+        theta[j] = abs_slope (l, u, slope);
+      else
+        theta[j] = theta[j] < -1 ? -1 : theta[j] > 1 ? 1 : theta[j];
+    }
+}
+
 /* ---- the rules ---------------------------------------------------------------------------- */
 
-static const struct ew_impl abs_impl = { f_abs, g_abs, d_abs, k_abs, CN__WOP_NONE, 0 };
-static const struct ew_impl sqrt_impl = { f_sqrt, g_sqrt, d_sqrt, k_sqrt, CN__WOP_NONE, 0 };
-static const struct ew_impl rsqrt_impl = { f_rsqrt, g_rsqrt, d_rsqrt, k_rsqrt, CN__WOP_NONE, 0 };
-static const struct ew_impl cbrt_impl = { f_cbrt, g_cbrt, d_cbrt, k_cbrt, CN__WOP_NONE, 0 };
-static const struct ew_impl reciprocal_impl = { f_recip, g_recip, d_recip, k_recip, CN__WOP_NONE, 0 };
-static const struct ew_impl square_impl = { f_square, g_square, d_square, k_square, CN__WOP_NONE, 0 };
-static const struct ew_impl pow_impl = { f_pow, g_pow, d_pow, k_pow, CN__WOP_POW, 0 };
-static const struct ew_impl scale_impl = { f_scale, g_scale, d_scale, k_scale, CN__WOP_NONE, 0 };
-static const struct ew_impl fmod_impl = { f_fmod, g_fmod, d_fmod, k_fmod, CN__WOP_NONE, 0 };
-static const struct ew_impl remainder_impl = { f_remainder, g_remainder, d_fmod, k_remainder, CN__WOP_REM, 0 };
-static const struct ew_impl hypot_impl = { f_hypot, g_hypot, d_hypot, k_hypot, CN__WOP_NONE, 0 };
-static const struct ew_impl copysign_impl = { f_copysign, g_copysign, d_copysign, k_copysign, CN__WOP_NONE, 0 };
-static const struct ew_impl nextafter_impl = { f_nextafter, g_nextafter, NULL, k_nextafter, CN__WOP_NONE, 0 };
-static const struct ew_impl lerp_impl = { f_lerp, g_lerp, d_lerp, k_lerp, CN__WOP_NONE, 0 };
-static const struct ew_impl addcmul_impl = { f_addcmul, g_addcmul, d_addcmul, k_addcmul, CN__WOP_NONE, 0 };
-static const struct ew_impl addcdiv_impl = { f_addcdiv, g_addcdiv, d_addcdiv, k_addcdiv, CN__WOP_NONE, 0 };
+static const struct ew_impl abs_impl = { f_abs, g_abs, d_abs, k_abs, CN__WOP_NONE, 0, NULL };
+static const struct ew_impl sqrt_impl = { f_sqrt, g_sqrt, d_sqrt, k_sqrt, CN__WOP_NONE, 0, &relax_sqrt };
+static const struct ew_impl rsqrt_impl = { f_rsqrt, g_rsqrt, d_rsqrt, k_rsqrt, CN__WOP_NONE, 0, &relax_rsqrt };
+static const struct ew_impl cbrt_impl = { f_cbrt, g_cbrt, d_cbrt, k_cbrt, CN__WOP_NONE, 0, &relax_cbrt };
+static const struct ew_impl reciprocal_impl = { f_recip, g_recip, d_recip, k_recip, CN__WOP_NONE, 0, &relax_recip };
+static const struct ew_impl square_impl = { f_square, g_square, d_square, k_square, CN__WOP_NONE, 0,
+                                             &relax_square };
+static const struct ew_impl pow_impl = { f_pow, g_pow, d_pow, k_pow, CN__WOP_POW, 0, NULL };
+static const struct ew_impl scale_impl = { f_scale, g_scale, d_scale, k_scale, CN__WOP_NONE, 0, NULL };
+static const struct ew_impl fmod_impl = { f_fmod, g_fmod, d_fmod, k_fmod, CN__WOP_NONE, 0, NULL };
+static const struct ew_impl remainder_impl = { f_remainder, g_remainder, d_fmod, k_remainder, CN__WOP_REM, 0, NULL };
+static const struct ew_impl hypot_impl = { f_hypot, g_hypot, d_hypot, k_hypot, CN__WOP_NONE, 0, NULL };
+static const struct ew_impl copysign_impl = { f_copysign, g_copysign, d_copysign, k_copysign, CN__WOP_NONE, 0, NULL };
+static const struct ew_impl nextafter_impl = { f_nextafter, g_nextafter, NULL, k_nextafter, CN__WOP_NONE, 0, NULL };
+static const struct ew_impl lerp_impl = { f_lerp, g_lerp, d_lerp, k_lerp, CN__WOP_NONE, 0, NULL };
+static const struct ew_impl addcmul_impl = { f_addcmul, g_addcmul, d_addcmul, k_addcmul, CN__WOP_NONE, 0, NULL };
+static const struct ew_impl addcdiv_impl = { f_addcdiv, g_addcdiv, d_addcdiv, k_addcdiv, CN__WOP_NONE, 0, NULL };
 static const struct ew_impl nan_to_num_impl = { f_nan_to_num, g_nan_to_num, d_nan_to_num, k_nan_to_num,
-                                                CN__WOP_NONE, 0 };
-static const struct ew_impl full_like_impl = { f_full_like, g_full_like, NULL, k_full_like, CN__WOP_NONE, 0 };
-static const struct ew_impl safe_div_impl = { f_safe_div, g_safe_div, d_safe_div, k_safe_div, CN__WOP_NONE, 0 };
-static const struct ew_impl safe_inv_impl = { f_safe_inv, g_safe_inv, d_safe_inv, k_safe_inv, CN__WOP_NONE, 0 };
-static const struct ew_impl safe_log_impl = { f_safe_log, g_safe_log, d_safe_log, k_safe_log, CN__WOP_NONE, 1 };
+                                                CN__WOP_NONE, 0, NULL };
+static const struct ew_impl full_like_impl = { f_full_like, g_full_like, NULL, k_full_like, CN__WOP_NONE, 0, NULL };
+static const struct ew_impl safe_div_impl = { f_safe_div, g_safe_div, d_safe_div, k_safe_div, CN__WOP_NONE, 0, NULL };
+static const struct ew_impl safe_inv_impl = { f_safe_inv, g_safe_inv, d_safe_inv, k_safe_inv, CN__WOP_NONE, 0,
+                                               &relax_sinv };
+static const struct ew_impl safe_log_impl = { f_safe_log, g_safe_log, d_safe_log, k_safe_log, CN__WOP_NONE, 1, NULL };
 static const struct ew_impl smooth_abs_impl = { f_smooth_abs, g_smooth_abs, d_smooth_abs, k_smooth_abs,
-                                                CN__WOP_NONE, 1 };
+                                                CN__WOP_NONE, 1, &relax_smabs };
 
 static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
 static const cn_port_kind frozen2[2] = { CN_PORT_FROZEN, CN_PORT_FROZEN };
@@ -1132,33 +1520,44 @@ static const cn_port_kind frozen2[2] = { CN_PORT_FROZEN, CN_PORT_FROZEN };
     .ibp_mpfi = ew_mpfi,                                                                               \
   }
 
-/* pow and remainder: two element ports (the model's scalar, or one integer sort). */
-#define EW_ELEMENT_RULE(ID, IMPL)                                                                      \
+/* EW_RULE with the CROWN arm ARM (flags FLAGS) and the alpha-CROWN hook ALPHA (or NULL). */
+#define EW_RULE_CROWN(ID, IMPL, K, CHECK, FLAGS, ARM, ALPHA)                                         \
+  const struct cn_op_rule cn__rule_##ID = {                                                            \
+    .op = CN_OP_##ID, .impl = &IMPL, .n_in = K, .flags = FLAGS,                                        \
+    .check = CHECK, .forward = ew_forward, .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp,      \
+    .ibp_mpfi = ew_mpfi, .crown = ARM, .alpha = ALPHA,                                                 \
+  }
+#define KIT_FLAGS (CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS)
+
+/* pow and remainder: two element ports (the model's scalar, or one integer sort); pow's CROWN
+ * arm relaxes x^e for a constant exponent. */
+#define EW_ELEMENT_RULE(ID, IMPL, FLAGS, ARM)                                                          \
   const struct cn_op_rule cn__rule_##ID = {                                                            \
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort,   \
-    .check = ew_check, .sorts = "f64, f32, words",                                                     \
+    .check = ew_check, .sorts = "f64, f32, words", .flags = FLAGS,                                     \
     .forward = ew_forward, .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp, .ibp_mpfi = ew_mpfi,  \
+    .crown = ARM,                                                                                      \
   }
 
-EW_RULE (ABS, abs_impl, 1, NULL, ew_check);
-EW_RULE (SQRT, sqrt_impl, 1, NULL, sqrt_check);
-EW_RULE (RSQRT, rsqrt_impl, 1, NULL, ew_check);
-EW_RULE (CBRT, cbrt_impl, 1, NULL, ew_check);
-EW_RULE (RECIPROCAL, reciprocal_impl, 1, NULL, ew_check);
-EW_RULE (SQUARE, square_impl, 1, NULL, ew_check);
-EW_ELEMENT_RULE (POW, pow_impl);
-EW_RULE (SCALE, scale_impl, 1, NULL, scale_check);
+EW_RULE_CROWN (ABS, abs_impl, 1, ew_check, CN_RULE_NEEDS_BOUNDS, abs_crown, abs_alpha);
+EW_RULE_CROWN (SQRT, sqrt_impl, 1, sqrt_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
+EW_RULE_CROWN (RSQRT, rsqrt_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
+EW_RULE_CROWN (CBRT, cbrt_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
+EW_RULE_CROWN (RECIPROCAL, reciprocal_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
+EW_RULE_CROWN (SQUARE, square_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
+EW_ELEMENT_RULE (POW, pow_impl, KIT_FLAGS, pow_crown);
+EW_RULE_CROWN (SCALE, scale_impl, 1, scale_check, 0, scale_crown, NULL);
 EW_RULE (FMOD, fmod_impl, 2, NULL, ew_check);
-EW_ELEMENT_RULE (REMAINDER, remainder_impl);
+EW_ELEMENT_RULE (REMAINDER, remainder_impl, 0, NULL);
 EW_RULE (HYPOT, hypot_impl, 2, NULL, ew_check);
 EW_RULE (COPYSIGN, copysign_impl, 2, NULL, ew_check);
 EW_RULE (NEXTAFTER, nextafter_impl, 2, frozen2, ew_check);
 EW_RULE (LERP, lerp_impl, 3, NULL, ew_check);
 EW_RULE (ADDCMUL, addcmul_impl, 3, NULL, addc_check);
 EW_RULE (ADDCDIV, addcdiv_impl, 3, NULL, addc_check);
-EW_RULE (NAN_TO_NUM, nan_to_num_impl, 1, NULL, ew_check);
-EW_RULE (FULL_LIKE, full_like_impl, 1, NULL, ew_check);
+EW_RULE_CROWN (NAN_TO_NUM, nan_to_num_impl, 1, ew_check, 0, identity_crown, NULL);
+EW_RULE_CROWN (FULL_LIKE, full_like_impl, 1, ew_check, 0, full_like_crown, NULL);
 EW_RULE (SAFE_DIV, safe_div_impl, 2, NULL, eps_check);
-EW_RULE (SAFE_INV, safe_inv_impl, 1, NULL, eps_check);
+EW_RULE_CROWN (SAFE_INV, safe_inv_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
 EW_RULE (SAFE_LOG, safe_log_impl, 1, NULL, eps_check);
-EW_RULE (SMOOTH_ABS, smooth_abs_impl, 1, NULL, eps_check);
+EW_RULE_CROWN (SMOOTH_ABS, smooth_abs_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);

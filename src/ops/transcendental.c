@@ -766,7 +766,7 @@ unary_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, doub
 {
   (void) slope;
   const struct trans_impl *d = nv->rule->impl;
-  cn__relax_alpha (d->relax, in, init, theta);
+  cn__relax_alpha (d->relax, nv->params, in, init, theta);
 }
 
 /* The rule of the unary operator ID whose data is IMPL; UNARY_RULE_CROWN adds the relaxing CROWN

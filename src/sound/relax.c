@@ -18,6 +18,11 @@
  *                        [l, brk] whose tangent passes through (u, f(u)); lower: the chord slope
  *                        if it is at least f'(u), else f'(dL), dL in [brk, u] whose tangent
  *                        passes through (l, f(l)) (bisection likewise, h decreasing there).
+ * A function with HULL_TANGENT (sqrt, cbrt: slopes unbounded at the break) takes, where the
+ * tangent through the far corner is used, the tangent at the box's midpoint instead when the
+ * midpoint lies beyond that point on its piece: every tangent there is on the right side of f as
+ * well (h is monotone), and the one at the midpoint has the least value at the midpoint, hence
+ * the least area over the box (the far-corner tangent of sqrt at d = -l is steep when u >> -l).
  * The intercepts make every line exactly sound (G2): for the double slope k,
  *     bl <= min over z in [l, u] of g(z) = f(z) - k z,   bu >= max of g.
  * [l, u] is split at brk into pieces where f is convex or concave.  On a piece [a, b] where g is
@@ -81,6 +86,14 @@ static int
 piece_of (const cn__relax_fn *F, double x)
 {
   return F->split && x > F->brk;
+}
+
+/* Whether [l, u] crosses F's break between pieces of opposite curvature (S-shaped, or concave
+ * then convex): there the default tangents go through the box's far corners (theta0 = 1). */
+static int
+crosses (const cn__relax_fn *F, const void *p, double l, double u)
+{
+  return F->split && l < F->brk && u > F->brk && F->curv (0, p) != F->curv (1, p);
 }
 
 /* An approximate root q in [a, b] of f'(q) = k on piece I, where f' is nondecreasing (C > 0) or
@@ -285,6 +298,8 @@ slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, do
       else
         {
           pt[0] = tangent_through (F, p, 0, l, F->brk, u, 1, 1);
+          if (F->hull_tangent && m < pt[0])
+            pt[0] = m;
           *kl = F->df (pt[0], 0, p);
         }
       if (kc <= F->df (u, 1, p))
@@ -292,6 +307,8 @@ slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, do
       else
         {
           pt[1] = tangent_through (F, p, 1, F->brk, u, l, 0, 1);
+          if (F->hull_tangent && m > pt[1])
+            pt[1] = m;
           *ku = F->df (pt[1], 1, p);
         }
       return;
@@ -305,6 +322,8 @@ slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, do
   else
     {
       pt[1] = tangent_through (F, p, 0, l, F->brk, u, 1, -1);
+      if (F->hull_tangent && m < pt[1])
+        pt[1] = m;
       *ku = F->df (pt[1], 0, p);
     }
   if (kc >= F->df (u, 1, p))
@@ -312,6 +331,8 @@ slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, do
   else
     {
       pt[0] = tangent_through (F, p, 1, F->brk, u, l, 0, -1);
+      if (F->hull_tangent && m > pt[0])
+        pt[0] = m;
       *kl = F->df (pt[0], 1, p);
     }
 }
@@ -378,7 +399,7 @@ lines_entries (void *ctx, int64_t first, int64_t last)
         continue;
       double kl, ku, pt[2];
       slopes (F, p, l, u, &kl, &ku, pt);
-      int cross = F->split && l < F->brk && u > F->brk;
+      int cross = crosses (F, p, l, u);
       if (isfinite (kl))
         {
           double b = g2 (F, p, l, u, kl, 0, pt[0], &w);
@@ -602,18 +623,18 @@ cn__crown_record_lines (const cn_crown_step *st, const cn__relax_line *ln)
 
 static cn_status
 crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, const cn__relax_fn *F,
-             cn_error *err);
+             const void *p, cn_error *err);
 
 cn_status
 cn__crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, cn_error *err)
 {
-  return crown_lines (st, op, ln, NULL, err);
+  return crown_lines (st, op, ln, NULL, NULL, err);
 }
 
-/* cn__crown_lines, with F (not NULL) the rows' tangent parameters of st->theta. */
+/* cn__crown_lines, with F (not NULL) the rows' tangent parameters of st->theta, P F's record. */
 static cn_status
 crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, const cn__relax_fn *F,
-             cn_error *err)
+             const void *p, cn_error *err)
 {
   int64_t n = st->n_out;
   const cn_box *box = st->in_box[0];
@@ -625,7 +646,7 @@ crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, 
   if (m == NULL)
     return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
   cn__box_magnitude (box, m);
-  struct lines_ctx ctx = { .st = st, .ln = ln, .m = m, .n = n, .F = F, .p = st->params };
+  struct lines_ctx ctx = { .st = st, .ln = ln, .m = m, .n = n, .F = F, .p = p };
   cn__for_rows (st->rows, st->threads, st->rows * n > 65536 || (F != NULL && st->rows * n > 4096), lines_rows, &ctx);
   free (m);
   if (F == NULL)
@@ -635,6 +656,13 @@ crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, 
 
 cn_status
 cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *F, cn__ibp_arm ibp, cn_error *err)
+{
+  return cn__crown_relax_with (st, op, F, st->params, ibp, err);
+}
+
+cn_status
+cn__crown_relax_with (const cn_crown_step *st, const char *op, const cn__relax_fn *F, const void *p,
+                      cn__ibp_arm ibp, cn_error *err)
 {
   int64_t n = st->n_out;
   const cn_box *box = st->in_box[0];
@@ -666,7 +694,7 @@ cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *F,
     }
   struct relax_memo *mm = st->memo != NULL ? *st->memo : NULL;
   if (mm != NULL && mm->n == n)
-    return crown_lines (st, op, mm->ln, TF, err);
+    return crown_lines (st, op, mm->ln, TF, p, err);
   cn_box out;
   cn_status rc = cn_box_init (&out, n, err);
   if (rc != CN_OK)
@@ -682,10 +710,10 @@ cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *F,
   if (rc != CN_OK)
     goto fail;
   /* now out is a sound box of f over the input box */
-  rc = cn__relax_lines (F, st->params, box, &out, mm->ln, st->threads, op, err);
+  rc = cn__relax_lines (F, p, box, &out, mm->ln, st->threads, op, err);
   if (rc != CN_OK)
     goto fail;
-  rc = crown_lines (st, op, mm->ln, TF, err);
+  rc = crown_lines (st, op, mm->ln, TF, p, err);
   if (rc == CN_OK && st->memo != NULL)
     {
       free (*st->memo);
@@ -699,12 +727,12 @@ fail:
 }
 
 void
-cn__relax_alpha (const cn__relax_fn *F, const cn_box *in, int init, double *theta)
+cn__relax_alpha (const cn__relax_fn *F, const void *p, const cn_box *in, int init, double *theta)
 {
   for (int64_t j = 0; j < in->n; j++)
     {
       double l = in->lo[j], u = in->hi[j];
-      double d = F->split && l < F->brk && u > F->brk ? 1 : 0.5;
+      double d = crosses (F, p, l, u) ? 1 : 0.5;
       if (init || isnan (theta[j]))
         theta[j] = d;
       else

@@ -166,6 +166,8 @@ typedef struct cn__relax_fn
   int split;
   double brk;
   double tangent_cap;   /* > 0: the lower tangent point of a convex f is at most l + cap (exp) */
+  int hull_tangent;     /* 1: across the break, the tangent at the box's midpoint where it lies
+                           beyond the far-corner tangent's point (sqrt, cbrt) */
   int (*curv) (int piece, const void *p);
   double (*f) (double x, int piece, const void *p);
   double (*df) (double x, int piece, const void *p);
@@ -196,10 +198,16 @@ cn_status cn__relax_lines (const cn__relax_fn *f, const void *p, const cn_box *i
 cn_status cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *f, cn__ibp_arm ibp,
                            cn_error *err);
 
+/* cn__crown_relax with P in place of the node's attribute record as F's P (an arm whose function
+ * depends on more than its attributes: pow's constant exponent). */
+cn_status cn__crown_relax_with (const cn_crown_step *st, const char *op, const cn__relax_fn *f, const void *p,
+                                cn__ibp_arm ibp, cn_error *err);
+
 /* The ALPHA hook of an operator relaxed by F with tangent parameters (ops_impl.h): one row of
- * THETA over the input box IN (n entries): with INIT the default (1 on a box across F's break,
- * where the defaults are the tangents through the far corners; 1/2 elsewhere, the midpoint
- * tangent), else every entry clamped to [0, 1] (NaN to the default). */
-void cn__relax_alpha (const cn__relax_fn *f, const cn_box *in, int init, double *theta);
+ * THETA over the input box IN (n entries), P F's record: with INIT the default (1 on a box across
+ * F's break between pieces of opposite curvature, where the defaults are the tangents through the
+ * far corners; 1/2 elsewhere, the midpoint tangent), else every entry clamped to [0, 1] (NaN to
+ * the default). */
+void cn__relax_alpha (const cn__relax_fn *f, const void *p, const cn_box *in, int init, double *theta);
 
 #endif
