@@ -5,7 +5,8 @@
  *
  * Every draw is a valid instance: a small shape (at most 64 elements, every extent >= 1) and
  * random attributes: gelu's mode none or tanh; elu's alpha in [-2, 2] (negative ones make elu a
- * valley function); sigmoid, tanh, softplus and elu within their CROWN arms (crown_ok); leakyReLU's slope usually in [0, 1] (0 and 1 included, the CROWN arm's scope,
+ * valley function); every activation but leakyReLU within its CROWN arm (crown_ok); leakyReLU's
+ * slope usually in [0, 1] (0 and 1 included, the CROWN arm's scope,
  * crown_ok set), sometimes negative or above 1 (IBP and gradients only). */
 #include <config.h>
 #include <string.h>
@@ -22,9 +23,11 @@ tu_op_case_activation (cn_op op, struct tu_op_case *c)
       c->crown_ok = 1;     /* relaxed by src/sound/relax.c */
       break;
     case CN_OP_SILU:
+      c->crown_ok = 1;     /* shifted chords (G4) */
       break;
     case CN_OP_GELU:
       c->params.gelu.approximate = tu_int (0, 1) ? CN_GELU_TANH : CN_GELU_NONE;
+      c->crown_ok = 1;
       break;
     case CN_OP_ELU:
       switch (tu_int (0, 3))

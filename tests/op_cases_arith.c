@@ -177,11 +177,13 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
       return 1;
     case CN_OP_LERP:
       shapes (c, 3);
+      c->crown_ok = 1;     /* multilinear planes */
       if (tu_int (0, 2) == 0)
         tu_set_const (c, 2, 0, 1);  /* a constant weight */
       return 1;
     case CN_OP_ADDCMUL:
       shapes (c, 3);
+      c->crown_ok = 1;
       c->params.addc.value = tu_uniform (-2, 2);
       if (tu_int (0, 2) == 0)
         tu_set_const (c, (int) tu_int (1, 2), -2, 2);
@@ -228,6 +230,7 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
     case CN_OP_SAFE_LOG:
       shapes (c, 1);
       c->params.epsilon.eps = tu_uniform (1e-6, 0.1);
+      c->crown_ok = 1;
       return 1;
     case CN_OP_SMOOTH_ABS:
       shapes (c, 1);

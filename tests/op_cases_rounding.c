@@ -31,10 +31,12 @@ tu_op_case_rounding (cn_op op, struct tu_op_case *c)
     case CN_OP_TRUNC:
     case CN_OP_FRAC:
       c->n_in = 1;
+      c->crown_ok = 1;     /* step relaxations (src/ops/rounding.c) */
       tu_small_shape (&c->in_shape[0], 4);
       return 1;
     case CN_OP_SIGN:
       c->n_in = 1;
+      c->crown_ok = 1;
       tu_small_shape (&c->in_shape[0], 4);
       switch ((int) tu_int (0, 2))
         {

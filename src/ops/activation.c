@@ -491,7 +491,9 @@ const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
  *             exactly over the reals.  Degenerate boxes and infinite ends use k = 0
  *             and the IBP box; an infinite end of that box (softplus or elu with u = +inf) leaves no upper line, and a row
  *             that needs it is discharged with an infinite charge (its bound is -inf).
- *             leakyReLU with 0 <= a <= 1 (below); silu and gelu have no CROWN arm.
+ *             leakyReLU with 0 <= a <= 1 (below).  silu and gelu (whose curvature changes sign
+ *             twice): the shifted chords (G4 of src/sound/relax.c) with the bounds of |f''| of
+ *             silu_d2_bound and gelu_d2_bound, no tangent parameters.
  *
  * leakyReLU's CROWN (a in [0, 1]; f(z) = a z + (1 - a) relu(z), convex), per entry:
  *   u <= 0: f = a z on the box, lam_z = lam a (exact for a = 0 or 1, else one rounded product).
@@ -1445,6 +1447,145 @@ static const cn__relax_fn relax_softplus = { .split = 0, .curv = curv_convex, .f
 static const cn__relax_fn relax_elu = { .split = 1, .brk = 0, .curv = curv_elu, .f = rx_elu, .df = rx_delu,
                                         .f_encl = rx_elu_encl, .df_encl = rx_delu_encl };
 
+/* silu and gelu: shifted chords (G4 of src/sound/relax.c; their curvature changes sign twice, at
+ * points that are not doubles).  f at a point is the activation's MPFI enclosure at 64 bits; the
+ * bound of |f''| over [a, b] is the MPFI range of (s' = sigmoid', t = tanh)
+ *     silu''(x) = s'(x) (2 - x t(x/2)),   s'(x) = 1 / (4 cosh^2(x/2)),
+ *     gelu''(x) = phi(x) (2 - x^2),       phi(x) = exp(-x^2/2) / sqrt(2 pi)        (erf form),
+ *     gelu''(x) = s'(v) (2 v' + x v'') - x s'(v) t(v/2) v'^2                      (tanh form)
+ * with v = 2 k (x + c x^3), k = sqrt(2/pi), c = 0.044715 (gelu_encl's constants), v' = 2 k (1 +
+ * 3 c x^2), v'' = 12 k c x (s'' = -s' t(v/2)). */
+static void
+mpfi_dsigmoid (mpfi_ptr y, mpfi_srcptr x)
+{
+  mpfi_div_2ui (y, x, 1);
+  mpfi_cosh (y, y);
+  mpfi_sqr (y, y);
+  mpfi_mul_2ui (y, y, 2);
+  mpfi_inv (y, y);
+}
+static double
+d2_mag (mpfi_srcptr y)
+{
+  mpfr_t m;
+  mpfr_init2 (m, mpfi_get_prec (y));
+  mpfi_mag (m, y);
+  double r = mpfr_get_d (m, MPFR_RNDU);
+  mpfr_clear (m);
+  return r;
+}
+static double
+silu_d2_bound (double a, double b, const void *p)
+{
+  (void) p;
+  mpfi_t x, t, y;
+  mpfi_init2 (x, 64);
+  mpfi_init2 (t, 64);
+  mpfi_init2 (y, 64);
+  mpfi_interv_d (x, a, b);
+  mpfi_div_2ui (t, x, 1);
+  mpfi_tanh (t, t);
+  mpfi_mul (t, t, x);
+  mpfi_ui_sub (t, 2, t);
+  mpfi_dsigmoid (y, x);
+  mpfi_mul (y, y, t);
+  double r = d2_mag (y);
+  mpfi_clear (x);
+  mpfi_clear (t);
+  mpfi_clear (y);
+  return r;
+}
+static double
+gelu_d2_bound (double a, double b, const void *p)
+{
+  const cn_params_gelu *g = p;
+  mpfi_t x, x2, t, v, y;
+  mpfi_init2 (x, 64);
+  mpfi_init2 (x2, 64);
+  mpfi_init2 (t, 64);
+  mpfi_init2 (v, 64);
+  mpfi_init2 (y, 64);
+  mpfi_interv_d (x, a, b);
+  mpfi_sqr (x2, x);
+  if (g->approximate == CN_GELU_NONE)
+    {
+      mpfi_div_2ui (t, x2, 1);
+      mpfi_neg (t, t);
+      mpfi_exp (t, t);
+      mpfi_const_pi (v);
+      mpfi_mul_2ui (v, v, 1);
+      mpfi_sqrt (v, v);
+      mpfi_div (t, t, v);          /* phi(x) */
+      mpfi_ui_sub (y, 2, x2);
+      mpfi_mul (y, y, t);
+    }
+  else
+    {
+      mpfi_t k, c, dv, s1;
+      mpfi_init2 (k, 64);
+      mpfi_init2 (c, 64);
+      mpfi_init2 (dv, 64);
+      mpfi_init2 (s1, 64);
+      mpfi_set_str (c, "0.044715", 10);
+      mpfi_const_pi (k);
+      mpfi_ui_div (k, 2, k);
+      mpfi_sqrt (k, k);            /* k = sqrt(2/pi) */
+      mpfi_mul (v, x2, c);
+      mpfi_add_ui (v, v, 1);
+      mpfi_mul (v, v, x);
+      mpfi_mul (v, v, k);
+      mpfi_mul_2ui (v, v, 1);      /* v = 2 k (x + c x^3) */
+      mpfi_mul (dv, x2, c);
+      mpfi_mul_ui (dv, dv, 3);
+      mpfi_add_ui (dv, dv, 1);
+      mpfi_mul (dv, dv, k);
+      mpfi_mul_2ui (dv, dv, 1);    /* v' */
+      mpfi_dsigmoid (s1, v);       /* s'(v) */
+      mpfi_mul (t, k, c);
+      mpfi_mul_ui (t, t, 12);
+      mpfi_mul (t, t, x2);         /* x v'' */
+      mpfi_mul_2ui (y, dv, 1);
+      mpfi_add (y, y, t);
+      mpfi_mul (y, y, s1);         /* s'(v) (2 v' + x v'') */
+      mpfi_div_2ui (t, v, 1);
+      mpfi_tanh (t, t);
+      mpfi_mul (t, t, s1);
+      mpfi_mul (t, t, x);
+      mpfi_sqr (dv, dv);
+      mpfi_mul (t, t, dv);         /* x s'(v) t(v/2) v'^2 */
+      mpfi_sub (y, y, t);
+      mpfi_clear (k);
+      mpfi_clear (c);
+      mpfi_clear (dv);
+      mpfi_clear (s1);
+    }
+  double r = d2_mag (y);
+  mpfi_clear (x);
+  mpfi_clear (x2);
+  mpfi_clear (t);
+  mpfi_clear (v);
+  mpfi_clear (y);
+  return r;
+}
+static double rx_silu (double x, int i, const void *p) { (void) i; return silu_f64 (x, p); }
+static double rx_gelu (double x, int i, const void *p) { (void) i; return gelu_f64 (x, p); }
+static void
+rx_silu_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  mpfi_set_d (y, x);
+  silu_encl (y, y, p);
+}
+static void
+rx_gelu_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  mpfi_set_d (y, x);
+  gelu_encl (y, y, p);
+}
+static const cn__relax_fn relax_silu = { .f = rx_silu, .f_mpfi = rx_silu_mpfi, .d2_bound = silu_d2_bound };
+static const cn__relax_fn relax_gelu = { .f = rx_gelu, .f_mpfi = rx_gelu_mpfi, .d2_bound = gelu_d2_bound };
+
 /* The CROWN arm of sigmoid, tanh, softplus and elu: the lines of the activation's relaxation over
  * the node's IBP box (cn__crown_relax).  The attributes were checked with the node (elu's alpha is
  * finite). */
@@ -1475,10 +1616,10 @@ static const struct act act_tanh = { tanh_encl, tanh_limit, no_valley, tanh_f64,
                                      tanh_fast };
 static const struct act act_softplus = { softplus_encl, zero_inf_limit, no_valley, softplus_f64, softplus_f32,
                                          softplus_df, NULL, &relax_softplus, softplus_fast };
-static const struct act act_silu = { silu_encl, zero_inf_limit, silu_valley, silu_f64, silu_f32, silu_df, NULL, NULL,
-                                     NULL };
+static const struct act act_silu = { silu_encl, zero_inf_limit, silu_valley, silu_f64, silu_f32, silu_df, NULL,
+                                     &relax_silu, NULL };
 static const struct act act_gelu = { gelu_encl, zero_inf_limit, gelu_valley, gelu_f64, gelu_f32, gelu_df,
-                                     gelu_params_check, NULL, NULL };
+                                     gelu_params_check, &relax_gelu, NULL };
 static const struct act act_elu = { elu_encl, elu_limit, elu_valley, elu_f64, elu_f32, elu_df, elu_params_check,
                                     &relax_elu, elu_fast };
 static const struct act act_leaky = { leaky_encl, leaky_limit, leaky_valley, leaky_f64, leaky_f32, leaky_df,
@@ -1505,7 +1646,7 @@ static const struct act act_leaky = { leaky_encl, leaky_limit, leaky_valley, lea
 ACT_RULE (SIGMOID, act_sigmoid, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, act_alpha);
 ACT_RULE (TANH, act_tanh, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, act_alpha);
 ACT_RULE (SOFTPLUS, act_softplus, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, act_alpha);
-ACT_RULE (SILU, act_silu, 0, NULL, NULL);
-ACT_RULE (GELU, act_gelu, 0, NULL, NULL);
+ACT_RULE (SILU, act_silu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
+ACT_RULE (GELU, act_gelu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
 ACT_RULE (ELU, act_elu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
 ACT_RULE (LEAKY_RE_LU, act_leaky, CN_RULE_NEEDS_BOUNDS, leaky_crown, leaky_alpha);

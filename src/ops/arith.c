@@ -42,7 +42,10 @@
  *            finite point): lam . v = (lam .* c) . x exactly; lam_x = fl(lam .* c) is one
  *            rounded product per entry, |fl(p) - p| <= 2u |fl(p)| + eta, charged by
  *            cn__crown_charge_entrywise with m_j = max(|xl_j|, |xu_j|).  Two non-constant
- *            factors: CN_EUNSUPPORTED.
+ *            factors: McCormick's planes (cn__crown_multilinear, src/sound/relax.c: the lower
+ *            plane yl x + xl y + b, the upper yu x + xl y + b, each b the outward-rounded extreme
+ *            of x y - k . (x, y) over the box's four corners, where a bilinear function takes
+ *            its extremes), no free parameter.
  * div  v = x / y with torch.div's rounding mode.
  *   forward  TRUE: fl(x / y), one correctly rounded quotient in T.  TRUNC: trunc(fl(x / y)) as torch.
  *            FLOOR: torch's div_floor_floating (fmod based, in T, step by step as div_floor_d/_f).
@@ -1146,6 +1149,27 @@ box_is_point (const cn_box *b)
   return 1;
 }
 
+/* x y for the multilinear kit: McCormick's planes (ALGORITHMS.md 3), the lower one
+ * yl x + xl y - xl yl, the upper one yu x + xl y - xl yu (the kit computes the intercepts from the
+ * corners, so the slopes are all it needs). */
+static void
+mul_at (mpfi_ptr y, const double *x, const void *p)
+{
+  (void) p;
+  mpfi_set_d (y, x[0]);
+  mpfi_mul_d (y, y, x[1]);
+}
+static void
+mul_slopes (const double *lo, const double *hi, const void *p, double *kl, double *ku)
+{
+  (void) p;
+  kl[0] = lo[1];
+  kl[1] = lo[0];
+  ku[0] = hi[1];
+  ku[1] = lo[0];
+}
+static const cn__multilinear mul_planes = { .k = 2, .f_mpfi = mul_at, .slopes = mul_slopes };
+
 /* mul by a constant factor, or div (TRUE) by a constant divisor: lam_x = fl(lam .* c) or
  * fl(lam ./ c).  At words the node is discharged over its own IBP box (the relaxations of the
  * reals do not hold across a wrap); div in the rounding modes TRUNC and FLOOR has no relaxation. */
@@ -1189,7 +1213,7 @@ product_crown (const cn_crown_step *st, cn_error *err)
       vi = 1;
     }
   else
-    return cn_error_set (err, CN_EUNSUPPORTED, "mul: CROWN needs one constant factor (node '%s')", nv->name);
+    return cn__crown_multilinear (st, "mul", &mul_planes, binary_ibp, err);
   const double *c = st->in_box[ci]->lo;
   double *lam_x = st->lam_in[vi];
 #pragma omp parallel for num_threads(nthreads (st)) if (st->rows * n > 65536)

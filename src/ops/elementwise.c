@@ -98,6 +98,11 @@
  *              0 < e < 1, and on x < 0 (integer e only) convex for even e, concave for odd.  pow
  *              with a variable exponent has no relaxation (CN_EUNSUPPORTED: the sweep discharges the
  *              node); pow at words takes its own box.
+ *   safeLog    the shifted chords (G4: an S shape whose break has no closed form), sup |f''|
+ *              over each piece from MPFI (rx_slog_d2_bound).
+ *   lerp, addcmul  multilinear in their inputs: planes whose intercepts are the outward-rounded
+ *              extremes of f - k . u over the box's corners (cn__crown_multilinear); slopes:
+ *              lerp's gradient at the box's centre, addcmul's 1 in x and McCormick's in t1 t2.
  *   abs        -z or z off 0, exactly; across 0 the lower line k z, sound for every k in [-1, 1]
  *              (alpha-CROWN's parameter; by default the sign of l + u), the upper line the chord,
  *              its intercept the larger end value of |z| - k z rounded up (convex: the maximum is
@@ -1262,6 +1267,48 @@ rx_dpow_mpfi (mpfi_ptr y, double x, int i, const void *p)
   mpfi_mul_d (y, y, PEXP (p));
   mpfr_clear (e);
 }
+/* safeLog log(softplus(x) + eps), eps >= 0: shifted chords (G4; an S shape whose break is not
+ * known in closed form).  With s = sigmoid, sp = softplus, d = sp + eps:
+ *     f'' = s' / d - (s / d)^2,   s'(x) = 1 / (4 cosh^2(x/2)),
+ * its range over [a, b] in MPFI (every piece monotone or squared; d > 0 for finite x). */
+RXF (slog, log ((x > 0 ? x + log1p (exp (-x)) : log1p (exp (x))) + PEPS (p)))
+RXI (slog_mpfi, mpfi_exp (y, y); mpfi_log1p (y, y); mpfi_add_d (y, y, PEPS (p)); mpfi_log (y, y))
+static double
+rx_slog_d2_bound (double a, double b, const void *p)
+{
+  mpfi_t x, d, s, y;
+  mpfr_t m;
+  mpfi_init2 (x, 64);
+  mpfi_init2 (d, 64);
+  mpfi_init2 (s, 64);
+  mpfi_init2 (y, 64);
+  mpfr_init2 (m, 64);
+  mpfi_interv_d (x, a, b);
+  mpfi_exp (d, x);
+  mpfi_log1p (d, d);
+  mpfi_add_d (d, d, PEPS (p));        /* softplus + eps */
+  mpfi_neg (s, x);
+  mpfi_exp (s, s);
+  mpfi_add_ui (s, s, 1);
+  mpfi_inv (s, s);                    /* sigmoid */
+  mpfi_div (s, s, d);
+  mpfi_sqr (s, s);                    /* (s / d)^2 */
+  mpfi_div_2ui (y, x, 1);
+  mpfi_cosh (y, y);
+  mpfi_sqr (y, y);
+  mpfi_mul_2ui (y, y, 2);
+  mpfi_mul (y, y, d);
+  mpfi_inv (y, y);                    /* s' / d */
+  mpfi_sub (y, y, s);
+  mpfi_mag (m, y);
+  double r = mpfr_get_d (m, MPFR_RNDU);
+  mpfi_clear (x);
+  mpfi_clear (d);
+  mpfi_clear (s);
+  mpfi_clear (y);
+  mpfr_clear (m);
+  return r;
+}
 #undef RXF
 #undef RXI
 
@@ -1279,6 +1326,7 @@ static const cn__relax_fn relax_smabs = { .curv = rx_convex, .f = rx_smabs, .df 
                                           .df_mpfi = rx_dsmabs_mpfi, .d2f = rx_d2smabs };
 static const cn__relax_fn relax_sinv = { .split = 1, .curv = rx_cc, .f = rx_sinv, .df = rx_dsinv,
                                          .f_mpfi = rx_sinv_mpfi, .df_mpfi = rx_dsinv_mpfi, .d2f = rx_d2sinv };
+static const cn__relax_fn relax_slog = { .f = rx_slog, .f_mpfi = rx_slog_mpfi, .d2_bound = rx_slog_d2_bound };
 static const cn__relax_fn relax_pow = { .split = 1, .brk = 0, .curv = rx_pow_curv, .f = rx_pow, .df = rx_dpow,
                                         .f_mpfi = rx_pow_mpfi, .df_mpfi = rx_dpow_mpfi, .d2f = rx_d2pow };
 
@@ -1346,6 +1394,60 @@ pow_crown (const cn_crown_step *st, cn_error *err)
     return cn_error_set (err, CN_EUNSUPPORTED, "pow: CROWN needs one constant exponent (node '%s')",
                          cn__node_name (st->nv));
   return cn__crown_relax_with (st, "pow", &relax_pow, &pe, ew_ibp, err);
+}
+
+/* lerp x + w (y - x) and addcmul x + value t1 t2 for the multilinear kit (src/sound/relax.c:
+ * intercepts from the box's corners).  lerp's planes both take the gradient at the box's centre
+ * (1 - w, w, y - x there); addcmul's take slope 1 in x and McCormick's slopes for value t1 t2
+ * (lower: value t2l, value t1l for value >= 0, value t2u, value t1l otherwise; upper the other). */
+static void
+lerp_at (mpfi_ptr y, const double *x, const void *p)
+{
+  (void) p;
+  mpfi_set_d (y, x[1]);
+  mpfi_sub_d (y, y, x[0]);
+  mpfi_mul_d (y, y, x[2]);
+  mpfi_add_d (y, y, x[0]);
+}
+static void
+lerp_slopes (const double *lo, const double *hi, const void *p, double *kl, double *ku)
+{
+  (void) p;
+  double xm = lo[0] / 2 + hi[0] / 2, ym = lo[1] / 2 + hi[1] / 2, wm = lo[2] / 2 + hi[2] / 2;
+  kl[0] = ku[0] = 1 - wm;
+  kl[1] = ku[1] = wm;
+  kl[2] = ku[2] = ym - xm;
+}
+static void
+addcmul_at (mpfi_ptr y, const double *x, const void *p)
+{
+  mpfi_set_d (y, x[1]);
+  mpfi_mul_d (y, y, x[2]);
+  mpfi_mul_d (y, y, PADDC (p));
+  mpfi_add_d (y, y, x[0]);
+}
+static void
+addcmul_slopes (const double *lo, const double *hi, const void *p, double *kl, double *ku)
+{
+  double v = PADDC (p);
+  int pos = v >= 0;
+  kl[0] = ku[0] = 1;
+  kl[1] = v * (pos ? lo[2] : hi[2]);
+  kl[2] = v * lo[1];
+  ku[1] = v * (pos ? hi[2] : lo[2]);
+  ku[2] = v * lo[1];
+}
+static const cn__multilinear lerp_planes = { .k = 3, .f_mpfi = lerp_at, .slopes = lerp_slopes };
+static const cn__multilinear addcmul_planes = { .k = 3, .f_mpfi = addcmul_at, .slopes = addcmul_slopes };
+static cn_status
+lerp_crown (const cn_crown_step *st, cn_error *err)
+{
+  return cn__crown_multilinear (st, "lerp", &lerp_planes, ew_ibp, err);
+}
+static cn_status
+addcmul_crown (const cn_crown_step *st, cn_error *err)
+{
+  return cn__crown_multilinear (st, "addcmul", &addcmul_planes, ew_ibp, err);
 }
 
 /* Lines into LN for entry J of the arms below (scale, nanToNum, fullLike, abs). */
@@ -1504,7 +1606,8 @@ static const struct ew_impl full_like_impl = { f_full_like, g_full_like, NULL, k
 static const struct ew_impl safe_div_impl = { f_safe_div, g_safe_div, d_safe_div, k_safe_div, CN__WOP_NONE, 0, NULL };
 static const struct ew_impl safe_inv_impl = { f_safe_inv, g_safe_inv, d_safe_inv, k_safe_inv, CN__WOP_NONE, 0,
                                                &relax_sinv };
-static const struct ew_impl safe_log_impl = { f_safe_log, g_safe_log, d_safe_log, k_safe_log, CN__WOP_NONE, 1, NULL };
+static const struct ew_impl safe_log_impl = { f_safe_log, g_safe_log, d_safe_log, k_safe_log, CN__WOP_NONE, 1,
+                                               &relax_slog };
 static const struct ew_impl smooth_abs_impl = { f_smooth_abs, g_smooth_abs, d_smooth_abs, k_smooth_abs,
                                                 CN__WOP_NONE, 1, &relax_smabs };
 
@@ -1552,12 +1655,12 @@ EW_ELEMENT_RULE (REMAINDER, remainder_impl, 0, NULL);
 EW_RULE (HYPOT, hypot_impl, 2, NULL, ew_check);
 EW_RULE (COPYSIGN, copysign_impl, 2, NULL, ew_check);
 EW_RULE (NEXTAFTER, nextafter_impl, 2, frozen2, ew_check);
-EW_RULE (LERP, lerp_impl, 3, NULL, ew_check);
-EW_RULE (ADDCMUL, addcmul_impl, 3, NULL, addc_check);
+EW_RULE_CROWN (LERP, lerp_impl, 3, ew_check, CN_RULE_NEEDS_BOUNDS, lerp_crown, NULL);
+EW_RULE_CROWN (ADDCMUL, addcmul_impl, 3, addc_check, CN_RULE_NEEDS_BOUNDS, addcmul_crown, NULL);
 EW_RULE (ADDCDIV, addcdiv_impl, 3, NULL, addc_check);
 EW_RULE_CROWN (NAN_TO_NUM, nan_to_num_impl, 1, ew_check, 0, identity_crown, NULL);
 EW_RULE_CROWN (FULL_LIKE, full_like_impl, 1, ew_check, 0, full_like_crown, NULL);
 EW_RULE (SAFE_DIV, safe_div_impl, 2, NULL, eps_check);
 EW_RULE_CROWN (SAFE_INV, safe_inv_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
-EW_RULE (SAFE_LOG, safe_log_impl, 1, NULL, eps_check);
+EW_RULE_CROWN (SAFE_LOG, safe_log_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, NULL);
 EW_RULE_CROWN (SMOOTH_ABS, smooth_abs_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);

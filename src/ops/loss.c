@@ -86,7 +86,10 @@
  *            softmax(x)_c - [c = k]; crossEntropyProbabilities -y_c/x_c where x_c > eps, else 0;
  *            distill tau (p_c - q_c).  The targets (frozen, index, detached) receive nothing.
  *   Jvp      t_out = sum over samples (none: per sample) of g-weights as above times the tangents
- *            of the value ports, the same one-sided choices (adjoint to the pullback). */
+ *            of the value ports, the same one-sided choices (adjoint to the pullback).
+ *   CROWN    mse, mae, huber, logCosh, and hinge and poisson with a constant target: a tangent
+ *            below and a chord above the convex per-sample loss (the section "CROWN" below); the
+ *            other losses have none (the sweep takes their IBP box). */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -941,6 +944,272 @@ loss_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
   return st;
 }
 
+/* ---- CROWN: the convex elementwise losses ---------------------------------------------------
+ *
+ * mse, mae, huber and logCosh are phi(x - y) with phi convex (e^2, |e|, huber's, log cosh e): with a
+ * target that takes coefficients, a = x - y; with a constant one (its box one point c per
+ * sample), a = x and phi(a - c).  hinge and poisson need that constant target c, and are phi(a),
+ * a = x, with phi(a) = max(0, margin - c a), exp(a) - c a, convex as well.  Per sample,
+ * A = [al, au] is a's box (x's, or x's minus y's rounded outward), m its midpoint:
+ *   lower line  kl a + bl,  kl = fl(phi'(m)) (a subgradient; binary64), and with g = phi - kl a
+ *               (convex, g'(m) = phi'(m) - kl enclosed in MPFI),
+ *               g(a) >= g(m) + g'(m)(a - m) >= g(m) - |g'(m)| max(m - al, au - m)  =: bl;
+ *   upper line  the chord's slope ku = fl((phi(au) - phi(al)) / (au - al)), and bu the larger of
+ *               g(al), g(au) with g = phi - ku a (a convex g is largest at an end);
+ * every value enclosed in MPFI at 64 bits and rounded outward, so the lines hold over the reals.
+ * The sample's weight is lam_s = lam_out (none: its own entry; sum: the row's scalar; mean: fl(lam
+ * / n), whose rounding, at most 2u |lam_s| + eta, is charged times M_s >= max |l_s| over the box);
+ * then lam_s l_s >= q a + lam_s b with q = fl(lam_s k), written as q on x and -q on y (a = x - y;
+ * the negation is exact), and the rounding of q charged times max |a| (cn__crown_charge_entrywise
+ * over A).  A box with an infinite end, a target that is not a point (hinge, poisson) and the other
+ * losses have no relaxation (CN_EUNSUPPORTED: the sweep takes the node's IBP box). */
+
+/* Y := an enclosure of phi(a) (DERIV = 0) or of a subgradient phi'(a) (DERIV = 1) of sample kind
+ * D at the double A, C the sample's target point (hinge, poisson; for the differences, a constant
+ * target, phi taken at a - c, else 0), in MPFI with the scratch T.  Every case encloses the value
+ * for every point of the interval it starts from, so the rounding of a - c is covered. */
+static void
+loss_phi (const struct loss_impl *d, const cn_params_loss *p, double c, double a, int deriv, mpfi_ptr y, mpfi_ptr t)
+{
+  mpfi_set_d (y, a);
+  switch (d->kind)
+    {
+    case L_MSE:
+      mpfi_sub_d (y, y, c);
+      if (deriv)
+        mpfi_mul_2ui (y, y, 1);
+      else
+        mpfi_sqr (y, y);
+      return;
+    case L_MAE:
+      mpfi_sub_d (y, y, c);
+      if (!deriv)
+        mpfi_abs (y, y);
+      else if (mpfr_sgn (&y->left) > 0)
+        mpfi_set_si (y, 1);
+      else if (mpfr_sgn (&y->right) < 0)
+        mpfi_set_si (y, -1);
+      else
+        mpfi_interv_si (y, -1, 1);     /* holds sign(e) for every e of the interval, and 0 */
+      return;
+    case L_HUBER:
+      mpfi_sub_d (y, y, c);
+      if (deriv)
+        {
+          /* huber' = clamp(e, -delta, delta), nondecreasing: the ends' images */
+          double lo = fmax (mpfr_get_d (&y->left, MPFR_RNDD), -p->delta);
+          double hi = fmin (mpfr_get_d (&y->right, MPFR_RNDU), p->delta);
+          mpfi_interv_d (y, fmin (lo, p->delta), fmax (hi, -p->delta));
+          return;
+        }
+      {
+        /* e^2 / 2 where |e| < delta, delta (|e| - delta / 2) elsewhere; the hull of both where
+         * the interval meets either side (huber is continuous, and each formula is below the
+         * other on the other's side, so the hull holds the value) */
+        int inner = mpfr_cmp_d (&y->right, p->delta) < 0 && mpfr_cmp_d (&y->left, -p->delta) > 0;
+        int outer = mpfr_cmp_d (&y->left, p->delta) >= 0 || mpfr_cmp_d (&y->right, -p->delta) <= 0;
+        mpfi_abs (t, y);
+        mpfi_sqr (y, y);
+        mpfi_div_2ui (y, y, 1);          /* e^2 / 2 */
+        mpfi_mul_2ui (t, t, 1);
+        mpfi_sub_d (t, t, p->delta);
+        mpfi_div_2ui (t, t, 1);
+        mpfi_mul_d (t, t, p->delta);     /* delta (|e| - delta / 2) */
+        if (outer)
+          mpfi_set (y, t);
+        else if (!inner)
+          mpfi_union (y, y, t);
+      }
+      return;
+    case L_LOGCOSH:
+      mpfi_sub_d (y, y, c);
+      if (deriv)
+        mpfi_tanh (y, y);
+      else
+        {
+          mpfi_cosh (y, y);
+          mpfi_log (y, y);
+        }
+      return;
+    case L_HINGE:
+      /* margin - c a; its subgradient -c where positive, 0 where negative, the hull where the
+       * enclosure cannot tell (it must contain a subgradient at a) */
+      mpfi_mul_d (t, y, c);
+      mpfi_d_sub (t, p->margin, t);
+      if (deriv)
+        {
+          if (mpfr_sgn (&t->left) > 0)
+            mpfi_set_d (y, -c);
+          else if (mpfr_sgn (&t->right) < 0)
+            mpfi_set_ui (y, 0);
+          else
+            mpfi_interv_d (y, fmin (0, -c), fmax (0, -c));
+        }
+      else if (mpfr_sgn (&t->right) <= 0)
+        mpfi_set_ui (y, 0);
+      else if (mpfr_sgn (&t->left) >= 0)
+        mpfi_set (y, t);
+      else
+        mpfi_interv_d (y, 0, mpfr_get_d (&t->right, MPFR_RNDU));
+      return;
+    case L_POISSON:
+      mpfi_exp (t, y);
+      if (deriv)
+        mpfi_sub_d (y, t, c);
+      else
+        {
+          mpfi_mul_d (y, y, c);
+          mpfi_sub (y, t, y);
+        }
+      return;
+    default:
+      CN__ASSERTD (0);
+      return;
+    }
+}
+
+static double
+itv_lo (mpfi_srcptr y)
+{
+  return mpfr_get_d (&y->left, MPFR_RNDD);
+}
+static double
+itv_hi (mpfi_srcptr y)
+{
+  return mpfr_get_d (&y->right, MPFR_RNDU);
+}
+
+/* The outward end (UPPER: the upper one) of phi(a) - k a at the double A. */
+static double
+g_end (const struct loss_impl *d, const cn_params_loss *p, double c, double a, double k, int upper, mpfi_ptr y,
+       mpfi_ptr t)
+{
+  loss_phi (d, p, c, a, 0, y, t);
+  mpfi_set_d (t, a);
+  mpfi_mul_d (t, t, k);
+  mpfi_sub (y, y, t);
+  return upper ? itv_hi (y) : itv_lo (y);
+}
+
+/* The lines of sample kind D over A = [al, au] (finite, al <= au; see above) and M >= max |phi| on
+ * A; returns 0 where a value is not finite. */
+static int
+loss_lines (const struct loss_impl *d, const cn_params_loss *p, double c, double al, double au, double *kl,
+            double *bl, double *ku, double *bu, double *M, mpfi_ptr y, mpfi_ptr t)
+{
+  double m = al / 2 + au / 2;
+  loss_phi (d, p, c, m, 1, y, t);
+  *kl = mpfr_get_d (&y->left, MPFR_RNDN);
+  mpfi_sub_d (y, y, *kl);
+  double s = fmax (fabs (itv_lo (y)), fabs (itv_hi (y)));      /* >= |g'(m)| */
+  double r = cn__up (fmax (cn__up (m - al), cn__up (au - m)));  /* >= |a - m| on A */
+  *bl = cn__down (g_end (d, p, c, m, *kl, 0, y, t) - cn__up (s * r));
+  /* now kl a + bl <= phi(a) on A */
+  loss_phi (d, p, c, al, 0, y, t);
+  double fl_ = mpfr_get_d (&y->left, MPFR_RNDN), phl = itv_hi (y);
+  loss_phi (d, p, c, au, 0, y, t);
+  double fu = mpfr_get_d (&y->left, MPFR_RNDN), phu = itv_hi (y);
+  *ku = au > al ? (fu - fl_) / (au - al) : 0;
+  if (!isfinite (*ku))
+    *ku = 0;
+  *bu = fmax (g_end (d, p, c, al, *ku, 1, y, t), g_end (d, p, c, au, *ku, 1, y, t));
+  /* now phi(a) <= ku a + bu on A; phi's maximum there is at most max(phl, phu), its minimum at
+   * least the lower line's least value lmin */
+  double lmin = cn__down (cn__down (*kl * (*kl >= 0 ? al : au)) + *bl);
+  *M = fmax (fabs (lmin), fmax (fabs (phl), fabs (phu)));
+  return isfinite (*kl) && isfinite (*bl) && isfinite (*bu) && isfinite (*M);
+}
+
+static cn_status
+loss_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  const struct loss_impl *d = nv->rule->impl;
+  const cn_params_loss *p = nv->params;
+  const char *op = cn_op_name (nv->op);
+  const cn_box *X = st->in_box[0], *Y = st->in_box[1];
+  int64_t n = X->n, n_out = st->n_out;
+  int diff = d->kind == L_MSE || d->kind == L_MAE || d->kind == L_HUBER || d->kind == L_LOGCOSH;
+  if (st->lam_in[0] == NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "%s: no relaxation through a constant prediction (node '%s')", op,
+                         st->node);
+  if (!diff && d->kind != L_HINGE && d->kind != L_POISSON)
+    return cn_error_set (err, CN_EUNSUPPORTED, "%s: no CROWN relaxation (node '%s')", op, st->node);
+  CN__ASSERTD (Y->n == n && n_out == (p->reduction == CN_LOSS_NONE ? n : 1));
+  cn_box A;
+  cn_status rc = cn_box_init (&A, n, err);
+  if (rc != CN_OK)
+    return rc;
+  double *ln = malloc ((size_t) (5 * n + 1) * sizeof *ln);      /* kl, bl, ku, bu, M per sample */
+  double *w = malloc ((size_t) (2 * n + 1) * sizeof *w);        /* a row's lam_s and chosen b */
+  if (ln == NULL || w == NULL)
+    {
+      rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
+      goto done;
+    }
+  mpfi_t y, t;
+  mpfi_init2 (y, 64);
+  mpfi_init2 (t, 64);
+  for (int64_t j = 0; j < n && rc == CN_OK; j++)
+    {
+      double c = 0;
+      if (diff && st->lam_in[1] != NULL)
+        {
+          A.lo[j] = cn__down (X->lo[j] - Y->hi[j]);
+          A.hi[j] = cn__up (X->hi[j] - Y->lo[j]);
+        }
+      else
+        {
+          if (!(Y->lo[j] == Y->hi[j]))
+            rc = cn_error_set (err, CN_EUNSUPPORTED, "%s: CROWN needs a target that is one point (node '%s')", op,
+                               st->node);
+          c = Y->lo[j];
+          A.lo[j] = X->lo[j];
+          A.hi[j] = X->hi[j];
+        }
+      /* now A contains a = x - y (or x) over the boxes */
+      if (rc == CN_OK && (!isfinite (A.lo[j]) || !isfinite (A.hi[j]) || !isfinite (c)
+                          || !loss_lines (d, p, c, A.lo[j], A.hi[j], &ln[5 * j], &ln[5 * j + 1], &ln[5 * j + 2],
+                                          &ln[5 * j + 3], &ln[5 * j + 4], y, t)))
+        rc = cn_error_set (err, CN_EUNSUPPORTED, "%s: no finite relaxation at sample %lld (node '%s')", op,
+                           (long long) j, st->node);
+    }
+  mpfi_clear (y);
+  mpfi_clear (t);
+  if (rc != CN_OK)
+    goto done;
+  double *lx = st->lam_in[0], *ly = diff ? st->lam_in[1] : NULL;   /* ly: a = x - y, else a = x */
+  for (int64_t r = 0; r < st->rows; r++)
+    {
+      const double *lam = st->lam_out + r * n_out;
+      double mean_err = 0;
+      for (int64_t j = 0; j < n; j++)
+        {
+          double ls = p->reduction == CN_LOSS_NONE ? lam[j] : p->reduction == CN_LOSS_SUM ? lam[0]
+                                                                                          : lam[0] / (double) n;
+          if (p->reduction == CN_LOSS_MEAN)
+            mean_err = cn__up (mean_err + cn__up (cn__up (2 * CN_U * fabs (ls) + CN_ETA) * ln[5 * j + 4]));
+          int up = ls < 0;
+          double q = ls * ln[5 * j + 2 * up];
+          lx[r * n + j] = q;
+          if (ly != NULL)
+            ly[r * n + j] = -q;
+          w[j] = ls;
+          w[n + j] = ls == 0 ? 0 : ln[5 * j + 1 + 2 * up];
+        }
+      /* now lam . v >= sum_j ls_j (k_j a_j + b_j) - mean_err, q = fl(ls k) charged below */
+      cn__crown_add_dot (st, r, n, w, w + n);
+      if (mean_err > 0)
+        cn__crown_charge (st, r, mean_err);
+    }
+  cn__crown_charge_entrywise (st, lx, n, &A);
+done:
+  cn_box_clear (&A);
+  free (ln);
+  free (w);
+  return rc;
+}
+
 /* ---- the rules ------------------------------------------------------------------------- */
 
 static const cn_port_kind frozen_ports[2] = { CN_PORT_VALUE, CN_PORT_FROZEN };
@@ -955,36 +1224,42 @@ static const struct loss_impl mse_impl = { L_MSE, 0, 0, INFINITY };
 const struct cn_op_rule cn__rule_MSE_LOSS = { .op = CN_OP_MSE_LOSS, .impl = &mse_impl,
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+  .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
 };
 
 static const struct loss_impl mae_impl = { L_MAE, 0, 0, INFINITY };
 const struct cn_op_rule cn__rule_MAE_LOSS = { .op = CN_OP_MAE_LOSS, .impl = &mae_impl,
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+  .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
 };
 
 static const struct loss_impl huber_impl = { L_HUBER, 0, 0, INFINITY };
 const struct cn_op_rule cn__rule_HUBER_LOSS = { .op = CN_OP_HUBER_LOSS, .impl = &huber_impl,
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+  .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
 };
 
 static const struct loss_impl hinge_impl = { L_HINGE, 0, 0, INFINITY };
 const struct cn_op_rule cn__rule_HINGE_LOSS = { .op = CN_OP_HINGE_LOSS, .impl = &hinge_impl,
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+  .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
 };
 
 static const struct loss_impl poisson_impl = { L_POISSON, 0, -INFINITY, INFINITY };
 const struct cn_op_rule cn__rule_POISSON_LOSS = { .op = CN_OP_POISSON_LOSS, .impl = &poisson_impl,
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+  .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
 };
 
 static const struct loss_impl log_cosh_impl = { L_LOGCOSH, 0, 0, INFINITY };
 const struct cn_op_rule cn__rule_LOG_COSH_LOSS = { .op = CN_OP_LOG_COSH_LOSS, .impl = &log_cosh_impl,
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+  .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
 };
 
 static const struct loss_impl bce_impl = { L_BCE, 0, -INFINITY, INFINITY };

@@ -52,11 +52,26 @@
  *            no derivative; the choice there is the one-sided derivative, which is the same
  *            from both sides (0 for the steps, 1 for frac), so pullback and jvp need no special
  *            case and stay adjoint.  A NaN or infinite x gets the same derivative (the steps
- *            add nothing at all, so a NaN cotangent does not leak through them). */
+ *            add nothing at all, so a NaN cotangent does not leak through them).
+ *   CROWN    per entry two lines over [l, u] (finite; else the box), each side keeping the
+ *            exact box's constant f(l) (lower) or f(u) (upper) unless the line below is tighter
+ *            on average over [l, u] (its value at the midpoint):
+ *              floor, ceil, round, trunc: slope 1, since f(x) - x lies in the sawtooth's range,
+ *                      [-1, 0] (floor; trunc for x >= 0), [0, 1] (ceil; trunc for x <= 0),
+ *                      [-1/2, 1/2] (round), on the sides of 0 the box touches: x + lo <= f(x)
+ *                      <= x + hi, exact (no rounding);
+ *              frac:   on one cell of trunc, frac = x - k exactly (both lines); else the box;
+ *              sign:   on a box around 0, the lower line of slope 2/u (1/u if l = 0) and the
+ *                      upper one of slope 2/(-l) (1/(-l) if u = 0), through the jump's corners;
+ *                      for any slope k >= 0 the intercept is the infimum (supremum) of
+ *                      sign(x) - k x over the box's three parts (x < 0, 0, x > 0), each of
+ *                      which is monotone, rounded outward (sign_saw_end).
+ *            The step is cn__crown_lines (src/sound/relax.c). */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
 #include "ops/unary_impl.h"
+#include "sound/relax.h"
 
 /* ---- the operators' data --------------------------------------------------------------- */
 
@@ -70,6 +85,10 @@ struct round_impl
   float (*ff) (float x);
   int (*mpfr_end) (mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd);
   int frac;
+  int sign;
+  /* the steps but sign: f(x) - x lies in [saw[0], saw[1]] for x >= 0 and in [saw[2], saw[3]] for
+   * x <= 0 (the CROWN lines of slope 1) */
+  double saw[4];
 };
 
 static double frac_d (double x) { return x - trunc (x); }
@@ -84,12 +103,12 @@ sign_mpfr (mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd)
   return mpfr_set_si (r, mpfr_sgn (x), rnd);
 }
 
-static const struct round_impl floor_impl = { floor, floorf, mpfr_rint_floor, 0 };
-static const struct round_impl ceil_impl = { ceil, ceilf, mpfr_rint_ceil, 0 };
-static const struct round_impl round_impl = { rint, rintf, mpfr_rint_roundeven, 0 };
-static const struct round_impl trunc_impl = { trunc, truncf, mpfr_rint_trunc, 0 };
-static const struct round_impl frac_impl = { frac_d, frac_f, NULL, 1 };
-static const struct round_impl sign_impl = { sign_d, sign_f, sign_mpfr, 0 };
+static const struct round_impl floor_impl = { floor, floorf, mpfr_rint_floor, 0, 0, { -1, 0, -1, 0 } };
+static const struct round_impl ceil_impl = { ceil, ceilf, mpfr_rint_ceil, 0, 0, { 0, 1, 0, 1 } };
+static const struct round_impl round_impl = { rint, rintf, mpfr_rint_roundeven, 0, 0, { -0.5, 0.5, -0.5, 0.5 } };
+static const struct round_impl trunc_impl = { trunc, truncf, mpfr_rint_trunc, 0, 0, { -1, 0, 0, 1 } };
+static const struct round_impl frac_impl = { frac_d, frac_f, NULL, 1, 0, { 0 } };
+static const struct round_impl sign_impl = { sign_d, sign_f, sign_mpfr, 0, 1, { 0 } };
 
 /* ---- forward, pullback, jvp ----------------------------------------------------------- */
 
@@ -259,15 +278,122 @@ round_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
   return st;
 }
 
+/* ---- CROWN ---------------------------------------------------------------------------- */
+
+/* The lower (UPPER = 0) or upper end of sign(x) - k x over [l, u] (finite, l <= u), k >= 0 a
+ * double: on [l, 0) it is -1 - k x, decreasing, on (0, u] 1 - k x, decreasing, and 0 at 0; the
+ * infimum (supremum) of each part present, rounded outward. */
+static double
+sign_saw_end (double l, double u, double k, int upper)
+{
+  double r = upper ? -INFINITY : INFINITY;
+  if (l < 0)
+    {
+      /* lower: -1 - k min(u, 0) (approached at 0- when u >= 0); upper: -1 - k l */
+      double v = upper ? cn__up (-1 - cn__down (k * l)) : u < 0 ? cn__down (-1 - cn__up (k * u)) : -1;
+      r = upper ? fmax (r, v) : fmin (r, v);
+    }
+  if (l <= 0 && u >= 0)
+    r = upper ? fmax (r, 0) : fmin (r, 0);
+  if (u > 0)
+    {
+      /* lower: 1 - k u; upper: 1 - k max(l, 0) (approached at 0+ when l <= 0) */
+      double v = upper ? (l > 0 ? cn__up (1 - cn__down (k * l)) : 1) : cn__down (1 - cn__up (k * u));
+      r = upper ? fmax (r, v) : fmin (r, v);
+    }
+  return r;
+}
+
+/* The lines of one entry over [l, u] with the exact box [ylo, yhi] of f there (see the top):
+ * the box's constants, or where its average over [l, u] is tighter a line of slope 1 (the steps
+ * but sign: f(x) - x within the sawtooth's range on the box's sides of 0; frac on one cell of
+ * trunc: frac = x - k exactly) or, for sign on a box around 0, the line through the lower-left
+ * (upper-right) corner of the jump and the far end's value, its intercept sign_saw_end's. */
+static void
+round_lines (const struct round_impl *d, double l, double u, double ylo, double yhi, cn__relax_line *ln)
+{
+  *ln = (cn__relax_line) { .bl = ylo, .bu = yhi };
+  if (!(l < u) || !isfinite (l) || !isfinite (u) || ylo == yhi)
+    return;
+  double mid = l / 2 + u / 2, kl, bl, ku, bu;
+  if (d->frac)
+    {
+      if (trunc (l) == trunc (u))
+        *ln = (cn__relax_line) { .kl = 1, .bl = -trunc (l), .ku = 1, .bu = -trunc (l) };
+      return;
+    }
+  if (d->sign)
+    {
+      if (l > 0 || u < 0)
+        return;
+      kl = (l < 0 ? 2 : 1) / u;
+      ku = (u > 0 ? 2 : 1) / -l;
+      bl = isfinite (kl) ? sign_saw_end (l, u, kl, 0) : -INFINITY;
+      bu = isfinite (ku) ? sign_saw_end (l, u, ku, 1) : INFINITY;
+    }
+  else
+    {
+      kl = ku = 1;
+      bl = fmin (u >= 0 ? d->saw[0] : INFINITY, l <= 0 ? d->saw[2] : INFINITY);
+      bu = fmax (u >= 0 ? d->saw[1] : -INFINITY, l <= 0 ? d->saw[3] : -INFINITY);
+    }
+  /* now kl x + bl <= f(x) <= ku x + bu on [l, u]; each side keeps the tighter on average */
+  if (isfinite (bl) && kl * mid + bl > ylo)
+    {
+      ln->kl = kl;
+      ln->bl = bl;
+    }
+  if (isfinite (bu) && ku * mid + bu < yhi)
+    {
+      ln->ku = ku;
+      ln->bu = bu;
+    }
+}
+
+static cn_status
+round_crown (const cn_crown_step *st, cn_error *err)
+{
+  const struct round_impl *d = st->nv->rule->impl;
+  const char *op = cn_op_name (st->nv->op);
+  const cn_box *in = st->in_box[0];
+  int64_t n = st->n_out;
+  if (st->lam_in[0] == NULL)
+    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, st->node);
+  cn__relax_line *ln = malloc ((size_t) (n ? n : 1) * sizeof *ln);
+  if (ln == NULL)
+    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
+  for (int64_t j = 0; j < n; j++)
+    {
+      double l = in->lo[j], u = in->hi[j], ylo, yhi;
+      if (isnan (l) || isnan (u))
+        {
+          free (ln);
+          return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the input box at entry %lld (node '%s')", op,
+                               (long long) j, st->node);
+        }
+      if (d->frac)
+        frac_box (l, u, &ylo, &yhi);
+      else
+        {
+          ylo = d->fd (l);
+          yhi = d->fd (u);
+        }
+      round_lines (d, l, u, ylo, yhi, &ln[j]);
+    }
+  cn_status rc = cn__crown_lines (st, op, ln, err);
+  free (ln);
+  return rc;
+}
+
 /* ---- the rules ------------------------------------------------------------------------ */
 
 /* The rule of the rounding ID, whose data is IMPL: one input without attributes, every arm the
  * shared one above. */
 #define ROUND_RULE(ID, IMPL)                                                                     \
   const struct cn_op_rule cn__rule_##ID = {                                                      \
-    .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1, .check = cn__unary_check,      \
-    .forward = round_forward, .pullback = round_pullback, .jvp = round_jvp, .ibp = round_ibp,    \
-    .ibp_mpfi = round_mpfi,                                                                      \
+    .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS,                   \
+    .check = cn__unary_check, .forward = round_forward, .pullback = round_pullback,              \
+    .jvp = round_jvp, .ibp = round_ibp, .ibp_mpfi = round_mpfi, .crown = round_crown,            \
   }
 
 ROUND_RULE (FLOOR, floor_impl);

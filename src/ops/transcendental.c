@@ -67,10 +67,12 @@
  *            Where the forward value y is NaN (outside the domain) the derivative is NaN; at a
  *            pole of f (log at 0, atanh at +-1) or of f' (asin at +-1, acosh at 1) it is +-inf.
  *            f is differentiable everywhere inside its domain, so no one-sided choice is needed.
- *   CROWN    every unary operator but sin, cos and tan (whose inflections kpi are not doubles;
- *            they and atan2 have none): per entry the lines of src/sound/relax.c (whose top
- *            comment holds the soundness argument) and the step cn__crown_lines, with
- *            alpha-CROWN's tangent parameters:
+ *   CROWN    every unary operator (atan2 has none): per entry the lines of src/sound/relax.c
+ *            (whose top comment holds the soundness argument) and the step cn__crown_lines.
+ *            sin, cos and tan, whose inflections k pi are not doubles, take the shifted chords
+ *            (G4) with sup |f''| over each piece from MPFI (|sin|, |cos|, |2 tan (1 + tan^2)|;
+ *            a piece around a pole of tan has none, and the entry keeps its IBP box), no
+ *            tangent parameters; the others have alpha-CROWN's tangent parameters:
  *              exp2, expm1 convex (tangent cap as exp); log2, log10, log1p, acosh concave;
  *                    cosh convex;
  *              sinh, asin, atanh concave on x <= 0, convex on x >= 0 (the mirror of G3);
@@ -707,6 +709,41 @@ static const cn__relax_fn relax_acosh = { .curv = rx_concave, .f = rx_acosh, .df
 static const cn__relax_fn relax_atanh = { .split = 1, .brk = 0, .curv = rx_cc, .f = rx_atanh, .df = rx_datanh,
                                           .f_mpfi = rx_atanh_mpfi, .df_mpfi = rx_datanh_mpfi, .d2f = rx_d2atanh };
 
+/* sin, cos and tan: shifted chords (G4 of src/sound/relax.c), with sup |f''| over [a, b] from
+ * MPFI: sin'' = -sin, cos'' = -cos, tan'' = 2 tan (1 + tan^2) (mpfi_tan of an interval around a
+ * pole is [-inf, +inf]: no line).  f at a point is mpfi_sin, mpfi_cos, mpfi_tan at 64 bits. */
+#define RX_D2(NAME, BODY)                                                                         \
+  static double rx_##NAME (double a, double b, const void *p)                                     \
+  {                                                                                               \
+    (void) p;                                                                                     \
+    mpfi_t y, c;                                                                                  \
+    mpfr_t m;                                                                                     \
+    mpfi_init2 (y, 64);                                                                           \
+    mpfi_init2 (c, 64);                                                                           \
+    mpfr_init2 (m, 64);                                                                           \
+    mpfi_interv_d (y, a, b);                                                                      \
+    BODY;                                                                                         \
+    mpfi_mag (m, y);                                                                              \
+    double r = mpfr_get_d (m, MPFR_RNDU);                                                         \
+    mpfi_clear (y);                                                                               \
+    mpfi_clear (c);                                                                               \
+    mpfr_clear (m);                                                                               \
+    return r;                                                                                     \
+  }
+RX_D2 (d2sin_bound, mpfi_sin (y, y))
+RX_D2 (d2cos_bound, mpfi_cos (y, y))
+RX_D2 (d2tan_bound, mpfi_tan (y, y); mpfi_sqr (c, y); mpfi_add_ui (c, c, 1); mpfi_mul (y, y, c); mpfi_mul_2ui (y, y, 1))
+#undef RX_D2
+static double rx_sin (double x, int i, const void *p) { (void) i; (void) p; return sin (x); }
+static double rx_cos (double x, int i, const void *p) { (void) i; (void) p; return cos (x); }
+static double rx_tan (double x, int i, const void *p) { (void) i; (void) p; return tan (x); }
+static void rx_sin_mpfi (mpfi_ptr y, double x, int i, const void *p) { (void) i; (void) p; mpfi_set_d (y, x); mpfi_sin (y, y); }
+static void rx_cos_mpfi (mpfi_ptr y, double x, int i, const void *p) { (void) i; (void) p; mpfi_set_d (y, x); mpfi_cos (y, y); }
+static void rx_tan_mpfi (mpfi_ptr y, double x, int i, const void *p) { (void) i; (void) p; mpfi_set_d (y, x); mpfi_tan (y, y); }
+static const cn__relax_fn relax_sin = { .f = rx_sin, .f_mpfi = rx_sin_mpfi, .d2_bound = rx_d2sin_bound };
+static const cn__relax_fn relax_cos = { .f = rx_cos, .f_mpfi = rx_cos_mpfi, .d2_bound = rx_d2cos_bound };
+static const cn__relax_fn relax_tan = { .f = rx_tan, .f_mpfi = rx_tan_mpfi, .d2_bound = rx_d2tan_bound };
+
 /* The CROWN arm of the operators with a relaxation: the lines of the operator's relaxation over the
  * node's IBP box (cn__crown_relax). */
 static cn_status
@@ -734,12 +771,12 @@ static const struct trans_impl log10_impl = { log10, log10f, mpfr_log10, mpfi_lo
                                               &relax_log10, NULL };
 static const struct trans_impl log1p_impl = { log1p, log1pf, mpfr_log1p, mpfi_log1p, d_log1p, SHAPE_INC, 0, -1, INF,
                                               &relax_log1p, NULL };
-static const struct trans_impl sin_impl = { sin, sinf, mpfr_sin, mpfi_sin, d_sin, SHAPE_WAVE, 0.5, -INF, INF, NULL,
-                                            NULL };
-static const struct trans_impl cos_impl = { cos, cosf, mpfr_cos, mpfi_cos, d_cos, SHAPE_WAVE, 0, -INF, INF, NULL,
-                                            NULL };
-static const struct trans_impl tan_impl = { tan, tanf, mpfr_tan, mpfi_tan, d_tan, SHAPE_POLES, 0.5, -INF, INF, NULL,
-                                            NULL };
+static const struct trans_impl sin_impl = { sin, sinf, mpfr_sin, mpfi_sin, d_sin, SHAPE_WAVE, 0.5, -INF, INF,
+                                            &relax_sin, NULL };
+static const struct trans_impl cos_impl = { cos, cosf, mpfr_cos, mpfi_cos, d_cos, SHAPE_WAVE, 0, -INF, INF,
+                                            &relax_cos, NULL };
+static const struct trans_impl tan_impl = { tan, tanf, mpfr_tan, mpfi_tan, d_tan, SHAPE_POLES, 0.5, -INF, INF,
+                                            &relax_tan, NULL };
 static const struct trans_impl asin_impl = { asin, asinf, mpfr_asin, mpfi_asin, d_asin, SHAPE_INC, 0, -1, 1, &relax_asin,
                                              NULL };
 static const struct trans_impl acos_impl = { acos, acosf, mpfr_acos, mpfi_acos, d_acos, SHAPE_DEC, 0, -1, 1, &relax_acos,
@@ -785,6 +822,15 @@ unary_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, doub
     .ibp_mpfi = unary_mpfi, .crown = unary_crown, .alpha = unary_alpha,                           \
   }
 
+/* A relaxing arm without tangent parameters (the shifted chords of sin, cos, tan). */
+#define UNARY_RULE_CHORD(ID, IMPL)                                                                \
+  const struct cn_op_rule cn__rule_##ID = {                                                       \
+    .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1,                                                   \
+    .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, .check = cn__unary_check,              \
+    .forward = unary_forward, .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp,     \
+    .ibp_mpfi = unary_mpfi, .crown = unary_crown,                                                 \
+  }
+
 UNARY_RULE_CROWN (EXP, exp_impl);
 UNARY_RULE_CROWN (EXP2, exp2_impl);
 UNARY_RULE_CROWN (EXPM1, expm1_impl);
@@ -792,9 +838,9 @@ UNARY_RULE_CROWN (LOG, log_impl);
 UNARY_RULE_CROWN (LOG2, log2_impl);
 UNARY_RULE_CROWN (LOG10, log10_impl);
 UNARY_RULE_CROWN (LOG1P, log1p_impl);
-UNARY_RULE (SIN, sin_impl);
-UNARY_RULE (COS, cos_impl);
-UNARY_RULE (TAN, tan_impl);
+UNARY_RULE_CHORD (SIN, sin_impl);
+UNARY_RULE_CHORD (COS, cos_impl);
+UNARY_RULE_CHORD (TAN, tan_impl);
 UNARY_RULE_CROWN (ASIN, asin_impl);
 UNARY_RULE_CROWN (ACOS, acos_impl);
 UNARY_RULE_CROWN (ATAN, atan_impl);

@@ -42,6 +42,17 @@
  * kl z + bl <= f(z) <= ku z + bu holds for every real z in [l, u], in exact arithmetic,
  * whatever the slopes.  An enclosure that is NaN or infinite leaves that side without a line
  * (bl = -inf, bu = +inf).
+ * G4, the shifted chords (a function with CURV NULL and D2_BOUND): both lines take the chord's
+ * slope k = fl((f(u) - f(l)) / (u - l)) (binary64, any double is sound); [l, u] is cut at
+ * l = z_0 <= z_1 <= ... <= z_N = u (N = 1 where the bound below is already below 1e-12 of the
+ * box's scale, else INTERP_PIECES), and on each piece [a, b] the linear interpolant Lg of
+ * g = f - k z at a and b lies between g(a) and g(b) while, f being C^2 there,
+ * g(z) - Lg(z) = g''(xi) (z - a)(z - b) / 2 with g'' = f'', so
+ *     min(g(a), g(b)) - M h^2 / 8 <= g(z) <= max(g(a), g(b)) + M h^2 / 8,   h = b - a,
+ * with M = D2_BOUND(a, b) >= sup |f''| on [a, b]; bl (bu) is the least (greatest) of these over
+ * the pieces, each value enclosed and each operation rounded outward as for G2.  Where the two
+ * lines are not thinner than the node's IBP box they give way to the box (k = 0).  The loss is
+ * M h^2 / 4 at most: second order on small boxes; on wide ones the box often wins.
  * Degenerate boxes (l = u), infinite ends and slopes that are not finite use k = 0 and the
  * node's sound IBP box [ylo, yhi] as the constant lines ylo <= f(z) <= yhi (an infinite end
  * there is again "no line").
@@ -57,9 +68,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include "sound/relax.h"
+#include "core/assert.h"
 #include "core/parallel.h"
 
 #define RELAX_PREC 64
+#define INTERP_PIECES 8
 
 /* The scratch of an MPFI enclosure (for a function without a binary64 one). */
 struct relax_ws
@@ -367,6 +380,42 @@ tangent_range (const cn__relax_fn *F, const void *p, cn__relax_line *ln, int upp
   ln->t_span[upper] = cross ? (left ? (pt - l) + (u - l) : -((u - pt) + (u - l))) : u - l;
 }
 
+/* G4 (the top): the shifted chords of an F with D2_BOUND over [l, u] into LN where they are
+ * thinner than the box [ylo, yhi]; LN keeps the box's constant lines otherwise. */
+static void
+interp_lines (const cn__relax_fn *F, const void *p, double l, double u, double ylo, double yhi, struct relax_ws *w,
+              cn__relax_line *ln)
+{
+  double k = (F->f (u, 0, p) - F->f (l, 0, p)) / (u - l);
+  double m = F->d2_bound (l, u, p);
+  if (!isfinite (k) || isnan (m))
+    return;
+  double scale = 1 + fabs (ylo) + fabs (yhi);
+  int n = m * ((u - l) * (u - l)) / 8 <= 1e-12 * scale ? 1 : INTERP_PIECES;
+  double bl = INFINITY, bu = -INFINITY, a = l, gal, gah;
+  g_at (F, p, 0, a, k, w, &gal, &gah);
+  for (int i = 1; i <= n; i++)
+    {
+      /* the cut points are nondecreasing (RN operations are monotone) and end at u */
+      double b = i == n ? u : fmin (u, l + (u - l) * ((double) i / n));
+      double gbl, gbh;
+      g_at (F, p, 0, b, k, w, &gbl, &gbh);
+      double mi = n == 1 ? m : F->d2_bound (a, b, p);
+      double h = cn__up (b - a);
+      double e = cn__up (cn__up (mi * cn__up (h * h)) / 8);   /* >= M h^2 / 8 (the division is exact) */
+      if (isnan (e) || isnan (gal) || isnan (gah) || isnan (gbl) || isnan (gbh))
+        return;
+      fold (0, cn__down (fmin (gal, gbl) - e), &bl);
+      fold (1, cn__up (fmax (gah, gbh) + e), &bu);
+      /* now bl <= g <= bu on [l, b] */
+      a = b;
+      gal = gbl;
+      gah = gbh;
+    }
+  if (isfinite (bl) && isfinite (bu) && !(bu - bl >= yhi - ylo))
+    *ln = (cn__relax_line) { .kl = k, .bl = bl, .ku = k, .bu = bu };
+}
+
 /* The entries FIRST..LAST-1 of cn__relax_lines (each slice with its own MPFI workspace). */
 struct entries_ctx
 {
@@ -397,6 +446,11 @@ lines_entries (void *ctx, int64_t first, int64_t last)
       ln[j].bu = isnan (yhi) ? INFINITY : yhi;
       if (!(l < u) || isinf (l) || isinf (u))
         continue;
+      if (F->curv == NULL)
+        {
+          interp_lines (F, p, l, u, ylo, yhi, &w, &ln[j]);
+          continue;
+        }
       double kl, ku, pt[2];
       slopes (F, p, l, u, &kl, &ku, pt);
       int cross = crosses (F, p, l, u);
@@ -738,4 +792,164 @@ cn__relax_alpha (const cn__relax_fn *F, const void *p, const cn_box *in, int ini
       else
         theta[j] = theta[j] < 0 ? 0 : theta[j] > 1 ? 1 : theta[j];
     }
+}
+
+/* ---- multilinear functions ------------------------------------------------------------------ */
+
+/* The intercept of side UPPER of the plane K over the entry's box [LO, HI] (the K inputs): the
+ * least (UPPER = 0) or greatest value of f(c) - k . c over the 2^K corners c, each enclosed in
+ * MPFI at RELAX_PREC and taken at its outward end; NaN or an infinity gives -inf / +inf (no
+ * plane). */
+static double
+ml_intercept (const cn__multilinear *F, const void *p, const double *lo, const double *hi, const double *k, int upper,
+              mpfi_ptr y, mpfi_ptr t, mpfr_ptr e)
+{
+  double r = upper ? -INFINITY : INFINITY;
+  for (int c = 0; c < (1 << F->k); c++)
+    {
+      double x[CN__ML_MAX_IN];
+      for (int i = 0; i < F->k; i++)
+        x[i] = (c >> i) & 1 ? hi[i] : lo[i];
+      F->f_mpfi (y, x, p);
+      for (int i = 0; i < F->k; i++)
+        if (k[i] != 0)
+          {
+            mpfi_set_d (t, x[i]);
+            mpfi_mul_d (t, t, k[i]);
+            mpfi_sub (y, y, t);
+          }
+      /* now y contains f(c) - k . c */
+      if (upper)
+        mpfi_get_right (e, y);
+      else
+        mpfi_get_left (e, y);
+      double v = mpfr_get_d (e, upper ? MPFR_RNDU : MPFR_RNDD);
+      if (isnan (v))
+        return upper ? INFINITY : -INFINITY;
+      r = upper ? fmax (r, v) : fmin (r, v);
+    }
+  return r;
+}
+
+cn_status
+cn__crown_multilinear (const cn_crown_step *st, const char *op, const cn__multilinear *F, cn__ibp_arm ibp,
+                       cn_error *err)
+{
+  int64_t n = st->n_out;
+  int K = F->k;
+  CN__ASSERTD (K >= 1 && K <= CN__ML_MAX_IN);
+  int variable = 0;
+  for (int i = 0; i < K; i++)
+    {
+      if (st->in_box[i]->n != n)
+        return cn_error_set (err, CN_EINVAL, "%s: input box does not match the node (node '%s')", op, st->node);
+      variable |= st->lam_in[i] != NULL;
+    }
+  if (!variable)
+    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on constant inputs only (node '%s')", op, st->node);
+  /* per entry: the slopes (K per side) and intercepts of both planes */
+  double *kk = malloc ((size_t) (2 * K * n + 1) * sizeof *kk);
+  double *bb = malloc ((size_t) (2 * n + 1) * sizeof *bb);
+  double *bsel = malloc ((size_t) (n + 1) * sizeof *bsel);
+  cn_box out;
+  cn_status rc = cn_box_init (&out, n, err);
+  if (rc != CN_OK || kk == NULL || bb == NULL || bsel == NULL)
+    {
+      if (rc == CN_OK)
+        {
+          cn_box_clear (&out);
+          rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
+        }
+      free (kk);
+      free (bb);
+      free (bsel);
+      return rc;
+    }
+  rc = ibp (st->nv, st->in_box, &out, err);
+  if (rc != CN_OK)
+    goto done;
+  /* now out is a sound box of f over the input boxes */
+  mpfi_t y, t;
+  mpfr_t e;
+  mpfi_init2 (y, RELAX_PREC);
+  mpfi_init2 (t, RELAX_PREC);
+  mpfr_init2 (e, RELAX_PREC);
+  for (int64_t j = 0; j < n; j++)
+    {
+      double lo[CN__ML_MAX_IN], hi[CN__ML_MAX_IN], *kl = kk + 2 * K * j, *ku = kl + K;
+      int finite = 1;
+      for (int i = 0; i < K; i++)
+        {
+          lo[i] = st->in_box[i]->lo[j];
+          hi[i] = st->in_box[i]->hi[j];
+          finite &= isfinite (lo[i]) && isfinite (hi[i]);
+        }
+      F->slopes (lo, hi, st->params, kl, ku);
+      for (int i = 0; i < K; i++)
+        {
+          if (st->lam_in[i] == NULL || !isfinite (kl[i]))
+            kl[i] = 0;
+          if (st->lam_in[i] == NULL || !isfinite (ku[i]))
+            ku[i] = 0;
+        }
+      double bl = finite ? ml_intercept (F, st->params, lo, hi, kl, 0, y, t, e) : -INFINITY;
+      double bu = finite ? ml_intercept (F, st->params, lo, hi, ku, 1, y, t, e) : INFINITY;
+      /* now kl . u + bl <= f(u) <= ku . u + bu on the box (an infinite b: no plane); a side
+       * without a plane takes the IBP box's end with slope 0 */
+      if (!(bl > -INFINITY))
+        {
+          for (int i = 0; i < K; i++)
+            kl[i] = 0;
+          bl = isnan (out.lo[j]) ? -INFINITY : out.lo[j];
+        }
+      if (!(bu < INFINITY))
+        {
+          for (int i = 0; i < K; i++)
+            ku[i] = 0;
+          bu = isnan (out.hi[j]) ? INFINITY : out.hi[j];
+        }
+      bb[2 * j] = bl;
+      bb[2 * j + 1] = bu;
+    }
+  mpfi_clear (y);
+  mpfi_clear (t);
+  mpfr_clear (e);
+  for (int64_t s = 0; s < st->rows; s++)
+    {
+      const double *lam = st->lam_out + s * n;
+      int unbounded = 0;
+      for (int64_t j = 0; j < n; j++)
+        {
+          if (lam[j] == 0)
+            {
+              bsel[j] = 0;
+              continue;
+            }
+          int up = lam[j] < 0;
+          const double *k = kk + 2 * K * j + (up ? K : 0);
+          for (int i = 0; i < K; i++)
+            if (st->lam_in[i] != NULL)
+              st->lam_in[i][s * n + j] = lam[j] * k[i];
+          bsel[j] = bb[2 * j + up];
+          if (isinf (bsel[j]))
+            {
+              unbounded = 1;
+              bsel[j] = 0;
+            }
+        }
+      /* now lam_in[i][s] = fl(lam k_i) (charged below) and lam . v >= sum_i lam_in[i][s] . u_i
+       * + lam . bsel up to those roundings */
+      cn__crown_add_dot (st, s, n, lam, bsel);
+      if (unbounded)
+        cn__crown_charge (st, s, INFINITY);
+    }
+  for (int i = 0; i < K; i++)
+    if (st->lam_in[i] != NULL)
+      cn__crown_charge_entrywise (st, st->lam_in[i], n, st->in_box[i]);
+done:
+  cn_box_clear (&out);
+  free (kk);
+  free (bb);
+  free (bsel);
+  return rc;
 }

@@ -160,7 +160,12 @@ void cn__crown_record_lines (const cn_crown_step *st, const cn__relax_line *ln);
  * DF_ENCL enclose f(x) and f'(x) (the one-sided derivative of the piece) at the double x in
  * binary64 ([*lo, *hi], sound: src/sound/elementary.c), or, where they are NULL, F_MPFI and
  * DF_MPFI do so in Y at Y's precision; either may give +-inf where f does (log at 0) and NaN
- * outside the domain. */
+ * outside the domain.
+ * A function whose curvature changes sign at points that are not doubles, or more than once
+ * (sin, tan, silu, gelu), has CURV NULL and D2_BOUND instead: an upper bound of |f''| over the
+ * real interval [a, b] (+inf where f is not twice differentiable on all of it, NaN where
+ * undefined), and only F and F_ENCL or F_MPFI besides (piece 0); its lines are the shifted
+ * chords of relax.c's top comment (G4), with no tangent parameters. */
 typedef struct cn__relax_fn
 {
   int split;
@@ -177,6 +182,7 @@ typedef struct cn__relax_fn
   void (*df_encl) (double x, int piece, const void *p, double *lo, double *hi);
   double (*d2f) (double x, int piece, const void *p);   /* NULL, or f'' in binary64: the tangent
                                                            points are then alpha-CROWN parameters */
+  double (*d2_bound) (double a, double b, const void *p); /* CURV NULL: sup of |f''| on [a, b] */
 } cn__relax_fn;
 
 /* Lines for every entry of the input box IN (n entries), given OUT, a sound box of f over IN
@@ -202,6 +208,32 @@ cn_status cn__crown_relax (const cn_crown_step *st, const char *op, const cn__re
  * depends on more than its attributes: pow's constant exponent). */
 cn_status cn__crown_relax_with (const cn_crown_step *st, const char *op, const cn__relax_fn *f, const void *p,
                                 cn__ibp_arm ibp, cn_error *err);
+
+/* ---- multilinear functions (src/sound/relax.c) ---------------------------------------------- */
+
+/* An elementwise v = f(u_1, ..., u_K), K <= CN__ML_MAX_IN inputs of the output's size, f
+ * multilinear (affine in each input when the others are fixed: x y, lerp, addcmul).  F_MPFI
+ * encloses f at a point X (K doubles) in Y; SLOPES writes, from the boxes' ends of one entry
+ * (LO, HI: K each), the slopes of the lower plane (KL) and the upper one (KU), any doubles
+ * (heuristics: McCormick's for a product). */
+#define CN__ML_MAX_IN 3
+typedef struct cn__multilinear
+{
+  int k;
+  void (*f_mpfi) (mpfi_ptr y, const double *x, const void *p);
+  void (*slopes) (const double *lo, const double *hi, const void *p, double *kl, double *ku);
+} cn__multilinear;
+
+/* The CROWN step through such a node: per entry the planes  kl . u + bl <= f(u) <= ku . u + bu
+ * over the input boxes, whose intercepts are exactly sound: f - k . u is multilinear, so its
+ * extremes over a box are at corners, and bl (bu) is the least (greatest) of its 2^K corner
+ * values, each enclosed in MPFI (f_mpfi, minus k . corner) and rounded outward.  A constant input
+ * takes slope 0 (its box is one point, so the corners hold its value).  An infinite end (no plane)
+ * leaves the side to the node's IBP box (IBP, k = 0).  Then lam_in[i] = fl(lam k_i) and bias +=
+ * lam . b per row (the lower plane where lam >= 0), charged as cn__crown_lines does.  OP names the
+ * operator in messages. */
+cn_status cn__crown_multilinear (const cn_crown_step *st, const char *op, const cn__multilinear *f,
+                                 cn__ibp_arm ibp, cn_error *err);
 
 /* The ALPHA hook of an operator relaxed by F with tangent parameters (ops_impl.h): one row of
  * THETA over the input box IN (n entries), P F's record: with INIT the default (1 on a box across
