@@ -766,7 +766,7 @@ START_TEST (crown_step_invariant)
        * relaxation line that is off by one rounding, which a charge would otherwise absorb. */
       static const cn_op exact_unit[] = { CN_OP_RELU, CN_OP_LINEAR, CN_OP_MATMUL, CN_OP_CONV, CN_OP_ADD, CN_OP_SUB,
                                           CN_OP_NEG, CN_OP_RESHAPE, CN_OP_PERMUTE, CN_OP_SLICE, CN_OP_PAD,
-                                          CN_OP_CAT, CN_OP_REDUCE, CN_OP_SIGMOID, CN_OP_TANH, CN_OP_SOFTPLUS,
+                                          CN_OP_CAT, CN_OP_REDUCE, CN_OP_CUMSUM, CN_OP_SIGMOID, CN_OP_TANH, CN_OP_SOFTPLUS,
                                           CN_OP_ELU, CN_OP_EXP, CN_OP_LOG, CN_OP_ATAN, CN_OP_ERF };
       int unit = d % 3 == 1, no_charge = 0;
       if (unit)
@@ -1912,7 +1912,8 @@ START_TEST (draws_point_key)
 END_TEST
 
 /* The smooth relaxations (src/sound/relax.c) are tight: for every operator whose rule relaxes
- * with CN_RULE_SMOOTH_BOUNDS, y = v . f(a (W x + b) + c), x in R^2, four correlated
+ * with CN_RULE_SMOOTH_BOUNDS, and softmax and logSoftmax over the four entries together,
+ * y = v . f(a (W x + b) + c), x in R^2, four correlated
  * pre-activations, scaled (a) and shifted (c) into the operator's domain where its test case has
  * one (log, asin, acosh, ...), with the case's attributes.  On boxes of radius 0.2 and 1e-5
  * CROWN's lower bound is strictly above IBP's (the dependency through x is kept), unless IBP is
@@ -1931,11 +1932,14 @@ START_TEST (crown_smooth_tight)
       cn_op op = (cn_op) q;
       const struct cn_op_rule *rule = cn__op_rule (op);
       struct tu_op_case c;
-      if (rule == NULL || rule->crown == NULL || !(rule->flags & CN_RULE_SMOOTH_BOUNDS))
+      int vector = op == CN_OP_SOFTMAX || op == CN_OP_LOG_SOFTMAX;   /* f of the 4 entries together */
+      if (rule == NULL || rule->crown == NULL || !(rule->flags & CN_RULE_SMOOTH_BOUNDS || vector))
         continue;
       ck_assert (tu_op_case (op, &c));
       if (c.n_in != 1 || !c.crown_ok || c.out_index != 0 || !cn_dtype_is_float (c.in_dtype[0]))
         continue;
+      if (vector)
+        c.params.softmax.axis = 0;
       /* |W x + b| <= 2.1 for |x| <= 1.2: a maps that onto the case's range */
       double a = 1, shift = 0;
       if (c.x_lo < c.x_hi)

@@ -172,6 +172,7 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
     case CN_OP_COPYSIGN:
     case CN_OP_NEXTAFTER:
       shapes (c, 2);
+      c->crown_ok = op == CN_OP_HYPOT;
       if (tu_int (0, 3) == 0)
         tu_set_const (c, (int) tu_int (0, 1), -2, 2);
       return 1;
@@ -190,6 +191,7 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
       return 1;
     case CN_OP_ADDCDIV:
       shapes (c, 3);
+      c->crown_ok = 1;
       c->params.addc.value = tu_uniform (-2, 2);
       if (tu_int (0, 2) > 0)
         divisor (c, 2);
@@ -212,6 +214,7 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
       return 1;
     case CN_OP_SAFE_DIV:
       shapes (c, 2);
+      c->crown_ok = 1;     /* x times 1/(y + eps) */
       c->params.epsilon.eps = tu_uniform (0, 0.1);
       if (tu_int (0, 2) > 0)
         tu_set_const (c, 1, 0.5, 2);

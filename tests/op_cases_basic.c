@@ -144,10 +144,20 @@ tu_op_case_basic (cn_op op, struct tu_op_case *c)
       c->n_in = 2;
       c->params.div.rounding = CN_DIV_TRUE;
       c->in_shape[0] = c->in_shape[1] = tu_rand_shape (0, 3, 4, 64);
-      if (tu_int (0, 1))
-        tu_set_const (c, 1, 0.5, 2);
-      else
-        tu_set_const (c, 1, -2, -0.5);
+      switch ((int) tu_int (0, 2))
+        {
+        case 0: tu_set_const (c, 1, 0.5, 2); break;
+        case 1: tu_set_const (c, 1, -2, -0.5); break;
+        default:
+          /* a varying divisor (x / y relaxed as x times 1/y), both inputs on one side of 0; the
+           * constant range too, for tests that make the divisor constant */
+          if (tu_int (0, 1))
+            c->x_lo = 0.5, c->x_hi = 2;
+          else
+            c->x_lo = -2, c->x_hi = -0.5;
+          c->const_lo[1] = c->x_lo, c->const_hi[1] = c->x_hi;
+          break;
+        }
       if (arith_word_case (c, 2))
         {
           /* words: trunc or floor (true division has no rule); a constant divisor in [1, 3] or

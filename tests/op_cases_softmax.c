@@ -18,6 +18,7 @@ tu_op_case_softmax (cn_op op, struct tu_op_case *c)
       tu_small_shape (&c->in_shape[0], 5);
       c->params.softmax.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
       c->n_in = 1;
+      c->crown_ok = op != CN_OP_MASKED_SOFTMAX;   /* Taylor planes (src/ops/softmax.c) */
       if (op == CN_OP_MASKED_SOFTMAX)
         {
           c->n_in = 2;

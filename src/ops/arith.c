@@ -59,7 +59,10 @@
  *   CROWN    TRUE with a constant divisor c: lam . v = (lam ./ c) . x; lam_x = fl(lam ./ c), one
  *            rounded quotient per entry, charged as for mul.  At an entry with c_j = 0 the value
  *            is undefined: a row with a nonzero coefficient there gets the charge +inf (its bound
- *            becomes -inf).  TRUNC, FLOOR and non-constant divisors: CN_EUNSUPPORTED.
+ *            becomes -inf).  A varying divisor (or a constant numerator): x times 1/y
+ *            (cn__crown_times_fn, src/sound/relax.c): McCormick's slopes on x and r = 1/y, r's
+ *            tangent or chord, the intercepts exact by G2 at x = xl and xu; a divisor box
+ *            around 0 leaves the node its IBP box.  TRUNC and FLOOR: CN_EUNSUPPORTED.
  *
  * MPFI arms (the reference): mpfi_add, mpfi_sub, mpfi_mul, mpfi_div (a divisor enclosure that
  * contains 0 gives [-inf, +inf]), mpfi_neg; TRUNC and FLOOR round the ends of the quotient's
@@ -1200,7 +1203,13 @@ product_crown (const cn_crown_step *st, cn_error *err)
       ci = 1;
       vi = 0;
       if (!box_is_point (st->in_box[1]) || st->lam_in[0] == NULL)
-        return cn_error_set (err, CN_EUNSUPPORTED, "div: CROWN needs a constant divisor (node '%s')", nv->name);
+        {
+          /* a varying divisor: x times 1/y (cn__crown_times_fn) */
+          static const double zero = 0;
+          static const cn__times_fn quotient = { .add = -1, .ix = 0, .iy = 1, .scale = 1, .h = &cn__relax_inv_shift,
+                                                 .hp = &zero };
+          return cn__crown_times_fn (st, "div", &quotient, 2, binary_ibp, err);
+        }
     }
   else if (st->lam_in[0] != NULL && box_is_point (st->in_box[1]))
     {

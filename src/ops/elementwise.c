@@ -103,6 +103,12 @@
  *   lerp, addcmul  multilinear in their inputs: planes whose intercepts are the outward-rounded
  *              extremes of f - k . u over the box's corners (cn__crown_multilinear); slopes:
  *              lerp's gradient at the box's centre, addcmul's 1 in x and McCormick's in t1 t2.
+ *   safeDiv, addcdiv  a factor times 1/(y + eps) (eps = 0 for addcdiv, plus x with slope 1):
+ *              cn__crown_times_fn, McCormick's slopes on the factor and the reciprocal with the
+ *              reciprocal's tangent or chord, intercepts exact by G2 at the factor's ends; a
+ *              divisor box around the pole leaves the node its IBP box.
+ *   hypot      convex: the tangent plane at the box's centre below, a plane with the centre
+ *              lines' chord slopes above, intercepts exact (hypot_crown).
  *   abs        -z or z off 0, exactly; across 0 the lower line k z, sound for every k in [-1, 1]
  *              (alpha-CROWN's parameter; by default the sign of l + u), the upper line the chord,
  *              its intercept the larger end value of |z| - k z rounded up (convex: the maximum is
@@ -1450,6 +1456,145 @@ addcmul_crown (const cn_crown_step *st, cn_error *err)
   return cn__crown_multilinear (st, "addcmul", &addcmul_planes, ew_ibp, err);
 }
 
+/* safeDiv x / (y + eps) and addcdiv x + value t1 / t2: a factor times 1/(y + eps)
+ * (cn__crown_times_fn: McCormick's slopes on the factor and the reciprocal, exact intercepts by
+ * G2), the reciprocal's break moved to the pole -eps. */
+static cn_status
+safe_div_crown (const cn_crown_step *st, cn_error *err)
+{
+  const double *eps = &((const cn_params_epsilon *) st->params)->eps;
+  cn__relax_fn h = cn__relax_inv_shift;
+  h.brk = -*eps;
+  cn__times_fn q = { .add = -1, .ix = 0, .iy = 1, .scale = 1, .h = &h, .hp = eps };
+  return cn__crown_times_fn (st, "safeDiv", &q, 2, ew_ibp, err);
+}
+static cn_status
+addcdiv_crown (const cn_crown_step *st, cn_error *err)
+{
+  static const double zero = 0;
+  cn__times_fn q = { .add = 0, .ix = 1, .iy = 2, .scale = PADDC (st->params), .h = &cn__relax_inv_shift, .hp = &zero };
+  return cn__crown_times_fn (st, "addcdiv", &q, 3, ew_ibp, err);
+}
+
+/* hypot, convex: per entry the planes of cn__crown_planes.  Lower: the tangent plane at the box's
+ * centre p, k = p / |p| (binary64; k = 0 at p = 0, where hypot >= 0 is the plane), intercept
+ * g(p) - sum_i |g_i'(p)| r_i for g = hypot - k . u (convex: g(u) >= g(p) + g'(p) . (u - p)), with
+ * g'(p) = p / |p| - k and g(p) enclosed in MPFI, r_i = the box's half widths rounded up.  Upper:
+ * the slopes of the chords through the centre lines, intercept the greatest corner value of
+ * g = hypot - k . u (convex: its maximum over a box is at a corner).  A constant input takes
+ * slope 0 (its box is a point); an infinite end leaves the node's IBP box. */
+static cn_status
+hypot_crown (const cn_crown_step *st, cn_error *err)
+{
+  int64_t n = st->n_out;
+  if (st->lam_in[0] == NULL && st->lam_in[1] == NULL)
+    return cn_error_set (err, CN_EINVAL, "hypot: CROWN step on constant inputs only (node '%s')", st->node);
+  double *kk = calloc ((size_t) (4 * n + 1), sizeof *kk), *bb = malloc ((size_t) (2 * n + 1) * sizeof *bb);
+  cn_box out;
+  cn_status rc = cn_box_init (&out, n, err);
+  if (rc != CN_OK || kk == NULL || bb == NULL)
+    {
+      if (rc == CN_OK)
+        {
+          cn_box_clear (&out);
+          rc = cn_error_set (err, CN_ENOMEM, "hypot: out of memory (node '%s')", st->node);
+        }
+      free (kk);
+      free (bb);
+      return rc;
+    }
+  rc = ew_ibp (st->nv, st->in_box, &out, err);
+  mpfi_t y, t, q;
+  mpfi_init2 (y, 64);
+  mpfi_init2 (t, 64);
+  mpfi_init2 (q, 64);
+  for (int64_t j = 0; j < n && rc == CN_OK; j++)
+    {
+      double lo[2], hi[2], c[2], r[2], *kl = kk + 4 * j, *ku = kl + 2;
+      int finite = 1;
+      for (int i = 0; i < 2; i++)
+        {
+          lo[i] = st->in_box[i]->lo[j];
+          hi[i] = st->in_box[i]->hi[j];
+          c[i] = lo[i] / 2 + hi[i] / 2;
+          r[i] = cn__up (fmax (cn__up (c[i] - lo[i]), cn__up (hi[i] - c[i])));
+          finite &= isfinite (lo[i]) && isfinite (hi[i]);
+        }
+      double bl = -INFINITY, bu = INFINITY;
+      if (finite)
+        {
+          double h = hypot (c[0], c[1]);
+          for (int i = 0; i < 2; i++)
+            {
+              kl[i] = st->lam_in[i] == NULL || h == 0 ? 0 : c[i] / h;
+              double a = i == 0 ? hypot (hi[0], c[1]) - hypot (lo[0], c[1]) : hypot (c[0], hi[1]) - hypot (c[0], lo[1]);
+              ku[i] = st->lam_in[i] == NULL || !(hi[i] > lo[i]) ? 0 : a / (hi[i] - lo[i]);
+            }
+          /* lower: g(p) and |g'(p)| enclosed */
+          mpfi_set_d (y, c[0]);
+          mpfi_set_d (t, c[1]);
+          mpfi_hypot (q, y, t);                 /* |p| */
+          double gl = mpfr_get_d (&q->left, MPFR_RNDD);
+          for (int i = 0; i < 2; i++)
+            {
+              gl = cn__down (gl - cn__up (kl[i] * c[i]));   /* - k_i p_i, the product rounded up */
+              double slope_err = 1;             /* at p = 0 (k = 0): every subgradient has |s_i| <= 1 */
+              if (h != 0)
+                {
+                  mpfi_set_d (y, c[i]);
+                  mpfi_div (y, y, q);
+                  mpfi_sub_d (y, y, kl[i]);     /* g_i'(p) = p_i / |p| - k_i */
+                  mpfr_t m;
+                  mpfr_init2 (m, 64);
+                  mpfi_mag (m, y);
+                  slope_err = mpfr_get_d (m, MPFR_RNDU);
+                  mpfr_clear (m);
+                }
+              gl = cn__down (gl - cn__up (slope_err * r[i]));
+            }
+          bl = gl;
+          /* upper: the greatest corner value of hypot - ku . u */
+          bu = -INFINITY;
+          for (int e = 0; e < 4; e++)
+            {
+              double x0 = e & 1 ? hi[0] : lo[0], x1 = e & 2 ? hi[1] : lo[1];
+              mpfi_set_d (y, x0);
+              mpfi_set_d (t, x1);
+              mpfi_hypot (q, y, t);
+              mpfi_set_d (y, x0);
+              mpfi_mul_d (y, y, ku[0]);
+              mpfi_sub (q, q, y);
+              mpfi_set_d (y, x1);
+              mpfi_mul_d (y, y, ku[1]);
+              mpfi_sub (q, q, y);
+              bu = fmax (bu, mpfr_get_d (&q->right, MPFR_RNDU));
+            }
+          /* now kl . u + bl <= hypot(u) <= ku . u + bu on the box */
+        }
+      if (!(bl > -INFINITY) || isnan (bl))
+        {
+          kl[0] = kl[1] = 0;
+          bl = isnan (out.lo[j]) ? -INFINITY : out.lo[j];
+        }
+      if (!(bu < INFINITY) || isnan (bu))
+        {
+          ku[0] = ku[1] = 0;
+          bu = isnan (out.hi[j]) ? INFINITY : out.hi[j];
+        }
+      bb[2 * j] = bl;
+      bb[2 * j + 1] = bu;
+    }
+  mpfi_clear (y);
+  mpfi_clear (t);
+  mpfi_clear (q);
+  if (rc == CN_OK)
+    rc = cn__crown_planes (st, "hypot", 2, kk, bb, err);
+  cn_box_clear (&out);
+  free (kk);
+  free (bb);
+  return rc;
+}
+
 /* Lines into LN for entry J of the arms below (scale, nanToNum, fullLike, abs). */
 typedef cn_status (*ew_lines_fn) (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err);
 
@@ -1652,15 +1797,15 @@ EW_ELEMENT_RULE (POW, pow_impl, KIT_FLAGS, pow_crown);
 EW_RULE_CROWN (SCALE, scale_impl, 1, scale_check, 0, scale_crown, NULL);
 EW_RULE (FMOD, fmod_impl, 2, NULL, ew_check);
 EW_ELEMENT_RULE (REMAINDER, remainder_impl, 0, NULL);
-EW_RULE (HYPOT, hypot_impl, 2, NULL, ew_check);
+EW_RULE_CROWN (HYPOT, hypot_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, hypot_crown, NULL);
 EW_RULE (COPYSIGN, copysign_impl, 2, NULL, ew_check);
 EW_RULE (NEXTAFTER, nextafter_impl, 2, frozen2, ew_check);
 EW_RULE_CROWN (LERP, lerp_impl, 3, ew_check, CN_RULE_NEEDS_BOUNDS, lerp_crown, NULL);
 EW_RULE_CROWN (ADDCMUL, addcmul_impl, 3, addc_check, CN_RULE_NEEDS_BOUNDS, addcmul_crown, NULL);
-EW_RULE (ADDCDIV, addcdiv_impl, 3, NULL, addc_check);
+EW_RULE_CROWN (ADDCDIV, addcdiv_impl, 3, addc_check, CN_RULE_NEEDS_BOUNDS, addcdiv_crown, NULL);
 EW_RULE_CROWN (NAN_TO_NUM, nan_to_num_impl, 1, ew_check, 0, identity_crown, NULL);
 EW_RULE_CROWN (FULL_LIKE, full_like_impl, 1, ew_check, 0, full_like_crown, NULL);
-EW_RULE (SAFE_DIV, safe_div_impl, 2, NULL, eps_check);
+EW_RULE_CROWN (SAFE_DIV, safe_div_impl, 2, eps_check, CN_RULE_NEEDS_BOUNDS, safe_div_crown, NULL);
 EW_RULE_CROWN (SAFE_INV, safe_inv_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
 EW_RULE_CROWN (SAFE_LOG, safe_log_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, NULL);
 EW_RULE_CROWN (SMOOTH_ABS, smooth_abs_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);

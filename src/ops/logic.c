@@ -152,6 +152,9 @@
  *            enclosure's ends, written with mpfi_interv_fr.  Exact at points.
  *   Gradient no value input (the seed: "no value input; forward mode"): no pullback; the jvp
  *            writes zero tangents.
+ *   CROWN    to the model's scalar, the identity line; from it to an integer sort, trunc's lines
+ *            of slope 1 (or the box's ends where tighter); to bool and from words, the node's
+ *            own box (cast_crown).
  *
  * Forward accuracy: every forward here is exact (a comparison, a copy, trunc, a wrap) except
  * cast from a bool or an integer word to the model's scalar, which is one conversion rounded to
@@ -1334,7 +1337,62 @@ cast_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
   return st;
 }
 
+/* cast's CROWN step (see the top): to the model's scalar the identity (v = x in the reals); from
+ * the model's scalar to an integer sort trunc's lines, x - 1 <= trunc x <= x on x >= 0 and x <= trunc
+ * x <= x + 1 on x <= 0 (slope 1, exact), each side keeping the box's end instead where that is
+ * tighter at the box's midpoint; to bool, or from words (which may wrap), the node's own box. */
+static cn_status
+cast_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  cn_dtype to = PCAST (nv)->to;
+  enum cast_src src = cast_source (nv);
+  if (to == CN_DTYPE_BOOL || src == SRC_WORD || (src == SRC_UNKNOWN && !cn_dtype_is_float (to)))
+    return cn__crown_own_box (st, err);
+  if (st->lam_in[0] == NULL)
+    return cn_error_set (err, CN_EINVAL, "cast: CROWN step on a constant input (node '%s')", st->node);
+  int64_t n = st->n_out;
+  cn__relax_line *ln = malloc ((size_t) (n ? n : 1) * sizeof *ln);
+  cn_box out;
+  cn_status rc = cn_box_init (&out, n, err);
+  if (rc != CN_OK || ln == NULL)
+    {
+      if (rc == CN_OK)
+        {
+          cn_box_clear (&out);
+          rc = cn_error_set (err, CN_ENOMEM, "cast: out of memory (node '%s')", st->node);
+        }
+      free (ln);
+      return rc;
+    }
+  rc = cast_ibp (nv, st->in_box, &out, err);   /* the range checks; a refusal stays a refusal */
+  for (int64_t j = 0; j < n && rc == CN_OK; j++)
+    {
+      double l = st->in_box[0]->lo[j], u = st->in_box[0]->hi[j];
+      if (cn_dtype_is_float (to))
+        {
+          ln[j] = (cn__relax_line) { .kl = 1, .ku = 1 };
+          continue;
+        }
+      ln[j] = (cn__relax_line) { .bl = out.lo[j], .bu = out.hi[j] };
+      double bl = fmin (u >= 0 ? -1 : INFINITY, l <= 0 ? 0 : INFINITY);
+      double bu = fmax (u >= 0 ? 0 : -INFINITY, l <= 0 ? 1 : -INFINITY);
+      double mid = l / 2 + u / 2;
+      /* now x + bl <= trunc x <= x + bu on [l, u] */
+      if (l < u && mid + bl > out.lo[j])
+        ln[j].kl = 1, ln[j].bl = bl;
+      if (l < u && mid + bu < out.hi[j])
+        ln[j].ku = 1, ln[j].bu = bu;
+    }
+  if (rc == CN_OK)
+    rc = cn__crown_lines (st, "cast", ln, err);
+  cn_box_clear (&out);
+  free (ln);
+  return rc;
+}
+
 const struct cn_op_rule cn__rule_CAST = { .op = CN_OP_CAST,
-  .n_in = 1, .in_kind = any1, .check = cast_check,
+  .n_in = 1, .in_kind = any1, .flags = CN_RULE_NEEDS_BOUNDS, .check = cast_check,
   .out_sort = cast_out_sort, .forward = cast_forward, .jvp = cn__zero_jvp, .ibp = cast_ibp, .ibp_mpfi = cast_mpfi,
+  .crown = cast_crown,
 };

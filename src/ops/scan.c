@@ -65,6 +65,7 @@
  *   MPFI     running mpfi_add.
  *   pullback g_x[i] += sum_{j >= i} g_j (a reverse running sum in RN).
  *   jvp      t_j = sum_{i <= j} t_i (a running sum in RN).
+ *   CROWN    affine: lam_x = the reverse running sums of lam (cumsum_crown), charged by (G).
  *
  * cumprod  v_j = prod_{i <= j} x_i.
  *   forward  as cumsum, the running product a double from 1 (widened), v_i rounded to the sort.
@@ -1216,12 +1217,70 @@ index_extra (const struct cn_op_rule *rule, const void *p, int n_in, const cn_sh
   return CN_OK;
 }
 
+/* cumsum's CROWN step (affine, no relaxation): lam . v = sum_j lam_j sum_{i <= j} x_i =
+ * sum_i x_i R_i with R_i = sum_{j >= i} lam_j along the row, so lam_x = R, computed as the reverse
+ * running sum in RN (a recursive sum of at most n terms per entry).  Charged by
+ * cn__crown_charge_affine with K = n and w_up[j] >= sum_{i <= j} m_i (the prefix sums of the input
+ * box's magnitudes, rounded up by (N)): v = A x with A the lower-triangular ones, |A| m = those
+ * prefix sums.  w_up depends on the box alone and is kept in the step's memo. */
+static cn_status
+cumsum_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  if (st->lam_in[0] == NULL)
+    return cn_error_set (err, CN_EINVAL, "cumsum: CROWN step on a constant input (node '%s')", st->node);
+  struct geom g = geom_of (nv->in_shape[0], cum_axis (nv->params));
+  int64_t n_all = st->n_out, rows = g.outer * g.inner, s = g.inner;
+  CN__ASSERTD (n_all == rows * g.n);
+  for (int64_t q = 0; q < st->rows; q++)
+    {
+      const double *lam = st->lam_out + q * n_all;
+      double *li = st->lam_in[0] + q * n_all;
+      for (int64_t r = 0; r < rows; r++)
+        {
+          int64_t b = row_base (&g, g.n, r);
+          double acc = 0;
+          for (int64_t i = g.n - 1; i >= 0; i--)
+            {
+              acc += lam[b + i * s];
+              li[b + i * s] = acc;
+            }
+          /* now li = the reverse running sums of lam along the row, in RN */
+        }
+    }
+  int64_t K = g.n > 0 ? g.n : 1;
+  if (cn__crown_charge_affine_memo (st, K))
+    return CN_OK;
+  double *m = malloc ((size_t) (2 * n_all + 1) * sizeof *m);
+  if (m == NULL)
+    return cn_error_set (err, CN_ENOMEM, "cumsum: out of memory (node '%s')", st->node);
+  double *w_up = m + n_all;
+  double m1 = cn__box_magnitude (st->in_box[0], m);
+  double kap = cn__kappa (K);
+  for (int64_t r = 0; r < rows; r++)
+    {
+      int64_t b = row_base (&g, g.n, r);
+      double t = 0;
+      for (int64_t i = 0; i < g.n; i++)
+        {
+          t += m[b + i * s];
+          double u = cn__up (kap * cn__up (t + (double) (i + 1) * CN_ETA));
+          w_up[b + i * s] = isnan (u) ? INFINITY : u;
+        }
+    }
+  cn__crown_charge_affine (st, w_up, K, m1);
+  cn__crown_affine_keep (st, w_up, m1);
+  free (m);
+  return CN_OK;
+}
+
 /* The rules: the kind, the record's readers and the selection in the impl; the arms are shared. */
 
 static const struct scan_impl cumsum_impl = { SCAN_SUM, 0, 0, cum_axis, NULL };
 const struct cn_op_rule cn__rule_CUMSUM = { .op = CN_OP_CUMSUM, .impl = &cumsum_impl,
-  .n_in = 1, .check = cum_check,
+  .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS, .check = cum_check,
   .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+  .crown = cumsum_crown,
 };
 
 static const struct scan_impl cumprod_impl = { SCAN_PROD, 0, 0, cum_axis, NULL };

@@ -79,6 +79,9 @@
  *              logSoftmax: g_x,k += g_k - exp(y_k) sum_j g_j.
  *   Jvp      the transposes: softmax t_k = y_k (t_x,k - sum_j y_j t_x,j); logSoftmax
  *            t_k = t_x,k - sum_j exp(y_k) t_x,j.  The functions are smooth: no one-sided choice.
+ *   CROWN    softmax and logSoftmax: per output, planes with the gradient at the box's centre and
+ *            intercepts from Taylor's theorem with a bound of the Hessian's quadratic form (the
+ *            section "CROWN" below); maskedSoftmax has none.
  * The forward of contiguous rows (cn__softmax_rows_f64/f32) and the IBP and MPFI computations of one
  * row of kept entries (cn__softmax_row_ibp, cn__softmax_row_mpfi) are shared with
  * src/ops/attention.c through src/ops/attention_impl.h; the arms here gather each slice's kept
@@ -92,6 +95,7 @@
 #include <string.h>
 #include "ops/ops_impl.h"
 #include "ops/attention_impl.h"
+#include "sound/elementary.h"
 #include "sound/sound.h"
 
 /* Which function a row computes: softmax, logSoftmax, or softmax over the mask's kept entries. */
@@ -840,18 +844,282 @@ sm_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
 
 static const cn_port_kind masked_ports[2] = { CN_PORT_VALUE, CN_PORT_BOOL };
 
+/* ---- CROWN (softmax, logSoftmax) ---------------------------------------------------------
+ *
+ * Per slice and output i, two planes  a . x + bl <= f_i(x) <= a . x + bu  over the slice's box,
+ * with a the gradient of f_i at the box's centre c (binary64: softmax y_i (e_i - y), logSoftmax
+ * e_i - y, y = softmax(c)), and with d = x - c, |d_j| <= r_j, by Taylor's theorem for
+ * g = f_i - a . x:
+ *     g(c + d) = g(c) + (grad f_i(c) - a) . d + d^T H(xi) d / 2,
+ * where for softmax  d^T H d = y_i ((d_i - y.d)^2 - (sum_j y_j d_j^2 - (y.d)^2)) lies in
+ * [-Y_i sum_j Y_j r_j^2, Y_i (r_i + sum_j Y_j r_j)^2], and for logSoftmax (concave)
+ * d^T H d = -(sum_j y_j d_j^2 - (y.d)^2) in [-sum_j Y_j r_j^2, 0], Y the upper ends of the node's
+ * softmax box over the whole box (the variance term lies between 0 and sum y_j d_j^2, sum y = 1).
+ * So bl = g(c) - E1 - low and bu = g(c) + E1 + high, E1 = sum_j |grad_j - a_j| r_j with the
+ * gradient enclosed by interval arithmetic on the enclosure of y(c) (the IBP arm on the point c;
+ * logSoftmax: exp of its enclosure), g(c) = f_i(c) - a . c with a . c bounded by (G); every step
+ * rounded outward.  Each side keeps the node's IBP end instead where that is tighter at the
+ * centre.  lam_x = sum_i lam_i a_i over the slice (inner products of length n, charged by
+ * cn__crown_charge_affine), the intercepts added with cn__crown_add_dot.  The planes depend on the
+ * boxes alone and are kept in the step's memo.  maskedSoftmax, slices with an infinite end and
+ * nodes above 2^24 gradient entries have none (CN_EUNSUPPORTED: the sweep takes the node's box). */
+
+struct sm_memo
+{
+  int64_t total, n;
+  double m1;
+  double *A;      /* total x n: output i's slopes over its slice (lower plane), then upper: */
+  double *B;      /* 2 per output: bl, bu */
+  double *w_up;   /* total: >= sum_j |A_ij| m_j, both planes */
+  double data[];
+};
+
+static cn_status
+sm_planes (const cn_crown_step *st, struct sm_memo *mm, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  enum sm_kind kind = sm_kind_of (nv);
+  int64_t outer, n, inner, total = mm->total;
+  sm_dims (nv, &outer, &n, &inner);
+  const cn_box *X = st->in_box[0];
+  cn_box yb, cb, yc;
+  cn_status rc = cn_box_init (&yb, total, err);
+  if (rc != CN_OK)
+    return rc;
+  if ((rc = cn_box_init (&cb, total, err)) != CN_OK)
+    {
+      cn_box_clear (&yb);
+      return rc;
+    }
+  if ((rc = cn_box_init (&yc, total, err)) != CN_OK)
+    {
+      cn_box_clear (&yb);
+      cn_box_clear (&cb);
+      return rc;
+    }
+  double *r = malloc ((size_t) (4 * total + 2 * n + 1) * sizeof *r);
+  if (r == NULL)
+    {
+      rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", cn_op_name (nv->op), st->node);
+      goto done;
+    }
+  double *Y = r + total, *ylo = Y + total, *yhi = ylo + total, *glo = yhi + total, *ghi = glo + n;
+  for (int64_t q = 0; q < total; q++)
+    {
+      double l = X->lo[q], u = X->hi[q];
+      if (!isfinite (l) || !isfinite (u))
+        {
+          rc = cn_error_set (err, CN_EUNSUPPORTED, "%s: no relaxation over an infinite box (node '%s')",
+                             cn_op_name (nv->op), st->node);
+          goto done;
+        }
+      cb.lo[q] = cb.hi[q] = l / 2 + u / 2;
+      r[q] = cn__up (fmax (cn__up (cb.lo[q] - l), cn__up (u - cb.lo[q])));
+    }
+  const cn_box *ip[1] = { X }, *cp[1] = { &cb };
+  if ((rc = sm_ibp (nv, ip, &yb, err)) != CN_OK || (rc = sm_ibp (nv, cp, &yc, err)) != CN_OK)
+    goto done;
+  /* now yb holds f over the box and yc f at the centre; Y, [ylo, yhi]: softmax's upper ends over
+   * the box and its enclosure at the centre */
+  for (int64_t q = 0; q < total; q++)
+    if (kind == SM)
+      {
+        Y[q] = yb.hi[q];
+        ylo[q] = yc.lo[q];
+        yhi[q] = yc.hi[q];
+      }
+    else
+      {
+        double lo, hi;
+        cn__exp_encl (yb.hi[q], &lo, &hi);
+        Y[q] = fmin (hi, 1);
+        cn__exp_encl (yc.lo[q], &lo, &hi);
+        ylo[q] = fmax (lo, 0);
+        cn__exp_encl (yc.hi[q], &lo, &hi);
+        yhi[q] = fmin (hi, 1);
+      }
+  double *m = malloc ((size_t) (total + 1) * sizeof *m);
+  if (m == NULL)
+    {
+      rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", cn_op_name (nv->op), st->node);
+      goto done;
+    }
+  mm->m1 = cn__box_magnitude (X, m);
+  double kap = cn__kappa (n + 1);
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t in = 0; in < inner; in++)
+      {
+        int64_t base = o * n * inner + in;
+        double S1 = 0, S2 = 0;
+        for (int64_t j = 0; j < n; j++)
+          {
+            int64_t qj = base + j * inner;
+            S1 = cn__up (S1 + cn__up (Y[qj] * r[qj]));
+            S2 = cn__up (S2 + cn__up (Y[qj] * cn__up (r[qj] * r[qj])));
+          }
+        for (int64_t i = 0; i < n; i++)
+          {
+            int64_t qi = base + i * inner;
+            double *a = mm->A + qi * n;
+            double yi = ylo[qi] / 2 + yhi[qi] / 2;
+            double e1 = 0, s = 0, t = 0, w = 0;
+            for (int64_t j = 0; j < n; j++)
+              {
+                int64_t qj = base + j * inner;
+                double yj = ylo[qj] / 2 + yhi[qj] / 2, dij = i == j;
+                /* the gradient's entry enclosed: softmax y_i (d_ij - y_j), logSoftmax d_ij - y_j */
+                double hl = cn__down (dij - yhi[qj]), hh = cn__up (dij - ylo[qj]);
+                if (kind == SM)
+                  {
+                    double c4[4] = { ylo[qi] * hl, ylo[qi] * hh, yhi[qi] * hl, yhi[qi] * hh };
+                    glo[j] = INFINITY, ghi[j] = -INFINITY;
+                    for (int e = 0; e < 4; e++)
+                      glo[j] = fmin (glo[j], cn__down (c4[e])), ghi[j] = fmax (ghi[j], cn__up (c4[e]));
+                    a[j] = yi * (dij - yj);
+                  }
+                else
+                  {
+                    glo[j] = hl, ghi[j] = hh;
+                    a[j] = dij - yj;
+                  }
+                double ej = fmax (cn__up (ghi[j] - a[j]), cn__up (a[j] - glo[j]));
+                e1 = cn__up (e1 + cn__up (ej * r[qj]));
+                s += a[j] * cb.lo[qj];
+                t += fabs (a[j] * cb.lo[qj]);
+                w += fabs (a[j]) * m[qj];
+              }
+            double de = cn__dot_err (t, n);
+            double ac_lo = cn__down (s - de), ac_hi = cn__up (s + de);   /* a . c lies within */
+            double low, high;
+            if (kind == SM)
+              {
+                low = cn__up (cn__up (Y[qi] * S2) / 2);
+                double q2 = cn__up (r[qi] + S1);
+                high = cn__up (cn__up (Y[qi] * cn__up (q2 * q2)) / 2);
+              }
+            else
+              {
+                low = cn__up (S2 / 2);
+                high = 0;
+              }
+            double bl = cn__down (cn__down (cn__down (yc.lo[qi] - ac_hi) - e1) - low);
+            double bu = cn__up (cn__up (cn__up (yc.hi[qi] - ac_lo) + e1) + high);
+            /* now a . x + bl <= f_i(x) <= a . x + bu over the slice's box */
+            double *lower = a, *upper = mm->A + (total + qi) * n;
+            memcpy (upper, lower, (size_t) n * sizeof *upper);
+            if (!(isfinite (bl) && s + bl > yb.lo[qi]))
+              {
+                memset (lower, 0, (size_t) n * sizeof *lower);
+                bl = yb.lo[qi];
+              }
+            if (!(isfinite (bu) && s + bu < yb.hi[qi]))
+              {
+                memset (upper, 0, (size_t) n * sizeof *upper);
+                bu = yb.hi[qi];
+              }
+            mm->B[2 * qi] = bl;
+            mm->B[2 * qi + 1] = bu;
+            double u = cn__up (kap * cn__up (w + (double) (n + 1) * CN_ETA));
+            mm->w_up[qi] = isnan (u) ? INFINITY : u;
+          }
+      }
+  free (m);
+done:
+  free (r);
+  cn_box_clear (&yb);
+  cn_box_clear (&cb);
+  cn_box_clear (&yc);
+  return rc;
+}
+
+static cn_status
+sm_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  const char *op = cn_op_name (nv->op);
+  if (sm_kind_of (nv) == MSM)
+    return cn_error_set (err, CN_EUNSUPPORTED, "%s: no CROWN relaxation (node '%s')", op, st->node);
+  if (st->lam_in[0] == NULL)
+    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, st->node);
+  int64_t outer, n, inner, total = st->n_out;
+  sm_dims (nv, &outer, &n, &inner);
+  if (total == 0)
+    return CN_OK;
+  if (n > 0 && total > ((int64_t) 1 << 24) / n)
+    return cn_error_set (err, CN_EUNSUPPORTED, "%s: too many slopes for a relaxation (node '%s')", op, st->node);
+  struct sm_memo *mm = st->memo != NULL ? *st->memo : NULL;
+  if (mm == NULL || mm->total != total || mm->n != n)
+    {
+      mm = malloc (sizeof *mm + (size_t) (2 * total * n + 3 * total + 1) * sizeof (double));
+      if (mm == NULL)
+        return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
+      mm->total = total;
+      mm->n = n;
+      mm->A = mm->data;
+      mm->B = mm->A + 2 * total * n;
+      mm->w_up = mm->B + 2 * total;
+      cn_status rc = sm_planes (st, mm, err);
+      if (rc != CN_OK)
+        {
+          free (mm);
+          return rc;
+        }
+      if (st->memo != NULL)
+        {
+          free (*st->memo);
+          *st->memo = mm;
+        }
+    }
+  double *bsel = malloc ((size_t) (total + 1) * sizeof *bsel);
+  if (bsel == NULL)
+    {
+      if (st->memo == NULL)
+        free (mm);
+      return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
+    }
+  for (int64_t s = 0; s < st->rows; s++)
+    {
+      const double *lam = st->lam_out + s * total;
+      double *li = st->lam_in[0] + s * total;
+      for (int64_t o = 0; o < outer; o++)
+        for (int64_t in = 0; in < inner; in++)
+          {
+            int64_t base = o * n * inner + in;
+            for (int64_t i = 0; i < n; i++)
+              {
+                int64_t qi = base + i * inner;
+                double l = lam[qi];
+                bsel[qi] = l == 0 ? 0 : mm->B[2 * qi + (l < 0)];
+                if (l == 0)
+                  continue;
+                const double *a = mm->A + ((l < 0 ? total : 0) + qi) * n;
+                for (int64_t j = 0; j < n; j++)
+                  li[base + j * inner] += l * a[j];
+              }
+          }
+      /* now li = fl(lam A) over each slice (sums of at most n products) and lam . v >= li . x +
+       * lam . bsel up to those roundings (charged below) */
+      cn__crown_add_dot (st, s, total, lam, bsel);
+    }
+  cn__crown_charge_affine (st, mm->w_up, n, mm->m1);
+  free (bsel);
+  if (st->memo == NULL)
+    free (mm);
+  return CN_OK;
+}
+
 static const struct sm_impl softmax_impl = { .kind = SM };
 
 const struct cn_op_rule cn__rule_SOFTMAX = { .op = CN_OP_SOFTMAX, .impl = &softmax_impl,
-  .n_in = 1, .check = sm_check, .forward = sm_forward,
-  .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
+  .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS, .check = sm_check, .forward = sm_forward,
+  .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi, .crown = sm_crown,
 };
 
 static const struct sm_impl log_softmax_impl = { .kind = LSM };
 
 const struct cn_op_rule cn__rule_LOG_SOFTMAX = { .op = CN_OP_LOG_SOFTMAX, .impl = &log_softmax_impl,
-  .n_in = 1, .check = sm_check, .forward = sm_forward,
-  .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
+  .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS, .check = sm_check, .forward = sm_forward,
+  .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi, .crown = sm_crown,
 };
 
 static const struct sm_impl masked_softmax_impl = { .kind = MSM };

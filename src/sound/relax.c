@@ -850,10 +850,9 @@ cn__crown_multilinear (const cn_crown_step *st, const char *op, const cn__multil
   /* per entry: the slopes (K per side) and intercepts of both planes */
   double *kk = malloc ((size_t) (2 * K * n + 1) * sizeof *kk);
   double *bb = malloc ((size_t) (2 * n + 1) * sizeof *bb);
-  double *bsel = malloc ((size_t) (n + 1) * sizeof *bsel);
   cn_box out;
   cn_status rc = cn_box_init (&out, n, err);
-  if (rc != CN_OK || kk == NULL || bb == NULL || bsel == NULL)
+  if (rc != CN_OK || kk == NULL || bb == NULL)
     {
       if (rc == CN_OK)
         {
@@ -862,7 +861,6 @@ cn__crown_multilinear (const cn_crown_step *st, const char *op, const cn__multil
         }
       free (kk);
       free (bb);
-      free (bsel);
       return rc;
     }
   rc = ibp (st->nv, st->in_box, &out, err);
@@ -914,6 +912,21 @@ cn__crown_multilinear (const cn_crown_step *st, const char *op, const cn__multil
   mpfi_clear (y);
   mpfi_clear (t);
   mpfr_clear (e);
+  rc = cn__crown_planes (st, op, K, kk, bb, err);
+done:
+  cn_box_clear (&out);
+  free (kk);
+  free (bb);
+  return rc;
+}
+
+cn_status
+cn__crown_planes (const cn_crown_step *st, const char *op, int K, const double *kk, const double *bb, cn_error *err)
+{
+  int64_t n = st->n_out;
+  double *bsel = malloc ((size_t) (n + 1) * sizeof *bsel);
+  if (bsel == NULL)
+    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
   for (int64_t s = 0; s < st->rows; s++)
     {
       const double *lam = st->lam_out + s * n;
@@ -931,14 +944,14 @@ cn__crown_multilinear (const cn_crown_step *st, const char *op, const cn__multil
             if (st->lam_in[i] != NULL)
               st->lam_in[i][s * n + j] = lam[j] * k[i];
           bsel[j] = bb[2 * j + up];
-          if (isinf (bsel[j]))
+          if (isinf (bsel[j]) || isnan (bsel[j]))
             {
               unbounded = 1;
               bsel[j] = 0;
             }
         }
       /* now lam_in[i][s] = fl(lam k_i) (charged below) and lam . v >= sum_i lam_in[i][s] . u_i
-       * + lam . bsel up to those roundings */
+       * + lam . bsel up to those roundings, or the row's bound is -inf (a side without a plane) */
       cn__crown_add_dot (st, s, n, lam, bsel);
       if (unbounded)
         cn__crown_charge (st, s, INFINITY);
@@ -946,10 +959,231 @@ cn__crown_multilinear (const cn_crown_step *st, const char *op, const cn__multil
   for (int i = 0; i < K; i++)
     if (st->lam_in[i] != NULL)
       cn__crown_charge_entrywise (st, st->lam_in[i], n, st->in_box[i]);
+  free (bsel);
+  return CN_OK;
+}
+
+double
+cn__relax_extreme (const cn__relax_fn *F, const void *p, double l, double u, double k, int upper)
+{
+  struct relax_ws w;
+  ws_init (&w);
+  double r = g2 (F, p, l, u, k, upper, NAN, &w);
+  ws_clear (&w);
+  return r;
+}
+
+/* ---- a factor times a convex or concave function ---------------------------------------------- */
+
+/* s h(y) for the interval scale [sl, sh] (one sign, or 0): F's functions through the record
+ * struct scaled (the enclosures multiplied in MPFI, so the real scale may be any point of it). */
+struct scaled
+{
+  const cn__relax_fn *h;
+  const void *hp;
+  double sl, sh, mid;
+  int sign;
+};
+static int
+sc_curv (int i, const void *p)
+{
+  const struct scaled *c = p;
+  return c->sign == 0 ? 1 : c->sign * c->h->curv (i, c->hp);
+}
+static double
+sc_f (double x, int i, const void *p)
+{
+  const struct scaled *c = p;
+  return c->mid == 0 ? 0 : c->mid * c->h->f (x, i, c->hp);
+}
+static double
+sc_df (double x, int i, const void *p)
+{
+  const struct scaled *c = p;
+  return c->mid == 0 ? 0 : c->mid * c->h->df (x, i, c->hp);
+}
+/* Y := h(x) (DERIV 0) or h'(x) enclosed, times [sl, sh] */
+static void
+sc_encl (mpfi_ptr y, double x, int i, const struct scaled *c, int deriv)
+{
+  if (c->sign == 0)
+    {
+      mpfi_set_ui (y, 0);
+      return;
+    }
+  void (*fast) (double, int, const void *, double *, double *) = deriv ? c->h->df_encl : c->h->f_encl;
+  if (fast != NULL)
+    {
+      double lo, hi;
+      fast (x, i, c->hp, &lo, &hi);
+      mpfi_interv_d (y, lo, hi);
+    }
+  else
+    (deriv ? c->h->df_mpfi : c->h->f_mpfi) (y, x, i, c->hp);
+  mpfi_t t;
+  mpfi_init2 (t, mpfi_get_prec (y));
+  mpfi_interv_d (t, c->sl, c->sh);
+  mpfi_mul (y, y, t);
+  mpfi_clear (t);
+}
+static void sc_f_mpfi (mpfi_ptr y, double x, int i, const void *p) { sc_encl (y, x, i, p, 0); }
+static void sc_df_mpfi (mpfi_ptr y, double x, int i, const void *p) { sc_encl (y, x, i, p, 1); }
+
+/* 1/(y + e), e = *(const double *) p: concave below the pole -e, convex above. */
+static int inv_curv (int i, const void *p) { (void) p; return i == 0 ? -1 : 1; }
+static double inv_f (double x, int i, const void *p) { (void) i; return 1 / (x + *(const double *) p); }
+static double
+inv_df (double x, int i, const void *p)
+{
+  (void) i;
+  double s = x + *(const double *) p;
+  return -1 / (s * s);
+}
+static void
+inv_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  mpfi_set_d (y, x);
+  mpfi_add_d (y, y, *(const double *) p);
+  mpfi_inv (y, y);
+}
+static void
+inv_df_mpfi (mpfi_ptr y, double x, int i, const void *p)
+{
+  (void) i;
+  mpfi_set_d (y, x);
+  mpfi_add_d (y, y, *(const double *) p);
+  mpfi_sqr (y, y);
+  mpfi_inv (y, y);
+  mpfi_neg (y, y);
+}
+const cn__relax_fn cn__relax_inv_shift = { .split = 1, .brk = 0, .curv = inv_curv, .f = inv_f, .df = inv_df,
+                                           .f_mpfi = inv_mpfi, .df_mpfi = inv_df_mpfi };
+
+/* The planes' intercept of side UPPER for the slopes (kx, ky) (and 1 on the additive input): the
+ * extreme over the box of  s x h(y) - kx x - ky y, which is affine in x, so at x = xl or xu, where
+ * it is s c h(y) - ky y - kx c, whose extreme over [yl, yu] is G2's (cn__relax_extreme). */
+static double
+times_intercept (const cn__times_fn *T, double xl, double xu, double yl, double yu, double kx, double ky, int upper)
+{
+  double r = upper ? -INFINITY : INFINITY;
+  double xs[2] = { xl, xu };
+  for (int e = 0; e < (xl == xu ? 1 : 2); e++)
+    {
+      double c = xs[e], p = T->scale * c;
+      struct scaled sc = { .h = T->h, .hp = T->hp, .sl = cn__down (p), .sh = cn__up (p), .mid = p,
+                           .sign = p > 0 ? 1 : p < 0 ? -1 : 0 };
+      if (T->scale == 0 || c == 0)
+        sc.sl = sc.sh = sc.mid = 0, sc.sign = 0;
+      cn__relax_fn F = { .split = T->h->split, .brk = T->h->brk, .curv = sc_curv, .f = sc_f, .df = sc_df,
+                         .f_mpfi = sc_f_mpfi, .df_mpfi = sc_df_mpfi };
+      double E = cn__relax_extreme (&F, &sc, yl, yu, ky, upper);
+      double v = upper ? cn__up (E - cn__down (kx * c)) : cn__down (E - cn__up (kx * c));
+      if (isnan (v))
+        return upper ? INFINITY : -INFINITY;
+      r = upper ? fmax (r, v) : fmin (r, v);
+    }
+  return r;
+}
+
+cn_status
+cn__crown_times_fn (const cn_crown_step *st, const char *op, const cn__times_fn *T, int k, cn__ibp_arm ibp,
+                    cn_error *err)
+{
+  int64_t n = st->n_out;
+  CN__ASSERTD (k >= 2 && k <= CN__ML_MAX_IN);
+  int variable = 0;
+  for (int i = 0; i < k; i++)
+    {
+      if (st->in_box[i]->n != n)
+        return cn_error_set (err, CN_EINVAL, "%s: input box does not match the node (node '%s')", op, st->node);
+      variable |= st->lam_in[i] != NULL;
+    }
+  if (!variable)
+    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on constant inputs only (node '%s')", op, st->node);
+  double *kk = calloc ((size_t) (2 * k * n + 1), sizeof *kk);
+  double *bb = malloc ((size_t) (2 * n + 1) * sizeof *bb);
+  cn_box out;
+  cn_status rc = cn_box_init (&out, n, err);
+  if (rc != CN_OK || kk == NULL || bb == NULL)
+    {
+      if (rc == CN_OK)
+        {
+          cn_box_clear (&out);
+          rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
+        }
+      free (kk);
+      free (bb);
+      return rc;
+    }
+  rc = ibp (st->nv, st->in_box, &out, err);
+  if (rc != CN_OK)
+    goto done;
+  const cn__relax_fn *H = T->h;
+  for (int64_t j = 0; j < n; j++)
+    {
+      double xl = st->in_box[T->ix]->lo[j], xu = st->in_box[T->ix]->hi[j];
+      double yl = st->in_box[T->iy]->lo[j], yu = st->in_box[T->iy]->hi[j];
+      double *kl = kk + 2 * k * j, *ku = kl + k;
+      double bl = -INFINITY, bu = INFINITY;
+      int one_piece = !(H->split && yl < H->brk && yu > H->brk);
+      if (isfinite (xl) && isfinite (xu) && isfinite (yl) && isfinite (yu) && one_piece)
+        {
+          /* McCormick on a r, a = s x in [al, au], r = h(y) in [rl, ru] (heuristics), then r's
+           * tangent at the midpoint or chord, by h's curvature on the piece and the sign of
+           * the coefficient al it gets */
+          double s = T->scale, al = fmin (s * xl, s * xu);
+          double h1 = H->f (yl, 0, T->hp), h2 = H->f (yu, 0, T->hp);
+          int piece = H->split && yu > H->brk;
+          int cv = H->curv (piece, T->hp);
+          double rl = fmin (h1, h2), ru = fmax (h1, h2), ym = yl / 2 + yu / 2;
+          double tangent = H->df (ym, piece, T->hp), chord = yu > yl ? (h2 - h1) / (yu - yl) : tangent;
+          /* r >= tangent line where h is convex (else the chord); r <= the other */
+          double below = cv > 0 ? tangent : chord, above = cv > 0 ? chord : tangent;
+          double kxl = s * rl, kyl = al * (al >= 0 ? below : above);
+          double kxu = s * ru, kyu = al * (al >= 0 ? above : below);
+          if (st->lam_in[T->ix] == NULL || !isfinite (kxl) || !isfinite (kxu))
+            kxl = kxu = 0;
+          if (st->lam_in[T->iy] == NULL || !isfinite (kyl) || !isfinite (kyu))
+            kyl = kyu = 0;
+          bl = times_intercept (T, xl, xu, yl, yu, kxl, kyl, 0);
+          bu = times_intercept (T, xl, xu, yl, yu, kxu, kyu, 1);
+          kl[T->ix] = kxl;
+          kl[T->iy] = kyl;
+          ku[T->ix] = kxu;
+          ku[T->iy] = kyu;
+          if (T->add >= 0 && st->lam_in[T->add] != NULL)
+            kl[T->add] = ku[T->add] = 1;
+          else if (T->add >= 0)
+            {
+              /* a constant additive term: its one point joins the intercepts */
+              double c0 = st->in_box[T->add]->lo[j];
+              int point = c0 == st->in_box[T->add]->hi[j] && isfinite (c0);
+              bl = point ? cn__down (bl + c0) : -INFINITY;
+              bu = point ? cn__up (bu + c0) : INFINITY;
+            }
+          /* now kl . u + bl <= v <= ku . u + bu on the box (the additive input's slope 1 is
+           * exact; an infinite b: nothing proved) */
+        }
+      if (!(bl > -INFINITY))
+        {
+          for (int i = 0; i < k; i++)
+            kl[i] = 0;
+          bl = isnan (out.lo[j]) ? -INFINITY : out.lo[j];
+        }
+      if (!(bu < INFINITY))
+        {
+          for (int i = 0; i < k; i++)
+            ku[i] = 0;
+          bu = isnan (out.hi[j]) ? INFINITY : out.hi[j];
+        }
+      bb[2 * j] = bl;
+      bb[2 * j + 1] = bu;
+    }
+  rc = cn__crown_planes (st, op, k, kk, bb, err);
 done:
   cn_box_clear (&out);
   free (kk);
   free (bb);
-  free (bsel);
   return rc;
 }

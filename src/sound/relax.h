@@ -235,6 +235,43 @@ typedef struct cn__multilinear
 cn_status cn__crown_multilinear (const cn_crown_step *st, const char *op, const cn__multilinear *f,
                                  cn__ibp_arm ibp, cn_error *err);
 
+/* The step through an elementwise node of K inputs (each of the output's size, or constant:
+ * lam_in[i] NULL) given per entry j the planes  kl . u + bl <= v <= ku . u + bu:  KK[2 K j ..]
+ * holds kl (K slopes) then ku, BB[2 j] bl and BB[2 j + 1] bu (an infinite or NaN intercept: no
+ * plane on that side, and a row that needs it gets the charge +inf).  lam_in[i] = fl(lam k_i),
+ * bias += lam . b (the lower plane where lam >= 0), charged: the bias sum's (G) error and the
+ * products' roundings times the input boxes' magnitudes (cn__crown_charge_entrywise). */
+cn_status cn__crown_planes (const cn_crown_step *st, const char *op, int k, const double *kk, const double *bb,
+                            cn_error *err);
+
+/* G2 alone: a lower bound of the minimum (UPPER = 0) or an upper bound of the maximum (UPPER = 1)
+ * of f(z) - k z over [l, u] (finite, l <= u) for F with CURV; -inf (+inf) where nothing finite is
+ * proved. */
+double cn__relax_extreme (const cn__relax_fn *f, const void *p, double l, double u, double k, int upper);
+
+/* ---- a factor times a function (src/sound/relax.c) ------------------------------------------ */
+
+/* v = x0 + s x h(y) entry by entry (x0 the input ADD, slope 1, or none: ADD = -1; x the input IX,
+ * y the input IY; s a double; h a function of the kit with CURV, HP its record): div (h = 1/y),
+ * safeDiv (1/(y + eps)), addcdiv.  The planes take McCormick's slopes on s x times r = h(y) and
+ * r's tangent or chord (heuristics); the intercepts are exact: v - k . u is affine in x, so its
+ * extremes are at x = xl or xu, where it is s c h(y) - ky y (+ a constant), whose extremes over
+ * [yl, yu] are G2's with the scale s c in MPFI.  A y box across h's break, an infinite end or a
+ * failed enclosure leaves that side to the node's IBP box.  Then cn__crown_planes. */
+typedef struct cn__times_fn
+{
+  int add, ix, iy;
+  double scale;
+  const cn__relax_fn *h;
+  const void *hp;
+} cn__times_fn;
+cn_status cn__crown_times_fn (const cn_crown_step *st, const char *op, const cn__times_fn *t, int k,
+                              cn__ibp_arm ibp, cn_error *err);
+
+/* 1/(y + e) with P pointing to the double e (exact, finite): concave below -e, convex above;
+ * its break is at 0, so a record with e != 0 needs a copy with brk = -e. */
+extern const cn__relax_fn cn__relax_inv_shift;
+
 /* The ALPHA hook of an operator relaxed by F with tangent parameters (ops_impl.h): one row of
  * THETA over the input box IN (n entries), P F's record: with INIT the default (1 on a box across
  * F's break between pieces of opposite curvature, where the defaults are the tangents through the
