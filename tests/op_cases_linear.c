@@ -69,7 +69,8 @@ case_matmul (struct tu_op_case *c)
       tu_set_const (c, 0, -1, 1);          /* W @ x */
       c->crown_ok = 1;
     }
-  /* else both vary: IBP only */
+  else
+    c->crown_ok = 1;                       /* both vary: McCormick's planes */
 }
 
 static void

@@ -1487,30 +1487,17 @@ static cn_status
 hypot_crown (const cn_crown_step *st, cn_error *err)
 {
   int64_t n = st->n_out;
-  if (st->lam_in[0] == NULL && st->lam_in[1] == NULL)
-    return cn_error_set (err, CN_EINVAL, "hypot: CROWN step on constant inputs only (node '%s')", st->node);
-  double *kk = calloc ((size_t) (4 * n + 1), sizeof *kk), *bb = malloc ((size_t) (2 * n + 1) * sizeof *bb);
-  cn_box out;
-  cn_status rc = cn_box_init (&out, n, err);
-  if (rc != CN_OK || kk == NULL || bb == NULL)
-    {
-      if (rc == CN_OK)
-        {
-          cn_box_clear (&out);
-          rc = cn_error_set (err, CN_ENOMEM, "hypot: out of memory (node '%s')", st->node);
-        }
-      free (kk);
-      free (bb);
-      return rc;
-    }
-  rc = ew_ibp (st->nv, st->in_box, &out, err);
+  cn__planes P;
+  cn_status rc = cn__planes_open (st, "hypot", 2, ew_ibp, &P, err);
+  if (rc != CN_OK)
+    return rc;
   mpfi_t y, t, q;
   mpfi_init2 (y, 64);
   mpfi_init2 (t, 64);
   mpfi_init2 (q, 64);
-  for (int64_t j = 0; j < n && rc == CN_OK; j++)
+  for (int64_t j = 0; j < n; j++)
     {
-      double lo[2], hi[2], c[2], r[2], *kl = kk + 4 * j, *ku = kl + 2;
+      double lo[2], hi[2], c[2], r[2], *kl = P.kk + 4 * j, *ku = kl + 2;
       int finite = 1;
       for (int i = 0; i < 2; i++)
         {
@@ -1571,28 +1558,12 @@ hypot_crown (const cn_crown_step *st, cn_error *err)
             }
           /* now kl . u + bl <= hypot(u) <= ku . u + bu on the box */
         }
-      if (!(bl > -INFINITY) || isnan (bl))
-        {
-          kl[0] = kl[1] = 0;
-          bl = isnan (out.lo[j]) ? -INFINITY : out.lo[j];
-        }
-      if (!(bu < INFINITY) || isnan (bu))
-        {
-          ku[0] = ku[1] = 0;
-          bu = isnan (out.hi[j]) ? INFINITY : out.hi[j];
-        }
-      bb[2 * j] = bl;
-      bb[2 * j + 1] = bu;
+      cn__planes_settle (&P, j, bl, bu);
     }
   mpfi_clear (y);
   mpfi_clear (t);
   mpfi_clear (q);
-  if (rc == CN_OK)
-    rc = cn__crown_planes (st, "hypot", 2, kk, bb, err);
-  cn_box_clear (&out);
-  free (kk);
-  free (bb);
-  return rc;
+  return cn__planes_step (st, "hypot", &P, err);
 }
 
 /* Lines into LN for entry J of the arms below (scale, nanToNum, fullLike, abs). */

@@ -39,7 +39,7 @@
  *            Y[t,i,j] = s_k (no bias; ONNX MatMul + Add is a separate add node, fl(Y + b)).
  *   IBP      the selection form of linear, term by term; both operands may be boxes (interval
  *            products of two boxes take the least and greatest corner products).
- *   CROWN    exactly one constant operand.  x @ W (B constant): lam_A[s][ta,i,:] += lam_Y[s][t,i,:] B[tb]^T;
+ *   CROWN    two varying operands: McCormick's planes term by term (matmul_mccormick).  One constant operand:  x @ W (B constant): lam_A[s][ta,i,:] += lam_Y[s][t,i,:] B[tb]^T;
  *            W @ x (A constant): lam_B[s][tb] += A[ta]^T lam_Y[s][t]; through cblas_dgemm, one GEMM for
  *            all rows when the batches allow it (no batch, or the constant unbatched and the variable
  *            not broadcast; for W @ x also m = 1), else one GEMM per row and output batch matrix,
@@ -794,15 +794,124 @@ matmul_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_v
   return CN_OK;
 }
 
+/* matmul of two varying operands: McCormick's planes term by term (ALGORITHMS.md 3).  For one term
+ * a b, a in [al, au] (A's entry), b in [bl, bu] (B's):
+ *     a b >= bl a + al b - al bl   ((a - al)(b - bl) >= 0),
+ *     a b <= bu a + al b - al bu   ((a - al)(b - bu) <= 0),
+ * so for a row's coefficient lam of Y[t,i,j] = sum_kk A[i,kk] B[kk,j]: lam_A[i,kk] += lam bsel[kk,j]
+ * (bsel = bl where lam >= 0, else bu), lam_B[kk,j] += lam al[i,kk], and the row's bias gets lam C
+ * with C = -sum_kk al bsel, summed rounded down (lam >= 0) or up (lam < 0): a lower bound of the
+ * lower plane's constant, an upper bound of the upper one's.  The coefficients are RN sums of at
+ * most KA = m copies (KB = n copies) products, in any order, so each errs by cn__dot_err of its sum
+ * of magnitudes (G): the row is charged that times the operand's magnitude, entry by entry, and the
+ * bias sum its own (cn__crown_add_dot).  Infinite ends: CN_EUNSUPPORTED (the node's box). */
+static cn_status
+matmul_mccormick (const cn_crown_step *st, const struct mm_geom *g, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  const cn_box *BA = st->in_box[0], *BB = st->in_box[1];
+  int64_t nA = BA->n, nB = BB->n, n_out = g->nb * g->n * g->m;
+  for (int64_t q = 0; q < nA + nB; q++)
+    {
+      const cn_box *b = q < nA ? BA : BB;
+      int64_t e = q < nA ? q : q - nA;
+      if (!isfinite (b->lo[e]) || !isfinite (b->hi[e]))
+        return cn_error_set (err, CN_EUNSUPPORTED, "matmul: no relaxation of a product over an infinite box (node '%s')",
+                             cn__node_name (nv));
+    }
+  double *buf = malloc ((size_t) (2 * (nA + nB) + 3 * n_out + 1) * sizeof *buf);
+  if (buf == NULL)
+    return cn_error_set (err, CN_ENOMEM, "matmul: out of memory (node '%s')", cn__node_name (nv));
+  double *mA = buf, *mB = mA + nA, *TA = mB + nB, *TB = TA + nA, *Clo = TB + nB, *Chi = Clo + n_out, *Cs = Chi + n_out;
+  cn__box_magnitude (BA, mA);
+  cn__box_magnitude (BB, mB);
+  for (int64_t t = 0; t < g->nb; t++)
+    {
+      int64_t ia, ib;
+      mm_index (g, t, &ia, &ib);
+      for (int64_t i = 0; i < g->n; i++)
+        for (int64_t j = 0; j < g->m; j++)
+          {
+            double lo = 0, hi = 0;
+            for (int64_t kk = 0; kk < g->k; kk++)
+              {
+                double al = BA->lo[(ia * g->n + i) * g->k + kk];
+                int64_t b = (ib * g->k + kk) * g->m + j;
+                lo = cn__down (lo - cn__up (al * BB->lo[b]));
+                hi = cn__up (hi - cn__down (al * BB->hi[b]));
+              }
+            /* now lo <= -sum al bl and hi >= -sum al bu (each product and sum rounded outward) */
+            Clo[(t * g->n + i) * g->m + j] = lo;
+            Chi[(t * g->n + i) * g->m + j] = hi;
+          }
+    }
+  int64_t KA = g->m * (g->nba > 0 ? g->nb / g->nba : 1), KB = g->n * (g->nbb > 0 ? g->nb / g->nbb : 1);
+  for (int64_t s = 0; s < st->rows; s++)
+    {
+      const double *lam = st->lam_out + s * n_out;
+      double *lA = st->lam_in[0] + s * nA, *lB = st->lam_in[1] + s * nB;
+      memset (TA, 0, (size_t) (nA + nB) * sizeof *TA);
+      int unbounded = 0;
+      for (int64_t t = 0; t < g->nb; t++)
+        {
+          int64_t ia, ib;
+          mm_index (g, t, &ia, &ib);
+          for (int64_t i = 0; i < g->n; i++)
+            for (int64_t j = 0; j < g->m; j++)
+              {
+                int64_t o = (t * g->n + i) * g->m + j;
+                double l = lam[o];
+                Cs[o] = l == 0 ? 0 : l > 0 ? Clo[o] : Chi[o];
+                if (l == 0)
+                  continue;
+                if (!isfinite (Cs[o]))
+                  unbounded = 1, Cs[o] = 0;
+                const double *bsel = l > 0 ? BB->lo : BB->hi;
+                for (int64_t kk = 0; kk < g->k; kk++)
+                  {
+                    int64_t a = (ia * g->n + i) * g->k + kk, b = (ib * g->k + kk) * g->m + j;
+                    double pa = l * bsel[b], pb = l * BA->lo[a];
+                    lA[a] += pa;
+                    TA[a] += fabs (pa);
+                    lB[b] += pb;
+                    TB[b] += fabs (pb);
+                  }
+              }
+        }
+      /* now lA, lB are RN sums of the exact coefficients' terms, TA, TB their magnitudes */
+      cn__crown_add_dot (st, s, n_out, lam, Cs);
+      double ch = 0;
+      for (int64_t a = 0; a < nA; a++)
+        if (TA[a] != 0)
+          ch = cn__up (ch + cn__up (cn__dot_err (TA[a], KA) * mA[a]));
+      for (int64_t b = 0; b < nB; b++)
+        if (TB[b] != 0)
+          ch = cn__up (ch + cn__up (cn__dot_err (TB[b], KB) * mB[b]));
+      cn__crown_charge (st, s, unbounded ? INFINITY : ch);
+    }
+  free (buf);
+  return CN_OK;
+}
+
 static cn_status
 matmul_crown (const cn_crown_step *st, cn_error *err)
 {
   const cn_node_view *nv = st->nv;
   int a_const = nv->in_const[0] != NULL, b_const = nv->in_const[1] != NULL;
-  if (a_const == b_const)
-    return cn_error_set (err, CN_EUNSUPPORTED,
-                         "matmul: the CROWN arm needs exactly one constant operand, not %s (node '%s')",
-                         a_const ? "two" : "none", cn__node_name (nv));
+  if (a_const && b_const)
+    return cn_error_set (err, CN_EUNSUPPORTED, "matmul: the CROWN arm needs a varying operand (node '%s')",
+                         cn__node_name (nv));
+  if (!a_const && !b_const)
+    {
+      struct mm_geom g;
+      cn_status ret = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err);
+      if (ret != CN_OK)
+        return ret;
+      if (st->lam_in[0] == NULL || st->lam_in[1] == NULL)
+        return cn_error_set (err, CN_EINVAL, "matmul: CROWN step without coefficients for a varying operand (node '%s')",
+                             cn__node_name (nv));
+      return matmul_mccormick (st, &g, err);
+    }
   CN__ASSERTD (boxes_ok (nv, st->in_box, NULL));
   cn_status ret;
   struct mm_geom g;
@@ -1025,7 +1134,7 @@ const struct cn_op_rule cn__rule_MATMUL = { .op = CN_OP_MATMUL,
  *            scale and rounded outward (cn__down/cn__up around the RN product); scale = 0 gives [0, 0]
  *            (the real values are finite), an infinite end times a nonzero scale stays infinite.
  *   MPFI     matmul's enclosure times the point scale (mpfi_mul_d, outward).
- *   CROWN    exactly one constant operand.  lam_Y . (scale Y0) = (scale lam_Y) . Y0 with Y0 = A @ B; the
+ *   CROWN    two varying operands: McCormick's planes term by term (matmul_mccormick).  One constant operand:  lam_Y . (scale Y0) = (scale lam_Y) . Y0 with Y0 = A @ B; the
  *            arm runs matmul's step with lam' = fl(scale lam_Y) (its own charges: cn__crown_charge_affine)
  *            and charges the rounding of lam' against matmul's IBP box of Y0 through
  *            cn__crown_charge_entrywise: |scale lam - lam'| <= 2u |lam'| + eta per entry.

@@ -832,14 +832,13 @@ ml_intercept (const cn__multilinear *F, const void *p, const double *lo, const d
 }
 
 cn_status
-cn__crown_multilinear (const cn_crown_step *st, const char *op, const cn__multilinear *F, cn__ibp_arm ibp,
-                       cn_error *err)
+cn__planes_open (const cn_crown_step *st, const char *op, int k, cn__ibp_arm ibp, cn__planes *P, cn_error *err)
 {
   int64_t n = st->n_out;
-  int K = F->k;
-  CN__ASSERTD (K >= 1 && K <= CN__ML_MAX_IN);
+  CN__ASSERTD (k >= 1 && k <= CN__ML_MAX_IN);
+  *P = (cn__planes) { .k = k };
   int variable = 0;
-  for (int i = 0; i < K; i++)
+  for (int i = 0; i < k; i++)
     {
       if (st->in_box[i]->n != n)
         return cn_error_set (err, CN_EINVAL, "%s: input box does not match the node (node '%s')", op, st->node);
@@ -847,26 +846,69 @@ cn__crown_multilinear (const cn_crown_step *st, const char *op, const cn__multil
     }
   if (!variable)
     return cn_error_set (err, CN_EINVAL, "%s: CROWN step on constant inputs only (node '%s')", op, st->node);
-  /* per entry: the slopes (K per side) and intercepts of both planes */
-  double *kk = malloc ((size_t) (2 * K * n + 1) * sizeof *kk);
-  double *bb = malloc ((size_t) (2 * n + 1) * sizeof *bb);
-  cn_box out;
-  cn_status rc = cn_box_init (&out, n, err);
-  if (rc != CN_OK || kk == NULL || bb == NULL)
-    {
-      if (rc == CN_OK)
-        {
-          cn_box_clear (&out);
-          rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
-        }
-      free (kk);
-      free (bb);
-      return rc;
-    }
-  rc = ibp (st->nv, st->in_box, &out, err);
+  P->kk = calloc ((size_t) (2 * k * n + 1), sizeof *P->kk);
+  P->bb = malloc ((size_t) (2 * n + 1) * sizeof *P->bb);
+  cn_status rc = cn_box_init (&P->out, n, err);
+  if (rc == CN_OK)
+    P->has_out = 1;
+  if (rc == CN_OK && (P->kk == NULL || P->bb == NULL))
+    rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
+  if (rc == CN_OK)
+    rc = ibp (st->nv, st->in_box, &P->out, err);
+  /* now P->out is a sound box of the node over the input boxes */
   if (rc != CN_OK)
-    goto done;
-  /* now out is a sound box of f over the input boxes */
+    cn__planes_close (P);
+  return rc;
+}
+
+void
+cn__planes_settle (cn__planes *P, int64_t j, double bl, double bu)
+{
+  double *kl = P->kk + 2 * P->k * j, *ku = kl + P->k;
+  if (!(bl > -INFINITY) || isnan (bl))
+    {
+      for (int i = 0; i < P->k; i++)
+        kl[i] = 0;
+      bl = isnan (P->out.lo[j]) ? -INFINITY : P->out.lo[j];
+    }
+  if (!(bu < INFINITY) || isnan (bu))
+    {
+      for (int i = 0; i < P->k; i++)
+        ku[i] = 0;
+      bu = isnan (P->out.hi[j]) ? INFINITY : P->out.hi[j];
+    }
+  P->bb[2 * j] = bl;
+  P->bb[2 * j + 1] = bu;
+}
+
+cn_status
+cn__planes_step (const cn_crown_step *st, const char *op, cn__planes *P, cn_error *err)
+{
+  cn_status rc = cn__crown_planes (st, op, P->k, P->kk, P->bb, err);
+  cn__planes_close (P);
+  return rc;
+}
+
+void
+cn__planes_close (cn__planes *P)
+{
+  if (P->has_out)
+    cn_box_clear (&P->out);
+  free (P->kk);
+  free (P->bb);
+  *P = (cn__planes) { 0 };
+}
+
+cn_status
+cn__crown_multilinear (const cn_crown_step *st, const char *op, const cn__multilinear *F, cn__ibp_arm ibp,
+                       cn_error *err)
+{
+  int64_t n = st->n_out;
+  int K = F->k;
+  cn__planes P;
+  cn_status rc = cn__planes_open (st, op, K, ibp, &P, err);
+  if (rc != CN_OK)
+    return rc;
   mpfi_t y, t;
   mpfr_t e;
   mpfi_init2 (y, RELAX_PREC);
@@ -874,7 +916,7 @@ cn__crown_multilinear (const cn_crown_step *st, const char *op, const cn__multil
   mpfr_init2 (e, RELAX_PREC);
   for (int64_t j = 0; j < n; j++)
     {
-      double lo[CN__ML_MAX_IN], hi[CN__ML_MAX_IN], *kl = kk + 2 * K * j, *ku = kl + K;
+      double lo[CN__ML_MAX_IN], hi[CN__ML_MAX_IN], *kl = P.kk + 2 * K * j, *ku = kl + K;
       int finite = 1;
       for (int i = 0; i < K; i++)
         {
@@ -892,32 +934,14 @@ cn__crown_multilinear (const cn_crown_step *st, const char *op, const cn__multil
         }
       double bl = finite ? ml_intercept (F, st->params, lo, hi, kl, 0, y, t, e) : -INFINITY;
       double bu = finite ? ml_intercept (F, st->params, lo, hi, ku, 1, y, t, e) : INFINITY;
-      /* now kl . u + bl <= f(u) <= ku . u + bu on the box (an infinite b: no plane); a side
-       * without a plane takes the IBP box's end with slope 0 */
-      if (!(bl > -INFINITY))
-        {
-          for (int i = 0; i < K; i++)
-            kl[i] = 0;
-          bl = isnan (out.lo[j]) ? -INFINITY : out.lo[j];
-        }
-      if (!(bu < INFINITY))
-        {
-          for (int i = 0; i < K; i++)
-            ku[i] = 0;
-          bu = isnan (out.hi[j]) ? INFINITY : out.hi[j];
-        }
-      bb[2 * j] = bl;
-      bb[2 * j + 1] = bu;
+      /* now kl . u + bl <= f(u) <= ku . u + bu on the box (an infinite b: no plane, and the
+       * side takes the IBP box's end) */
+      cn__planes_settle (&P, j, bl, bu);
     }
   mpfi_clear (y);
   mpfi_clear (t);
   mpfr_clear (e);
-  rc = cn__crown_planes (st, op, K, kk, bb, err);
-done:
-  cn_box_clear (&out);
-  free (kk);
-  free (bb);
-  return rc;
+  return cn__planes_step (st, op, &P, err);
 }
 
 cn_status
@@ -1091,40 +1115,16 @@ cn__crown_times_fn (const cn_crown_step *st, const char *op, const cn__times_fn 
                     cn_error *err)
 {
   int64_t n = st->n_out;
-  CN__ASSERTD (k >= 2 && k <= CN__ML_MAX_IN);
-  int variable = 0;
-  for (int i = 0; i < k; i++)
-    {
-      if (st->in_box[i]->n != n)
-        return cn_error_set (err, CN_EINVAL, "%s: input box does not match the node (node '%s')", op, st->node);
-      variable |= st->lam_in[i] != NULL;
-    }
-  if (!variable)
-    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on constant inputs only (node '%s')", op, st->node);
-  double *kk = calloc ((size_t) (2 * k * n + 1), sizeof *kk);
-  double *bb = malloc ((size_t) (2 * n + 1) * sizeof *bb);
-  cn_box out;
-  cn_status rc = cn_box_init (&out, n, err);
-  if (rc != CN_OK || kk == NULL || bb == NULL)
-    {
-      if (rc == CN_OK)
-        {
-          cn_box_clear (&out);
-          rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
-        }
-      free (kk);
-      free (bb);
-      return rc;
-    }
-  rc = ibp (st->nv, st->in_box, &out, err);
+  cn__planes P;
+  cn_status rc = cn__planes_open (st, op, k, ibp, &P, err);
   if (rc != CN_OK)
-    goto done;
+    return rc;
   const cn__relax_fn *H = T->h;
   for (int64_t j = 0; j < n; j++)
     {
       double xl = st->in_box[T->ix]->lo[j], xu = st->in_box[T->ix]->hi[j];
       double yl = st->in_box[T->iy]->lo[j], yu = st->in_box[T->iy]->hi[j];
-      double *kl = kk + 2 * k * j, *ku = kl + k;
+      double *kl = P.kk + 2 * k * j, *ku = kl + k;
       double bl = -INFINITY, bu = INFINITY;
       int one_piece = !(H->split && yl < H->brk && yu > H->brk);
       if (isfinite (xl) && isfinite (xu) && isfinite (yl) && isfinite (yu) && one_piece)
@@ -1165,25 +1165,7 @@ cn__crown_times_fn (const cn_crown_step *st, const char *op, const cn__times_fn 
           /* now kl . u + bl <= v <= ku . u + bu on the box (the additive input's slope 1 is
            * exact; an infinite b: nothing proved) */
         }
-      if (!(bl > -INFINITY))
-        {
-          for (int i = 0; i < k; i++)
-            kl[i] = 0;
-          bl = isnan (out.lo[j]) ? -INFINITY : out.lo[j];
-        }
-      if (!(bu < INFINITY))
-        {
-          for (int i = 0; i < k; i++)
-            ku[i] = 0;
-          bu = isnan (out.hi[j]) ? INFINITY : out.hi[j];
-        }
-      bb[2 * j] = bl;
-      bb[2 * j + 1] = bu;
+      cn__planes_settle (&P, j, bl, bu);
     }
-  rc = cn__crown_planes (st, op, k, kk, bb, err);
-done:
-  cn_box_clear (&out);
-  free (kk);
-  free (bb);
-  return rc;
+  return cn__planes_step (st, op, &P, err);
 }

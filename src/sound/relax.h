@@ -244,6 +244,24 @@ cn_status cn__crown_multilinear (const cn_crown_step *st, const char *op, const 
 cn_status cn__crown_planes (const cn_crown_step *st, const char *op, int k, const double *kk, const double *bb,
                             cn_error *err);
 
+/* The working state of an arm with planes (cn__crown_planes' KK and BB for K inputs, and the
+ * node's IBP box OUT): cn__planes_open checks the inputs' boxes (CN_EINVAL: a wrong size, or every
+ * input constant), allocates KK (zeroed) and BB, and computes OUT with the arm IBP;
+ * cn__planes_settle stores entry J's intercepts BL, BU (its slopes are in KK already), a side whose
+ * intercept is not finite taking slope 0 and OUT's end instead; cn__planes_step runs
+ * cn__crown_planes and closes; cn__planes_close frees (after a failure). */
+typedef struct cn__planes
+{
+  int k, has_out;
+  double *kk, *bb;
+  cn_box out;
+} cn__planes;
+cn_status cn__planes_open (const cn_crown_step *st, const char *op, int k, cn__ibp_arm ibp, cn__planes *p,
+                           cn_error *err);
+void cn__planes_settle (cn__planes *p, int64_t j, double bl, double bu);
+cn_status cn__planes_step (const cn_crown_step *st, const char *op, cn__planes *p, cn_error *err);
+void cn__planes_close (cn__planes *p);
+
 /* G2 alone: a lower bound of the minimum (UPPER = 0) or an upper bound of the maximum (UPPER = 1)
  * of f(z) - k z over [l, u] (finite, l <= u) for F with CURV; -inf (+inf) where nothing finite is
  * proved. */
