@@ -36,6 +36,7 @@ tu_op_case_softmax (cn_op op, struct tu_op_case *c)
       c->params.layernorm.eps = tu_rand () & 1 ? 1e-3 : tu_uniform (1e-3, 0.5);
       c->params.layernorm.affine = (int) (tu_rand () & 1);
       c->n_in = 1;
+      c->crown_ok = 1;     /* Taylor planes, with a constant weight and bias */
       if (c->params.layernorm.affine)
         {
           int64_t N = c->in_shape[0].dim[c->in_shape[0].rank - 1];
@@ -46,6 +47,7 @@ tu_op_case_softmax (cn_op op, struct tu_op_case *c)
               c->in_const[i] = tu_int (0, 2) != 0;
               c->const_lo[i] = -2;
               c->const_hi[i] = 2;
+              c->crown_ok &= c->in_const[i];
             }
         }
       return 1;

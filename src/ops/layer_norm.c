@@ -44,6 +44,8 @@
  *            var = sum / N, s = 1/sqrt(var + eps), z = d s intersected with [-c, c], c the right end
  *            of sqrt(N - 1), then the affine map.  An infinite end in the row gives z = [-c, c]; NaN
  *            is CN_ENUMERIC.
+ *   CROWN    planes with the gradient at the row's centre, intercepts by Taylor with a bound of
+ *            the Hessian's quadratic form (the section "CROWN" below); constant weight and bias.
  *   Pullback (binary64; xh_k = d_k r with d, r formed as the forward does, gh_k = g_k weight_k or
  *            g_k): g_weight_k += g_k xh_k, g_bias_k += g_k, and with the projections
  *            P2 v = v - xh mean(xh v) and P1 v = v - mean(v):  g_x += r P1 P2 gh.
@@ -475,8 +477,215 @@ ln_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
   return CN_OK;
 }
 
+/* ---- CROWN ----------------------------------------------------------------------------------
+ *
+ * Per row (N entries, box [l, u], centre c, half widths r_j rounded up, R^2 >= sum r_j^2) and output
+ * i, two planes  a . x + bl <= y_i <= a . x + bu  with a = w_i grad z_i(c) (binary64; w_i = weight_i,
+ * or 1), where with u = x - mu, s = sqrt(var + eps), z = u / s:
+ *     dz_i/dx_j = ((d_ij - 1/N) - z_i z_j / N) / s.
+ * By Taylor's theorem for g = y_i - a . x around c, with d = x - c and w = P d (P the centring,
+ * |w|_2 <= |d|_2 <= R):  g(c + d) = g(c) + (grad y_i(c) - a) . d + w_i d^T H d / 2, and the
+ * Hessian of z_i in u gives  w^T H w = -2 w_i (u.w)/(N s^3) - u_i |w|^2/(N s^3) + 3 u_i (u.w)^2/(N^2 s^5);
+ * since |u|_2^2 = N (s^2 - eps) <= N s^2 (so |u_i| <= sqrt(N) s), each term is at most 2, 1 and 3
+ * times |w|^2 / (sqrt(N) s^2): |w_i d^T H d / 2| <= 3 |w_i| R^2 / (sqrt(N) s_min^2), s_min^2 = eps +
+ * var_lo over the box, var_lo = (max(0, |P c|_2 - R))^2 / N (|P x|_2 >= |P c|_2 - |P d|_2).  So
+ * bl = g(c) - E1 - Q and bu = g(c) + E1 + Q, E1 = sum_j |grad_j - a_j| r_j with the gradient and
+ * y_i(c) enclosed in MPFI at 64 bits, a . c bounded by (G), every step rounded outward.  Each side
+ * keeps the node's IBP end where that is tighter at the centre.  Weight and bias must be constants
+ * (else CN_EUNSUPPORTED: the node's box); a row with an infinite end keeps its box.  The step is
+ * cn__crown_slice_planes (outer = rows, inner = 1), the planes kept in the memo. */
+static cn_status
+ln_planes (const cn_crown_step *st, cn__slice_planes *P, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  const cn_params_layernorm *p = nv->params;
+  int64_t N = P->n, rows = P->outer, total = P->total;
+  const cn_box *X = st->in_box[0];
+  cn_box yb;
+  cn_status rc = cn_box_init (&yb, total, err);
+  if (rc != CN_OK)
+    return rc;
+  double *buf = malloc ((size_t) (3 * N + total + 1) * sizeof *buf);
+  mpfi_t *z = malloc ((size_t) (N + 1) * sizeof *z);
+  if (buf == NULL || z == NULL)
+    {
+      free (buf), free (z);
+      cn_box_clear (&yb);
+      return cn_error_set (err, CN_ENOMEM, "layerNorm: out of memory (node '%s')", st->node);
+    }
+  double *c = buf, *r = c + N, *m = r + N + N;
+  for (int64_t j = 0; j < N; j++)
+    mpfi_init2 (z[j], 64);
+  mpfi_t s, g, t, v;
+  mpfi_init2 (s, 64);
+  mpfi_init2 (g, 64);
+  mpfi_init2 (t, 64);
+  mpfi_init2 (v, 64);
+  if ((rc = ln_ibp (nv, st->in_box, &yb, err)) != CN_OK)
+    goto done;
+  P->m1 = cn__box_magnitude (X, m);
+  double kap = cn__kappa (N + 1), rn_lo = cn__down (sqrt ((double) N));   /* <= sqrt(N) */
+  for (int64_t row = 0; row < rows; row++)
+    {
+      const int64_t b0 = row * N;
+      int finite = 1;
+      double R2 = 0;
+      for (int64_t j = 0; j < N; j++)
+        {
+          double l = X->lo[b0 + j], u = X->hi[b0 + j];
+          finite &= isfinite (l) && isfinite (u);
+          c[j] = l / 2 + u / 2;
+          r[j] = cn__up (fmax (cn__up (c[j] - l), cn__up (u - c[j])));
+          R2 = cn__up (R2 + cn__up (r[j] * r[j]));
+        }
+      if (!finite || !isfinite (R2))
+        {
+          for (int64_t i = 0; i < N; i++)
+            {
+              P->B[2 * (b0 + i)] = yb.lo[b0 + i];
+              P->B[2 * (b0 + i) + 1] = yb.hi[b0 + i];
+            }
+          continue;
+        }
+      /* mu, u = c - mu, var, s = sqrt(var + eps), z = u / s at the centre, in MPFI */
+      mpfi_set_ui (t, 0);
+      for (int64_t j = 0; j < N; j++)
+        mpfi_add_d (t, t, c[j]);
+      mpfi_div_si (t, t, N);                    /* mu */
+      mpfi_set_ui (v, 0);
+      for (int64_t j = 0; j < N; j++)
+        {
+          mpfi_d_sub (z[j], c[j], t);           /* u_j */
+          mpfi_sqr (g, z[j]);
+          mpfi_add (v, v, g);
+        }
+      /* |P c|_2 = sqrt(sum u_j^2), then var_lo over the box */
+      mpfi_sqrt (g, v);
+      double pc = mpfr_get_d (&g->left, MPFR_RNDD), R = cn__up (sqrt (R2));   /* R >= |d|_2 */
+      double gap = cn__down (pc - R), var_lo = gap > 0 ? cn__down (cn__down (gap * gap) / (double) N) : 0;
+      double smin2 = cn__down (var_lo + p->eps);
+      mpfi_div_si (v, v, N);
+      mpfi_add_d (v, v, p->eps);
+      mpfi_sqrt (s, v);                         /* s at the centre */
+      for (int64_t j = 0; j < N; j++)
+        mpfi_div (z[j], z[j], s);
+      for (int64_t i = 0; i < N; i++)
+        {
+          int64_t q = b0 + i;
+          double wi = p->affine ? st->in_box[1]->lo[i] : 1, bi = p->affine ? st->in_box[2]->lo[i] : 0;
+          double *a = P->A + q * N;
+          double e1 = 0, sd = 0, td = 0, w = 0;
+          for (int64_t j = 0; j < N; j++)
+            {
+              /* grad_j = w_i ((d_ij - 1/N) - z_i z_j / N) / s */
+              mpfi_mul (g, z[i], z[j]);
+              mpfi_div_si (g, g, N);
+              mpfi_set_si (t, i == j ? N - 1 : -1);
+              mpfi_div_si (t, t, N);
+              mpfi_sub (g, t, g);
+              mpfi_div (g, g, s);
+              mpfi_mul_d (g, g, wi);
+              a[j] = mpfr_get_d (&g->left, MPFR_RNDN);
+              mpfi_sub_d (g, g, a[j]);
+              double ej = fmax (fabs (mpfr_get_d (&g->left, MPFR_RNDD)), fabs (mpfr_get_d (&g->right, MPFR_RNDU)));
+              e1 = cn__up (e1 + cn__up (ej * r[j]));
+              sd += a[j] * c[j];
+              td += fabs (a[j] * c[j]);
+              w += fabs (a[j]) * m[b0 + j];
+            }
+          double de = cn__dot_err (td, N);
+          double ac_lo = cn__down (sd - de), ac_hi = cn__up (sd + de);
+          double Q = cn__up (cn__up (cn__up (3 * fabs (wi)) * R2) / cn__down (rn_lo * smin2));
+          /* y_i(c) = w_i z_i + b_i enclosed */
+          mpfi_mul_d (g, z[i], wi);
+          mpfi_add_d (g, g, bi);
+          double fl = mpfr_get_d (&g->left, MPFR_RNDD), fh = mpfr_get_d (&g->right, MPFR_RNDU);
+          double bl = cn__down (cn__down (cn__down (fl - ac_hi) - e1) - Q);
+          double bu = cn__up (cn__up (cn__up (fh - ac_lo) + e1) + Q);
+          /* now a . x + bl <= y_i(x) <= a . x + bu over the row's box */
+          double *upper = P->A + (total + q) * N;
+          memcpy (upper, a, (size_t) N * sizeof *a);
+          if (!(isfinite (bl) && smin2 > 0 && sd + bl > yb.lo[q]))
+            {
+              memset (a, 0, (size_t) N * sizeof *a);
+              bl = yb.lo[q];
+            }
+          if (!(isfinite (bu) && smin2 > 0 && sd + bu < yb.hi[q]))
+            {
+              memset (upper, 0, (size_t) N * sizeof *upper);
+              bu = yb.hi[q];
+            }
+          P->B[2 * q] = bl;
+          P->B[2 * q + 1] = bu;
+          double uw = cn__up (kap * cn__up (w + (double) (N + 1) * CN_ETA));
+          P->w_up[q] = isnan (uw) ? INFINITY : uw;
+        }
+    }
+done:
+  for (int64_t j = 0; j < N; j++)
+    mpfi_clear (z[j]);
+  mpfi_clear (s);
+  mpfi_clear (g);
+  mpfi_clear (t);
+  mpfi_clear (v);
+  free (z);
+  free (buf);
+  cn_box_clear (&yb);
+  return rc;
+}
+
+static cn_status
+ln_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  const cn_params_layernorm *p = nv->params;
+  if (st->lam_in[0] == NULL)
+    return cn_error_set (err, CN_EINVAL, "layerNorm: CROWN step on a constant input (node '%s')", st->node);
+  if (p->affine)
+    for (int i = 1; i < 3; i++)
+      {
+        const cn_box *b = st->in_box[i];
+        int point = st->lam_in[i] == NULL;
+        for (int64_t j = 0; j < b->n && point; j++)
+          point = b->lo[j] == b->hi[j] && isfinite (b->lo[j]);
+        if (!point)
+          return cn_error_set (err, CN_EUNSUPPORTED, "layerNorm: CROWN needs a constant weight and bias (node '%s')",
+                               st->node);
+      }
+  const cn_shape *xs = nv->in_shape[0];
+  int64_t N = xs->dim[xs->rank - 1], total = st->n_out;
+  if (total == 0 || N == 0)
+    return CN_OK;
+  if (total > ((int64_t) 1 << 24) / N)
+    return cn_error_set (err, CN_EUNSUPPORTED, "layerNorm: too many slopes for a relaxation (node '%s')", st->node);
+  cn__slice_planes *P = st->memo != NULL ? *st->memo : NULL;
+  if (P == NULL || P->total != total || P->n != N)
+    {
+      P = cn__slice_planes_new (total / N, N, 1);
+      if (P == NULL)
+        return cn_error_set (err, CN_ENOMEM, "layerNorm: out of memory (node '%s')", st->node);
+      cn_status rc = ln_planes (st, P, err);
+      if (rc != CN_OK)
+        {
+          free (P);
+          return rc;
+        }
+      if (st->memo != NULL)
+        {
+          free (*st->memo);
+          *st->memo = P;
+        }
+    }
+  cn_status rc = cn__crown_slice_planes (st, "layerNorm", P, err);
+  if (st->memo == NULL)
+    free (P);
+  return rc;
+}
+
 const struct cn_op_rule cn__rule_LAYER_NORM = { .op = CN_OP_LAYER_NORM,
   .n_in = -1,
+  .flags = CN_RULE_NEEDS_BOUNDS,
+  .crown = ln_crown,
   .check = ln_check,
   .forward = ln_forward,
   .pullback = ln_pullback,

@@ -864,18 +864,8 @@ static const cn_port_kind masked_ports[2] = { CN_PORT_VALUE, CN_PORT_BOOL };
  * boxes alone and are kept in the step's memo.  maskedSoftmax, slices with an infinite end and
  * nodes above 2^24 gradient entries have none (CN_EUNSUPPORTED: the sweep takes the node's box). */
 
-struct sm_memo
-{
-  int64_t total, n;
-  double m1;
-  double *A;      /* total x n: output i's slopes over its slice (lower plane), then upper: */
-  double *B;      /* 2 per output: bl, bu */
-  double *w_up;   /* total: >= sum_j |A_ij| m_j, both planes */
-  double data[];
-};
-
 static cn_status
-sm_planes (const cn_crown_step *st, struct sm_memo *mm, cn_error *err)
+sm_planes (const cn_crown_step *st, cn__slice_planes *mm, cn_error *err)
 {
   const cn_node_view *nv = st->nv;
   enum sm_kind kind = sm_kind_of (nv);
@@ -1047,17 +1037,12 @@ sm_crown (const cn_crown_step *st, cn_error *err)
     return CN_OK;
   if (n > 0 && total > ((int64_t) 1 << 24) / n)
     return cn_error_set (err, CN_EUNSUPPORTED, "%s: too many slopes for a relaxation (node '%s')", op, st->node);
-  struct sm_memo *mm = st->memo != NULL ? *st->memo : NULL;
+  cn__slice_planes *mm = st->memo != NULL ? *st->memo : NULL;
   if (mm == NULL || mm->total != total || mm->n != n)
     {
-      mm = malloc (sizeof *mm + (size_t) (2 * total * n + 3 * total + 1) * sizeof (double));
+      mm = cn__slice_planes_new (outer, n, inner);
       if (mm == NULL)
         return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
-      mm->total = total;
-      mm->n = n;
-      mm->A = mm->data;
-      mm->B = mm->A + 2 * total * n;
-      mm->w_up = mm->B + 2 * total;
       cn_status rc = sm_planes (st, mm, err);
       if (rc != CN_OK)
         {
@@ -1067,45 +1052,13 @@ sm_crown (const cn_crown_step *st, cn_error *err)
       if (st->memo != NULL)
         {
           free (*st->memo);
-          *st->memo = mm;
+          *st->memo = mm;   /* kept for the next step through this node */
         }
     }
-  double *bsel = malloc ((size_t) (total + 1) * sizeof *bsel);
-  if (bsel == NULL)
-    {
-      if (st->memo == NULL)
-        free (mm);
-      return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
-    }
-  for (int64_t s = 0; s < st->rows; s++)
-    {
-      const double *lam = st->lam_out + s * total;
-      double *li = st->lam_in[0] + s * total;
-      for (int64_t o = 0; o < outer; o++)
-        for (int64_t in = 0; in < inner; in++)
-          {
-            int64_t base = o * n * inner + in;
-            for (int64_t i = 0; i < n; i++)
-              {
-                int64_t qi = base + i * inner;
-                double l = lam[qi];
-                bsel[qi] = l == 0 ? 0 : mm->B[2 * qi + (l < 0)];
-                if (l == 0)
-                  continue;
-                const double *a = mm->A + ((l < 0 ? total : 0) + qi) * n;
-                for (int64_t j = 0; j < n; j++)
-                  li[base + j * inner] += l * a[j];
-              }
-          }
-      /* now li = fl(lam A) over each slice (sums of at most n products) and lam . v >= li . x +
-       * lam . bsel up to those roundings (charged below) */
-      cn__crown_add_dot (st, s, total, lam, bsel);
-    }
-  cn__crown_charge_affine (st, mm->w_up, n, mm->m1);
-  free (bsel);
+  cn_status rc = cn__crown_slice_planes (st, op, mm, err);
   if (st->memo == NULL)
     free (mm);
-  return CN_OK;
+  return rc;
 }
 
 static const struct sm_impl softmax_impl = { .kind = SM };

@@ -1169,3 +1169,60 @@ cn__crown_times_fn (const cn_crown_step *st, const char *op, const cn__times_fn 
     }
   return cn__planes_step (st, op, &P, err);
 }
+
+/* ---- planes over slices ------------------------------------------------------------------------ */
+
+cn__slice_planes *
+cn__slice_planes_new (int64_t outer, int64_t n, int64_t inner)
+{
+  int64_t total = outer * n * inner;
+  cn__slice_planes *p = calloc (1, sizeof *p + (size_t) (2 * total * n + 3 * total + 1) * sizeof (double));
+  if (p == NULL)
+    return NULL;
+  *p = (cn__slice_planes) { .outer = outer, .n = n, .inner = inner, .total = total };
+  p->A = p->data;
+  p->B = p->A + 2 * total * n;
+  p->w_up = p->B + 2 * total;
+  return p;
+}
+
+cn_status
+cn__crown_slice_planes (const cn_crown_step *st, const char *op, const cn__slice_planes *P, cn_error *err)
+{
+  int64_t total = P->total, n = P->n, inner = P->inner;
+  CN__ASSERTD (st->n_out == total && st->lam_in[0] != NULL);
+  double *bsel = malloc ((size_t) (total + 1) * sizeof *bsel);
+  if (bsel == NULL)
+    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
+  for (int64_t s = 0; s < st->rows; s++)
+    {
+      const double *lam = st->lam_out + s * total;
+      double *li = st->lam_in[0] + s * total;
+      int unbounded = 0;
+      for (int64_t o = 0; o < P->outer; o++)
+        for (int64_t in = 0; in < inner; in++)
+          {
+            int64_t base = o * n * inner + in;
+            for (int64_t i = 0; i < n; i++)
+              {
+                int64_t q = base + i * inner;
+                double l = lam[q];
+                bsel[q] = l == 0 ? 0 : P->B[2 * q + (l < 0)];
+                if (l == 0)
+                  continue;
+                if (!isfinite (bsel[q]))
+                  unbounded = 1, bsel[q] = 0;
+                const double *a = P->A + ((l < 0 ? total : 0) + q) * n;
+                for (int64_t j = 0; j < n; j++)
+                  li[base + j * inner] += l * a[j];
+              }
+          }
+      /* now li = fl(lam A) over each slice and lam . v >= li . x + lam . bsel up to those roundings */
+      cn__crown_add_dot (st, s, total, lam, bsel);
+      if (unbounded)
+        cn__crown_charge (st, s, INFINITY);
+    }
+  cn__crown_charge_affine (st, P->w_up, n, P->m1);
+  free (bsel);
+  return CN_OK;
+}

@@ -262,6 +262,28 @@ void cn__planes_settle (cn__planes *p, int64_t j, double bl, double bu);
 cn_status cn__planes_step (const cn_crown_step *st, const char *op, cn__planes *p, cn_error *err);
 void cn__planes_close (cn__planes *p);
 
+/* ---- planes over slices (src/sound/relax.c) -------------------------------------------------- */
+
+/* Per output q of a node laid out OUTER x N x INNER over its input (q = (o N + i) INNER + in, its
+ * slice the entries (o N + j) INNER + in, j < N: softmax along an axis, layerNorm along the last),
+ * two planes  A_lo[q] . x_slice + B[2q] <= v_q <= A_up[q] . x_slice + B[2q + 1]  (N slopes each;
+ * an infinite B: no plane), W_UP[q] >= sum_j |A_side[q]_j| m_j over both sides (m the input box's
+ * magnitudes), M1 >= ||m||_1.  Made once per node and box (cn__slice_planes_new, zeroed, freed
+ * with free: it may live in the step's memo); cn__crown_slice_planes steps with it: lam_x +=
+ * lam_q A_side[q] over each slice (RN sums of at most N products, charged by
+ * cn__crown_charge_affine with K = N) and bias += lam . B_side (cn__crown_add_dot; a row meeting a
+ * side without a plane gets the charge +inf). */
+typedef struct cn__slice_planes
+{
+  int64_t outer, n, inner, total;
+  double m1;
+  double *A, *B, *w_up;
+  double data[];
+} cn__slice_planes;
+cn__slice_planes *cn__slice_planes_new (int64_t outer, int64_t n, int64_t inner);
+cn_status cn__crown_slice_planes (const cn_crown_step *st, const char *op, const cn__slice_planes *p,
+                                  cn_error *err);
+
 /* G2 alone: a lower bound of the minimum (UPPER = 0) or an upper bound of the maximum (UPPER = 1)
  * of f(z) - k z over [l, u] (finite, l <= u) for F with CURV; -inf (+inf) where nothing finite is
  * proved. */
