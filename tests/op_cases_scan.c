@@ -31,7 +31,7 @@ tu_op_case_scan (cn_op op, struct tu_op_case *c)
       c->n_in = 1;
       tu_small_shape (&c->in_shape[0], 5);
       c->params.cumulative.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
-      c->crown_ok = op == CN_OP_CUMSUM;
+      c->crown_ok = op != CN_OP_CUMPROD;
       return 1;
     case CN_OP_SORT:
       c->n_in = 1;

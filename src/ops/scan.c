@@ -87,6 +87,8 @@
  *   pullback g_x[idx_j] += g_j, idx_j torch's index above (the later entry at a tie: a one-sided
  *            choice, shared by jvp).
  *   jvp      t_j = t[idx_j].
+ *   CROWN    the values: below, the entry with the greatest lower end; above, that entry where it
+ *            dominates, else the greatest upper end (cummax_crown); the indices: their box.
  *
  * sort   v = the row sorted (ascending, or descending).  topk: the first k of the row sorted
  *        descending (largest) or ascending (smallest).
@@ -1274,6 +1276,92 @@ cumsum_crown (const cn_crown_step *st, cn_error *err)
   return CN_OK;
 }
 
+/* cummax's CROWN step (cummin mirrors it: min = -max(-x)), output 0 (the indices: their box).
+ * For v_j = max_{i <= j} x_i over the row's boxes: with p the first i <= j of the greatest lower
+ * end l_p, v_j >= x_p (the lower line, exact); if l_p >= u_i for every other i <= j, x_p is the
+ * maximum on the whole box, v_j = x_p (the upper line too), else v_j <= U_j = max_{i <= j} u_i
+ * (a constant).  So lam_x[p] += lam_j where lam_j >= 0 or x_p dominates, else bias += lam_j U_j
+ * (cn__crown_add_dot).  Each lam_x entry is an RN sum of at most n of the lam_j: charged by
+ * cn__crown_charge_affine, K = n, w_up[j] = m_p (v_j is the entry x_p or a constant). */
+static cn_status
+cummax_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  const struct scan_impl *d = scan_of (nv);
+  const char *op = cn_op_name (nv->op);
+  if (nv->out_index != 0)
+    return cn__crown_own_box (st, err);
+  if (st->lam_in[0] == NULL)
+    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, st->node);
+  struct geom g = geom_of (nv->in_shape[0], cum_axis (nv->params));
+  int64_t n_all = st->n_out, rows = g.outer * g.inner, s = g.inner;
+  const cn_box *X = st->in_box[0];
+  int64_t *pick = malloc ((size_t) (n_all + 1) * sizeof *pick);
+  double *U = malloc ((size_t) (3 * n_all + 1) * sizeof *U);
+  char *dom = malloc ((size_t) (n_all + 1));
+  if (pick == NULL || U == NULL || dom == NULL)
+    {
+      free (pick), free (U), free (dom);
+      return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
+    }
+  double *bsel = U + n_all, *m = bsel + n_all;
+  /* in the max picture: lower ends lo = l (cummin: -u), upper ends hi = u (cummin: -l) */
+  double sg = d->mx ? 1 : -1;
+  for (int64_t r = 0; r < rows; r++)
+    {
+      int64_t b = row_base (&g, g.n, r), p = -1;
+      double best = -INFINITY, top = -INFINITY, second = -INFINITY;   /* second: max hi over i != p */
+      for (int64_t i = 0; i < g.n; i++)
+        {
+          int64_t q = b + i * s;
+          double lo = d->mx ? X->lo[q] : -X->hi[q], hi = d->mx ? X->hi[q] : -X->lo[q];
+          if (p < 0 || lo > best)
+            {
+              if (p >= 0)
+                second = fmax (second, d->mx ? X->hi[p] : -X->lo[p]);   /* the old pick joins the others */
+              p = q;
+              best = lo;
+            }
+          else
+            second = fmax (second, hi);
+          top = fmax (top, hi);
+          pick[q] = p;
+          dom[q] = best >= second;   /* x_p >= l_p >= u_i >= x_i for the others: v = x_p */
+          U[q] = top;                /* the greatest upper end so far */
+        }
+    }
+  double m1 = cn__box_magnitude (X, m);
+  for (int64_t row = 0; row < st->rows; row++)
+    {
+      const double *lam = st->lam_out + row * n_all;
+      double *li = st->lam_in[0] + row * n_all;
+      int unbounded = 0;
+      for (int64_t q = 0; q < n_all; q++)
+        {
+          double l = lam[q];
+          bsel[q] = 0;
+          if (l == 0)
+            continue;
+          if (sg * l >= 0 || dom[q])
+            li[pick[q]] += l;           /* l v >= l x_p (in the max picture: sg l >= 0), or v = x_p */
+          else if (isfinite (U[q]))
+            bsel[q] = sg * U[q];        /* l v >= l (sg U): v <= U (max), v >= -U (min) */
+          else
+            unbounded = 1;
+        }
+      cn__crown_add_dot (st, row, n_all, lam, bsel);
+      if (unbounded)
+        cn__crown_charge (st, row, INFINITY);
+    }
+  for (int64_t q = 0; q < n_all; q++)
+    U[q] = m[pick[q]];
+  cn__crown_charge_affine (st, U, g.n > 0 ? g.n : 1, m1);
+  free (pick);
+  free (U);
+  free (dom);
+  return CN_OK;
+}
+
 /* The rules: the kind, the record's readers and the selection in the impl; the arms are shared. */
 
 static const struct scan_impl cumsum_impl = { SCAN_SUM, 0, 0, cum_axis, NULL };
@@ -1291,14 +1379,14 @@ const struct cn_op_rule cn__rule_CUMPROD = { .op = CN_OP_CUMPROD, .impl = &cumpr
 
 static const struct scan_impl cummax_impl = { SCAN_RUN, 1, 0, cum_axis, NULL };
 const struct cn_op_rule cn__rule_CUMMAX = { .op = CN_OP_CUMMAX, .impl = &cummax_impl,
-  .n_in = 1, .check = cum_check,
+  .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS, .check = cum_check, .crown = cummax_crown,
   .n_out = 2, .out_name = values_indices, .out_kind = value_index, .out_extra = index_extra,
   .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
 };
 
 static const struct scan_impl cummin_impl = { SCAN_RUN, 0, 0, cum_axis, NULL };
 const struct cn_op_rule cn__rule_CUMMIN = { .op = CN_OP_CUMMIN, .impl = &cummin_impl,
-  .n_in = 1, .check = cum_check,
+  .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS, .check = cum_check, .crown = cummax_crown,
   .n_out = 2, .out_name = values_indices, .out_kind = value_index, .out_extra = index_extra,
   .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
 };
