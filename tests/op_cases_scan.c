@@ -38,6 +38,7 @@ tu_op_case_scan (cn_op op, struct tu_op_case *c)
       tu_small_shape (&c->in_shape[0], 5);
       c->params.sort.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
       c->params.sort.descending = (int) tu_int (0, 1);
+      c->crown_ok = 1;     /* exact where an entry's position is fixed, else the box */
       return 1;
     case CN_OP_TOPK:
       c->n_in = 1;
@@ -48,6 +49,7 @@ tu_op_case_scan (cn_op op, struct tu_op_case *c)
       c->params.topk.ties_by_index = (int) tu_int (0, 1);
       c->x_lo = -512;
       c->x_hi = 512;
+      c->crown_ok = 1;
       return 1;
     case CN_OP_ARGMAX:
     case CN_OP_ARGMIN:

@@ -108,6 +108,8 @@
  *   pullback g_x[perm_j] += g_j (the stable permutation; at a tie a one-sided choice shared by
  *            jvp).
  *   jvp      t_j = t[perm_j].
+ *   CROWN    the values: x_i exactly at a position an entry surely holds over the box, else the
+ *            values' box (order_crown); the indices: their box.
  *
  * argmax, argmin  the index (as above), the axis removed (or kept as extent 1 with keepdims).
  *   IBP      the set of indices that are the argmax at some point of the box.  For first-index
@@ -1362,6 +1364,97 @@ cummax_crown (const cn_crown_step *st, cn_error *err)
   return CN_OK;
 }
 
+/* sort's and topk's CROWN step, output 0 (the indices: their box).  Entry i of a row has a fixed
+ * position k over the box when every other entry q is surely before it in the stable order
+ * (ascending: u_q <= l_i for q < i, u_q < l_i for q > i; descending: l_q >= u_i, l_q > u_i) or surely
+ * after it (the mirror): then v_k = x_i at every point of the box, a line with slope 1 (exact).
+ * A position no entry surely holds takes the values' IBP box (its constants).  So lam_x[i] += lam_k
+ * (one entry per position: exact copies, no charge) and bias += lam . (the chosen ends). */
+static cn_status
+order_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  const struct scan_impl *d = scan_of (nv);
+  const char *op = cn_op_name (nv->op);
+  if (nv->out_index != 0)
+    return cn__crown_own_box (st, err);
+  if (st->lam_in[0] == NULL)
+    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, st->node);
+  const cn_box *X = st->in_box[0];
+  struct geom g;
+  int64_t m;
+  node_geom (nv, X->n, st->n_out, &g, &m);
+  int desc = d->desc (nv->params);
+  int64_t n_out = st->n_out, rows = g.outer * g.inner, s = g.inner;
+  cn_box out;
+  cn_status rc = cn_box_init (&out, n_out, err);
+  if (rc != CN_OK)
+    return rc;
+  int64_t *src = malloc ((size_t) (n_out + 1) * sizeof *src);
+  double *bsel = malloc ((size_t) (n_out + 1) * sizeof *bsel);
+  if (src == NULL || bsel == NULL)
+    {
+      rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
+      goto done;
+    }
+  const cn_box *ip[1] = { X };
+  if ((rc = scan_ibp (nv, ip, &out, err)) != CN_OK)
+    goto done;
+  for (int64_t q = 0; q < n_out; q++)
+    src[q] = -1;
+  for (int64_t r = 0; r < rows; r++)
+    {
+      int64_t bi = row_base (&g, g.n, r), bo = row_base (&g, m, r);
+      for (int64_t i = 0; i < g.n; i++)
+        {
+          double li = X->lo[bi + i * s], ui = X->hi[bi + i * s];
+          int64_t before = 0, fixed = 1;
+          for (int64_t q = 0; q < g.n && fixed; q++)
+            {
+              if (q == i)
+                continue;
+              double lq = X->lo[bi + q * s], uq = X->hi[bi + q * s];
+              /* surely before i, surely after i (ties go to the lower index) */
+              int pre = desc ? (q < i ? lq >= ui : lq > ui) : (q < i ? uq <= li : uq < li);
+              int post = desc ? (q < i ? uq < li : uq <= li) : (q < i ? lq > ui : lq >= ui);
+              before += pre;
+              fixed = pre || post;
+            }
+          if (fixed && before < m)
+            src[bo + before * s] = bi + i * s;
+        }
+    }
+  for (int64_t row = 0; row < st->rows; row++)
+    {
+      const double *lam = st->lam_out + row * n_out;
+      double *li = st->lam_in[0] + row * X->n;
+      int unbounded = 0;
+      for (int64_t q = 0; q < n_out; q++)
+        {
+          double l = lam[q];
+          bsel[q] = 0;
+          if (l == 0)
+            continue;
+          if (src[q] >= 0)
+            li[src[q]] += l;   /* one position per entry: an exact copy */
+          else
+            {
+              bsel[q] = l > 0 ? out.lo[q] : out.hi[q];
+              if (!isfinite (bsel[q]))
+                unbounded = 1, bsel[q] = 0;
+            }
+        }
+      cn__crown_add_dot (st, row, n_out, lam, bsel);
+      if (unbounded)
+        cn__crown_charge (st, row, INFINITY);
+    }
+done:
+  free (src);
+  free (bsel);
+  cn_box_clear (&out);
+  return rc;
+}
+
 /* The rules: the kind, the record's readers and the selection in the impl; the arms are shared. */
 
 static const struct scan_impl cumsum_impl = { SCAN_SUM, 0, 0, cum_axis, NULL };
@@ -1393,14 +1486,14 @@ const struct cn_op_rule cn__rule_CUMMIN = { .op = CN_OP_CUMMIN, .impl = &cummin_
 
 static const struct scan_impl sort_impl = { SCAN_ORDER, 0, 0, sort_axis, sort_desc };
 const struct cn_op_rule cn__rule_SORT = { .op = CN_OP_SORT, .impl = &sort_impl,
-  .n_in = 1, .check = sort_check,
+  .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS, .check = sort_check, .crown = order_crown,
   .n_out = 2, .out_name = values_indices, .out_kind = value_index, .out_extra = index_extra,
   .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
 };
 
 static const struct scan_impl topk_impl = { SCAN_ORDER, 0, 1, topk_axis, topk_desc };
 const struct cn_op_rule cn__rule_TOPK = { .op = CN_OP_TOPK, .impl = &topk_impl,
-  .n_in = 1, .check = topk_check,
+  .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS, .check = topk_check, .crown = order_crown,
   .n_out = 2, .out_name = values_indices, .out_kind = value_index, .out_extra = index_extra,
   .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
 };
