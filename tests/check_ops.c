@@ -1934,13 +1934,15 @@ START_TEST (crown_smooth_tight)
       cn_op op = (cn_op) q;
       const struct cn_op_rule *rule = cn__op_rule (op);
       struct tu_op_case c;
-      int vector = op == CN_OP_SOFTMAX || op == CN_OP_LOG_SOFTMAX || op == CN_OP_LAYER_NORM;   /* f of the 4 entries together */
+      int masked = op == CN_OP_MASKED_SOFTMAX;   /* with the constant mask (1, 1, 0, 1) */
+      int vector = op == CN_OP_SOFTMAX || op == CN_OP_LOG_SOFTMAX || op == CN_OP_LAYER_NORM || masked;   /* f of the 4 entries together */
       if (rule == NULL || rule->crown == NULL || !(rule->flags & CN_RULE_SMOOTH_BOUNDS || vector))
         continue;
       ck_assert (tu_op_case (op, &c));
-      if (c.n_in != 1 || !c.crown_ok || c.out_index != 0 || !cn_dtype_is_float (c.in_dtype[0]))
+      if ((c.n_in != 1 && !masked) || (!c.crown_ok && !masked) || c.out_index != 0
+          || !cn_dtype_is_float (c.in_dtype[0]))
         continue;
-      if (op == CN_OP_SOFTMAX || op == CN_OP_LOG_SOFTMAX)
+      if (op == CN_OP_SOFTMAX || op == CN_OP_LOG_SOFTMAX || masked)
         c.params.softmax.axis = 0;
       if (op == CN_OP_LAYER_NORM)
         c.params.layernorm.affine = 0;
@@ -1972,7 +1974,18 @@ START_TEST (crown_smooth_tight)
       ck_assert (cn_graph_add_constant (g, "W", &wt, &in[1], &err) == CN_OK);
       ck_assert (cn_graph_add_constant (g, "b", &bt, &in[2], &err) == CN_OK);
       ck_assert (cn_graph_add_node (g, CN_OP_LINEAR, NULL, 3, in, "z", &z, &err) == CN_OK);
-      ck_assert_msg (cn_graph_add_node (g, op, &c.params, 1, &z, "y", &y, &err) == CN_OK, "%s", err.msg);
+      int zin[2] = { z, -1 };
+      cn_tensor mt;
+      if (masked)
+        {
+          ck_assert (cn_tensor_init (&mt, CN_DTYPE_BOOL, &s4, &err) == CN_OK);
+          static const unsigned char keep[4] = { 1, 1, 0, 1 };
+          memcpy (mt.data, keep, 4);
+          ck_assert (cn_graph_add_constant (g, "mask", &mt, &zin[1], &err) == CN_OK);
+          cn_tensor_clear (&mt);
+        }
+      ck_assert_msg (cn_graph_add_node (g, op, &c.params, masked ? 2 : 1, zin, "y", &y, &err) == CN_OK, "%s",
+                     err.msg);
       ck_assert (cn_graph_set_outputs (g, 1, &y, &err) == CN_OK);
       const char *name = cn_op_name (op);
       for (int tiny = 0; tiny < 2; tiny++)

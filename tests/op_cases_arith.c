@@ -172,7 +172,7 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
     case CN_OP_COPYSIGN:
     case CN_OP_NEXTAFTER:
       shapes (c, 2);
-      c->crown_ok = op == CN_OP_HYPOT;
+      c->crown_ok = op != CN_OP_NEXTAFTER;
       if (tu_int (0, 3) == 0)
         tu_set_const (c, (int) tu_int (0, 1), -2, 2);
       return 1;

@@ -18,7 +18,7 @@ tu_op_case_softmax (cn_op op, struct tu_op_case *c)
       tu_small_shape (&c->in_shape[0], 5);
       c->params.softmax.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
       c->n_in = 1;
-      c->crown_ok = op != CN_OP_MASKED_SOFTMAX;   /* Taylor planes (src/ops/softmax.c) */
+      c->crown_ok = 1;     /* Taylor planes (src/ops/softmax.c); maskedSoftmax with a constant mask */
       if (op == CN_OP_MASKED_SOFTMAX)
         {
           c->n_in = 2;
@@ -26,6 +26,7 @@ tu_op_case_softmax (cn_op op, struct tu_op_case *c)
           /* a Boolean constant (each entry 0 or 1), or half the time a computed mask gt(part of X, 0),
            * whose box holds unknown entries ([0, 1]) where the part's box straddles 0 */
           c->in_const[1] = (int) tu_int (0, 1);
+          c->crown_ok = c->in_const[1];
           c->in_dtype[1] = CN_DTYPE_BOOL;
           c->const_lo[1] = 0;
           c->const_hi[1] = 1;

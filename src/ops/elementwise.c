@@ -109,6 +109,8 @@
  *              divisor box around the pole leaves the node its IBP box.
  *   hypot      convex: the tangent plane at the box's centre below, a plane with the centre
  *              lines' chord slopes above, intercepts exact (hypot_crown).
+ *   copysign   abs's lines where y's box lies above 0, negated where below, the
+ *              constants +-max |x| where it meets 0 (copysign_crown).
  *   abs        -z or z off 0, exactly; across 0 the lower line k z, sound for every k in [-1, 1]
  *              (alpha-CROWN's parameter; by default the sign of l + u), the upper line the chord,
  *              its intercept the larger end value of |z| - k z rounded up (convex: the maximum is
@@ -1674,7 +1676,33 @@ abs_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
   return CN_OK;
 }
 
+/* copysign(x, y): |x| where y's box is above 0, -|x| where it is below (abs's lines, negated), the
+ * constants +-max(|l|, |u|) where it meets 0 (the sign may flip); y takes no coefficients. */
+static cn_status
+copysign_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
+{
+  double yl = st->in_box[1]->lo[j], yh = st->in_box[1]->hi[j];
+  if (!(yl > 0) && !(yh < 0))
+    {
+      double m = fmax (fabs (st->in_box[0]->lo[j]), fabs (st->in_box[0]->hi[j]));
+      *ln = (cn__relax_line) { .bl = -m, .bu = m };
+      return CN_OK;
+    }
+  cn_status rc = abs_line (st, j, ln, err);
+  ln->free_lower = 0;
+  if (yh < 0)
+    *ln = (cn__relax_line) { .kl = -ln->ku, .bl = -ln->bu, .ku = -ln->kl, .bu = -ln->bl };
+  return rc;
+}
+
 static cn_status scale_crown (const cn_crown_step *st, cn_error *err) { return ew_lines_crown (st, scale_line, err); }
+static cn_status
+copysign_crown (const cn_crown_step *st, cn_error *err)
+{
+  if (st->lam_in[0] == NULL)
+    return cn__crown_own_box (st, err);
+  return ew_lines_crown (st, copysign_line, err);
+}
 static cn_status identity_crown (const cn_crown_step *st, cn_error *err) { return ew_lines_crown (st, identity_line, err); }
 static cn_status full_like_crown (const cn_crown_step *st, cn_error *err) { return ew_lines_crown (st, full_like_line, err); }
 static cn_status abs_crown (const cn_crown_step *st, cn_error *err) { return ew_lines_crown (st, abs_line, err); }
@@ -1769,7 +1797,7 @@ EW_RULE_CROWN (SCALE, scale_impl, 1, scale_check, 0, scale_crown, NULL);
 EW_RULE (FMOD, fmod_impl, 2, NULL, ew_check);
 EW_ELEMENT_RULE (REMAINDER, remainder_impl, 0, NULL);
 EW_RULE_CROWN (HYPOT, hypot_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, hypot_crown, NULL);
-EW_RULE (COPYSIGN, copysign_impl, 2, NULL, ew_check);
+EW_RULE_CROWN (COPYSIGN, copysign_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, copysign_crown, NULL);
 EW_RULE (NEXTAFTER, nextafter_impl, 2, frozen2, ew_check);
 EW_RULE_CROWN (LERP, lerp_impl, 3, ew_check, CN_RULE_NEEDS_BOUNDS, lerp_crown, NULL);
 EW_RULE_CROWN (ADDCMUL, addcmul_impl, 3, addc_check, CN_RULE_NEEDS_BOUNDS, addcmul_crown, NULL);

@@ -79,9 +79,9 @@
  *              logSoftmax: g_x,k += g_k - exp(y_k) sum_j g_j.
  *   Jvp      the transposes: softmax t_k = y_k (t_x,k - sum_j y_j t_x,j); logSoftmax
  *            t_k = t_x,k - sum_j exp(y_k) t_x,j.  The functions are smooth: no one-sided choice.
- *   CROWN    softmax and logSoftmax: per output, planes with the gradient at the box's centre and
- *            intercepts from Taylor's theorem with a bound of the Hessian's quadratic form (the
- *            section "CROWN" below); maskedSoftmax has none.
+ *   CROWN    softmax, logSoftmax and maskedSoftmax with a known mask: per output, planes with the
+ *            gradient at the box's centre and intercepts from Taylor's theorem with a bound of the
+ *            Hessian's quadratic form (the section "CROWN" below).
  * The forward of contiguous rows (cn__softmax_rows_f64/f32) and the IBP and MPFI computations of one
  * row of kept entries (cn__softmax_row_ibp, cn__softmax_row_mpfi) are shared with
  * src/ops/attention.c through src/ops/attention_impl.h; the arms here gather each slice's kept
@@ -861,8 +861,11 @@ static const cn_port_kind masked_ports[2] = { CN_PORT_VALUE, CN_PORT_BOOL };
  * rounded outward.  Each side keeps the node's IBP end instead where that is tighter at the
  * centre.  lam_x = sum_i lam_i a_i over the slice (inner products of length n, charged by
  * cn__crown_charge_affine), the intercepts added with cn__crown_add_dot.  The planes depend on the
- * boxes alone and are kept in the step's memo.  maskedSoftmax, slices with an infinite end and
- * nodes above 2^24 gradient entries have none (CN_EUNSUPPORTED: the sweep takes the node's box). */
+ * boxes alone and are kept in the step's memo.  maskedSoftmax with a known mask is softmax over its
+ * kept set K: a masked output is 0 (its gradient 0 and Y 0: the line 0), and the masked inputs
+ * have y_j = 0, so they drop out of the gradient and of the bounds above.  An unknown mask entry,
+ * slices with an infinite end and nodes above 2^24 gradient entries have none (CN_EUNSUPPORTED:
+ * the sweep takes the node's box). */
 
 static cn_status
 sm_planes (const cn_crown_step *st, cn__slice_planes *mm, cn_error *err)
@@ -906,13 +909,14 @@ sm_planes (const cn_crown_step *st, cn__slice_planes *mm, cn_error *err)
       cb.lo[q] = cb.hi[q] = l / 2 + u / 2;
       r[q] = cn__up (fmax (cn__up (cb.lo[q] - l), cn__up (u - cb.lo[q])));
     }
-  const cn_box *ip[1] = { X }, *cp[1] = { &cb };
+  /* maskedSoftmax: its mask's box (constant, checked by sm_crown) with both boxes */
+  const cn_box *ip[2] = { X, nv->n_in > 1 ? st->in_box[1] : NULL }, *cp[2] = { &cb, ip[1] };
   if ((rc = sm_ibp (nv, ip, &yb, err)) != CN_OK || (rc = sm_ibp (nv, cp, &yc, err)) != CN_OK)
     goto done;
   /* now yb holds f over the box and yc f at the centre; Y, [ylo, yhi]: softmax's upper ends over
    * the box and its enclosure at the centre */
   for (int64_t q = 0; q < total; q++)
-    if (kind == SM)
+    if (kind != LSM)
       {
         Y[q] = yb.hi[q];
         ylo[q] = yc.lo[q];
@@ -959,7 +963,7 @@ sm_planes (const cn_crown_step *st, cn__slice_planes *mm, cn_error *err)
                 double yj = ylo[qj] / 2 + yhi[qj] / 2, dij = i == j;
                 /* the gradient's entry enclosed: softmax y_i (d_ij - y_j), logSoftmax d_ij - y_j */
                 double hl = cn__down (dij - yhi[qj]), hh = cn__up (dij - ylo[qj]);
-                if (kind == SM)
+                if (kind != LSM)
                   {
                     double c4[4] = { ylo[qi] * hl, ylo[qi] * hh, yhi[qi] * hl, yhi[qi] * hh };
                     glo[j] = INFINITY, ghi[j] = -INFINITY;
@@ -981,7 +985,7 @@ sm_planes (const cn_crown_step *st, cn__slice_planes *mm, cn_error *err)
             double de = cn__dot_err (t, n);
             double ac_lo = cn__down (s - de), ac_hi = cn__up (s + de);   /* a . c lies within */
             double low, high;
-            if (kind == SM)
+            if (kind != LSM)
               {
                 low = cn__up (cn__up (Y[qi] * S2) / 2);
                 double q2 = cn__up (r[qi] + S1);
@@ -1028,7 +1032,15 @@ sm_crown (const cn_crown_step *st, cn_error *err)
   const cn_node_view *nv = st->nv;
   const char *op = cn_op_name (nv->op);
   if (sm_kind_of (nv) == MSM)
-    return cn_error_set (err, CN_EUNSUPPORTED, "%s: no CROWN relaxation (node '%s')", op, st->node);
+    {
+      /* a known mask only (each entry's box one point): softmax over the kept set K, which the
+       * planes below handle as they are (a masked y is 0 with a zero gradient and Y = 0) */
+      const cn_box *mk = st->in_box[1];
+      for (int64_t q = 0; q < mk->n; q++)
+        if (!(mk->lo[q] == mk->hi[q]))
+          return cn_error_set (err, CN_EUNSUPPORTED, "%s: no CROWN relaxation with an unknown mask entry (node '%s')",
+                               op, st->node);
+    }
   if (st->lam_in[0] == NULL)
     return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, st->node);
   int64_t outer, n, inner, total = st->n_out;
@@ -1078,6 +1090,7 @@ const struct cn_op_rule cn__rule_LOG_SOFTMAX = { .op = CN_OP_LOG_SOFTMAX, .impl 
 static const struct sm_impl masked_softmax_impl = { .kind = MSM };
 
 const struct cn_op_rule cn__rule_MASKED_SOFTMAX = { .op = CN_OP_MASKED_SOFTMAX, .impl = &masked_softmax_impl,
-  .n_in = 2, .in_kind = masked_ports, .check = sm_check,
+  .n_in = 2, .in_kind = masked_ports, .flags = CN_RULE_NEEDS_BOUNDS, .check = sm_check,
   .forward = sm_forward, .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
+  .crown = sm_crown,
 };
