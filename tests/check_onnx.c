@@ -503,6 +503,22 @@ START_TEST (structure)
   expect_ops ("o8_dropout", "relu");
   expect_ops ("o17_identity", "relu");
   expect_ops ("o11_conv_group_nobias", "conv");
+  /* Resizing: an integer nearest upsampling is reshape, broadcast, reshape; other index maps
+   * slices and gathers; linear maps a linear node on the last axis (permutes around it for the
+   * others), with a div where the weights are not binary64 numbers (thirds on axis 2, halves on
+   * axis 3 of o13_resize_linear_align_corners); the identity no node; sizes from a shape
+   * computation and Size fold away.  ScatterND: reshapes around one scatter (a constant
+   * update's reshape folds). */
+  expect_ops ("o9_upsample_nearest", "reshape,broadcast,reshape");
+  expect_ops ("o13_resize_nearest_down", "slice,slice");
+  expect_ops ("o13_resize_linear_half_pixel", "linear,permute,linear,permute");
+  expect_ops ("o13_resize_linear_align_corners", "linear,permute,linear,div,permute");
+  expect_ops ("o13_resize_nearest_tf_crop", "pad,gather,pad,gather");
+  expect_ops ("o13_resize_identity", "");
+  expect_ops ("o13_resize_sizes_from_shape", "linear,permute,linear,permute");
+  expect_ops ("o13_size_fold", "div");
+  expect_ops ("o13_scatter_nd", "reshape,scatter,reshape");
+  expect_ops ("o13_scatter_nd_update_input", "reshape,reshape,scatter,reshape");
 
   /* Names: ONNX node names on nodes ("<op_type>#<index>" when empty), ONNX value names on values. */
   cn_graph *g = load_ops ("o8_relu_neg");
@@ -644,6 +660,39 @@ static const struct
   { "bad_add_sorts", "add_sorts", CN_EUNSUPPORTED, { "'plus'", "'i'", "INT64 values where", "INT32" } },
   { "bad_mul_float_int", "mul_float_int", CN_EUNSUPPORTED, { "'times'", "(Mul)", "'k'", "holds FLOAT" } },
   { "bad_pow_exponent_range", "pow_exponent_range", CN_EUNSUPPORTED, { "'power'", "(Pow)", "300", "INT8" } },
+  /* Upsample, Resize and ScatterND: cubic, antialias on a downsampling, scales and sizes that are
+   * not constants, readings where the specification's text and its reference differ, an output
+   * extent that binary32 computes otherwise, repeated indices without a reduction. */
+  { "bad_resize_cubic", "resize_cubic", CN_EUNSUPPORTED, { "'rs'", "(Resize)", "mode 'cubic' is not supported" } },
+  { "bad_resize_antialias", "resize_antialias", CN_EUNSUPPORTED, { "'rs'", "antialias = 1", "downsampling by 0.5" } },
+  { "bad_resize_scales_input", "resize_scales_input", CN_EUNSUPPORTED,
+    { "'rs'", "(Resize)", "the scales (input 2, 's') must be a constant" } },
+  { "bad_resize_sizes_input", "resize_sizes_input", CN_EUNSUPPORTED,
+    { "'rs'", "the sizes (input 3, 'z') must be a constant" } },
+  { "bad_resize_both", "resize_both", CN_EINVAL, { "'rs'", "both scales and sizes" } },
+  { "bad_resize_align_corners_scale", "resize_align_corners_scale", CN_EUNSUPPORTED,
+    { "'rs'", "align_corners with scale 1.60000002", "axis 2", "disagree" } },
+  { "bad_resize_pytorch_extent1", "resize_pytorch_extent1", CN_EUNSUPPORTED,
+    { "'rs'", "pytorch_half_pixel", "extent of 1", "disagree" } },
+  { "bad_resize_extent_binary32", "resize_extent_binary32", CN_EUNSUPPORTED,
+    { "'rs'", "floor(10 x 0.699999988)", "is 6", "binary32" } },
+  { "bad_resize10_nearest_down", "resize10_nearest_down", CN_EUNSUPPORTED,
+    { "'rs'", "nearest downsampling by 0.60000002", "Resize-10 leaves open" } },
+  { "bad_resize10_attr", "resize10_attr", CN_EUNSUPPORTED,
+    { "'rs'", "'coordinate_transformation_mode' is not part of Resize-10" } },
+  { "bad_resize_exclude_nearest", "resize_exclude_nearest", CN_EUNSUPPORTED,
+    { "'rs'", "exclude_outside = 1 leaves no weight", "axis 0" } },
+  { "bad_resize_linear_int", "resize_linear_int", CN_EUNSUPPORTED, { "'rs'", "linear interpolation of INT32" } },
+  { "bad_resize_tf_half_pixel", "resize_tf_half_pixel_o13", CN_EUNSUPPORTED,
+    { "'rs'", "'tf_half_pixel_for_nn' is not part of Resize from opset 13" } },
+  { "bad_upsample_below_one", "upsample_below_one", CN_EINVAL, { "'up'", "(Upsample)", "scale 0.5 on axis 2" } },
+  { "bad_upsample_scales_input", "upsample_scales_input", CN_EUNSUPPORTED,
+    { "'up'", "the scales (input 1, 's') must be a constant" } },
+  { "bad_scatter_nd_duplicate", "scatter_nd_duplicate", CN_EINVAL,
+    { "'snd'", "(ScatterND)", "index position 2 repeats an index", "'none'" } },
+  { "bad_scatter_nd_indices_input", "scatter_nd_indices_input", CN_EUNSUPPORTED,
+    { "'snd'", "the indices (input 1, 'i') must be a constant" } },
+  { "bad_scatter_nd_bool_add", "scatter_nd_bool_add", CN_EUNSUPPORTED, { "'snd'", "'add'", "BOOL" } },
 };
 
 START_TEST (bad_model)

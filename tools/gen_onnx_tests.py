@@ -544,6 +544,9 @@ class Eval:
     def op_Shape(self, i, a, o, n):
         return np.array(list(i[0].shape), dtype=np.int64)
 
+    def op_Size(self, i, a, o, n):
+        return np.array(int(np.prod(i[0].shape)), dtype=np.int64)
+
     def op_Cast(self, i, a, o, n):
         return self._cast(i[0], a["to"])
 
@@ -1001,6 +1004,179 @@ class Eval:
         t = torch.einsum(eq, *[torch.tensor(v) for v in ops]).numpy()
         assert np.max(np.abs(t - y), initial=0.0) <= 1e-12 * max(1.0, np.max(np.abs(y), initial=0.0))
         return np.asarray(y)
+
+    # Resizing: ONNX's reference (onnx/reference/ops/op_resize.py: _interpolate_1d_with_x, nested
+    # over the axes, inner axes first), its coordinates, ratios and coefficients computed in exact
+    # rationals (Fraction), the sums in binary64 (Booleans and words moved as they are).
+    @staticmethod
+    def _resize_terms(nin, m, s, W, ctm, linear, near, excl, roi):
+        """Per output position x of one axis, the terms [(index, weight)] (index None: the
+        extrapolation value); s the scale, W = s n the output width, roi (start, end)."""
+        half = Fraction(1, 2)
+        terms = []
+        for x in range(m):
+            if ctm == "align_corners":
+                xo = Fraction(0) if W == 1 else Fraction(x * (nin - 1)) / (W - 1)
+            elif ctm == "asymmetric":
+                xo = Fraction(x) / s
+            elif ctm == "tf_crop_and_resize":
+                b, e = roi
+                xo = ((e - b) * (nin - 1) / 2 if W == 1 else x * (e - b) * (nin - 1) / (W - 1)) + b * (nin - 1)
+                if xo < 0 or xo > nin - 1:
+                    terms.append([(None, Fraction(1))])
+                    continue
+            elif ctm == "pytorch_half_pixel":
+                xo = Fraction(-1, 2) if W == 1 else (x + half) / s - half
+            elif ctm == "half_pixel":
+                xo = (x + half) / s - half
+            elif ctm == "half_pixel_symmetric":
+                xo = Fraction(nin, 2) * (1 - Fraction(m) / W) + (x + half) / s - half
+            elif ctm == "tf_half_pixel_for_nn":
+                xo = (x + half) / s
+            else:
+                raise ValueError(ctm)
+            integral = xo.denominator == 1
+            r = Fraction(1) if integral else xo - math.floor(xo)
+            # _get_neighbor: the 2 indexes nearest xo + 1 in the edge-padded [0, n + 2), ties low
+            pad = sorted(sorted(range(nin + 2), key=lambda p: (abs(xo + 1 - p), p))[:2])
+            q = [p - 1 for p in pad]
+            if linear:
+                c = [1 - r, r]
+            elif integral:
+                c = [0, 1]
+            else:
+                c = {"round_prefer_floor": [r <= half, r > half], "round_prefer_ceil": [r < half, r >= half],
+                     "floor": [1, 0], "ceil": [0, 1]}[near]
+            c = [Fraction(v) for v in c]
+            if excl:
+                c = [cv if 0 <= qv < nin else Fraction(0) for cv, qv in zip(c, q)]
+                tot = sum(c)
+                assert tot != 0, "exclude_outside leaves no weight"
+                c = [cv / tot for cv in c]
+            terms.append([(min(max(qv, 0), nin - 1), cv) for qv, cv in zip(q, c)])
+        return terms
+
+    def _resize(self, x, linear, ctm, near, excl, extrap, scales, sizes, roi, axes, policy):
+        r = x.ndim
+        axes = list(range(r)) if axes is None else [v % r for v in axes]
+        s = [Fraction(1)] * r
+        m = list(x.shape)
+        W = [Fraction(v) for v in x.shape]
+        rois = [(Fraction(0), Fraction(1))] * r
+        if roi is not None:
+            rv = [Fraction(float(v)) for v in np.asarray(roi).reshape(-1)]
+            for k, ax in enumerate(axes):
+                rois[ax] = (rv[k], rv[len(axes) + k])
+        if scales is not None:
+            for k, ax in enumerate(axes):
+                s[ax] = Fraction(float(np.float32(scales[k])))
+                W[ax] = s[ax] * x.shape[ax]
+                m[ax] = math.floor(W[ax])
+        else:
+            for k, ax in enumerate(axes):
+                s[ax] = Fraction(int(sizes[k]), x.shape[ax])
+                m[ax], W[ax] = int(sizes[k]), Fraction(int(sizes[k]))
+            if policy != "stretch":
+                best = (min if policy == "not_larger" else max)(s[ax] for ax in axes)
+                for ax in axes:
+                    s[ax] = best
+                    W[ax] = best * x.shape[ax]
+                    m[ax] = math.floor(W[ax] + Fraction(1, 2))
+        y = x
+        for ax in reversed(range(r)):
+            terms = self._resize_terms(x.shape[ax], m[ax], s[ax], W[ax], ctm, linear, near, excl, rois[ax])
+            ym = np.moveaxis(y, ax, -1)
+            out = np.empty(ym.shape[:-1] + (m[ax],), dtype=y.dtype if y.dtype.kind != "f" else np.float64)
+            for o, ts in enumerate(terms):
+                if ts[0][0] is None:
+                    out[..., o] = extrap
+                elif not linear:
+                    out[..., o] = ym[..., [q for q, w in ts if w == 1][0]]
+                else:
+                    out[..., o] = sum(float(w) * ym[..., q] for q, w in ts)
+            y = np.moveaxis(out, -1, ax)
+        return y
+
+    @staticmethod
+    def _dec(v, default):
+        v = default if v is None else v
+        return v.decode() if isinstance(v, bytes) else v
+
+    def _resize_torch(self, x, y, linear, ctm, near, scales, sizes):
+        """Cross-checks Y with torch.nn.functional.interpolate where it has the mode: nearest
+        (asymmetric, floor), nearest-exact (half_pixel, round_prefer_ceil), bilinear and its kin
+        (half_pixel; align_corners), on the spatial axes of [N, C, ...] only."""
+        if x.dtype.kind != "f" or not 3 <= x.ndim <= 5 or y.shape[:2] != x.shape[:2]:
+            return
+        tm = {3: "linear", 4: "bilinear", 5: "trilinear"}[x.ndim]
+        if linear and ctm in ("half_pixel", "pytorch_half_pixel", "align_corners"):
+            kw = dict(mode=tm, align_corners=ctm == "align_corners")
+        elif not linear and ctm == "asymmetric" and near == "floor":
+            kw = dict(mode="nearest")
+        elif not linear and ctm == "half_pixel" and near == "round_prefer_ceil":
+            kw = dict(mode="nearest-exact")
+        else:
+            return
+        if ctm == "pytorch_half_pixel" and min(y.shape[2:]) == 1:
+            return
+        if scales is not None and not kw.get("align_corners", False):
+            sc = [float(np.float32(v)) for v in np.asarray(scales).reshape(-1)[2:]]
+            if any(math.floor(v * n) != o for v, n, o in zip(sc, x.shape[2:], y.shape[2:])):
+                return
+            t = F.interpolate(torch.tensor(x), scale_factor=sc, **kw).numpy()
+        else:
+            t = F.interpolate(torch.tensor(x), size=list(y.shape[2:]), **kw).numpy()
+        assert t.shape == y.shape and np.max(np.abs(t - y), initial=0.0) <= 1e-12 * max(1.0, np.max(np.abs(y))), \
+            "Resize: numpy and torch disagree"
+
+    def op_Resize(self, i, a, o, n):
+        x = self._nv(i[0])
+        linear = self._dec(a.get("mode"), "nearest") == "linear"
+        if o < 11:
+            ctm, near, scales, sizes, roi = "asymmetric", "floor", np.asarray(i[1]).reshape(-1), None, None
+        else:
+            ctm = self._dec(a.get("coordinate_transformation_mode"), "half_pixel")
+            near = self._dec(a.get("nearest_mode"), "round_prefer_floor")
+            have = lambda k: len(i) > k and i[k] is not None and np.size(self.np(i[k])) > 0
+            roi = self.np(i[1]) if have(1) and ctm == "tf_crop_and_resize" else None
+            scales = self.np(i[2]).reshape(-1) if have(2) else None
+            sizes = [int(v) for v in self.np(i[3]).reshape(-1)] if have(3) else None
+        # antialias on an upsampling is the plain interpolation (_linear_coeffs_antialias with a
+        # scale >= 1 gives [1 - r, r]); certnn refuses it below 1
+        assert self._dec(a.get("mode"), "nearest") != "cubic"
+        assert not a.get("antialias", 0) or scales is not None and all(float(v) >= 1 for v in scales)
+        y = self._resize(x, linear, ctm, near, bool(a.get("exclude_outside", 0)),
+                         float(a.get("extrapolation_value", 0.0)), scales, sizes, roi, a.get("axes"),
+                         self._dec(a.get("keep_aspect_ratio_policy"), "stretch"))
+        if a.get("axes") is None and not a.get("exclude_outside", 0):
+            self._resize_torch(x, y, linear, ctm, near, scales, sizes)
+        return y
+
+    def op_Upsample(self, i, a, o, n):
+        """Upsample 7 (the scales attribute) and 9 (the scales input): asymmetric, nearest as floor;
+        integer nearest upsamplings cross-checked with np.repeat (ONNX's reference Upsample)."""
+        x = self._nv(i[0])
+        sc = list(a["scales"]) if o < 9 else [float(v) for v in np.asarray(i[1]).reshape(-1)]
+        linear = self._dec(a.get("mode"), "nearest") == "linear"
+        y = self._resize(x, linear, "asymmetric", "floor", False, 0.0, sc, None, None, None, "stretch")
+        if not linear and all(float(v).is_integer() for v in sc):
+            t = x
+            for ax, v in enumerate(sc):
+                t = np.repeat(t, int(v), axis=ax)
+            assert np.array_equal(t, y), "Upsample: the interpolation and np.repeat disagree"
+        self._resize_torch(x, y, linear, "asymmetric", "floor", np.asarray(sc), None)
+        return y
+
+    def op_ScatterND(self, i, a, o, n):
+        """ONNX's reference: out = data; for each index position p in row-major order
+        out[idx[p]] = f(out[idx[p]], updates[p])."""
+        x, idx, u = self._nv(i[0]).copy(), np.asarray(i[1], dtype=np.int64), self._nv(i[2])
+        red = self._dec(a.get("reduction"), "none")
+        for p in np.ndindex(*idx.shape[:-1]):
+            q = tuple(int(v) for v in idx[p])
+            x[q] = {"none": lambda s, t: t, "add": lambda s, t: s + t, "mul": lambda s, t: s * t,
+                    "max": np.maximum, "min": np.minimum}[red](x[q], u[p])
+        return x
 
 # ---- certnn's forward, operation by operation -----------------------------------------------
 FOLDED = {"Add", "AveragePool", "BatchNormalization", "Conv", "Div", "Gemm", "GlobalAveragePool", "GlobalMaxPool",
@@ -2071,6 +2247,7 @@ def define_models():
     model("o14_trilu_const", 14, [N("Trilu", ["e"], ["t"], upper=0), N("Mul", ["x", "t"], ["y"])], x234, yn,
           [init("e", np.ones((3, 4), np.float32))], ref=E)
     define_sort_models()
+    define_resize_models()
 
 
 def define_sort_models():
@@ -2367,6 +2544,125 @@ def define_sort_models():
           [init("i2", np.array([[1, 2], [0, 0], [1, -3]], np.int64)), init("i1", np.array([[2], [0]], np.int64))],
           ranges=[(-128, 127), (0, 1)], ref="exact")
 
+
+def define_resize_models():
+    """Upsample, Resize and ScatterND (their own draws: every earlier file stays as it was);
+    nearest resizing and ScatterND without reduction move entries ("exact"), linear ones and the
+    reductions round ("f64")."""
+    rng = np.random.default_rng(20280115)
+    TP = TensorProto
+    E, F64 = "exact", "f64"
+    f32 = lambda v: np.array(v, np.float32)
+    i64 = lambda v: np.array(v, np.int64)
+    x1234 = [("x", [1, 2, 3, 4])]
+    yn = [("y", None)]
+
+    def R(name, opset, inputs, inits=(), xin=None, yout=None, check=True, ref=E, ranges=None, **attrs):
+        """a model of one Resize node named 'rs': X (XIN, default x1234) then INPUTS (names, ''
+        for absent)"""
+        model(name, opset, [N("Resize", ["x"] + inputs, ["y"], name="rs", **attrs)], xin or x1234, yout or yn,
+              list(inits), check=check, ref=ref, ranges=ranges)
+
+    def Wr(*shape):
+        return (np.round(rng.uniform(-1, 1, size=shape) * 64) / 64).astype(np.float32)
+
+    def noroi():
+        return init("roi", np.zeros(0, np.float32))
+
+    # Upsample: opset 9 (scales input; an integer upsampling is reshape, broadcast, reshape),
+    # opset 7 in an opset 8 model (the scales attribute; 1.5 floors), linear (asymmetric)
+    model("o9_upsample_nearest", 9, [N("Upsample", ["x", "s"], ["y"], name="up", mode="nearest")],
+          [("x", [1, 2, 3, 3])], yn, [init("s", f32([1, 1, 2, 2]))], ref=E)
+    model("o8_upsample_nearest_attr", 8, [N("Upsample", ["x"], ["y"], name="up", scales=[1.0, 1.0, 3.0, 1.5])],
+          [("x", [1, 2, 2, 4])], yn, ref=E)
+    model("o9_upsample_linear", 9, [N("Upsample", ["x", "s"], ["y"], name="up", mode="linear")],
+          [("x", [1, 2, 3, 4])], yn, [init("s", f32([1, 1, 2, 1.5]))], ref=F64)
+    model("o8_upsample_linear_attr", 8, [N("Upsample", ["x"], ["y"], name="up", mode="linear", scales=[1.0, 3.0])],
+          [("x", [2, 3])], yn, ref=F64)
+    # Resize-10: asymmetric; nearest floors upsamplings; an exact nearest downsampling by 1/2
+    model("o10_resize_nearest", 10, [N("Resize", ["x", "s"], ["y"], name="rs")], x1234, yn,
+          [init("s", f32([1, 1, 1.5, 0.5]))], ref=E)
+    model("o10_resize_linear", 10, [N("Resize", ["x", "s"], ["y"], name="rs", mode="linear")], x1234, yn,
+          [init("s", f32([1, 1, 0.6, 2.5]))], ref=F64)
+    # nearest: every coordinate_transformation_mode and nearest_mode, scales and sizes, up and down
+    R("o13_resize_nearest_scales", 13, ["", "s"], [init("s", f32([1, 1, 2, 1.5]))])
+    R("o13_resize_nearest_down", 13, ["", "s"], [init("s", f32([1, 1, 0.6, 0.5]))], xin=[("x", [1, 1, 5, 6])])
+    R("o13_resize_nearest_asym_floor", 13, ["", "", "z"], [init("z", i64([1, 2, 7, 5]))],
+      coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    R("o13_resize_nearest_half_pixel_ceil", 13, ["", "", "z"], [init("z", i64([1, 2, 2, 7]))],
+      nearest_mode="round_prefer_ceil")
+    R("o13_resize_nearest_half_pixel_modes", 13, ["", "", "z"], [init("z", i64([1, 2, 5, 9]))], nearest_mode="ceil")
+    R("o11_resize_nearest_align_corners", 11, ["roi", "sc", "z"],
+      [noroi(), init("sc", np.zeros(0, np.float32)), init("z", i64([1, 2, 5, 7]))],
+      coordinate_transformation_mode="align_corners", nearest_mode="floor")
+    R("o13_resize_nearest_pytorch", 13, ["", "", "z"], [init("z", i64([1, 2, 1, 6]))],
+      coordinate_transformation_mode="pytorch_half_pixel")
+    R("o11_resize_nearest_tf_half_pixel", 11, ["roi", "s"], [noroi(), init("s", f32([1, 1, 2, 0.75]))],
+      coordinate_transformation_mode="tf_half_pixel_for_nn", nearest_mode="round_prefer_ceil")
+    R("o13_resize_nearest_tf_crop", 13, ["roi", "", "z"],
+      [init("roi", f32([0, 0, -0.25, 0.2, 1, 1, 1.0, 1.1])), init("z", i64([1, 2, 4, 5]))],
+      coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=10.0)
+    R("o13_resize_nearest_channels", 13, ["", "s"], [init("s", f32([2, 1.5, 1, 0.5]))])
+    R("o13_resize_nearest_int8", 13, ["", "s"], [init("s", f32([1, 1, 2, 1.5]))],
+      xin=[("x", [1, 2, 3, 4], TP.INT8)], yout=[("y", None, TP.INT8)], ranges=[(-100, 100)])
+    model("o13_resize_identity", 13, [N("Resize", ["x", "", "s"], ["y"], name="rs", mode="linear")], x1234, yn,
+          [init("s", f32([1, 1, 1, 1]))], ref=E)
+    # the opset-18/19 attributes (axes, keep_aspect_ratio_policy, half_pixel_symmetric, antialias
+    # on an upsampling) read in an opset 17 model: onnx.checker is skipped
+    R("o17_resize_axes_not_larger", 17, ["", "", "z"], [init("z", i64([5, 9]))], check=False, axes=[2, 3],
+      keep_aspect_ratio_policy="not_larger")
+    R("o17_resize_axes_not_smaller", 17, ["", "", "z"], [init("z", i64([2, 9]))], check=False, axes=[-1, 2],
+      keep_aspect_ratio_policy="not_smaller", nearest_mode="round_prefer_ceil")
+    R("o17_resize_linear_symmetric", 17, ["", "s"], [init("s", f32([1.7, 1.25]))], check=False, ref=F64,
+      mode="linear", axes=[2, 3], coordinate_transformation_mode="half_pixel_symmetric", antialias=1)
+    # linear: half_pixel (bilinear, as PyTorch's align_corners=False), align_corners (weights k/3
+    # and k/6: integer weights and a div), asymmetric down, pytorch_half_pixel on an extent of 1,
+    # tf_crop_and_resize with extrapolation, three axes, exclude_outside
+    R("o13_resize_linear_half_pixel", 13, ["", "s"], [init("s", f32([1, 1, 2, 2]))], ref=F64, mode="linear")
+    R("o13_resize_linear_align_corners", 13, ["", "", "z"], [init("z", i64([1, 2, 4, 7]))], ref=F64, mode="linear",
+      coordinate_transformation_mode="align_corners")
+    R("o11_resize_linear_asymmetric", 11, ["roi", "s"], [noroi(), init("s", f32([1, 1, 0.6, 1.75]))], ref=F64,
+      xin=[("x", [1, 2, 5, 4])], mode="linear", coordinate_transformation_mode="asymmetric")
+    R("o13_resize_linear_pytorch", 13, ["", "", "z"], [init("z", i64([1, 2, 1, 6]))], ref=F64, mode="linear",
+      coordinate_transformation_mode="pytorch_half_pixel")
+    R("o13_resize_linear_tf_crop", 13, ["roi", "", "z"],
+      [init("roi", f32([0, 0, 0.1, -0.2, 1, 1, 0.9, 1.3])), init("z", i64([1, 2, 4, 6]))], ref=F64, mode="linear",
+      coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-2.5)
+    R("o13_resize_linear_down_sizes", 13, ["", "", "z"], [init("z", i64([1, 2, 2, 3]))], ref=F64, mode="linear",
+      exclude_outside=1)
+    model("o13_resize_trilinear", 13, [N("Resize", ["x", "", "", "z"], ["y"], name="rs", mode="linear")],
+          [("x", [1, 1, 2, 3, 4])], yn, [init("z", i64([1, 1, 3, 5, 6]))], ref=F64)
+    # sizes from a shape computation (Shape, Slice, Mul, Concat fold away), and Size folded
+    model("o13_resize_sizes_from_shape", 13,
+          [N("Shape", ["x"], ["sh"]), N("Slice", ["sh", "b0", "b2"], ["nc"]), N("Slice", ["sh", "b2", "b4"], ["hw"]),
+           N("Mul", ["hw", "two"], ["hw2"]), N("Concat", ["nc", "hw2"], ["z"], axis=0),
+           N("Resize", ["x", "", "", "z"], ["y"], name="rs", mode="linear")],
+          x1234, yn, [init("b0", i64([0])), init("b2", i64([2])), init("b4", i64([4])), init("two", i64([2]))],
+          ref=F64)
+    model("o13_size_fold", 13, [N("Size", ["x"], ["n"]), N("Cast", ["n"], ["nf"], to=TP.FLOAT),
+                                N("Div", ["x", "nf"], ["y"])], x1234, yn, ref=F64)
+    # ScatterND: slices (k = 1, a negative index), elements (k = rank), the reductions
+    sidx = i64([[1], [-1]])
+    model("o13_scatter_nd", 13, [N("ScatterND", ["x", "i", "u"], ["y"], name="snd")], [("x", [4, 3, 2])], yn,
+          [init("i", sidx), init("u", Wr(2, 3, 2))], ref=E)
+    model("o13_scatter_nd_elements", 13, [N("ScatterND", ["x", "i", "u"], ["y"], name="snd")], [("x", [4, 3, 2])],
+          yn, [init("i", i64([[0, 1, 1], [3, 2, 0], [-2, 0, -1]])), init("u", Wr(3))], ref=E)
+    model("o13_scatter_nd_update_input", 13, [N("ScatterND", ["x", "i", "u"], ["y"], name="snd")],
+          [("x", [3, 4]), ("u", [2, 2])], yn, [init("i", i64([[[0, 3], [2, 1]], [[1, 1], [0, 0]]]))], ref=E)
+    model("o16_scatter_nd_add", 16, [N("ScatterND", ["x", "i", "u"], ["y"], name="snd", reduction="add")],
+          [("x", [4, 3])], yn, [init("i", i64([[1], [3], [1]])), init("u", Wr(3, 3))], ref=F64)
+    model("o16_scatter_nd_mul", 16, [N("ScatterND", ["x", "i", "u"], ["y"], name="snd", reduction="mul")],
+          [("x", [4, 3])], yn, [init("i", i64([[2, 0], [2, 0], [0, 1]])), init("u", f32([0.5, -2.0, 0.25]))], ref=E)
+    model("o17_scatter_nd_max_min", 17,
+          [N("ScatterND", ["x", "i", "u"], ["a"], name="smax", reduction="max"),
+           N("ScatterND", ["x", "i", "u"], ["b"], name="smin", reduction="min")],
+          [("x", [4, 3])], [("a", None), ("b", None)], [init("i", i64([[0], [2], [0]])), init("u", Wr(3, 3))],
+          check=False, ref=E)
+    model("o13_scatter_nd_bool", 13, [N("ScatterND", ["x", "i", "u"], ["y"], name="snd")],
+          [("x", [3, 2], TP.BOOL), ("u", [2, 2], TP.BOOL)], [("y", [3, 2], TP.BOOL)], [init("i", i64([[2], [0]]))],
+          ranges=[(0, 1), (0, 1)], ref=E)
+
+
 def write_models():
     d = os.path.join(OUT, "ops")
     os.makedirs(d, exist_ok=True)
@@ -2542,6 +2838,50 @@ def write_bad():
     save("pow_exponent_range", [N("Pow", ["a", "e"], ["y"], name="power")], [("a", [2, 3], TP.INT8)], y23,
          [init("e", np.array([300], np.int64))])
     save("neg_bool", [N("Neg", ["b"], ["y"], name="minus")], [("b", [2, 3], TP.BOOL)], y23)
+    # Upsample, Resize and ScatterND: what is refused (cubic, antialias on a downsampling, scales
+    # and sizes that are not constants, readings where the specification and its reference
+    # differ, an ambiguous output extent, repeated indices without a reduction)
+    x4 = [("x", [1, 1, 4, 4])]
+    yy = [("y", None)]
+    f32c = lambda v: np.array(v, np.float32)
+    i64c = lambda v: np.array(v, np.int64)
+    save("resize_cubic", [N("Resize", ["x", "", "s"], ["y"], name="rs", mode="cubic")], x4, yy,
+         [init("s", f32c([1, 1, 2, 2]))])
+    save("resize_antialias", [N("Resize", ["x", "", "s"], ["y"], name="rs", mode="linear", antialias=1)], x4, yy,
+         [init("s", f32c([1, 1, 0.5, 0.5]))], opset=17)
+    save("resize_scales_input", [N("Resize", ["x", "", "s"], ["y"], name="rs")], x4 + [("s", [4])], yy)
+    save("resize_sizes_input", [N("Resize", ["x", "", "", "z"], ["y"], name="rs")], x4 + [("z", [4], TP.INT64)], yy)
+    save("resize_both", [N("Resize", ["x", "", "s", "z"], ["y"], name="rs")], x4, yy,
+         [init("s", f32c([1, 1, 2, 2])), init("z", i64c([1, 1, 8, 8]))])
+    save("resize_align_corners_scale", [N("Resize", ["x", "", "s"], ["y"], name="rs", mode="linear",
+                                          coordinate_transformation_mode="align_corners")], x4, yy,
+         [init("s", f32c([1, 1, 1.6, 1]))])
+    save("resize_pytorch_extent1", [N("Resize", ["x", "", "s"], ["y"], name="rs",
+                                      coordinate_transformation_mode="pytorch_half_pixel")], x4, yy,
+         [init("s", f32c([1, 1, 0.4, 1]))])
+    save("resize_extent_binary32", [N("Resize", ["x", "", "s"], ["y"], name="rs")], [("x", [1, 1, 10, 4])], yy,
+         [init("s", f32c([1, 1, 0.7, 1]))])
+    save("resize10_nearest_down", [N("Resize", ["x", "s"], ["y"], name="rs")], x4, yy,
+         [init("s", f32c([1, 1, 0.6, 1]))], opset=10)
+    save("resize10_attr", [N("Resize", ["x", "s"], ["y"], name="rs", coordinate_transformation_mode="asymmetric")],
+         x4, yy, [init("s", f32c([1, 1, 2, 2]))], opset=10)
+    save("resize_exclude_nearest", [N("Resize", ["x", "", "", "z"], ["y"], name="rs", exclude_outside=1,
+                                      coordinate_transformation_mode="pytorch_half_pixel")], x4, yy,
+         [init("z", i64c([1, 1, 1, 4]))])
+    save("resize_linear_int", [N("Resize", ["x", "", "s"], ["y"], name="rs", mode="linear")],
+         [("x", [1, 1, 4, 4], TP.INT32)], yy, [init("s", f32c([1, 1, 2, 2]))])
+    save("resize_tf_half_pixel_o13", [N("Resize", ["x", "", "s"], ["y"], name="rs",
+                                        coordinate_transformation_mode="tf_half_pixel_for_nn")], x4, yy,
+         [init("s", f32c([1, 1, 2, 2]))])
+    save("upsample_below_one", [N("Upsample", ["x", "s"], ["y"], name="up")], x4, yy,
+         [init("s", f32c([1, 1, 0.5, 1]))], opset=9)
+    save("upsample_scales_input", [N("Upsample", ["x", "s"], ["y"], name="up")], x4 + [("s", [4])], yy, opset=9)
+    save("scatter_nd_duplicate", [N("ScatterND", ["x", "i", "u"], ["y"], name="snd")], [("x", [4, 3])], yy,
+         [init("i", i64c([[1], [2], [1]])), init("u", np.ones((3, 3), np.float32))])
+    save("scatter_nd_indices_input", [N("ScatterND", ["x", "i", "u"], ["y"], name="snd")],
+         [("x", [4, 3]), ("i", [2, 1], TP.INT64), ("u", [2, 3])], yy)
+    save("scatter_nd_bool_add", [N("ScatterND", ["b", "i", "u"], ["y"], name="snd", reduction="add")],
+         [("b", [4, 3], TP.BOOL), ("u", [1, 3], TP.BOOL)], yy, [init("i", i64c([[1]]))], opset=16)
     print("bad: written")
 
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* src/io/onnx/attr.c: the attributes of an ONNX node, and the constant inputs a handler reads as
- * values (axes, shapes, pads, a scalar bound).  A constant input is read where the folds left it
- * (cn__onnx_const): an input that is not constant there is CN_EUNSUPPORTED naming it. */
+ * values (axes, shapes, pads, scales, a scalar bound).  A constant input is read where the folds
+ * left it (cn__onnx_const): an input that is not constant there is CN_EUNSUPPORTED naming it. */
 #include <config.h>
 #include <math.h>
 #include <string.h>
@@ -149,6 +149,25 @@ cn__onnx_const_ints (cn__onnx_node *nc, int i, const char *what, int64_t *buf, i
                          nm, max);
   for (int64_t j = 0; j < k; j++)
     buf[j] = word_at (c, j);
+  *n = (int) k;
+  return CN_OK;
+}
+
+cn_status
+cn__onnx_const_floats (cn__onnx_node *nc, int i, const char *what, double *buf, int max, int *n)
+{
+  const cn_tensor *c = cn__onnx_const (nc, i);
+  const char *nm = nc->in[i]->name;
+  if (c == NULL)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the %s (input %d, '%s') must be a constant", what, i, nm);
+  if (!cn_dtype_is_float (c->dtype))
+    return cn_error_set (nc->err, CN_EPARSE, "the %s (input %d, '%s') must be a floating-point tensor", what, i, nm);
+  int64_t k = cn_tensor_numel (c);
+  if (c->shape.rank > 1 || k > max)
+    return cn_error_set (nc->err, CN_EINVAL, "the %s (input %d, '%s') must be a vector of at most %d entries", what, i,
+                         nm, max);
+  for (int64_t j = 0; j < k; j++)
+    buf[j] = cn_tensor_get_f64 (c, j);
   *n = (int) k;
   return CN_OK;
 }

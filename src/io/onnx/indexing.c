@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* src/io/onnx/indexing.c: ONNX's indexing (Slice, Gather, GatherElements, GatherND,
- * ScatterElements, Trilu) onto slice, gather, indexAt, scatter and select.  Positions (starts,
- * ends, steps, indices, Trilu's k) are read from constants; the data may be any value of any sort
- * (the element ports move Booleans and words exactly), and a constant's gathers and slices fold
- * into constants. */
+ * ScatterElements, ScatterND, Trilu) onto slice, gather, indexAt, scatter and select.
+ * Positions (starts, ends, steps, indices, Trilu's k) are read from constants; the data may be
+ * any value of any sort (the element ports move Booleans and words exactly), and a constant's
+ * gathers and slices fold into constants. */
 #include <config.h>
 #include <math.h>
 #include <stdio.h>
@@ -257,6 +257,116 @@ op_scatter_elements (cn__onnx_node *nc)
   return cn__onnx_out (nc, 0, v, 1);
 }
 
+/* ScatterND (data [S], rank r; indices [J..., k], 1 <= k <= r, constant; updates [J..., S_k..])
+ * with reduction none/add/mul (opset 16) or max/min (opset 18): out = data, then for every
+ * index position j in row-major order out[idx[j], :] = f(out[idx[j], :], updates[j, :]).  With
+ * M = S_0 .. S_{k-1}, R = S_k .. S_{r-1} and U = prod J, the data is reshaped to [M, R], the
+ * updates to [U, R], and a scatter along axis 0 writes row u of the updates into row
+ * L(u) = sum_t idx[u, t] stride_t (stride_t = S_{t+1} .. S_{k-1}; a negative entry counts from
+ * the end of its axis) with the index tensor holding L(u) at every [u, c] (a folded constant),
+ * then the result is reshaped to [S].  The scatter's row-major order is the index positions'
+ * order, its fold is ONNX's reduction (include_self).  With reduction none ONNX requires
+ * distinct indices (the output would depend on the order of the updates): repeated ones are
+ * refused. */
+static cn_status
+op_scatter_nd (cn__onnx_node *nc)
+{
+  static const char *const reds[] = { "none", "add", "mul", "max", "min", NULL };
+  static const cn_scatter_reduce map[] = { CN_SCATTER_REPLACE, CN_SCATTER_SUM, CN_SCATTER_PROD, CN_SCATTER_MAX,
+                                           CN_SCATTER_MIN };
+  int r = 0, x, u, ix, xr, ur, v, w;
+  cn_status st;
+  if ((st = cn__onnx_need (nc, 0)) != CN_OK || (st = cn__onnx_need (nc, 1)) != CN_OK
+      || (st = cn__onnx_need (nc, 2)) != CN_OK
+      || (st = cn__onnx_attr_choice (nc, "reduction", "none", reds, &r)) != CN_OK
+      || (st = cn__onnx_sorts_agree (nc, 0, 2)) != CN_OK)
+    return st;
+  if (cn__onnx_sort (nc, 0) == CN_DTYPE_BOOL && r != 0)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "reduction '%s' of BOOL values is not supported (a Boolean scatter "
+                         "only replaces)", reds[r]);
+  const cn_tensor *I = cn__onnx_const (nc, 1);
+  if (I == NULL || cn_dtype_is_float (I->dtype))
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "the indices (input 1, '%s') must be a constant integer tensor",
+                         nc->in[1]->name);
+  cn_shape ds = *cn__onnx_shape (nc, 0), is = I->shape, us = *cn__onnx_shape (nc, 2);
+  char a1[128], a2[128], a3[128];
+  int k = is.rank >= 1 ? (int) is.dim[is.rank - 1] : 0;
+  if (is.rank < 1 || k < 1 || k > ds.rank)
+    return cn_error_set (nc->err, CN_EUNSUPPORTED, "indices of shape %s: the last extent must be in [1, %d]",
+                         cn_shape_format (&is, a1, sizeof a1), ds.rank);
+  /* updates must be [J..., S_k..] */
+  int ok = us.rank == is.rank - 1 + ds.rank - k;
+  for (int i = 0; ok && i < is.rank - 1; i++)
+    ok = us.dim[i] == is.dim[i];
+  for (int i = k; ok && i < ds.rank; i++)
+    ok = us.dim[is.rank - 1 + i - k] == ds.dim[i];
+  if (!ok)
+    return cn_error_set (nc->err, CN_ESHAPE, "updates %s do not fit data %s and indices %s",
+                         cn_shape_format (&us, a1, sizeof a1), cn_shape_format (&ds, a2, sizeof a2),
+                         cn_shape_format (&is, a3, sizeof a3));
+  int64_t M = 1, R = 1, U = cn_tensor_numel (I) / k;
+  for (int i = 0; i < ds.rank; i++)
+    *(i < k ? &M : &R) *= ds.dim[i];
+  /* the rows L(u), checked and distinct where nothing reduces */
+  cn_shape ls, gs;
+  int64_t ld[2] = { U, 1 }, gd[2] = { U, R }, xd[2] = { M, R };
+  cn_shape_make (&ls, 2, ld, NULL);
+  cn_shape_make (&gs, 2, gd, NULL);
+  cn_tensor rows;
+  if ((st = cn_tensor_init (&rows, CN_DTYPE_F64, &ls, nc->err)) != CN_OK)
+    return st;
+  uint8_t *hit = r == 0 ? calloc ((size_t) (M > 0 ? M : 1), 1) : NULL;
+  if (r == 0 && hit == NULL)
+    {
+      cn_tensor_clear (&rows);
+      return cn__onnx_nomem (nc);
+    }
+  for (int64_t j = 0; j < U && st == CN_OK; j++)
+    {
+      int64_t L = 0;
+      for (int t = 0; t < k; t++)
+        {
+          double e = cn_tensor_get_f64 (I, j * k + t);
+          int64_t d = ds.dim[t];
+          if (!(e >= -(double) d && e < (double) d))
+            {
+              st = cn_error_set (nc->err, CN_EINVAL, "index %.0f is out of range for extent %lld of axis %d", e,
+                                 (long long) d, t);
+              break;
+            }
+          L = L * d + (int64_t) (e < 0 ? e + (double) d : e);
+        }
+      /* now L is the row of index position j in [M, R], its entries idx[j, :] read in C order */
+      if (st == CN_OK && hit != NULL)
+        {
+          if (hit[L])
+            st = cn_error_set (nc->err, CN_EINVAL, "index position %lld repeats an index with reduction 'none' (ONNX "
+                               "requires distinct indices there)", (long long) j);
+          hit[L] = 1;
+        }
+      ((double *) rows.data)[j] = (double) L;
+    }
+  free (hit);
+  cn_shape xs2, us2;
+  cn_shape_make (&xs2, 2, xd, NULL);
+  us2 = gs;
+  int in[3];
+  cn_params_scatter p = { 0, map[r] };
+  if (st == CN_OK && (st = cn__onnx_add_const (nc, &rows, "rows", &w)) == CN_OK
+      && (st = cn__onnx_broadcast (nc, w, &gs, "indices", &ix)) == CN_OK && (st = cn__onnx_x (nc, &x)) == CN_OK
+      && (st = cn__onnx_in (nc, 2, &u)) == CN_OK && (st = cn__onnx_reshape (nc, x, &xs2, "data_rows", &xr)) == CN_OK
+      && (st = cn__onnx_reshape (nc, u, &us2, "update_rows", &ur)) == CN_OK)
+    {
+      in[0] = xr;
+      in[1] = ix;
+      in[2] = ur;
+      if ((st = cn__onnx_add (nc, CN_OP_SCATTER, &p, 3, in, "scatter", &v)) == CN_OK)
+        st = cn__onnx_reshape (nc, v, &ds, NULL, &v);
+    }
+  cn_tensor_clear (&rows);
+  return st != CN_OK ? st : cn__onnx_out (nc, 0, v, 1);
+}
+
 /* GatherND with batch_dims = 0: indexAt with the constant indices. */
 static cn_status
 op_gather_nd (cn__onnx_node *nc)
@@ -322,6 +432,7 @@ const struct cn__onnx_handler cn__onnx_indexing[] = {
   { "GatherElements", op_gather_elements, "axis", 1 },
   { "GatherND", op_gather_nd, "batch_dims", 1 },
   { "ScatterElements", op_scatter_elements, "axis reduction", 1 },
+  { "ScatterND", op_scatter_nd, "reduction", 1 },
   { "Slice", op_slice, "starts ends axes", 1 },
   { "Trilu", op_trilu, "upper", 1 },
   { NULL, NULL, NULL, 0 },

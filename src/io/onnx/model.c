@@ -320,7 +320,7 @@ imp_clear (struct cn__onnx_import *imp)
 static const struct cn__onnx_handler *const families[] = {
   cn__onnx_elementwise, cn__onnx_activation, cn__onnx_movement, cn__onnx_constants, cn__onnx_indexing,
   cn__onnx_scan, cn__onnx_reduction, cn__onnx_product, cn__onnx_conv, cn__onnx_normalization, cn__onnx_logic,
-  cn__onnx_random, cn__onnx_spectral,
+  cn__onnx_random, cn__onnx_spectral, cn__onnx_resize,
 };
 
 static const struct cn__onnx_handler *

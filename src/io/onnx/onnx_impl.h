@@ -100,6 +100,7 @@ extern const struct cn__onnx_handler cn__onnx_normalization[]; /* normalization.
 extern const struct cn__onnx_handler cn__onnx_logic[];         /* logic.c */
 extern const struct cn__onnx_handler cn__onnx_random[];        /* random.c */
 extern const struct cn__onnx_handler cn__onnx_spectral[];      /* spectral.c */
+extern const struct cn__onnx_handler cn__onnx_resize[];        /* resize.c */
 
 /* The sort of ONNX element type T: F32, F64, BOOL or I8 .. U64; CN_DTYPE_COUNT for the types
  * certnn has no sort for (FLOAT16, BFLOAT16, STRING, the complex types). */
@@ -209,6 +210,9 @@ cn_status cn__onnx_attr_choice (cn__onnx_node *nc, const char *name, const char 
 /* The integer vector (rank 0 or 1, at most MAX entries) of constant input I, named WHAT in
  * messages, into BUF. */
 cn_status cn__onnx_const_ints (cn__onnx_node *nc, int i, const char *what, int64_t *buf, int max, int *n);
+/* The floating-point vector (rank 0 or 1, at most MAX entries) of constant input I, named WHAT
+ * in messages, into BUF (Resize's scales and roi). */
+cn_status cn__onnx_const_floats (cn__onnx_node *nc, int i, const char *what, double *buf, int max, int *n);
 /* The constant scalar of input I (one entry of a floating-point constant, not NaN). */
 cn_status cn__onnx_const_scalar (cn__onnx_node *nc, int i, const char *what, double *v);
 /* AXIS (negative counts from the end) normalised into [0, RANK). */
