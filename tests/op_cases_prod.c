@@ -43,6 +43,8 @@ case_scaled_matmul (struct tu_op_case *c)
       tu_set_const (c, 0, -1, 1);
       c->crown_ok = 1;
     }
+  else
+    c->crown_ok = 1;     /* both vary: McCormick's planes */
 }
 
 /* contract: ranks 1 to 3, 0 to 2 axis pairs at random positions, extents up to 3. */

@@ -39,8 +39,8 @@
  *            Y[t,i,j] = s_k (no bias; ONNX MatMul + Add is a separate add node, fl(Y + b)).
  *   IBP      the selection form of linear, term by term; both operands may be boxes (interval
  *            products of two boxes take the least and greatest corner products).
- *   CROWN    two varying operands: McCormick's planes term by term (matmul_mccormick).  One constant operand:  x @ W (B constant): lam_A[s][ta,i,:] += lam_Y[s][t,i,:] B[tb]^T;
- *            W @ x (A constant): lam_B[s][tb] += A[ta]^T lam_Y[s][t]; through cblas_dgemm, one GEMM for
+ *   CROWN    two varying operands: McCormick's planes term by term (matmul_mccormick).  One
+ *            constant operand: x @ W (B constant): lam_A[s][ta,i,:] += lam_Y[s][t,i,:] B[tb]^T; W @ x (A constant): lam_B[s][tb] += A[ta]^T lam_Y[s][t]; through cblas_dgemm, one GEMM for
  *            all rows when the batches allow it (no batch, or the constant unbatched and the variable
  *            not broadcast; for W @ x also m = 1), else one GEMM per row and output batch matrix,
  *            accumulated (beta = 1) where the variable operand broadcasts.  (G) holds for any order of
@@ -1134,8 +1134,8 @@ const struct cn_op_rule cn__rule_MATMUL = { .op = CN_OP_MATMUL,
  *            scale and rounded outward (cn__down/cn__up around the RN product); scale = 0 gives [0, 0]
  *            (the real values are finite), an infinite end times a nonzero scale stays infinite.
  *   MPFI     matmul's enclosure times the point scale (mpfi_mul_d, outward).
- *   CROWN    two varying operands: McCormick's planes term by term (matmul_mccormick).  One constant operand:  lam_Y . (scale Y0) = (scale lam_Y) . Y0 with Y0 = A @ B; the
- *            arm runs matmul's step with lam' = fl(scale lam_Y) (its own charges: cn__crown_charge_affine)
+ *   CROWN    lam_Y . (scale Y0) = (scale lam_Y) . Y0 with Y0 = A @ B; the arm runs matmul's step
+ *            (McCormick's planes for two varying operands) with lam' = fl(scale lam_Y) (its own charges)
  *            and charges the rounding of lam' against matmul's IBP box of Y0 through
  *            cn__crown_charge_entrywise: |scale lam - lam'| <= 2u |lam'| + eta per entry.
  *   Pullback g_A += scale G B^T, g_B += scale A^T G (matmul's pullback of fl(scale G)).
@@ -1236,9 +1236,8 @@ smm_crown (const cn_crown_step *st, cn_error *err)
 {
   const cn_node_view *nv = st->nv;
   const cn_params_scaled_matmul *p = nv->params;
-  if ((nv->in_const[0] != NULL) == (nv->in_const[1] != NULL))
-    return cn_error_set (err, CN_EUNSUPPORTED,
-                         "scaledMatmul: the CROWN arm needs exactly one constant operand (node '%s')",
+  if (nv->in_const[0] != NULL && nv->in_const[1] != NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "scaledMatmul: the CROWN arm needs a varying operand (node '%s')",
                          cn__node_name (nv));
   int64_t n_out = cn__numel (nv->out_shape);
   if (n_out == 0 || st->rows == 0)
