@@ -88,8 +88,9 @@
  *   Jvp      t_out = sum over samples (none: per sample) of g-weights as above times the tangents
  *            of the value ports, the same one-sided choices (adjoint to the pullback).
  *   CROWN    mse, mae, huber, logCosh, and hinge and poisson with a constant target: a tangent
- *            below and a chord above the convex per-sample loss (the section "CROWN" below); the
- *            other losses have none (the sweep takes their IBP box). */
+ *            below and a chord above the convex per-sample loss; crossEntropy with known labels:
+ *            gradient planes at the row's centre with a Taylor remainder above (the section "CROWN"
+ *            below); the other losses have none (the sweep takes their IBP box). */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -1120,6 +1121,145 @@ loss_lines (const struct loss_impl *d, const cn_params_loss *p, double c, double
   return isfinite (*kl) && isfinite (*bl) && isfinite (*bu) && isfinite (*M);
 }
 
+/* crossEntropy l = LSE(x) - x_k over a row (k the label, a point), convex: with c the row box's
+ * centre, y = softmax(c), the plane's slopes a = y - e_k (binary64), and for d = x - c (|d_j| <= r_j)
+ * by Taylor  g(c + d) = g(c) + (grad l(c) - a) . d + d^T H d / 2,  g = l - a . x, H = diag(y) - y y^T
+ * at an intermediate point, whose quadratic form lies in [0, sum_j d_j^2] (a variance under the
+ * weights y, sum y = 1).  So bl = g(c) - E1 and bu = g(c) + E1 + sum_j r_j^2 / 2, E1 = sum_j
+ * |grad_j - a_j| r_j, with LSE(c), y and the gradient enclosed in MPFI at 64 bits and a . c by (G).
+ * The sample's weight and its rounding (mean) as above, M_s >= l_s from the upper plane (l >= 0);
+ * each x entry belongs to one row: lam_x = fl(lam_s a) (entrywise charge).  A label whose box is
+ * not one point, a row with an infinite end: CN_EUNSUPPORTED. */
+static cn_status
+ce_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  const struct loss_impl *d = nv->rule->impl;
+  const cn_params_loss *p = nv->params;
+  const cn_box *X = st->in_box[0], *Y = st->in_box[1];
+  struct layout ly;
+  layout_of (d, nv->in_shape[0], &ly);
+  int64_t n_s = ly.n_s, C = ly.C, nx = X->n, n_out = st->n_out;
+  double *a = malloc ((size_t) (nx + 2 * n_s + n_s + 1) * sizeof *a);   /* slopes per entry; bl, bu, M per sample */
+  double *w = malloc ((size_t) (2 * n_s + 1) * sizeof *w);
+  mpfi_t *yv = malloc ((size_t) (C + 1) * sizeof *yv);
+  if (a == NULL || w == NULL || yv == NULL)
+    {
+      free (a), free (w), free (yv);
+      return cn_error_set (err, CN_ENOMEM, "crossEntropy: out of memory (node '%s')", st->node);
+    }
+  double *B = a + nx, *M = B + 2 * n_s;
+  for (int64_t c = 0; c < C; c++)
+    mpfi_init2 (yv[c], 64);
+  mpfi_t t, sum, lse;
+  mpfi_init2 (t, 64);
+  mpfi_init2 (sum, 64);
+  mpfi_init2 (lse, 64);
+  cn_status rc = CN_OK;
+  for (int64_t sm = 0; sm < n_s && rc == CN_OK; sm++)
+    {
+      double kd = Y->lo[sm];
+      if (!(kd == Y->hi[sm]) || !(kd >= 0 && kd < (double) C) || kd != floor (kd))
+        {
+          rc = cn_error_set (err, CN_EUNSUPPORTED, "crossEntropy: CROWN needs a known label (node '%s')", st->node);
+          break;
+        }
+      int64_t k = (int64_t) kd;
+      /* the row's centre c, LSE(c) = m + log(sum exp(c_j - m)) and y = softmax(c), enclosed */
+      double mx = -INFINITY, R2 = 0, e1 = 0, sd = 0, td = 0;
+      for (int64_t c = 0; c < C; c++)
+        {
+          int64_t q = entry (&ly, sm, c);
+          if (!isfinite (X->lo[q]) || !isfinite (X->hi[q]))
+            rc = cn_error_set (err, CN_EUNSUPPORTED, "crossEntropy: no relaxation over an infinite box (node '%s')",
+                               st->node);
+          mx = fmax (mx, X->lo[q] / 2 + X->hi[q] / 2);
+        }
+      if (rc != CN_OK)
+        break;
+      mpfi_set_ui (sum, 0);
+      for (int64_t c = 0; c < C; c++)
+        {
+          int64_t q = entry (&ly, sm, c);
+          mpfi_set_d (yv[c], X->lo[q] / 2 + X->hi[q] / 2);
+          mpfi_sub_d (yv[c], yv[c], mx);
+          mpfi_exp (yv[c], yv[c]);
+          mpfi_add (sum, sum, yv[c]);
+        }
+      mpfi_log (lse, sum);
+      mpfi_add_d (lse, lse, mx);
+      for (int64_t c = 0; c < C; c++)
+        {
+          int64_t q = entry (&ly, sm, c);
+          double cc = X->lo[q] / 2 + X->hi[q] / 2;
+          double r = cn__up (fmax (cn__up (cc - X->lo[q]), cn__up (X->hi[q] - cc)));
+          R2 = cn__up (R2 + cn__up (r * r));
+          mpfi_div (t, yv[c], sum);
+          if (c == k)
+            mpfi_sub_ui (t, t, 1);                 /* the gradient y_c - [c = k] */
+          a[q] = mpfr_get_d (&t->left, MPFR_RNDN);
+          mpfi_sub_d (t, t, a[q]);
+          double ej = fmax (fabs (mpfr_get_d (&t->left, MPFR_RNDD)), fabs (mpfr_get_d (&t->right, MPFR_RNDU)));
+          e1 = cn__up (e1 + cn__up (ej * r));
+          sd += a[q] * cc;
+          td += fabs (a[q] * cc);
+        }
+      double de = cn__dot_err (td, C);
+      mpfi_set_d (t, X->lo[entry (&ly, sm, k)] / 2 + X->hi[entry (&ly, sm, k)] / 2);
+      mpfi_sub (lse, lse, t);                      /* l(c) */
+      double fl = mpfr_get_d (&lse->left, MPFR_RNDD), fh = mpfr_get_d (&lse->right, MPFR_RNDU);
+      B[2 * sm] = cn__down (cn__down (fl - cn__up (sd + de)) - e1);
+      B[2 * sm + 1] = cn__up (cn__up (cn__up (fh - cn__down (sd - de)) + e1) + cn__up (R2 / 2));
+      /* now a . x + bl <= l(x) <= a . x + bu over the row's box; M >= l there (l >= 0) */
+      double mxp = 0;
+      for (int64_t c = 0; c < C; c++)
+        {
+          int64_t q = entry (&ly, sm, c);
+          mxp = cn__up (mxp + cn__up (fmax (a[q] * X->lo[q], a[q] * X->hi[q])));
+        }
+      M[sm] = fmax (0, cn__up (mxp + B[2 * sm + 1]));
+      if (!isfinite (B[2 * sm]) || !isfinite (B[2 * sm + 1]) || !isfinite (M[sm]))
+        rc = cn_error_set (err, CN_EUNSUPPORTED, "crossEntropy: no finite relaxation at sample %lld (node '%s')",
+                           (long long) sm, st->node);
+    }
+  for (int64_t c = 0; c < C; c++)
+    mpfi_clear (yv[c]);
+  mpfi_clear (t);
+  mpfi_clear (sum);
+  mpfi_clear (lse);
+  if (rc == CN_OK)
+    {
+      double *lx = st->lam_in[0];
+      for (int64_t r = 0; r < st->rows; r++)
+        {
+          const double *lam = st->lam_out + r * n_out;
+          double mean_err = 0;
+          for (int64_t sm = 0; sm < n_s; sm++)
+            {
+              double ls = p->reduction == CN_LOSS_NONE ? lam[sm] : p->reduction == CN_LOSS_SUM ? lam[0]
+                                                                                              : lam[0] / (double) n_s;
+              if (p->reduction == CN_LOSS_MEAN)
+                mean_err = cn__up (mean_err + cn__up (cn__up (2 * CN_U * fabs (ls) + CN_ETA) * M[sm]));
+              for (int64_t c = 0; c < C; c++)
+                {
+                  int64_t q = entry (&ly, sm, c);
+                  lx[r * nx + q] = ls * a[q];
+                }
+              w[sm] = ls;
+              w[n_s + sm] = ls == 0 ? 0 : B[2 * sm + (ls < 0)];
+            }
+          cn__crown_add_dot (st, r, n_s, w, w + n_s);
+          if (mean_err > 0)
+            cn__crown_charge (st, r, mean_err);
+        }
+      cn__crown_charge_entrywise (st, lx, nx, X);
+    }
+  free (a);
+  free (w);
+  free (yv);
+  return rc;
+}
+
 static cn_status
 loss_crown (const cn_crown_step *st, cn_error *err)
 {
@@ -1133,6 +1273,8 @@ loss_crown (const cn_crown_step *st, cn_error *err)
   if (st->lam_in[0] == NULL)
     return cn_error_set (err, CN_EUNSUPPORTED, "%s: no relaxation through a constant prediction (node '%s')", op,
                          st->node);
+  if (d->kind == L_CE)
+    return ce_crown (st, err);
   if (!diff && d->kind != L_HINGE && d->kind != L_POISSON)
     return cn_error_set (err, CN_EUNSUPPORTED, "%s: no CROWN relaxation (node '%s')", op, st->node);
   CN__ASSERTD (Y->n == n && n_out == (p->reduction == CN_LOSS_NONE ? n : 1));
@@ -1278,6 +1420,7 @@ static const struct loss_impl cross_entropy_impl = { L_CE, 1, 0, INFINITY };
 const struct cn_op_rule cn__rule_CROSS_ENTROPY = { .op = CN_OP_CROSS_ENTROPY, .impl = &cross_entropy_impl,
   .n_in = 2, .in_kind = index_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+  .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
 };
 
 static const struct loss_impl cep_impl = { L_CEP, 1, -INFINITY, INFINITY };
