@@ -88,7 +88,8 @@
  *   Jvp      t_out = sum over samples (none: per sample) of g-weights as above times the tangents
  *            of the value ports, the same one-sided choices (adjoint to the pullback).
  *   CROWN    mse, mae, huber, logCosh, and hinge and poisson with a constant target: a tangent
- *            below and a chord above the convex per-sample loss; crossEntropy with known labels:
+ *            below and a chord above the convex per-sample loss (binaryCrossEntropy too, away from its
+ *            clamp); crossEntropy with known labels:
  *            gradient planes at the row's centre with a Taylor remainder above (the section "CROWN"
  *            below); the other losses have none (the sweep takes their IBP box). */
 #include <config.h>
@@ -950,7 +951,9 @@ loss_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
  * mse, mae, huber and logCosh are phi(x - y) with phi convex (e^2, |e|, huber's, log cosh e): with a
  * target that takes coefficients, a = x - y; with a constant one (its box one point c per
  * sample), a = x and phi(a - c).  hinge and poisson need that constant target c, and are phi(a),
- * a = x, with phi(a) = max(0, margin - c a), exp(a) - c a, convex as well.  Per sample,
+ * a = x, with phi(a) = max(0, margin - c a), exp(a) - c a, convex as well; so is binaryCrossEntropy's
+ * -(c log a + (1 - c) log(1 - a)) for c in [0, 1] and a in [1e-43, 1), where its clamp at -100 is
+ * inactive (elsewhere it has none).  Per sample,
  * A = [al, au] is a's box (x's, or x's minus y's rounded outward), m its midpoint:
  *   lower line  kl a + bl,  kl = fl(phi'(m)) (a subgradient; binary64), and with g = phi - kl a
  *               (convex, g'(m) = phi'(m) - kl enclosed in MPFI),
@@ -1053,6 +1056,35 @@ loss_phi (const struct loss_impl *d, const cn_params_loss *p, double c, double a
       else
         mpfi_interv_d (y, 0, mpfr_get_d (&t->right, MPFR_RNDU));
       return;
+    case L_BCE:
+      {
+        /* -(c log a + (1 - c) log(1 - a)), convex for c in [0, 1] on a in [1e-43, 1), where both
+         * logs are above -100 (the clamp is inactive); derivative (1 - c)/(1 - a) - c/a */
+        mpfi_t u;
+        mpfi_init2 (u, mpfi_get_prec (y));
+        mpfi_set_ui (u, 1);
+        mpfi_sub_d (u, u, c);                   /* 1 - c */
+        mpfi_ui_sub (t, 1, y);                  /* 1 - a */
+        if (deriv)
+          {
+            mpfi_inv (t, t);
+            mpfi_mul (t, t, u);
+            mpfi_inv (y, y);
+            mpfi_mul_d (y, y, c);
+            mpfi_sub (y, t, y);
+          }
+        else
+          {
+            mpfi_log (t, t);
+            mpfi_mul (t, t, u);
+            mpfi_log (y, y);
+            mpfi_mul_d (y, y, c);
+            mpfi_add (y, y, t);
+            mpfi_neg (y, y);
+          }
+        mpfi_clear (u);
+        return;
+      }
     case L_POISSON:
       mpfi_exp (t, y);
       if (deriv)
@@ -1275,7 +1307,7 @@ loss_crown (const cn_crown_step *st, cn_error *err)
                          st->node);
   if (d->kind == L_CE)
     return ce_crown (st, err);
-  if (!diff && d->kind != L_HINGE && d->kind != L_POISSON)
+  if (!diff && d->kind != L_HINGE && d->kind != L_POISSON && d->kind != L_BCE)
     return cn_error_set (err, CN_EUNSUPPORTED, "%s: no CROWN relaxation (node '%s')", op, st->node);
   CN__ASSERTD (Y->n == n && n_out == (p->reduction == CN_LOSS_NONE ? n : 1));
   cn_box A;
@@ -1308,6 +1340,9 @@ loss_crown (const cn_crown_step *st, cn_error *err)
           c = Y->lo[j];
           A.lo[j] = X->lo[j];
           A.hi[j] = X->hi[j];
+          if (rc == CN_OK && d->kind == L_BCE && !(c >= 0 && c <= 1 && A.lo[j] >= 1e-43 && A.hi[j] < 1))
+            rc = cn_error_set (err, CN_EUNSUPPORTED, "%s: CROWN needs a target in [0, 1] and predictions in "
+                               "[1e-43, 1) (node '%s')", op, st->node);
         }
       /* now A contains a = x - y (or x) over the boxes */
       if (rc == CN_OK && (!isfinite (A.lo[j]) || !isfinite (A.hi[j]) || !isfinite (c)
@@ -1408,6 +1443,7 @@ static const struct loss_impl bce_impl = { L_BCE, 0, -INFINITY, INFINITY };
 const struct cn_op_rule cn__rule_BINARY_CROSS_ENTROPY = { .op = CN_OP_BINARY_CROSS_ENTROPY, .impl = &bce_impl,
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+  .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
 };
 
 static const struct loss_impl cosine_impl = { L_COS, 1, 0, 2 };
