@@ -141,6 +141,7 @@ tu_op_case_arith (cn_op op, struct tu_op_case *c)
     case CN_OP_FMOD:
     case CN_OP_REMAINDER:
       shapes (c, 2);
+      c->crown_ok = 1;     /* one cell of a constant divisor exactly, else the box */
       if (tu_int (0, 2) > 0)
         divisor (c, 1);         /* x varying, a constant divisor */
       else

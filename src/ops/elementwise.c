@@ -109,6 +109,9 @@
  *              divisor box around the pole leaves the node its IBP box.
  *   hypot      convex: the tangent plane at the box's centre below, a plane with the centre
  *              lines' chord slopes above, intercepts exact (hypot_crown).
+ *   fmod, remainder  with a constant divisor c, x - k c exactly on a box within one cell of
+ *              trunc(x / c) (floor for remainder), k found exactly in MPFR (mod_crown); elsewhere
+ *              and with a varying divisor the node's box.
  *   copysign   abs's lines where y's box lies above 0, negated where below, the
  *              constants +-max |x| where it meets 0 (copysign_crown).
  *   abs        -z or z off 0, exactly; across 0 the lower line k z, sound for every k in [-1, 1]
@@ -1695,7 +1698,88 @@ copysign_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error 
   return rc;
 }
 
+/* fmod (remainder) with a constant divisor c != 0: r = x - k c with k = trunc(x / c) (floor), which
+ * is constant on the box where it is one integer at both ends (x / c is monotone in x, trunc and
+ * floor nondecreasing): there r = x - k c exactly, the line of slope 1 with the intercepts -k c
+ * rounded outward.  k at an end is exact: x / c rounded toward zero (fmod) or down (remainder) at
+ * 2200 bits (every such quotient of doubles is below 2^2100 in magnitude, and an integer quotient
+ * is kept exactly) then trunc (floor).  Elsewhere the node's box. */
+static cn_status
+mod_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
+{
+  (void) err;
+  int floored = st->nv->op == CN_OP_REMAINDER;
+  double l = st->in_box[0]->lo[j], u = st->in_box[0]->hi[j], c = st->in_box[1]->lo[j];
+  *ln = (cn__relax_line) { .bl = -INFINITY, .bu = INFINITY };
+  if (!isfinite (l) || !isfinite (u) || !isfinite (c) || c == 0 || c != st->in_box[1]->hi[j])
+    return CN_OK;
+  mpfr_t q, a, b;
+  mpfr_inits2 (2200, q, a, b, (mpfr_ptr) 0);
+  mpfr_set_d (a, l, MPFR_RNDN);
+  mpfr_set_d (b, u, MPFR_RNDN);
+  mpfr_div_d (a, a, c, floored ? MPFR_RNDD : MPFR_RNDZ);
+  mpfr_div_d (b, b, c, floored ? MPFR_RNDD : MPFR_RNDZ);
+  if (floored)
+    {
+      mpfr_floor (a, a);
+      mpfr_floor (b, b);
+    }
+  else
+    {
+      mpfr_trunc (a, a);
+      mpfr_trunc (b, b);
+    }
+  if (mpfr_equal_p (a, b))
+    {
+      /* one cell: r = x - k c; -k c rounded down and up */
+      mpfr_mul_d (q, a, c, MPFR_RNDN);   /* exact: 2200 bits hold the product */
+      mpfr_neg (q, q, MPFR_RNDN);
+      double lo = mpfr_get_d (q, MPFR_RNDD), hi = mpfr_get_d (q, MPFR_RNDU);
+      if (isfinite (lo) && isfinite (hi))
+        *ln = (cn__relax_line) { .kl = 1, .bl = lo, .ku = 1, .bu = hi };
+    }
+  mpfr_clears (q, a, b, (mpfr_ptr) 0);
+  return CN_OK;
+}
+
 static cn_status scale_crown (const cn_crown_step *st, cn_error *err) { return ew_lines_crown (st, scale_line, err); }
+/* fmod and remainder: mod_line's lines where the divisor is a constant and the box one cell, the
+ * node's IBP box elsewhere (each side with no line takes it); at words the node's own box. */
+static cn_status
+mod_crown (const cn_crown_step *st, cn_error *err)
+{
+  if (cn__word_view (st->nv) || st->lam_in[0] == NULL || st->lam_in[1] != NULL)
+    return cn__crown_own_box (st, err);
+  int64_t n = st->n_out;
+  cn__relax_line *ln = malloc ((size_t) (n ? n : 1) * sizeof *ln);
+  cn_box out;
+  cn_status rc = cn_box_init (&out, n, err);
+  if (rc != CN_OK || ln == NULL)
+    {
+      if (rc == CN_OK)
+        {
+          cn_box_clear (&out);
+          rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", cn_op_name (st->nv->op), st->node);
+        }
+      free (ln);
+      return rc;
+    }
+  rc = ew_ibp (st->nv, st->in_box, &out, err);
+  for (int64_t j = 0; j < n && rc == CN_OK; j++)
+    {
+      rc = mod_line (st, j, &ln[j], err);
+      if (!(ln[j].bl > -INFINITY))
+        ln[j].kl = 0, ln[j].bl = out.lo[j];
+      if (!(ln[j].bu < INFINITY))
+        ln[j].ku = 0, ln[j].bu = out.hi[j];
+    }
+  if (rc == CN_OK)
+    rc = cn__crown_lines (st, cn_op_name (st->nv->op), ln, err);
+  cn_box_clear (&out);
+  free (ln);
+  return rc;
+}
+
 static cn_status
 copysign_crown (const cn_crown_step *st, cn_error *err)
 {
@@ -1794,8 +1878,8 @@ EW_RULE_CROWN (RECIPROCAL, reciprocal_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown
 EW_RULE_CROWN (SQUARE, square_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
 EW_ELEMENT_RULE (POW, pow_impl, KIT_FLAGS, pow_crown);
 EW_RULE_CROWN (SCALE, scale_impl, 1, scale_check, 0, scale_crown, NULL);
-EW_RULE (FMOD, fmod_impl, 2, NULL, ew_check);
-EW_ELEMENT_RULE (REMAINDER, remainder_impl, 0, NULL);
+EW_RULE_CROWN (FMOD, fmod_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, mod_crown, NULL);
+EW_ELEMENT_RULE (REMAINDER, remainder_impl, CN_RULE_NEEDS_BOUNDS, mod_crown);
 EW_RULE_CROWN (HYPOT, hypot_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, hypot_crown, NULL);
 EW_RULE_CROWN (COPYSIGN, copysign_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, copysign_crown, NULL);
 EW_RULE (NEXTAFTER, nextafter_impl, 2, frozen2, ew_check);
