@@ -43,7 +43,7 @@ tu_op_case_loss (cn_op op, struct tu_op_case *c)
    * (src/ops/loss.c) */
   c->crown_ok = op == CN_OP_MSE_LOSS || op == CN_OP_MAE_LOSS || op == CN_OP_HUBER_LOSS || op == CN_OP_HINGE_LOSS
                 || op == CN_OP_POISSON_LOSS || op == CN_OP_LOG_COSH_LOSS || op == CN_OP_CROSS_ENTROPY
-                || op == CN_OP_BINARY_CROSS_ENTROPY;
+                || op == CN_OP_BINARY_CROSS_ENTROPY || op == CN_OP_CROSS_ENTROPY_PROBABILITIES;
   switch (op)
     {
     case CN_OP_HINGE_LOSS:

@@ -88,10 +88,11 @@
  *   Jvp      t_out = sum over samples (none: per sample) of g-weights as above times the tangents
  *            of the value ports, the same one-sided choices (adjoint to the pullback).
  *   CROWN    mse, mae, huber, logCosh, and hinge and poisson with a constant target: a tangent
- *            below and a chord above the convex per-sample loss (binaryCrossEntropy too, away from its
- *            clamp); crossEntropy with known labels:
- *            gradient planes at the row's centre with a Taylor remainder above (the section "CROWN"
- *            below); the other losses have none (the sweep takes their IBP box). */
+ *            below and a chord above the convex per-sample loss (binaryCrossEntropy too, away from
+ *            its clamp, and crossEntropyProbabilities entry by entry above its clamp);
+ *            crossEntropy with known labels: gradient planes at the row's centre with a Taylor
+ *            remainder above (the section "CROWN" below); cosineLoss and distill have none (the
+ *            sweep takes their IBP box). */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -1085,6 +1086,14 @@ loss_phi (const struct loss_impl *d, const cn_params_loss *p, double c, double a
         mpfi_clear (u);
         return;
       }
+    case L_CEP:
+      /* -c log a (a >= eps > 0 or a > 0, c >= 0: convex), derivative -c / a */
+      if (deriv)
+        mpfi_inv (y, y);
+      else
+        mpfi_log (y, y);
+      mpfi_mul_d (y, y, -c);
+      return;
     case L_POISSON:
       mpfi_exp (t, y);
       if (deriv)
@@ -1292,6 +1301,84 @@ ce_crown (const cn_crown_step *st, cn_error *err)
   return rc;
 }
 
+/* crossEntropyProbabilities l = -sum_c y_c log(max(x_c, eps)) over a row: with every target y_c
+ * a point >= 0 and every x_c box above the clamp (l_c >= eps, and > 0), a sum of the convex
+ * -y_c log x_c, each relaxed by loss_lines (tangent below, chord above); the row's weight lam_s
+ * (and its rounding, mean) as for the elementwise losses, M_s the sum of the entries' bounds.
+ * Otherwise CN_EUNSUPPORTED. */
+static cn_status
+cep_crown (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  const struct loss_impl *d = nv->rule->impl;
+  const cn_params_loss *p = nv->params;
+  const cn_box *X = st->in_box[0], *Y = st->in_box[1];
+  struct layout ly;
+  layout_of (d, nv->in_shape[0], &ly);
+  int64_t n_s = ly.n_s, C = ly.C, nx = X->n, n_out = st->n_out;
+  double *ln = malloc ((size_t) (5 * nx + n_s + 1) * sizeof *ln), *w = malloc ((size_t) (2 * nx + 1) * sizeof *w);
+  if (ln == NULL || w == NULL)
+    {
+      free (ln), free (w);
+      return cn_error_set (err, CN_ENOMEM, "crossEntropyProbabilities: out of memory (node '%s')", st->node);
+    }
+  double *Ms = ln + 5 * nx;
+  mpfi_t y, t;
+  mpfi_init2 (y, 64);
+  mpfi_init2 (t, 64);
+  cn_status rc = CN_OK;
+  for (int64_t sm = 0; sm < n_s && rc == CN_OK; sm++)
+    {
+      Ms[sm] = 0;
+      for (int64_t c = 0; c < C && rc == CN_OK; c++)
+        {
+          int64_t q = entry (&ly, sm, c);
+          double tc = Y->lo[q], *e = ln + 5 * q;
+          if (!(tc == Y->hi[q] && tc >= 0 && isfinite (tc) && X->lo[q] >= p->eps && X->lo[q] > 0
+                && isfinite (X->hi[q]))
+              || !loss_lines (d, p, tc, X->lo[q], X->hi[q], &e[0], &e[1], &e[2], &e[3], &e[4], y, t))
+            rc = cn_error_set (err, CN_EUNSUPPORTED, "crossEntropyProbabilities: CROWN needs known targets >= 0 "
+                               "and predictions above the clamp (node '%s')", st->node);
+          else
+            Ms[sm] = cn__up (Ms[sm] + e[4]);
+        }
+    }
+  mpfi_clear (y);
+  mpfi_clear (t);
+  if (rc == CN_OK)
+    {
+      double *lx = st->lam_in[0];
+      for (int64_t r = 0; r < st->rows; r++)
+        {
+          const double *lam = st->lam_out + r * n_out;
+          double mean_err = 0;
+          for (int64_t sm = 0; sm < n_s; sm++)
+            {
+              double ls = p->reduction == CN_LOSS_NONE ? lam[sm] : p->reduction == CN_LOSS_SUM ? lam[0]
+                                                                                              : lam[0] / (double) n_s;
+              if (p->reduction == CN_LOSS_MEAN)
+                mean_err = cn__up (mean_err + cn__up (cn__up (2 * CN_U * fabs (ls) + CN_ETA) * Ms[sm]));
+              int up = ls < 0;
+              for (int64_t c = 0; c < C; c++)
+                {
+                  int64_t q = entry (&ly, sm, c);
+                  lx[r * nx + q] = ls * ln[5 * q + 2 * up];
+                  w[q] = ls;
+                  w[nx + q] = ls == 0 ? 0 : ln[5 * q + 1 + 2 * up];
+                }
+            }
+          /* now lam . v >= sum_q ls (k_q x_q + b_q) - mean_err, q = fl(ls k) charged below */
+          cn__crown_add_dot (st, r, nx, w, w + nx);
+          if (mean_err > 0)
+            cn__crown_charge (st, r, mean_err);
+        }
+      cn__crown_charge_entrywise (st, lx, nx, X);
+    }
+  free (ln);
+  free (w);
+  return rc;
+}
+
 static cn_status
 loss_crown (const cn_crown_step *st, cn_error *err)
 {
@@ -1307,6 +1394,8 @@ loss_crown (const cn_crown_step *st, cn_error *err)
                          st->node);
   if (d->kind == L_CE)
     return ce_crown (st, err);
+  if (d->kind == L_CEP)
+    return cep_crown (st, err);
   if (!diff && d->kind != L_HINGE && d->kind != L_POISSON && d->kind != L_BCE)
     return cn_error_set (err, CN_EUNSUPPORTED, "%s: no CROWN relaxation (node '%s')", op, st->node);
   CN__ASSERTD (Y->n == n && n_out == (p->reduction == CN_LOSS_NONE ? n : 1));
@@ -1464,6 +1553,7 @@ const struct cn_op_rule cn__rule_CROSS_ENTROPY_PROBABILITIES = { .op = CN_OP_CRO
   .impl = &cep_impl,
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+  .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
 };
 
 static const struct loss_impl distill_impl = { L_DISTILL, 1, 0, INFINITY };
