@@ -1571,33 +1571,16 @@ hypot_crown (const cn_crown_step *st, cn_error *err)
   return cn__planes_step (st, "hypot", &P, err);
 }
 
-/* Lines into LN for entry J of the arms below (scale, nanToNum, fullLike, abs). */
-typedef cn_status (*ew_lines_fn) (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err);
-
-/* An arm whose lines are LINES per entry, then the kit's step cn__crown_lines. */
-static cn_status
-ew_lines_crown (const cn_crown_step *st, ew_lines_fn lines, cn_error *err)
-{
-  const char *op = cn_op_name (st->nv->op);
-  int64_t n = st->n_out;
-  if (st->lam_in[0] == NULL)
-    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, cn__node_name (st->nv));
-  cn__relax_line *ln = malloc ((size_t) (n ? n : 1) * sizeof *ln);
-  if (ln == NULL)
-    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (st->nv));
-  cn_status rc = CN_OK;
-  for (int64_t j = 0; j < n && rc == CN_OK; j++)
-    rc = lines (st, j, &ln[j], err);
-  if (rc == CN_OK)
-    rc = cn__crown_lines (st, op, ln, err);
-  free (ln);
-  return rc;
-}
+/* The arms below write each entry's lines (cn__crown_box_lines): scale, nanToNum, fullLike, abs,
+ * copysign, fmod, remainder. */
 
 /* scale: v = factor x exactly as a line (k = factor, b = 0; the products' roundings are the kit's) */
 static cn_status
-scale_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
+scale_line (const cn_crown_step *st, int64_t j, double ylo, double yhi, cn__relax_line *ln,
+            cn_error *err)
 {
+  (void) ylo;
+  (void) yhi;
   (void) j;
   (void) err;
   double k = PSCALE (st->params);
@@ -1606,8 +1589,11 @@ scale_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *er
 }
 /* nanToNum: the identity on the reals */
 static cn_status
-identity_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
+identity_line (const cn_crown_step *st, int64_t j, double ylo, double yhi, cn__relax_line *ln,
+               cn_error *err)
 {
+  (void) ylo;
+  (void) yhi;
   (void) st;
   (void) j;
   (void) err;
@@ -1616,8 +1602,11 @@ identity_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error 
 }
 /* fullLike: the constant value (k = 0, b = value; not finite: no line) */
 static cn_status
-full_like_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
+full_like_line (const cn_crown_step *st, int64_t j, double ylo, double yhi, cn__relax_line *ln,
+                cn_error *err)
 {
+  (void) ylo;
+  (void) yhi;
   (void) j;
   (void) err;
   double v = PFULL (st->params);
@@ -1643,8 +1632,11 @@ abs_slope (double l, double u, int slope)
   return u + l >= 0 ? 1 : -1;
 }
 static cn_status
-abs_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
+abs_line (const cn_crown_step *st, int64_t j, double ylo, double yhi, cn__relax_line *ln,
+          cn_error *err)
 {
+  (void) ylo;
+  (void) yhi;
   double l = st->in_box[0]->lo[j], u = st->in_box[0]->hi[j];
   if (l >= 0 || u <= 0)
     {
@@ -1682,8 +1674,11 @@ abs_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
 /* copysign(x, y): |x| where y's box is above 0, -|x| where it is below (abs's lines, negated), the
  * constants +-max(|l|, |u|) where it meets 0 (the sign may flip); y takes no coefficients. */
 static cn_status
-copysign_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
+copysign_line (const cn_crown_step *st, int64_t j, double ylo, double yhi, cn__relax_line *ln,
+               cn_error *err)
 {
+  (void) ylo;
+  (void) yhi;
   double yl = st->in_box[1]->lo[j], yh = st->in_box[1]->hi[j];
   if (!(yl > 0) && !(yh < 0))
     {
@@ -1691,7 +1686,7 @@ copysign_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error 
       *ln = (cn__relax_line) { .bl = -m, .bu = m };
       return CN_OK;
     }
-  cn_status rc = abs_line (st, j, ln, err);
+  cn_status rc = abs_line (st, j, ylo, yhi, ln, err);
   ln->free_lower = 0;
   if (yh < 0)
     *ln = (cn__relax_line) { .kl = -ln->ku, .bl = -ln->bu, .ku = -ln->kl, .bu = -ln->bl };
@@ -1705,12 +1700,13 @@ copysign_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error 
  * 2200 bits (every such quotient of doubles is below 2^2100 in magnitude, and an integer quotient
  * is kept exactly) then trunc (floor).  Elsewhere the node's box. */
 static cn_status
-mod_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
+mod_line (const cn_crown_step *st, int64_t j, double ylo, double yhi, cn__relax_line *ln,
+          cn_error *err)
 {
   (void) err;
   int floored = st->nv->op == CN_OP_REMAINDER;
   double l = st->in_box[0]->lo[j], u = st->in_box[0]->hi[j], c = st->in_box[1]->lo[j];
-  *ln = (cn__relax_line) { .bl = -INFINITY, .bu = INFINITY };
+  *ln = (cn__relax_line) { .bl = ylo, .bu = yhi };
   if (!isfinite (l) || !isfinite (u) || !isfinite (c) || c == 0 || c != st->in_box[1]->hi[j])
     return CN_OK;
   mpfr_t q, a, b;
@@ -1742,7 +1738,11 @@ mod_line (const cn_crown_step *st, int64_t j, cn__relax_line *ln, cn_error *err)
   return CN_OK;
 }
 
-static cn_status scale_crown (const cn_crown_step *st, cn_error *err) { return ew_lines_crown (st, scale_line, err); }
+static cn_status
+scale_crown (const cn_crown_step *st, cn_error *err)
+{
+  return cn__crown_box_lines (st, "scale", NULL, scale_line, err);
+}
 /* fmod and remainder: mod_line's lines where the divisor is a constant and the box one cell, the
  * node's IBP box elsewhere (each side with no line takes it); at words the node's own box. */
 static cn_status
@@ -1750,34 +1750,7 @@ mod_crown (const cn_crown_step *st, cn_error *err)
 {
   if (cn__word_view (st->nv) || st->lam_in[0] == NULL || st->lam_in[1] != NULL)
     return cn__crown_own_box (st, err);
-  int64_t n = st->n_out;
-  cn__relax_line *ln = malloc ((size_t) (n ? n : 1) * sizeof *ln);
-  cn_box out;
-  cn_status rc = cn_box_init (&out, n, err);
-  if (rc != CN_OK || ln == NULL)
-    {
-      if (rc == CN_OK)
-        {
-          cn_box_clear (&out);
-          rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", cn_op_name (st->nv->op), st->node);
-        }
-      free (ln);
-      return rc;
-    }
-  rc = ew_ibp (st->nv, st->in_box, &out, err);
-  for (int64_t j = 0; j < n && rc == CN_OK; j++)
-    {
-      rc = mod_line (st, j, &ln[j], err);
-      if (!(ln[j].bl > -INFINITY))
-        ln[j].kl = 0, ln[j].bl = out.lo[j];
-      if (!(ln[j].bu < INFINITY))
-        ln[j].ku = 0, ln[j].bu = out.hi[j];
-    }
-  if (rc == CN_OK)
-    rc = cn__crown_lines (st, cn_op_name (st->nv->op), ln, err);
-  cn_box_clear (&out);
-  free (ln);
-  return rc;
+  return cn__crown_box_lines (st, cn_op_name (st->nv->op), ew_ibp, mod_line, err);
 }
 
 static cn_status
@@ -1785,11 +1758,23 @@ copysign_crown (const cn_crown_step *st, cn_error *err)
 {
   if (st->lam_in[0] == NULL)
     return cn__crown_own_box (st, err);
-  return ew_lines_crown (st, copysign_line, err);
+  return cn__crown_box_lines (st, "copysign", NULL, copysign_line, err);
 }
-static cn_status identity_crown (const cn_crown_step *st, cn_error *err) { return ew_lines_crown (st, identity_line, err); }
-static cn_status full_like_crown (const cn_crown_step *st, cn_error *err) { return ew_lines_crown (st, full_like_line, err); }
-static cn_status abs_crown (const cn_crown_step *st, cn_error *err) { return ew_lines_crown (st, abs_line, err); }
+static cn_status
+identity_crown (const cn_crown_step *st, cn_error *err)
+{
+  return cn__crown_box_lines (st, "nanToNum", NULL, identity_line, err);
+}
+static cn_status
+full_like_crown (const cn_crown_step *st, cn_error *err)
+{
+  return cn__crown_box_lines (st, "fullLike", NULL, full_like_line, err);
+}
+static cn_status
+abs_crown (const cn_crown_step *st, cn_error *err)
+{
+  return cn__crown_box_lines (st, "abs", NULL, abs_line, err);
+}
 
 /* abs's alpha-CROWN parameter: the lower slope of an entry across 0, valid in [-1, 1]; the others
  * keep 0.  INIT: the slope abs_crown takes under SLOPE. */

@@ -658,28 +658,7 @@ ln_crown (const cn_crown_step *st, cn_error *err)
     return CN_OK;
   if (total > ((int64_t) 1 << 24) / N)
     return cn_error_set (err, CN_EUNSUPPORTED, "layerNorm: too many slopes for a relaxation (node '%s')", st->node);
-  cn__slice_planes *P = st->memo != NULL ? *st->memo : NULL;
-  if (P == NULL || P->total != total || P->n != N)
-    {
-      P = cn__slice_planes_new (total / N, N, 1);
-      if (P == NULL)
-        return cn_error_set (err, CN_ENOMEM, "layerNorm: out of memory (node '%s')", st->node);
-      cn_status rc = ln_planes (st, P, err);
-      if (rc != CN_OK)
-        {
-          free (P);
-          return rc;
-        }
-      if (st->memo != NULL)
-        {
-          free (*st->memo);
-          *st->memo = P;
-        }
-    }
-  cn_status rc = cn__crown_slice_planes (st, "layerNorm", P, err);
-  if (st->memo == NULL)
-    free (P);
-  return rc;
+  return cn__crown_slice_planes_kept (st, "layerNorm", total / N, N, 1, ln_planes, err);
 }
 
 const struct cn_op_rule cn__rule_LAYER_NORM = { .op = CN_OP_LAYER_NORM,

@@ -1342,6 +1342,28 @@ cast_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
  * x <= x + 1 on x <= 0 (slope 1, exact), each side keeping the box's end instead where that is
  * tighter at the box's midpoint; to bool, or from words (which may wrap), the node's own box. */
 static cn_status
+cast_line (const cn_crown_step *st, int64_t j, double ylo, double yhi, cn__relax_line *ln, cn_error *err)
+{
+  (void) err;
+  double l = st->in_box[0]->lo[j], u = st->in_box[0]->hi[j];
+  if (cn_dtype_is_float (PCAST (st->nv)->to))
+    {
+      *ln = (cn__relax_line) { .kl = 1, .ku = 1 };
+      return CN_OK;
+    }
+  *ln = (cn__relax_line) { .bl = ylo, .bu = yhi };
+  double bl = fmin (u >= 0 ? -1 : INFINITY, l <= 0 ? 0 : INFINITY);
+  double bu = fmax (u >= 0 ? 0 : -INFINITY, l <= 0 ? 1 : -INFINITY);
+  double mid = l / 2 + u / 2;
+  /* now x + bl <= trunc x <= x + bu on [l, u] */
+  if (l < u && mid + bl > ylo)
+    ln->kl = 1, ln->bl = bl;
+  if (l < u && mid + bu < yhi)
+    ln->ku = 1, ln->bu = bu;
+  return CN_OK;
+}
+
+static cn_status
 cast_crown (const cn_crown_step *st, cn_error *err)
 {
   const cn_node_view *nv = st->nv;
@@ -1349,46 +1371,8 @@ cast_crown (const cn_crown_step *st, cn_error *err)
   enum cast_src src = cast_source (nv);
   if (to == CN_DTYPE_BOOL || src == SRC_WORD || (src == SRC_UNKNOWN && !cn_dtype_is_float (to)))
     return cn__crown_own_box (st, err);
-  if (st->lam_in[0] == NULL)
-    return cn_error_set (err, CN_EINVAL, "cast: CROWN step on a constant input (node '%s')", st->node);
-  int64_t n = st->n_out;
-  cn__relax_line *ln = malloc ((size_t) (n ? n : 1) * sizeof *ln);
-  cn_box out;
-  cn_status rc = cn_box_init (&out, n, err);
-  if (rc != CN_OK || ln == NULL)
-    {
-      if (rc == CN_OK)
-        {
-          cn_box_clear (&out);
-          rc = cn_error_set (err, CN_ENOMEM, "cast: out of memory (node '%s')", st->node);
-        }
-      free (ln);
-      return rc;
-    }
-  rc = cast_ibp (nv, st->in_box, &out, err);   /* the range checks; a refusal stays a refusal */
-  for (int64_t j = 0; j < n && rc == CN_OK; j++)
-    {
-      double l = st->in_box[0]->lo[j], u = st->in_box[0]->hi[j];
-      if (cn_dtype_is_float (to))
-        {
-          ln[j] = (cn__relax_line) { .kl = 1, .ku = 1 };
-          continue;
-        }
-      ln[j] = (cn__relax_line) { .bl = out.lo[j], .bu = out.hi[j] };
-      double bl = fmin (u >= 0 ? -1 : INFINITY, l <= 0 ? 0 : INFINITY);
-      double bu = fmax (u >= 0 ? 0 : -INFINITY, l <= 0 ? 1 : -INFINITY);
-      double mid = l / 2 + u / 2;
-      /* now x + bl <= trunc x <= x + bu on [l, u] */
-      if (l < u && mid + bl > out.lo[j])
-        ln[j].kl = 1, ln[j].bl = bl;
-      if (l < u && mid + bu < out.hi[j])
-        ln[j].ku = 1, ln[j].bu = bu;
-    }
-  if (rc == CN_OK)
-    rc = cn__crown_lines (st, "cast", ln, err);
-  cn_box_clear (&out);
-  free (ln);
-  return rc;
+  /* cast_ibp makes the range checks: a refusal stays a refusal */
+  return cn__crown_box_lines (st, "cast", cast_ibp, cast_line, err);
 }
 
 const struct cn_op_rule cn__rule_CAST = { .op = CN_OP_CAST,

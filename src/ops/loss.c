@@ -1162,6 +1162,21 @@ loss_lines (const struct loss_impl *d, const cn_params_loss *p, double c, double
   return isfinite (*kl) && isfinite (*bl) && isfinite (*bu) && isfinite (*M);
 }
 
+/* Sample SM's weight in a row's coefficients LAM (N_S samples) under the reduction: its own entry
+ * (none), the scalar's (sum), or fl(lam / n_s) (mean), whose rounding, at most 2u |weight| + eta,
+ * times M >= |l_sm| over the box is added to *MEAN_ERR (rounded up). */
+static double
+sample_weight (const cn_params_loss *p, const double *lam, int64_t sm, int64_t n_s, double M, double *mean_err)
+{
+  if (p->reduction == CN_LOSS_NONE)
+    return lam[sm];
+  if (p->reduction == CN_LOSS_SUM)
+    return lam[0];
+  double ls = lam[0] / (double) n_s;
+  *mean_err = cn__up (*mean_err + cn__up (cn__up (2 * CN_U * fabs (ls) + CN_ETA) * M));
+  return ls;
+}
+
 /* crossEntropy l = LSE(x) - x_k over a row (k the label, a point), convex: with c the row box's
  * centre, y = softmax(c), the plane's slopes a = y - e_k (binary64), and for d = x - c (|d_j| <= r_j)
  * by Taylor  g(c + d) = g(c) + (grad l(c) - a) . d + d^T H d / 2,  g = l - a . x, H = diag(y) - y y^T
@@ -1277,10 +1292,7 @@ ce_crown (const cn_crown_step *st, cn_error *err)
           double mean_err = 0;
           for (int64_t sm = 0; sm < n_s; sm++)
             {
-              double ls = p->reduction == CN_LOSS_NONE ? lam[sm] : p->reduction == CN_LOSS_SUM ? lam[0]
-                                                                                              : lam[0] / (double) n_s;
-              if (p->reduction == CN_LOSS_MEAN)
-                mean_err = cn__up (mean_err + cn__up (cn__up (2 * CN_U * fabs (ls) + CN_ETA) * M[sm]));
+              double ls = sample_weight (p, lam, sm, n_s, M[sm], &mean_err);
               for (int64_t c = 0; c < C; c++)
                 {
                   int64_t q = entry (&ly, sm, c);
@@ -1354,10 +1366,7 @@ cep_crown (const cn_crown_step *st, cn_error *err)
           double mean_err = 0;
           for (int64_t sm = 0; sm < n_s; sm++)
             {
-              double ls = p->reduction == CN_LOSS_NONE ? lam[sm] : p->reduction == CN_LOSS_SUM ? lam[0]
-                                                                                              : lam[0] / (double) n_s;
-              if (p->reduction == CN_LOSS_MEAN)
-                mean_err = cn__up (mean_err + cn__up (cn__up (2 * CN_U * fabs (ls) + CN_ETA) * Ms[sm]));
+              double ls = sample_weight (p, lam, sm, n_s, Ms[sm], &mean_err);
               int up = ls < 0;
               for (int64_t c = 0; c < C; c++)
                 {
@@ -1451,10 +1460,7 @@ loss_crown (const cn_crown_step *st, cn_error *err)
       double mean_err = 0;
       for (int64_t j = 0; j < n; j++)
         {
-          double ls = p->reduction == CN_LOSS_NONE ? lam[j] : p->reduction == CN_LOSS_SUM ? lam[0]
-                                                                                          : lam[0] / (double) n;
-          if (p->reduction == CN_LOSS_MEAN)
-            mean_err = cn__up (mean_err + cn__up (cn__up (2 * CN_U * fabs (ls) + CN_ETA) * ln[5 * j + 4]));
+          double ls = sample_weight (p, lam, j, n, ln[5 * j + 4], &mean_err);
           int up = ls < 0;
           double q = ls * ln[5 * j + 2 * up];
           lx[r * n + j] = q;

@@ -351,38 +351,18 @@ round_lines (const struct round_impl *d, double l, double u, double ylo, double 
 }
 
 static cn_status
+round_entry (const cn_crown_step *st, int64_t j, double ylo, double yhi, cn__relax_line *ln, cn_error *err)
+{
+  (void) err;
+  round_lines (st->nv->rule->impl, st->in_box[0]->lo[j], st->in_box[0]->hi[j], ylo, yhi, ln);
+  return CN_OK;
+}
+
+/* round_ibp gives the exact box (and refuses NaN ends) */
+static cn_status
 round_crown (const cn_crown_step *st, cn_error *err)
 {
-  const struct round_impl *d = st->nv->rule->impl;
-  const char *op = cn_op_name (st->nv->op);
-  const cn_box *in = st->in_box[0];
-  int64_t n = st->n_out;
-  if (st->lam_in[0] == NULL)
-    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, st->node);
-  cn__relax_line *ln = malloc ((size_t) (n ? n : 1) * sizeof *ln);
-  if (ln == NULL)
-    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
-  for (int64_t j = 0; j < n; j++)
-    {
-      double l = in->lo[j], u = in->hi[j], ylo, yhi;
-      if (isnan (l) || isnan (u))
-        {
-          free (ln);
-          return cn_error_set (err, CN_ENUMERIC, "%s: NaN end in the input box at entry %lld (node '%s')", op,
-                               (long long) j, st->node);
-        }
-      if (d->frac)
-        frac_box (l, u, &ylo, &yhi);
-      else
-        {
-          ylo = d->fd (l);
-          yhi = d->fd (u);
-        }
-      round_lines (d, l, u, ylo, yhi, &ln[j]);
-    }
-  cn_status rc = cn__crown_lines (st, op, ln, err);
-  free (ln);
-  return rc;
+  return cn__crown_box_lines (st, cn_op_name (st->nv->op), round_ibp, round_entry, err);
 }
 
 /* ---- the rules ------------------------------------------------------------------------ */

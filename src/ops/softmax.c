@@ -1049,28 +1049,7 @@ sm_crown (const cn_crown_step *st, cn_error *err)
     return CN_OK;
   if (n > 0 && total > ((int64_t) 1 << 24) / n)
     return cn_error_set (err, CN_EUNSUPPORTED, "%s: too many slopes for a relaxation (node '%s')", op, st->node);
-  cn__slice_planes *mm = st->memo != NULL ? *st->memo : NULL;
-  if (mm == NULL || mm->total != total || mm->n != n)
-    {
-      mm = cn__slice_planes_new (outer, n, inner);
-      if (mm == NULL)
-        return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
-      cn_status rc = sm_planes (st, mm, err);
-      if (rc != CN_OK)
-        {
-          free (mm);
-          return rc;
-        }
-      if (st->memo != NULL)
-        {
-          free (*st->memo);
-          *st->memo = mm;   /* kept for the next step through this node */
-        }
-    }
-  cn_status rc = cn__crown_slice_planes (st, op, mm, err);
-  if (st->memo == NULL)
-    free (mm);
-  return rc;
+  return cn__crown_slice_planes_kept (st, op, outer, n, inner, sm_planes, err);
 }
 
 static const struct sm_impl softmax_impl = { .kind = SM };

@@ -1226,3 +1226,64 @@ cn__crown_slice_planes (const cn_crown_step *st, const char *op, const cn__slice
   free (bsel);
   return CN_OK;
 }
+
+/* ---- lines an arm writes itself --------------------------------------------------------------- */
+
+cn_status
+cn__crown_box_lines (const cn_crown_step *st, const char *op, cn__ibp_arm ibp, cn__entry_lines_fn f, cn_error *err)
+{
+  int64_t n = st->n_out;
+  if (st->lam_in[0] == NULL)
+    return cn_error_set (err, CN_EINVAL, "%s: CROWN step on a constant input (node '%s')", op, st->node);
+  cn__relax_line *ln = malloc ((size_t) (n ? n : 1) * sizeof *ln);
+  cn_box out;
+  cn_status rc = cn_box_init (&out, ibp != NULL ? n : 0, err);
+  if (rc != CN_OK || ln == NULL)
+    {
+      if (rc == CN_OK)
+        {
+          cn_box_clear (&out);
+          rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
+        }
+      free (ln);
+      return rc;
+    }
+  if (ibp != NULL)
+    rc = ibp (st->nv, st->in_box, &out, err);
+  /* now out is a sound box of the node over the input boxes (where asked for) */
+  for (int64_t j = 0; j < n && rc == CN_OK; j++)
+    rc = f (st, j, ibp != NULL ? out.lo[j] : -INFINITY, ibp != NULL ? out.hi[j] : INFINITY, &ln[j], err);
+  if (rc == CN_OK)
+    rc = cn__crown_lines (st, op, ln, err);
+  cn_box_clear (&out);
+  free (ln);
+  return rc;
+}
+
+cn_status
+cn__crown_slice_planes_kept (const cn_crown_step *st, const char *op, int64_t outer, int64_t n, int64_t inner,
+                             cn__slice_planes_build build, cn_error *err)
+{
+  cn__slice_planes *P = st->memo != NULL ? *st->memo : NULL;
+  if (P == NULL || P->outer != outer || P->n != n || P->inner != inner)
+    {
+      P = cn__slice_planes_new (outer, n, inner);
+      if (P == NULL)
+        return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
+      cn_status rc = build (st, P, err);
+      if (rc != CN_OK)
+        {
+          free (P);
+          return rc;
+        }
+      if (st->memo != NULL)
+        {
+          free (*st->memo);
+          *st->memo = P;   /* kept for the next step through this node */
+        }
+    }
+  cn_status rc = cn__crown_slice_planes (st, op, P, err);
+  if (st->memo == NULL)
+    free (P);
+  return rc;
+}

@@ -148,6 +148,17 @@ typedef struct cn__relax_line
  * input or a box of the wrong size). */
 cn_status cn__crown_lines (const cn_crown_step *st, const char *op, const cn__relax_line *ln, cn_error *err);
 
+/* Entry J's lines into LN, given YLO and YHI, the node's IBP box at J (-inf and +inf when the arm
+ * asked for none). */
+typedef cn_status (*cn__entry_lines_fn) (const cn_crown_step *st, int64_t j, double ylo, double yhi,
+                                         cn__relax_line *ln, cn_error *err);
+
+/* The whole CROWN step of an elementwise arm that writes each entry's lines itself: the node's
+ * IBP box over st->in_box (arm IBP; none where IBP is NULL), F for every entry, then
+ * cn__crown_lines.  CN_EINVAL on a constant first input; IBP's and F's errors stay theirs. */
+cn_status cn__crown_box_lines (const cn_crown_step *st, const char *op, cn__ibp_arm ibp, cn__entry_lines_fn f,
+                               cn_error *err);
+
 /* Where st->fwd_k is not NULL, records in st->fwd_k and st->fwd_b the line of LN each row used
  * at each entry: the lower one where lam_out >= 0, else the upper one (a side without a line
  * records slope 0 and intercept 0: the row's bound is -inf anyway).  cn__crown_lines calls it. */
@@ -281,6 +292,11 @@ typedef struct cn__slice_planes
   double data[];
 } cn__slice_planes;
 cn__slice_planes *cn__slice_planes_new (int64_t outer, int64_t n, int64_t inner);
+/* The step with the planes BUILD makes (filling A, B, W_UP and M1 of a zeroed record), made once
+ * per node and box: kept in st->memo when there is one (reused while it matches the layout). */
+typedef cn_status (*cn__slice_planes_build) (const cn_crown_step *st, cn__slice_planes *p, cn_error *err);
+cn_status cn__crown_slice_planes_kept (const cn_crown_step *st, const char *op, int64_t outer, int64_t n,
+                                       int64_t inner, cn__slice_planes_build build, cn_error *err);
 cn_status cn__crown_slice_planes (const cn_crown_step *st, const char *op, const cn__slice_planes *p,
                                   cn_error *err);
 
