@@ -1133,27 +1133,6 @@ eps_check (const struct cn_op_rule *rule, const void *p, int n_in, const cn_shap
 
 /* The relaxations of the kit (src/sound/relax.c): f, f', f'' in binary64 (heuristics) and f, f'
  * enclosed in MPFI at the kit's precision, P the node's record (pow: struct pow_exponent). */
-#define RXF(NAME, EXPR)                                                                           \
-  static double rx_##NAME (double x, int i, const void *p)                                        \
-  {                                                                                               \
-    (void) x;                                                                                     \
-    (void) i;                                                                                     \
-    (void) p;                                                                                     \
-    return EXPR;                                                                                  \
-  }
-/* y := the enclosure BODY computes from y = [x, x], with the scratch c */
-#define RXI(NAME, BODY)                                                                           \
-  static void rx_##NAME (mpfi_ptr y, double x, int i, const void *p)                              \
-  {                                                                                               \
-    (void) i;                                                                                     \
-    (void) p;                                                                                     \
-    mpfi_t c;                                                                                     \
-    mpfi_init2 (c, mpfi_get_prec (y));                                                            \
-    mpfi_set_d (y, x);                                                                            \
-    BODY;                                                                                         \
-    mpfi_clear (c);                                                                               \
-  }
-
 static int rx_convex (int i, const void *p) { (void) i; (void) p; return 1; }
 static int rx_s (int i, const void *p) { (void) p; return i == 0 ? 1 : -1; }
 static int rx_cc (int i, const void *p) { (void) p; return i == 0 ? -1 : 1; }
@@ -1185,38 +1164,38 @@ rx_dsqrt_mpfi (mpfi_ptr y, double x, int i, const void *p)
   mpfi_inv (y, y);   /* 1/(2 sqrt x); +inf at 0 (no line on the side that needs it) */
 }
 
-RXF (rsqrt, 1 / sqrt (x))
-RXF (drsqrt, -0.5 / (x * sqrt (x)))
-RXF (d2rsqrt, 0.75 / (x * x * sqrt (x)))
-RXI (rsqrt_mpfi, mpfi_sqrt (y, y); mpfi_inv (y, y))
-RXI (drsqrt_mpfi, mpfi_sqrt (c, y); mpfi_mul (y, y, c); mpfi_inv (y, y); mpfi_div_2ui (y, y, 1); mpfi_neg (y, y))
-RXF (cbrt, cbrt (x))
-RXF (dcbrt, 1 / (3 * cbrt (x) * cbrt (x)))
-RXF (d2cbrt, -2 / (9 * x * cbrt (x) * cbrt (x)))
-RXI (cbrt_mpfi, mpfi_cbrt (y, y))
-RXI (dcbrt_mpfi, mpfi_cbrt (y, y); mpfi_sqr (y, y); mpfi_mul_ui (y, y, 3); mpfi_inv (y, y))
-RXF (recip, 1 / x)
-RXF (drecip, -1 / (x * x))
-RXF (d2recip, 2 / (x * x * x))
-RXI (recip_mpfi, mpfi_inv (y, y))
-RXI (drecip_mpfi, mpfi_sqr (y, y); mpfi_inv (y, y); mpfi_neg (y, y))
-RXF (square, x * x)
-RXF (dsquare, 2 * x)
-RXF (d2square, 2)
-RXI (square_mpfi, mpfi_sqr (y, y))
-RXI (dsquare_mpfi, mpfi_mul_2ui (y, y, 1))
+CN__RX_FN (rsqrt, 1 / sqrt (x))
+CN__RX_FN (drsqrt, -0.5 / (x * sqrt (x)))
+CN__RX_FN (d2rsqrt, 0.75 / (x * x * sqrt (x)))
+CN__RX_MPFI (rsqrt_mpfi, mpfi_sqrt (y, y); mpfi_inv (y, y))
+CN__RX_MPFI (drsqrt_mpfi, mpfi_sqrt (c, y); mpfi_mul (y, y, c); mpfi_inv (y, y); mpfi_div_2ui (y, y, 1); mpfi_neg (y, y))
+CN__RX_FN (cbrt, cbrt (x))
+CN__RX_FN (dcbrt, 1 / (3 * cbrt (x) * cbrt (x)))
+CN__RX_FN (d2cbrt, -2 / (9 * x * cbrt (x) * cbrt (x)))
+CN__RX_MPFI (cbrt_mpfi, mpfi_cbrt (y, y))
+CN__RX_MPFI (dcbrt_mpfi, mpfi_cbrt (y, y); mpfi_sqr (y, y); mpfi_mul_ui (y, y, 3); mpfi_inv (y, y))
+CN__RX_FN (recip, 1 / x)
+CN__RX_FN (drecip, -1 / (x * x))
+CN__RX_FN (d2recip, 2 / (x * x * x))
+CN__RX_MPFI (recip_mpfi, mpfi_inv (y, y))
+CN__RX_MPFI (drecip_mpfi, mpfi_sqr (y, y); mpfi_inv (y, y); mpfi_neg (y, y))
+CN__RX_FN (square, x * x)
+CN__RX_FN (dsquare, 2 * x)
+CN__RX_FN (d2square, 2)
+CN__RX_MPFI (square_mpfi, mpfi_sqr (y, y))
+CN__RX_MPFI (dsquare_mpfi, mpfi_mul_2ui (y, y, 1))
 /* smoothAbs sqrt(x^2 + eps), convex for eps >= 0: f' = x / f, f'' = eps / f^3 */
-RXF (smabs, sqrt (x * x + PEPS (p)))
-RXF (dsmabs, x / sqrt (x * x + PEPS (p)))
-RXF (d2smabs, PEPS (p) / pow (x * x + PEPS (p), 1.5))
-RXI (smabs_mpfi, mpfi_sqr (y, y); mpfi_add_d (y, y, PEPS (p)); mpfi_sqrt (y, y))
-RXI (dsmabs_mpfi, mpfi_sqr (c, y); mpfi_add_d (c, c, PEPS (p)); mpfi_sqrt (c, c); mpfi_div (y, y, c))
+CN__RX_FN (smabs, sqrt (x * x + PEPS (p)))
+CN__RX_FN (dsmabs, x / sqrt (x * x + PEPS (p)))
+CN__RX_FN (d2smabs, PEPS (p) / pow (x * x + PEPS (p), 1.5))
+CN__RX_MPFI (smabs_mpfi, mpfi_sqr (y, y); mpfi_add_d (y, y, PEPS (p)); mpfi_sqrt (y, y))
+CN__RX_MPFI (dsmabs_mpfi, mpfi_sqr (c, y); mpfi_add_d (c, c, PEPS (p)); mpfi_sqrt (c, c); mpfi_div (y, y, c))
 /* safeInv 1/(x + eps): reciprocal moved by -eps (the break is set per node) */
-RXF (sinv, 1 / (x + PEPS (p)))
-RXF (dsinv, -1 / ((x + PEPS (p)) * (x + PEPS (p))))
-RXF (d2sinv, 2 / ((x + PEPS (p)) * (x + PEPS (p)) * (x + PEPS (p))))
-RXI (sinv_mpfi, mpfi_add_d (y, y, PEPS (p)); mpfi_inv (y, y))
-RXI (dsinv_mpfi, mpfi_add_d (y, y, PEPS (p)); mpfi_sqr (y, y); mpfi_inv (y, y); mpfi_neg (y, y))
+CN__RX_FN (sinv, 1 / (x + PEPS (p)))
+CN__RX_FN (dsinv, -1 / ((x + PEPS (p)) * (x + PEPS (p))))
+CN__RX_FN (d2sinv, 2 / ((x + PEPS (p)) * (x + PEPS (p)) * (x + PEPS (p))))
+CN__RX_MPFI (sinv_mpfi, mpfi_add_d (y, y, PEPS (p)); mpfi_inv (y, y))
+CN__RX_MPFI (dsinv_mpfi, mpfi_add_d (y, y, PEPS (p)); mpfi_sqr (y, y); mpfi_inv (y, y); mpfi_neg (y, y))
 
 /* pow(x, e) with a constant exponent e (|e| <= 2^52; x < 0 only for an integer e, else IBP has
  * refused the box): on x > 0 convex for e >= 1 or e <= 0, concave for 0 <= e <= 1; on x < 0
@@ -1235,9 +1214,9 @@ rx_pow_curv (int i, const void *p)
     return fmod (e, 2) == 0 ? 1 : -1;
   return e >= 1 || e <= 0 ? 1 : -1;
 }
-RXF (pow, pow (x, PEXP (p)))
-RXF (dpow, PEXP (p) == 0 ? 0 : PEXP (p) * pow (x, PEXP (p) - 1))
-RXF (d2pow, PEXP (p) == 0 || PEXP (p) == 1 ? 0 : PEXP (p) * (PEXP (p) - 1) * pow (x, PEXP (p) - 2))
+CN__RX_FN (pow, pow (x, PEXP (p)))
+CN__RX_FN (dpow, PEXP (p) == 0 ? 0 : PEXP (p) * pow (x, PEXP (p) - 1))
+CN__RX_FN (d2pow, PEXP (p) == 0 || PEXP (p) == 1 ? 0 : PEXP (p) * (PEXP (p) - 1) * pow (x, PEXP (p) - 2))
 /* Y := [x^E rounded down, rounded up] (MPFR) */
 static void
 pow_interval (mpfi_ptr y, double x, mpfr_srcptr e)
@@ -1282,8 +1261,8 @@ rx_dpow_mpfi (mpfi_ptr y, double x, int i, const void *p)
  * known in closed form).  With s = sigmoid, sp = softplus, d = sp + eps:
  *     f'' = s' / d - (s / d)^2,   s'(x) = 1 / (4 cosh^2(x/2)),
  * its range over [a, b] in MPFI (every piece monotone or squared; d > 0 for finite x). */
-RXF (slog, log ((x > 0 ? x + log1p (exp (-x)) : log1p (exp (x))) + PEPS (p)))
-RXI (slog_mpfi, mpfi_exp (y, y); mpfi_log1p (y, y); mpfi_add_d (y, y, PEPS (p)); mpfi_log (y, y))
+CN__RX_FN (slog, log ((x > 0 ? x + log1p (exp (-x)) : log1p (exp (x))) + PEPS (p)))
+CN__RX_MPFI (slog_mpfi, mpfi_exp (y, y); mpfi_log1p (y, y); mpfi_add_d (y, y, PEPS (p)); mpfi_log (y, y))
 static double
 rx_slog_d2_bound (double a, double b, const void *p)
 {
@@ -1320,8 +1299,6 @@ rx_slog_d2_bound (double a, double b, const void *p)
   mpfr_clear (m);
   return r;
 }
-#undef RXF
-#undef RXI
 
 static const cn__relax_fn relax_sqrt = { .split = 1, .brk = 0, .hull_tangent = 1, .curv = rx_s, .f = rx_sqrt, .df = rx_dsqrt,
                                          .f_mpfi = rx_sqrt_mpfi, .df_mpfi = rx_dsqrt_mpfi, .d2f = rx_d2sqrt };

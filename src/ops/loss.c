@@ -1177,6 +1177,43 @@ sample_weight (const cn_params_loss *p, const double *lam, int64_t sm, int64_t n
   return ls;
 }
 
+/* The step of a row loss bounded by planes over each row's entries: entry q's slopes and
+ * intercept shares (summed over its row) at E + q STRIDE (kl, bl, ku, bu), M[s] >= |l_s| over the
+ * box.  lam_x[q] = fl(w_s k) (each entry in one row: entrywise charge), bias += sum_q w_s b_q
+ * (cn__crown_add_dot), the mean's rounding charged (sample_weight).  W: scratch of 2 numel(x). */
+static void
+row_loss_step (const cn_crown_step *st, const struct layout *ly, const double *e, int stride, const double *M,
+               double *w)
+{
+  const cn_params_loss *p = st->nv->params;
+  const cn_box *X = st->in_box[0];
+  int64_t nx = X->n, n_s = ly->n_s;
+  double *lx = st->lam_in[0];
+  for (int64_t r = 0; r < st->rows; r++)
+    {
+      const double *lam = st->lam_out + r * st->n_out;
+      double mean_err = 0;
+      for (int64_t sm = 0; sm < n_s; sm++)
+        {
+          double ls = sample_weight (p, lam, sm, n_s, M[sm], &mean_err);
+          int up = ls < 0;
+          for (int64_t c = 0; c < ly->C; c++)
+            {
+              int64_t q = entry (ly, sm, c);
+              const double *eq = e + q * stride;
+              lx[r * nx + q] = ls * eq[2 * up];
+              w[q] = ls;
+              w[nx + q] = ls == 0 ? 0 : eq[1 + 2 * up];
+            }
+        }
+      /* now lam . v >= sum_q w_q (k_q x_q + b_q) - mean_err, the products charged below */
+      cn__crown_add_dot (st, r, nx, w, w + nx);
+      if (mean_err > 0)
+        cn__crown_charge (st, r, mean_err);
+    }
+  cn__crown_charge_entrywise (st, lx, nx, X);
+}
+
 /* crossEntropy l = LSE(x) - x_k over a row (k the label, a point), convex: with c the row box's
  * centre, y = softmax(c), the plane's slopes a = y - e_k (binary64), and for d = x - c (|d_j| <= r_j)
  * by Taylor  g(c + d) = g(c) + (grad l(c) - a) . d + d^T H d / 2,  g = l - a . x, H = diag(y) - y y^T
@@ -1191,17 +1228,15 @@ ce_crown (const cn_crown_step *st, cn_error *err)
 {
   const cn_node_view *nv = st->nv;
   const struct loss_impl *d = nv->rule->impl;
-  const cn_params_loss *p = nv->params;
   const cn_box *X = st->in_box[0], *Y = st->in_box[1];
   struct layout ly;
   layout_of (d, nv->in_shape[0], &ly);
-  int64_t n_s = ly.n_s, C = ly.C, nx = X->n, n_out = st->n_out;
+  int64_t n_s = ly.n_s, C = ly.C, nx = X->n;
   double *a = malloc ((size_t) (nx + 2 * n_s + n_s + 1) * sizeof *a);   /* slopes per entry; bl, bu, M per sample */
-  double *w = malloc ((size_t) (2 * n_s + 1) * sizeof *w);
   mpfi_t *yv = malloc ((size_t) (C + 1) * sizeof *yv);
-  if (a == NULL || w == NULL || yv == NULL)
+  if (a == NULL || yv == NULL)
     {
-      free (a), free (w), free (yv);
+      free (a), free (yv);
       return cn_error_set (err, CN_ENOMEM, "crossEntropy: out of memory (node '%s')", st->node);
     }
   double *B = a + nx, *M = B + 2 * n_s;
@@ -1285,30 +1320,27 @@ ce_crown (const cn_crown_step *st, cn_error *err)
   mpfi_clear (lse);
   if (rc == CN_OK)
     {
-      double *lx = st->lam_in[0];
-      for (int64_t r = 0; r < st->rows; r++)
+      /* the entries' planes: slope a_q both sides, the row's intercepts on its entry 0 */
+      double *e = malloc ((size_t) (4 * nx + 1) * sizeof *e);
+      double *w = malloc ((size_t) (2 * nx + 1) * sizeof *w);
+      if (e == NULL || w == NULL)
+        rc = cn_error_set (err, CN_ENOMEM, "crossEntropy: out of memory (node '%s')", st->node);
+      else
         {
-          const double *lam = st->lam_out + r * n_out;
-          double mean_err = 0;
           for (int64_t sm = 0; sm < n_s; sm++)
-            {
-              double ls = sample_weight (p, lam, sm, n_s, M[sm], &mean_err);
-              for (int64_t c = 0; c < C; c++)
-                {
-                  int64_t q = entry (&ly, sm, c);
-                  lx[r * nx + q] = ls * a[q];
-                }
-              w[sm] = ls;
-              w[n_s + sm] = ls == 0 ? 0 : B[2 * sm + (ls < 0)];
-            }
-          cn__crown_add_dot (st, r, n_s, w, w + n_s);
-          if (mean_err > 0)
-            cn__crown_charge (st, r, mean_err);
+            for (int64_t c = 0; c < C; c++)
+              {
+                int64_t q = entry (&ly, sm, c);
+                e[4 * q] = e[4 * q + 2] = a[q];
+                e[4 * q + 1] = c == 0 ? B[2 * sm] : 0;
+                e[4 * q + 3] = c == 0 ? B[2 * sm + 1] : 0;
+              }
+          row_loss_step (st, &ly, e, 4, M, w);
         }
-      cn__crown_charge_entrywise (st, lx, nx, X);
+      free (e);
+      free (w);
     }
   free (a);
-  free (w);
   free (yv);
   return rc;
 }
@@ -1327,7 +1359,7 @@ cep_crown (const cn_crown_step *st, cn_error *err)
   const cn_box *X = st->in_box[0], *Y = st->in_box[1];
   struct layout ly;
   layout_of (d, nv->in_shape[0], &ly);
-  int64_t n_s = ly.n_s, C = ly.C, nx = X->n, n_out = st->n_out;
+  int64_t n_s = ly.n_s, C = ly.C, nx = X->n;
   double *ln = malloc ((size_t) (5 * nx + n_s + 1) * sizeof *ln), *w = malloc ((size_t) (2 * nx + 1) * sizeof *w);
   if (ln == NULL || w == NULL)
     {
@@ -1358,31 +1390,7 @@ cep_crown (const cn_crown_step *st, cn_error *err)
   mpfi_clear (y);
   mpfi_clear (t);
   if (rc == CN_OK)
-    {
-      double *lx = st->lam_in[0];
-      for (int64_t r = 0; r < st->rows; r++)
-        {
-          const double *lam = st->lam_out + r * n_out;
-          double mean_err = 0;
-          for (int64_t sm = 0; sm < n_s; sm++)
-            {
-              double ls = sample_weight (p, lam, sm, n_s, Ms[sm], &mean_err);
-              int up = ls < 0;
-              for (int64_t c = 0; c < C; c++)
-                {
-                  int64_t q = entry (&ly, sm, c);
-                  lx[r * nx + q] = ls * ln[5 * q + 2 * up];
-                  w[q] = ls;
-                  w[nx + q] = ls == 0 ? 0 : ln[5 * q + 1 + 2 * up];
-                }
-            }
-          /* now lam . v >= sum_q ls (k_q x_q + b_q) - mean_err, q = fl(ls k) charged below */
-          cn__crown_add_dot (st, r, nx, w, w + nx);
-          if (mean_err > 0)
-            cn__crown_charge (st, r, mean_err);
-        }
-      cn__crown_charge_entrywise (st, lx, nx, X);
-    }
+    row_loss_step (st, &ly, ln, 5, Ms, w);
   free (ln);
   free (w);
   return rc;

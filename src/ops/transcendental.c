@@ -602,79 +602,57 @@ static const cn__relax_fn relax_erf = { .split = 1, .brk = 0, .curv = rx_s, .f =
  * MPFI (expm1: the binary64 enclosures of src/sound/elementary.c, f' = exp). */
 static int rx_cc (int i, const void *p) { (void) p; return i == 0 ? -1 : 1; }
 
-#define RX_FN(NAME, EXPR)                                                                         \
-  static double rx_##NAME (double x, int i, const void *p)                                        \
-  {                                                                                               \
-    (void) i;                                                                                     \
-    (void) p;                                                                                     \
-    return EXPR;                                                                                  \
-  }
-/* y := the enclosure of the expression BODY computes from y = [x, x], with the scratch c */
-#define RX_MPFI(NAME, BODY)                                                                       \
-  static void rx_##NAME (mpfi_ptr y, double x, int i, const void *p)                              \
-  {                                                                                               \
-    (void) i;                                                                                     \
-    (void) p;                                                                                     \
-    mpfi_t c;                                                                                     \
-    mpfi_init2 (c, mpfi_get_prec (y));                                                            \
-    mpfi_set_d (y, x);                                                                            \
-    BODY;                                                                                         \
-    mpfi_clear (c);                                                                               \
-  }
+CN__RX_FN (exp2, exp2 (x))
+CN__RX_FN (dexp2, exp2 (x) * LN2)
+CN__RX_FN (d2exp2, exp2 (x) * (LN2 * LN2))
+CN__RX_FN (expm1, expm1 (x))
+CN__RX_FN (log2, log2 (x))
+CN__RX_FN (dlog2, 1 / (x * LN2))
+CN__RX_FN (d2log2, -1 / (x * x * LN2))
+CN__RX_FN (log10, log10 (x))
+CN__RX_FN (dlog10, 1 / (x * LN10))
+CN__RX_FN (d2log10, -1 / (x * x * LN10))
+CN__RX_FN (log1p, log1p (x))
+CN__RX_FN (dlog1p, 1 / (1 + x))
+CN__RX_FN (d2log1p, -1 / ((1 + x) * (1 + x)))
+CN__RX_FN (sinh, sinh (x))
+CN__RX_FN (cosh, cosh (x))
+CN__RX_FN (asin, asin (x))
+CN__RX_FN (dasin, 1 / sqrt ((1 - x) * (1 + x)))
+CN__RX_FN (d2asin, x / pow ((1 - x) * (1 + x), 1.5))
+CN__RX_FN (acos, acos (x))
+CN__RX_FN (dacos, -1 / sqrt ((1 - x) * (1 + x)))
+CN__RX_FN (d2acos, -x / pow ((1 - x) * (1 + x), 1.5))
+CN__RX_FN (asinh, asinh (x))
+CN__RX_FN (dasinh, 1 / hypot (x, 1))
+CN__RX_FN (d2asinh, -x / pow (1 + x * x, 1.5))
+CN__RX_FN (acosh, acosh (x))
+CN__RX_FN (dacosh, 1 / sqrt ((x - 1) * (x + 1)))
+CN__RX_FN (d2acosh, -x / pow ((x - 1) * (x + 1), 1.5))
+CN__RX_FN (atanh, atanh (x))
+CN__RX_FN (datanh, 1 / ((1 - x) * (1 + x)))
+CN__RX_FN (d2atanh, 2 * x / (((1 - x) * (1 + x)) * ((1 - x) * (1 + x))))
 
-RX_FN (exp2, exp2 (x))
-RX_FN (dexp2, exp2 (x) * LN2)
-RX_FN (d2exp2, exp2 (x) * (LN2 * LN2))
-RX_FN (expm1, expm1 (x))
-RX_FN (log2, log2 (x))
-RX_FN (dlog2, 1 / (x * LN2))
-RX_FN (d2log2, -1 / (x * x * LN2))
-RX_FN (log10, log10 (x))
-RX_FN (dlog10, 1 / (x * LN10))
-RX_FN (d2log10, -1 / (x * x * LN10))
-RX_FN (log1p, log1p (x))
-RX_FN (dlog1p, 1 / (1 + x))
-RX_FN (d2log1p, -1 / ((1 + x) * (1 + x)))
-RX_FN (sinh, sinh (x))
-RX_FN (cosh, cosh (x))
-RX_FN (asin, asin (x))
-RX_FN (dasin, 1 / sqrt ((1 - x) * (1 + x)))
-RX_FN (d2asin, x / pow ((1 - x) * (1 + x), 1.5))
-RX_FN (acos, acos (x))
-RX_FN (dacos, -1 / sqrt ((1 - x) * (1 + x)))
-RX_FN (d2acos, -x / pow ((1 - x) * (1 + x), 1.5))
-RX_FN (asinh, asinh (x))
-RX_FN (dasinh, 1 / hypot (x, 1))
-RX_FN (d2asinh, -x / pow (1 + x * x, 1.5))
-RX_FN (acosh, acosh (x))
-RX_FN (dacosh, 1 / sqrt ((x - 1) * (x + 1)))
-RX_FN (d2acosh, -x / pow ((x - 1) * (x + 1), 1.5))
-RX_FN (atanh, atanh (x))
-RX_FN (datanh, 1 / ((1 - x) * (1 + x)))
-RX_FN (d2atanh, 2 * x / (((1 - x) * (1 + x)) * ((1 - x) * (1 + x))))
-
-RX_MPFI (exp2_mpfi, mpfi_exp2 (y, y))
-RX_MPFI (dexp2_mpfi, mpfi_exp2 (y, y); mpfi_const_log2 (c); mpfi_mul (y, y, c))      /* 2^x ln 2 */
-RX_MPFI (log2_mpfi, mpfi_log2 (y, y))
-RX_MPFI (dlog2_mpfi, mpfi_const_log2 (c); mpfi_mul (y, y, c); mpfi_inv (y, y))       /* 1/(x ln 2) */
-RX_MPFI (log10_mpfi, mpfi_log10 (y, y))
-RX_MPFI (dlog10_mpfi, mpfi_set_ui (c, 10); mpfi_log (c, c); mpfi_mul (y, y, c); mpfi_inv (y, y))
-RX_MPFI (log1p_mpfi, mpfi_log1p (y, y))
-RX_MPFI (dlog1p_mpfi, mpfi_add_ui (y, y, 1); mpfi_inv (y, y))                        /* 1/(1 + x) */
-RX_MPFI (sinh_mpfi, mpfi_sinh (y, y))
-RX_MPFI (cosh_mpfi, mpfi_cosh (y, y))
-RX_MPFI (asin_mpfi, mpfi_asin (y, y))
-RX_MPFI (dasin_mpfi, mpfi_sqr (y, y); mpfi_ui_sub (y, 1, y); mpfi_sqrt (y, y); mpfi_inv (y, y))
-RX_MPFI (acos_mpfi, mpfi_acos (y, y))
-RX_MPFI (dacos_mpfi, mpfi_sqr (y, y); mpfi_ui_sub (y, 1, y); mpfi_sqrt (y, y); mpfi_inv (y, y); mpfi_neg (y, y))
-RX_MPFI (asinh_mpfi, mpfi_asinh (y, y))
-RX_MPFI (dasinh_mpfi, mpfi_sqr (y, y); mpfi_add_ui (y, y, 1); mpfi_sqrt (y, y); mpfi_inv (y, y))
-RX_MPFI (acosh_mpfi, mpfi_acosh (y, y))
-RX_MPFI (dacosh_mpfi, mpfi_sqr (y, y); mpfi_sub_ui (y, y, 1); mpfi_sqrt (y, y); mpfi_inv (y, y))
-RX_MPFI (atanh_mpfi, mpfi_atanh (y, y))
-RX_MPFI (datanh_mpfi, mpfi_sqr (y, y); mpfi_ui_sub (y, 1, y); mpfi_inv (y, y))        /* 1/(1 - x^2) */
-#undef RX_FN
-#undef RX_MPFI
+CN__RX_MPFI (exp2_mpfi, mpfi_exp2 (y, y))
+CN__RX_MPFI (dexp2_mpfi, mpfi_exp2 (y, y); mpfi_const_log2 (c); mpfi_mul (y, y, c))      /* 2^x ln 2 */
+CN__RX_MPFI (log2_mpfi, mpfi_log2 (y, y))
+CN__RX_MPFI (dlog2_mpfi, mpfi_const_log2 (c); mpfi_mul (y, y, c); mpfi_inv (y, y))       /* 1/(x ln 2) */
+CN__RX_MPFI (log10_mpfi, mpfi_log10 (y, y))
+CN__RX_MPFI (dlog10_mpfi, mpfi_set_ui (c, 10); mpfi_log (c, c); mpfi_mul (y, y, c); mpfi_inv (y, y))
+CN__RX_MPFI (log1p_mpfi, mpfi_log1p (y, y))
+CN__RX_MPFI (dlog1p_mpfi, mpfi_add_ui (y, y, 1); mpfi_inv (y, y))                        /* 1/(1 + x) */
+CN__RX_MPFI (sinh_mpfi, mpfi_sinh (y, y))
+CN__RX_MPFI (cosh_mpfi, mpfi_cosh (y, y))
+CN__RX_MPFI (asin_mpfi, mpfi_asin (y, y))
+CN__RX_MPFI (dasin_mpfi, mpfi_sqr (y, y); mpfi_ui_sub (y, 1, y); mpfi_sqrt (y, y); mpfi_inv (y, y))
+CN__RX_MPFI (acos_mpfi, mpfi_acos (y, y))
+CN__RX_MPFI (dacos_mpfi, mpfi_sqr (y, y); mpfi_ui_sub (y, 1, y); mpfi_sqrt (y, y); mpfi_inv (y, y); mpfi_neg (y, y))
+CN__RX_MPFI (asinh_mpfi, mpfi_asinh (y, y))
+CN__RX_MPFI (dasinh_mpfi, mpfi_sqr (y, y); mpfi_add_ui (y, y, 1); mpfi_sqrt (y, y); mpfi_inv (y, y))
+CN__RX_MPFI (acosh_mpfi, mpfi_acosh (y, y))
+CN__RX_MPFI (dacosh_mpfi, mpfi_sqr (y, y); mpfi_sub_ui (y, y, 1); mpfi_sqrt (y, y); mpfi_inv (y, y))
+CN__RX_MPFI (atanh_mpfi, mpfi_atanh (y, y))
+CN__RX_MPFI (datanh_mpfi, mpfi_sqr (y, y); mpfi_ui_sub (y, 1, y); mpfi_inv (y, y))        /* 1/(1 - x^2) */
 
 static void
 rx_expm1_encl (double x, int i, const void *p, double *lo, double *hi)

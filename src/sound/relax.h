@@ -196,6 +196,29 @@ typedef struct cn__relax_fn
   double (*d2_bound) (double a, double b, const void *p); /* CURV NULL: sup of |f''| on [a, b] */
 } cn__relax_fn;
 
+/* A relaxation's binary64 function rx_NAME (x, piece, p) returning EXPR, and its MPFI enclosure
+ * rx_NAME (y, x, piece, p): y := what BODY computes from y = [x, x], with the scratch c (at y's
+ * precision); both may read x, i (the piece) and p (the record). */
+#define CN__RX_FN(NAME, EXPR)                                                                     \
+  static double rx_##NAME (double x, int i, const void *p)                                        \
+  {                                                                                               \
+    (void) x;                                                                                     \
+    (void) i;                                                                                     \
+    (void) p;                                                                                     \
+    return EXPR;                                                                                  \
+  }
+#define CN__RX_MPFI(NAME, BODY)                                                                   \
+  static void rx_##NAME (mpfi_ptr y, double x, int i, const void *p)                              \
+  {                                                                                               \
+    (void) i;                                                                                     \
+    (void) p;                                                                                     \
+    mpfi_t c;                                                                                     \
+    mpfi_init2 (c, mpfi_get_prec (y));                                                            \
+    mpfi_set_d (y, x);                                                                            \
+    BODY;                                                                                         \
+    mpfi_clear (c);                                                                               \
+  }
+
 /* Lines for every entry of the input box IN (n entries), given OUT, a sound box of f over IN
  * (the node's IBP box): slopes by ALGORITHMS.md 3 (G1 on a convex or concave box, G3 on a
  * convex-then-concave one, the chord for both on a concave-then-convex one), intercepts by G2
