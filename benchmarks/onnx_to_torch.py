@@ -5,7 +5,7 @@
 It covers the operators that the VNN-COMP networks under ../shared/benchmarks use:
 Sub, Add, Flatten, MatMul (constant weight on either side, 1-D input allowed), Gemm
 (alpha, beta, transA, transB), Conv (1-D/2-D, pads, strides, dilations, group), Relu,
-Reshape (constant shape) and Constant.  Any other operator is refused with an error that
+Tanh, Sigmoid, Softplus, Elu, LeakyRelu (alpha), Reshape (constant shape) and Constant.  Any other operator is refused with an error that
 names the operator and the node.
 
 The module computes in float64: every constant (the float32 initializers of the benchmark
@@ -31,7 +31,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SUPPORTED = ("Sub", "Add", "Flatten", "MatMul", "Gemm", "Conv", "Relu", "Reshape", "Constant")
+SUPPORTED = ("Sub", "Add", "Flatten", "MatMul", "Gemm", "Conv", "Relu", "Reshape", "Constant",
+             "Tanh", "Sigmoid", "Softplus", "Elu", "LeakyRelu")
 
 
 class ConvertError(Exception):
@@ -274,6 +275,21 @@ def convert(model, fold_bias=True):
         elif op == "Relu":
             emit(nn.ReLU(), ins, out)
 
+        elif op == "Tanh":
+            emit(nn.Tanh(), ins, out)
+
+        elif op == "Sigmoid":
+            emit(nn.Sigmoid(), ins, out)
+
+        elif op == "Softplus":
+            emit(nn.Softplus(), ins, out)
+
+        elif op == "Elu":
+            emit(nn.ELU(alpha=float(a.get("alpha", 1.0))), ins, out)
+
+        elif op == "LeakyRelu":
+            emit(nn.LeakyReLU(negative_slope=float(a.get("alpha", 0.01))), ins, out)
+
         elif op == "Flatten":
             emit(_Flatten(int(a.get("axis", 1))), ins, out)
 
@@ -438,6 +454,18 @@ def numpy_forward(model, feeds):
             y = x[0] - x[1]
         elif op == "Relu":
             y = np.maximum(x[0], 0.0)
+        elif op == "Tanh":
+            y = np.tanh(x[0])
+        elif op == "Sigmoid":
+            y = 1.0 / (1.0 + np.exp(-x[0]))
+        elif op == "Softplus":
+            y = np.logaddexp(0.0, x[0])
+        elif op == "Elu":
+            al = float(a.get("alpha", 1.0))
+            y = np.where(x[0] > 0, x[0], al * np.expm1(np.minimum(x[0], 0.0)))
+        elif op == "LeakyRelu":
+            al = float(a.get("alpha", 0.01))
+            y = np.where(x[0] >= 0, x[0], al * x[0])
         elif op == "Flatten":
             ax = int(a.get("axis", 1))
             ax = ax if ax >= 0 else ax + x[0].ndim
