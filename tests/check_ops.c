@@ -1586,14 +1586,14 @@ START_TEST (element_sorts_move)
 }
 END_TEST
 
-/* CROWN through an operator without a CROWN arm (atan2, here atan2(x, 1)): the sweep concretises
- * the coefficients reaching it over its IBP box instead of failing, so y = w * atan2(x, 1) + x is
- * bounded; every lower bound holds at sampled points and is no looser than the IBP box's. */
+/* CROWN through an operator without a CROWN arm (cumprod): the sweep concretises the coefficients
+ * reaching it over its IBP box instead of failing, so y = w * cumprod(x) + x is bounded; every
+ * lower bound holds at sampled points and is no looser than the IBP box's. */
 START_TEST (crown_discharges_armless)
 {
   cn_error err;
   cn_error_clear (&err);
-  ck_assert (cn__op_rule (CN_OP_ATAN2)->crown == NULL);
+  ck_assert (cn__op_rule (CN_OP_CUMPROD)->crown == NULL);
   cn_graph *g;
   ck_assert (cn_graph_create (&g, &err) == CN_OK);
   int64_t four = 4;
@@ -1611,8 +1611,9 @@ START_TEST (crown_discharges_armless)
   ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s4, &x, &err) == CN_OK);
   ck_assert (cn_graph_add_constant (g, "w", &wt, &w, &err) == CN_OK);
   ck_assert (cn_graph_add_constant (g, "one", &ot, &one, &err) == CN_OK);
-  int ti[2] = { x, one };
-  ck_assert (cn_graph_add_node (g, CN_OP_ATAN2, NULL, 2, ti, "s", &sg, &err) == CN_OK);
+  (void) one;
+  cn_params_cumulative cp = { .axis = 0 };
+  ck_assert (cn_graph_add_node (g, CN_OP_CUMPROD, &cp, 1, &x, "s", &sg, &err) == CN_OK);
   int mi[2] = { sg, w };
   ck_assert (cn_graph_add_node (g, CN_OP_MUL, NULL, 2, mi, "t", &t, &err) == CN_OK);
   int ai[2] = { t, x };
@@ -1634,7 +1635,7 @@ START_TEST (crown_discharges_armless)
   double cm[3 * 4], lower[3];
   for (int j = 0; j < 12; j++)
     cm[j] = tu_uniform (-1, 1);
-  ck_assert_msg (cn_analysis_lower (a, y, cm, 3, lower, &err) == CN_OK, "CROWN through atan2 failed: %s", err.msg);
+  ck_assert_msg (cn_analysis_lower (a, y, cm, 3, lower, &err) == CN_OK, "CROWN through cumprod failed: %s", err.msg);
   const cn_box *yb = cn_analysis_box (a, y);
   for (int r = 0; r < 3; r++)
     {
@@ -1646,13 +1647,14 @@ START_TEST (crown_discharges_armless)
                      lower[r], ib);
       for (int k = 0; k < 200; k++)
         {
-          double v = 0;
+          double v = 0, prod = 1;
           for (int j = 0; j < 4; j++)
             {
               double xj = tu_uniform (box.lo[j], box.hi[j]);
               if (k < 16)
                 xj = (k >> j) & 1 ? box.hi[j] : box.lo[j];
-              v += cm[r * 4 + j] * (((double *) wt.data)[j] * atan2 (xj, 1) + xj);
+              prod *= xj;
+              v += cm[r * 4 + j] * (((double *) wt.data)[j] * prod + xj);
             }
           ck_assert_msg (lower[r] <= v + 1e-12 * (1 + fabs (v)), "row %d: CROWN %.17g above the value %.17g", r,
                          lower[r], v);
@@ -1667,20 +1669,20 @@ START_TEST (crown_discharges_armless)
 END_TEST
 
 /* The relaxations of two and three varying inputs are tight on small boxes too: for mul, div,
- * safeDiv, hypot, lerp, addcmul and addcdiv, y = v . f(u_1, ..., u_K) with u_i = W_i x + b_i
- * (x in R^2, four entries each, correlated through x; divisors kept in [0.5, 2.5]).  On a box of
+ * safeDiv, hypot, lerp, addcmul, addcdiv and atan2, y = v . f(u_1, ..., u_K) with u_i = W_i x + b_i
+ * (x in R^2, four entries each, correlated through x; divisors, and atan2's x, kept in [0.5, 2.5]).  On a box of
  * radius 1e-5 CROWN's lower bound holds at 400 sampled points (MPFI) and is within 1e-6 of their
  * minimum, while IBP is off by about the box's width. */
 START_TEST (crown_multi_tight)
 {
   static const cn_op ops[] = { CN_OP_MUL, CN_OP_DIV, CN_OP_SAFE_DIV, CN_OP_HYPOT, CN_OP_LERP, CN_OP_ADDCMUL,
-                               CN_OP_ADDCDIV };
+                               CN_OP_ADDCDIV, CN_OP_ATAN2 };
   static const double v[4] = { 1, -1, 1, -1 };
   for (size_t q = 0; q < sizeof ops / sizeof ops[0]; q++)
     {
       cn_op op = ops[q];
       int K = op == CN_OP_LERP || op == CN_OP_ADDCMUL || op == CN_OP_ADDCDIV ? 3 : 2;
-      int divisor = op == CN_OP_DIV || op == CN_OP_SAFE_DIV ? 1 : op == CN_OP_ADDCDIV ? 2 : -1;
+      int divisor = op == CN_OP_DIV || op == CN_OP_SAFE_DIV || op == CN_OP_ATAN2 ? 1 : op == CN_OP_ADDCDIV ? 2 : -1;
       cn_error err;
       cn_error_clear (&err);
       cn_graph *g;

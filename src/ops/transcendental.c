@@ -67,7 +67,7 @@
  *            Where the forward value y is NaN (outside the domain) the derivative is NaN; at a
  *            pole of f (log at 0, atanh at +-1) or of f' (asin at +-1, acosh at 1) it is +-inf.
  *            f is differentiable everywhere inside its domain, so no one-sided choice is needed.
- *   CROWN    every unary operator (atan2 has none): per entry the lines of src/sound/relax.c
+ *   CROWN    every unary operator: per entry the lines of src/sound/relax.c
  *            (whose top comment holds the soundness argument) and the step cn__crown_lines.
  *            sin, cos and tan, whose inflections k pi are not doubles, take the shifted chords
  *            (G4) with sup |f''| over each piece from MPFI (|sin|, |cos|, |2 tan (1 + tan^2)|;
@@ -107,6 +107,8 @@
  *              [min of the four corners' atan2 rounded down, max rounded up] (MPFR at 53 bits;
  *              infinite corners give MPFR's limits, atan2(1, +inf) = 0, atan2(+inf, +inf) =
  *              pi/4).  A NaN end is CN_ENUMERIC.
+ *   CROWN    gradient planes at the box's centre with a Taylor remainder |d|^2 / r_min^2, away
+ *            from the origin and the cut (atan2_crown); elsewhere the box.
  *   MPFI     the same case split at the intervals' precision: around the origin or across the cut
  *            mpfi_atan2 (out, y, x); otherwise the corners' mpfr_atan2 rounded outward, zero ends
  *            as +0 (mpfi_atan2 alone reads a zero end as both signs: [-pi, pi] at y = 0, x < 0).
@@ -1019,7 +1021,87 @@ atan2_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *o
   return CN_OK;
 }
 
+/* atan2's CROWN step: on a box that keeps away from the origin and from the cut (no point with
+ * x <= 0 and y = 0 when the y box reaches 0), atan2 is smooth, and with c the box's centre,
+ * rho^2 = c_x^2 + c_y^2, the planes take the gradient a = (c_x, -c_y) / rho^2 (in (y, x) order;
+ * binary64 from its MPFI enclosure).  Its Hessian, (2xy, y^2 - x^2; y^2 - x^2, -2xy) / r^4 up to
+ * sign, has |d^T H d| <= 2 |d|^2 / r^2 (|2xy|, |y^2 - x^2| <= r^2, 2 |d_x d_y| <= |d|^2), so by Taylor
+ * with R^2 >= |d|^2 and r_min^2 <= r^2 over the box (the least |x| and |y| squared):
+ *     bl = g(c) - E1 - R^2 / r_min^2,  bu = g(c) + E1 + R^2 / r_min^2,  g = atan2 - a . (y, x),
+ * E1 = sum |grad - a| r, atan2(c) from MPFR rounded outward, a . c by (G).  Each side keeps the
+ * IBP end where that is tighter at the centre; elsewhere (the cut, the origin, infinite ends) the
+ * node's box. */
+static cn_status
+atan2_crown (const cn_crown_step *st, cn_error *err)
+{
+  int64_t n = st->n_out;
+  cn__planes P;
+  cn_status rc = cn__planes_open (st, "atan2", 2, atan2_ibp, &P, err);
+  if (rc != CN_OK)
+    return rc;
+  mpfi_t q, g, t;
+  mpfr_t a0, a1, r;
+  mpfi_init2 (q, 64);
+  mpfi_init2 (g, 64);
+  mpfi_init2 (t, 64);
+  mpfr_inits2 (64, a0, a1, r, (mpfr_ptr) 0);
+  for (int64_t j = 0; j < n; j++)
+    {
+      double yl = st->in_box[0]->lo[j], yu = st->in_box[0]->hi[j], xl = st->in_box[1]->lo[j], xu = st->in_box[1]->hi[j];
+      double *kl = P.kk + 4 * j, *ku = kl + 2, bl = -INFINITY, bu = INFINITY;
+      int ok = isfinite (yl) && isfinite (yu) && isfinite (xl) && isfinite (xu) && !(xl <= 0 && yl <= 0 && yu >= 0);
+      if (ok)
+        {
+          double mx = xl > 0 ? xl : xu < 0 ? -xu : 0, my = yl > 0 ? yl : yu < 0 ? -yu : 0;
+          double rmin2 = cn__down (cn__down (mx * mx) + cn__down (my * my));
+          double cy = yl / 2 + yu / 2, cx = xl / 2 + xu / 2;
+          double ry = cn__up (fmax (cn__up (cy - yl), cn__up (yu - cy))), rx = cn__up (fmax (cn__up (cx - xl), cn__up (xu - cx)));
+          double R2 = cn__up (cn__up (ry * ry) + cn__up (rx * rx));
+          /* rho^2 and the gradient (c_x / rho^2, -c_y / rho^2) enclosed */
+          mpfi_set_d (q, cx);
+          mpfi_sqr (q, q);
+          mpfi_set_d (t, cy);
+          mpfi_sqr (t, t);
+          mpfi_add (q, q, t);
+          double a[2], e1 = 0, cc[2] = { cy, cx }, rr[2] = { ry, rx };
+          for (int i = 0; i < 2; i++)
+            {
+              mpfi_set_d (g, i == 0 ? cx : -cy);
+              mpfi_div (g, g, q);
+              a[i] = st->lam_in[i] == NULL ? 0 : mpfr_get_d (&g->left, MPFR_RNDN);
+              mpfi_sub_d (g, g, a[i]);
+              mpfi_mag (r, g);
+              e1 = cn__up (e1 + cn__up (mpfr_get_d (r, MPFR_RNDU) * rr[i]));
+            }
+          double s = a[0] * cc[0] + a[1] * cc[1], de = cn__dot_err (fabs (a[0] * cc[0]) + fabs (a[1] * cc[1]), 2);
+          mpfr_set_d (a0, cy, MPFR_RNDN);
+          mpfr_set_d (a1, cx, MPFR_RNDN);
+          mpfr_atan2 (r, a0, a1, MPFR_RNDD);
+          double fl = mpfr_get_d (r, MPFR_RNDD);
+          mpfr_atan2 (r, a0, a1, MPFR_RNDU);
+          double fh = mpfr_get_d (r, MPFR_RNDU);
+          double Q = rmin2 > 0 ? cn__up (R2 / rmin2) : INFINITY;
+          bl = cn__down (cn__down (cn__down (fl - cn__up (s + de)) - e1) - Q);
+          bu = cn__up (cn__up (cn__up (fh - cn__down (s - de)) + e1) + Q);
+          /* now a . (y, x) + bl <= atan2(y, x) <= a . (y, x) + bu on the box */
+          kl[0] = ku[0] = a[0];
+          kl[1] = ku[1] = a[1];
+          if (!(s + bl > P.out.lo[j]))
+            bl = -INFINITY;   /* the box's end is tighter: cn__planes_settle takes it */
+          if (!(s + bu < P.out.hi[j]))
+            bu = INFINITY;
+        }
+      cn__planes_settle (&P, j, bl, bu);
+    }
+  mpfi_clear (q);
+  mpfi_clear (g);
+  mpfi_clear (t);
+  mpfr_clears (a0, a1, r, (mpfr_ptr) 0);
+  return cn__planes_step (st, "atan2", &P, err);
+}
+
 const struct cn_op_rule cn__rule_ATAN2 = { .op = CN_OP_ATAN2,
-  .n_in = 2, .check = cn__binary_check, .forward = atan2_forward,
+  .n_in = 2, .flags = CN_RULE_NEEDS_BOUNDS, .check = cn__binary_check, .forward = atan2_forward,
   .pullback = atan2_pullback, .jvp = atan2_jvp, .ibp = atan2_ibp, .ibp_mpfi = atan2_mpfi,
+  .crown = atan2_crown,
 };
