@@ -2019,8 +2019,10 @@ END_TEST
  * CROWN's lower bound is strictly above IBP's (the dependency through x is kept), unless IBP is
  * already within rounding of the sampled minimum (f flat on the box, as elu far below 0), or for
  * layerNorm at radius 0.2 (its Taylor remainder grows as R^2 / var: there the planes give way to
- * the box) and elu (whose drawn alpha may be 0, relu's shape, where CROWN can tie IBP): there CROWN
- * is only required not to fall below IBP beyond rounding; the
+ * the box) and elu at radius 1e-5 (whose drawn alpha may be 0, relu's shape, where CROWN can tie
+ * IBP): there CROWN is only required not to fall below IBP beyond rounding; elu at radius 0.2 (a
+ * negative alpha makes it a valley, whose lines can be looser than its box) is checked for
+ * soundness only; the
  * radius stays small because on wide boxes a saturating f such as erf can make CROWN's lines
  * looser than IBP's box.  On the box of radius 1e-5 CROWN is within 1e-6 of the minimum over 500
  * sampled points (corners included, evaluated in MPFI), while IBP is off by about the box's
@@ -2133,7 +2135,10 @@ START_TEST (crown_smooth_tight)
                          "(CN_TEST_SEED=%lu)", name, crown, vmin, tu_seed ());
           /* where f saturates on the box (elu far below 0) IBP is already tight to rounding and there is
            * nothing for CROWN to gain */
-          if ((op == CN_OP_LAYER_NORM && !tiny) || op == CN_OP_ELU)
+          if (op == CN_OP_ELU && !tiny)
+            ;   /* a negative alpha makes elu a valley whose lines on a box of radius 0.2 can be looser
+                   than its box (as a saturating erf's can on wide boxes): soundness only here */
+          else if ((op == CN_OP_LAYER_NORM && !tiny) || op == CN_OP_ELU)
             ck_assert_msg (crown >= ibp - 1e-9 * (1 + fabs (ibp)), "%s: CROWN %.17g below IBP %.17g", name, crown, ibp);
           else if (vmin - ibp > 1e-9 * (1 + fabs (vmin)))
             ck_assert_msg (crown > ibp, "%s: CROWN %.17g not above IBP %.17g (r = %g, CN_TEST_SEED=%lu)", name, crown,
