@@ -1485,8 +1485,7 @@ hypot_crown (const cn_crown_step *st, cn_error *err)
         {
           lo[i] = st->in_box[i]->lo[j];
           hi[i] = st->in_box[i]->hi[j];
-          c[i] = lo[i] / 2 + hi[i] / 2;
-          r[i] = cn__up (fmax (cn__up (c[i] - lo[i]), cn__up (hi[i] - c[i])));
+          r[i] = cn__centre_radius (lo[i], hi[i], &c[i]);
           finite &= isfinite (lo[i]) && isfinite (hi[i]);
         }
       double bl = -INFINITY, bu = INFINITY;

@@ -534,8 +534,7 @@ ln_planes (const cn_crown_step *st, cn__slice_planes *P, cn_error *err)
         {
           double l = X->lo[b0 + j], u = X->hi[b0 + j];
           finite &= isfinite (l) && isfinite (u);
-          c[j] = l / 2 + u / 2;
-          r[j] = cn__up (fmax (cn__up (c[j] - l), cn__up (u - c[j])));
+          r[j] = cn__centre_radius (l, u, &c[j]);
           R2 = cn__up (R2 + cn__up (r[j] * r[j]));
         }
       if (!finite || !isfinite (R2))

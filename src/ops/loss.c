@@ -1139,12 +1139,11 @@ static int
 loss_lines (const struct loss_impl *d, const cn_params_loss *p, double c, double al, double au, double *kl,
             double *bl, double *ku, double *bu, double *M, mpfi_ptr y, mpfi_ptr t)
 {
-  double m = al / 2 + au / 2;
+  double m, r = cn__centre_radius (al, au, &m);   /* r >= |a - m| on A */
   loss_phi (d, p, c, m, 1, y, t);
   *kl = mpfr_get_d (&y->left, MPFR_RNDN);
   mpfi_sub_d (y, y, *kl);
   double s = fmax (fabs (itv_lo (y)), fabs (itv_hi (y)));      /* >= |g'(m)| */
-  double r = cn__up (fmax (cn__up (m - al), cn__up (au - m)));  /* >= |a - m| on A */
   *bl = cn__down (g_end (d, p, c, m, *kl, 0, y, t) - cn__up (s * r));
   /* now kl a + bl <= phi(a) on A */
   loss_phi (d, p, c, al, 0, y, t);
@@ -1282,8 +1281,7 @@ ce_crown (const cn_crown_step *st, cn_error *err)
       for (int64_t c = 0; c < C; c++)
         {
           int64_t q = entry (&ly, sm, c);
-          double cc = X->lo[q] / 2 + X->hi[q] / 2;
-          double r = cn__up (fmax (cn__up (cc - X->lo[q]), cn__up (X->hi[q] - cc)));
+          double cc, r = cn__centre_radius (X->lo[q], X->hi[q], &cc);
           R2 = cn__up (R2 + cn__up (r * r));
           mpfi_div (t, yv[c], sum);
           if (c == k)

@@ -1278,6 +1278,41 @@ cumsum_crown (const cn_crown_step *st, cn_error *err)
   return CN_OK;
 }
 
+/* The step of an arm each of whose output entries is, on each side, one input entry or a constant:
+ * side 0 (a lower bound, where lam >= 0) and side 1 (an upper one) of output q are x[SRC[2q + side]]
+ * or, where that is negative, the constant CST[2q + side].  So lam_x[src] += lam (RN sums: the
+ * caller charges them when several outputs share an entry) and bias += lam . cst
+ * (cn__crown_add_dot); a row that needs a constant that is not finite gets the charge +inf.
+ * BSEL: scratch of n_out. */
+static void
+pick_step (const cn_crown_step *st, const int64_t *src, const double *cst, double *bsel)
+{
+  int64_t n_out = st->n_out, n_in = st->in_box[0]->n;
+  for (int64_t row = 0; row < st->rows; row++)
+    {
+      const double *lam = st->lam_out + row * n_out;
+      double *li = st->lam_in[0] + row * n_in;
+      int unbounded = 0;
+      for (int64_t q = 0; q < n_out; q++)
+        {
+          double l = lam[q];
+          int side = l < 0;
+          bsel[q] = 0;
+          if (l == 0)
+            continue;
+          if (src[2 * q + side] >= 0)
+            li[src[2 * q + side]] += l;   /* l v_q >= l x_src (side 0), or <= becomes >= for l < 0 */
+          else if (isfinite (cst[2 * q + side]))
+            bsel[q] = cst[2 * q + side];
+          else
+            unbounded = 1;
+        }
+      cn__crown_add_dot (st, row, n_out, lam, bsel);
+      if (unbounded)
+        cn__crown_charge (st, row, INFINITY);
+    }
+}
+
 /* cummax's CROWN step (cummin mirrors it: min = -max(-x)), output 0 (the indices: their box).
  * For v_j = max_{i <= j} x_i over the row's boxes: with p the first i <= j of the greatest lower
  * end l_p, v_j >= x_p (the lower line, exact); if l_p >= u_i for every other i <= j, x_p is the
@@ -1298,17 +1333,18 @@ cummax_crown (const cn_crown_step *st, cn_error *err)
   struct geom g = geom_of (nv->in_shape[0], cum_axis (nv->params));
   int64_t n_all = st->n_out, rows = g.outer * g.inner, s = g.inner;
   const cn_box *X = st->in_box[0];
-  int64_t *pick = malloc ((size_t) (n_all + 1) * sizeof *pick);
-  double *U = malloc ((size_t) (3 * n_all + 1) * sizeof *U);
-  char *dom = malloc ((size_t) (n_all + 1));
-  if (pick == NULL || U == NULL || dom == NULL)
+  int64_t *src = malloc ((size_t) (2 * n_all + 1) * sizeof *src);
+  double *buf = malloc ((size_t) (4 * n_all + 1) * sizeof *buf);
+  if (src == NULL || buf == NULL)
     {
-      free (pick), free (U), free (dom);
+      free (src), free (buf);
       return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
     }
-  double *bsel = U + n_all, *m = bsel + n_all;
-  /* in the max picture: lower ends lo = l (cummin: -u), upper ends hi = u (cummin: -l) */
-  double sg = d->mx ? 1 : -1;
+  double *cst = buf, *m = cst + 2 * n_all, *w_up = m + n_all;
+  /* in the max picture (w = x for cummax, -x for cummin): lower ends lo = l (cummin: -u), upper
+   * ends hi = u (cummin: -l); the max's lower side is w_p, its upper w_p where x_p dominates, else
+   * the greatest hi; cummin takes the sides the other way round, the constant negated */
+  int mx = d->mx;
   for (int64_t r = 0; r < rows; r++)
     {
       int64_t b = row_base (&g, g.n, r), p = -1;
@@ -1316,51 +1352,33 @@ cummax_crown (const cn_crown_step *st, cn_error *err)
       for (int64_t i = 0; i < g.n; i++)
         {
           int64_t q = b + i * s;
-          double lo = d->mx ? X->lo[q] : -X->hi[q], hi = d->mx ? X->hi[q] : -X->lo[q];
+          double lo = mx ? X->lo[q] : -X->hi[q], hi = mx ? X->hi[q] : -X->lo[q];
           if (p < 0 || lo > best)
             {
               if (p >= 0)
-                second = fmax (second, d->mx ? X->hi[p] : -X->lo[p]);   /* the old pick joins the others */
+                second = fmax (second, mx ? X->hi[p] : -X->lo[p]);   /* the old pick joins the others */
               p = q;
               best = lo;
             }
           else
             second = fmax (second, hi);
           top = fmax (top, hi);
-          pick[q] = p;
-          dom[q] = best >= second;   /* x_p >= l_p >= u_i >= x_i for the others: v = x_p */
-          U[q] = top;                /* the greatest upper end so far */
+          /* v_q = x_p exactly where x_p >= l_p >= u_i >= x_i for the others; else the max's upper
+           * side is the greatest upper end so far, top */
+          int dom = best >= second;
+          src[2 * q + !mx] = p;
+          src[2 * q + mx] = dom ? p : -1;
+          cst[2 * q + !mx] = 0;
+          cst[2 * q + mx] = mx ? top : -top;
         }
     }
   double m1 = cn__box_magnitude (X, m);
-  for (int64_t row = 0; row < st->rows; row++)
-    {
-      const double *lam = st->lam_out + row * n_all;
-      double *li = st->lam_in[0] + row * n_all;
-      int unbounded = 0;
-      for (int64_t q = 0; q < n_all; q++)
-        {
-          double l = lam[q];
-          bsel[q] = 0;
-          if (l == 0)
-            continue;
-          if (sg * l >= 0 || dom[q])
-            li[pick[q]] += l;           /* l v >= l x_p (in the max picture: sg l >= 0), or v = x_p */
-          else if (isfinite (U[q]))
-            bsel[q] = sg * U[q];        /* l v >= l (sg U): v <= U (max), v >= -U (min) */
-          else
-            unbounded = 1;
-        }
-      cn__crown_add_dot (st, row, n_all, lam, bsel);
-      if (unbounded)
-        cn__crown_charge (st, row, INFINITY);
-    }
+  pick_step (st, src, cst, w_up);
   for (int64_t q = 0; q < n_all; q++)
-    U[q] = m[pick[q]];
-  cn__crown_charge_affine (st, U, g.n > 0 ? g.n : 1, m1);
-  free (pick);
-  free (U);
-  free (dom);
+    w_up[q] = m[src[2 * q + !mx]];   /* v_q is the entry x_p or a constant */
+  cn__crown_charge_affine (st, w_up, g.n > 0 ? g.n : 1, m1);
+  free (src);
+  free (buf);
   return CN_OK;
 }
 
@@ -1390,8 +1408,8 @@ order_crown (const cn_crown_step *st, cn_error *err)
   cn_status rc = cn_box_init (&out, n_out, err);
   if (rc != CN_OK)
     return rc;
-  int64_t *src = malloc ((size_t) (n_out + 1) * sizeof *src);
-  double *bsel = malloc ((size_t) (n_out + 1) * sizeof *bsel);
+  int64_t *src = malloc ((size_t) (2 * n_out + 1) * sizeof *src);
+  double *bsel = malloc ((size_t) (3 * n_out + 1) * sizeof *bsel);
   if (src == NULL || bsel == NULL)
     {
       rc = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
@@ -1400,8 +1418,13 @@ order_crown (const cn_crown_step *st, cn_error *err)
   const cn_box *ip[1] = { X };
   if ((rc = scan_ibp (nv, ip, &out, err)) != CN_OK)
     goto done;
+  double *cst = bsel + n_out;
   for (int64_t q = 0; q < n_out; q++)
-    src[q] = -1;
+    {
+      src[2 * q] = src[2 * q + 1] = -1;
+      cst[2 * q] = out.lo[q];
+      cst[2 * q + 1] = out.hi[q];
+    }
   for (int64_t r = 0; r < rows; r++)
     {
       int64_t bi = row_base (&g, g.n, r), bo = row_base (&g, m, r);
@@ -1421,33 +1444,11 @@ order_crown (const cn_crown_step *st, cn_error *err)
               fixed = pre || post;
             }
           if (fixed && before < m)
-            src[bo + before * s] = bi + i * s;
+            src[2 * (bo + before * s)] = src[2 * (bo + before * s) + 1] = bi + i * s;
         }
     }
-  for (int64_t row = 0; row < st->rows; row++)
-    {
-      const double *lam = st->lam_out + row * n_out;
-      double *li = st->lam_in[0] + row * X->n;
-      int unbounded = 0;
-      for (int64_t q = 0; q < n_out; q++)
-        {
-          double l = lam[q];
-          bsel[q] = 0;
-          if (l == 0)
-            continue;
-          if (src[q] >= 0)
-            li[src[q]] += l;   /* one position per entry: an exact copy */
-          else
-            {
-              bsel[q] = l > 0 ? out.lo[q] : out.hi[q];
-              if (!isfinite (bsel[q]))
-                unbounded = 1, bsel[q] = 0;
-            }
-        }
-      cn__crown_add_dot (st, row, n_out, lam, bsel);
-      if (unbounded)
-        cn__crown_charge (st, row, INFINITY);
-    }
+  /* one position per entry: exact copies, no charge */
+  pick_step (st, src, cst, bsel);
 done:
   free (src);
   free (bsel);

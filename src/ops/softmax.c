@@ -906,8 +906,8 @@ sm_planes (const cn_crown_step *st, cn__slice_planes *mm, cn_error *err)
                              cn_op_name (nv->op), st->node);
           goto done;
         }
-      cb.lo[q] = cb.hi[q] = l / 2 + u / 2;
-      r[q] = cn__up (fmax (cn__up (cb.lo[q] - l), cn__up (u - cb.lo[q])));
+      r[q] = cn__centre_radius (l, u, &cb.lo[q]);
+      cb.hi[q] = cb.lo[q];
     }
   /* maskedSoftmax: its mask's box (constant, checked by sm_crown) with both boxes */
   const cn_box *ip[2] = { X, nv->n_in > 1 ? st->in_box[1] : NULL }, *cp[2] = { &cb, ip[1] };

@@ -1054,8 +1054,7 @@ atan2_crown (const cn_crown_step *st, cn_error *err)
         {
           double mx = xl > 0 ? xl : xu < 0 ? -xu : 0, my = yl > 0 ? yl : yu < 0 ? -yu : 0;
           double rmin2 = cn__down (cn__down (mx * mx) + cn__down (my * my));
-          double cy = yl / 2 + yu / 2, cx = xl / 2 + xu / 2;
-          double ry = cn__up (fmax (cn__up (cy - yl), cn__up (yu - cy))), rx = cn__up (fmax (cn__up (cx - xl), cn__up (xu - cx)));
+          double cy, cx, ry = cn__centre_radius (yl, yu, &cy), rx = cn__centre_radius (xl, xu, &cx);
           double R2 = cn__up (cn__up (ry * ry) + cn__up (rx * rx));
           /* rho^2 and the gradient (c_x / rho^2, -c_y / rho^2) enclosed */
           mpfi_set_d (q, cx);

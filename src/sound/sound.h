@@ -51,6 +51,15 @@ static inline double cn__mul_down (double a, double b) { return cn__down (a * b)
 static inline double cn__div_up (double a, double b) { return cn__up (a / b); }
 static inline double cn__div_down (double a, double b) { return cn__down (a / b); }
 
+/* The midpoint *C = fl(l/2 + u/2) of [l, u] (finite) and a radius r >= max(c - l, u - c), so that
+ * |z - c| <= r for every real z of [l, u] (the Taylor and tangent arguments of the relaxations). */
+static inline double
+cn__centre_radius (double l, double u, double *c)
+{
+  *c = l / 2 + u / 2;
+  return cn__up (*c - l > u - *c ? cn__up (*c - l) : cn__up (u - *c));
+}
+
 /* gamma^_k >= k u/(1 - k u), for 1 <= k with k u < 1/2 (else +inf). */
 double cn__gamma (int64_t k);
 /* kappa^_k >= 1/(1 - gamma_k). */
