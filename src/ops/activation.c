@@ -1599,15 +1599,6 @@ act_crown (const cn_crown_step *st, cn_error *err)
   return cn__crown_relax (st, cn_op_name (st->nv->op), A->relax, act_ibp, err);
 }
 
-/* The ALPHA hook of sigmoid, tanh and softplus: their tangent points (cn__relax_alpha). */
-static void
-act_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta)
-{
-  (void) slope;
-  const struct act *A = nv->rule->impl;
-  cn__relax_alpha (A->relax, nv->params, in, init, theta);
-}
-
 /* ---- the activations' data and rules ---- */
 
 static const struct act act_sigmoid = { sigmoid_encl, sigmoid_limit, no_valley, sigmoid_f64, sigmoid_f32, sigmoid_df,
@@ -1643,9 +1634,9 @@ static const struct act act_leaky = { leaky_encl, leaky_limit, leaky_valley, lea
     .alpha = ALPHA,                                                                                               \
   }
 
-ACT_RULE (SIGMOID, act_sigmoid, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, act_alpha);
-ACT_RULE (TANH, act_tanh, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, act_alpha);
-ACT_RULE (SOFTPLUS, act_softplus, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, act_alpha);
+ACT_RULE (SIGMOID, act_sigmoid, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, cn__relax_alpha);
+ACT_RULE (TANH, act_tanh, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, cn__relax_alpha);
+ACT_RULE (SOFTPLUS, act_softplus, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, cn__relax_alpha);
 ACT_RULE (SILU, act_silu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
 ACT_RULE (GELU, act_gelu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
 ACT_RULE (ELU, act_elu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);

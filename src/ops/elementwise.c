@@ -92,9 +92,9 @@
  *              square, rsqrt (x > 0) and smoothAbs (eps >= 0: f'' = eps / f^3) convex; sqrt
  *              (clampNegative's 0 below 0, then concave) and cbrt convex then concave at 0, where
  *              their slopes are unbounded: across 0 the far-corner tangent gives way to the
- *              midpoint's where that lies beyond it (hull_tangent); reciprocal concave then convex at
- *              0 and safeInv the same at -eps (a box across the pole has an infinite IBP box and
- *              no line on that side); pow x^e convex on x > 0 for e >= 1 or e <= 0, concave for
+ *              midpoint's where that lies beyond it (as for every kit function); reciprocal
+ *              concave then convex at 0 and safeInv the same at -eps (a box across the pole has
+ *              an infinite IBP box and no line on that side); pow x^e convex on x > 0 for e >= 1 or e <= 0, concave for
  *              0 < e < 1, and on x < 0 (integer e only) convex for even e, concave for odd.  pow
  *              with a variable exponent has no relaxation (CN_EUNSUPPORTED: the sweep discharges the
  *              node); pow at words takes its own box.
@@ -1300,11 +1300,11 @@ rx_slog_d2_bound (double a, double b, const void *p)
   return r;
 }
 
-static const cn__relax_fn relax_sqrt = { .split = 1, .brk = 0, .hull_tangent = 1, .curv = rx_s, .f = rx_sqrt, .df = rx_dsqrt,
+static const cn__relax_fn relax_sqrt = { .split = 1, .brk = 0, .curv = rx_s, .f = rx_sqrt, .df = rx_dsqrt,
                                          .f_mpfi = rx_sqrt_mpfi, .df_mpfi = rx_dsqrt_mpfi, .d2f = rx_d2sqrt };
 static const cn__relax_fn relax_rsqrt = { .curv = rx_convex, .f = rx_rsqrt, .df = rx_drsqrt, .f_mpfi = rx_rsqrt_mpfi,
                                           .df_mpfi = rx_drsqrt_mpfi, .d2f = rx_d2rsqrt };
-static const cn__relax_fn relax_cbrt = { .split = 1, .brk = 0, .hull_tangent = 1, .curv = rx_s, .f = rx_cbrt, .df = rx_dcbrt,
+static const cn__relax_fn relax_cbrt = { .split = 1, .brk = 0, .curv = rx_s, .f = rx_cbrt, .df = rx_dcbrt,
                                          .f_mpfi = rx_cbrt_mpfi, .df_mpfi = rx_dcbrt_mpfi, .d2f = rx_d2cbrt };
 static const cn__relax_fn relax_recip = { .split = 1, .brk = 0, .curv = rx_cc, .f = rx_recip, .df = rx_drecip,
                                           .f_mpfi = rx_recip_mpfi, .df_mpfi = rx_drecip_mpfi, .d2f = rx_d2recip };
@@ -1339,20 +1339,6 @@ ew_kit_crown (const cn_crown_step *st, cn_error *err)
       return cn__crown_relax (st, cn_op_name (st->nv->op), &f, ew_ibp, err);
     }
   return cn__crown_relax (st, cn_op_name (st->nv->op), d->relax, ew_ibp, err);
-}
-
-static void
-ew_kit_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta)
-{
-  (void) slope;
-  const struct ew_impl *d = nv->rule->impl;
-  if (d->relax == &relax_sinv)
-    {
-      cn__relax_fn f = safe_inv_relax (nv->params);
-      cn__relax_alpha (&f, nv->params, in, init, theta);
-      return;
-    }
-  cn__relax_alpha (d->relax, nv->params, in, init, theta);
 }
 
 /* The exponent of pow's step when it is one constant: input 1 takes no coefficients and its
@@ -1832,11 +1818,11 @@ static const cn_port_kind frozen2[2] = { CN_PORT_FROZEN, CN_PORT_FROZEN };
   }
 
 EW_RULE_CROWN (ABS, abs_impl, 1, ew_check, CN_RULE_NEEDS_BOUNDS, abs_crown, abs_alpha);
-EW_RULE_CROWN (SQRT, sqrt_impl, 1, sqrt_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
-EW_RULE_CROWN (RSQRT, rsqrt_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
-EW_RULE_CROWN (CBRT, cbrt_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
-EW_RULE_CROWN (RECIPROCAL, reciprocal_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
-EW_RULE_CROWN (SQUARE, square_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
+EW_RULE_CROWN (SQRT, sqrt_impl, 1, sqrt_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
+EW_RULE_CROWN (RSQRT, rsqrt_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
+EW_RULE_CROWN (CBRT, cbrt_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
+EW_RULE_CROWN (RECIPROCAL, reciprocal_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
+EW_RULE_CROWN (SQUARE, square_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
 EW_ELEMENT_RULE (POW, pow_impl, KIT_FLAGS, pow_crown);
 EW_RULE_CROWN (SCALE, scale_impl, 1, scale_check, 0, scale_crown, NULL);
 EW_RULE_CROWN (FMOD, fmod_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, mod_crown, NULL);
@@ -1850,6 +1836,6 @@ EW_RULE_CROWN (ADDCDIV, addcdiv_impl, 3, addc_check, CN_RULE_NEEDS_BOUNDS, addcd
 EW_RULE_CROWN (NAN_TO_NUM, nan_to_num_impl, 1, ew_check, 0, identity_crown, NULL);
 EW_RULE_CROWN (FULL_LIKE, full_like_impl, 1, ew_check, 0, full_like_crown, NULL);
 EW_RULE_CROWN (SAFE_DIV, safe_div_impl, 2, eps_check, CN_RULE_NEEDS_BOUNDS, safe_div_crown, NULL);
-EW_RULE_CROWN (SAFE_INV, safe_inv_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
+EW_RULE_CROWN (SAFE_INV, safe_inv_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
 EW_RULE_CROWN (SAFE_LOG, safe_log_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, NULL);
-EW_RULE_CROWN (SMOOTH_ABS, smooth_abs_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, ew_kit_alpha);
+EW_RULE_CROWN (SMOOTH_ABS, smooth_abs_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);

@@ -777,15 +777,6 @@ static const struct trans_impl erf_impl = { erf, erff, mpfr_erf, NULL, d_erf, SH
                                             NULL };
 #undef INF
 
-/* The ALPHA hook of the relaxed operators: their tangent points (cn__relax_alpha). */
-static void
-unary_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta)
-{
-  (void) slope;
-  const struct trans_impl *d = nv->rule->impl;
-  cn__relax_alpha (d->relax, nv->params, in, init, theta);
-}
-
 /* The rule of the unary operator ID whose data is IMPL; UNARY_RULE_CROWN adds the relaxing CROWN
  * arm (IMPL has a relaxation) and its tangent parameters for alpha-CROWN. */
 #define UNARY_RULE(ID, IMPL)                                                                      \
@@ -799,7 +790,7 @@ unary_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, doub
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1,                                 \
     .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, .check = cn__unary_check,              \
     .forward = unary_forward, .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp,     \
-    .ibp_mpfi = unary_mpfi, .crown = unary_crown, .alpha = unary_alpha,                           \
+    .ibp_mpfi = unary_mpfi, .crown = unary_crown, .alpha = cn__relax_alpha,                           \
   }
 
 /* A relaxing arm without tangent parameters (the shifted chords of sin, cos, tan). */

@@ -18,11 +18,14 @@
  *                        [l, brk] whose tangent passes through (u, f(u)); lower: the chord slope
  *                        if it is at least f'(u), else f'(dL), dL in [brk, u] whose tangent
  *                        passes through (l, f(l)) (bisection likewise, h decreasing there).
- * A function with HULL_TANGENT (sqrt, cbrt: slopes unbounded at the break) takes, where the
- * tangent through the far corner is used, the tangent at the box's midpoint instead when the
- * midpoint lies beyond that point on its piece: every tangent there is on the right side of f as
- * well (h is monotone), and the one at the midpoint has the least value at the midpoint, hence
- * the least area over the box (the far-corner tangent of sqrt at d = -l is steep when u >> -l).
+ * Where the tangent through the far corner is used (dL, dU above), the tangent at the box's
+ * midpoint m is taken instead when m lies beyond that point on its piece (m < dL on the S-shaped
+ * lower side, and so on): every tangent there is on the right side of f as well (h is monotone).
+ * Of the valid tangents, the one at min (m, dL) has the least area between line and f over the
+ * box: the integral of the tangent at t over [l, u] is (u - l)(f(t) + f'(t)(m - t)), whose
+ * derivative in t is (u - l) f''(t)(m - t), positive for t < m on the convex piece.  (CROWN's
+ * paper takes dL always; the far-corner tangent of sqrt at d = -l is steep when u >> -l, and on
+ * a sigmoid MLP of dist_shift_2023 the least-area tangent narrows CROWN's output by 15-30%.)
  * The intercepts make every line exactly sound (G2): for the double slope k,
  *     bl <= min over z in [l, u] of g(z) = f(z) - k z,   bu >= max of g.
  * [l, u] is split at brk into pieces where f is convex or concave.  On a piece [a, b] where g is
@@ -102,7 +105,7 @@ piece_of (const cn__relax_fn *F, double x)
 }
 
 /* Whether [l, u] crosses F's break between pieces of opposite curvature (S-shaped, or concave
- * then convex): there the default tangents go through the box's far corners (theta0 = 1). */
+ * then convex): there the tangents go through the box's far corners or lie beyond them. */
 static int
 crosses (const cn__relax_fn *F, const void *p, double l, double u)
 {
@@ -274,16 +277,18 @@ tangent_through (const cn__relax_fn *F, const void *p, int i, double a, double b
 }
 
 /* The slopes of the entry [l, u] (finite, l < u), any doubles (not necessarily finite), and in
- * PT[0] (lower) and PT[1] (upper) the point whose tangent each slope is, NaN for a chord. */
+ * PT[0] (lower) and PT[1] (upper) the point whose tangent each slope is, NaN for a chord; in
+ * LIM[side] the far-corner tangent point dL or dU that bounds the valid tangent points across the
+ * break, NaN where the box does not cross it or the side is a chord. */
 static void
-slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, double *ku, double *pt)
+slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, double *ku, double *pt, double *lim)
 {
   int il = F->split && l >= F->brk, iu = piece_of (F, u);   /* [brk, u] lies in piece 1 */
   int c0 = F->curv (il, p), c1 = F->curv (iu, p);
   double fl = F->f (l, il, p), fu = F->f (u, iu, p);
   double kc = (fu - fl) / (u - l);
   double m = l / 2 + u / 2;
-  pt[0] = pt[1] = NAN;
+  pt[0] = pt[1] = lim[0] = lim[1] = NAN;
   if (il == iu || c0 == c1)
     {
       if (c0 > 0)
@@ -310,8 +315,8 @@ slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, do
         *kl = kc;
       else
         {
-          pt[0] = tangent_through (F, p, 0, l, F->brk, u, 1, 1);
-          if (F->hull_tangent && m < pt[0])
+          lim[0] = pt[0] = tangent_through (F, p, 0, l, F->brk, u, 1, 1);
+          if (m < pt[0])
             pt[0] = m;
           *kl = F->df (pt[0], 0, p);
         }
@@ -319,8 +324,8 @@ slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, do
         *ku = kc;
       else
         {
-          pt[1] = tangent_through (F, p, 1, F->brk, u, l, 0, 1);
-          if (F->hull_tangent && m > pt[1])
+          lim[1] = pt[1] = tangent_through (F, p, 1, F->brk, u, l, 0, 1);
+          if (m > pt[1])
             pt[1] = m;
           *ku = F->df (pt[1], 1, p);
         }
@@ -334,8 +339,8 @@ slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, do
     *ku = kc;
   else
     {
-      pt[1] = tangent_through (F, p, 0, l, F->brk, u, 1, -1);
-      if (F->hull_tangent && m < pt[1])
+      lim[1] = pt[1] = tangent_through (F, p, 0, l, F->brk, u, 1, -1);
+      if (m < pt[1])
         pt[1] = m;
       *ku = F->df (pt[1], 0, p);
     }
@@ -343,41 +348,50 @@ slopes (const cn__relax_fn *F, const void *p, double l, double u, double *kl, do
     *kl = kc;
   else
     {
-      pt[0] = tangent_through (F, p, 1, F->brk, u, l, 0, -1);
-      if (F->hull_tangent && m > pt[0])
+      lim[0] = pt[0] = tangent_through (F, p, 1, F->brk, u, l, 0, -1);
+      if (m > pt[0])
         pt[0] = m;
       *kl = F->df (pt[0], 1, p);
     }
 }
 
 /* alpha-CROWN's tangent parameter of side UPPER of the entry [l, u] (ALGORITHMS.md 4.1), whose
- * default line is the tangent at PT (NaN: a chord, no parameter): the tangent point for theta in
- * [0, 1] is  t = base + (theta - theta0) span  clamped to [l, u], with theta0 the default.  On a
- * box where f is convex (lower side) or concave (upper side) every tangent point in [l, u] gives
- * a line on the right side of f: theta0 = 1/2 at the midpoint, span u - l.  On an S-shaped box
- * across brk the lower tangent at t lies below f for t in [l, dL] (dL = PT, the point whose
- * tangent passes through (u, f(u)); h of tangent_through is increasing, so tangents at t < dL pass
- * below that corner, and f is concave on [brk, u] where the line is below it at both ends), the
- * upper one above f for t in [dU, u] (concave then convex: the sides swap, the upper tangent
- * valid left of dU, the lower right of dL); tangent points left of l (right of u) are valid as well
- * (f is convex on all of (-inf, brk]), and flatter: as auto_LiRPA, the range extends a box width
- * beyond l (u): theta0 = 1 at dL (dU), span (dL - l) + (u - l) (-((u - dU) + (u - l))).  Only for
- * functions with a second derivative (D2F); a tangent cap (exp) moves the default point PT, not
- * the range.  Whatever t, the intercept is G2's, so the line is sound for any theta (a slope that
- * overflows keeps the default line); the range only keeps it tight. */
+ * default line is the tangent at PT (NaN: a chord, no parameter).  theta in [0, 1] maps to the
+ * tangent point piecewise linearly, t(0) = FAR, t(1/2) = PT (CROWN's line), t(1) = LIM:
+ *     t = FAR + 2 theta (PT - FAR)  (theta <= 1/2),   t = PT + (2 theta - 1)(LIM - PT)  (above).
+ * On a box where f is convex (lower side) or concave (upper side) every tangent point in [l, u]
+ * gives a line on the right side of f: FAR = l, LIM = u (PT is the midpoint, so the map is
+ * linear).  On an S-shaped box across brk the lower tangent at t lies below f for t <= dL (dL =
+ * LIM, the point whose tangent passes through (u, f(u)); h of tangent_through is increasing, so
+ * tangents at t < dL pass below that corner, and f is concave on [brk, u] where the line is below
+ * it at both ends), the upper one above f for t >= dU (concave then convex: the sides swap, the
+ * upper tangent valid left of dU, the lower right of dL); tangent points left of l (right of u)
+ * are valid as well (f is convex on all of (-inf, brk]), and flatter: as auto_LiRPA, the range
+ * extends a box width beyond l (u), FAR = l - (u - l) (u + (u - l)), and PT is the midpoint or
+ * LIM, whichever slopes() chose.  Only for functions with a second derivative (D2F); a tangent cap
+ * (exp) moves the default point PT, not the range.  Whatever t, the intercept is G2's, so the
+ * line is sound for any theta (a slope that overflows keeps the default line); the range only
+ * keeps it tight.  theta = 1/2 on every side is CROWN's line, so one default serves both sides of
+ * an entry (cn__relax_alpha). */
 static void
 tangent_range (const cn__relax_fn *F, const void *p, cn__relax_line *ln, int upper, double l, double u, double pt,
-               int cross)
+               double lim, int cross)
 {
   if (F->d2f == NULL || isnan (pt))
     return;
-  /* across the break the valid tangent points lie left of PT (the S-shaped lower side, the
-   * concave-then-convex upper side: the convex, resp. concave, piece (-inf, brk]) or right of it */
-  int left = cross && (F->curv (0, p) > 0 ? !upper : upper);
+  double far = l, hi = u;
+  if (cross)
+    {
+      /* across the break the valid tangent points lie left of LIM (the S-shaped lower side, the
+       * concave-then-convex upper side: the convex, resp. concave, piece (-inf, brk]) or right */
+      int left = F->curv (0, p) > 0 ? !upper : upper;
+      far = left ? l - (u - l) : u + (u - l);
+      hi = isnan (lim) ? pt : lim;
+    }
   ln->t_free[upper] = 1;
   ln->t_base[upper] = pt;
-  ln->t_theta0[upper] = cross ? 1 : 0.5;
-  ln->t_span[upper] = cross ? (left ? (pt - l) + (u - l) : -((u - pt) + (u - l))) : u - l;
+  ln->t_span[upper][0] = 2 * (pt - far);
+  ln->t_span[upper][1] = 2 * (hi - pt);
 }
 
 /* G4 (the top): the shifted chords of an F with D2_BOUND over [l, u] into LN where they are
@@ -451,8 +465,8 @@ lines_entries (void *ctx, int64_t first, int64_t last)
           interp_lines (F, p, l, u, ylo, yhi, &w, &ln[j]);
           continue;
         }
-      double kl, ku, pt[2];
-      slopes (F, p, l, u, &kl, &ku, pt);
+      double kl, ku, pt[2], lim[2];
+      slopes (F, p, l, u, &kl, &ku, pt, lim);
       int cross = crosses (F, p, l, u);
       if (isfinite (kl))
         {
@@ -462,7 +476,7 @@ lines_entries (void *ctx, int64_t first, int64_t last)
             {
               ln[j].kl = kl;
               ln[j].bl = b;
-              tangent_range (F, p, &ln[j], 0, l, u, pt[0], cross);
+              tangent_range (F, p, &ln[j], 0, l, u, pt[0], lim[0], cross);
             }
         }
       if (isfinite (ku))
@@ -473,7 +487,7 @@ lines_entries (void *ctx, int64_t first, int64_t last)
             {
               ln[j].ku = ku;
               ln[j].bu = b;
-              tangent_range (F, p, &ln[j], 1, l, u, pt[1], cross);
+              tangent_range (F, p, &ln[j], 1, l, u, pt[1], lim[1], cross);
             }
         }
     }
@@ -511,8 +525,9 @@ static void
 tangent_line (const cn__relax_fn *F, const void *p, const cn__relax_line *ln, int upper, double l, double u,
               double theta, double lam, struct relax_ws *w, double *k, double *b, double *ga, double *gb)
 {
-  double span = ln->t_span[upper];
-  double t = ln->t_base[upper] + (theta - ln->t_theta0[upper]) * span;
+  /* dt/dtheta on theta's half (below 1/2, or at and above it) */
+  double span = ln->t_span[upper][theta >= 0.5];
+  double t = ln->t_base[upper] + (theta - 0.5) * span;
   /* z* = the point of [l, u] where the line touches f: t itself, or the box's end nearest a
    * tangent point outside the box (across the break; G2 then lifts the line onto that end) */
   double zs = t < l ? l : t > u ? u : t;
@@ -521,7 +536,7 @@ tangent_line (const cn__relax_fn *F, const void *p, const cn__relax_line *ln, in
   /* d/dtheta of lam (k z + b(k)) = lam dk/dtheta (z - z*) (envelope: db/dk = -z*) */
   *ga = isfinite (d2) ? lam * d2 * span : 0;
   *gb = -*ga * zs;
-  if (theta == ln->t_theta0[upper])
+  if (theta == 0.5)
     return;   /* the default line, as CROWN's */
   double kt = F->df (t, piece, p);
   if (!isfinite (kt))
@@ -781,14 +796,14 @@ fail:
 }
 
 void
-cn__relax_alpha (const cn__relax_fn *F, const void *p, const cn_box *in, int init, double *theta)
+cn__relax_alpha (const struct cn_node_view *nv, const cn_box *in, int slope, int init, double *theta)
 {
+  (void) nv;
+  (void) slope;
   for (int64_t j = 0; j < in->n; j++)
     {
-      double l = in->lo[j], u = in->hi[j];
-      double d = crosses (F, p, l, u) ? 1 : 0.5;
       if (init || isnan (theta[j]))
-        theta[j] = d;
+        theta[j] = 0.5;   /* CROWN's line on either side (tangent_range) */
       else
         theta[j] = theta[j] < 0 ? 0 : theta[j] > 1 ? 1 : theta[j];
     }

@@ -131,10 +131,10 @@ typedef struct cn__relax_line
                            valid set (leakyReLU's [a, 1], bl = 0), so where the step gives theta,
                            cn__crown_lines takes row s's theta[s][j] as the slope instead of kl */
   /* alpha-CROWN's tangent points (cn__relax_lines, for a function with D2F): where t_free[side]
-     (0 lower, 1 upper), that side's line is the tangent at t = t_base + (theta - t_theta0) t_span
-     (clamped to the box) for theta in [0, 1], t_theta0 giving the line above */
+     (0 lower, 1 upper), that side's line is the tangent at t = t_base + (theta - 1/2) t_span[side][h]
+     for theta in [0, 1], h = (theta >= 1/2): piecewise linear, theta = 1/2 giving the line above */
   int t_free[2];
-  double t_base[2], t_span[2], t_theta0[2];
+  double t_base[2], t_span[2][2];
 } cn__relax_line;
 
 /* The CROWN step through an elementwise node v = f(u) (one input, numel(u) = numel(v)) given
@@ -182,8 +182,6 @@ typedef struct cn__relax_fn
   int split;
   double brk;
   double tangent_cap;   /* > 0: the lower tangent point of a convex f is at most l + cap (exp) */
-  int hull_tangent;     /* 1: across the break, the tangent at the box's midpoint where it lies
-                           beyond the far-corner tangent's point (sqrt, cbrt) */
   int (*curv) (int piece, const void *p);
   double (*f) (double x, int piece, const void *p);
   double (*df) (double x, int piece, const void *p);
@@ -234,7 +232,7 @@ cn_status cn__relax_lines (const cn__relax_fn *f, const void *p, const cn_box *i
  * line is the tangent at its own point (cn__relax_line's t_*), its intercept G2's (sound for any
  * theta; a theta outside [0, 1] is refused with CN_EINVAL unless st->theta_unchecked), and the
  * step's grad_a, grad_b get the derivative of lam (k(t) z + b(t)) in theta:
- * lam f''(t) t_span (z - t) (b(t) = f(t) - t f'(t) to first order, the envelope of G2's minimum). */
+ * lam f''(t) t_span (z - t) (t_span on theta's half; b(t) = f(t) - t f'(t) to first order, the envelope of G2's minimum). */
 cn_status cn__crown_relax (const cn_crown_step *st, const char *op, const cn__relax_fn *f, cn__ibp_arm ibp,
                            cn_error *err);
 
@@ -351,11 +349,11 @@ cn_status cn__crown_times_fn (const cn_crown_step *st, const char *op, const cn_
  * its break is at 0, so a record with e != 0 needs a copy with brk = -e. */
 extern const cn__relax_fn cn__relax_inv_shift;
 
-/* The ALPHA hook of an operator relaxed by F with tangent parameters (ops_impl.h): one row of
- * THETA over the input box IN (n entries), P F's record: with INIT the default (1 on a box across
- * F's break between pieces of opposite curvature, where the defaults are the tangents through the
- * far corners; 1/2 elsewhere, the midpoint tangent), else every entry clamped to [0, 1] (NaN to
- * the default). */
-void cn__relax_alpha (const cn__relax_fn *f, const void *p, const cn_box *in, int init, double *theta);
+/* The ALPHA hook (ops_impl.h) of every operator relaxed by a cn__relax_fn with tangent
+ * parameters: one row of THETA over the input box IN (n entries): with INIT the default 1/2
+ * (CROWN's line on either side, the tangent point slopes() chose), else every entry clamped to
+ * [0, 1] (NaN to the default).  NV and SLOPE are not needed: what a theta means on an entry's box
+ * is tangent_range's (relax.c). */
+void cn__relax_alpha (const struct cn_node_view *nv, const cn_box *in, int slope, int init, double *theta);
 
 #endif
