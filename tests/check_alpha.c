@@ -15,7 +15,7 @@
  *    (never below CROWN's), the loop stops after PATIENCE sweeps without gain, and at once when
  *    the target is already met.
  * 4. Soundness: alpha-CROWN's output boxes contain the exact (MPFI) outputs of sampled points
- *    (relu networks, residual, sigmoid, tanh, softplus, atan, exp and erf layers); with CROWN's intermediate
+ *    (relu networks, residual, sigmoid, tanh, softplus, atan, exp, erf, cbrt and pow layers); with CROWN's intermediate
  *    boxes they are never looser than CROWN's.
  * The seed is printed (CN_TEST_SEED reproduces a run). */
 #include <config.h>
@@ -53,7 +53,7 @@ unary (cn_graph *g, cn_op op, int x)
 
 /* KIND 0: n -> h -> relu -> h -> relu -> m;  1: the same with a residual branch
  * (relu(fc(r1)) + r1);  2: a sigmoid layer between the relus;  4: leakyReLU (slope 0.1) in the
- * middle;  5: tanh there;  6: softplus;  7: atan;  8: exp;  9: erf. */
+ * middle;  5: tanh there;  6: softplus;  7: atan;  8: exp;  9: erf;  10: cbrt;  11: pow (z, 3). */
 static cn_graph *
 network (int kind, int n, int h, int m)
 {
@@ -67,8 +67,24 @@ network (int kind, int n, int h, int m)
   int r1 = unary (g, CN_OP_RELU, dense (g, x, n, h));
   cn_op mid = kind == 2 ? CN_OP_SIGMOID : kind == 4 ? CN_OP_LEAKY_RE_LU : kind == 5 ? CN_OP_TANH
               : kind == 6 ? CN_OP_SOFTPLUS : kind == 7 ? CN_OP_ATAN : kind == 8 ? CN_OP_EXP
-              : kind == 9 ? CN_OP_ERF : CN_OP_RELU;
-  int r2 = unary (g, mid, dense (g, r1, h, h));
+              : kind == 9 ? CN_OP_ERF : kind == 10 ? CN_OP_CBRT : CN_OP_RELU;
+  int r2;
+  if (kind == 11)
+    {
+      /* pow (z, 3) with a constant exponent: concave then convex at 0 */
+      cn_shape hs = { .rank = 1, .dim = { h } };
+      cn_tensor t;
+      ck_assert (cn_tensor_init (&t, CN_DTYPE_F64, &hs, &err) == CN_OK);
+      for (int i = 0; i < h; i++)
+        ((double *) t.data)[i] = 3;
+      int e;
+      ck_assert (cn_graph_add_constant (g, "three", &t, &e, &err) == CN_OK);
+      cn_tensor_clear (&t);
+      ck_assert_msg (cn_graph_add_node (g, CN_OP_POW, NULL, 2, (int[]) { dense (g, r1, h, h), e }, "cube", &r2, &err)
+                     == CN_OK, "%s", err.msg);
+    }
+  else
+    r2 = unary (g, mid, dense (g, r1, h, h));
   if (kind == 1)
     {
       int args[2] = { r2, r1 }, y;
@@ -430,9 +446,9 @@ START_TEST (sound_by_sampling)
   cn_error err;
   cn_error_clear (&err);
   int n = 3, h = 12, m = 2;
-  /* relu, residual, sigmoid, tanh, softplus, atan, exp, erf */
-  static const int kinds[8] = { 0, 1, 2, 5, 6, 7, 8, 9 };
-  cn_graph *g = network (kinds[_i % 8], n, h, m);
+  /* relu, residual, sigmoid, tanh, softplus, atan, exp, erf, cbrt, pow (z, 3) */
+  static const int kinds[10] = { 0, 1, 2, 5, 6, 7, 8, 9, 10, 11 };
+  cn_graph *g = network (kinds[_i % 10], n, h, m);
   cn_box box = unit_box (n, 0.7);
   double gain = 0;
   for (int variant = 0; variant < 3; variant++)
@@ -485,10 +501,10 @@ main (void)
   Suite *s = suite_create ("alpha");
   TCase *tc = tcase_create ("alpha-crown");
   tcase_set_timeout (tc, 300);
-  tcase_add_loop_test (tc, gradient_by_finite_differences, 0, 10);
+  tcase_add_loop_test (tc, gradient_by_finite_differences, 0, 12);
   tcase_add_test (tc, projection);
   tcase_add_loop_test (tc, keep_best_and_early_stop, 0, 2);
-  tcase_add_loop_test (tc, sound_by_sampling, 0, 16);
+  tcase_add_loop_test (tc, sound_by_sampling, 0, 20);
   suite_add_tcase (s, tc);
   return tu_run_suite (s);
 }

@@ -88,7 +88,7 @@
  * CROWN      (the code before the rules)
  *   sqrt, rsqrt, cbrt, reciprocal, square, smoothAbs, safeInv, pow with one constant exponent:
  *              the relaxation kit (src/sound/relax.c), whose lines' intercepts are exactly sound
- *              (G2) and whose tangent points alpha-CROWN optimises (but pow's).  Curvature pieces:
+ *              (G2) and whose tangent points alpha-CROWN optimises.  Curvature pieces:
  *              square, rsqrt (x > 0) and smoothAbs (eps >= 0: f'' = eps / f^3) convex; sqrt
  *              (clampNegative's 0 below 0, then concave) and cbrt convex then concave at 0, where
  *              their slopes are unbounded: across 0 the far-corner tangent gives way to the
@@ -1808,13 +1808,13 @@ static const cn_port_kind frozen2[2] = { CN_PORT_FROZEN, CN_PORT_FROZEN };
 #define KIT_FLAGS (CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS)
 
 /* pow and remainder: two element ports (the model's scalar, or one integer sort); pow's CROWN
- * arm relaxes x^e for a constant exponent. */
-#define EW_ELEMENT_RULE(ID, IMPL, FLAGS, ARM)                                                          \
+ * arm relaxes x^e for a constant exponent, with the kit's tangent parameters (ALPHA). */
+#define EW_ELEMENT_RULE(ID, IMPL, FLAGS, ARM, ALPHA)                                                   \
   const struct cn_op_rule cn__rule_##ID = {                                                            \
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort,   \
     .check = ew_check, .sorts = "f64, f32, words", .flags = FLAGS,                                     \
     .forward = ew_forward, .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp, .ibp_mpfi = ew_mpfi,  \
-    .crown = ARM,                                                                                      \
+    .crown = ARM, .alpha = ALPHA,                                                                      \
   }
 
 EW_RULE_CROWN (ABS, abs_impl, 1, ew_check, CN_RULE_NEEDS_BOUNDS, abs_crown, abs_alpha);
@@ -1823,10 +1823,10 @@ EW_RULE_CROWN (RSQRT, rsqrt_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__rela
 EW_RULE_CROWN (CBRT, cbrt_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
 EW_RULE_CROWN (RECIPROCAL, reciprocal_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
 EW_RULE_CROWN (SQUARE, square_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
-EW_ELEMENT_RULE (POW, pow_impl, KIT_FLAGS, pow_crown);
+EW_ELEMENT_RULE (POW, pow_impl, KIT_FLAGS, pow_crown, cn__relax_alpha);
 EW_RULE_CROWN (SCALE, scale_impl, 1, scale_check, 0, scale_crown, NULL);
 EW_RULE_CROWN (FMOD, fmod_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, mod_crown, NULL);
-EW_ELEMENT_RULE (REMAINDER, remainder_impl, CN_RULE_NEEDS_BOUNDS, mod_crown);
+EW_ELEMENT_RULE (REMAINDER, remainder_impl, CN_RULE_NEEDS_BOUNDS, mod_crown, NULL);
 EW_RULE_CROWN (HYPOT, hypot_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, hypot_crown, NULL);
 EW_RULE_CROWN (COPYSIGN, copysign_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, copysign_crown, NULL);
 EW_RULE (NEXTAFTER, nextafter_impl, 2, frozen2, ew_check);
