@@ -15,7 +15,7 @@
  *    (never below CROWN's), the loop stops after PATIENCE sweeps without gain, and at once when
  *    the target is already met.
  * 4. Soundness: alpha-CROWN's output boxes contain the exact (MPFI) outputs of sampled points
- *    (relu networks, residual, sigmoid, tanh, softplus, atan, exp, erf, cbrt and pow layers); with CROWN's intermediate
+ *    (relu networks, residual, sigmoid, tanh, softplus, atan, exp, erf, cbrt, pow and elu layers); with CROWN's intermediate
  *    boxes they are never looser than CROWN's.
  * The seed is printed (CN_TEST_SEED reproduces a run). */
 #include <config.h>
@@ -46,14 +46,16 @@ unary (cn_graph *g, cn_op op, int x)
   cn_error_clear (&err);
   int y;
   cn_params_leaky_relu lp = { .negative_slope = 0.1 };
-  ck_assert_msg (cn_graph_add_node (g, op, op == CN_OP_LEAKY_RE_LU ? &lp : NULL, 1, &x, "act", &y, &err) == CN_OK,
-                 "%s", err.msg);
+  cn_params_elu ep = { .alpha = 0.8 };
+  const void *params = op == CN_OP_LEAKY_RE_LU ? (const void *) &lp : op == CN_OP_ELU ? (const void *) &ep : NULL;
+  ck_assert_msg (cn_graph_add_node (g, op, params, 1, &x, "act", &y, &err) == CN_OK, "%s", err.msg);
   return y;
 }
 
 /* KIND 0: n -> h -> relu -> h -> relu -> m;  1: the same with a residual branch
  * (relu(fc(r1)) + r1);  2: a sigmoid layer between the relus;  4: leakyReLU (slope 0.1) in the
- * middle;  5: tanh there;  6: softplus;  7: atan;  8: exp;  9: erf;  10: cbrt;  11: pow (z, 3). */
+ * middle;  5: tanh there;  6: softplus;  7: atan;  8: exp;  9: erf;  10: cbrt;  11: pow (z, 3);
+ * 12: elu (alpha 0.8). */
 static cn_graph *
 network (int kind, int n, int h, int m)
 {
@@ -67,7 +69,7 @@ network (int kind, int n, int h, int m)
   int r1 = unary (g, CN_OP_RELU, dense (g, x, n, h));
   cn_op mid = kind == 2 ? CN_OP_SIGMOID : kind == 4 ? CN_OP_LEAKY_RE_LU : kind == 5 ? CN_OP_TANH
               : kind == 6 ? CN_OP_SOFTPLUS : kind == 7 ? CN_OP_ATAN : kind == 8 ? CN_OP_EXP
-              : kind == 9 ? CN_OP_ERF : kind == 10 ? CN_OP_CBRT : CN_OP_RELU;
+              : kind == 9 ? CN_OP_ERF : kind == 10 ? CN_OP_CBRT : kind == 12 ? CN_OP_ELU : CN_OP_RELU;
   int r2;
   if (kind == 11)
     {
@@ -446,9 +448,9 @@ START_TEST (sound_by_sampling)
   cn_error err;
   cn_error_clear (&err);
   int n = 3, h = 12, m = 2;
-  /* relu, residual, sigmoid, tanh, softplus, atan, exp, erf, cbrt, pow (z, 3) */
-  static const int kinds[10] = { 0, 1, 2, 5, 6, 7, 8, 9, 10, 11 };
-  cn_graph *g = network (kinds[_i % 10], n, h, m);
+  /* relu, residual, sigmoid, tanh, softplus, atan, exp, erf, cbrt, pow (z, 3), elu */
+  static const int kinds[11] = { 0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12 };
+  cn_graph *g = network (kinds[_i % 11], n, h, m);
   cn_box box = unit_box (n, 0.7);
   double gain = 0;
   for (int variant = 0; variant < 3; variant++)
@@ -501,10 +503,10 @@ main (void)
   Suite *s = suite_create ("alpha");
   TCase *tc = tcase_create ("alpha-crown");
   tcase_set_timeout (tc, 300);
-  tcase_add_loop_test (tc, gradient_by_finite_differences, 0, 12);
+  tcase_add_loop_test (tc, gradient_by_finite_differences, 0, 13);
   tcase_add_test (tc, projection);
   tcase_add_loop_test (tc, keep_best_and_early_stop, 0, 2);
-  tcase_add_loop_test (tc, sound_by_sampling, 0, 20);
+  tcase_add_loop_test (tc, sound_by_sampling, 0, 22);
   suite_add_tcase (s, tc);
   return tu_run_suite (s);
 }

@@ -483,7 +483,9 @@ const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
  *                        alpha < 0; piece x >= 0: x.  With 0 <= alpha <= 1 the kink at 0 is
  *                        convex (f' jumps from alpha up to 1), so elu is convex: G1.  alpha > 1
  *                        (a concave kink) takes the S-shaped slopes, alpha < 0 (concave, then a
- *                        convex kink) the chord slope for both lines.
+ *                        convex kink) the chord slope for both lines.  The tangent points are
+ *                        alpha-CROWN parameters (elu'' = alpha exp(x), then 0), as sigmoid's,
+ *                        tanh's and softplus's.
  *             The slopes are heuristics; every intercept is the G2 bound of min / max of
  *             f(z) - k z over the box, from the binary64 enclosures of f and f' (sigmoid' =
  *             h(exp(-|x|)), tanh' = 4 h(exp(-2|x|)) with h(e) = e/(1 + e)^2, softplus' = sigmoid,
@@ -1444,8 +1446,15 @@ static const cn__relax_fn relax_tanh = { .split = 1, .brk = 0, .curv = curv_s, .
 static const cn__relax_fn relax_softplus = { .split = 0, .curv = curv_convex, .f = rx_softplus, .df = rx_dsoftplus,
                                              .f_encl = rx_softplus_encl, .df_encl = rx_sigmoid_encl,
                                              .d2f = rx_d2softplus };
+/* elu'' = alpha exp(x) on piece 0, 0 on piece 1 (the tangent at a t > 0 is the line z: moving t
+ * there does not move it) */
+static double
+rx_d2elu (double x, int i, const void *p)
+{
+  return i ? 0 : ((const cn_params_elu *) p)->alpha * exp (x);
+}
 static const cn__relax_fn relax_elu = { .split = 1, .brk = 0, .curv = curv_elu, .f = rx_elu, .df = rx_delu,
-                                        .f_encl = rx_elu_encl, .df_encl = rx_delu_encl };
+                                        .f_encl = rx_elu_encl, .df_encl = rx_delu_encl, .d2f = rx_d2elu };
 
 /* silu and gelu: shifted chords (G4 of src/sound/relax.c; their curvature changes sign twice, at
  * points that are not doubles).  f at a point is the activation's MPFI enclosure at 64 bits; the
@@ -1639,5 +1648,5 @@ ACT_RULE (TANH, act_tanh, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crow
 ACT_RULE (SOFTPLUS, act_softplus, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, cn__relax_alpha);
 ACT_RULE (SILU, act_silu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
 ACT_RULE (GELU, act_gelu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
-ACT_RULE (ELU, act_elu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
+ACT_RULE (ELU, act_elu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, cn__relax_alpha);
 ACT_RULE (LEAKY_RE_LU, act_leaky, CN_RULE_NEEDS_BOUNDS, leaky_crown, leaky_alpha);
