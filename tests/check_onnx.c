@@ -690,6 +690,8 @@ static const struct
     { "'up'", "the scales (input 1, 's') must be a constant" } },
   { "bad_scatter_nd_duplicate", "scatter_nd_duplicate", CN_EINVAL,
     { "'snd'", "(ScatterND)", "index position 2 repeats an index", "'none'" } },
+  { "bad_scatter_elements_duplicate", "scatter_elements_duplicate", CN_EINVAL,
+    { "'sel'", "(ScatterElements)", "index position 2 repeats an output entry", "'none'" } },
   { "bad_scatter_nd_indices_input", "scatter_nd_indices_input", CN_EUNSUPPORTED,
     { "'snd'", "the indices (input 1, 'i') must be a constant" } },
   { "bad_scatter_nd_bool_add", "scatter_nd_bool_add", CN_EUNSUPPORTED, { "'snd'", "'add'", "BOOL" } },

@@ -2878,6 +2878,9 @@ def write_bad():
     save("upsample_scales_input", [N("Upsample", ["x", "s"], ["y"], name="up")], x4 + [("s", [4])], yy, opset=9)
     save("scatter_nd_duplicate", [N("ScatterND", ["x", "i", "u"], ["y"], name="snd")], [("x", [4, 3])], yy,
          [init("i", i64c([[1], [2], [1]])), init("u", np.ones((3, 3), np.float32))])
+    # ScatterElements along axis 1: positions [0, 0] and [0, 2] both write entry [0, 1]
+    save("scatter_elements_duplicate", [N("ScatterElements", ["x", "i", "u"], ["y"], name="sel", axis=1)],
+         [("x", [2, 3])], yy, [init("i", i64c([[1, 0, 1], [2, 0, 1]])), init("u", np.ones((2, 3), np.float32))])
     save("scatter_nd_indices_input", [N("ScatterND", ["x", "i", "u"], ["y"], name="snd")],
          [("x", [4, 3]), ("i", [2, 1], TP.INT64), ("u", [2, 3])], yy)
     save("scatter_nd_bool_add", [N("ScatterND", ["b", "i", "u"], ["y"], name="snd", reduction="add")],

@@ -227,8 +227,51 @@ op_gather_elements (cn__onnx_node *nc)
   return cn__onnx_out (nc, 0, v, 1);
 }
 
+/* Whether the constant indices (input 1) of ScatterElements along AXIS of data extents EXT
+ * (rank R) send two index positions to one output entry: position p (C order over the indices'
+ * shape, which fits inside the data's) writes the entry with p's coordinates but idx[p] along
+ * AXIS.  Out-of-range entries are left to the scatter's validate.  CN_EINVAL names the first
+ * repeat; CN_ENOMEM where the data has no room for the marks. */
+static cn_status
+scatter_repeats (cn__onnx_node *nc, const int64_t *ext, int R, int axis)
+{
+  const cn_tensor *I = cn__onnx_const (nc, 1);
+  int64_t total = 1, n = cn_tensor_numel (I);
+  for (int i = 0; i < R; i++)
+    total *= ext[i];
+  uint8_t *hit = calloc ((size_t) (total > 0 ? total : 1), 1);
+  if (hit == NULL)
+    return cn__onnx_nomem (nc);
+  cn_status st = CN_OK;
+  for (int64_t p = 0; p < n && st == CN_OK; p++)
+    {
+      double e = cn_tensor_get_f64 (I, p);
+      int64_t d = ext[axis];
+      if (!(e >= -(double) d && e < (double) d))
+        continue;
+      /* the data entry p writes: p's coordinates (over the indices' shape), idx[p] along AXIS */
+      int64_t rest = p, flat = 0, stride = 1;
+      for (int i = R - 1; i >= 0; i--)
+        {
+          int64_t c = rest % I->shape.dim[i];
+          rest /= I->shape.dim[i];
+          if (i == axis)
+            c = (int64_t) (e < 0 ? e + (double) d : e);
+          flat += c * stride;
+          stride *= ext[i];
+        }
+      if (hit[flat])
+        st = cn_error_set (nc->err, CN_EINVAL, "index position %lld repeats an output entry with reduction 'none' "
+                           "(ONNX requires distinct indices there)", (long long) p);
+      hit[flat] = 1;
+    }
+  free (hit);
+  return st;
+}
+
 /* ScatterElements: scatter with the constant indices, reduction none/add/mul/max/min (opset 16);
- * a Boolean scatter only replaces. */
+ * a Boolean scatter only replaces.  With reduction none ONNX requires that no two index positions
+ * write one entry (the result would depend on the order of the updates): repeats are refused. */
 static cn_status
 op_scatter_elements (cn__onnx_node *nc)
 {
@@ -250,6 +293,14 @@ op_scatter_elements (cn__onnx_node *nc)
   cn_shape xs = *cn__onnx_shape (nc, 0);
   if ((st = cn__onnx_x (nc, &in[0])) != CN_OK || (st = cn__onnx_axis (nc, axis, xs.rank, "axis", &a)) != CN_OK
       || (st = index_const (nc, 1, xs.dim, a, &in[1])) != CN_OK || (st = cn__onnx_in (nc, 2, &in[2])) != CN_OK)
+    return st;
+  /* index_const accepted a constant integer tensor; the scatter's validate checks its shape
+   * against the data's, which the repeat check needs first */
+  const cn_tensor *I = cn__onnx_const (nc, 1);
+  int fits = I->shape.rank == xs.rank;
+  for (int i = 0; fits && i < xs.rank; i++)
+    fits = I->shape.dim[i] <= xs.dim[i];
+  if (r == 0 && fits && (st = scatter_repeats (nc, xs.dim, xs.rank, a)) != CN_OK)
     return st;
   cn_params_scatter p = { a, map[r] };
   if ((st = cn__onnx_add (nc, CN_OP_SCATTER, &p, 3, in, NULL, &v)) != CN_OK)
