@@ -419,6 +419,38 @@ START_TEST (keep_best_and_early_stop)
       gained += lower[r] > crown[r];
     }
   cn_analysis_free (a);
+  /* a memory budget too small for all rows together: blocks of two rows, one after the other,
+   * the same optimisation (rows with their own parameters are independent), so the same history
+   * but for the last bits (a matrix product of fewer rows may sum in another order; the default
+   * learning rate, so that they do not grow) */
+  {
+    double *h1 = malloc ((size_t) (o.iterations * R) * sizeof *h1), l1[R];
+    double *h2 = malloc ((size_t) (o.iterations * R) * sizeof *h2), l2[R];
+    cn_alpha_trace t1 = { .history = h1 }, t2 = { .history = h2 };
+    o.lr = 0.5;
+    for (int blocks = 0; blocks < 2; blocks++)
+      {
+        o.memory_mb = blocks ? 1e-6 : 0;
+        ck_assert (cn_analysis_create (g, &box, &o, &a, &err) == CN_OK);
+        ck_assert_msg (cn_analysis_lower_alpha (a, yv, c, R, NULL, NULL, blocks ? l2 : l1, blocks ? &t2 : &t1, &err)
+                       == CN_OK, "%s", err.msg);
+        cn_analysis_free (a);
+      }
+    ck_assert_int_eq (t2.iterations, t1.iterations);
+    for (int r = 0; r < R; r++)
+      ck_assert_msg (fabs (l2[r] - l1[r]) <= 1e-9 * (1 + fabs (l1[r])), "row %d: %.17g in blocks, %.17g at once", r,
+                     l2[r], l1[r]);
+    for (int k = 0; k < t1.iterations * R; k++)
+      ck_assert_msg (fabs (h2[k] - h1[k]) <= 1e-9 * (1 + fabs (h1[k])) || (isnan (h2[k]) && isnan (h1[k])),
+                     "sweep %d row %d: %.17g in blocks, %.17g at once", k / R, k % R, h2[k], h1[k]);
+    o.memory_mb = -1;
+    ck_assert (cn_analysis_create (g, &box, &o, &a, &err) == CN_OK);
+    ck_assert_int_eq (cn_analysis_lower_alpha (a, yv, c, R, NULL, NULL, l2, NULL, &err), CN_EINVAL);
+    cn_analysis_free (a);
+    o.memory_mb = 0;
+    free (h1);
+    free (h2);
+  }
   /* patience: a learning rate too small to change any bound stops after 1 + patience sweeps */
   o.lr = 1e-300;
   o.patience = 3;

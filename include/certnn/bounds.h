@@ -53,6 +53,8 @@ typedef struct cn_bounds_opts
                            fixed intermediate bounds) */
   int iterations_intermediate; /* sweeps per intermediate row with alpha_intermediate (0: iterations) */
   double lr_intermediate;       /* their learning rate (0: lr) */
+  double memory_mb;     /* alpha-CROWN's working memory per optimisation, in MiB (0: 2048): rows
+                           with their own parameters are optimised in blocks that fit */
 } cn_bounds_opts;
 
 /* CROWN, default threads, and auto_LiRPA's alpha-CROWN defaults (20 iterations, lr 0.5, decay

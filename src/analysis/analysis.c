@@ -247,6 +247,9 @@ lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows, const double 
                          "alpha-crown: iterations %d (at least 1), lr %g (positive), lr_decay %g (in (0, 1]) or "
                          "patience %d (at least 0) out of range",
                          a->opts.iterations, a->opts.lr, a->opts.lr_decay, a->opts.patience);
+  if (!(a->opts.memory_mb >= 0) || !isfinite (a->opts.memory_mb))
+    return cn_error_set (err, CN_EINVAL, "alpha-crown: memory_mb %g (MiB, at least 0) out of range",
+                         a->opts.memory_mb);
   if (trace != NULL)
     trace->iterations = 0;
   if (rows == 0)

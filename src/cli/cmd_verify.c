@@ -18,7 +18,7 @@ static void
 help (FILE *f)
 {
   fprintf (f, "Usage: certnn verify NET.onnx SPEC.vnnlib [--timeout S] [--output FILE]\n"
-              "                     [--method crown|crown-ibp|ibp|alpha-crown] [--iterations N] [--lr X]\n"
+              "                     [--method crown|crown-ibp|ibp|alpha-crown] [--iterations N] [--lr X] [--alpha-memory MB]\n"
               "                     [--threads N] [--seed N] [--quiet]\n\n"
               "Decides whether some input of the property's input set makes its (unsafe) output condition true.\n"
               "The first line of standard output (and of FILE) is the verdict:\n"

@@ -202,5 +202,14 @@ cli_bounds_option (const char *cmd, int argc, char **argv, int *i, cn_bounds_opt
       o->lr = lr;
       return 1;
     }
+  if (strcmp (argv[*i], "--alpha-memory") == 0)
+    {
+      char *end;
+      double mb = strtod (argv[++*i], &end);
+      if (*end != '\0' || end == argv[*i] || !(mb > 0) || isinf (mb))
+        return -cli_usage_error (cmd, "--alpha-memory must be a finite number of MiB > 0, not '%s'", argv[*i]);
+      o->memory_mb = mb;
+      return 1;
+    }
   return 0;
 }

@@ -284,10 +284,10 @@ row_done (const cn_bounds_opts *opts, const double *target, int pairs, const dou
   return (target != NULL && best[s] > target[s]) || (opts->patience > 0 && stale[s] >= opts->patience);
 }
 
-cn_status
-cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v, const double *c,
-                 int64_t rows, const cn_bounds_opts *opts, const double *target, int pairs, double *theta_io, double *lower,
-                 cn_alpha_trace *trace, int64_t *discharged, void **memo, cn_error *err)
+static cn_status
+alpha_lower_block (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v, const double *c,
+                   int64_t rows, const cn_bounds_opts *opts, const double *target, int pairs, double *theta_io,
+                   double *lower, cn_alpha_trace *trace, int64_t *discharged, void **memo, cn_error *err)
 {
   cn_status st = CN_OK;
   int nv = g->n_values;
@@ -471,5 +471,88 @@ done:
   free (c_act);
   if (!shared)
     free (th_act);
+  return st;
+}
+
+/* Bytes one row of an optimisation from V costs, about: its parameters six times (theta, the
+ * best, the gradient, Adam's two moments, the active copy) and, for every value the sweep
+ * passes, the tape's records (up to four rows of numel) and the gradient's forward value. */
+static double
+alpha_row_bytes (const cn_graph *g, const unsigned char *depends, int v, int64_t width, int shared)
+{
+  unsigned char *needed = calloc ((size_t) (g->n_values ? g->n_values : 1), 1);
+  double per = shared ? 0 : 6.0 * (double) width;
+  if (needed == NULL)
+    return per * 8;
+  cn__graph_mark_needed (g, v, needed);
+  for (int w = 0; w < g->n_values; w++)
+    if (needed[w] && depends[w])
+      per += 5.0 * (double) g->values[w].numel;
+  free (needed);
+  return per * 8;
+}
+
+/* Rows whose parameters are their own (not shared) are independent: when all of them together
+ * would need more than opts.memory_mb of working memory they are optimised in blocks that fit
+ * (an even number of rows each, so that PAIRS stay together), one after the other. */
+cn_status
+cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v, const double *c,
+                 int64_t rows, const cn_bounds_opts *opts, const double *target, int pairs, double *theta_io, double *lower,
+                 cn_alpha_trace *trace, int64_t *discharged, void **memo, cn_error *err)
+{
+  int64_t *offset = malloc ((size_t) (g->n_values ? g->n_values : 1) * sizeof *offset);
+  if (offset == NULL)
+    return cn_error_set (err, CN_ENOMEM, "alpha-crown: out of memory");
+  int64_t width = cn__alpha_layout (g, depends, v, offset);
+  free (offset);
+  int shared = opts->share_alpha != 0;
+  double budget = (opts->memory_mb > 0 ? opts->memory_mb : CN__ALPHA_MEMORY_MB) * 1048576.0;
+  double per_row = width > 0 ? alpha_row_bytes (g, depends, v, width, shared) : 0;
+  int64_t block = rows;
+  if (width > 0 && !shared && per_row * (double) rows > budget)
+    {
+      block = (int64_t) (budget / per_row);
+      block -= block % 2;
+      if (block < 2)
+        block = 2;
+    }
+  if (block >= rows)
+    return alpha_lower_block (g, boxes, depends, v, c, rows, opts, target, pairs, theta_io, lower, trace, discharged,
+                              memo, err);
+  int64_t n = g->values[v].numel;
+  int iterations = opts->iterations > 0 ? opts->iterations : 1;
+  cn_alpha_trace part = { 0 };
+  if (trace != NULL)
+    {
+      trace->iterations = 0;
+      trace->approx = 0;
+      if (trace->history != NULL)
+        {
+          for (int64_t k = 0; k < (int64_t) iterations * rows; k++)
+            trace->history[k] = NAN;
+          part.history = malloc ((size_t) ((int64_t) iterations * block) * sizeof (double));
+          if (part.history == NULL)
+            return cn_error_set (err, CN_ENOMEM, "alpha-crown: out of memory");
+        }
+    }
+  cn_status st = CN_OK;
+  for (int64_t start = 0; start < rows && st == CN_OK; start += block)
+    {
+      int64_t m = rows - start < block ? rows - start : block;
+      st = alpha_lower_block (g, boxes, depends, v, c + start * n, m, opts, target != NULL ? target + start : NULL,
+                              pairs, theta_io != NULL ? theta_io + start * width : NULL, lower + start,
+                              trace != NULL ? &part : NULL, start == 0 ? discharged : NULL, memo, err);
+      if (st != CN_OK || trace == NULL)
+        continue;
+      /* the block's trace, into the whole one: its rows of every sweep it ran */
+      if (part.iterations > trace->iterations)
+        trace->iterations = part.iterations;
+      trace->approx += part.approx;
+      if (trace->history != NULL)
+        for (int it = 0; it < part.iterations; it++)
+          memcpy (trace->history + (int64_t) it * rows + start, part.history + (int64_t) it * m,
+                  (size_t) m * sizeof (double));
+    }
+  free (part.history);
   return st;
 }

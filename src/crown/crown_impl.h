@@ -87,6 +87,8 @@ cn_status cn__alpha_gradient (const cn_graph *g, const cn__crown_tape *tape, int
  * below and from above), so once one meets its target both are done.  TRACE (NULL: none) as
  * cn_analysis_lower_alpha.  DISCHARGED and MEMO as for
  * cn__crown_sweep (DISCHARGED counts the first sweep only). */
+/* The default of cn_bounds_opts.memory_mb. */
+#define CN__ALPHA_MEMORY_MB 2048.0
 cn_status cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
                            const double *c, int64_t rows, const cn_bounds_opts *opts, const double *target,
                            int pairs, double *theta_io, double *lower, cn_alpha_trace *trace, int64_t *discharged,
