@@ -74,6 +74,32 @@ typedef struct cn_analysis cn_analysis;
 CN_API cn_status cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts,
                                      cn_analysis **out, cn_error *err);
 CN_API void cn_analysis_free (cn_analysis *a);
+
+/* A sign constraint of a branch-and-bound domain: entry INDEX of value VALUE is >= 0 (SIGN +1)
+ * or <= 0 (SIGN -1); on a relu's input it fixes the relu active or inactive. */
+typedef struct cn_split
+{
+  int value;
+  int64_t index;
+  int sign;
+} cn_split;
+
+/* As cn_analysis_create, over the domain of the inputs of INPUT whose values meet every split
+ * of SPLITS (N_SPLITS of them, copied): each split value's box is clamped to the split's side
+ * where it is computed, before its consumers read it, so every box holds for the domain, and
+ * every later bound (cn_analysis_lower and the others) is a sound bound over the domain (the
+ * sweeps concretise over INPUT, a superset).  PRIOR (NULL: none) is an analysis of the same
+ * graph over a box containing INPUT with a subset of SPLITS (the parent domain; checked,
+ * CN_EINVAL otherwise): its boxes hold here too, so the boxes of values that depend on no split
+ * and on no changed input entry are copied from it, and the others intersected with it.  When
+ * some box comes out empty the domain has no input (cn_analysis_infeasible): the lower bounds of
+ * every row are then +inf, the output box is refused, and boxes past the empty one are empty
+ * (n = 0). */
+CN_API cn_status cn_analysis_create_split (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts,
+                                           const cn_analysis *prior, const cn_split *splits, int64_t n_splits,
+                                           cn_analysis **out, cn_error *err);
+/* 1 when A's domain was found empty (see cn_analysis_create_split), else 0. */
+CN_API int cn_analysis_infeasible (const cn_analysis *a);
 /* The box of value V (borrowed from A). */
 CN_API const cn_box *cn_analysis_box (const cn_analysis *a, int v);
 /* Sound lower bounds of the ROWS linear functions C v (C is rows x numel(v), row-major) over the

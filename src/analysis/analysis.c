@@ -7,7 +7,14 @@
  * as the method makes them.  With CN_METHOD_CROWN the box is then tightened by CROWN sweeps where
  * a relaxation reads it (cn__crown_tighten, src/crown/tighten.c says which entries); with
  * CN_METHOD_CROWN_IBP intermediate boxes stay IBP's and only the sweeps from the outputs
- * (cn_analysis_lower, cn_analysis_output_box) are CROWN's; with CN_METHOD_IBP nothing more. */
+ * (cn_analysis_lower, cn_analysis_output_box) are CROWN's; with CN_METHOD_IBP nothing more.
+ *
+ * A branch-and-bound domain (cn_analysis_create_split) is the set of inputs of the box whose
+ * values meet sign splits v_j >= 0 or v_j <= 0.  A split value's box is clamped to its side as
+ * soon as it is computed, before any consumer reads it, so every box holds for every input of
+ * the domain; the parent domain's boxes hold too (its domain contains this one), so they are
+ * copied where nothing upstream changed and intersected elsewhere.  An empty box (lo > hi) then
+ * proves the domain empty: no input meets the splits. */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -27,6 +34,10 @@ struct cn_analysis
   double seconds;
   int64_t discharged;        /* node outputs the sweeps discharged for want of a relaxation */
   void **memo;               /* one slot per value for the CROWN arms (cn_crown_step.memo) */
+  cn_split *splits;          /* the domain's sign constraints (cn_analysis_create_split), a copy */
+  int64_t n_splits;
+  cn_box input;              /* the input box, a copy (a later split analysis checks it is inside) */
+  int infeasible;            /* the domain was found empty: no input meets the splits */
 };
 
 static double
@@ -92,7 +103,15 @@ cn_analysis_free (cn_analysis *a)
     for (int v = 0; v < a->g->n_values; v++)
       free (a->memo[v]);
   free (a->memo);
+  free (a->splits);
+  cn_box_clear (&a->input);
   free (a);
+}
+
+int
+cn_analysis_infeasible (const cn_analysis *a)
+{
+  return a->infeasible;
 }
 
 const cn_box *
@@ -119,9 +138,63 @@ cn_analysis_discharged (const cn_analysis *a)
   return a->discharged;
 }
 
+/* Whether PRIOR's boxes are sound for the domain of INPUT and SPLITS: the same graph, INPUT
+ * inside PRIOR's input box, PRIOR's splits among SPLITS. */
+static cn_status
+check_prior (const cn_graph *g, const cn_box *input, const cn_analysis *prior, const cn_split *splits,
+             int64_t n_splits, cn_error *err)
+{
+  if (prior->g != g)
+    return cn_error_set (err, CN_EINVAL, "bounds: the prior analysis is of another graph");
+  for (int64_t j = 0; j < input->n; j++)
+    if (!(input->lo[j] >= prior->input.lo[j] && input->hi[j] <= prior->input.hi[j]))
+      return cn_error_set (err, CN_EINVAL, "bounds: the input box leaves the prior analysis's at entry %lld",
+                           (long long) j);
+  for (int64_t q = 0; q < prior->n_splits; q++)
+    {
+      const cn_split *p = &prior->splits[q];
+      int64_t r = 0;
+      while (r < n_splits && !(splits[r].value == p->value && splits[r].index == p->index && splits[r].sign == p->sign))
+        r++;
+      if (r == n_splits)
+        return cn_error_set (err, CN_EINVAL, "bounds: the prior analysis's split of entry %lld of '%s' is not among the splits",
+                             (long long) p->index, g->values[p->value].name);
+    }
+  return CN_OK;
+}
+
+/* Applies the splits on value W to its box: lo := max(lo, 0) for sign +1, hi := min(hi, 0) for
+ * sign -1 (each keeps every value the domain reaches).  Returns 0 when a box became empty. */
+static int
+apply_splits (cn_analysis *a, int w)
+{
+  cn_box *b = &a->boxes[w];
+  for (int64_t q = 0; q < a->n_splits; q++)
+    {
+      const cn_split *sp = &a->splits[q];
+      if (sp->value != w)
+        continue;
+      if (sp->sign > 0 && b->lo[sp->index] < 0)
+        b->lo[sp->index] = 0;
+      if (sp->sign < 0 && b->hi[sp->index] > 0)
+        b->hi[sp->index] = 0;
+      if (b->lo[sp->index] > b->hi[sp->index])
+        return 0;
+    }
+  return 1;
+}
+
 cn_status
 cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts, cn_analysis **out,
                     cn_error *err)
+{
+  return cn_analysis_create_split (g, input, opts, NULL, NULL, 0, out, err);
+}
+
+cn_status
+cn_analysis_create_split (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts,
+                          const cn_analysis *prior, const cn_split *splits, int64_t n_splits, cn_analysis **out,
+                          cn_error *err)
 {
   double t0 = now ();
   *out = NULL;
@@ -148,10 +221,37 @@ cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts
           return cn_error_set (err, CN_EINVAL, "bounds: the input box [%g, %g] at %lld is not a range of %s words",
                                input->lo[j], input->hi[j], (long long) j, cn_dtype_name (t));
     }
+  if (n_splits < 0 || (n_splits > 0 && splits == NULL))
+    return cn_error_set (err, CN_EINVAL, "bounds: %lld splits and no list", (long long) n_splits);
+  for (int64_t q = 0; q < n_splits; q++)
+    {
+      const cn_split *sp = &splits[q];
+      if (sp->value < 0 || sp->value >= g->n_values || g->values[sp->value].is_constant
+          || sp->index < 0 || sp->index >= g->values[sp->value].numel || (sp->sign != 1 && sp->sign != -1))
+        return cn_error_set (err, CN_EINVAL, "bounds: split %lld (value %d, entry %lld, sign %d) names no entry of a "
+                             "computed value, or its sign is not +1 or -1", (long long) q, sp->value,
+                             (long long) sp->index, sp->sign);
+    }
+  if (prior != NULL && (st = check_prior (g, input, prior, splits, n_splits, err)) != CN_OK)
+    return st;
+  unsigned char *changed = NULL;
   cn_analysis *a = calloc (1, sizeof *a);
   if (a == NULL)
     return cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
   a->g = g;
+  if (n_splits > 0)
+    {
+      a->splits = malloc ((size_t) n_splits * sizeof *a->splits);
+      if (a->splits == NULL)
+        {
+          free (a);
+          return cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+        }
+      memcpy (a->splits, splits, (size_t) n_splits * sizeof *splits);
+      a->n_splits = n_splits;
+    }
+  if ((st = cn_box_copy (&a->input, input, err)) != CN_OK)
+    goto fail;
   if (opts != NULL)
     a->opts = *opts;
   else
@@ -161,7 +261,9 @@ cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts
   a->boxes = calloc ((size_t) (g->n_values ? g->n_values : 1), sizeof *a->boxes);
   a->depends = calloc ((size_t) (g->n_values ? g->n_values : 1), 1);
   a->memo = calloc ((size_t) (g->n_values ? g->n_values : 1), sizeof *a->memo);
-  if (a->boxes == NULL || a->depends == NULL || a->memo == NULL)
+  /* changed[w]: w's box may differ from PRIOR's (a split on it or on a value it depends on) */
+  changed = calloc ((size_t) (g->n_values ? g->n_values : 1), 1);
+  if (a->boxes == NULL || a->depends == NULL || a->memo == NULL || changed == NULL)
     {
       st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
       goto fail;
@@ -181,33 +283,102 @@ cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts
           if ((st = cn_box_copy (&a->boxes[v], input, err)) != CN_OK)
             goto fail;
           a->depends[v] = 1;
+          changed[v] = prior == NULL
+                       || memcmp (input->lo, prior->input.lo, (size_t) input->n * sizeof (double)) != 0
+                       || memcmp (input->hi, prior->input.hi, (size_t) input->n * sizeof (double)) != 0;
+          if (!apply_splits (a, v))
+            a->infeasible = 1;
         }
     }
-  for (int k = 0; k < g->n_nodes; k++)
+  /* Node by node in topological order.  What holds after each node: every output's box contains
+   * the output's value at every input of the domain (INPUT, and the splits on the values so
+   * far); so the boxes of a domain that is not empty are never empty, and an empty one proves
+   * the domain empty (a->infeasible; then nothing later is computed). */
+  for (int k = 0; k < g->n_nodes && !a->infeasible; k++)
     {
       const struct cn__node *nd = &g->nodes[k];
+      int fresh = prior == NULL;
       for (int o = 0; o < nd->n_out; o++)
         {
           int w = nd->out[o];
           if ((st = cn_box_init (&a->boxes[w], g->values[w].numel, err)) != CN_OK)
             goto fail;
           for (int i = 0; i < nd->n_in; i++)
-            a->depends[w] |= a->depends[nd->in[i]];
+            {
+              a->depends[w] |= a->depends[nd->in[i]];
+              fresh |= changed[nd->in[i]];
+            }
         }
-      if ((st = cn__ibp_node (g, k, a->boxes, err)) != CN_OK)
-        goto fail;
-      for (int o = 0; o < nd->n_out; o++)
+      if (!fresh)
+        {
+          /* nothing upstream changed: PRIOR's boxes hold (its domain contains this one) */
+          for (int o = 0; o < nd->n_out; o++)
+            {
+              int w = nd->out[o];
+              memcpy (a->boxes[w].lo, prior->boxes[w].lo, (size_t) a->boxes[w].n * sizeof (double));
+              memcpy (a->boxes[w].hi, prior->boxes[w].hi, (size_t) a->boxes[w].n * sizeof (double));
+            }
+        }
+      else
+        {
+          if ((st = cn__ibp_node (g, k, a->boxes, err)) != CN_OK)
+            goto fail;
+          for (int o = 0; o < nd->n_out; o++)
+            {
+              int w = nd->out[o];
+              /* both boxes tighten intersects are sound for the domain: with splits, an empty
+               * intersection proves the domain empty (without, the input box is not empty, so it
+               * is a wrong bound: CN_EUNSOUND) */
+              int empty = 0;
+              if ((a->opts.method == CN_METHOD_CROWN || a->opts.method == CN_METHOD_ALPHA_CROWN)
+                  && (st = cn__crown_tighten (g, a->boxes, a->depends, w, &a->opts, &a->discharged, a->memo,
+                                              a->n_splits > 0 ? &empty : NULL, err)) != CN_OK)
+                goto fail;
+              if (empty)
+                {
+                  a->infeasible = 1;
+                  break;
+                }
+              changed[w] = 1;
+              if (prior != NULL)
+                {
+                  /* PRIOR's box holds too (its domain contains this one): intersect */
+                  cn_box *b = &a->boxes[w];
+                  const cn_box *p = &prior->boxes[w];
+                  for (int64_t j = 0; j < b->n; j++)
+                    {
+                      if (isnan (b->lo[j]) || isnan (b->hi[j]))
+                        {
+                          st = cn_error_set (err, CN_EUNSOUND, "bounds: entry %lld of '%s' has a NaN bound",
+                                             (long long) j, g->values[w].name);
+                          goto fail;
+                        }
+                      b->lo[j] = fmax (b->lo[j], p->lo[j]);
+                      b->hi[j] = fmin (b->hi[j], p->hi[j]);
+                      if (b->lo[j] > b->hi[j])
+                        a->infeasible = 1;
+                    }
+                }
+            }
+        }
+      for (int o = 0; o < nd->n_out && !a->infeasible; o++)
         {
           int w = nd->out[o];
-          if ((a->opts.method == CN_METHOD_CROWN || a->opts.method == CN_METHOD_ALPHA_CROWN)
-              && (st = cn__crown_tighten (g, a->boxes, a->depends, w, &a->opts, &a->discharged, a->memo, err)) != CN_OK)
-            goto fail;
+          int had = 0;
+          for (int64_t q = 0; q < a->n_splits; q++)
+            had |= a->splits[q].value == w;
+          if (had)
+            changed[w] = 1;
+          if (!apply_splits (a, w))
+            a->infeasible = 1;
         }
     }
+  free (changed);
   a->seconds = now () - t0;
   *out = a;
   return CN_OK;
 fail:
+  free (changed);
   cn_analysis_free (a);
   return st;
 }
@@ -227,6 +398,18 @@ check_rows (const cn_analysis *a, int v, const double *c, int64_t rows, cn_error
   for (int64_t j = 0; j < rows * n; j++)
     if (!isfinite (c[j]))
       return cn_error_set (err, CN_EINVAL, "bounds: coefficient %lld of C is not finite", (long long) j);
+  return CN_OK;
+}
+
+/* The bounds over an empty domain: every row's lower bound +inf (nothing to bound), its input
+ * coefficients 0. */
+static cn_status
+infeasible_rows (const cn_analysis *a, int64_t rows, double *lower, double *coef)
+{
+  for (int64_t s = 0; s < rows; s++)
+    lower[s] = INFINITY;
+  if (coef != NULL && a->g->n_inputs > 0)
+    memset (coef, 0, (size_t) rows * (size_t) a->g->values[a->g->inputs[0]].numel * sizeof (double));
   return CN_OK;
 }
 
@@ -254,6 +437,8 @@ lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows, const double 
     trace->iterations = 0;
   if (rows == 0)
     return CN_OK;
+  if (a->infeasible)
+    return infeasible_rows (a, rows, lower, coef);
   if (coef == NULL)
     st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &a->opts, target, 0, theta, lower, trace,
                           &a->discharged, a->memo, err);
@@ -307,6 +492,8 @@ cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, do
   cn_status st = check_rows (a, v, c, rows, err);
   if (st != CN_OK)
     return st;
+  if (a->infeasible)
+    return infeasible_rows (a, rows, lower, coef);
   if (rows > 0)
     st = cn__crown_sweep (a->g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, coef,
                           &a->discharged, a->memo, err);
@@ -351,6 +538,8 @@ cn_analysis_output_box_trace (cn_analysis *a, cn_box *out, cn_alpha_trace *trace
   int v = g->outputs[0];
   if (trace != NULL)
     trace->iterations = 0;
+  if (a->infeasible)
+    return cn_error_set (err, CN_EINVAL, "bounds: the domain is empty (no input meets its splits): it has no output box");
   cn_status st = cn_box_copy (out, &a->boxes[v], err);
   if (st != CN_OK)
     goto done;

@@ -98,8 +98,10 @@ cn_status cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigne
  * the entries whose relaxation depends on them (src/crown/tighten.c), when V depends on the
  * graph input, feeds a relaxing operator and is not a first layer; intersects each sweep's box
  * with the old one.  OPTS gives the slopes and threads; DISCHARGED and MEMO as for
- * cn__crown_sweep.  CN_EUNSOUND on an empty intersection. */
+ * cn__crown_sweep.  On an empty intersection (the input set is empty, or a bound is wrong):
+ * with EMPTY (NULL: none) *EMPTY = 1 and CN_OK, BOXES[V] then unspecified; else CN_EUNSOUND. */
 cn_status cn__crown_tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v,
-                             const cn_bounds_opts *opts, int64_t *discharged, void **memo, cn_error *err);
+                             const cn_bounds_opts *opts, int64_t *discharged, void **memo, int *empty,
+                             cn_error *err);
 
 #endif

@@ -60,7 +60,7 @@ read_by_flag (const cn_graph *g, int v, unsigned flag)
 /* Tightens the box of value V by CROWN sweeps over the entries worth it. */
 static cn_status
 tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, const cn_bounds_opts *opts,
-         int64_t *discharged, void **memo, cn_error *err)
+         int64_t *discharged, void **memo, int *empty, cn_error *err)
 {
   cn_box *b = &boxes[v];
   int64_t n = b->n, m = 0;
@@ -133,6 +133,11 @@ tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, 
             b->lo[j] = lo;
           if (hi < b->hi[j])
             b->hi[j] = hi;
+          if (b->lo[j] > b->hi[j] && empty != NULL)
+            {
+              *empty = 1;        /* both sound: the input set is empty */
+              goto done;
+            }
           if (b->lo[j] > b->hi[j])
             {
               st = cn_error_set (err, CN_EUNSOUND,
@@ -176,9 +181,9 @@ first_layer (const cn_graph *g, int v)
 
 cn_status
 cn__crown_tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, const cn_bounds_opts *opts,
-                   int64_t *discharged, void **memo, cn_error *err)
+                   int64_t *discharged, void **memo, int *empty, cn_error *err)
 {
   if (!depends[v] || !feeds_relaxation (g, v) || first_layer (g, v))
     return CN_OK;
-  return tighten (g, boxes, depends, v, opts, discharged, memo, err);
+  return tighten (g, boxes, depends, v, opts, discharged, memo, empty, err);
 }

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/check_split.c: analyses of branch-and-bound domains (cn_analysis_create_split) on
+ * generated relu networks x -> dense -> z1 -> relu -> dense -> z2 -> relu -> dense -> y.
+ *
+ * 1. Soundness: random sign splits on entries of z1 and z2; every sampled input whose z1 and z2
+ *    meet the splits (evaluated in binary64, kept only when each split entry is farther than
+ *    1e-9 from 0) has its exact (MPFI) output inside the domain's CROWN bounds, and its z1, z2
+ *    inside the domain's boxes; both with a prior analysis (the parent domain: one split fewer)
+ *    and without, the child's boxes never wider than the parent's.
+ * 2. Empty domains: a split against an entry's settled sign is found infeasible (every lower
+ *    bound +inf, the output box refused); a split on a constant, a bad index or a bad sign,
+ *    and a prior over another input box or with a split the child lacks, are CN_EINVAL.
+ * The seed is printed (CN_TEST_SEED reproduces a run). */
+#include <config.h>
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+
+#define PREC 256
+enum { N = 3, H = 10, M = 2 };
+
+struct net
+{
+  cn_graph *g;
+  int z1, z2, y;
+};
+
+static struct net
+network (void)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  struct net t;
+  ck_assert (cn_graph_create (&t.g, &err) == CN_OK);
+  cn_shape s = { .rank = 1, .dim = { N } };
+  int x, r1, r2;
+  ck_assert (cn_graph_add_input (t.g, "x", CN_DTYPE_F64, &s, &x, &err) == CN_OK);
+  ck_assert (tu_linear_layer (t.g, x, N, H, &t.z1, &err) == CN_OK);
+  ck_assert (cn_graph_add_node (t.g, CN_OP_RELU, NULL, 1, &t.z1, "r1", &r1, &err) == CN_OK);
+  ck_assert (tu_linear_layer (t.g, r1, H, H, &t.z2, &err) == CN_OK);
+  ck_assert (cn_graph_add_node (t.g, CN_OP_RELU, NULL, 1, &t.z2, "r2", &r2, &err) == CN_OK);
+  ck_assert (tu_linear_layer (t.g, r2, H, M, &t.y, &err) == CN_OK);
+  int outs[3] = { t.y, t.z1, t.z2 };
+  ck_assert (cn_graph_set_outputs (t.g, 3, outs, &err) == CN_OK);
+  return t;
+}
+
+static cn_box
+unit_box (double r)
+{
+  cn_error err;
+  cn_box b;
+  ck_assert (cn_box_init (&b, N, &err) == CN_OK);
+  for (int j = 0; j < N; j++)
+    {
+      b.lo[j] = -r;
+      b.hi[j] = r;
+    }
+  return b;
+}
+
+/* The domain's bounds of y: lo[j] = lower (e_j y), hi[j] = -lower (-e_j y). */
+static void
+output_bounds (cn_analysis *a, int y, double *lo, double *hi)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  double c[2 * M * M] = { 0 }, low[2 * M];
+  for (int j = 0; j < M; j++)
+    {
+      c[(2 * j) * M + j] = 1;
+      c[(2 * j + 1) * M + j] = -1;
+    }
+  ck_assert_msg (cn_analysis_lower (a, y, c, 2 * M, low, &err) == CN_OK, "%s", err.msg);
+  for (int j = 0; j < M; j++)
+    {
+      lo[j] = low[2 * j];
+      hi[j] = -low[2 * j + 1];
+    }
+}
+
+/* Whether the binary64 values Z of the split entries meet SP with a margin. */
+static int
+meets (const cn_split *sp, int ns, const struct net *t, const double *z1, const double *z2)
+{
+  for (int q = 0; q < ns; q++)
+    {
+      double z = sp[q].value == t->z1 ? z1[sp[q].index] : z2[sp[q].index];
+      if (!(sp[q].sign * z > 1e-9))
+        return 0;
+    }
+  return 1;
+}
+
+START_TEST (sound_by_sampling)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  struct net t = network ();
+  cn_box box = unit_box (1);
+  cn_bounds_opts o;
+  cn_bounds_opts_init (&o);
+  o.threads = 1;
+  cn_analysis *root, *parent, *child, *alone;
+  ck_assert (cn_analysis_create (t.g, &box, &o, &root, &err) == CN_OK);
+  /* splits on unstable entries of z1 and z2 (root boxes), signs at random */
+  cn_split sp[4];
+  int ns = 0;
+  for (int pass = 0; pass < 2 && ns < 4; pass++)
+    {
+      int v = pass ? t.z2 : t.z1;
+      const cn_box *b = cn_analysis_box (root, v);
+      for (int64_t j = 0; j < b->n && ns < 2 * (pass + 1); j++)
+        if (b->lo[j] < 0 && b->hi[j] > 0 && tu_uniform (0, 1) < 0.6)
+          sp[ns++] = (cn_split) { .value = v, .index = j, .sign = tu_uniform (0, 1) < 0.5 ? 1 : -1 };
+    }
+  ck_assert_msg (ns >= 2, "too few unstable entries (CN_TEST_SEED=%lu)", tu_seed ());
+  ck_assert_msg (cn_analysis_create_split (t.g, &box, &o, root, sp, ns - 1, &parent, &err) == CN_OK, "%s", err.msg);
+  ck_assert_msg (cn_analysis_create_split (t.g, &box, &o, parent, sp, ns, &child, &err) == CN_OK, "%s", err.msg);
+  ck_assert_msg (cn_analysis_create_split (t.g, &box, &o, NULL, sp, ns, &alone, &err) == CN_OK, "%s", err.msg);
+  cn_analysis *doms[2] = { child, alone };
+  double lo[2][M], hi[2][M];
+  int infeasible = cn_analysis_infeasible (child);
+  ck_assert_int_eq (infeasible, cn_analysis_infeasible (alone) || infeasible);
+  for (int d = 0; d < 2 && !infeasible; d++)
+    output_bounds (doms[d], t.y, lo[d], hi[d]);
+  /* the child's boxes inside the parent's */
+  for (int w = 0; w < cn_graph_n_values (t.g) && !infeasible; w++)
+    {
+      const cn_box *bc = cn_analysis_box (child, w), *bp = cn_analysis_box (parent, w);
+      for (int64_t j = 0; j < bc->n; j++)
+        ck_assert_msg (bc->lo[j] >= bp->lo[j] && bc->hi[j] <= bp->hi[j], "value %d entry %lld wider than its parent's",
+                       w, (long long) j);
+    }
+  int kept = 0;
+  for (int k = 0; k < 4000 && !infeasible; k++)
+    {
+      double x[N], y[M], z1[H], z2[H];
+      for (int j = 0; j < N; j++)
+        x[j] = tu_uniform (box.lo[j], box.hi[j]);
+      cn_shape s = { .rank = 1, .dim = { N } };
+      cn_tensor in, out[3];
+      ck_assert (cn_tensor_init (&in, CN_DTYPE_F64, &s, &err) == CN_OK);
+      memcpy (in.data, x, sizeof x);
+      ck_assert (cn_graph_eval (t.g, CN_DTYPE_F64, &in, out, &err) == CN_OK);
+      memcpy (y, out[0].data, sizeof y);
+      memcpy (z1, out[1].data, sizeof z1);
+      memcpy (z2, out[2].data, sizeof z2);
+      for (int i = 0; i < 3; i++)
+        cn_tensor_clear (&out[i]);
+      cn_tensor_clear (&in);
+      if (!meets (sp, ns, &t, z1, z2))
+        continue;
+      kept++;
+      cn_mpfi_vec ye;
+      ck_assert (tu_eval_mpfi (t.g, x, PREC, &ye, &err) == CN_OK);
+      for (int d = 0; d < 2; d++)
+        {
+          for (int j = 0; j < M; j++)
+            ck_assert_msg (mpfr_cmp_d (&ye.v[j]->left, lo[d][j]) >= 0 && mpfr_cmp_d (&ye.v[j]->right, hi[d][j]) <= 0,
+                           "%s: y%d of a point of the domain escapes [%.17g, %.17g] (CN_TEST_SEED=%lu)",
+                           d ? "without prior" : "with prior", j, lo[d][j], hi[d][j], tu_seed ());
+          const cn_box *b1 = cn_analysis_box (doms[d], t.z1), *b2 = cn_analysis_box (doms[d], t.z2);
+          for (int j = 0; j < H; j++)
+            ck_assert_msg (z1[j] >= b1->lo[j] - 1e-9 && z1[j] <= b1->hi[j] + 1e-9 && z2[j] >= b2->lo[j] - 1e-9
+                           && z2[j] <= b2->hi[j] + 1e-9, "entry %d of z1 or z2 escapes the domain's box "
+                           "(CN_TEST_SEED=%lu)", j, tu_seed ());
+        }
+      cn_mpfi_vec_clear (&ye);
+    }
+  /* a domain with no sample is likelier empty; one with samples is not */
+  if (kept > 0)
+    ck_assert_msg (!infeasible, "a domain with %d points found infeasible (CN_TEST_SEED=%lu)", kept, tu_seed ());
+  fprintf (stderr, "split domain %d: %d splits, %d sampled points inside, %s\n", _i, ns, kept,
+           infeasible ? "infeasible" : "sound");
+  cn_analysis_free (alone);
+  cn_analysis_free (child);
+  cn_analysis_free (parent);
+  cn_analysis_free (root);
+  cn_box_clear (&box);
+  cn_graph_free (t.g);
+}
+END_TEST
+
+START_TEST (empty_and_bad_domains)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  struct net t = network ();
+  cn_box box = unit_box (0.3);
+  cn_bounds_opts o;
+  cn_bounds_opts_init (&o);
+  o.threads = 1;
+  cn_analysis *root, *a;
+  ck_assert (cn_analysis_create (t.g, &box, &o, &root, &err) == CN_OK);
+  ck_assert_int_eq (cn_analysis_infeasible (root), 0);
+  /* a settled entry of z1 split against its sign */
+  const cn_box *b = cn_analysis_box (root, t.z1);
+  int64_t j = 0;
+  while (j < b->n && !(b->lo[j] > 0 || b->hi[j] < 0))
+    j++;
+  if (j < b->n)
+    {
+      cn_split sp = { .value = t.z1, .index = j, .sign = b->lo[j] > 0 ? -1 : 1 };
+      ck_assert (cn_analysis_create_split (t.g, &box, &o, root, &sp, 1, &a, &err) == CN_OK);
+      ck_assert_int_eq (cn_analysis_infeasible (a), 1);
+      double c[M] = { 1 }, low;
+      ck_assert (cn_analysis_lower (a, t.y, c, 1, &low, &err) == CN_OK);
+      ck_assert (low == INFINITY);
+      cn_box ob;
+      ck_assert_int_eq (cn_analysis_output_box (a, &ob, &err), CN_EINVAL);
+      cn_error_clear (&err);
+      cn_analysis_free (a);
+    }
+  /* bad splits */
+  cn_split bad[3] = { { .value = t.z1, .index = H, .sign = 1 }, { .value = t.z1, .index = 0, .sign = 0 },
+                      { .value = cn_graph_n_values (t.g), .index = 0, .sign = 1 } };
+  for (int q = 0; q < 3; q++)
+    {
+      ck_assert_int_eq (cn_analysis_create_split (t.g, &box, &o, NULL, &bad[q], 1, &a, &err), CN_EINVAL);
+      cn_error_clear (&err);
+    }
+  /* a prior over a box the child's leaves, or with a split the child lacks */
+  cn_split s1 = { .value = t.z2, .index = 1, .sign = 1 };
+  cn_analysis *p1;
+  ck_assert (cn_analysis_create_split (t.g, &box, &o, NULL, &s1, 1, &p1, &err) == CN_OK);
+  ck_assert_int_eq (cn_analysis_create_split (t.g, &box, &o, p1, NULL, 0, &a, &err), CN_EINVAL);
+  cn_error_clear (&err);
+  cn_box wide = unit_box (0.5);
+  ck_assert_int_eq (cn_analysis_create_split (t.g, &wide, &o, root, NULL, 0, &a, &err), CN_EINVAL);
+  cn_error_clear (&err);
+  cn_box_clear (&wide);
+  cn_analysis_free (p1);
+  cn_analysis_free (root);
+  cn_box_clear (&box);
+  cn_graph_free (t.g);
+}
+END_TEST
+
+int
+main (void)
+{
+  tu_init ();
+  Suite *s = suite_create ("split");
+  TCase *tc = tcase_create ("domains");
+  tcase_set_timeout (tc, 120);
+  tcase_add_loop_test (tc, sound_by_sampling, 0, 40);
+  tcase_add_loop_test (tc, empty_and_bad_domains, 0, 8);
+  suite_add_tcase (s, tc);
+  return tu_run_suite (s);
+}
