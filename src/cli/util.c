@@ -193,23 +193,24 @@ cli_bounds_option (const char *cmd, int argc, char **argv, int *i, cn_bounds_opt
         *ints[k].dst = (int) t;
         return 1;
       }
-  if (strcmp (argv[*i], "--lr") == 0)
-    {
-      char *end;
-      double lr = strtod (argv[++*i], &end);
-      if (*end != '\0' || end == argv[*i] || !(lr > 0) || isinf (lr))
-        return -cli_usage_error (cmd, "--lr must be a finite number > 0, not '%s'", argv[*i]);
-      o->lr = lr;
-      return 1;
-    }
-  if (strcmp (argv[*i], "--alpha-memory") == 0)
-    {
-      char *end;
-      double mb = strtod (argv[++*i], &end);
-      if (*end != '\0' || end == argv[*i] || !(mb > 0) || isinf (mb))
-        return -cli_usage_error (cmd, "--alpha-memory must be a finite number of MiB > 0, not '%s'", argv[*i]);
-      o->memory_mb = mb;
-      return 1;
-    }
+  /* the positive real options, likewise */
+  const struct
+  {
+    const char *name;
+    double *dst;
+  } reals[] = {
+    { "--lr", &o->lr },
+    { "--alpha-memory", &o->memory_mb },      /* MiB */
+  };
+  for (size_t k = 0; k < sizeof reals / sizeof reals[0]; k++)
+    if (strcmp (argv[*i], reals[k].name) == 0)
+      {
+        char *end;
+        double x = strtod (argv[++*i], &end);
+        if (*end != '\0' || end == argv[*i] || !(x > 0) || isinf (x))
+          return -cli_usage_error (cmd, "%s must be a finite number > 0, not '%s'", reals[k].name, argv[*i]);
+        *reals[k].dst = x;
+        return 1;
+      }
   return 0;
 }

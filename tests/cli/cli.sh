@@ -89,6 +89,15 @@ expect 2 "iterations must be" "$CERTNN" bounds "$NET" --vnnlib "$P3" --method al
   || bad "bounds alpha-crown failed"
 paste "$TMP/crown.txt" "$TMP/alpha.txt" | awk 'NF != 6 || $5 < $2 || $6 > $3 { bad = 1 } END { exit bad }' && ok \
   || bad "alpha-crown --fix-intermediate is looser than crown: $(paste "$TMP/crown.txt" "$TMP/alpha.txt" | head -5)"
+# a working memory too small for all rows at once: blocks of rows, the same bounds but for the
+# last bits (a matrix product of fewer rows may sum in another order)
+expect 2 "alpha-memory must be" "$CERTNN" bounds "$NET" --vnnlib "$P3" --method alpha-crown --alpha-memory 0
+"$CERTNN" bounds "$NET" --vnnlib "$P3" --method alpha-crown --fix-intermediate --alpha-memory 0.0001 \
+  > "$TMP/alpha_blocks.txt" 2>&1 || bad "bounds alpha-crown --alpha-memory failed"
+paste "$TMP/alpha.txt" "$TMP/alpha_blocks.txt" \
+  | awk 'function d(a, b) { return (a - b < 0 ? b - a : a - b) > 1e-9 * (1 + (a < 0 ? -a : a)) }
+         NF != 6 || d($2, $5) || d($3, $6) { bad = 1 } END { exit bad }' && ok \
+  || bad "alpha-crown in blocks differs: $(paste "$TMP/alpha.txt" "$TMP/alpha_blocks.txt" | head -5)"
 expect 0 '"lower"' "$CERTNN" bounds "$NET" --center "$DATA/point5.txt" --eps 0.01 --json
 # a ReLU network is relaxed everywhere; batchNorm with batch statistics has no CROWN arm and is
 # discharged over its IBP box, which the JSON counts and stderr notes
