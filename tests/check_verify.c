@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/check_verify.c: cn_verify, complete verification by attacks and input splitting.
+/* tests/check_verify.c: cn_verify, complete verification by attacks, input splitting and ReLU
+ * splitting (forced on small inputs, its verdicts checked the same way and against input
+ * splitting's).
  *
  * Every verdict is checked independently of the verifier:
  *  - sat: the counterexample lies in the property's box (strictly inside the rounded ends),
@@ -239,6 +241,84 @@ START_TEST (random_thresholds)
 }
 END_TEST
 
+/* ReLU splitting (the input never split): on random networks with thresholds between the
+ * sampled maximum and the IBP bound, its verdicts pass the independent checks and never
+ * contradict input splitting's, and some of them are proofs that one bound per case (ReLU
+ * splitting off) does not give. */
+START_TEST (relu_split_agrees)
+{
+  int proofs = 0, gained = 0, tried = 0;
+  for (int rep = 0; rep < 16; rep++)
+    {
+      int n = (int) tu_int (2, 4), h = (int) tu_int (6, 12), m = (int) tu_int (1, 2);
+      cn_graph *g = random_mlp (n, h, m);
+      cn_error err;
+      cn_error_clear (&err);
+      cn_box box, ob;
+      ck_assert (cn_box_init (&box, n, &err) == CN_OK);
+      for (int i = 0; i < n; i++)
+        box.lo[i] = -1, box.hi[i] = 1;
+      cn_bounds_opts bo;
+      cn_bounds_opts_init (&bo);
+      ck_assert (cn_bounds_output (g, &box, &bo, &ob, &err) == CN_OK);
+      double crown_ub = ob.hi[0];
+      cn_box_clear (&box);
+      cn_box_clear (&ob);
+      double best = -INFINITY;
+      cn_tensor in, out;
+      ck_assert (cn_tensor_init (&in, CN_DTYPE_F64, cn_graph_value_shape (g, cn_graph_input (g, 0)), &err) == CN_OK);
+      for (int s = 0; s < 2000; s++)
+        {
+          for (int i = 0; i < n; i++)
+            ((double *) in.data)[i] = tu_uniform (-0.999, 0.999);
+          ck_assert (cn_graph_eval (g, CN_DTYPE_F64, &in, &out, &err) == CN_OK);
+          best = fmax (best, ((double *) out.data)[0]);
+          cn_tensor_clear (&out);
+        }
+      cn_tensor_clear (&in);
+      for (int t = 0; t < 3; t++)
+        {
+          /* thresholds between the sampled maximum and CROWN's bound, and one below the maximum */
+          double c = t == 2 ? best - 0.05 * (1 + fabs (best)) : best + (t ? 0.5 : 0.1) * (crown_ub - best);
+          cn_spec spec;
+          threshold_spec (n, m, c, &spec);
+          cn_verify_result rr, ri, r1;
+          cn_verify_opts o;
+          cn_verify_opts_init (&o);
+          o.timeout = 5;
+          o.seed = tu_rand ();
+          o.input_split_max = -1;
+          ck_assert_msg (cn_verify (g, &spec, &o, &rr, &err) == CN_OK, "%s", err.msg);
+          o.relu_split = 0;
+          ck_assert_msg (cn_verify (g, &spec, &o, &r1, &err) == CN_OK, "%s", err.msg);
+          cn_verify_opts_init (&o);
+          o.timeout = 5;
+          o.seed = tu_rand ();
+          ck_assert_msg (cn_verify (g, &spec, &o, &ri, &err) == CN_OK, "%s", err.msg);
+          check_result (g, &spec, &rr, 3000);
+          ck_assert_msg (!(rr.verdict == CN_VERDICT_UNSAT && ri.verdict == CN_VERDICT_SAT)
+                         && !(rr.verdict == CN_VERDICT_SAT && ri.verdict == CN_VERDICT_UNSAT),
+                         "relu splitting says %s, input splitting %s (CN_TEST_SEED=%lu)",
+                         cn_verdict_name (rr.verdict), cn_verdict_name (ri.verdict), tu_seed ());
+          if (t == 2)
+            ck_assert_msg (rr.verdict == CN_VERDICT_SAT, "threshold below a sampled output: %s",
+                           cn_verdict_name (rr.verdict));
+          tried += t < 2;
+          proofs += rr.verdict == CN_VERDICT_UNSAT;
+          gained += rr.verdict == CN_VERDICT_UNSAT && r1.verdict != CN_VERDICT_UNSAT;
+          cn_verify_result_clear (&rr);
+          cn_verify_result_clear (&ri);
+          cn_verify_result_clear (&r1);
+          cn_spec_clear (&spec);
+        }
+      cn_graph_free (g);
+    }
+  fprintf (stderr, "relu splitting: %d proofs of %d thresholds under CROWN's bound, %d of them beyond one bound\n",
+           proofs, tried, gained);
+  ck_assert_msg (gained > 0, "relu splitting proved nothing one bound does not (CN_TEST_SEED=%lu)", tu_seed ());
+}
+END_TEST
+
 /* A conjunction and a disjunction over two outputs, and two cases. */
 START_TEST (clauses_and_cases)
 {
@@ -439,6 +519,7 @@ main (void)
   TCase *tc = tcase_create ("generated");
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, random_thresholds);
+  tcase_add_test (tc, relu_split_agrees);
   tcase_add_test (tc, clauses_and_cases);
   tcase_add_test (tc, narrow_window);
   tcase_add_test (tc, timeout_honoured);

@@ -27,7 +27,13 @@
  * better is kept.  The queue is capped; past the cap, domains are searched depth first.  Every
  * bounded domain's centre and minimising corners are tried as counterexamples, and a short PGD
  * runs inside the most promising queued domain now and then.  Input splitting applies to inputs of at
- * most CN_VERIFY_SPLIT_MAX entries; larger inputs get the attacks and one bound per case. */
+ * most input_split_max entries (CN_VERIFY_SPLIT_MAX by default).  A larger input is searched by
+ * ReLU splitting (relu_split): a domain is the case's box with sign constraints z_j >= 0 or
+ * z_j <= 0 on entries of relu inputs, bounded by CROWN over boxes clamped to the splits
+ * (cn_analysis_create_split; no beta multipliers yet), an empty domain refuted; the unstable
+ * entry with the loosest relaxation is split, depth first, every domain's minimising corner tried
+ * as a counterexample.  Without a time limit at most 65536 domains are bounded per case (then
+ * unknown). */
 #ifndef CERTNN_VERIFY_H
 #define CERTNN_VERIFY_H
 
@@ -79,6 +85,10 @@ typedef struct cn_verify_opts
                                 rows): a sum above the summed rhs refutes the clause (default 1) */
   int slopes;                /* also bound each domain with the fixed lower slopes of cn_slope, keeping
                                 the best bound per row (default 1) */
+  int64_t input_split_max;   /* inputs of at most this many entries are split (0: CN_VERIFY_SPLIT_MAX;
+                                negative: never) */
+  int relu_split;            /* a case whose input is not split: split relu inputs' signs instead
+                                (default 1; 0: one bound per case) */
   void (*progress) (const cn_verify_progress *p, void *user);
   void *progress_user;
   double progress_interval;  /* seconds between progress calls */

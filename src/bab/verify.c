@@ -64,6 +64,7 @@ cn_verify_opts_init (cn_verify_opts *o)
   o->slopes = 1;
   o->lookahead = 1;
   o->combine = 1;
+  o->relu_split = 1;
   o->progress_interval = 0.5;
 }
 
@@ -419,31 +420,16 @@ work_init (work *w, const cn__verifier *v, int64_t k, cn_error *err)
 
 enum bound_result { B_REFUTED, B_OPEN, B_FOUND, B_STOP, B_FAILED };
 
-/* Bounds domain D of case K: refutes what clauses it can (clearing D->live[j]), sets
- * D->margin and D->split, and tries the centre and the minimising corners as
- * counterexamples. */
-static enum bound_result
-bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
+/* Fills W's rows with those of the open clauses LIVE of case K (and their combinations);
+ * returns the row count. */
+static int64_t
+open_rows (const cn__verifier *v, work *w, int64_t k, const unsigned char *live)
 {
-  if (cn__should_stop (v))
-    return B_STOP;
   const cn_spec_case *cs = &v->spec->cases[k];
-  const cn_graph *g = v->g;
-  int64_t n = v->spec->n_x, m = v->spec->n_y;
-  cn_bounds_opts bo = v->opts.bounds;
-  bo.threads = 1;
-  memcpy (w->box.lo, d->lo, (size_t) n * sizeof (double));
-  memcpy (w->box.hi, d->hi, (size_t) n * sizeof (double));
-  cn_analysis *a = NULL;
-  if (cn_analysis_create (g, &w->box, &bo, &a, err) != CN_OK)
-    return B_FAILED;
-#pragma omp atomic
-  v->domains++;
-  /* The rows of the open clauses, and their combinations. */
-  int64_t rows = 0;
+  int64_t m = v->spec->n_y, rows = 0;
   for (int64_t j = 0; j < cs->n_clauses; j++)
     {
-      if (!d->live[j])
+      if (!live[j])
         continue;
       const cn_spec_clause *cl = &cs->clauses[j];
       for (int64_t r = 0; r < cl->n_rows; r++, rows++)
@@ -460,6 +446,31 @@ bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
           for (int64_t b = a + 1; b < cl->n_rows; b++)
             rows = add_combination (w, rows, m, cl, j, ((uint64_t) 1 << a) | ((uint64_t) 1 << b));
     }
+  return rows;
+}
+
+/* Bounds domain D of case K: refutes what clauses it can (clearing D->live[j]), sets
+ * D->margin and D->split, and tries the centre and the minimising corners as
+ * counterexamples. */
+static enum bound_result
+bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
+{
+  if (cn__should_stop (v))
+    return B_STOP;
+  const cn_spec_case *cs = &v->spec->cases[k];
+  const cn_graph *g = v->g;
+  int64_t n = v->spec->n_x;
+  cn_bounds_opts bo = v->opts.bounds;
+  bo.threads = 1;
+  memcpy (w->box.lo, d->lo, (size_t) n * sizeof (double));
+  memcpy (w->box.hi, d->hi, (size_t) n * sizeof (double));
+  cn_analysis *a = NULL;
+  if (cn_analysis_create (g, &w->box, &bo, &a, err) != CN_OK)
+    return B_FAILED;
+#pragma omp atomic
+  v->domains++;
+  /* The rows of the open clauses, and their combinations. */
+  int64_t rows = open_rows (v, w, k, d->live);
   if (rows > 0 && cn_analysis_lower_coef (a, cn_graph_output (g, 0), w->c, rows, w->lower, w->coef, err) != CN_OK)
     {
       cn_analysis_free (a);
@@ -697,6 +708,185 @@ done:
   return res;
 }
 
+/* ---- ReLU splitting ------------------------------------------------------------------- */
+
+/* Domains are the case's box with sign splits z_j >= 0 or z_j <= 0 on entries of relu inputs
+ * (cn_analysis_create_split); the two children of a domain split one unstable entry (lo < 0 <
+ * hi in the domain's box) both ways, so they cover it.  Each domain is bounded by CROWN over its
+ * boxes (the splits clamp them; the sweeps concretise over the case's box, a superset: sound,
+ * without the tightening of beta-CROWN's split multipliers); an empty domain is refuted.  The
+ * search is depth first, each child analysed from its parent's analysis (boxes upstream of the
+ * split copied), so memory is the depth times one analysis.  What holds: every point of the case's
+ * box lies in a refuted domain or in the domain being searched, so a search that returns
+ * B_REFUTED has proved the case. */
+
+#define RELU_MAX_DEPTH 4096            /* splits along one path */
+#define RELU_MAX_DOMAINS_UNTIMED 65536 /* domains per case when there is no time limit */
+
+/* The entry to split in A's domain: among the unstable entries of relu inputs, the one whose
+ * relu relaxation is loosest, -lo hi / (hi - lo) (the triangle's height over the entry); -1 in
+ * *VALUE when none is left. */
+static void
+relu_choose (const cn_graph *g, const cn_analysis *a, int *value, int64_t *index)
+{
+  double best = 0;
+  *value = -1;
+  *index = -1;
+  for (int node = 0; node < cn_graph_n_nodes (g); node++)
+    {
+      if (cn_graph_node_op (g, node) != CN_OP_RELU)
+        continue;
+      int z = cn_graph_node_input (g, node, 0);
+      const cn_box *b = cn_analysis_box (a, z);
+      for (int64_t j = 0; j < b->n; j++)
+        if (b->lo[j] < 0 && b->hi[j] > 0)
+          {
+            double h = -b->lo[j] * b->hi[j] / (b->hi[j] - b->lo[j]);
+            if (h > best || *value < 0)
+              {
+                best = h;
+                *value = z;
+                *index = j;
+              }
+          }
+    }
+}
+
+/* Searches the domain of SPLITS (NS of them; room for RELU_MAX_DEPTH) of case K below PARENT
+ * (its analysis, or NULL at the root), the clauses LIVE open on it.  Returns B_REFUTED when
+ * every clause is refuted on every leaf, B_OPEN when some leaf cannot be split further or the
+ * domain budget is spent, or B_FOUND, B_STOP, B_FAILED. */
+static enum bound_result
+relu_search (cn__verifier *v, work *w, int64_t k, const cn_analysis *parent, cn_split *splits, int64_t ns,
+             const unsigned char *live_in, int64_t *budget, cn_error *err)
+{
+  if (cn__should_stop (v))
+    return B_STOP;
+  if (*budget == 0)
+    return B_OPEN;
+  if (*budget > 0)
+    --*budget;
+  const cn_spec_case *cs = &v->spec->cases[k];
+  const cn_graph *g = v->g;
+  int64_t n = v->spec->n_x, nc = cs->n_clauses;
+  cn_bounds_opts bo = v->opts.bounds;
+  cn_analysis *a = NULL;
+  if (cn_analysis_create_split (g, &cs->box, &bo, parent, splits, ns, &a, err) != CN_OK)
+    return B_FAILED;
+#pragma omp atomic
+  v->domains++;
+  if (cn_analysis_infeasible (a))
+    {
+      cn_analysis_free (a);
+      return B_REFUTED;         /* no input meets the splits */
+    }
+  enum bound_result res = B_REFUTED;
+  unsigned char *live = malloc ((size_t) nc + 1);
+  if (live == NULL)
+    {
+      cn_analysis_free (a);
+      cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+      return B_FAILED;
+    }
+  memcpy (live, live_in, (size_t) nc);
+  int64_t rows = open_rows (v, w, k, live);
+  int y = cn_graph_output (g, 0);
+  if (rows > 0 && cn_analysis_lower_coef (a, y, w->c, rows, w->lower, w->coef, err) != CN_OK)
+    {
+      res = B_FAILED;
+      goto done;
+    }
+  /* every lower slope gives a sound bound: the best per row */
+  static const cn_slope others[] = { CN_SLOPE_ZERO, CN_SLOPE_ONE, CN_SLOPE_RATIO };
+  for (size_t q = 0; rows > 0 && q < sizeof others / sizeof others[0] && v->opts.slopes; q++)
+    {
+      cn_analysis_set_slope (a, others[q]);
+      if (cn_analysis_lower (a, y, w->c, rows, w->alt, err) != CN_OK)
+        {
+          res = B_FAILED;
+          goto done;
+        }
+      for (int64_t r = 0; r < rows; r++)
+        if (w->alt[r] > w->lower[r])
+          w->lower[r] = w->alt[r];
+    }
+  cn_analysis_set_slope (a, bo.slope);
+  /* refute clause by clause (a row with lb > RU(rhs)); try the corner minimising the best
+   * row's linear bound of each open clause as a counterexample */
+  int open = 0;
+  for (int64_t r0 = 0; r0 < rows;)
+    {
+      int64_t j = w->row_clause[r0], r1 = r0, best = r0;
+      double cm = -INFINITY;
+      for (; r1 < rows && w->row_clause[r1] == j; r1++)
+        {
+          double mg = w->lower[r1] - w->row_rhs[r1];
+          if (mg > cm || r1 == r0)
+            {
+              cm = isnan (mg) ? -INFINITY : mg;
+              best = r1;
+            }
+        }
+      r0 = r1;
+      if (cm > 0)
+        {
+          live[j] = 0;
+          continue;
+        }
+      open = 1;
+      const double *lam = w->coef + best * n;
+      for (int64_t i = 0; i < n; i++)
+        w->corner[i] = lam[i] > 0 ? cs->box.lo[i] : lam[i] < 0 ? cs->box.hi[i]
+                                                                : cs->box.lo[i] + 0.5 * (cs->box.hi[i] - cs->box.lo[i]);
+      int hit = cn__try_point (v, k, j, w->corner, NULL, err);
+      if (hit != 0)
+        {
+          res = hit > 0 ? B_FOUND : B_FAILED;
+          goto done;
+        }
+    }
+  if (!open)
+    goto done;
+  int z;
+  int64_t idx;
+  relu_choose (g, a, &z, &idx);
+  if (z < 0 || ns >= RELU_MAX_DEPTH)
+    {
+      res = B_OPEN;             /* every relu is stable and the bound still fails: unknown */
+      goto done;
+    }
+  for (int side = 0; side < 2 && res == B_REFUTED; side++)
+    {
+      splits[ns] = (cn_split) { .value = z, .index = idx, .sign = side ? -1 : 1 };
+      res = relu_search (v, w, k, a, splits, ns + 1, live, budget, err);
+    }
+done:
+  free (live);
+  cn_analysis_free (a);
+  return res;
+}
+
+/* Decides case K by ReLU splitting from the root's open clauses LIVE. */
+static enum bound_result
+relu_case (cn__verifier *v, work *w, int64_t k, const unsigned char *live, cn_error *err)
+{
+  int any = 0;
+  for (int node = 0; node < cn_graph_n_nodes (v->g); node++)
+    any |= cn_graph_node_op (v->g, node) == CN_OP_RELU;
+  if (!any || v->opts.bounds.method == CN_METHOD_IBP)
+    return B_OPEN;
+  cn_split *splits = malloc (RELU_MAX_DEPTH * sizeof *splits);
+  if (splits == NULL)
+    {
+      cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+      return B_FAILED;
+    }
+  int64_t budget = v->opts.timeout > 0 ? -1 : RELU_MAX_DOMAINS_UNTIMED;
+  enum bound_result r = relu_search (v, w, k, NULL, splits, 0, live, &budget, err);
+  free (splits);
+  return r;
+}
+
 /* One unit of parallel work: child C of task T (C = -1: the task's depth-first search). */
 typedef struct job
 {
@@ -745,9 +935,11 @@ search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
       res = b;
       goto done;
     }
-  if (n > CN_VERIFY_SPLIT_MAX)
+  if (n > (v->opts.input_split_max > 0 ? v->opts.input_split_max : CN_VERIFY_SPLIT_MAX)
+      || v->opts.input_split_max < 0)
     {
-      res = B_OPEN;
+      /* too many inputs to split: split relus instead, where the options allow */
+      res = v->opts.relu_split ? relu_case (v, &ws[0], k, root->live, err) : B_OPEN;
       goto done;
     }
   /* The cap on queued domains: about 1 GiB of them, at least 4096. */
