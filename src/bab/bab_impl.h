@@ -33,6 +33,8 @@ typedef struct cn__verifier
   cn_status fail;
   cn_error fail_err;
   int64_t domains;               /* updated atomically */
+  double domain_cost;            /* seconds of the costliest domain bounding so far, where a search
+                                    starts a domain only if it fits before the deadline */
   int64_t attack_points;
   uint64_t rng;                  /* the attacks' generator state (main thread only) */
 } cn__verifier;

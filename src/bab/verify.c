@@ -766,6 +766,11 @@ relu_search (cn__verifier *v, work *w, int64_t k, const cn_analysis *parent, cn_
     return B_OPEN;
   if (*budget > 0)
     --*budget;
+  /* an analysis cannot be interrupted: start one only if one as costly as the costliest so far
+   * ends before the deadline (the time limit is a promise to the caller) */
+  double t_start = cn__now ();
+  if (t_start + v->domain_cost > v->deadline)
+    return B_STOP;
   const cn_spec_case *cs = &v->spec->cases[k];
   const cn_graph *g = v->g;
   int64_t n = v->spec->n_x, nc = cs->n_clauses;
@@ -811,6 +816,7 @@ relu_search (cn__verifier *v, work *w, int64_t k, const cn_analysis *parent, cn_
           w->lower[r] = w->alt[r];
     }
   cn_analysis_set_slope (a, bo.slope);
+  v->domain_cost = fmax (v->domain_cost, cn__now () - t_start);
   /* refute clause by clause (a row with lb > RU(rhs)); try the corner minimising the best
    * row's linear bound of each open clause as a counterexample */
   int open = 0;
@@ -929,7 +935,9 @@ search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
   memcpy (root->lo, cs->box.lo, (size_t) n * sizeof (double));
   memcpy (root->hi, cs->box.hi, (size_t) n * sizeof (double));
   memset (root->live, 1, (size_t) nc);
+  double t_root = cn__now ();
   enum bound_result b = bound_domain (v, &ws[0], k, root, err);
+  v->domain_cost = fmax (v->domain_cost, cn__now () - t_root);
   if (b != B_OPEN)
     {
       res = b;
