@@ -183,6 +183,47 @@ run (const cn_graph *g, const cn_spec *spec, double timeout, cn_verify_result *r
   ck_assert_msg (cn_verify (g, spec, &o, r, &err) == CN_OK, "%s", err.msg);
 }
 
+/* The largest Y_0 of G at 2000 random points of [-0.999, 0.999]^N, in binary64. */
+static double
+sampled_max (const cn_graph *g, int n)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  double best = -INFINITY;
+  cn_tensor in, out;
+  ck_assert (cn_tensor_init (&in, CN_DTYPE_F64, cn_graph_value_shape (g, cn_graph_input (g, 0)), &err) == CN_OK);
+  for (int s = 0; s < 2000; s++)
+    {
+      for (int i = 0; i < n; i++)
+        ((double *) in.data)[i] = tu_uniform (-0.999, 0.999);
+      ck_assert (cn_graph_eval (g, CN_DTYPE_F64, &in, &out, &err) == CN_OK);
+      best = fmax (best, ((double *) out.data)[0]);
+      cn_tensor_clear (&out);
+    }
+  cn_tensor_clear (&in);
+  return best;
+}
+
+/* A sound upper bound of Y_0 of G over [-1, 1]^N by METHOD. */
+static double
+output_upper (const cn_graph *g, int n, cn_method method)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  cn_box box, ob;
+  ck_assert (cn_box_init (&box, n, &err) == CN_OK);
+  for (int i = 0; i < n; i++)
+    box.lo[i] = -1, box.hi[i] = 1;
+  cn_bounds_opts bo;
+  cn_bounds_opts_init (&bo);
+  bo.method = method;
+  ck_assert (cn_bounds_output (g, &box, &bo, &ob, &err) == CN_OK);
+  double ub = ob.hi[0];
+  cn_box_clear (&box);
+  cn_box_clear (&ob);
+  return ub;
+}
+
 /* Random networks with thresholds whose answer is known, and thresholds in between. */
 START_TEST (random_thresholds)
 {
@@ -193,29 +234,8 @@ START_TEST (random_thresholds)
       cn_error err;
       cn_error_clear (&err);
       /* the largest sampled Y_0, and a sound upper bound of Y_0 by IBP */
-      double best = -INFINITY;
-      cn_tensor in, out;
-      ck_assert (cn_tensor_init (&in, CN_DTYPE_F64, cn_graph_value_shape (g, cn_graph_input (g, 0)), &err) == CN_OK);
-      for (int s = 0; s < 2000; s++)
-        {
-          for (int i = 0; i < n; i++)
-            ((double *) in.data)[i] = tu_uniform (-0.999, 0.999);
-          ck_assert (cn_graph_eval (g, CN_DTYPE_F64, &in, &out, &err) == CN_OK);
-          best = fmax (best, ((double *) out.data)[0]);
-          cn_tensor_clear (&out);
-        }
-      cn_tensor_clear (&in);
-      cn_box box, ob;
-      ck_assert (cn_box_init (&box, n, &err) == CN_OK);
-      for (int i = 0; i < n; i++)
-        box.lo[i] = -1, box.hi[i] = 1;
-      cn_bounds_opts bo;
-      cn_bounds_opts_init (&bo);
-      bo.method = CN_METHOD_IBP;
-      ck_assert (cn_bounds_output (g, &box, &bo, &ob, &err) == CN_OK);
-      double ub = ob.hi[0];
-      cn_box_clear (&box);
-      cn_box_clear (&ob);
+      double best = sampled_max (g, n);
+      double ub = output_upper (g, n, CN_METHOD_IBP);
       double cs[4] = { best - 0.05 * (1 + fabs (best)), ub + 0.5, best + 1e-3, 0.5 * (best + ub) };
       for (int t = 0; t < 4; t++)
         {
@@ -254,28 +274,8 @@ START_TEST (relu_split_agrees)
       cn_graph *g = random_mlp (n, h, m);
       cn_error err;
       cn_error_clear (&err);
-      cn_box box, ob;
-      ck_assert (cn_box_init (&box, n, &err) == CN_OK);
-      for (int i = 0; i < n; i++)
-        box.lo[i] = -1, box.hi[i] = 1;
-      cn_bounds_opts bo;
-      cn_bounds_opts_init (&bo);
-      ck_assert (cn_bounds_output (g, &box, &bo, &ob, &err) == CN_OK);
-      double crown_ub = ob.hi[0];
-      cn_box_clear (&box);
-      cn_box_clear (&ob);
-      double best = -INFINITY;
-      cn_tensor in, out;
-      ck_assert (cn_tensor_init (&in, CN_DTYPE_F64, cn_graph_value_shape (g, cn_graph_input (g, 0)), &err) == CN_OK);
-      for (int s = 0; s < 2000; s++)
-        {
-          for (int i = 0; i < n; i++)
-            ((double *) in.data)[i] = tu_uniform (-0.999, 0.999);
-          ck_assert (cn_graph_eval (g, CN_DTYPE_F64, &in, &out, &err) == CN_OK);
-          best = fmax (best, ((double *) out.data)[0]);
-          cn_tensor_clear (&out);
-        }
-      cn_tensor_clear (&in);
+      double crown_ub = output_upper (g, n, CN_METHOD_CROWN);
+      double best = sampled_max (g, n);
       for (int t = 0; t < 3; t++)
         {
           /* thresholds between the sampled maximum and CROWN's bound, and one below the maximum */

@@ -449,6 +449,56 @@ open_rows (const cn__verifier *v, work *w, int64_t k, const unsigned char *live)
   return rows;
 }
 
+/* Sound lower bounds of W's ROWS rows of graph output 0 over A's domain into W->lower, their input
+ * coefficients into W->coef (the adaptive sweep's).  Every lower slope gives a sound bound, so
+ * with opts.slopes the best per row of the adaptive and the fixed slopes is kept (a cheap
+ * stand-in for optimising them, ALGORITHMS.md 4); A's slope is left as it was. */
+static cn_status
+domain_lower (const cn__verifier *v, work *w, cn_analysis *a, int64_t rows, cn_slope slope, cn_error *err)
+{
+  int y = cn_graph_output (v->g, 0);
+  cn_status st;
+  if (rows == 0)
+    return CN_OK;
+  if ((st = cn_analysis_lower_coef (a, y, w->c, rows, w->lower, w->coef, err)) != CN_OK)
+    return st;
+  static const cn_slope others[] = { CN_SLOPE_ZERO, CN_SLOPE_ONE, CN_SLOPE_RATIO };
+  for (size_t q = 0; q < sizeof others / sizeof others[0] && v->opts.slopes; q++)
+    {
+      cn_analysis_set_slope (a, others[q]);
+      st = cn_analysis_lower (a, y, w->c, rows, w->alt, err);
+      cn_analysis_set_slope (a, slope);
+      if (st != CN_OK)
+        return st;
+      for (int64_t r = 0; r < rows; r++)
+        if (w->alt[r] > w->lower[r])
+          w->lower[r] = w->alt[r];
+    }
+  return CN_OK;
+}
+
+/* The rows of one clause start at R0 of W's ROWS: *R1 receives the first row past them, *BEST
+ * the row of the largest margin lb - RU(rhs), and that margin is returned (NaN: -inf).  The
+ * clause is refuted iff it is > 0. */
+static double
+clause_margin (const work *w, int64_t r0, int64_t rows, int64_t *r1, int64_t *best)
+{
+  int64_t j = w->row_clause[r0], r = r0;
+  double cm = -INFINITY;
+  *best = r0;
+  for (; r < rows && w->row_clause[r] == j; r++)
+    {
+      double mg = w->lower[r] - w->row_rhs[r];
+      if (mg > cm || r == r0)
+        {
+          cm = isnan (mg) ? -INFINITY : mg;
+          *best = r;
+        }
+    }
+  *r1 = r;
+  return cm;
+}
+
 /* Bounds domain D of case K: refutes what clauses it can (clearing D->live[j]), sets
  * D->margin and D->split, and tries the centre and the minimising corners as
  * counterexamples. */
@@ -471,25 +521,10 @@ bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
   v->domains++;
   /* The rows of the open clauses, and their combinations. */
   int64_t rows = open_rows (v, w, k, d->live);
-  if (rows > 0 && cn_analysis_lower_coef (a, cn_graph_output (g, 0), w->c, rows, w->lower, w->coef, err) != CN_OK)
+  if (domain_lower (v, w, a, rows, bo.slope, err) != CN_OK)
     {
       cn_analysis_free (a);
       return B_FAILED;
-    }
-  /* Every lower slope gives a sound bound: keep the best per row (a cheap stand-in for
-   * optimising the slopes, ALGORITHMS.md 4).  The coefficients stay the adaptive sweep's. */
-  static const cn_slope others[] = { CN_SLOPE_ZERO, CN_SLOPE_ONE, CN_SLOPE_RATIO };
-  for (size_t q = 0; rows > 0 && q < sizeof others / sizeof others[0] && v->opts.slopes; q++)
-    {
-      cn_analysis_set_slope (a, others[q]);
-      if (cn_analysis_lower (a, cn_graph_output (g, 0), w->c, rows, w->alt, err) != CN_OK)
-        {
-          cn_analysis_free (a);
-          return B_FAILED;
-        }
-      for (int64_t r = 0; r < rows; r++)
-        if (w->alt[r] > w->lower[r])
-          w->lower[r] = w->alt[r];
     }
   cn_analysis_free (a);
   /* Refute clause by clause: clause j is refuted iff one of its rows has lb > RU(rhs). */
@@ -497,17 +532,8 @@ bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
   int open = 0;
   for (int64_t r0 = 0; r0 < rows;)
     {
-      int64_t j = w->row_clause[r0], r1 = r0, best = r0;
-      double cm = -INFINITY;
-      for (; r1 < rows && w->row_clause[r1] == j; r1++)
-        {
-          double mg = w->lower[r1] - w->row_rhs[r1];
-          if (mg > cm || r1 == r0)
-            {
-              cm = isnan (mg) ? -INFINITY : mg;
-              best = r1;
-            }
-        }
+      int64_t j = w->row_clause[r0], r1, best;
+      double cm = clause_margin (w, r0, rows, &r1, &best);
       if (cm > 0)
         d->live[j] = 0;
       else
@@ -795,44 +821,19 @@ relu_search (cn__verifier *v, work *w, int64_t k, const cn_analysis *parent, cn_
     }
   memcpy (live, live_in, (size_t) nc);
   int64_t rows = open_rows (v, w, k, live);
-  int y = cn_graph_output (g, 0);
-  if (rows > 0 && cn_analysis_lower_coef (a, y, w->c, rows, w->lower, w->coef, err) != CN_OK)
+  if (domain_lower (v, w, a, rows, bo.slope, err) != CN_OK)
     {
       res = B_FAILED;
       goto done;
     }
-  /* every lower slope gives a sound bound: the best per row */
-  static const cn_slope others[] = { CN_SLOPE_ZERO, CN_SLOPE_ONE, CN_SLOPE_RATIO };
-  for (size_t q = 0; rows > 0 && q < sizeof others / sizeof others[0] && v->opts.slopes; q++)
-    {
-      cn_analysis_set_slope (a, others[q]);
-      if (cn_analysis_lower (a, y, w->c, rows, w->alt, err) != CN_OK)
-        {
-          res = B_FAILED;
-          goto done;
-        }
-      for (int64_t r = 0; r < rows; r++)
-        if (w->alt[r] > w->lower[r])
-          w->lower[r] = w->alt[r];
-    }
-  cn_analysis_set_slope (a, bo.slope);
   v->domain_cost = fmax (v->domain_cost, cn__now () - t_start);
   /* refute clause by clause (a row with lb > RU(rhs)); try the corner minimising the best
    * row's linear bound of each open clause as a counterexample */
   int open = 0;
   for (int64_t r0 = 0; r0 < rows;)
     {
-      int64_t j = w->row_clause[r0], r1 = r0, best = r0;
-      double cm = -INFINITY;
-      for (; r1 < rows && w->row_clause[r1] == j; r1++)
-        {
-          double mg = w->lower[r1] - w->row_rhs[r1];
-          if (mg > cm || r1 == r0)
-            {
-              cm = isnan (mg) ? -INFINITY : mg;
-              best = r1;
-            }
-        }
+      int64_t j = w->row_clause[r0], r1, best;
+      double cm = clause_margin (w, r0, rows, &r1, &best);
       r0 = r1;
       if (cm > 0)
         {
