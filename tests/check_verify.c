@@ -262,9 +262,10 @@ START_TEST (random_thresholds)
 END_TEST
 
 /* ReLU splitting (the input never split): on random networks with thresholds between the
- * sampled maximum and the IBP bound, its verdicts pass the independent checks and never
- * contradict input splitting's, and some of them are proofs that one bound per case (ReLU
- * splitting off) does not give. */
+ * sampled maximum and CROWN's bound (and one below the maximum), its verdicts, with attacks and
+ * without (then a search that skipped part of the box would prove a false property), pass the
+ * independent checks and never contradict input splitting's, and some of them are proofs that
+ * one bound per case (ReLU splitting off) does not give. */
 START_TEST (relu_split_agrees)
 {
   int proofs = 0, gained = 0, tried = 0;
@@ -289,6 +290,20 @@ START_TEST (relu_split_agrees)
           o.seed = tu_rand ();
           o.input_split_max = -1;
           ck_assert_msg (cn_verify (g, &spec, &o, &rr, &err) == CN_OK, "%s", err.msg);
+          /* without attacks, only the search's own points can give sat: a search that left part of
+           * the box unexplored would say unsat where the samples below find a counterexample */
+          cn_verify_result rn;
+          int restarts = o.attack_restarts;
+          int64_t samples = o.random_samples;
+          o.attack_restarts = 0;
+          o.random_samples = 0;
+          ck_assert_msg (cn_verify (g, &spec, &o, &rn, &err) == CN_OK, "%s", err.msg);
+          check_result (g, &spec, &rn, 3000);
+          ck_assert_msg (t != 2 || rn.verdict != CN_VERDICT_UNSAT, "relu splitting without attacks proves a threshold "
+                         "below a sampled output (CN_TEST_SEED=%lu)", tu_seed ());
+          cn_verify_result_clear (&rn);
+          o.attack_restarts = restarts;
+          o.random_samples = samples;
           o.relu_split = 0;
           ck_assert_msg (cn_verify (g, &spec, &o, &r1, &err) == CN_OK, "%s", err.msg);
           cn_verify_opts_init (&o);

@@ -164,24 +164,27 @@ check_prior (const cn_graph *g, const cn_box *input, const cn_analysis *prior, c
 }
 
 /* Applies the splits on value W to its box: lo := max(lo, 0) for sign +1, hi := min(hi, 0) for
- * sign -1 (each keeps every value the domain reaches).  Returns 0 when a box became empty. */
-static int
+ * sign -1 (each keeps every value the domain reaches).  Returns -1 when the box became empty,
+ * else the number of splits on W. */
+static int64_t
 apply_splits (cn_analysis *a, int w)
 {
   cn_box *b = &a->boxes[w];
+  int64_t on = 0;
   for (int64_t q = 0; q < a->n_splits; q++)
     {
       const cn_split *sp = &a->splits[q];
       if (sp->value != w)
         continue;
+      on++;
       if (sp->sign > 0 && b->lo[sp->index] < 0)
         b->lo[sp->index] = 0;
       if (sp->sign < 0 && b->hi[sp->index] > 0)
         b->hi[sp->index] = 0;
       if (b->lo[sp->index] > b->hi[sp->index])
-        return 0;
+        return -1;
     }
-  return 1;
+  return on;
 }
 
 cn_status
@@ -286,7 +289,7 @@ cn_analysis_create_split (const cn_graph *g, const cn_box *input, const cn_bound
           changed[v] = prior == NULL
                        || memcmp (input->lo, prior->input.lo, (size_t) input->n * sizeof (double)) != 0
                        || memcmp (input->hi, prior->input.hi, (size_t) input->n * sizeof (double)) != 0;
-          if (!apply_splits (a, v))
+          if (apply_splits (a, v) < 0)
             a->infeasible = 1;
         }
     }
@@ -363,14 +366,11 @@ cn_analysis_create_split (const cn_graph *g, const cn_box *input, const cn_bound
         }
       for (int o = 0; o < nd->n_out && !a->infeasible; o++)
         {
-          int w = nd->out[o];
-          int had = 0;
-          for (int64_t q = 0; q < a->n_splits; q++)
-            had |= a->splits[q].value == w;
-          if (had)
-            changed[w] = 1;
-          if (!apply_splits (a, w))
+          int64_t on = apply_splits (a, nd->out[o]);
+          if (on < 0)
             a->infeasible = 1;
+          else if (on > 0)
+            changed[nd->out[o]] = 1;
         }
     }
   free (changed);

@@ -499,6 +499,15 @@ clause_margin (const work *w, int64_t r0, int64_t rows, int64_t *r1, int64_t *be
   return cm;
 }
 
+/* The corner of the box [LO, HI] (N entries) minimising the linear function LAM . x into X: the
+ * lower end where lam_i > 0, the upper where lam_i < 0, the midpoint where lam_i = 0. */
+static void
+min_corner (const double *lam, const double *lo, const double *hi, int64_t n, double *x)
+{
+  for (int64_t i = 0; i < n; i++)
+    x[i] = lam[i] > 0 ? lo[i] : lam[i] < 0 ? hi[i] : lo[i] + 0.5 * (hi[i] - lo[i]);
+}
+
 /* Bounds domain D of case K: refutes what clauses it can (clearing D->live[j]), sets
  * D->margin and D->split, and tries the centre and the minimising corners as
  * counterexamples. */
@@ -542,9 +551,7 @@ bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
           if (cm < d->margin)
             d->margin = cm;
           /* the corner minimising the best row's linear lower bound */
-          const double *lam = w->coef + best * n;
-          for (int64_t i = 0; i < n; i++)
-            w->corner[i] = lam[i] > 0 ? d->lo[i] : lam[i] < 0 ? d->hi[i] : d->lo[i] + 0.5 * (d->hi[i] - d->lo[i]);
+          min_corner (w->coef + best * n, d->lo, d->hi, n, w->corner);
           int hit = cn__try_point (v, k, j, w->corner, &d->viol, err);
           if (hit != 0)
             return hit > 0 ? B_FOUND : B_FAILED;
@@ -841,10 +848,7 @@ relu_search (cn__verifier *v, work *w, int64_t k, const cn_analysis *parent, cn_
           continue;
         }
       open = 1;
-      const double *lam = w->coef + best * n;
-      for (int64_t i = 0; i < n; i++)
-        w->corner[i] = lam[i] > 0 ? cs->box.lo[i] : lam[i] < 0 ? cs->box.hi[i]
-                                                                : cs->box.lo[i] + 0.5 * (cs->box.hi[i] - cs->box.lo[i]);
+      min_corner (w->coef + best * n, cs->box.lo, cs->box.hi, n, w->corner);
       int hit = cn__try_point (v, k, j, w->corner, NULL, err);
       if (hit != 0)
         {

@@ -78,6 +78,9 @@ int64_t cn__alpha_layout (const cn_graph *g, const unsigned char *depends, int v
 cn_status cn__alpha_gradient (const cn_graph *g, const cn__crown_tape *tape, int v, int64_t rows, double *grad,
                               cn_error *err);
 
+/* The default of cn_bounds_opts.memory_mb. */
+#define CN__ALPHA_MEMORY_MB 2048.0
+
 /* Sound lower bounds of the ROWS functions C v by alpha-CROWN over BOXES (kept fixed): the best,
  * row by row, of OPTS->iterations sweeps (OPTS: iterations, lr, lr_decay, patience, share_alpha,
  * slope, threads).  TARGET (NULL: none) stops the loop once every lower[s] > target[s].
@@ -86,9 +89,8 @@ cn_status cn__alpha_gradient (const cn_graph *g, const cn__crown_tape *tape, int
  * bound.  PAIRS (with TARGET): rows 2r and 2r + 1 ask one question (the sign of an entry, from
  * below and from above), so once one meets its target both are done.  TRACE (NULL: none) as
  * cn_analysis_lower_alpha.  DISCHARGED and MEMO as for
- * cn__crown_sweep (DISCHARGED counts the first sweep only). */
-/* The default of cn_bounds_opts.memory_mb. */
-#define CN__ALPHA_MEMORY_MB 2048.0
+ * cn__crown_sweep (DISCHARGED counts the first sweep only).  Rows with their own parameters are
+ * optimised in blocks that fit OPTS->memory_mb. */
 cn_status cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
                            const double *c, int64_t rows, const cn_bounds_opts *opts, const double *target,
                            int pairs, double *theta_io, double *lower, cn_alpha_trace *trace, int64_t *discharged,

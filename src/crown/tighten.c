@@ -133,13 +133,13 @@ tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, 
             b->lo[j] = lo;
           if (hi < b->hi[j])
             b->hi[j] = hi;
-          if (b->lo[j] > b->hi[j] && empty != NULL)
-            {
-              *empty = 1;        /* both sound: the input set is empty */
-              goto done;
-            }
           if (b->lo[j] > b->hi[j])
             {
+              if (empty != NULL)
+                {
+                  *empty = 1;    /* the caller knows the input set may be empty: both are sound */
+                  goto done;
+                }
               st = cn_error_set (err, CN_EUNSOUND,
                                  "crown: empty intersection at entry %lld of '%s' ([%.17g, %.17g]); the input set is empty or a bound is wrong",
                                  (long long) j, g->values[v].name, b->lo[j], b->hi[j]);
