@@ -215,6 +215,23 @@ START_TEST (gradient_by_finite_differences)
   int64_t width = cn__alpha_layout (g, w.dep, yv, offset);
   ck_assert_int_eq (width, cn_analysis_alpha_width (a, yv));
   ck_assert (width == (kind == 3 ? 75 + 36 : 3 * h));   /* relu, leakyReLU and the smooth ones: one each */
+  /* beta-CROWN: three splits on random entries of values that depend on the input (the input
+   * among them), one multiplier each after the alpha parameters (their sign constraints are
+   * not met by the box: the gradient is of the sweep all the same) */
+  enum { NB = 3 };
+  cn_split sps[NB];
+  for (int q = 0; q < NB; q++)
+    {
+      int u;
+      do
+        u = (int) tu_uniform (0, nv);
+      while (u >= nv || !w.dep[u] || u == yv);
+      int64_t numel = cn_shape_numel (cn_graph_value_shape (g, u));
+      sps[q] = (cn_split) { .value = u, .index = (int64_t) tu_uniform (0, (double) numel) % numel,
+                            .sign = tu_uniform (0, 1) < 0.5 ? 1 : -1 };
+    }
+  int64_t alpha_width = width;
+  width += NB;
   enum { R = 4 };
   double c[R * 8], lower[R], lp[R], lm[R];
   for (int j = 0; j < R * m; j++)
@@ -222,7 +239,7 @@ START_TEST (gradient_by_finite_differences)
   double *theta = malloc ((size_t) (R * width) * sizeof *theta), *grad = malloc ((size_t) (R * width) * sizeof *grad);
   double *tp = malloc ((size_t) (R * width) * sizeof *tp), *tm = malloc ((size_t) (R * width) * sizeof *tm);
   double *dir = malloc ((size_t) (R * width) * sizeof *dir);
-  cn__crown_tape tape = { .offset = offset, .width = width };
+  cn__crown_tape tape = { .offset = offset, .width = width, .splits = sps, .n_splits = NB, .beta_offset = alpha_width };
   ck_assert (cn__crown_tape_init (g, &tape, &err) == CN_OK);
   int checked = 0, kinks = 0;
   double worst = 0;

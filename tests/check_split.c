@@ -6,10 +6,14 @@
  *    meet the splits (evaluated in binary64, kept only when each split entry is farther than
  *    1e-9 from 0) has its exact (MPFI) output inside the domain's CROWN bounds, and its z1, z2
  *    inside the domain's boxes; both with a prior analysis (the parent domain: one split fewer)
- *    and without, the child's boxes never wider than the parent's.
+ *    and without, the child's boxes never wider than the parent's; and the child's
+ *    alpha-beta-CROWN bounds (never looser than its CROWN ones).
  * 2. Empty domains: a split against an entry's settled sign is found infeasible (every lower
  *    bound +inf, the output box refused); a split on a constant, a bad index or a bad sign,
  *    and a prior over another input box or with a split the child lacks, are CN_EINVAL.
+ * 3. beta-CROWN: on a domain where every sweep's concretisation over the box misses the split's
+ *    constraint, the multiplier is found and the bound reaches the domain's true minimum; on a row
+ *    the split cannot help, no multiplier lifts the bound above the true minimum.
  * The seed is printed (CN_TEST_SEED reproduces a run). */
 #include <config.h>
 #include <check.h>
@@ -20,7 +24,7 @@
 #include "testutil.h"
 
 #define PREC 256
-enum { N = 3, H = 10, M = 2 };
+enum { N = 3, H = 10, M = 2, NS = 4 };
 
 struct net
 {
@@ -62,9 +66,10 @@ unit_box (double r)
   return b;
 }
 
-/* The domain's bounds of y: lo[j] = lower (e_j y), hi[j] = -lower (-e_j y). */
+/* The domain's bounds of y: lo[j] = lower (e_j y), hi[j] = -lower (-e_j y), by CROWN or (BETA)
+ * alpha-beta-CROWN. */
 static void
-output_bounds (cn_analysis *a, int y, double *lo, double *hi)
+output_bounds (cn_analysis *a, int y, int beta, double *lo, double *hi)
 {
   cn_error err;
   cn_error_clear (&err);
@@ -74,12 +79,28 @@ output_bounds (cn_analysis *a, int y, double *lo, double *hi)
       c[(2 * j) * M + j] = 1;
       c[(2 * j + 1) * M + j] = -1;
     }
-  ck_assert_msg (cn_analysis_lower (a, y, c, 2 * M, low, &err) == CN_OK, "%s", err.msg);
+  double *theta = NULL;
+  if (beta == 2)
+    {
+      /* random multipliers in [0, 2] after the alpha parameters (NaN: the arms' own); A runs
+       * one sweep with them: sound whatever they are */
+      int64_t width = cn_analysis_alpha_width (a, y);
+      theta = malloc ((size_t) (2 * M * width) * sizeof *theta);
+      ck_assert (theta != NULL);
+      for (int64_t r = 0; r < 2 * M; r++)
+        for (int64_t j = 0; j < width; j++)
+          theta[r * width + j] = j < width - NS ? NAN : tu_uniform (0, 2);
+    }
+  if (beta)
+    ck_assert_msg (cn_analysis_lower_alpha (a, y, c, 2 * M, NULL, theta, low, NULL, &err) == CN_OK, "%s", err.msg);
+  else
+    ck_assert_msg (cn_analysis_lower (a, y, c, 2 * M, low, &err) == CN_OK, "%s", err.msg);
   for (int j = 0; j < M; j++)
     {
       lo[j] = low[2 * j];
       hi[j] = -low[2 * j + 1];
     }
+  free (theta);
 }
 
 /* Whether the binary64 values Z of the split entries meet SP with a margin. */
@@ -107,9 +128,9 @@ START_TEST (sound_by_sampling)
   cn_analysis *root, *parent, *child, *alone;
   ck_assert (cn_analysis_create (t.g, &box, &o, &root, &err) == CN_OK);
   /* splits on unstable entries of z1 and z2 (root boxes), signs at random */
-  cn_split sp[4];
+  cn_split sp[NS];
   int ns = 0;
-  for (int pass = 0; pass < 2 && ns < 4; pass++)
+  for (int pass = 0; pass < 2 && ns < NS; pass++)
     {
       int v = pass ? t.z2 : t.z1;
       const cn_box *b = cn_analysis_box (root, v);
@@ -120,13 +141,24 @@ START_TEST (sound_by_sampling)
   ck_assert_msg (ns >= 2, "too few unstable entries (CN_TEST_SEED=%lu)", tu_seed ());
   ck_assert_msg (cn_analysis_create_split (t.g, &box, &o, root, sp, ns - 1, &parent, &err) == CN_OK, "%s", err.msg);
   ck_assert_msg (cn_analysis_create_split (t.g, &box, &o, parent, sp, ns, &child, &err) == CN_OK, "%s", err.msg);
+  o.iterations = 1;
   ck_assert_msg (cn_analysis_create_split (t.g, &box, &o, NULL, sp, ns, &alone, &err) == CN_OK, "%s", err.msg);
-  cn_analysis *doms[2] = { child, alone };
-  double lo[2][M], hi[2][M];
-  int infeasible = cn_analysis_infeasible (child);
+  /* the child's bounds by CROWN, without the prior by CROWN, by alpha-beta-CROWN (the
+   * multipliers of the splits optimised with the relus' slopes), and by one sweep with random
+   * multipliers (with NS splits) */
+  cn_analysis *doms[4] = { child, alone, child, alone };
+  static const char *name[4] = { "with prior", "without prior", "alpha-beta", "random beta" };
+  double lo[4][M], hi[4][M];
+  int infeasible = cn_analysis_infeasible (child), better = 0, nd = ns == NS ? 4 : 3;
   ck_assert_int_eq (infeasible, cn_analysis_infeasible (alone) || infeasible);
-  for (int d = 0; d < 2 && !infeasible; d++)
-    output_bounds (doms[d], t.y, lo[d], hi[d]);
+  for (int d = 0; d < nd && !infeasible; d++)
+    output_bounds (doms[d], t.y, d < 2 ? 0 : d - 1, lo[d], hi[d]);
+  for (int j = 0; j < M && !infeasible; j++)
+    {
+      /* keep-best: never worse than the first sweep, CROWN's */
+      ck_assert (lo[2][j] >= lo[0][j] && hi[2][j] <= hi[0][j]);
+      better += (lo[2][j] > lo[0][j]) + (hi[2][j] < hi[0][j]);
+    }
   /* the child's boxes inside the parent's */
   for (int w = 0; w < cn_graph_n_values (t.g) && !infeasible; w++)
     {
@@ -157,12 +189,12 @@ START_TEST (sound_by_sampling)
       kept++;
       cn_mpfi_vec ye;
       ck_assert (tu_eval_mpfi (t.g, x, PREC, &ye, &err) == CN_OK);
-      for (int d = 0; d < 2; d++)
+      for (int d = 0; d < nd; d++)
         {
           for (int j = 0; j < M; j++)
             ck_assert_msg (mpfr_cmp_d (&ye.v[j]->left, lo[d][j]) >= 0 && mpfr_cmp_d (&ye.v[j]->right, hi[d][j]) <= 0,
                            "%s: y%d of a point of the domain escapes [%.17g, %.17g] (CN_TEST_SEED=%lu)",
-                           d ? "without prior" : "with prior", j, lo[d][j], hi[d][j], tu_seed ());
+                           name[d], j, lo[d][j], hi[d][j], tu_seed ());
           const cn_box *b1 = cn_analysis_box (doms[d], t.z1), *b2 = cn_analysis_box (doms[d], t.z2);
           for (int j = 0; j < H; j++)
             ck_assert_msg (z1[j] >= b1->lo[j] - 1e-9 && z1[j] <= b1->hi[j] + 1e-9 && z2[j] >= b2->lo[j] - 1e-9
@@ -174,14 +206,81 @@ START_TEST (sound_by_sampling)
   /* a domain with no sample is likelier empty; one with samples is not */
   if (kept > 0)
     ck_assert_msg (!infeasible, "a domain with %d points found infeasible (CN_TEST_SEED=%lu)", kept, tu_seed ());
-  fprintf (stderr, "split domain %d: %d splits, %d sampled points inside, %s\n", _i, ns, kept,
-           infeasible ? "infeasible" : "sound");
+  fprintf (stderr, "split domain %d: %d splits, %d sampled points inside, %s, alpha-beta tighter on %d of %d ends\n",
+           _i, ns, kept, infeasible ? "infeasible" : "sound", better, 2 * M);
   cn_analysis_free (alone);
   cn_analysis_free (child);
   cn_analysis_free (parent);
   cn_analysis_free (root);
   cn_box_clear (&box);
   cn_graph_free (t.g);
+}
+END_TEST
+
+/* x in [-1, 1]^2, z = x0 - x1, y = relu (z), on the domain z >= 0 (and z <= 0): every sweep
+ * concretises over the whole box, so CROWN's lower bound of y (relu active: y >= z) is min (x0 -
+ * x1) = -2 and of -z on z <= 0 also -2, though both are >= 0 on their domains.  beta-CROWN's
+ * multiplier of the split, beta (1 - beta)(x0 - x1), is best at beta = 1 (bound 0): the
+ * optimisation must come near it, and every bound stays below the true minimum 0. */
+START_TEST (beta_uses_the_split)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  cn_graph *g;
+  ck_assert (cn_graph_create (&g, &err) == CN_OK);
+  cn_shape s2 = { .rank = 1, .dim = { 2 } }, sw = { .rank = 2, .dim = { 1, 2 } }, sb = { .rank = 1, .dim = { 1 } };
+  int x, z, y, wv, bv;
+  ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s2, &x, &err) == CN_OK);
+  cn_tensor wt, bt;
+  ck_assert (cn_tensor_init (&wt, CN_DTYPE_F64, &sw, &err) == CN_OK);
+  ck_assert (cn_tensor_init (&bt, CN_DTYPE_F64, &sb, &err) == CN_OK);
+  ((double *) wt.data)[0] = 1;
+  ((double *) wt.data)[1] = -1;
+  ((double *) bt.data)[0] = 0;
+  ck_assert (cn_graph_add_constant (g, "w", &wt, &wv, &err) == CN_OK);
+  ck_assert (cn_graph_add_constant (g, "b", &bt, &bv, &err) == CN_OK);
+  cn_tensor_clear (&wt);
+  cn_tensor_clear (&bt);
+  ck_assert (cn_graph_add_node (g, CN_OP_LINEAR, NULL, 3, (int[]) { x, wv, bv }, "z", &z, &err) == CN_OK);
+  ck_assert (cn_graph_add_node (g, CN_OP_RELU, NULL, 1, &z, "y", &y, &err) == CN_OK);
+  int outs[2] = { y, z };
+  ck_assert (cn_graph_set_outputs (g, 2, outs, &err) == CN_OK);
+  cn_box box;
+  ck_assert (cn_box_init (&box, 2, &err) == CN_OK);
+  box.lo[0] = box.lo[1] = -1;
+  box.hi[0] = box.hi[1] = 1;
+  cn_bounds_opts o;
+  cn_bounds_opts_init (&o);
+  o.threads = 1;
+  o.iterations = 60;
+  o.patience = 0;
+  o.lr_beta = 0.1;
+  for (int sign = 1; sign >= -1; sign -= 2)
+    {
+      cn_split sp = { .value = z, .index = 0, .sign = sign };
+      cn_analysis *a;
+      ck_assert_msg (cn_analysis_create_split (g, &box, &o, NULL, &sp, 1, &a, &err) == CN_OK, "%s", err.msg);
+      int v = sign > 0 ? y : z;
+      double c = sign > 0 ? 1 : -1, crown, beta, theta[2] = { NAN, NAN };
+      ck_assert_int_eq (cn_analysis_alpha_width (a, v), sign > 0 ? 2 : 1);   /* relu's slope (if reached), beta */
+      ck_assert (cn_analysis_lower (a, v, &c, 1, &crown, &err) == CN_OK);
+      ck_assert_msg (cn_analysis_lower_alpha (a, v, &c, 1, NULL, theta, &beta, NULL, &err) == CN_OK, "%s", err.msg);
+      double b = theta[cn_analysis_alpha_width (a, v) - 1];
+      fprintf (stderr, "beta on split z %s 0: CROWN %.6g, beta-CROWN %.6g (beta %.6g)\n", sign > 0 ? ">=" : "<=",
+               crown, beta, b);
+      ck_assert (crown <= -2 + 1e-9);
+      ck_assert_msg (beta <= 0 && beta > -0.05, "beta-CROWN's bound %.17g (beta %.17g)", beta, b);
+      ck_assert (b > 0.95 && b < 1.05);
+      /* the other side, -s z (min -2 on the domain, at x = +-(1, -1)): no multiplier may lift it,
+       * the start beta = 1 included */
+      double c2 = -sign, th2 = 1, other;
+      ck_assert_int_eq (cn_analysis_alpha_width (a, z), 1);
+      ck_assert_msg (cn_analysis_lower_alpha (a, z, &c2, 1, NULL, &th2, &other, NULL, &err) == CN_OK, "%s", err.msg);
+      ck_assert_msg (other <= -2, "-s z bounded by %.17g on the domain, above its minimum -2", other);
+      cn_analysis_free (a);
+    }
+  cn_box_clear (&box);
+  cn_graph_free (g);
 }
 END_TEST
 
@@ -249,6 +348,7 @@ main (void)
   tcase_set_timeout (tc, 120);
   tcase_add_loop_test (tc, sound_by_sampling, 0, 40);
   tcase_add_loop_test (tc, empty_and_bad_domains, 0, 8);
+  tcase_add_test (tc, beta_uses_the_split);
   suite_add_tcase (s, tc);
   return tu_run_suite (s);
 }

@@ -268,7 +268,7 @@ END_TEST
  * one bound per case (ReLU splitting off) does not give. */
 START_TEST (relu_split_agrees)
 {
-  int proofs = 0, gained = 0, tried = 0;
+  int proofs = 0, gained = 0, tried = 0, crown_only = 0;
   for (int rep = 0; rep < 16; rep++)
     {
       int n = (int) tu_int (2, 4), h = (int) tu_int (6, 12), m = (int) tu_int (1, 2);
@@ -304,6 +304,15 @@ START_TEST (relu_split_agrees)
           cn_verify_result_clear (&rn);
           o.attack_restarts = restarts;
           o.random_samples = samples;
+          /* without beta-CROWN's multipliers (domains bounded by CROWN only) */
+          o.beta = 0;
+          ck_assert_msg (cn_verify (g, &spec, &o, &rn, &err) == CN_OK, "%s", err.msg);
+          check_result (g, &spec, &rn, 3000);
+          ck_assert_msg (!(rn.verdict == CN_VERDICT_UNSAT && rr.verdict == CN_VERDICT_SAT),
+                         "relu splitting without beta proves what it finds false with (CN_TEST_SEED=%lu)", tu_seed ());
+          crown_only += t < 2 && rn.verdict == CN_VERDICT_UNSAT;
+          cn_verify_result_clear (&rn);
+          o.beta = 1;
           o.relu_split = 0;
           ck_assert_msg (cn_verify (g, &spec, &o, &r1, &err) == CN_OK, "%s", err.msg);
           cn_verify_opts_init (&o);
@@ -328,9 +337,12 @@ START_TEST (relu_split_agrees)
         }
       cn_graph_free (g);
     }
-  fprintf (stderr, "relu splitting: %d proofs of %d thresholds under CROWN's bound, %d of them beyond one bound\n",
-           proofs, tried, gained);
+  fprintf (stderr, "relu splitting: %d proofs of %d thresholds under CROWN's bound, %d of them beyond one bound; "
+           "%d without beta\n", proofs, tried, gained, crown_only);
   ck_assert_msg (gained > 0, "relu splitting proved nothing one bound does not (CN_TEST_SEED=%lu)", tu_seed ());
+  /* the multipliers bring the splits into the bound: with them the search proves more */
+  ck_assert_msg (proofs > crown_only, "beta-CROWN proved %d, CROWN alone %d (CN_TEST_SEED=%lu)", proofs, crown_only,
+                 tu_seed ());
 }
 END_TEST
 

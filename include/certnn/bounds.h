@@ -55,6 +55,8 @@ typedef struct cn_bounds_opts
   double lr_intermediate;       /* their learning rate (0: lr) */
   double memory_mb;     /* alpha-CROWN's working memory per optimisation, in MiB (0: 2048): rows
                            with their own parameters are optimised in blocks that fit */
+  double lr_beta;       /* beta-CROWN: the learning rate of the split multipliers of an analysis
+                           with splits (cn_analysis_create_split; 0: 0.05, as alpha-beta-CROWN) */
 } cn_bounds_opts;
 
 /* CROWN, default threads, and auto_LiRPA's alpha-CROWN defaults (20 iterations, lr 0.5, decay
@@ -130,10 +132,13 @@ typedef struct cn_alpha_trace
 /* The number of alpha-CROWN parameters per row of a sweep from V: numel of every output of an
  * operator with free line parameters (relu, leakyReLU) on the way from the graph input to V
  * (their order: the nodes' topological order, entries in order; entries with nothing free, a
- * stable relu's, are kept at 0).  -1 for an invalid V. */
+ * stable relu's, are kept at 0), then, for an analysis with splits, one beta-CROWN multiplier
+ * beta_q >= 0 per split in the order of the splits (ALGORITHMS.md 5.2: the bound of C v - sum_q
+ * beta_q s_q z_q, where s_q z_q >= 0 is split q on the domain).  -1 for an invalid V. */
 CN_API int64_t cn_analysis_alpha_width (const cn_analysis *a, int v);
 /* Sound lower bounds of the ROWS functions C v as cn_analysis_lower, by alpha-CROWN with the
- * options of A (iterations, lr, lr_decay, patience, share_alpha), whatever A's method: the best,
+ * options of A (iterations, lr, lr_decay, patience, share_alpha), whatever A's method, and with
+ * splits beta-CROWN (the multipliers optimised jointly, at the rate lr_beta): the best,
  * row by row, of the sweeps with the optimised parameters, so never worse than the first,
  * CROWN's.  TARGET (NULL: none; ROWS numbers) stops early once every lower[s] > target[s].
  * THETA (NULL: none) holds ROWS x width parameters (one row with share_alpha): on entry a warm

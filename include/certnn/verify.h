@@ -30,7 +30,8 @@
  * most input_split_max entries (CN_VERIFY_SPLIT_MAX by default).  A larger input is searched by
  * ReLU splitting (relu_split): a domain is the case's box with sign constraints z_j >= 0 or
  * z_j <= 0 on entries of relu inputs, bounded by CROWN over boxes clamped to the splits
- * (cn_analysis_create_split; no beta multipliers yet), an empty domain refuted; the unstable
+ * (cn_analysis_create_split) and then, with `beta`, by alpha-beta-CROWN (a multiplier per split
+ * and the relus' slopes optimised, warm-started from the parent's), an empty domain refuted; the unstable
  * entry with the loosest relaxation is split, depth first, every domain's minimising corner tried
  * as a counterexample.  Without a time limit at most 65536 domains are bounded per case (then
  * unknown). */
@@ -89,6 +90,9 @@ typedef struct cn_verify_opts
                                 negative: never) */
   int relu_split;            /* a case whose input is not split: split relu inputs' signs instead
                                 (default 1; 0: one bound per case) */
+  int beta;                  /* ReLU-split domains whose CROWN bound leaves a clause open are also
+                                bounded by alpha-beta-CROWN, warm-started from their parent's
+                                parameters (default 1) */
   void (*progress) (const cn_verify_progress *p, void *user);
   void *progress_user;
   double progress_interval;  /* seconds between progress calls */

@@ -84,6 +84,7 @@ cn_bounds_opts_init (cn_bounds_opts *o)
   o->iterations = 20;
   o->lr = 0.5;
   o->lr_decay = 0.98;
+  o->lr_beta = CN__BETA_LR;
   o->patience = 10;
   o->alpha_intermediate = 1;
 }
@@ -430,6 +431,8 @@ lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows, const double 
                          "alpha-crown: iterations %d (at least 1), lr %g (positive), lr_decay %g (in (0, 1]) or "
                          "patience %d (at least 0) out of range",
                          a->opts.iterations, a->opts.lr, a->opts.lr_decay, a->opts.patience);
+  if (!(a->opts.lr_beta >= 0) || !isfinite (a->opts.lr_beta))
+    return cn_error_set (err, CN_EINVAL, "alpha-crown: lr_beta %g (at least 0) out of range", a->opts.lr_beta);
   if (!(a->opts.memory_mb >= 0) || !isfinite (a->opts.memory_mb))
     return cn_error_set (err, CN_EINVAL, "alpha-crown: memory_mb %g (MiB, at least 0) out of range",
                          a->opts.memory_mb);
@@ -439,15 +442,18 @@ lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows, const double 
     return CN_OK;
   if (a->infeasible)
     return infeasible_rows (a, rows, lower, coef);
+  /* beta-CROWN over the domain's splits (their boxes hold there) */
+  cn__betas betas = { .splits = a->splits, .n = a->n_splits };
   if (coef == NULL)
-    st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &a->opts, target, 0, theta, lower, trace,
+    st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &a->opts, &betas, target, 0, theta, lower, trace,
                           &a->discharged, a->memo, err);
   else
     {
       /* the input coefficients, from one more sweep with each row's best parameters (a guide,
        * as for CROWN): the layout, the parameters and that sweep's bounds */
       int64_t *offset = malloc ((size_t) g->n_values * sizeof *offset);
-      int64_t width = offset != NULL ? cn__alpha_layout (g, a->depends, v, offset) : -1;
+      int64_t alpha_width = offset != NULL ? cn__alpha_layout (g, a->depends, v, offset) : -1;
+      int64_t width = alpha_width < 0 ? -1 : alpha_width + a->n_splits;
       int64_t size = (a->opts.share_alpha ? 1 : rows) * (width > 0 ? width : 0);
       double *th = theta != NULL || width < 0 ? theta : malloc ((size_t) (size ? size : 1) * sizeof *th);
       double *low = malloc ((size_t) rows * sizeof *low);
@@ -458,9 +464,10 @@ lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows, const double 
           if (th != theta)
             for (int64_t i = 0; i < size; i++)
               th[i] = NAN;
-          st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &a->opts, target, 0, th, lower, trace,
+          st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &a->opts, &betas, target, 0, th, lower, trace,
                                 &a->discharged, a->memo, err);
-          cn__crown_tape tape = { .offset = offset, .width = width, .theta = th, .shared = a->opts.share_alpha != 0 };
+          cn__crown_tape tape = { .offset = offset, .width = width, .theta = th, .shared = a->opts.share_alpha != 0,
+                                  .splits = a->splits, .n_splits = a->n_splits, .beta_offset = alpha_width };
           if (st == CN_OK)
             st = cn__crown_sweep_tape (g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, low, coef,
                                        NULL, a->memo, width > 0 ? &tape : NULL, err);
@@ -511,7 +518,7 @@ cn_analysis_alpha_width (const cn_analysis *a, int v)
     return -1;
   int64_t w = cn__alpha_layout (a->g, a->depends, v, offset);
   free (offset);
-  return w;
+  return w < 0 ? w : w + a->n_splits;   /* then one beta per split */
 }
 
 cn_status

@@ -65,6 +65,7 @@ cn_verify_opts_init (cn_verify_opts *o)
   o->lookahead = 1;
   o->combine = 1;
   o->relu_split = 1;
+  o->beta = 1;
   o->progress_interval = 0.5;
 }
 
@@ -785,13 +786,72 @@ relu_choose (const cn_graph *g, const cn_analysis *a, int *value, int64_t *index
     }
 }
 
+/* The warm starts of alpha-beta-CROWN along the search's path: a domain's optimised parameters
+ * per row of the case (row ids: a row's index when every clause is open, FIRST[j] the first of
+ * clause J's), NaN where the domain did not optimise the row.  A child's layout is its parent's
+ * plus one multiplier, its new split's (cn_analysis_alpha_width: the alpha parameters, then
+ * one beta per split in order), so a parent's row is a child's start with a NaN (the arms'
+ * own choice, beta 0) appended. */
+typedef struct warm
+{
+  int64_t rows;                /* rows of the case, all clauses open */
+  int64_t *first;              /* per clause, its first row id */
+} warm;
+
+/* Fills IDS (ROWS entries) with the row ids of W's ROWS rows (open_rows over LIVE): within a
+ * clause the rows come in the same order whatever else is open. */
+static void
+row_ids (const work *w, const warm *wm, int64_t rows, int64_t *ids)
+{
+  for (int64_t r = 0; r < rows; r++)
+    {
+      int64_t j = w->row_clause[r], r0 = r;
+      while (r0 > 0 && w->row_clause[r0 - 1] == j)
+        r0--;
+      ids[r] = wm->first[j] + (r - r0);
+    }
+}
+
+/* Bounds the open rows (ROWS of them, W's) of A's domain by alpha-beta-CROWN into W->lower,
+ * warm-started from PARENT_THETA (the case's rows x PARENT_WIDTH, or NULL), the best parameters
+ * kept in THETA (the case's rows x WIDTH, NaN elsewhere), stopping once every row's bound
+ * passes its rhs.  Every bound is sound whatever the parameters (cn_analysis_lower_alpha). */
+static cn_status
+domain_lower_beta (const cn__verifier *v, work *w, const warm *wm, cn_analysis *a, int64_t rows,
+                   const double *parent_theta, int64_t parent_width, double *theta, int64_t width, cn_error *err)
+{
+  int y = cn_graph_output (v->g, 0);
+  int64_t *ids = malloc ((size_t) (rows ? rows : 1) * sizeof *ids);
+  double *th = malloc ((size_t) (rows * width + 1) * sizeof *th);
+  cn_status st = CN_OK;
+  if (ids == NULL || th == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+      goto done;
+    }
+  row_ids (w, wm, rows, ids);
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t c = 0; c < width; c++)
+      th[r * width + c] = parent_theta != NULL && c < parent_width ? parent_theta[ids[r] * parent_width + c] : NAN;
+  if ((st = cn_analysis_lower_alpha (a, y, w->c, rows, w->row_rhs, th, w->lower, NULL, err)) != CN_OK)
+    goto done;
+  for (int64_t r = 0; r < rows; r++)
+    memcpy (theta + ids[r] * width, th + r * width, (size_t) width * sizeof *th);
+done:
+  free (ids);
+  free (th);
+  return st;
+}
+
 /* Searches the domain of SPLITS (NS of them; room for RELU_MAX_DEPTH) of case K below PARENT
- * (its analysis, or NULL at the root), the clauses LIVE open on it.  Returns B_REFUTED when
- * every clause is refuted on every leaf, B_OPEN when some leaf cannot be split further or the
- * domain budget is spent, or B_FOUND, B_STOP, B_FAILED. */
+ * (its analysis, or NULL at the root), the clauses LIVE open on it; PARENT_THETA (NULL: none)
+ * holds the parent's alpha-beta parameters (see warm).  Returns B_REFUTED when every clause is
+ * refuted on every leaf, B_OPEN when some leaf cannot be split further or the domain budget is
+ * spent, or B_FOUND, B_STOP, B_FAILED. */
 static enum bound_result
-relu_search (cn__verifier *v, work *w, int64_t k, const cn_analysis *parent, cn_split *splits, int64_t ns,
-             const unsigned char *live_in, int64_t *budget, cn_error *err)
+relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analysis *parent,
+             const double *parent_theta, cn_split *splits, int64_t ns, const unsigned char *live_in,
+             int64_t *budget, cn_error *err)
 {
   if (cn__should_stop (v))
     return B_STOP;
@@ -820,12 +880,19 @@ relu_search (cn__verifier *v, work *w, int64_t k, const cn_analysis *parent, cn_
     }
   enum bound_result res = B_REFUTED;
   unsigned char *live = malloc ((size_t) nc + 1);
-  if (live == NULL)
+  int y = cn_graph_output (g, 0);
+  int64_t width = v->opts.beta ? cn_analysis_alpha_width (a, y) : 0;
+  double *theta = v->opts.beta ? malloc ((size_t) (wm->rows * width + 1) * sizeof *theta) : NULL;
+  if (live == NULL || width < 0 || (v->opts.beta && theta == NULL))
     {
+      free (live);
+      free (theta);
       cn_analysis_free (a);
       cn_error_set (err, CN_ENOMEM, "verify: out of memory");
       return B_FAILED;
     }
+  for (int64_t i = 0; theta != NULL && i < wm->rows * width; i++)
+    theta[i] = NAN;
   memcpy (live, live_in, (size_t) nc);
   int64_t rows = open_rows (v, w, k, live);
   if (domain_lower (v, w, a, rows, bo.slope, err) != CN_OK)
@@ -833,7 +900,6 @@ relu_search (cn__verifier *v, work *w, int64_t k, const cn_analysis *parent, cn_
       res = B_FAILED;
       goto done;
     }
-  v->domain_cost = fmax (v->domain_cost, cn__now () - t_start);
   /* refute clause by clause (a row with lb > RU(rhs)); try the corner minimising the best
    * row's linear bound of each open clause as a counterexample */
   int open = 0;
@@ -856,6 +922,28 @@ relu_search (cn__verifier *v, work *w, int64_t k, const cn_analysis *parent, cn_
           goto done;
         }
     }
+  if (open && v->opts.beta)
+    {
+      /* alpha-beta-CROWN on the rows still open (beta-CROWN's multipliers bring the splits'
+       * constraints into the bound, which the sweeps concretise over the whole box) */
+      open = 0;
+      rows = open_rows (v, w, k, live);
+      if (domain_lower_beta (v, w, wm, a, rows, parent_theta, width - 1, theta, width, err) != CN_OK)
+        {
+          res = B_FAILED;
+          goto done;
+        }
+      for (int64_t r0 = 0; r0 < rows;)
+        {
+          int64_t j = w->row_clause[r0], r1, best;
+          if (clause_margin (w, r0, rows, &r1, &best) > 0)
+            live[j] = 0;
+          else
+            open = 1;
+          r0 = r1;
+        }
+    }
+  v->domain_cost = fmax (v->domain_cost, cn__now () - t_start);
   if (!open)
     goto done;
   int z;
@@ -869,10 +957,11 @@ relu_search (cn__verifier *v, work *w, int64_t k, const cn_analysis *parent, cn_
   for (int side = 0; side < 2 && res == B_REFUTED; side++)
     {
       splits[ns] = (cn_split) { .value = z, .index = idx, .sign = side ? -1 : 1 };
-      res = relu_search (v, w, k, a, splits, ns + 1, live, budget, err);
+      res = relu_search (v, w, wm, k, a, theta, splits, ns + 1, live, budget, err);
     }
 done:
   free (live);
+  free (theta);
   cn_analysis_free (a);
   return res;
 }
@@ -886,15 +975,38 @@ relu_case (cn__verifier *v, work *w, int64_t k, const unsigned char *live, cn_er
     any |= cn_graph_node_op (v->g, node) == CN_OP_RELU;
   if (!any || v->opts.bounds.method == CN_METHOD_IBP)
     return B_OPEN;
+  const cn_spec_case *cs = &v->spec->cases[k];
   cn_split *splits = malloc (RELU_MAX_DEPTH * sizeof *splits);
-  if (splits == NULL)
+  warm wm = { .first = malloc ((size_t) (cs->n_clauses + 1) * sizeof *wm.first) };
+  if (splits == NULL || wm.first == NULL)
     {
+      free (splits);
+      free (wm.first);
       cn_error_set (err, CN_ENOMEM, "verify: out of memory");
       return B_FAILED;
     }
+  /* row ids: the rows open_rows gives with every clause open */
+  unsigned char *all = malloc ((size_t) cs->n_clauses + 1);
+  if (all == NULL)
+    {
+      free (splits);
+      free (wm.first);
+      cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+      return B_FAILED;
+    }
+  memset (all, 1, (size_t) cs->n_clauses);
+  wm.rows = open_rows (v, w, k, all);
+  for (int64_t j = cs->n_clauses - 1, r = wm.rows; j >= 0; j--)
+    {
+      while (r > 0 && w->row_clause[r - 1] == j)
+        r--;
+      wm.first[j] = r;
+    }
+  free (all);
   int64_t budget = v->opts.timeout > 0 ? -1 : RELU_MAX_DOMAINS_UNTIMED;
-  enum bound_result r = relu_search (v, w, k, NULL, splits, 0, live, &budget, err);
+  enum bound_result r = relu_search (v, w, &wm, k, NULL, NULL, splits, 0, live, &budget, err);
   free (splits);
+  free (wm.first);
   return r;
 }
 

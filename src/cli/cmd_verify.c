@@ -19,7 +19,7 @@ help (FILE *f)
 {
   fprintf (f, "Usage: certnn verify NET.onnx SPEC.vnnlib [--timeout S] [--output FILE]\n"
               "                     [--method crown|crown-ibp|ibp|alpha-crown] [--iterations N] [--lr X] [--alpha-memory MB]\n"
-              "                     [--threads N] [--seed N] [--no-relu-split] [--quiet]\n\n"
+              "                     [--threads N] [--seed N] [--no-relu-split] [--no-beta] [--quiet]\n\n"
               "Decides whether some input of the property's input set makes its (unsafe) output condition true.\n"
               "The first line of standard output (and of FILE) is the verdict:\n"
               "  unsat    proved: no input satisfies the condition (sound bounds refuted every disjunct)\n"
@@ -34,8 +34,9 @@ help (FILE *f)
               "64 entries), worst domain first, bounded by the --method (default crown; alpha-crown optimises\n"
               "every domain's bounds, see certnn bounds --help).  A larger input of a network with relus is\n"
               "searched by splitting the signs of relu inputs instead, depth first, each domain bounded by CROWN\n"
-              "over boxes clamped to its splits (no beta multipliers yet: a domain whose relus are all split\n"
-              "but whose bound still fails leaves the case unknown); --no-relu-split: one bound per case.\n"
+              "over boxes clamped to its splits, then by alpha-beta-CROWN (a multiplier per split and the relus'\n"
+              "slopes optimised, warm-started from the parent domain; --no-beta: CROWN only); --no-relu-split: one\n"
+              "bound per case.\n"
               "Exit status 0 with any verdict, 2 on bad input, 1 on an internal failure.\n");
 }
 
@@ -84,6 +85,8 @@ cli_verify (int argc, char **argv)
         quiet = 1;
       else if (strcmp (argv[i], "--no-relu-split") == 0)
         vo.relu_split = 0;
+      else if (strcmp (argv[i], "--no-beta") == 0)
+        vo.beta = 0;
       else if (strcmp (argv[i], "--output") == 0 && i + 1 < argc)
         output = argv[++i];
       else if (strcmp (argv[i], "--timeout") == 0 && i + 1 < argc)

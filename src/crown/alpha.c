@@ -23,6 +23,12 @@
  * so dL_s/dtheta_sj = grad_a_sj u^_sj + grad_b_sj (relu: lam_sj z^_sj where lam_sj > 0).  The
  * charges depend on theta too, by about 1e-13 relative; the gradient ignores them.
  *
+ * beta-CROWN (ALGORITHMS.md 5.2).  Over a branch-and-bound domain, the sign splits s_q z_q >= 0
+ * add one multiplier beta_q >= 0 each after a row's alpha parameters: the sweep subtracts s_q
+ * beta_q from the split entry's coefficient (sound on the domain, src/crown/sweep.c), so
+ * dL_s/dbeta_q = -s_q z^_sq, the split entry's forward value; beta is projected onto beta >= 0 and
+ * moves at its own rate (lr_beta), jointly with alpha, as alpha-beta-CROWN optimises both.
+ *
  * Loop (4.3): Adam (beta1 0.9, beta2 0.999, eps 1e-8) ascending sum_s L_s, the learning rate
  * multiplied by lr_decay after every step, projection after every step, the best bound and its
  * parameters kept per row, early stop once every row reaches its target (a specification's
@@ -265,12 +271,34 @@ cn__alpha_gradient (const cn_graph *g, const cn__crown_tape *tape, int v, int64_
                 }
             }
         }
+      /* beta_q enters only as lam_zj - s_q beta_q at the split value z: dL_s/dbeta_q = -s_q z^_sj */
+      for (int64_t q = 0; q < tape->n_splits; q++)
+        {
+          const cn_split *sp = &tape->splits[q];
+          const double *z = xhat[sp->value];
+          if (z == NULL)
+            continue;
+          int64_t n = g->values[sp->value].numel;
+          for (int64_t s = 0; s < rows; s++)
+            grad[(tape->shared ? 0 : s * width) + tape->beta_offset + q] -= sp->sign * z[s * n + sp->index];
+        }
     }
   for (int w = 0; w < g->n_values; w++)
     if (tape->how[w] != CN__FWD_CORNER)
       free (xhat[w]);
   free (xhat);
   return st;
+}
+
+/* Projects the NB multipliers BETA onto beta >= 0 (NaN: 0, the start). */
+static void
+beta_rows (double *beta, int64_t nb)
+{
+  for (int64_t q = 0; q < nb; q++)
+    if (!(beta[q] > 0))
+      beta[q] = 0;
+    else if (!isfinite (beta[q]))
+      beta[q] = 0x1p100;
 }
 
 /* Whether row S is done: its best bound meets its target, or it has not improved for PATIENCE
@@ -286,7 +314,8 @@ row_done (const cn_bounds_opts *opts, const double *target, int pairs, const dou
 
 static cn_status
 alpha_lower_block (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v, const double *c,
-                   int64_t rows, const cn_bounds_opts *opts, const double *target, int pairs, double *theta_io,
+                   int64_t rows, const cn_bounds_opts *opts, const cn__betas *betas, const double *target, int pairs,
+                   double *theta_io,
                    double *lower, cn_alpha_trace *trace, int64_t *discharged, void **memo, cn_error *err)
 {
   cn_status st = CN_OK;
@@ -302,6 +331,9 @@ alpha_lower_block (const cn_graph *g, const cn_box *boxes, const unsigned char *
       free (offset);
       return cn_error_set (err, CN_ENOMEM, "alpha-crown: out of memory");
     }
+  /* beta-CROWN: one multiplier per split after the alpha parameters */
+  int64_t beta_at = width, nb = betas != NULL ? betas->n : 0;
+  width += nb;
   if (trace != NULL)
     trace->iterations = 0;
   if (width == 0 || rows == 0)
@@ -332,7 +364,8 @@ alpha_lower_block (const cn_graph *g, const cn_box *boxes, const unsigned char *
   double *c_act = malloc ((size_t) (rows * n) * sizeof *c_act + 1);
   double *th_act = shared ? theta : malloc ((size_t) size * sizeof *th_act);
   double *low = malloc ((size_t) rows * sizeof *low);
-  cn__crown_tape tape = { .offset = offset, .width = width, .shared = shared, .threads = opts->threads };
+  cn__crown_tape tape = { .offset = offset, .width = width, .shared = shared, .threads = opts->threads,
+                          .splits = nb > 0 ? betas->splits : NULL, .n_splits = nb, .beta_offset = beta_at };
   if (theta == NULL || best_theta == NULL || grad == NULL || m1 == NULL || m2 == NULL || low == NULL || best == NULL
       || act == NULL || stale == NULL || c_act == NULL || th_act == NULL)
     {
@@ -347,12 +380,15 @@ alpha_lower_block (const cn_graph *g, const cn_box *boxes, const unsigned char *
     {
       double *row = theta + s * width;
       alpha_rows (g, boxes, offset, opts->slope, 1, row);
+      for (int64_t q = 0; q < nb; q++)
+        row[beta_at + q] = 0;
       if (theta_io != NULL)
         {
           for (int64_t j = 0; j < width; j++)
             if (!isnan (theta_io[s * width + j]))
               row[j] = theta_io[s * width + j];
           alpha_rows (g, boxes, offset, opts->slope, 0, row);
+          beta_rows (row + beta_at, nb);
         }
     }
   memcpy (best_theta, theta, (size_t) size * sizeof *theta);
@@ -363,7 +399,8 @@ alpha_lower_block (const cn_graph *g, const cn_box *boxes, const unsigned char *
       act[s] = s;
     }
   memcpy (c_act, c, (size_t) (rows * n) * sizeof *c);
-  double lr = opts->lr, b1 = 0.9, b2 = 0.999, b1t = 1, b2t = 1;
+  double lr = opts->lr, lr_b = opts->lr_beta > 0 ? opts->lr_beta : CN__BETA_LR, b1 = 0.9, b2 = 0.999, b1t = 1,
+         b2t = 1;
   for (int it = 0; it < iterations && na > 0; it++)
     {
       int last = it == iterations - 1;
@@ -435,11 +472,13 @@ alpha_lower_block (const cn_graph *g, const cn_box *boxes, const unsigned char *
               double gj = isfinite (gr[j]) ? gr[j] : 0;
               p1[j] = b1 * p1[j] + (1 - b1) * gj;
               p2[j] = b2 * p2[j] + (1 - b2) * gj * gj;
-              th[j] += lr * (p1[j] / (1 - b1t)) / (sqrt (p2[j] / (1 - b2t)) + 1e-8);
+              th[j] += (j < beta_at ? lr : lr_b) * (p1[j] / (1 - b1t)) / (sqrt (p2[j] / (1 - b2t)) + 1e-8);
             }
           alpha_rows (g, boxes, offset, opts->slope, 0, th);
+          beta_rows (th + beta_at, nb);
         }
       lr *= opts->lr_decay;
+      lr_b *= opts->lr_decay;
       /* drop the rows that are done (compacting C) */
       int64_t k = 0;
       for (int64_t i = 0; i < na; i++)
@@ -497,7 +536,8 @@ alpha_row_bytes (const cn_graph *g, const unsigned char *depends, int v, int64_t
  * (an even number of rows each, so that PAIRS stay together), one after the other. */
 cn_status
 cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v, const double *c,
-                 int64_t rows, const cn_bounds_opts *opts, const double *target, int pairs, double *theta_io, double *lower,
+                 int64_t rows, const cn_bounds_opts *opts, const cn__betas *betas, const double *target, int pairs,
+                 double *theta_io, double *lower,
                  cn_alpha_trace *trace, int64_t *discharged, void **memo, cn_error *err)
 {
   int64_t *offset = malloc ((size_t) (g->n_values ? g->n_values : 1) * sizeof *offset);
@@ -505,6 +545,8 @@ cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *de
     return cn_error_set (err, CN_ENOMEM, "alpha-crown: out of memory");
   int64_t width = cn__alpha_layout (g, depends, v, offset);
   free (offset);
+  if (width >= 0 && betas != NULL)
+    width += betas->n;
   int shared = opts->share_alpha != 0;
   double budget = (opts->memory_mb > 0 ? opts->memory_mb : CN__ALPHA_MEMORY_MB) * 1048576.0;
   double per_row = width > 0 ? alpha_row_bytes (g, depends, v, width, shared) : 0;
@@ -517,8 +559,8 @@ cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *de
         block = 2;
     }
   if (block >= rows)
-    return alpha_lower_block (g, boxes, depends, v, c, rows, opts, target, pairs, theta_io, lower, trace, discharged,
-                              memo, err);
+    return alpha_lower_block (g, boxes, depends, v, c, rows, opts, betas, target, pairs, theta_io, lower, trace,
+                              discharged, memo, err);
   int64_t n = g->values[v].numel;
   int iterations = opts->iterations > 0 ? opts->iterations : 1;
   cn_alpha_trace part = { 0 };
@@ -539,7 +581,8 @@ cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *de
   for (int64_t start = 0; start < rows && st == CN_OK; start += block)
     {
       int64_t m = rows - start < block ? rows - start : block;
-      st = alpha_lower_block (g, boxes, depends, v, c + start * n, m, opts, target != NULL ? target + start : NULL,
+      st = alpha_lower_block (g, boxes, depends, v, c + start * n, m, opts, betas,
+                              target != NULL ? target + start : NULL,
                               pairs, theta_io != NULL ? theta_io + start * width : NULL, lower + start,
                               trace != NULL ? &part : NULL, start == 0 ? discharged : NULL, memo, err);
       if (st != CN_OK || trace == NULL)

@@ -45,6 +45,11 @@ typedef struct cn__crown_tape
   int shared;
   int unchecked;             /* tests only: cn_crown_step.theta_unchecked */
   int threads;               /* for the gradient's forward pass */
+  /* beta-CROWN (ALGORITHMS.md 5.2): the domain's sign splits, one multiplier beta_q >= 0 each, in
+   * column beta_offset + q of a row of THETA; N_SPLITS 0: none */
+  const cn_split *splits;
+  int64_t n_splits;
+  int64_t beta_offset;
   int record;                /* fill what follows */
   /* written by the sweep when RECORD (per value, NULL where unused; rows x numel) */
   unsigned char *how;        /* enum cn__fwd_how */
@@ -78,8 +83,18 @@ int64_t cn__alpha_layout (const cn_graph *g, const unsigned char *depends, int v
 cn_status cn__alpha_gradient (const cn_graph *g, const cn__crown_tape *tape, int v, int64_t rows, double *grad,
                               cn_error *err);
 
+/* The default of cn_bounds_opts.lr_beta. */
+#define CN__BETA_LR 0.05
+
 /* The default of cn_bounds_opts.memory_mb. */
 #define CN__ALPHA_MEMORY_MB 2048.0
+
+/* The sign splits of a branch-and-bound domain, for beta-CROWN (NULL or N = 0: none). */
+typedef struct cn__betas
+{
+  const cn_split *splits;
+  int64_t n;
+} cn__betas;
 
 /* Sound lower bounds of the ROWS functions C v by alpha-CROWN over BOXES (kept fixed): the best,
  * row by row, of OPTS->iterations sweeps (OPTS: iterations, lr, lr_decay, patience, share_alpha,
@@ -90,9 +105,13 @@ cn_status cn__alpha_gradient (const cn_graph *g, const cn__crown_tape *tape, int
  * below and from above), so once one meets its target both are done.  TRACE (NULL: none) as
  * cn_analysis_lower_alpha.  DISCHARGED and MEMO as for
  * cn__crown_sweep (DISCHARGED counts the first sweep only).  Rows with their own parameters are
- * optimised in blocks that fit OPTS->memory_mb. */
+ * optimised in blocks that fit OPTS->memory_mb.  With BETAS (NULL: none) the bounds hold over the
+ * inputs of the box that meet BETAS's splits (the boxes must hold there), every row having one
+ * multiplier per split after its alpha parameters (beta-CROWN, optimised jointly with alpha at
+ * the rate OPTS->lr_beta), so a row has width = layout width + BETAS->n parameters. */
 cn_status cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
-                           const double *c, int64_t rows, const cn_bounds_opts *opts, const double *target,
+                           const double *c, int64_t rows, const cn_bounds_opts *opts, const cn__betas *betas,
+                           const double *target,
                            int pairs, double *theta_io, double *lower, cn_alpha_trace *trace, int64_t *discharged,
                            void **memo, cn_error *err);
 

@@ -12,7 +12,14 @@
  * instance with CN_EUNSUPPORTED, its writes to bias and charge undone), are concretised at once
  * over its box (the IBP box, tightened where CROWN tightened it: sound over the input box, so
  * lam_w . w >= sum_j min(lam_wj lo_j, lam_wj hi_j) keeps the invariant); at the end the frontier is the graph
- * inputs, concretised over their boxes by the selection form with the (G) error. */
+ * inputs, concretised over their boxes by the selection form with the (G) error.
+ *
+ * beta-CROWN (a tape with splits, ALGORITHMS.md 5.2): the invariant then holds for the x of the
+ * box that meet the splits (the boxes holding there).  When value w, split at entry j with sign
+ * s_q (s_q w_j(x) >= 0 on the domain), joins the frontier complete, lam_wj becomes
+ * fl(lam_wj - s_q beta_q) with beta_q >= 0.  Round-to-nearest is monotone, so the new
+ * coefficient is <= lam_wj when s_q = +1 and >= it when s_q = -1: either way (new - old) w_j(x)
+ * <= 0 on the domain, and the invariant holds with no charge. */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -92,6 +99,29 @@ record_corner (cn__crown_tape *tape, int w, const double *lam, int64_t rows, con
   return CN_OK;
 }
 
+/* beta-CROWN's term for value W's complete coefficients LAM (ROWS x N) by TAPE (see the file's
+ * comment); multipliers that are not finite and positive are skipped (beta 0). */
+static void
+apply_betas (const cn__crown_tape *tape, int w, double *lam, int64_t rows, int64_t n)
+{
+  if (tape == NULL || tape->theta == NULL)
+    return;
+  for (int64_t q = 0; q < tape->n_splits; q++)
+    {
+      const cn_split *sp = &tape->splits[q];
+      if (sp->value != w || sp->index < 0 || sp->index >= n)
+        continue;
+      for (int64_t s = 0; s < rows; s++)
+        {
+          double beta = tape->theta[(tape->shared ? 0 : s * tape->width) + tape->beta_offset + q];
+          if (!(beta > 0) || !isfinite (beta))
+            continue;
+          double *l = &lam[s * n + sp->index];
+          *l = sp->sign > 0 ? *l - beta : *l + beta;
+        }
+    }
+}
+
 cn_status
 cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
                  const double *c, int64_t rows, int threads, int slope, double *lower, double *input_coef,
@@ -151,6 +181,7 @@ cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned cha
           int o = nd->out[oi];
           if (lam[o] == NULL)
             continue;
+          apply_betas (tape, o, lam[o], rows, g->values[o].numel);
           cn__crown_step_bind (&step, &nd->view[oi]);
           step.lam_out = lam[o];
           step.memo = memo != NULL ? &memo[o] : NULL;
@@ -298,6 +329,9 @@ cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned cha
         }
     }
   /* Only graph inputs (and constants, which never receive coefficients) are left. */
+  for (int i = 0; i < g->n_inputs; i++)
+    if (lam[g->inputs[i]] != NULL)
+      apply_betas (tape, g->inputs[i], lam[g->inputs[i]], rows, g->values[g->inputs[i]].numel);
   if (input_coef != NULL && g->n_inputs > 0)
     {
       int w = g->inputs[0];

@@ -117,7 +117,7 @@ tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, 
             io.iterations = opts->iterations_intermediate;
           if (opts->lr_intermediate > 0)
             io.lr = opts->lr_intermediate;
-          if ((st = cn__alpha_lower (g, boxes, depends, v, c, 2 * cnt, &io, smooth ? NULL : zeros, 1, NULL, lower,
+          if ((st = cn__alpha_lower (g, boxes, depends, v, c, 2 * cnt, &io, NULL, smooth ? NULL : zeros, 1, NULL, lower,
                                      NULL, discharged, memo, err)) != CN_OK)
             goto done;
         }
