@@ -119,6 +119,14 @@ CN_API void cn_analysis_set_slope (cn_analysis *a, cn_slope slope);
  * the corner minimising the bound) and are not part of the bound's guarantee. */
 CN_API cn_status cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
                                          double *coef, cn_error *err);
+/* As cn_analysis_lower, by one CROWN sweep with A's slope whatever A's method; for each of the
+ * N_AT values AT[i], LAM[i] (caller storage, ROWS x numel(AT[i])) receives the coefficients of
+ * that value in each row's linear bound as the sweep reached it (0 where it did not, and over an
+ * empty domain), as computed in round-to-nearest: a guide for branching (BaBSR scores a relu
+ * entry by its output's coefficient times its relaxation's intercept), no part of a guarantee.
+ * CN_EINVAL for a bad value id. */
+CN_API cn_status cn_analysis_lower_at (cn_analysis *a, int v, const double *c, int64_t rows, double *lower, int n_at,
+                                       const int *at, double *const *lam, cn_error *err);
 /* What one alpha-CROWN optimisation did. */
 typedef struct cn_alpha_trace
 {

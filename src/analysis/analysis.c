@@ -508,6 +508,32 @@ cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, do
   return st;
 }
 
+cn_status
+cn_analysis_lower_at (cn_analysis *a, int v, const double *c, int64_t rows, double *lower, int n_at, const int *at,
+                      double *const *lam, cn_error *err)
+{
+  double t0 = now ();
+  cn_status st = check_rows (a, v, c, rows, err);
+  if (st != CN_OK)
+    return st;
+  if (n_at < 0 || (n_at > 0 && (at == NULL || lam == NULL)))
+    return cn_error_set (err, CN_EINVAL, "bounds: %d values to keep and no list", n_at);
+  for (int i = 0; i < n_at; i++)
+    {
+      if ((st = cn__graph_check_value (a->g, at[i], "bounds", err)) != CN_OK)
+        return st;
+      memset (lam[i], 0, (size_t) rows * (size_t) a->g->values[at[i]].numel * sizeof (double));
+    }
+  if (a->infeasible)
+    return infeasible_rows (a, rows, lower, NULL);
+  cn__crown_tape tape = { .n_keep = n_at, .keep_at = at, .keep = (double **) lam };
+  if (rows > 0)
+    st = cn__crown_sweep_tape (a->g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, NULL,
+                               &a->discharged, a->memo, &tape, err);
+  a->seconds += now () - t0;
+  return st;
+}
+
 int64_t
 cn_analysis_alpha_width (const cn_analysis *a, int v)
 {

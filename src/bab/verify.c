@@ -843,6 +843,68 @@ done:
   return st;
 }
 
+/* The entry to split in A's domain by BaBSR's score (Bunel et al. 2020), summed over W's ROWS
+ * open rows: an unstable entry z_j (l < 0 < u) of a relu input whose output has coefficient
+ * lam in a row's CROWN bound costs that bound, when lam < 0, the upper line's intercept
+ * -lam (-l u / (u - l)), which a split removes; when lam > 0 the lower line has no intercept and
+ * a split changes only its slope, scored a tenth as much.  Falls back to relu_choose where every
+ * score is 0 (or memory runs out); -1 in *VALUE when no entry is unstable.  Only a guide: any
+ * choice keeps the search sound. */
+static cn_status
+relu_choose_babsr (const cn__verifier *v, work *w, cn_analysis *a, int64_t rows, int *value, int64_t *index,
+                   cn_error *err)
+{
+  const cn_graph *g = v->g;
+  int nn = cn_graph_n_nodes (g), nr = 0;
+  int *at = malloc ((size_t) (nn + 1) * sizeof *at), *zin = malloc ((size_t) (nn + 1) * sizeof *zin);
+  double **lam = calloc ((size_t) (nn + 1), sizeof *lam);
+  cn_status st = CN_OK;
+  relu_choose (g, a, value, index);
+  if (at == NULL || zin == NULL || lam == NULL || *value < 0 || rows == 0)
+    goto done;
+  for (int node = 0; node < nn; node++)
+    if (cn_graph_node_op (g, node) == CN_OP_RELU)
+      {
+        zin[nr] = cn_graph_node_input (g, node, 0);
+        at[nr] = cn_graph_node_output (g, node, 0);
+        if ((lam[nr] = malloc ((size_t) rows * (size_t) cn_analysis_box (a, zin[nr])->n * sizeof (double) + 1)) == NULL)
+          goto done;
+        nr++;
+      }
+  if ((st = cn_analysis_lower_at (a, cn_graph_output (g, 0), w->c, rows, w->alt, nr, at, lam, err)) != CN_OK)
+    goto done;
+  double best = 0;
+  for (int i = 0; i < nr; i++)
+    {
+      const cn_box *b = cn_analysis_box (a, zin[i]);
+      for (int64_t j = 0; j < b->n; j++)
+        {
+          double l = b->lo[j], u = b->hi[j];
+          if (!(l < 0 && u > 0))
+            continue;
+          double inter = -l * u / (u - l), score = 0;
+          for (int64_t s = 0; s < rows; s++)
+            {
+              double c = lam[i][s * b->n + j];
+              score += (c < 0 ? -c : 0.1 * c) * inter;
+            }
+          if (score > best)
+            {
+              best = score;
+              *value = zin[i];
+              *index = j;
+            }
+        }
+    }
+done:
+  for (int i = 0; lam != NULL && i < nr; i++)
+    free (lam[i]);
+  free (lam);
+  free (at);
+  free (zin);
+  return st;
+}
+
 /* Searches the domain of SPLITS (NS of them; room for RELU_MAX_DEPTH) of case K below PARENT
  * (its analysis, or NULL at the root), the clauses LIVE open on it; PARENT_THETA (NULL: none)
  * holds the parent's alpha-beta parameters (see warm).  Returns B_REFUTED when every clause is
@@ -948,7 +1010,12 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
     goto done;
   int z;
   int64_t idx;
-  relu_choose (g, a, &z, &idx);
+  rows = open_rows (v, w, k, live);
+  if (relu_choose_babsr (v, w, a, rows, &z, &idx, err) != CN_OK)
+    {
+      res = B_FAILED;
+      goto done;
+    }
   if (z < 0 || ns >= RELU_MAX_DEPTH)
     {
       res = B_OPEN;             /* every relu is stable and the bound still fails: unknown */
@@ -1018,9 +1085,10 @@ typedef struct job
 } job;
 
 /* Decides case K.  Returns B_REFUTED (proved), B_OPEN (some box could not be split: unknown),
- * B_FOUND, B_STOP (deadline or another thread's stop) or B_FAILED. */
+ * B_FOUND, B_STOP (deadline or another thread's stop) or B_FAILED.  With ROOT_ONLY, only the
+ * case's whole box is bounded: B_REFUTED when that proves it, else B_OPEN. */
 static enum bound_result
-search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
+search_case (cn__verifier *v, int64_t k, int root_only, int64_t *queued_out, cn_error *err)
 {
   const cn_spec_case *cs = &v->spec->cases[k];
   int64_t n = v->spec->n_x, nc = cs->n_clauses;
@@ -1055,7 +1123,7 @@ search_case (cn__verifier *v, int64_t k, int64_t *queued_out, cn_error *err)
   double t_root = cn__now ();
   enum bound_result b = bound_domain (v, &ws[0], k, root, err);
   v->domain_cost = fmax (v->domain_cost, cn__now () - t_root);
-  if (b != B_OPEN)
+  if (b != B_OPEN || root_only)
     {
       res = b;
       goto done;
@@ -1288,10 +1356,50 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
     }
   cn_verdict verdict = CN_VERDICT_UNSAT;
   cn_status st = CN_OK;
-  /* Attacks on every case first (a counterexample in a later case must not wait for the search
-   * of an earlier one), then the search, case by case. */
+  /* Short attacks on every case (random points for a tenth of the usual time, one PGD run per
+   * clause), then one bound of each case's box (what it proves needs no longer attack), then the
+   * full attacks on the cases left (a counterexample in a later case must not wait for the
+   * search of an earlier one), then the search, case by case. */
+  unsigned char *proved = calloc ((size_t) spec->n_cases + 1, 1);
+  if (proved == NULL)
+    {
+      free (v.cex_x);
+      free (v.cex_y);
+      return cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+    }
+  cn_verify_opts full = v.opts;
+  v.opts.random_samples = full.random_samples / 10;
+  v.opts.attack_restarts = full.attack_restarts > 0 ? 1 : 0;
   for (int64_t k = 0; k < spec->n_cases && verdict == CN_VERDICT_UNSAT; k++)
     {
+      int hit = cn__attack_case (&v, k, err);
+      if (hit < 0)
+        {
+          st = err->code != CN_OK ? err->code : CN_EUNSOUND;
+          break;
+        }
+      if (hit > 0 || v.found)
+        verdict = CN_VERDICT_SAT;
+      else if (cn__should_stop (&v))
+        verdict = CN_VERDICT_TIMEOUT;
+    }
+  v.opts = full;
+  for (int64_t k = 0; k < spec->n_cases && st == CN_OK && verdict == CN_VERDICT_UNSAT; k++)
+    {
+      int64_t queued = 0;
+      enum bound_result r = search_case (&v, k, 1, &queued, err);
+      if (r == B_FAILED)
+        st = err->code != CN_OK ? err->code : CN_EUNSOUND;
+      else if (r == B_FOUND || v.found)
+        verdict = CN_VERDICT_SAT;
+      else if (r == B_STOP)
+        verdict = CN_VERDICT_TIMEOUT;
+      proved[k] = r == B_REFUTED;
+    }
+  for (int64_t k = 0; k < spec->n_cases && st == CN_OK && verdict == CN_VERDICT_UNSAT; k++)
+    {
+      if (proved[k])
+        continue;
       int hit = cn__attack_case (&v, k, err);
       if (hit < 0)
         {
@@ -1306,8 +1414,10 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
   for (int64_t k = 0; k < spec->n_cases && st == CN_OK
                       && (verdict == CN_VERDICT_UNSAT || verdict == CN_VERDICT_UNKNOWN); k++)
     {
+      if (proved[k])
+        continue;
       int64_t queued = 0;
-      enum bound_result r = search_case (&v, k, &queued, err);
+      enum bound_result r = search_case (&v, k, 0, &queued, err);
       if (r == B_FAILED)
         {
           st = err->code != CN_OK ? err->code : CN_EUNSOUND;
@@ -1326,6 +1436,7 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
       if (r == B_OPEN)
         verdict = CN_VERDICT_UNKNOWN;   /* go on: a later case may still give a counterexample */
     }
+  free (proved);
   result->verdict = verdict;
   result->domains = v.domains;
   result->attack_points = v.attack_points;

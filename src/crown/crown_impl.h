@@ -50,6 +50,12 @@ typedef struct cn__crown_tape
   const cn_split *splits;
   int64_t n_splits;
   int64_t beta_offset;
+  /* what the sweep passes on: for each of N_KEEP values KEEP_AT[i], KEEP[i] (caller storage,
+   * rows x numel) receives the value's complete coefficients when the sweep reaches it (a guide
+   * for branching, as computed in round-to-nearest; untouched where it is not reached) */
+  int n_keep;
+  const int *keep_at;
+  double **keep;
   int record;                /* fill what follows */
   /* written by the sweep when RECORD (per value, NULL where unused; rows x numel) */
   unsigned char *how;        /* enum cn__fwd_how */

@@ -182,6 +182,9 @@ cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned cha
           if (lam[o] == NULL)
             continue;
           apply_betas (tape, o, lam[o], rows, g->values[o].numel);
+          for (int i = 0; tape != NULL && i < tape->n_keep; i++)
+            if (tape->keep_at[i] == o)
+              memcpy (tape->keep[i], lam[o], (size_t) rows * (size_t) g->values[o].numel * sizeof (double));
           cn__crown_step_bind (&step, &nd->view[oi]);
           step.lam_out = lam[o];
           step.memo = memo != NULL ? &memo[o] : NULL;

@@ -332,19 +332,43 @@ linear_dims (const cn_node_view *nv, int64_t *r, int64_t *n_in, int64_t *n_out)
 
 /* The forward in the sort T, in the order of the header: for every (r, o) one accumulator from +0,
  * one rounded product and one rounded sum per j in increasing order, then the bias added last. */
+/* y[r, o] = (sum_j x[r, j] w[o, j]) + b[o], each sum accumulated in order j = 0, 1, ... in T.
+ * Four outputs are accumulated side by side (four independent chains instead of one, so the
+ * loads and multiplies overlap); each output's sum is the same sequence of operations as alone,
+ * so the result does not depend on the blocking. */
 #define LINEAR_FORWARD(T)                                                                   \
   do                                                                                        \
     {                                                                                       \
       const T *x = in[0]->data, *w = in[1]->data, *b = in[2]->data;                         \
       T *y = out->data;                                                                     \
       for (int64_t r = 0; r < R; r++)                                                       \
-        for (int64_t o = 0; o < NO; o++)                                                    \
-          {                                                                                 \
-            T acc = 0;                                                                      \
-            for (int64_t j = 0; j < NI; j++)                                                \
-              acc += x[r * NI + j] * w[o * NI + j];                                         \
-            y[r * NO + o] = acc + b[o];                                                     \
-          }                                                                                 \
+        {                                                                                   \
+          const T *xr = x + r * NI;                                                         \
+          int64_t o = 0;                                                                    \
+          for (; o + 4 <= NO; o += 4)                                                       \
+            {                                                                               \
+              const T *w0 = w + o * NI, *w1 = w0 + NI, *w2 = w1 + NI, *w3 = w2 + NI;        \
+              T a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                             \
+              for (int64_t j = 0; j < NI; j++)                                              \
+                {                                                                           \
+                  a0 += xr[j] * w0[j];                                                      \
+                  a1 += xr[j] * w1[j];                                                      \
+                  a2 += xr[j] * w2[j];                                                      \
+                  a3 += xr[j] * w3[j];                                                      \
+                }                                                                           \
+              y[r * NO + o] = a0 + b[o];                                                    \
+              y[r * NO + o + 1] = a1 + b[o + 1];                                            \
+              y[r * NO + o + 2] = a2 + b[o + 2];                                            \
+              y[r * NO + o + 3] = a3 + b[o + 3];                                            \
+            }                                                                               \
+          for (; o < NO; o++)                                                               \
+            {                                                                               \
+              T acc = 0;                                                                    \
+              for (int64_t j = 0; j < NI; j++)                                              \
+                acc += xr[j] * w[o * NI + j];                                               \
+              y[r * NO + o] = acc + b[o];                                                   \
+            }                                                                           \
+        }                                                                                   \
     }                                                                                       \
   while (0)
 
