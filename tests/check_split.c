@@ -14,13 +14,18 @@
  * 3. beta-CROWN: on a domain where every sweep's concretisation over the box misses the split's
  *    constraint, the multiplier is found and the bound reaches the domain's true minimum; on a row
  *    the split cannot help, no multiplier lifts the bound above the true minimum.
+ * 4. LP: over a domain whose relus are all split, the LP bound (cn_analysis_lower_lp) is at or
+ *    below the exact minimum (the optimal vertex solved in rationals from the network's numbers) and within
+ *    1e-6 of it; random multipliers in its place stay below it.
  * The seed is printed (CN_TEST_SEED reproduces a run). */
 #include <config.h>
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glpk.h>
 #include "testutil.h"
 
 #define PREC 256
@@ -284,6 +289,277 @@ START_TEST (beta_uses_the_split)
 }
 END_TEST
 
+/* A linear layer y = W x + b (W: out x in, row-major) from the test's own numbers. */
+static int
+dense (cn_graph *g, int x, int in, int out, const double *w, const double *b)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  cn_shape ws = { .rank = 2, .dim = { out, in } }, bs = { .rank = 1, .dim = { out } };
+  cn_tensor wt, bt;
+  ck_assert (cn_tensor_init (&wt, CN_DTYPE_F64, &ws, &err) == CN_OK);
+  ck_assert (cn_tensor_init (&bt, CN_DTYPE_F64, &bs, &err) == CN_OK);
+  memcpy (wt.data, w, (size_t) (out * in) * sizeof *w);
+  memcpy (bt.data, b, (size_t) out * sizeof *b);
+  int wv, bv, y;
+  ck_assert (cn_graph_add_constant (g, "w", &wt, &wv, &err) == CN_OK);
+  ck_assert (cn_graph_add_constant (g, "b", &bt, &bv, &err) == CN_OK);
+  ck_assert (cn_graph_add_node (g, CN_OP_LINEAR, NULL, 3, (int[]) { x, wv, bv }, "fc", &y, &err) == CN_OK);
+  cn_tensor_clear (&wt);
+  cn_tensor_clear (&bt);
+  return y;
+}
+
+/* The minimum of SG y_k over the domain where every z_j has sign SIGNS[j] (x -> z = W1 x + b1 ->
+ * relu -> y = W2 relu (z) + b2, x in [-R, R]^N), exactly: GLPK's simplex on the LP in (x, z)
+ * finds the optimal vertex (its N nonbasic columns: x_i at a bound, z_j at 0), which is then
+ * solved again in rational arithmetic (GMP) from the network's own numbers, checked feasible,
+ * and its objective rounded down.  That is the exact minimum when the basis is optimal (and an
+ * upper bound of it anyway, the vertex being feasible).  +inf for an empty domain; NAN when the
+ * vertex cannot be recovered (a singular system: skipped). */
+static double
+exact_minimum (const double *w1, const double *b1, const double *w2, const double *b2, const int *signs, int k,
+               int sg, double r)
+{
+  enum { HH = 8 };
+  glp_term_out (GLP_OFF);
+  glp_prob *lp = glp_create_prob ();
+  glp_set_obj_dir (lp, GLP_MIN);
+  glp_add_cols (lp, N + HH);
+  glp_add_rows (lp, HH);
+  for (int i = 0; i < N; i++)
+    glp_set_col_bnds (lp, i + 1, GLP_DB, -r, r);
+  int ia[1 + HH * (N + 1)], ja[1 + HH * (N + 1)], nz = 0;
+  double ar[1 + HH * (N + 1)];
+  for (int j = 0; j < HH; j++)
+    {
+      /* z_j - W1_j x = b1_j, and the sign of z_j */
+      glp_set_row_bnds (lp, j + 1, GLP_FX, b1[j], b1[j]);
+      for (int i = 0; i < N; i++)
+        {
+          nz++;
+          ia[nz] = j + 1, ja[nz] = i + 1, ar[nz] = -w1[j * N + i];
+        }
+      nz++;
+      ia[nz] = j + 1, ja[nz] = N + j + 1, ar[nz] = 1;
+      glp_set_col_bnds (lp, N + j + 1, signs[j] > 0 ? GLP_LO : GLP_UP, 0, 0);
+      /* relu (z_j) = z_j where active, 0 where not */
+      glp_set_obj_coef (lp, N + j + 1, signs[j] > 0 ? sg * w2[k * HH + j] : 0);
+    }
+  glp_load_matrix (lp, nz, ia, ja, ar);
+  glp_smcp parm;
+  glp_init_smcp (&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  ck_assert (glp_simplex (lp, &parm) == 0);
+  int status = glp_get_status (lp);
+  ck_assert (status == GLP_OPT || status == GLP_NOFEAS);
+  if (status != GLP_OPT)
+    {
+      glp_delete_prob (lp);
+      return INFINITY;
+    }
+  /* the vertex: N equations in x from the nonbasic columns, solved in rationals */
+  mpq_t m[N][N + 1], f, t, y;
+  for (int a = 0; a < N; a++)
+    for (int b = 0; b <= N; b++)
+      mpq_init (m[a][b]);
+  mpq_inits (f, t, y, NULL);
+  int ne = 0;
+  for (int col = 1; col <= N + HH && ne < N; col++)
+    {
+      int stat = glp_get_col_stat (lp, col);
+      if (stat == GLP_BS)
+        continue;
+      if (col <= N)
+        {
+          mpq_set_ui (m[ne][col - 1], 1, 1);        /* x_i = its bound */
+          mpq_set_d (m[ne][N], stat == GLP_NU ? r : -r);
+        }
+      else
+        {
+          int j = col - N - 1;                      /* z_j = W1_j x + b1_j = 0 */
+          for (int i = 0; i < N; i++)
+            mpq_set_d (m[ne][i], w1[j * N + i]);
+          mpq_set_d (m[ne][N], -b1[j]);
+        }
+      ne++;
+    }
+  glp_delete_prob (lp);
+  double res = NAN;
+  int singular = ne < N;
+  for (int c = 0; c < N && !singular; c++)
+    {
+      int p = c;
+      while (p < N && mpq_sgn (m[p][c]) == 0)
+        p++;
+      if (p == N)
+        {
+          singular = 1;
+          break;
+        }
+      for (int b = 0; b <= N; b++)
+        mpq_swap (m[c][b], m[p][b]);
+      for (int a = 0; a < N; a++)
+        if (a != c && mpq_sgn (m[a][c]) != 0)
+          {
+            mpq_div (f, m[a][c], m[c][c]);
+            for (int b = 0; b <= N; b++)
+              {
+                mpq_mul (t, f, m[c][b]);
+                mpq_sub (m[a][b], m[a][b], t);
+              }
+          }
+    }
+  if (!singular)
+    {
+      /* x_i = m[i][N] / m[i][i]; the vertex must be feasible; y = sg (b2_k + sum_active w2 z) */
+      mpq_t x[N], z;
+      for (int i = 0; i < N; i++)
+        {
+          mpq_init (x[i]);
+          mpq_div (x[i], m[i][N], m[i][i]);
+        }
+      mpq_init (z);
+      mpq_set_d (y, sg * b2[k]);
+      int feasible = 1;
+      for (int i = 0; i < N; i++)
+        {
+          mpq_set_d (t, r);
+          feasible &= mpq_cmp (x[i], t) <= 0;
+          mpq_neg (t, t);
+          feasible &= mpq_cmp (x[i], t) >= 0;
+        }
+      for (int j = 0; j < HH; j++)
+        {
+          mpq_set_d (z, b1[j]);
+          for (int i = 0; i < N; i++)
+            {
+              mpq_set_d (t, w1[j * N + i]);
+              mpq_mul (t, t, x[i]);
+              mpq_add (z, z, t);
+            }
+          feasible &= signs[j] * mpq_sgn (z) >= 0;
+          if (signs[j] > 0)
+            {
+              mpq_set_d (t, sg * w2[k * HH + j]);
+              mpq_mul (t, t, z);
+              mpq_add (y, y, t);
+            }
+        }
+      ck_assert_msg (feasible, "the exact vertex of GLPK's basis is not feasible (CN_TEST_SEED=%lu)", tu_seed ());
+      /* rounded down: a double at or below the vertex's value */
+      res = mpq_get_d (y);
+      mpq_set_d (t, res);
+      if (mpq_cmp (t, y) > 0)
+        res = nextafter (res, -INFINITY);
+      for (int i = 0; i < N; i++)
+        mpq_clear (x[i]);
+      mpq_clear (z);
+    }
+  for (int a = 0; a < N; a++)
+    for (int b = 0; b <= N; b++)
+      mpq_clear (m[a][b]);
+  mpq_clears (f, t, y, NULL);
+  return res;
+}
+
+/* The LP bound (cn_analysis_lower_lp) of a domain whose relus are all split: at or below the
+ * domain's exact minimum (exact_minimum: the optimal vertex in rationals) and within
+ * 1e-6 of it; alpha-beta-CROWN's bound and one sweep with the LP bound's inputs perturbed
+ * (random multipliers) also at or below it.  The splits are the signs of z at a random point
+ * (so the domain holds it), or with one sign flipped (a domain that may be empty). */
+START_TEST (lp_bound_at_full_splits)
+{
+  enum { HH = 8 };
+  cn_error err;
+  cn_error_clear (&err);
+  double w1[HH * N], b1[HH], w2[M * HH], b2[M], r = 0.5;
+  for (int j = 0; j < HH * N; j++)
+    w1[j] = tu_uniform (-1, 1);
+  for (int j = 0; j < HH; j++)
+    b1[j] = tu_uniform (-0.3, 0.3);
+  for (int j = 0; j < M * HH; j++)
+    w2[j] = tu_uniform (-1, 1);
+  for (int j = 0; j < M; j++)
+    b2[j] = tu_uniform (-0.3, 0.3);
+  cn_graph *g;
+  ck_assert (cn_graph_create (&g, &err) == CN_OK);
+  cn_shape s = { .rank = 1, .dim = { N } };
+  int x, z, rl, y;
+  ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s, &x, &err) == CN_OK);
+  z = dense (g, x, N, HH, w1, b1);
+  ck_assert (cn_graph_add_node (g, CN_OP_RELU, NULL, 1, &z, "r", &rl, &err) == CN_OK);
+  y = dense (g, rl, HH, M, w2, b2);
+  ck_assert (cn_graph_set_outputs (g, 1, &y, &err) == CN_OK);
+  cn_box box = unit_box (r);
+  /* the signs of z at a random point, one flipped in odd runs */
+  double x0[N];
+  for (int i = 0; i < N; i++)
+    x0[i] = tu_uniform (-r, r);
+  int signs[HH];
+  cn_split sp[HH];
+  for (int j = 0; j < HH; j++)
+    {
+      double zj = b1[j];
+      for (int i = 0; i < N; i++)
+        zj += w1[j * N + i] * x0[i];
+      signs[j] = zj >= 0 ? 1 : -1;
+    }
+  if (_i % 2)
+    signs[(int) tu_int (0, HH - 1)] *= -1;
+  for (int j = 0; j < HH; j++)
+    sp[j] = (cn_split) { .value = z, .index = j, .sign = signs[j] };
+  cn_bounds_opts o;
+  cn_bounds_opts_init (&o);
+  o.threads = 1;
+  cn_analysis *a;
+  ck_assert_msg (cn_analysis_create_split (g, &box, &o, NULL, sp, HH, &a, &err) == CN_OK, "%s", err.msg);
+  double c[2 * M * M] = { 0 }, lp[2 * M], crown[2 * M], ab[2 * M], xl[2 * M * N];
+  for (int k = 0; k < M; k++)
+    {
+      c[(2 * k) * M + k] = 1;
+      c[(2 * k + 1) * M + k] = -1;
+    }
+  ck_assert (cn_analysis_lower (a, y, c, 2 * M, crown, &err) == CN_OK);
+  ck_assert_msg (cn_analysis_lower_lp (a, y, c, 2 * M, lp, xl, &err) == CN_OK, "%s", err.msg);
+  ck_assert_msg (cn_analysis_lower_alpha (a, y, c, 2 * M, NULL, NULL, ab, NULL, &err) == CN_OK, "%s", err.msg);
+  int64_t width = cn_analysis_alpha_width (a, y);
+  ck_assert_int_eq (width, cn_analysis_infeasible (a) ? HH : HH + HH);   /* relu's slopes (if reached), the betas */
+  /* one sweep with random multipliers (the LP's perturbed), from an analysis running one */
+  cn_analysis *a1;
+  o.iterations = 1;
+  ck_assert (cn_analysis_create_split (g, &box, &o, NULL, sp, HH, &a1, &err) == CN_OK);
+  double *theta = malloc ((size_t) (2 * M * width) * sizeof *theta), pert[2 * M];
+  for (int64_t q = 0; q < 2 * M * width; q++)
+    theta[q] = q % width < width - HH ? NAN : tu_uniform (0, 3);
+  ck_assert (cn_analysis_lower_alpha (a1, y, c, 2 * M, NULL, theta, pert, NULL, &err) == CN_OK);
+  free (theta);
+  for (int row = 0; row < 2 * M; row++)
+    {
+      int k = row / 2, sg = row % 2 ? -1 : 1;
+      double ex = exact_minimum (w1, b1, w2, b2, signs, k, sg, r);
+      if (isnan (ex))
+        continue;                   /* a degenerate vertex: no exact value */
+      if (cn_analysis_infeasible (a))
+        ck_assert (lp[row] == INFINITY);
+      ck_assert_msg (lp[row] <= ex && ab[row] <= ex && pert[row] <= ex && crown[row] <= ex,
+                     "row %d: LP %.17g, alpha-beta %.17g, perturbed %.17g, CROWN %.17g above the exact minimum %.17g "
+                     "(CN_TEST_SEED=%lu)", row, lp[row], ab[row], pert[row], crown[row], ex, tu_seed ());
+      if (isfinite (ex))
+        ck_assert_msg (lp[row] >= ex - 1e-6 * (1 + fabs (ex)), "row %d: LP bound %.17g, exact minimum %.17g "
+                       "(CN_TEST_SEED=%lu)", row, lp[row], ex, tu_seed ());
+      ck_assert (lp[row] >= crown[row]);
+      if (row == 0)
+        fprintf (stderr, "LP bound over %d full splits%s: %.12g, exact %.12g, alpha-beta %.12g, CROWN %.12g\n", HH,
+                 _i % 2 ? " (one flipped)" : "", lp[row], ex, ab[row], crown[row]);
+    }
+  cn_analysis_free (a1);
+  cn_analysis_free (a);
+  cn_box_clear (&box);
+  cn_graph_free (g);
+}
+END_TEST
+
 START_TEST (empty_and_bad_domains)
 {
   cn_error err;
@@ -349,6 +625,7 @@ main (void)
   tcase_add_loop_test (tc, sound_by_sampling, 0, 40);
   tcase_add_loop_test (tc, empty_and_bad_domains, 0, 8);
   tcase_add_test (tc, beta_uses_the_split);
+  tcase_add_loop_test (tc, lp_bound_at_full_splits, 0, 24);
   suite_add_tcase (s, tc);
   return tu_run_suite (s);
 }

@@ -127,6 +127,19 @@ CN_API cn_status cn_analysis_lower_coef (cn_analysis *a, int v, const double *c,
  * CN_EINVAL for a bad value id. */
 CN_API cn_status cn_analysis_lower_at (cn_analysis *a, int v, const double *c, int64_t rows, double *lower, int n_at,
                                        const int *at, double *const *lam, cn_error *err);
+/* Sound lower bounds of the ROWS functions C v over A's domain with an LP's help (GLPK): each
+ * row's CROWN bound, and the bound of beta-CROWN with the multipliers of the LP
+ *     min coef_s . x  s.t.  M_q (x) <= 0 for every split q,  x in the input box,
+ * coef_s . x + d_s being the row's CROWN lower function and M_q the CROWN lower function of
+ * -s_q z_q (so M_q <= -s_q z_q <= 0 on the domain), the better of the two kept.  Over a domain
+ * whose unstable relus are all split the functions are exact up to rounding and the bound is
+ * the domain's minimum, within rounding.  The LP's solution is only a guess: the bound is the
+ * sweep's with beta = its multipliers, sound whatever they are (the residual's rounding
+ * charged; Neumaier and Shcherbina 2004).  X_LP (NULL: none; ROWS x numel(input)) receives each
+ * row's LP minimiser (where the LP was solved), a candidate counterexample.  One input only
+ * (CN_EUNSUPPORTED otherwise).  Not for concurrent calls (GLPK's state). */
+CN_API cn_status cn_analysis_lower_lp (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
+                                       double *x_lp, cn_error *err);
 /* What one alpha-CROWN optimisation did. */
 typedef struct cn_alpha_trace
 {

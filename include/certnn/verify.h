@@ -90,6 +90,12 @@ typedef struct cn_verify_opts
                                 negative: never) */
   int relu_split;            /* a case whose input is not split: split relu inputs' signs instead
                                 (default 1; 0: one bound per case) */
+  int fsb;                   /* ReLU splitting: the entry split is chosen among BaBSR's best FSB by
+                                filtered smart branching (the one whose worse child has the best
+                                cheap bound); 0 or 1: BaBSR's best (default 4) */
+  int relu_refine;           /* ReLU-split domains below the root recompute their intermediate
+                                boxes by CROWN sweeps (default 0: the parent's, intersected with IBP
+                                from the clamped splits, as alpha-beta-CROWN keeps its root's) */
   int beta;                  /* ReLU-split domains whose CROWN bound leaves a clause open are also
                                 bounded by alpha-beta-CROWN, warm-started from their parent's
                                 parameters (default 1) */

@@ -24,6 +24,7 @@
 #include "certnn/bounds.h"
 #include "certnn/env.h"
 #include "crown/crown_impl.h"
+#include "lp/lp.h"
 
 struct cn_analysis
 {
@@ -530,6 +531,146 @@ cn_analysis_lower_at (cn_analysis *a, int v, const double *c, int64_t rows, doub
   if (rows > 0)
     st = cn__crown_sweep_tape (a->g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, NULL,
                                &a->discharged, a->memo, &tape, err);
+  a->seconds += now () - t0;
+  return st;
+}
+
+/* The lower bounds LOWER (ROWS of them, sound) of the linear functions whose input coefficients
+ * are COEF (rows x N), turned into their constants: d_s = lower_s - min over the box of
+ * coef_s . x, in round-to-nearest (a guess for the LP: the function is about coef_s . x + d_s). */
+static void
+linear_constants (const cn_box *box, const double *coef, const double *lower, int64_t rows, double *d)
+{
+  int64_t n = box->n;
+  for (int64_t s = 0; s < rows; s++)
+    {
+      double m = 0;
+      for (int64_t i = 0; i < n; i++)
+        {
+          double cf = coef[s * n + i];
+          m += cf >= 0 ? cf * box->lo[i] : cf * box->hi[i];
+        }
+      d[s] = lower[s] - m;
+    }
+}
+
+cn_status
+cn_analysis_lower_lp (cn_analysis *a, int v, const double *c, int64_t rows, double *lower, double *x_lp,
+                      cn_error *err)
+{
+  double t0 = now ();
+  const cn_graph *g = a->g;
+  cn_status st = check_rows (a, v, c, rows, err);
+  if (st != CN_OK)
+    return st;
+  if (g->n_inputs != 1)
+    return cn_error_set (err, CN_EUNSUPPORTED, "bounds: the LP bound needs a graph with one input");
+  if (a->infeasible)
+    return infeasible_rows (a, rows, lower, x_lp);
+  int64_t n = a->input.n, S = a->n_splits;
+  int64_t *offset = malloc ((size_t) g->n_values * sizeof *offset);
+  int64_t aw = offset != NULL ? cn__alpha_layout (g, a->depends, v, offset) : -1, width = aw + S;
+  double *coef = malloc ((size_t) (rows * n + 1) * sizeof *coef);
+  double *d = malloc ((size_t) (rows + S + 1) * sizeof *d);
+  double *am = malloc ((size_t) (S * n + 1) * sizeof *am);  /* the splits' functions M_q: m_q */
+  double *bq = malloc ((size_t) (S + 1) * sizeof *bq), *mu = malloc ((size_t) (S + 1) * sizeof *mu);
+  double *cq = malloc ((size_t) (S + 1) * g->values[v].numel * sizeof *cq + sizeof *cq);
+  double *lq = malloc ((size_t) (S + 1) * sizeof *lq);
+  double *theta = malloc ((size_t) (width > 0 ? width : 1) * sizeof *theta);
+  double *xs = malloc ((size_t) n * sizeof *xs + sizeof *xs);
+  if (aw < 0 || coef == NULL || d == NULL || am == NULL || bq == NULL || mu == NULL || cq == NULL || lq == NULL
+      || theta == NULL || xs == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory for the LP bound");
+      goto done;
+    }
+  /* 1. the rows' CROWN bounds and their linear functions coef_s . x + d_s */
+  if ((st = cn__crown_sweep (g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, coef,
+                             &a->discharged, a->memo, err)) != CN_OK)
+    goto done;
+  linear_constants (&a->input, coef, lower, rows, d);
+  /* 2. for split q (s_q z_q >= 0 on the domain), the lower function M_q of -s_q z_q: then
+   *    M_q (x) <= -s_q z_q (x) <= 0 on the domain, the LP's row m_q . x <= -d_q */
+  for (int64_t q = 0; q < S; q++)
+    {
+      const cn_split *sp = &a->splits[q];
+      int64_t nz = g->values[sp->value].numel;
+      double *row = calloc ((size_t) nz, sizeof *row), low;
+      if (row == NULL)
+        {
+          st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory for the LP bound");
+          goto done;
+        }
+      row[sp->index] = -sp->sign;
+      st = cn__crown_sweep (g, a->boxes, a->depends, sp->value, row, 1, a->opts.threads, a->opts.slope, &low,
+                            am + q * n, &a->discharged, a->memo, err);
+      free (row);
+      if (st != CN_OK)
+        goto done;
+      if (!isfinite (low))
+        {
+          /* nothing known: a void row */
+          for (int64_t i = 0; i < n; i++)
+            am[q * n + i] = 0;
+          bq[q] = 0;
+          continue;
+        }
+      linear_constants (&a->input, am + q * n, &low, 1, &d[rows + q]);
+      bq[q] = -d[rows + q];
+      for (int64_t i = 0; i < n; i++)
+        if (!isfinite (am[q * n + i]))
+          {
+            st = cn_error_set (err, CN_EUNSOUND, "bounds: a split's function has a coefficient that is not finite");
+            goto done;
+          }
+    }
+  /* 3. per row, the LP min coef_s . x s.t. the split rows and the box; its multipliers as beta,
+   *    re-evaluated by one sound sweep (any beta >= 0 is sound: src/crown/sweep.c) */
+  cn_bounds_opts once = a->opts;
+  once.iterations = 1;
+  cn__betas betas = { .splits = a->splits, .n = S };
+  for (int64_t s = 0; s < rows; s++)
+    {
+      double l1 = 0, low;
+      for (int64_t i = 0; i < n; i++)
+        l1 += fabs (coef[s * n + i]) * (a->input.hi[i] - a->input.lo[i]);
+      if (!isfinite (lower[s]) || !isfinite (l1))
+        continue;
+      cn_error e2;
+      cn_error_clear (&e2);
+      st = cn__lp_solve (n, S, coef + s * n, am, bq, a->input.lo, a->input.hi, 1e6 * (1 + l1), mu, xs, NULL, &e2);
+      if (st == CN_EUNSUPPORTED)
+        {
+          st = CN_OK;   /* no LP solution: the CROWN bound stands */
+          continue;
+        }
+      if (st != CN_OK)
+        {
+          cn_error_set (err, st, "%s", e2.msg);
+          goto done;
+        }
+      if (x_lp != NULL)
+        memcpy (x_lp + s * n, xs, (size_t) n * sizeof *xs);
+      for (int64_t j = 0; j < aw; j++)
+        theta[j] = NAN;               /* the arms' own lines */
+      memcpy (theta + aw, mu, (size_t) S * sizeof *mu);
+      if ((st = cn__alpha_lower (g, a->boxes, a->depends, v, c + s * g->values[v].numel, 1, &once, &betas, NULL, 0,
+                                 theta, &low, NULL, NULL, a->memo, err)) != CN_OK)
+        goto done;
+      if (low > lower[s])
+        lower[s] = low;               /* both sound */
+    }
+done:
+  free (offset);
+  free (coef);
+  free (d);
+  free (am);
+  free (bq);
+  free (mu);
+  free (cq);
+  free (lq);
+  free (theta);
+  free (xs);
   a->seconds += now () - t0;
   return st;
 }

@@ -66,6 +66,7 @@ cn_verify_opts_init (cn_verify_opts *o)
   o->combine = 1;
   o->relu_split = 1;
   o->beta = 1;
+  o->fsb = 4;
   o->progress_interval = 0.5;
 }
 
@@ -843,24 +844,30 @@ done:
   return st;
 }
 
-/* The entry to split in A's domain by BaBSR's score (Bunel et al. 2020), summed over W's ROWS
- * open rows: an unstable entry z_j (l < 0 < u) of a relu input whose output has coefficient
+/* Candidates for the split of A's domain by BaBSR's score (Bunel et al. 2020), summed over W's
+ * ROWS open rows: an unstable entry z_j (l < 0 < u) of a relu input whose output has coefficient
  * lam in a row's CROWN bound costs that bound, when lam < 0, the upper line's intercept
  * -lam (-l u / (u - l)), which a split removes; when lam > 0 the lower line has no intercept and
- * a split changes only its slope, scored a tenth as much.  Falls back to relu_choose where every
- * score is 0 (or memory runs out); -1 in *VALUE when no entry is unstable.  Only a guide: any
- * choice keeps the search sound. */
+ * a split changes only its slope, scored a tenth as much.  The best K (at most) go into CAND by
+ * decreasing score, *NCAND of them; where every score is 0, relu_choose's entry alone.  Only a
+ * guide: any choice keeps the search sound. */
 static cn_status
-relu_choose_babsr (const cn__verifier *v, work *w, cn_analysis *a, int64_t rows, int *value, int64_t *index,
-                   cn_error *err)
+relu_candidates (const cn__verifier *v, work *w, cn_analysis *a, int64_t rows, int K, cn_split *cand, int *ncand,
+                 cn_error *err)
 {
   const cn_graph *g = v->g;
-  int nn = cn_graph_n_nodes (g), nr = 0;
+  int nn = cn_graph_n_nodes (g), nr = 0, z0;
+  int64_t j0;
   int *at = malloc ((size_t) (nn + 1) * sizeof *at), *zin = malloc ((size_t) (nn + 1) * sizeof *zin);
-  double **lam = calloc ((size_t) (nn + 1), sizeof *lam);
+  double **lam = calloc ((size_t) (nn + 1), sizeof *lam), *score = malloc ((size_t) (K + 1) * sizeof *score);
   cn_status st = CN_OK;
-  relu_choose (g, a, value, index);
-  if (at == NULL || zin == NULL || lam == NULL || *value < 0 || rows == 0)
+  *ncand = 0;
+  relu_choose (g, a, &z0, &j0);
+  if (z0 < 0)
+    goto done;
+  cand[0] = (cn_split) { .value = z0, .index = j0, .sign = 1 };
+  *ncand = 1;
+  if (at == NULL || zin == NULL || lam == NULL || score == NULL || rows == 0)
     goto done;
   for (int node = 0; node < nn; node++)
     if (cn_graph_node_op (g, node) == CN_OP_RELU)
@@ -873,7 +880,7 @@ relu_choose_babsr (const cn__verifier *v, work *w, cn_analysis *a, int64_t rows,
       }
   if ((st = cn_analysis_lower_at (a, cn_graph_output (g, 0), w->c, rows, w->alt, nr, at, lam, err)) != CN_OK)
     goto done;
-  double best = 0;
+  int nk = 0;
   for (int i = 0; i < nr; i++)
     {
       const cn_box *b = cn_analysis_box (a, zin[i]);
@@ -882,27 +889,151 @@ relu_choose_babsr (const cn__verifier *v, work *w, cn_analysis *a, int64_t rows,
           double l = b->lo[j], u = b->hi[j];
           if (!(l < 0 && u > 0))
             continue;
-          double inter = -l * u / (u - l), score = 0;
+          double inter = -l * u / (u - l), sc = 0;
           for (int64_t s = 0; s < rows; s++)
             {
               double c = lam[i][s * b->n + j];
-              score += (c < 0 ? -c : 0.1 * c) * inter;
+              sc += (c < 0 ? -c : 0.1 * c) * inter;
             }
-          if (score > best)
+          if (!(sc > 0) || (nk == K && sc <= score[K - 1]))
+            continue;
+          /* insert into the sorted list of the best K */
+          int p = nk < K ? nk++ : K - 1;
+          while (p > 0 && score[p - 1] < sc)
             {
-              best = score;
-              *value = zin[i];
-              *index = j;
+              score[p] = score[p - 1];
+              cand[p] = cand[p - 1];
+              p--;
             }
+          score[p] = sc;
+          cand[p] = (cn_split) { .value = zin[i], .index = j, .sign = 1 };
         }
     }
+  if (nk > 0)
+    *ncand = nk;
 done:
   for (int i = 0; lam != NULL && i < nr; i++)
     free (lam[i]);
   free (lam);
   free (at);
   free (zin);
+  free (score);
   return st;
+}
+
+/* The worst margin over the open clauses (LIVE) of case K in the domain of SPLITS (NS) below A,
+ * by one cheap CROWN bound (A's boxes, IBP from the clamped splits, no multipliers): +inf for an
+ * empty domain.  FSB's estimate of a child. */
+static cn_status
+child_margin (cn__verifier *v, work *w, int64_t k, const cn_analysis *a, const cn_split *splits, int64_t ns,
+              const unsigned char *live, double *margin, cn_error *err)
+{
+  const cn_spec_case *cs = &v->spec->cases[k];
+  cn_bounds_opts bo = v->opts.bounds;
+  bo.method = CN_METHOD_CROWN_IBP;
+  cn_analysis *c = NULL;
+  cn_status st = cn_analysis_create_split (v->g, &cs->box, &bo, a, splits, ns, &c, err);
+  if (st != CN_OK)
+    return st;
+  *margin = INFINITY;
+  int64_t rows = open_rows (v, w, k, live);
+  if (!cn_analysis_infeasible (c) && rows > 0)
+    {
+      if ((st = cn_analysis_lower (c, cn_graph_output (v->g, 0), w->c, rows, w->lower, err)) == CN_OK)
+        for (int64_t r0 = 0; r0 < rows;)
+          {
+            int64_t r1, best;
+            *margin = fmin (*margin, clause_margin (w, r0, rows, &r1, &best));
+            r0 = r1;
+          }
+    }
+  cn_analysis_free (c);
+  return st;
+}
+
+/* The entry to split in A's domain (SPLITS, NS of them, room for one more): BaBSR's best, or
+ * with opts.fsb > 1 filtered smart branching (alpha-beta-CROWN's default): of BaBSR's best
+ * opts.fsb candidates, the one whose worse child has the best cheap bound (child_margin).
+ * -1 in *VALUE when no entry is unstable. */
+static cn_status
+relu_branch (cn__verifier *v, work *w, int64_t k, cn_analysis *a, cn_split *splits, int64_t ns,
+             const unsigned char *live, int *value, int64_t *index, cn_error *err)
+{
+  int K = v->opts.fsb > 1 ? v->opts.fsb : 1, nc = 0;
+  cn_split *cand = malloc ((size_t) K * sizeof *cand);
+  if (cand == NULL)
+    return cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+  int64_t rows = open_rows (v, w, k, live);
+  cn_status st = relu_candidates (v, w, a, rows, K, cand, &nc, err);
+  *value = -1;
+  *index = -1;
+  if (st == CN_OK && nc > 0)
+    {
+      int pick = 0;
+      double best = -INFINITY;
+      for (int q = 0; q < nc && nc > 1 && st == CN_OK; q++)
+        {
+          double worse = INFINITY;
+          for (int side = 0; side < 2 && st == CN_OK; side++)
+            {
+              double m;
+              splits[ns] = (cn_split) { .value = cand[q].value, .index = cand[q].index, .sign = side ? -1 : 1 };
+              if ((st = child_margin (v, w, k, a, splits, ns + 1, live, &m, err)) == CN_OK)
+                worse = fmin (worse, m);
+            }
+          if (worse > best)
+            {
+              best = worse;
+              pick = q;
+            }
+        }
+      *value = cand[pick].value;
+      *index = cand[pick].index;
+    }
+  free (cand);
+  return st;
+}
+
+/* Decides a domain A of case K whose relus are all stable, the clauses LIVE open on it, by the LP
+ * bound (cn_analysis_lower_lp): B_REFUTED when it refutes every open clause, B_FOUND when an LP
+ * minimiser is a counterexample, else B_OPEN (a bound within rounding of the threshold). */
+static enum bound_result
+relu_leaf (cn__verifier *v, work *w, int64_t k, cn_analysis *a, unsigned char *live, cn_error *err)
+{
+  int64_t n = v->spec->n_x, rows = open_rows (v, w, k, live);
+  double *xlp = malloc ((size_t) (rows * n + 1) * sizeof *xlp);
+  if (xlp == NULL)
+    {
+      cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+      return B_FAILED;
+    }
+  for (int64_t i = 0; i < rows * n; i++)
+    xlp[i] = NAN;
+  enum bound_result res = B_REFUTED;
+  if (cn_analysis_lower_lp (a, cn_graph_output (v->g, 0), w->c, rows, w->lower, xlp, err) != CN_OK)
+    {
+      free (xlp);
+      return B_FAILED;
+    }
+  for (int64_t r0 = 0; r0 < rows && res == B_REFUTED;)
+    {
+      int64_t j = w->row_clause[r0], r1, best;
+      if (clause_margin (w, r0, rows, &r1, &best) > 0)
+        live[j] = 0;
+      else
+        {
+          res = B_OPEN;
+          if (!isnan (xlp[best * n]))
+            {
+              int hit = cn__try_point (v, k, j, xlp + best * n, NULL, err);
+              if (hit != 0)
+                res = hit > 0 ? B_FOUND : B_FAILED;
+            }
+        }
+      r0 = r1;
+    }
+  free (xlp);
+  return res;
 }
 
 /* Searches the domain of SPLITS (NS of them; room for RELU_MAX_DEPTH) of case K below PARENT
@@ -930,6 +1061,14 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
   const cn_graph *g = v->g;
   int64_t n = v->spec->n_x, nc = cs->n_clauses;
   cn_bounds_opts bo = v->opts.bounds;
+  /* below the root, without relu_refine: the parent's intermediate boxes, intersected with
+   * their IBP from the clamped splits (as alpha-beta-CROWN keeps its root's), not new sweeps */
+  if (parent != NULL && !v->opts.relu_refine && bo.method != CN_METHOD_IBP)
+    bo.method = CN_METHOD_CROWN_IBP;
+  /* at the root, intermediate boxes by alpha-CROWN (every domain below inherits them): on deep
+   * networks they are far tighter than CROWN's, and everything below is bounded with them */
+  if (parent == NULL && bo.method == CN_METHOD_CROWN)
+    bo.method = CN_METHOD_ALPHA_CROWN;
   cn_analysis *a = NULL;
   if (cn_analysis_create_split (g, &cs->box, &bo, parent, splits, ns, &a, err) != CN_OK)
     return B_FAILED;
@@ -1008,17 +1147,23 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
   v->domain_cost = fmax (v->domain_cost, cn__now () - t_start);
   if (!open)
     goto done;
-  int z;
-  int64_t idx;
-  rows = open_rows (v, w, k, live);
-  if (relu_choose_babsr (v, w, a, rows, &z, &idx, err) != CN_OK)
+  int z = -1;
+  int64_t idx = -1;
+  if (relu_branch (v, w, k, a, splits, ns, live, &z, &idx, err) != CN_OK)
     {
       res = B_FAILED;
       goto done;
     }
-  if (z < 0 || ns >= RELU_MAX_DEPTH)
+  if (z < 0)
     {
-      res = B_OPEN;             /* every relu is stable and the bound still fails: unknown */
+      /* every relu is stable: the domain is a polytope on which the network is affine, and the
+       * LP bound is its minimum (within rounding); the LP's minimisers are tried as points */
+      res = relu_leaf (v, w, k, a, live, err);
+      goto done;
+    }
+  if (ns >= RELU_MAX_DEPTH)
+    {
+      res = B_OPEN;
       goto done;
     }
   for (int side = 0; side < 2 && res == B_REFUTED; side++)

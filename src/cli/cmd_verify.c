@@ -19,7 +19,8 @@ help (FILE *f)
 {
   fprintf (f, "Usage: certnn verify NET.onnx SPEC.vnnlib [--timeout S] [--output FILE]\n"
               "                     [--method crown|crown-ibp|ibp|alpha-crown] [--iterations N] [--lr X] [--alpha-memory MB]\n"
-              "                     [--threads N] [--seed N] [--no-relu-split] [--no-beta] [--quiet]\n\n"
+              "                     [--threads N] [--seed N] [--no-relu-split] [--no-beta] [--fsb K]\n"
+              "                     [--relu-refine] [--quiet]\n\n"
               "Decides whether some input of the property's input set makes its (unsafe) output condition true.\n"
               "The first line of standard output (and of FILE) is the verdict:\n"
               "  unsat    proved: no input satisfies the condition (sound bounds refuted every disjunct)\n"
@@ -35,8 +36,11 @@ help (FILE *f)
               "every domain's bounds, see certnn bounds --help).  A larger input of a network with relus is\n"
               "searched by splitting the signs of relu inputs instead, depth first, each domain bounded by CROWN\n"
               "over boxes clamped to its splits, then by alpha-beta-CROWN (a multiplier per split and the relus'\n"
-              "slopes optimised, warm-started from the parent domain; --no-beta: CROWN only); --no-relu-split: one\n"
-              "bound per case.\n"
+              "slopes optimised, warm-started from the parent domain; --no-beta: CROWN only), a domain whose relus\n"
+              "are all stable by an LP (GLPK; its multipliers re-evaluated soundly); intermediate boxes from the\n"
+              "root's alpha-CROWN, inherited (--relu-refine: recomputed by CROWN in every domain); the relu split\n"
+              "chosen by filtered smart branching among BaBSR's best K (--fsb K, default 4; 0: BaBSR's best);\n"
+              "--no-relu-split: one bound per case.\n"
               "Exit status 0 with any verdict, 2 on bad input, 1 on an internal failure.\n");
 }
 
@@ -87,6 +91,17 @@ cli_verify (int argc, char **argv)
         vo.relu_split = 0;
       else if (strcmp (argv[i], "--no-beta") == 0)
         vo.beta = 0;
+      else if (strcmp (argv[i], "--relu-refine") == 0)
+        vo.relu_refine = 1;
+      else if (strcmp (argv[i], "--fsb") == 0 && i + 1 < argc)
+        {
+          char *end;
+          errno = 0;
+          long k = strtol (argv[++i], &end, 10);
+          if (*end != '\0' || errno != 0 || argv[i][0] == '\0' || k < 0 || k > 64)
+            return cli_usage_error ("verify", "--fsb must be an integer from 0 to 64, not '%s'", argv[i]);
+          vo.fsb = (int) k;
+        }
       else if (strcmp (argv[i], "--output") == 0 && i + 1 < argc)
         output = argv[++i];
       else if (strcmp (argv[i], "--timeout") == 0 && i + 1 < argc)
