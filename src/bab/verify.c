@@ -1010,7 +1010,11 @@ relu_leaf (cn__verifier *v, work *w, int64_t k, cn_analysis *a, unsigned char *l
   for (int64_t i = 0; i < rows * n; i++)
     xlp[i] = NAN;
   enum bound_result res = B_REFUTED;
-  if (cn_analysis_lower_lp (a, cn_graph_output (v->g, 0), w->c, rows, w->lower, xlp, err) != CN_OK)
+  cn_status st;
+  /* GLPK's environment is per process here: one LP at a time */
+#pragma omp critical (cn_glpk)
+  st = cn_analysis_lower_lp (a, cn_graph_output (v->g, 0), w->c, rows, w->lower, xlp, err);
+  if (st != CN_OK)
     {
       free (xlp);
       return B_FAILED;
@@ -1036,6 +1040,61 @@ relu_leaf (cn__verifier *v, work *w, int64_t k, cn_analysis *a, unsigned char *l
   return res;
 }
 
+static enum bound_result relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analysis *parent,
+                                      const double *parent_theta, cn_split *splits, int64_t ns,
+                                      const unsigned char *live_in, int64_t *budget, cn_error *err);
+
+/* Splits at depth below this are searched as OpenMP tasks (the two children at once). */
+#define RELU_TASK_DEPTH 12
+
+/* The verdict of two children searched apart: the first failure, else a counterexample, else
+ * a stop, else an open leaf, else refuted (both). */
+static enum bound_result
+combine_children (enum bound_result a, enum bound_result b)
+{
+  static const enum bound_result order[] = { B_FAILED, B_FOUND, B_STOP, B_OPEN };
+  for (size_t q = 0; q < sizeof order / sizeof order[0]; q++)
+    if (a == order[q] || b == order[q])
+      return order[q];
+  return B_REFUTED;
+}
+
+/* The two children of A's domain (SPLITS, NS of them, then entry IDX of value Z both ways) as two
+ * OpenMP tasks, each with its own scratch, path and error, waited for here (the parent's
+ * analysis and parameters outlive them). */
+static enum bound_result
+relu_children_tasks (cn__verifier *v, const warm *wm, int64_t k, const cn_analysis *a, const double *theta,
+                     const cn_split *splits, int64_t ns, int z, int64_t idx, const unsigned char *live,
+                     int64_t *budget, cn_error *err)
+{
+  enum bound_result res[2] = { B_FAILED, B_FAILED };
+  cn_error errs[2];
+  for (int side = 0; side < 2; side++)
+    {
+#pragma omp task shared(res, errs) firstprivate(side)
+      {
+        cn_error_clear (&errs[side]);
+        work wk;
+        cn_split *path = malloc (RELU_MAX_DEPTH * sizeof *path);
+        if (path == NULL)
+          cn_error_set (&errs[side], CN_ENOMEM, "verify: out of memory");
+        else if (work_init (&wk, v, k, &errs[side]) == CN_OK)
+          {
+            memcpy (path, splits, (size_t) ns * sizeof *path);
+            path[ns] = (cn_split) { .value = z, .index = idx, .sign = side ? -1 : 1 };
+            res[side] = relu_search (v, &wk, wm, k, a, theta, path, ns + 1, live, budget, &errs[side]);
+            work_clear (&wk);
+          }
+        free (path);
+      }
+    }
+#pragma omp taskwait
+  enum bound_result r = combine_children (res[0], res[1]);
+  if (r == B_FAILED)
+    *err = res[0] == B_FAILED ? errs[0] : errs[1];
+  return r;
+}
+
 /* Searches the domain of SPLITS (NS of them; room for RELU_MAX_DEPTH) of case K below PARENT
  * (its analysis, or NULL at the root), the clauses LIVE open on it; PARENT_THETA (NULL: none)
  * holds the parent's alpha-beta parameters (see warm).  Returns B_REFUTED when every clause is
@@ -1048,19 +1107,24 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
 {
   if (cn__should_stop (v))
     return B_STOP;
-  if (*budget == 0)
-    return B_OPEN;
-  if (*budget > 0)
-    --*budget;
+  int64_t left;
+#pragma omp atomic capture
+  left = (*budget)--;
+  if (left == 0)
+    return B_OPEN;              /* (a budget of -1 never reaches 0: no limit) */
   /* an analysis cannot be interrupted: start one only if one as costly as the costliest so far
    * ends before the deadline (the time limit is a promise to the caller) */
-  double t_start = cn__now ();
-  if (t_start + v->domain_cost > v->deadline)
+  double t_start = cn__now (), worst;
+#pragma omp critical (cn_verify_cost)
+  worst = v->domain_cost;
+  if (t_start + worst > v->deadline)
     return B_STOP;
   const cn_spec_case *cs = &v->spec->cases[k];
   const cn_graph *g = v->g;
   int64_t n = v->spec->n_x, nc = cs->n_clauses;
   cn_bounds_opts bo = v->opts.bounds;
+  if (v->threads > 1)
+    bo.threads = 1;             /* the threads go to the domains (tasks), not to their rows */
   /* below the root, without relu_refine: the parent's intermediate boxes, intersected with
    * their IBP from the clamped splits (as alpha-beta-CROWN keeps its root's), not new sweeps */
   if (parent != NULL && !v->opts.relu_refine && bo.method != CN_METHOD_IBP)
@@ -1144,7 +1208,9 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
           r0 = r1;
         }
     }
-  v->domain_cost = fmax (v->domain_cost, cn__now () - t_start);
+  double cost = cn__now () - t_start;
+#pragma omp critical (cn_verify_cost)
+  v->domain_cost = fmax (v->domain_cost, cost);
   if (!open)
     goto done;
   int z = -1;
@@ -1164,6 +1230,11 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
   if (ns >= RELU_MAX_DEPTH)
     {
       res = B_OPEN;
+      goto done;
+    }
+  if (v->threads > 1 && ns < RELU_TASK_DEPTH)
+    {
+      res = relu_children_tasks (v, wm, k, a, theta, splits, ns, z, idx, live, budget, err);
       goto done;
     }
   for (int side = 0; side < 2 && res == B_REFUTED; side++)
@@ -1216,7 +1287,11 @@ relu_case (cn__verifier *v, work *w, int64_t k, const unsigned char *live, cn_er
     }
   free (all);
   int64_t budget = v->opts.timeout > 0 ? -1 : RELU_MAX_DOMAINS_UNTIMED;
-  enum bound_result r = relu_search (v, w, &wm, k, NULL, NULL, splits, 0, live, &budget, err);
+  enum bound_result r = B_FAILED;
+  /* one thread starts the search; with several, the children near the root become tasks */
+#pragma omp parallel num_threads(v->threads)
+#pragma omp single
+  r = relu_search (v, w, &wm, k, NULL, NULL, splits, 0, live, &budget, err);
   free (splits);
   free (wm.first);
   return r;
