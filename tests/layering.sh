@@ -6,7 +6,7 @@
 #   sound     src/sound       the sound arithmetic and the relaxation kit the arms build with
 #   table     src/ops         the operator table: one rule per operator
 #   ir        src/graph       the graph, its evaluations (floating, interval, exact), the tape
-#   engines   src/analysis src/crown src/bab src/certs src/gpu
+#   engines   src/analysis src/crown src/lp src/bab src/certs src/gpu
 #   io        src/io          readers and writers: ONNX, VNN-LIB, the wire codec's JSON
 #   cli       src/cli         the certnn command
 #
@@ -27,7 +27,7 @@ layer_of () {
     sound) echo sound ;;
     ops) echo table ;;
     graph) echo ir ;;
-    analysis|crown|bab|certs|gpu) echo engines ;;
+    analysis|crown|lp|bab|certs|gpu) echo engines ;;
     io) echo io ;;
     cli) echo cli ;;
     *) echo unknown ;;

@@ -154,7 +154,7 @@ typedef struct cn_alpha_trace
  * operator with free line parameters (relu, leakyReLU) on the way from the graph input to V
  * (their order: the nodes' topological order, entries in order; entries with nothing free, a
  * stable relu's, are kept at 0), then, for an analysis with splits, one beta-CROWN multiplier
- * beta_q >= 0 per split in the order of the splits (ALGORITHMS.md 5.2: the bound of C v - sum_q
+ * beta_q >= 0 per split in the order of the splits (ALGORITHMS.md 5.1: the bound of C v - sum_q
  * beta_q s_q z_q, where s_q z_q >= 0 is split q on the domain).  -1 for an invalid V. */
 CN_API int64_t cn_analysis_alpha_width (const cn_analysis *a, int v);
 /* Sound lower bounds of the ROWS functions C v as cn_analysis_lower, by alpha-CROWN with the

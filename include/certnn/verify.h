@@ -15,8 +15,8 @@
  *   CN_VERDICT_TIMEOUT  the time limit was reached first.
  * It never answers wrongly: what is not proved or exhibited is unknown.
  *
- * Method (ALGORITHMS.md section 5): attacks first (random points, then PGD on the clause
- * margin with gradients from cn_graph_gradient), then branch and bound by input splitting:
+ * Method (ALGORITHMS.md section 5): attacks (random points, then PGD on the clause margin with
+ * gradients from cn_graph_gradient), then branch and bound by input splitting:
  * domains are boxes bounded by the chosen method (CROWN by default; with `slopes`, the best of
  * the adaptive and the three fixed relu lower slopes per row), processed in batches in parallel
  * (OpenMP, one domain per thread), taken alternately by the worst lower bound (what a proof
@@ -29,12 +29,16 @@
  * runs inside the most promising queued domain now and then.  Input splitting applies to inputs of at
  * most input_split_max entries (CN_VERIFY_SPLIT_MAX by default).  A larger input is searched by
  * ReLU splitting (relu_split): a domain is the case's box with sign constraints z_j >= 0 or
- * z_j <= 0 on entries of relu inputs, bounded by CROWN over boxes clamped to the splits
- * (cn_analysis_create_split) and then, with `beta`, by alpha-beta-CROWN (a multiplier per split
- * and the relus' slopes optimised, warm-started from the parent's), an empty domain refuted; the unstable
- * entry with the loosest relaxation is split, depth first, every domain's minimising corner tried
- * as a counterexample.  Without a time limit at most 65536 domains are bounded per case (then
- * unknown). */
+ * z_j <= 0 on entries of relu inputs (cn_analysis_create_split), its intermediate boxes the
+ * root's alpha-CROWN ones, inherited (relu_refine: CROWN in every domain), bounded by CROWN and
+ * then, with `beta`, by alpha-beta-CROWN (a multiplier per split and the relus' slopes optimised,
+ * warm-started from the parent's); a domain whose relus are all stable by the LP bound
+ * (cn_analysis_lower_lp), its minimiser tried as a counterexample; an empty domain refuted.  The
+ * entry split is chosen by filtered smart branching among BaBSR's best `fsb`, depth first, the
+ * children of domains near the root as OpenMP tasks, every domain's minimising corner tried as
+ * a counterexample.  Before the search: a short attack, one bound of each case's box, then the
+ * full attacks on the cases still open.  Without a time limit at most 65536 domains are bounded
+ * per case (then unknown). */
 #ifndef CERTNN_VERIFY_H
 #define CERTNN_VERIFY_H
 

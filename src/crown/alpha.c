@@ -23,7 +23,7 @@
  * so dL_s/dtheta_sj = grad_a_sj u^_sj + grad_b_sj (relu: lam_sj z^_sj where lam_sj > 0).  The
  * charges depend on theta too, by about 1e-13 relative; the gradient ignores them.
  *
- * beta-CROWN (ALGORITHMS.md 5.2).  Over a branch-and-bound domain, the sign splits s_q z_q >= 0
+ * beta-CROWN (ALGORITHMS.md 5.1).  Over a branch-and-bound domain, the sign splits s_q z_q >= 0
  * add one multiplier beta_q >= 0 each after a row's alpha parameters: the sweep subtracts s_q
  * beta_q from the split entry's coefficient (sound on the domain, src/crown/sweep.c), so
  * dL_s/dbeta_q = -s_q z^_sq, the split entry's forward value; beta is projected onto beta >= 0 and

@@ -45,7 +45,7 @@ typedef struct cn__crown_tape
   int shared;
   int unchecked;             /* tests only: cn_crown_step.theta_unchecked */
   int threads;               /* for the gradient's forward pass */
-  /* beta-CROWN (ALGORITHMS.md 5.2): the domain's sign splits, one multiplier beta_q >= 0 each, in
+  /* beta-CROWN (ALGORITHMS.md 5.1): the domain's sign splits, one multiplier beta_q >= 0 each, in
    * column beta_offset + q of a row of THETA; N_SPLITS 0: none */
   const cn_split *splits;
   int64_t n_splits;

@@ -14,7 +14,7 @@
  * lam_w . w >= sum_j min(lam_wj lo_j, lam_wj hi_j) keeps the invariant); at the end the frontier is the graph
  * inputs, concretised over their boxes by the selection form with the (G) error.
  *
- * beta-CROWN (a tape with splits, ALGORITHMS.md 5.2): the invariant then holds for the x of the
+ * beta-CROWN (a tape with splits, ALGORITHMS.md 5.1): the invariant then holds for the x of the
  * box that meet the splits (the boxes holding there).  When value w, split at entry j with sign
  * s_q (s_q w_j(x) >= 0 on the domain), joins the frontier complete, lam_wj becomes
  * fl(lam_wj - s_q beta_q) with beta_q >= 0.  Round-to-nearest is monotone, so the new

@@ -2,7 +2,7 @@
 /* src/lp/lp.c: linear programs by GLPK's simplex, for their dual solution only.
  *
  * Nothing the solver returns is trusted as a bound: its multipliers are a guess that the caller
- * re-evaluates soundly (beta-CROWN's sweep with beta = the multipliers, ALGORITHMS.md 5.2: any
+ * re-evaluates soundly (beta-CROWN's sweep with beta = the multipliers, ALGORITHMS.md 5.1: any
  * beta >= 0 gives a sound bound, the rounding of the residual charged as in every sweep, the
  * method of Neumaier and Shcherbina 2004), so a wrong or inexact solution can only make a bound
  * looser, never wrong.
