@@ -1012,7 +1012,7 @@ relu_leaf (cn__verifier *v, work *w, int64_t k, cn_analysis *a, unsigned char *l
   enum bound_result res = B_REFUTED;
   cn_status st;
   /* GLPK's environment is per process here: one LP at a time */
-#pragma omp critical (cn_glpk)
+#pragma omp critical   /* unnamed: a named one would be a global symbol of the library */
   st = cn_analysis_lower_lp (a, cn_graph_output (v->g, 0), w->c, rows, w->lower, xlp, err);
   if (st != CN_OK)
     {
@@ -1115,7 +1115,7 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
   /* an analysis cannot be interrupted: start one only if one as costly as the costliest so far
    * ends before the deadline (the time limit is a promise to the caller) */
   double t_start = cn__now (), worst;
-#pragma omp critical (cn_verify_cost)
+#pragma omp critical
   worst = v->domain_cost;
   if (t_start + worst > v->deadline)
     return B_STOP;
@@ -1131,6 +1131,8 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
     bo.method = CN_METHOD_CROWN_IBP;
   /* at the root, intermediate boxes by alpha-CROWN (every domain below inherits them): on deep
    * networks they are far tighter than CROWN's, and everything below is bounded with them */
+  if (getenv ("CN_BAB_LR") && parent != NULL) bo.lr = atof (getenv ("CN_BAB_LR"));
+  if (getenv ("CN_BAB_IT") && parent != NULL) bo.iterations = atoi (getenv ("CN_BAB_IT"));
   if (parent == NULL && bo.method == CN_METHOD_CROWN)
     bo.method = CN_METHOD_ALPHA_CROWN;
   cn_analysis *a = NULL;
@@ -1209,7 +1211,7 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
         }
     }
   double cost = cn__now () - t_start;
-#pragma omp critical (cn_verify_cost)
+#pragma omp critical
   v->domain_cost = fmax (v->domain_cost, cost);
   if (!open)
     goto done;

@@ -220,6 +220,40 @@ zero_columns_packed (int64_t m, int64_t n, int64_t k, const double *a, int64_t l
   return ret;
 }
 
+/* C := A B for few rows of A (m <= SMALL_ROWS), B not transposed, beta 0: a column block of C
+ * (m x SMALL_BLOCK, in the first-level cache) receives row after row of B scaled by A's column,
+ * so B is read once from memory and never packed (OpenBLAS packs the whole of B for every call,
+ * which for a few rows costs more than the products).  Each C[s][j] is an RN sum of the
+ * products a[s][o] b[o][j] in the order o = 0, 1, ... (zero coefficients skipped, adding nothing):
+ * one summation order among those a GEMM may use, all of which the error charges cover. */
+#define SMALL_ROWS 32
+#define SMALL_BLOCK 256
+static void
+gemm_small (int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b, int64_t ldb, double *c,
+            int64_t ldc)
+{
+  for (int64_t s = 0; s < m; s++)
+    memset (c + s * ldc, 0, (size_t) n * sizeof *c);
+  for (int64_t j0 = 0; j0 < n; j0 += SMALL_BLOCK)
+    {
+      int64_t jn = n - j0 < SMALL_BLOCK ? n - j0 : SMALL_BLOCK;
+      for (int64_t o = 0; o < k; o++)
+        {
+          const double *bo = b + o * ldb + j0;
+          for (int64_t s = 0; s < m; s++)
+            {
+              double as = a[s * lda + o];
+              if (as == 0)
+                continue;
+              double *cs = c + s * ldc + j0;
+#pragma omp simd
+              for (int64_t j = 0; j < jn; j++)
+                cs[j] += as * bo[j];
+            }
+        }
+    }
+}
+
 /* C (m x n, row stride ldc) := beta C + A op(B) in round-to-nearest through cblas_dgemm, A (m x k,
  * row stride lda) not transposed.  The rows are split into chunks whose extents fit OpenBLAS's int
  * and, for a large product, shared among THREADS OpenMP threads (each row of C is one independent
@@ -233,6 +267,11 @@ gemm_rows (CBLAS_TRANSPOSE tb, int64_t m, int64_t n, int64_t k, const double *a,
     return 1;
   if (beta == 0 && onehot_rows (tb, m, n, k, a, lda, b, ldb, c, ldc))
     return 1;
+  if (beta == 0 && tb == CblasNoTrans && m <= SMALL_ROWS)
+    {
+      gemm_small (m, n, k, a, lda, b, ldb, c, ldc);
+      return 1;
+    }
   if (n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
     return 0;
   int packed = 0;
