@@ -1210,9 +1210,14 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
           r0 = r1;
         }
     }
+  /* the root's analysis (alpha-CROWN boxes) is a one-off: the deadline guard weighs the domains
+   * below it, which inherit its boxes */
   double cost = cn__now () - t_start;
+  if (parent != NULL)
+    {
 #pragma omp critical
-  v->domain_cost = fmax (v->domain_cost, cost);
+      v->domain_cost = fmax (v->domain_cost, cost);
+    }
   if (!open)
     goto done;
   int z = -1;
@@ -1290,6 +1295,7 @@ relu_case (cn__verifier *v, work *w, int64_t k, const unsigned char *live, cn_er
   free (all);
   int64_t budget = v->opts.timeout > 0 ? -1 : RELU_MAX_DOMAINS_UNTIMED;
   enum bound_result r = B_FAILED;
+  v->domain_cost = 0;           /* the guard weighs this search's own domains */
   /* one thread starts the search; with several, the children near the root become tasks */
 #pragma omp parallel num_threads(v->threads)
 #pragma omp single
