@@ -453,10 +453,10 @@ open_rows (const cn__verifier *v, work *w, int64_t k, const unsigned char *live)
 
 /* Sound lower bounds of W's ROWS rows of graph output 0 over A's domain into W->lower, their input
  * coefficients into W->coef (the adaptive sweep's).  Every lower slope gives a sound bound, so
- * with opts.slopes the best per row of the adaptive and the fixed slopes is kept (a cheap
+ * with SLOPES the best per row of the adaptive and the fixed slopes is kept (a cheap
  * stand-in for optimising them, ALGORITHMS.md 4); A's slope is left as it was. */
 static cn_status
-domain_lower (const cn__verifier *v, work *w, cn_analysis *a, int64_t rows, cn_slope slope, cn_error *err)
+domain_lower (const cn__verifier *v, work *w, cn_analysis *a, int64_t rows, cn_slope slope, int slopes, cn_error *err)
 {
   int y = cn_graph_output (v->g, 0);
   cn_status st;
@@ -465,7 +465,7 @@ domain_lower (const cn__verifier *v, work *w, cn_analysis *a, int64_t rows, cn_s
   if ((st = cn_analysis_lower_coef (a, y, w->c, rows, w->lower, w->coef, err)) != CN_OK)
     return st;
   static const cn_slope others[] = { CN_SLOPE_ZERO, CN_SLOPE_ONE, CN_SLOPE_RATIO };
-  for (size_t q = 0; q < sizeof others / sizeof others[0] && v->opts.slopes; q++)
+  for (size_t q = 0; q < sizeof others / sizeof others[0] && slopes; q++)
     {
       cn_analysis_set_slope (a, others[q]);
       st = cn_analysis_lower (a, y, w->c, rows, w->alt, err);
@@ -532,7 +532,7 @@ bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
   v->domains++;
   /* The rows of the open clauses, and their combinations. */
   int64_t rows = open_rows (v, w, k, d->live);
-  if (domain_lower (v, w, a, rows, bo.slope, err) != CN_OK)
+  if (domain_lower (v, w, a, rows, bo.slope, v->opts.slopes, err) != CN_OK)
     {
       cn_analysis_free (a);
       return B_FAILED;
@@ -1162,7 +1162,8 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
     theta[i] = NAN;
   memcpy (live, live_in, (size_t) nc);
   int64_t rows = open_rows (v, w, k, live);
-  if (domain_lower (v, w, a, rows, bo.slope, err) != CN_OK)
+  /* the fixed slopes only without beta: alpha-beta-CROWN follows, and optimises the slopes */
+  if (domain_lower (v, w, a, rows, bo.slope, v->opts.slopes && !v->opts.beta, err) != CN_OK)
     {
       res = B_FAILED;
       goto done;
