@@ -1107,11 +1107,17 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
 {
   if (cn__should_stop (v))
     return B_STOP;
-  int64_t left;
-#pragma omp atomic capture
-  left = (*budget)--;
-  if (left == 0)
-    return B_OPEN;              /* (a budget of -1 never reaches 0: no limit) */
+  int spent = 0;
+#pragma omp critical
+  {
+    /* a budget of -1 is no limit; a positive one counts down to 0 and stays there */
+    if (*budget == 0)
+      spent = 1;
+    else if (*budget > 0)
+      --*budget;
+  }
+  if (spent)
+    return B_OPEN;
   /* an analysis cannot be interrupted: start one only if one as costly as the costliest so far
    * ends before the deadline (the time limit is a promise to the caller) */
   double t_start = cn__now (), worst;
