@@ -1137,8 +1137,6 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
     bo.method = CN_METHOD_CROWN_IBP;
   /* at the root, intermediate boxes by alpha-CROWN (every domain below inherits them): on deep
    * networks they are far tighter than CROWN's, and everything below is bounded with them */
-  if (getenv ("CN_BAB_LR") && parent != NULL) bo.lr = atof (getenv ("CN_BAB_LR"));
-  if (getenv ("CN_BAB_IT") && parent != NULL) bo.iterations = atoi (getenv ("CN_BAB_IT"));
   if (parent == NULL && bo.method == CN_METHOD_CROWN)
     bo.method = CN_METHOD_ALPHA_CROWN;
   cn_analysis *a = NULL;
