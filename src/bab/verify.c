@@ -1548,6 +1548,27 @@ done:
   return res;
 }
 
+/* The attacks (cn__attack_case, with V's options) on every case of V not PROVED, while *VERDICT
+ * is unsat (no answer yet): *VERDICT becomes sat on a counterexample, timeout at the deadline.
+ * Returns the status of a failure (CN_OK if none). */
+static cn_status
+attack_cases (cn__verifier *v, const unsigned char *proved, cn_verdict *verdict, cn_error *err)
+{
+  for (int64_t k = 0; k < v->spec->n_cases && *verdict == CN_VERDICT_UNSAT; k++)
+    {
+      if (proved[k])
+        continue;
+      int hit = cn__attack_case (v, k, err);
+      if (hit < 0)
+        return err->code != CN_OK ? err->code : CN_EUNSOUND;
+      if (hit > 0 || v->found)
+        *verdict = CN_VERDICT_SAT;
+      else if (cn__should_stop (v))
+        *verdict = CN_VERDICT_TIMEOUT;
+    }
+  return CN_OK;
+}
+
 cn_status
 cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, cn_verify_result *result,
            cn_error *err)
@@ -1603,19 +1624,7 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
   cn_verify_opts full = v.opts;
   v.opts.random_samples = full.random_samples / 10;
   v.opts.attack_restarts = full.attack_restarts > 0 ? 1 : 0;
-  for (int64_t k = 0; k < spec->n_cases && verdict == CN_VERDICT_UNSAT; k++)
-    {
-      int hit = cn__attack_case (&v, k, err);
-      if (hit < 0)
-        {
-          st = err->code != CN_OK ? err->code : CN_EUNSOUND;
-          break;
-        }
-      if (hit > 0 || v.found)
-        verdict = CN_VERDICT_SAT;
-      else if (cn__should_stop (&v))
-        verdict = CN_VERDICT_TIMEOUT;
-    }
+  st = attack_cases (&v, proved, &verdict, err);
   v.opts = full;
   for (int64_t k = 0; k < spec->n_cases && st == CN_OK && verdict == CN_VERDICT_UNSAT; k++)
     {
@@ -1629,21 +1638,8 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
         verdict = CN_VERDICT_TIMEOUT;
       proved[k] = r == B_REFUTED;
     }
-  for (int64_t k = 0; k < spec->n_cases && st == CN_OK && verdict == CN_VERDICT_UNSAT; k++)
-    {
-      if (proved[k])
-        continue;
-      int hit = cn__attack_case (&v, k, err);
-      if (hit < 0)
-        {
-          st = err->code != CN_OK ? err->code : CN_EUNSOUND;
-          break;
-        }
-      if (hit > 0 || v.found)
-        verdict = CN_VERDICT_SAT;
-      else if (cn__should_stop (&v))
-        verdict = CN_VERDICT_TIMEOUT;
-    }
+  if (st == CN_OK)
+    st = attack_cases (&v, proved, &verdict, err);
   for (int64_t k = 0; k < spec->n_cases && st == CN_OK
                       && (verdict == CN_VERDICT_UNSAT || verdict == CN_VERDICT_UNKNOWN); k++)
     {
