@@ -22,9 +22,10 @@ alpha-beta-CROWN runs from a checkout (--abcrown DIR, default $ABCROWN_DIR, else
 /work/peers/abcrown), as ../shared/design/PEERS.md sets it up: commit 3dac704 with its bundled
 auto_LiRPA bfb7997, onnx2pytorch fe7281b and empty stand-ins for onnxruntime, onnxoptimizer and
 skl2onnx on $ABCROWN_PYTHONPATH.  The config is the tool's own VNN-COMP one for the category
-(--config overrides; see CONFIGS below) with `--device cpu`; on a machine without Gurobi the
-MIP refinement of its mnist_fc config is unavailable, so the driver passes `--complete_verifier
-bab` for it (say so when you report).  Its verdict is the `Result:` line it prints.
+(--config overrides; see CONFIGS below) with `--device cpu`; on a machine without Gurobi and
+CPLEX the MIP refinement of its mnist_fc config and the cutting planes (GCP-CROWN) of its oval21
+config are unavailable, so the driver runs mnist_fc with `--complete_verifier bab` and oval21
+with the cuts off (say so when you report).  Its verdict is the `Result:` line it prints.
 """
 import argparse
 import os
@@ -38,12 +39,36 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_category as rc  # noqa: E402  (the instance and verdict handling of run_category.py)
 
+# The peer's own VNN-COMP 2022 config per category, extra arguments, and changes to the config
+# for a machine without Gurobi or CPLEX (written to a temporary copy).
 CONFIGS = {
-    "acasxu": ("exp_configs/vnncomp22/acasxu.yaml", []),
-    "mnist_fc": ("exp_configs/vnncomp22/mnistfc.yaml", ["--complete_verifier", "bab"]),
-    "oval21": ("exp_configs/vnncomp22/oval22.yaml", []),
-    "collins_rul_cnn_2023": ("exp_configs/vnncomp22/collins-rul-cnn.yaml", []),
+    "acasxu": ("exp_configs/vnncomp22/acasxu.yaml", [], {}),
+    "mnist_fc": ("exp_configs/vnncomp22/mnistfc.yaml", ["--complete_verifier", "bab"], {}),
+    "oval21": ("exp_configs/vnncomp22/oval22.yaml", [],
+               {"bab": {"cut": {"enabled": False, "cplex_cuts": False, "bab_cut": False}}}),
+    "collins_rul_cnn_2023": ("exp_configs/vnncomp22/collins-rul-cnn.yaml", [], {}),
 }
+
+
+def merged_config(abdir, config, changes, tmp):
+    """CONFIG (relative to complete_verifier/) with CHANGES merged in, as a file in TMP."""
+    if not changes:
+        return config
+    import yaml
+    with open(os.path.join(abdir, "complete_verifier", config)) as f:
+        data = yaml.safe_load(f) or {}
+
+    def merge(d, c):
+        for k, v in c.items():
+            if isinstance(v, dict):
+                merge(d.setdefault(k, {}), v)
+            else:
+                d[k] = v
+    merge(data, changes)
+    path = os.path.join(tmp, "abcrown_config.yaml")
+    with open(path, "w") as f:
+        yaml.safe_dump(data, f)
+    return path
 
 
 def run_abcrown(abdir, config, extra, net, spec, timeout, threads):
@@ -102,9 +127,9 @@ def main():
     if not os.path.isdir(os.path.join(a.abcrown, "complete_verifier")):
         print(f"verify_side_by_side: no alpha-beta-CROWN checkout at {a.abcrown} (see PEERS.md)", file=sys.stderr)
         return 2
-    config, cfg_extra = CONFIGS.get(a.category, (None, []))
+    config, cfg_extra, changes = CONFIGS.get(a.category, (None, [], {}))
     if a.config:
-        config, cfg_extra = a.config, []
+        config, cfg_extra, changes = a.config, [], {}
     if config is None:
         print(f"verify_side_by_side: no alpha-beta-CROWN config known for {a.category}: pass --config", file=sys.stderr)
         return 2
@@ -118,6 +143,7 @@ def main():
     print(f"{'instance':44s} {'certnn':>8s} {'s':>7s} {'status':8s} | {'ab-CROWN':>8s} {'s':>7s} {'status':8s}")
     res = []
     with tempfile.TemporaryDirectory(prefix="side_by_side.") as tmp:
+        config = merged_config(a.abcrown, config, changes, tmp)
         for i, (onnx, vnnlib, tmo) in enumerate(rows):
             net, spec = os.path.join(catdir, onnx), os.path.join(catdir, vnnlib)
             t = a.timeout if a.timeout else float(tmo)
