@@ -27,6 +27,7 @@
 #include <string.h>
 #include <glpk.h>
 #include "testutil.h"
+#include "lp/lp.h"
 
 #define PREC 256
 enum { N = 3, H = 10, M = 2, NS = 4 };
@@ -560,6 +561,34 @@ START_TEST (lp_bound_at_full_splits)
 }
 END_TEST
 
+/* The LP solver (src/lp): min x s.t. -x <= -0.5 over [-1, 1] has its optimum 0.5 at x = 0.5 and
+ * multiplier 1; the elastic form of an infeasible one (x >= 2) pays the penalty, its multiplier
+ * the penalty; a NaN is refused, a program too large is unsupported, nothing crashes. */
+START_TEST (lp_solver)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  double obj = 1, a = -1, b = -0.5, lo = -1, hi = 1, mu, x, opt;
+  ck_assert_msg (cn__lp_solve (1, 1, &obj, &a, &b, &lo, &hi, 100, &mu, &x, &opt, &err) == CN_OK, "%s", err.msg);
+  ck_assert (fabs (opt - 0.5) < 1e-12 && fabs (x - 0.5) < 1e-12 && fabs (mu - 1) < 1e-12);
+  b = -2;
+  ck_assert (cn__lp_solve (1, 1, &obj, &a, &b, &lo, &hi, 100, &mu, &x, &opt, &err) == CN_OK);
+  ck_assert (fabs (mu - 100) < 1e-9 && fabs (x - 1) < 1e-12);
+  double nan_obj = NAN;
+  ck_assert_int_eq (cn__lp_solve (1, 1, &nan_obj, &a, &b, &lo, &hi, 100, &mu, &x, &opt, &err), CN_EINVAL);
+  cn_error_clear (&err);
+  ck_assert_int_eq (cn__lp_solve (1, 1, &obj, &a, &b, &lo, &hi, INFINITY, &mu, &x, &opt, &err), CN_EINVAL);
+  cn_error_clear (&err);
+  ck_assert_int_eq (cn__lp_solve (1 << 20, 1 << 19, &obj, &a, &b, &lo, &hi, 100, &mu, &x, &opt, &err),
+                    CN_EUNSUPPORTED);
+  cn_error_clear (&err);
+  /* no rows: the box's minimising corner */
+  obj = -3;
+  ck_assert (cn__lp_solve (1, 0, &obj, NULL, NULL, &lo, &hi, 100, NULL, &x, &opt, &err) == CN_OK);
+  ck_assert (x == 1 && opt == -3);
+}
+END_TEST
+
 START_TEST (empty_and_bad_domains)
 {
   cn_error err;
@@ -626,6 +655,7 @@ main (void)
   tcase_add_loop_test (tc, empty_and_bad_domains, 0, 8);
   tcase_add_test (tc, beta_uses_the_split);
   tcase_add_loop_test (tc, lp_bound_at_full_splits, 0, 24);
+  tcase_add_test (tc, lp_solver);
   suite_add_tcase (s, tc);
   return tu_run_suite (s);
 }

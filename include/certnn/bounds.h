@@ -135,9 +135,10 @@ CN_API cn_status cn_analysis_lower_at (cn_analysis *a, int v, const double *c, i
  * whose unstable relus are all split the functions are exact up to rounding and the bound is
  * the domain's minimum, within rounding.  The LP's solution is only a guess: the bound is the
  * sweep's with beta = its multipliers, sound whatever they are (the residual's rounding
- * charged; Neumaier and Shcherbina 2004).  X_LP (NULL: none; ROWS x numel(input)) receives each
- * row's LP minimiser (where the LP was solved), a candidate counterexample.  One input only
- * (CN_EUNSUPPORTED otherwise).  Not for concurrent calls (GLPK's state). */
+ * charged; Neumaier and Shcherbina 2004); a row whose LP GLPK cannot solve keeps its CROWN bound.
+ * X_LP (NULL: none; ROWS x numel(input)) receives each row's LP minimiser, a candidate
+ * counterexample (NaN where no LP was solved).  One input only (CN_EUNSUPPORTED otherwise).  Not
+ * for concurrent calls (GLPK's state). */
 CN_API cn_status cn_analysis_lower_lp (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
                                        double *x_lp, cn_error *err);
 /* What one alpha-CROWN optimisation did. */

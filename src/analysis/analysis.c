@@ -565,21 +565,20 @@ cn_analysis_lower_lp (cn_analysis *a, int v, const double *c, int64_t rows, doub
     return st;
   if (g->n_inputs != 1)
     return cn_error_set (err, CN_EUNSUPPORTED, "bounds: the LP bound needs a graph with one input");
-  if (a->infeasible)
-    return infeasible_rows (a, rows, lower, x_lp);
   int64_t n = a->input.n, S = a->n_splits;
+  for (int64_t i = 0; x_lp != NULL && i < rows * n; i++)
+    x_lp[i] = NAN;                /* until a row's LP is solved (never, over an empty domain) */
+  if (a->infeasible)
+    return infeasible_rows (a, rows, lower, NULL);
   int64_t *offset = malloc ((size_t) g->n_values * sizeof *offset);
   int64_t aw = offset != NULL ? cn__alpha_layout (g, a->depends, v, offset) : -1, width = aw + S;
   double *coef = malloc ((size_t) (rows * n + 1) * sizeof *coef);
   double *d = malloc ((size_t) (rows + S + 1) * sizeof *d);
   double *am = malloc ((size_t) (S * n + 1) * sizeof *am);  /* the splits' functions M_q: m_q */
   double *bq = malloc ((size_t) (S + 1) * sizeof *bq), *mu = malloc ((size_t) (S + 1) * sizeof *mu);
-  double *cq = malloc ((size_t) (S + 1) * g->values[v].numel * sizeof *cq + sizeof *cq);
-  double *lq = malloc ((size_t) (S + 1) * sizeof *lq);
   double *theta = malloc ((size_t) (width > 0 ? width : 1) * sizeof *theta);
   double *xs = malloc ((size_t) n * sizeof *xs + sizeof *xs);
-  if (aw < 0 || coef == NULL || d == NULL || am == NULL || bq == NULL || mu == NULL || cq == NULL || lq == NULL
-      || theta == NULL || xs == NULL)
+  if (aw < 0 || coef == NULL || d == NULL || am == NULL || bq == NULL || mu == NULL || theta == NULL || xs == NULL)
     {
       st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory for the LP bound");
       goto done;
@@ -639,9 +638,9 @@ cn_analysis_lower_lp (cn_analysis *a, int v, const double *c, int64_t rows, doub
       cn_error e2;
       cn_error_clear (&e2);
       st = cn__lp_solve (n, S, coef + s * n, am, bq, a->input.lo, a->input.hi, 1e6 * (1 + l1), mu, xs, NULL, &e2);
-      if (st == CN_EUNSUPPORTED)
+      if (st != CN_OK && st != CN_ENOMEM)
         {
-          st = CN_OK;   /* no LP solution: the CROWN bound stands */
+          st = CN_OK;   /* no LP solution (GLPK failed, or data it cannot take): the CROWN bound stands */
           continue;
         }
       if (st != CN_OK)
@@ -667,8 +666,6 @@ done:
   free (am);
   free (bq);
   free (mu);
-  free (cq);
-  free (lq);
   free (theta);
   free (xs);
   a->seconds += now () - t0;

@@ -33,8 +33,10 @@ cn_status
 cn__lp_solve (int64_t n, int64_t m, const double *obj, const double *a, const double *b, const double *lo,
               const double *hi, double penalty, double *mu, double *x, double *opt, cn_error *err)
 {
-  if (n < 1 || m < 0 || n > 1000000 || m > 1000000 || n * (m + 1) > ((int64_t) 1 << 28))
-    return cn_error_set (err, CN_EINVAL, "lp: %lld variables and %lld rows out of range", (long long) n,
+  if (n < 1 || m < 0)
+    return cn_error_set (err, CN_EINVAL, "lp: %lld variables and %lld rows", (long long) n, (long long) m);
+  if (n > 1000000 || m > 1000000 || n * (m + 1) > ((int64_t) 1 << 28))
+    return cn_error_set (err, CN_EUNSUPPORTED, "lp: %lld variables and %lld rows are too many", (long long) n,
                          (long long) m);
   if (!(penalty > 0) || !isfinite (penalty))
     return cn_error_set (err, CN_EINVAL, "lp: penalty %g not positive and finite", penalty);

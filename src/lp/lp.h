@@ -11,8 +11,9 @@
  * with PENALTY above every multiplier of the plain program it has the same solution).  MU
  * receives the M multipliers (>= 0) of the rows, X (if not NULL) a minimiser, *OPT (if not
  * NULL) the solver's optimum: a floating-point guess, never a bound.  CN_EINVAL for a
- * non-finite input or absurd sizes; CN_EUNSUPPORTED when GLPK finds no optimum or fails;
- * CN_ENOMEM.  Not safe to call from two threads at once (GLPK's environment). */
+ * non-finite input or no variables; CN_EUNSUPPORTED when GLPK finds no optimum or fails, or the
+ * program is too large (more than 2^28 coefficients); CN_ENOMEM.  Not safe to call from two
+ * threads at once (GLPK's environment). */
 cn_status cn__lp_solve (int64_t n, int64_t m, const double *obj, const double *a, const double *b, const double *lo,
                         const double *hi, double penalty, double *mu, double *x, double *opt, cn_error *err);
 
