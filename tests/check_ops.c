@@ -2135,10 +2135,12 @@ START_TEST (crown_smooth_tight)
                          "(CN_TEST_SEED=%lu)", name, crown, vmin, tu_seed ());
           /* where f saturates on the box (elu far below 0) IBP is already tight to rounding and there is
            * nothing for CROWN to gain */
-          if (op == CN_OP_ELU && !tiny)
+          if ((op == CN_OP_ELU || op == CN_OP_LAYER_NORM) && !tiny)
             ;   /* a negative alpha makes elu a valley whose lines on a box of radius 0.2 can be looser
-                   than its box (as a saturating erf's can on wide boxes): soundness only here */
-          else if ((op == CN_OP_LAYER_NORM && !tiny) || op == CN_OP_ELU)
+                   than its box (as a saturating erf's can on wide boxes), and layerNorm's gradient
+                   planes over such a box can be too (CN_TEST_SEED=1796300909: CROWN 0.123, IBP 0.216):
+                   soundness only here */
+          else if (op == CN_OP_ELU)
             ck_assert_msg (crown >= ibp - 1e-9 * (1 + fabs (ibp)), "%s: CROWN %.17g below IBP %.17g", name, crown, ibp);
           else if (vmin - ibp > 1e-9 * (1 + fabs (vmin)))
             ck_assert_msg (crown > ibp, "%s: CROWN %.17g not above IBP %.17g (r = %g, CN_TEST_SEED=%lu)", name, crown,
