@@ -1029,7 +1029,16 @@ relu_leaf (cn__verifier *v, work *w, int64_t k, cn_analysis *a, unsigned char *l
           res = B_OPEN;
           if (!isnan (xlp[best * n]))
             {
-              int hit = cn__try_point (v, k, j, xlp + best * n, NULL, err);
+              /* the LP's minimiser, then a short PGD from it over the case's box (the minimiser
+               * sits on the domain's boundary, where moving it onto binary32 numbers can undo a
+               * thin violation) */
+              const cn_box *box = &v->spec->cases[k].box;
+              double *x = xlp + best * n;
+              for (int64_t i = 0; i < n; i++)
+                x[i] = fmin (fmax (x[i], box->lo[i]), box->hi[i]);   /* GLPK's tolerance */
+              int hit = cn__try_point (v, k, j, x, NULL, err);
+              if (hit == 0 && v->opts.attack_steps > 0)
+                hit = cn__pgd (v, k, j, box->lo, box->hi, x, v->opts.attack_steps / 2 + 1, err);
               if (hit != 0)
                 res = hit > 0 ? B_FOUND : B_FAILED;
             }
