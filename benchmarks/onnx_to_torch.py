@@ -32,7 +32,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 SUPPORTED = ("Sub", "Add", "Flatten", "MatMul", "Gemm", "Conv", "Relu", "Reshape", "Constant",
-             "Tanh", "Sigmoid", "Softplus", "Elu", "LeakyRelu")
+             "Tanh", "Sigmoid", "Softplus", "Elu", "LeakyRelu", "Dropout")
 
 
 class ConvertError(Exception):
@@ -292,6 +292,16 @@ def convert(model, fold_bias=True):
 
         elif op == "Flatten":
             emit(_Flatten(int(a.get("axis", 1))), ins, out)
+
+        elif op == "Dropout":
+            # inference: the identity, unless training_mode is given and not a constant false, or the
+            # mask output is read
+            if len(ins) > 2 and ins[2] and (ins[2] not in consts or bool(consts[ins[2]].reshape(-1)[0])):
+                raise _err(node, "training_mode must be a constant false")
+            if len(node.output) > 1 and node.output[1] and (
+                    any(node.output[1] in n.input for n in g.node) or any(node.output[1] == o.name for o in g.output)):
+                raise _err(node, "the mask output is not supported")
+            emit(nn.Identity(), [ins[0]], out)
 
         elif op == "Reshape":
             if ins[1] not in consts:
