@@ -118,6 +118,9 @@ cn__lp_solve (int64_t n, int64_t m, const double *obj, const double *a, const do
   glp_init_smcp (&parm);
   parm.msg_lev = GLP_MSG_OFF;
   parm.meth = GLP_DUALP;
+  parm.tol_bnd = 1e-10;       /* tighter than the defaults (1e-7): a near-degenerate vertex otherwise
+                                 leaves multipliers 1e-5 off the optimum */
+  parm.tol_dj = 1e-10;
   int rc = glp_simplex (lp, &parm);
   if (rc != 0 || glp_get_status (lp) != GLP_OPT)
     st = cn_error_set (err, CN_EUNSUPPORTED, "lp: no optimum (GLPK code %d, status %d)", rc,
