@@ -748,8 +748,9 @@ done:
 /* Domains are the case's box with sign splits z_j >= 0 or z_j <= 0 on entries of relu inputs
  * (cn_analysis_create_split); the two children of a domain split one unstable entry (lo < 0 <
  * hi in the domain's box) both ways, so they cover it.  Each domain is bounded by CROWN over its
- * boxes (the splits clamp them; the sweeps concretise over the case's box, a superset: sound,
- * without the tightening of beta-CROWN's split multipliers); an empty domain is refuted.  The
+ * boxes (the splits clamp them; the sweeps concretise over the case's box, a superset: sound),
+ * then by alpha-beta-CROWN, whose split multipliers bring the splits' constraints into the
+ * bound; a domain with every relu stable by the LP bound; an empty domain is refuted.  The
  * search is depth first, each child analysed from its parent's analysis (boxes upstream of the
  * split copied), so memory is the depth times one analysis.  What holds: every point of the case's
  * box lies in a refuted domain or in the domain being searched, so a search that returns
@@ -921,12 +922,12 @@ done:
   return st;
 }
 
-/* The worst margin over the open clauses (LIVE) of case K in the domain of SPLITS (NS) below A,
- * by one cheap CROWN bound (A's boxes, IBP from the clamped splits, no multipliers): +inf for an
- * empty domain.  FSB's estimate of a child. */
+/* The worst margin over W's ROWS rows (the open clauses of case K) in the domain of SPLITS (NS)
+ * below A, by one cheap CROWN bound (A's boxes, IBP from the clamped splits, no multipliers):
+ * +inf for an empty domain.  FSB's estimate of a child. */
 static cn_status
 child_margin (cn__verifier *v, work *w, int64_t k, const cn_analysis *a, const cn_split *splits, int64_t ns,
-              const unsigned char *live, double *margin, cn_error *err)
+              int64_t rows, double *margin, cn_error *err)
 {
   const cn_spec_case *cs = &v->spec->cases[k];
   cn_bounds_opts bo = v->opts.bounds;
@@ -936,7 +937,6 @@ child_margin (cn__verifier *v, work *w, int64_t k, const cn_analysis *a, const c
   if (st != CN_OK)
     return st;
   *margin = INFINITY;
-  int64_t rows = open_rows (v, w, k, live);
   if (!cn_analysis_infeasible (c) && rows > 0)
     {
       if ((st = cn_analysis_lower (c, cn_graph_output (v->g, 0), w->c, rows, w->lower, err)) == CN_OK)
@@ -978,7 +978,7 @@ relu_branch (cn__verifier *v, work *w, int64_t k, cn_analysis *a, cn_split *spli
             {
               double m;
               splits[ns] = (cn_split) { .value = cand[q].value, .index = cand[q].index, .sign = side ? -1 : 1 };
-              if ((st = child_margin (v, w, k, a, splits, ns + 1, live, &m, err)) == CN_OK)
+              if ((st = child_margin (v, w, k, a, splits, ns + 1, rows, &m, err)) == CN_OK)
                 worse = fmin (worse, m);
             }
           if (worse > best)
@@ -1282,22 +1282,16 @@ relu_case (cn__verifier *v, work *w, int64_t k, const unsigned char *live, cn_er
   const cn_spec_case *cs = &v->spec->cases[k];
   cn_split *splits = malloc (RELU_MAX_DEPTH * sizeof *splits);
   warm wm = { .first = malloc ((size_t) (cs->n_clauses + 1) * sizeof *wm.first) };
-  if (splits == NULL || wm.first == NULL)
+  unsigned char *all = malloc ((size_t) cs->n_clauses + 1);
+  if (splits == NULL || wm.first == NULL || all == NULL)
     {
       free (splits);
       free (wm.first);
+      free (all);
       cn_error_set (err, CN_ENOMEM, "verify: out of memory");
       return B_FAILED;
     }
   /* row ids: the rows open_rows gives with every clause open */
-  unsigned char *all = malloc ((size_t) cs->n_clauses + 1);
-  if (all == NULL)
-    {
-      free (splits);
-      free (wm.first);
-      cn_error_set (err, CN_ENOMEM, "verify: out of memory");
-      return B_FAILED;
-    }
   memset (all, 1, (size_t) cs->n_clauses);
   wm.rows = open_rows (v, w, k, all);
   for (int64_t j = cs->n_clauses - 1, r = wm.rows; j >= 0; j--)
@@ -1326,11 +1320,38 @@ typedef struct job
   int c;
 } job;
 
-/* Decides case K.  Returns B_REFUTED (proved), B_OPEN (some box could not be split: unknown),
- * B_FOUND, B_STOP (deadline or another thread's stop) or B_FAILED.  With ROOT_ONLY, only the
- * case's whole box is bounded: B_REFUTED when that proves it, else B_OPEN. */
+/* Bounds the whole box of case K as the domain *ROOT (new; NULL on a failure): B_REFUTED when
+ * that proves the case, B_OPEN when it leaves clauses open (*ROOT then holds them, for
+ * search_case), or B_FOUND, B_STOP, B_FAILED.  The caller frees *ROOT. */
 static enum bound_result
-search_case (cn__verifier *v, int64_t k, int root_only, int64_t *queued_out, cn_error *err)
+bound_root (cn__verifier *v, int64_t k, domain **root, cn_error *err)
+{
+  const cn_spec_case *cs = &v->spec->cases[k];
+  int64_t n = v->spec->n_x, nc = cs->n_clauses;
+  work w;
+  *root = domain_new (n, nc);
+  if (*root == NULL)
+    {
+      cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+      return B_FAILED;
+    }
+  if (work_init (&w, v, k, err) != CN_OK)
+    return B_FAILED;
+  memcpy ((*root)->lo, cs->box.lo, (size_t) n * sizeof (double));
+  memcpy ((*root)->hi, cs->box.hi, (size_t) n * sizeof (double));
+  memset ((*root)->live, 1, (size_t) nc);
+  double t_root = cn__now ();
+  enum bound_result b = bound_domain (v, &w, k, *root, err);
+  v->domain_cost = fmax (v->domain_cost, cn__now () - t_root);
+  work_clear (&w);
+  return b;
+}
+
+/* Decides case K from ROOT, its whole box bounded by bound_root and left open (taken over and
+ * freed here).  Returns B_REFUTED (proved), B_OPEN (some box could not be split: unknown),
+ * B_FOUND, B_STOP (deadline or another thread's stop) or B_FAILED. */
+static enum bound_result
+search_case (cn__verifier *v, int64_t k, domain *root, int64_t *queued_out, cn_error *err)
 {
   const cn_spec_case *cs = &v->spec->cases[k];
   int64_t n = v->spec->n_x, nc = cs->n_clauses;
@@ -1340,11 +1361,10 @@ search_case (cn__verifier *v, int64_t k, int root_only, int64_t *queued_out, cn_
   job *jobs = NULL;
   task *tasks = NULL;
   queue q = { .by_margin = { .key = 0 }, .by_viol = { .key = 1 } };
-  domain *root = domain_new (n, nc);
   int64_t batch = (int64_t) BATCH_PER_THREAD * T;
   jobs = malloc ((size_t) (4 * batch) * sizeof *jobs);
   tasks = calloc ((size_t) batch, sizeof *tasks);
-  if (ws == NULL || root == NULL || jobs == NULL || tasks == NULL)
+  if (ws == NULL || jobs == NULL || tasks == NULL)
     {
       cn_error_set (err, CN_ENOMEM, "verify: out of memory");
       free (ws);
@@ -1359,17 +1379,6 @@ search_case (cn__verifier *v, int64_t k, int root_only, int64_t *queued_out, cn_
         res = B_FAILED;
         goto done;
       }
-  memcpy (root->lo, cs->box.lo, (size_t) n * sizeof (double));
-  memcpy (root->hi, cs->box.hi, (size_t) n * sizeof (double));
-  memset (root->live, 1, (size_t) nc);
-  double t_root = cn__now ();
-  enum bound_result b = bound_domain (v, &ws[0], k, root, err);
-  v->domain_cost = fmax (v->domain_cost, cn__now () - t_root);
-  if (b != B_OPEN || root_only)
-    {
-      res = b;
-      goto done;
-    }
   if (n > (v->opts.input_split_max > 0 ? v->opts.input_split_max : CN_VERIFY_SPLIT_MAX)
       || v->opts.input_split_max < 0)
     {
@@ -1622,10 +1631,14 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
   /* Short attacks on every case (random points for a tenth of the usual time, one PGD run per
    * clause), then one bound of each case's box (what it proves needs no longer attack), then the
    * full attacks on the cases left (a counterexample in a later case must not wait for the
-   * search of an earlier one), then the search, case by case. */
+   * search of an earlier one), then the search, case by case, from each open case's bounded
+   * box. */
   unsigned char *proved = calloc ((size_t) spec->n_cases + 1, 1);
-  if (proved == NULL)
+  domain **roots = calloc ((size_t) spec->n_cases + 1, sizeof *roots);   /* the open roots */
+  if (proved == NULL || roots == NULL)
     {
+      free (proved);
+      free (roots);
       free (v.cex_x);
       free (v.cex_y);
       return cn_error_set (err, CN_ENOMEM, "verify: out of memory");
@@ -1637,8 +1650,7 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
   v.opts = full;
   for (int64_t k = 0; k < spec->n_cases && st == CN_OK && verdict == CN_VERDICT_UNSAT; k++)
     {
-      int64_t queued = 0;
-      enum bound_result r = search_case (&v, k, 1, &queued, err);
+      enum bound_result r = bound_root (&v, k, &roots[k], err);
       if (r == B_FAILED)
         st = err->code != CN_OK ? err->code : CN_EUNSOUND;
       else if (r == B_FOUND || v.found)
@@ -1646,6 +1658,11 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
       else if (r == B_STOP)
         verdict = CN_VERDICT_TIMEOUT;
       proved[k] = r == B_REFUTED;
+      if (r != B_OPEN)
+        {
+          free (roots[k]);      /* only an open root goes on to the search */
+          roots[k] = NULL;
+        }
     }
   if (st == CN_OK)
     st = attack_cases (&v, proved, &verdict, err);
@@ -1655,7 +1672,8 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
       if (proved[k])
         continue;
       int64_t queued = 0;
-      enum bound_result r = search_case (&v, k, 0, &queued, err);
+      enum bound_result r = search_case (&v, k, roots[k], &queued, err);
+      roots[k] = NULL;
       if (r == B_FAILED)
         {
           st = err->code != CN_OK ? err->code : CN_EUNSOUND;
@@ -1674,6 +1692,9 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
       if (r == B_OPEN)
         verdict = CN_VERDICT_UNKNOWN;   /* go on: a later case may still give a counterexample */
     }
+  for (int64_t k = 0; k < spec->n_cases; k++)
+    free (roots[k]);
+  free (roots);
   free (proved);
   result->verdict = verdict;
   result->domains = v.domains;
