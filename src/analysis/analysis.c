@@ -535,23 +535,15 @@ cn_analysis_lower_at (cn_analysis *a, int v, const double *c, int64_t rows, doub
   return st;
 }
 
-/* The lower bounds LOWER (ROWS of them, sound) of the linear functions whose input coefficients
- * are COEF (rows x N), turned into their constants: d_s = lower_s - min over the box of
- * coef_s . x, in round-to-nearest (a guess for the LP: the function is about coef_s . x + d_s). */
-static void
-linear_constants (const cn_box *box, const double *coef, const double *lower, int64_t rows, double *d)
+/* The constant d of a linear function coef . x + d whose lower bound over BOX is LOWER (sound):
+ * d = lower - min over the box of coef . x, in round-to-nearest (a guess for the LP's data). */
+static double
+linear_constant (const cn_box *box, const double *coef, double lower)
 {
-  int64_t n = box->n;
-  for (int64_t s = 0; s < rows; s++)
-    {
-      double m = 0;
-      for (int64_t i = 0; i < n; i++)
-        {
-          double cf = coef[s * n + i];
-          m += cf >= 0 ? cf * box->lo[i] : cf * box->hi[i];
-        }
-      d[s] = lower[s] - m;
-    }
+  double m = 0;
+  for (int64_t i = 0; i < box->n; i++)
+    m += coef[i] >= 0 ? coef[i] * box->lo[i] : coef[i] * box->hi[i];
+  return lower - m;
 }
 
 cn_status
@@ -570,24 +562,22 @@ cn_analysis_lower_lp (cn_analysis *a, int v, const double *c, int64_t rows, doub
     x_lp[i] = NAN;                /* until a row's LP is solved (never, over an empty domain) */
   if (a->infeasible)
     return infeasible_rows (a, rows, lower, NULL);
-  int64_t *offset = malloc ((size_t) g->n_values * sizeof *offset);
-  int64_t aw = offset != NULL ? cn__alpha_layout (g, a->depends, v, offset) : -1, width = aw + S;
+  /* the parameters of a row: the alpha ones (left to the arms), then one beta per split */
+  int64_t width = cn_analysis_alpha_width (a, v), aw = width - S;
   double *coef = malloc ((size_t) (rows * n + 1) * sizeof *coef);
-  double *d = malloc ((size_t) (rows + S + 1) * sizeof *d);
   double *am = malloc ((size_t) (S * n + 1) * sizeof *am);  /* the splits' functions M_q: m_q */
   double *bq = malloc ((size_t) (S + 1) * sizeof *bq), *mu = malloc ((size_t) (S + 1) * sizeof *mu);
   double *theta = malloc ((size_t) (width > 0 ? width : 1) * sizeof *theta);
   double *xs = malloc ((size_t) n * sizeof *xs + sizeof *xs);
-  if (aw < 0 || coef == NULL || d == NULL || am == NULL || bq == NULL || mu == NULL || theta == NULL || xs == NULL)
+  if (width < 0 || coef == NULL || am == NULL || bq == NULL || mu == NULL || theta == NULL || xs == NULL)
     {
       st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory for the LP bound");
       goto done;
     }
-  /* 1. the rows' CROWN bounds and their linear functions coef_s . x + d_s */
+  /* 1. the rows' CROWN bounds and their input coefficients (the LP's objectives) */
   if ((st = cn__crown_sweep (g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, coef,
                              &a->discharged, a->memo, err)) != CN_OK)
     goto done;
-  linear_constants (&a->input, coef, lower, rows, d);
   /* 2. for split q (s_q z_q >= 0 on the domain), the lower function M_q of -s_q z_q: then
    *    M_q (x) <= -s_q z_q (x) <= 0 on the domain, the LP's row m_q . x <= -d_q */
   for (int64_t q = 0; q < S; q++)
@@ -614,8 +604,7 @@ cn_analysis_lower_lp (cn_analysis *a, int v, const double *c, int64_t rows, doub
           bq[q] = 0;
           continue;
         }
-      linear_constants (&a->input, am + q * n, &low, 1, &d[rows + q]);
-      bq[q] = -d[rows + q];
+      bq[q] = -linear_constant (&a->input, am + q * n, low);
       for (int64_t i = 0; i < n; i++)
         if (!isfinite (am[q * n + i]))
           {
@@ -660,9 +649,7 @@ cn_analysis_lower_lp (cn_analysis *a, int v, const double *c, int64_t rows, doub
         lower[s] = low;               /* both sound */
     }
 done:
-  free (offset);
   free (coef);
-  free (d);
   free (am);
   free (bq);
   free (mu);
