@@ -234,20 +234,11 @@ START_TEST (beta_uses_the_split)
   cn_error_clear (&err);
   cn_graph *g;
   ck_assert (cn_graph_create (&g, &err) == CN_OK);
-  cn_shape s2 = { .rank = 1, .dim = { 2 } }, sw = { .rank = 2, .dim = { 1, 2 } }, sb = { .rank = 1, .dim = { 1 } };
-  int x, z, y, wv, bv;
+  cn_shape s2 = { .rank = 1, .dim = { 2 } };
+  int x, z, y;
+  static const double w[2] = { 1, -1 }, b[1] = { 0 };
   ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s2, &x, &err) == CN_OK);
-  cn_tensor wt, bt;
-  ck_assert (cn_tensor_init (&wt, CN_DTYPE_F64, &sw, &err) == CN_OK);
-  ck_assert (cn_tensor_init (&bt, CN_DTYPE_F64, &sb, &err) == CN_OK);
-  ((double *) wt.data)[0] = 1;
-  ((double *) wt.data)[1] = -1;
-  ((double *) bt.data)[0] = 0;
-  ck_assert (cn_graph_add_constant (g, "w", &wt, &wv, &err) == CN_OK);
-  ck_assert (cn_graph_add_constant (g, "b", &bt, &bv, &err) == CN_OK);
-  cn_tensor_clear (&wt);
-  cn_tensor_clear (&bt);
-  ck_assert (cn_graph_add_node (g, CN_OP_LINEAR, NULL, 3, (int[]) { x, wv, bv }, "z", &z, &err) == CN_OK);
+  ck_assert (tu_dense_layer (g, x, 2, 1, w, b, &z, &err) == CN_OK);
   ck_assert (cn_graph_add_node (g, CN_OP_RELU, NULL, 1, &z, "y", &y, &err) == CN_OK);
   int outs[2] = { y, z };
   ck_assert (cn_graph_set_outputs (g, 2, outs, &err) == CN_OK);
@@ -289,27 +280,6 @@ START_TEST (beta_uses_the_split)
   cn_graph_free (g);
 }
 END_TEST
-
-/* A linear layer y = W x + b (W: out x in, row-major) from the test's own numbers. */
-static int
-dense (cn_graph *g, int x, int in, int out, const double *w, const double *b)
-{
-  cn_error err;
-  cn_error_clear (&err);
-  cn_shape ws = { .rank = 2, .dim = { out, in } }, bs = { .rank = 1, .dim = { out } };
-  cn_tensor wt, bt;
-  ck_assert (cn_tensor_init (&wt, CN_DTYPE_F64, &ws, &err) == CN_OK);
-  ck_assert (cn_tensor_init (&bt, CN_DTYPE_F64, &bs, &err) == CN_OK);
-  memcpy (wt.data, w, (size_t) (out * in) * sizeof *w);
-  memcpy (bt.data, b, (size_t) out * sizeof *b);
-  int wv, bv, y;
-  ck_assert (cn_graph_add_constant (g, "w", &wt, &wv, &err) == CN_OK);
-  ck_assert (cn_graph_add_constant (g, "b", &bt, &bv, &err) == CN_OK);
-  ck_assert (cn_graph_add_node (g, CN_OP_LINEAR, NULL, 3, (int[]) { x, wv, bv }, "fc", &y, &err) == CN_OK);
-  cn_tensor_clear (&wt);
-  cn_tensor_clear (&bt);
-  return y;
-}
 
 /* The minimum of SG y_k over the domain where every z_j has sign SIGNS[j] (x -> z = W1 x + b1 ->
  * relu -> y = W2 relu (z) + b2, x in [-R, R]^N), exactly: GLPK's simplex on the LP in (x, z)
@@ -488,9 +458,9 @@ START_TEST (lp_bound_at_full_splits)
   cn_shape s = { .rank = 1, .dim = { N } };
   int x, z, rl, y;
   ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s, &x, &err) == CN_OK);
-  z = dense (g, x, N, HH, w1, b1);
+  ck_assert (tu_dense_layer (g, x, N, HH, w1, b1, &z, &err) == CN_OK);
   ck_assert (cn_graph_add_node (g, CN_OP_RELU, NULL, 1, &z, "r", &rl, &err) == CN_OK);
-  y = dense (g, rl, HH, M, w2, b2);
+  ck_assert (tu_dense_layer (g, rl, HH, M, w2, b2, &y, &err) == CN_OK);
   ck_assert (cn_graph_set_outputs (g, 1, &y, &err) == CN_OK);
   cn_box box = unit_box (r);
   /* the signs of z at a random point, one flipped in odd runs */

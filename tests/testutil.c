@@ -288,28 +288,46 @@ tu_set_word_range (struct tu_op_case *c, cn_dtype es)
 }
 
 cn_status
-tu_linear_layer (cn_graph *g, int x, int in, int out, int *y, cn_error *err)
+tu_dense_layer (cn_graph *g, int x, int in, int out, const double *w, const double *b, int *y, cn_error *err)
 {
-  cn_tensor w, b;
+  cn_tensor wt, bt;
   cn_shape ws = { .rank = 2, .dim = { out, in } }, bs = { .rank = 1, .dim = { out } };
-  cn_status st = cn_tensor_init (&w, CN_DTYPE_F64, &ws, err);
+  cn_status st = cn_tensor_init (&wt, CN_DTYPE_F64, &ws, err);
   if (st != CN_OK)
     return st;
-  if ((st = cn_tensor_init (&b, CN_DTYPE_F64, &bs, err)) != CN_OK)
+  if ((st = cn_tensor_init (&bt, CN_DTYPE_F64, &bs, err)) != CN_OK)
     {
-      cn_tensor_clear (&w);
+      cn_tensor_clear (&wt);
       return st;
     }
-  for (int64_t i = 0; i < cn_tensor_numel (&w); i++)
-    ((double *) w.data)[i] = tu_uniform (-1, 1);
-  for (int64_t i = 0; i < cn_tensor_numel (&b); i++)
-    ((double *) b.data)[i] = tu_uniform (-0.5, 0.5);
+  memcpy (wt.data, w, (size_t) out * (size_t) in * sizeof *w);
+  memcpy (bt.data, b, (size_t) out * sizeof *b);
   int wv, bv;
-  if ((st = cn_graph_add_constant (g, "w", &w, &wv, err)) == CN_OK
-      && (st = cn_graph_add_constant (g, "b", &b, &bv, err)) == CN_OK)
+  if ((st = cn_graph_add_constant (g, "w", &wt, &wv, err)) == CN_OK
+      && (st = cn_graph_add_constant (g, "b", &bt, &bv, err)) == CN_OK)
     st = cn_graph_add_node (g, CN_OP_LINEAR, NULL, 3, (int[]) { x, wv, bv }, "fc", y, err);
-  cn_tensor_clear (&w);
-  cn_tensor_clear (&b);
+  cn_tensor_clear (&wt);
+  cn_tensor_clear (&bt);
+  return st;
+}
+
+cn_status
+tu_linear_layer (cn_graph *g, int x, int in, int out, int *y, cn_error *err)
+{
+  double *w = malloc ((size_t) out * (size_t) in * sizeof *w + 1), *b = malloc ((size_t) out * sizeof *b + 1);
+  if (w == NULL || b == NULL)
+    {
+      free (w);
+      free (b);
+      return cn_error_set (err, CN_ENOMEM, "testutil: out of memory");
+    }
+  for (int64_t i = 0; i < (int64_t) out * in; i++)
+    w[i] = tu_uniform (-1, 1);
+  for (int64_t i = 0; i < out; i++)
+    b[i] = tu_uniform (-0.5, 0.5);
+  cn_status st = tu_dense_layer (g, x, in, out, w, b, y, err);
+  free (w);
+  free (b);
   return st;
 }
 

@@ -143,6 +143,9 @@ cn_status tu_op_graph (const struct tu_op_case *c, cn_graph **out, cn_error *err
  * entries): W [OUT, IN] uniform in [-1, 1], then b [OUT] uniform in [-0.5, 0.5], drawn in that
  * order; *Y receives y. */
 cn_status tu_linear_layer (cn_graph *g, int x, int in, int out, int *y, cn_error *err);
+/* As tu_linear_layer with the given weights W [OUT, IN] (row-major) and bias B [OUT]. */
+cn_status tu_dense_layer (cn_graph *g, int x, int in, int out, const double *w, const double *b, int *y,
+                          cn_error *err);
 
 /* ---- MPFR/MPFI oracle ----------------------------------------------------------------- */
 /* Evaluates output 0 of G at the point X (length = the input's numel) in MPFI at PREC bits;
