@@ -197,6 +197,117 @@ START_TEST (sound_dot)
 }
 END_TEST
 
+/* a . x in MPFR at 4400 bits (exact for these exponent spans), compared with U: <= 0 iff a . x <= u */
+static int
+exact_dot_cmp (int n, const double *a, const double *x, double u, mpfr_t acc, mpfr_t t)
+{
+  mpfr_set_ui (acc, 0, MPFR_RNDN);
+  for (int j = 0; j < n; j++)
+    {
+      mpfr_set_d (t, a[j], MPFR_RNDN);
+      mpfr_mul_d (t, t, x[j], MPFR_RNDN);
+      mpfr_add (acc, acc, t, MPFR_RNDN);
+    }
+  return mpfr_cmp_d (acc, u);
+}
+
+/* cn__box_clip_halfspace keeps every point of the box with a . x <= u (exactly), on random
+ * points, on points pushed to the halfspace's edge along each axis, and at the minimising
+ * corner; it reports an empty part only when the corner misses the halfspace; and it clips
+ * to within a small slack of the exact hull's ends along each axis from the corner. */
+START_TEST (sound_clip)
+{
+  enum { K = 24 };
+  double a[K], lo[K], hi[K], clo[K], chi[K], x[K], xs[K];
+  mpfr_t acc, t;
+  mpfr_init2 (acc, 4400);
+  mpfr_init2 (t, 4400);
+  int shrunk = 0;
+  for (int rep = 0; rep < 400; rep++)
+    {
+      int n = (int) tu_int (1, K), scale = (int) tu_int (-20, 20);
+      for (int j = 0; j < n; j++)
+        {
+          a[j] = tu_int (0, 5) == 0 ? 0 : ldexp (tu_uniform (-1, 1), (int) tu_int (-8, 8));
+          double c = ldexp (tu_uniform (-1, 1), scale), r = ldexp (tu_uniform (0, 1), scale + (int) tu_int (-6, 0));
+          lo[j] = c - r;
+          hi[j] = c + r;
+          xs[j] = a[j] > 0 ? lo[j] : a[j] < 0 ? hi[j] : lo[j];   /* the minimising corner */
+        }
+      double mn = cn__box_min_dot (n, a, lo, hi), mx = cn__box_max_dot (n, a, lo, hi);
+      /* u from slightly below the minimum to the maximum */
+      double u = mn + (mx - mn) * tu_uniform (-0.05, rep % 4 == 0 ? 1 : 0.2);
+      memcpy (clo, lo, sizeof lo);
+      memcpy (chi, hi, sizeof hi);
+      int none = cn__box_clip_halfspace (n, a, u, clo, chi);
+      int corner_in = exact_dot_cmp (n, a, xs, u, acc, t) <= 0;
+      if (none)
+        {
+          ck_assert_msg (!corner_in, "clip: a box meeting the halfspace called empty (CN_TEST_SEED=%lu)", tu_seed ());
+          for (int j = 0; j < n; j++)
+            ck_assert (clo[j] == lo[j] && chi[j] == hi[j]);
+          continue;
+        }
+      for (int j = 0; j < n; j++)
+        ck_assert_msg (lo[j] <= clo[j] && clo[j] <= chi[j] && chi[j] <= hi[j], "clip: not a sub-box (CN_TEST_SEED=%lu)",
+                       tu_seed ());
+      /* points pushed along one axis from the corner to the halfspace's edge */
+      for (int i = 0; i < n && corner_in; i++)
+        {
+          if (a[i] == 0)
+            continue;
+          memcpy (x, xs, sizeof xs);
+          /* the edge e: a_i (e - x*_i) = u - a . x*, rounded; then the doubles around it */
+          mpfr_set_d (t, u, MPFR_RNDN);
+          exact_dot_cmp (n, a, xs, u, acc, t);
+          mpfr_d_sub (acc, u, acc, MPFR_RNDN);
+          mpfr_div_d (acc, acc, a[i], MPFR_RNDN);
+          mpfr_add_d (acc, acc, xs[i], MPFR_RNDN);
+          double e = mpfr_get_d (acc, MPFR_RNDN);
+          double e0 = e;
+          for (int step = 0; step < 4; step++)
+            e0 = a[i] > 0 ? nextafter (e0, -INFINITY) : nextafter (e0, INFINITY);
+          for (int step = 0; step < 8; step++, e0 = a[i] > 0 ? nextafter (e0, INFINITY) : nextafter (e0, -INFINITY))
+            {
+              if (!(e0 >= lo[i] && e0 <= hi[i]))
+                continue;
+              x[i] = e0;
+              if (exact_dot_cmp (n, a, x, u, acc, t) <= 0)
+                ck_assert_msg (clo[i] <= e0 && e0 <= chi[i], "clip: the edge point %.17g of axis %d lost "
+                               "(CN_TEST_SEED=%lu)", e0, i, tu_seed ());
+            }
+          /* tightness: the clipped end lies past the edge by at most the dot product's error
+           * bound (a few times over) and a relative 1e-9 of the box */
+          double end = a[i] > 0 ? chi[i] : clo[i];
+          double mag = 0;
+          for (int j = 0; j < n; j++)
+            mag += fabs (a[j] * xs[j]);
+          double slack = 1e-9 * (hi[i] - lo[i]) + 1e-12 * fabs (e) + 4 * (cn__dot_err (mag, n) + fabs (u) * 0x1p-50) / fabs (a[i]);
+          if (e > lo[i] && e < hi[i])
+            {
+              ck_assert_msg (fabs (end - e) <= slack, "clip: end %.17g far from the edge %.17g (CN_TEST_SEED=%lu)", end,
+                             e, tu_seed ());
+              shrunk++;
+            }
+        }
+      /* random points of the box */
+      for (int p = 0; p < 20; p++)
+        {
+          for (int j = 0; j < n; j++)
+            x[j] = tu_int (0, 3) == 0 ? (tu_int (0, 1) ? lo[j] : hi[j]) : lo[j] + (hi[j] - lo[j]) * tu_uniform (0, 1);
+          if (exact_dot_cmp (n, a, x, u, acc, t) > 0)
+            continue;
+          for (int j = 0; j < n; j++)
+            ck_assert_msg (clo[j] <= x[j] && x[j] <= chi[j], "clip: a point of the halfspace lost (CN_TEST_SEED=%lu)",
+                           tu_seed ());
+        }
+    }
+  ck_assert_msg (shrunk > 100, "clip: only %d ends were clipped (CN_TEST_SEED=%lu)", shrunk, tu_seed ());
+  mpfr_clear (acc);
+  mpfr_clear (t);
+}
+END_TEST
+
 /* ---- the binary64 enclosures of src/sound/elementary.c against MPFI at 300 bits ---- */
 
 enum { EL_EXP, EL_EXPM1, EL_LOG1P, EL_SIGMOID, EL_DSIGMOID, EL_TANH, EL_DTANH, EL_SOFTPLUS, EL_COUNT };
@@ -459,6 +570,7 @@ main (void)
   tcase_add_test (tc, sound_up_down);
   tcase_add_test (tc, sound_gamma_kappa);
   tcase_add_test (tc, sound_dot);
+  tcase_add_test (tc, sound_clip);
   tcase_add_test (tc, sound_elementary);
   tcase_add_test (tc, fpenv);
   tcase_add_test (tc, graph_builder_errors);

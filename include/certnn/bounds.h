@@ -116,7 +116,10 @@ CN_API void cn_analysis_set_slope (cn_analysis *a, cn_slope slope);
 /* As cn_analysis_lower; COEF (if not NULL) also receives ROWS x numel(graph input) the
  * coefficients of the graph input in each row's linear lower bound, as computed in
  * round-to-nearest.  They guide heuristics (the input-splitting score of ALGORITHMS.md 5.4,
- * the corner minimising the bound) and are not part of the bound's guarantee. */
+ * the corner minimising the bound).  Unless A's method is alpha-CROWN (whose bound may come
+ * from another sweep than its coefficients), LOWER and COEF come from one sweep: each row's
+ * value is >= coef . x + d over the box for some real d with lower <= min over the box of
+ * coef . x + d (the input-splitting search clips domains with this). */
 CN_API cn_status cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
                                          double *coef, cn_error *err);
 /* As cn_analysis_lower, by one CROWN sweep with A's slope whatever A's method; for each of the

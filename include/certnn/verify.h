@@ -23,8 +23,9 @@
  * needs) and by the least binary64 violation seen at their points (where a counterexample is
  * likeliest); a clause's rows are also bounded summed (all, and pairs).  A domain is split in two along
  * the input dimension with the best score of ALGORITHMS.md 5.4; with `lookahead`, also along the
- * dimension widest relative to the case's box, and the pair of children whose worse child bounds
- * better is kept.  The queue is capped; past the cap, domains are searched depth first.  Every
+ * widest dimension (in the input's units), and the pair of children whose worse child bounds
+ * better is kept; with `clip`, each bounded domain's box is first shrunk to the hull of the parts
+ * where its open clauses can hold by their rows' linear lower bounds.  The queue is capped; past the cap, domains are searched depth first.  Every
  * bounded domain's centre and minimising corners are tried as counterexamples, and a short PGD
  * runs inside the most promising queued domain now and then.  Input splitting applies to inputs of at
  * most input_split_max entries (CN_VERIFY_SPLIT_MAX by default).  A larger input is searched by
@@ -90,6 +91,11 @@ typedef struct cn_verify_opts
                                 rows): a sum above the summed rhs refutes the clause (default 1) */
   int slopes;                /* also bound each domain with the fixed lower slopes of cn_slope, keeping
                                 the best bound per row (default 1) */
+  int clip;                  /* shrink each input-split domain's box to the part where an open clause
+                                can hold, by its rows' linear lower bounds (default 1) */
+  int64_t escalate;          /* input splitting with CROWN: once this many domains are bounded, later
+                                ones are bounded by alpha-CROWN (3 sweeps per row; default 16384, 0:
+                                never) */
   int64_t input_split_max;   /* inputs of at most this many entries are split (0: CN_VERIFY_SPLIT_MAX;
                                 negative: never) */
   int relu_split;            /* a case whose input is not split: split relu inputs' signs instead
@@ -109,7 +115,7 @@ typedef struct cn_verify_opts
 } cn_verify_opts;
 
 /* CROWN, default threads, no timeout, automatic queue cap, 20 PGD restarts of 50 steps, 10000
- * random samples, seed 1, lookahead, row combinations and slopes on, no progress. */
+ * random samples, seed 1, lookahead, row combinations, slopes and clipping on, no progress. */
 CN_API void cn_verify_opts_init (cn_verify_opts *o);
 
 typedef struct cn_verify_result

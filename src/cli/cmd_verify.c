@@ -20,7 +20,7 @@ help (FILE *f)
   fprintf (f, "Usage: certnn verify NET.onnx SPEC.vnnlib [--timeout S] [--output FILE]\n"
               "                     [--method crown|crown-ibp|ibp|alpha-crown] [--iterations N] [--lr X] [--alpha-memory MB]\n"
               "                     [--threads N] [--seed N] [--no-relu-split] [--no-beta] [--fsb K]\n"
-              "                     [--relu-refine] [--quiet]\n\n"
+              "                     [--relu-refine] [--no-clip] [--quiet]\n\n"
               "Decides whether some input of the property's input set makes its (unsafe) output condition true.\n"
               "The first line of standard output (and of FILE) is the verdict:\n"
               "  unsat    proved: no input satisfies the condition (sound bounds refuted every disjunct)\n"
@@ -33,7 +33,9 @@ help (FILE *f)
               "--seed N seeds the random attacks (default 1).\n"
               "Method: random and PGD attacks, then branch and bound splitting the input box (inputs of at most\n"
               "64 entries), worst domain first, bounded by the --method (default crown; alpha-crown optimises\n"
-              "every domain's bounds, see certnn bounds --help).  A larger input of a network with relus is\n"
+              "every domain's bounds, see certnn bounds --help), each domain's box clipped to the part where its\n"
+              "linear bounds let the condition hold (--no-clip: not); past 16384 domains, crown escalates to\n"
+              "alpha-crown with 3 sweeps per row.  A larger input of a network with relus is\n"
               "searched by splitting the signs of relu inputs instead, depth first, each domain bounded by CROWN\n"
               "over boxes clamped to its splits, then by alpha-beta-CROWN (a multiplier per split and the relus'\n"
               "slopes optimised, warm-started from the parent domain; --no-beta: CROWN only), a domain whose relus\n"
@@ -91,6 +93,8 @@ cli_verify (int argc, char **argv)
         vo.relu_split = 0;
       else if (strcmp (argv[i], "--no-beta") == 0)
         vo.beta = 0;
+      else if (strcmp (argv[i], "--no-clip") == 0)
+        vo.clip = 0;
       else if (strcmp (argv[i], "--relu-refine") == 0)
         vo.relu_refine = 1;
       else if (strcmp (argv[i], "--fsb") == 0 && i + 1 < argc)

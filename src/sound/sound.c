@@ -164,6 +164,51 @@ cn__box_min_dot (int64_t k, const double *lam, const double *xl, const double *x
   return isnan (r) ? -INFINITY : r;
 }
 
+double
+cn__box_min_dot_up (int64_t k, const double *lam, const double *xl, const double *xu)
+{
+  double s, t;
+  if (!select_dot (k, lam, xl, xu, &s, &t))
+    return INFINITY;
+  double r = cn__up (s + cn__dot_err (t, k));
+  return isnan (r) ? INFINITY : r;
+}
+
+/* The clip (see sound.h).  Let x* be the corner of the box minimising a.x and m = a.x* its
+ * exact value, m >= md (md from one RN dot product and its (G) error).  For x of the box with
+ * a.x <= u and a_i != 0: sum_{j != i} a_j x_j >= m - a_i x*_i, so
+ *     a_i (x_i - x*_i) <= u - m <= g,   g = RU(u - md).
+ * a_i > 0 (x*_i = lo_i): x_i <= lo_i + g/a_i; a_i < 0 (x*_i = hi_i): x_i >= hi_i - g/|a_i|;
+ * each end is rounded outward.  g < 0 means no x of the box meets a.x <= u. */
+int
+cn__box_clip_halfspace (int64_t n, const double *a, double u, double *lo, double *hi)
+{
+  double md = cn__box_min_dot (n, a, lo, hi);
+  if (!(md > -INFINITY) || isnan (u) || u == INFINITY)
+    return 0;                   /* nothing known: the box stays */
+  double g = cn__up (u - md);
+  if (g < 0)
+    return 1;
+  if (!(g < INFINITY))
+    return 0;
+  for (int64_t i = 0; i < n; i++)
+    {
+      if (a[i] > 0)
+        {
+          double e = cn__up (lo[i] + cn__div_up (g, a[i]));
+          if (e < hi[i])
+            hi[i] = e < lo[i] ? lo[i] : e;
+        }
+      else if (a[i] < 0)
+        {
+          double e = cn__down (hi[i] - cn__div_up (g, -a[i]));
+          if (e > lo[i])
+            lo[i] = e > hi[i] ? hi[i] : e;
+        }
+    }
+  return 0;
+}
+
 cn_status
 cn__check_finite (int64_t n, const double *x, const char *what, cn_error *err)
 {

@@ -87,6 +87,16 @@ double cn__dot_err (double t, int64_t k);
  * infinite end is needed. */
 double cn__box_max_dot (int64_t k, const double *lam, const double *xl, const double *xu);
 
+/* Upper bound of min over the box of lam . x (the exact minimum lies in
+ * [cn__box_min_dot, cn__box_min_dot_up]); +inf if an infinite end is needed. */
+double cn__box_min_dot_up (int64_t k, const double *lam, const double *xl, const double *xu);
+
+/* Shrinks the box [LO, HI] (N entries, finite) to one that still holds every x of it with
+ * a . x <= U (exact reals): each end moves by the most the halfspace allows with every other
+ * entry at its best corner, rounded outward (a box that meets the halfspace is never emptied).
+ * Returns 1 when no x of the box meets a . x <= U (the box is then left as it was), else 0. */
+int cn__box_clip_halfspace (int64_t n, const double *a, double u, double *lo, double *hi);
+
 /* An upper bound of x summed with y, both upper bounds of nonnegative reals. */
 static inline double
 cn__acc_up (double x, double y)
