@@ -167,11 +167,9 @@ cn__box_min_dot (int64_t k, const double *lam, const double *xl, const double *x
 double
 cn__box_min_dot_up (int64_t k, const double *lam, const double *xl, const double *xu)
 {
-  double s, t;
-  if (!select_dot (k, lam, xl, xu, &s, &t))
-    return INFINITY;
-  double r = cn__up (s + cn__dot_err (t, k));
-  return isnan (r) ? INFINITY : r;
+  /* the upper selection sum with the ends swapped: lam_j xl_j where lam_j > 0, lam_j xu_j
+   * where lam_j < 0, rounded up */
+  return cn__box_max_dot (k, lam, xu, xl);
 }
 
 /* The clip (see sound.h).  Let x* be the corner of the box minimising a.x and m = a.x* its
