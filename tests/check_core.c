@@ -258,7 +258,6 @@ START_TEST (sound_clip)
             continue;
           memcpy (x, xs, sizeof xs);
           /* the edge e: a_i (e - x*_i) = u - a . x*, rounded; then the doubles around it */
-          mpfr_set_d (t, u, MPFR_RNDN);
           exact_dot_cmp (n, a, xs, u, acc, t);
           mpfr_d_sub (acc, u, acc, MPFR_RNDN);
           mpfr_div_d (acc, acc, a[i], MPFR_RNDN);
