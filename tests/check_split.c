@@ -147,6 +147,11 @@ START_TEST (sound_by_sampling)
   ck_assert_msg (ns >= 2, "too few unstable entries (CN_TEST_SEED=%lu)", tu_seed ());
   ck_assert_msg (cn_analysis_create_split (t.g, &box, &o, root, sp, ns - 1, &parent, &err) == CN_OK, "%s", err.msg);
   ck_assert_msg (cn_analysis_create_split (t.g, &box, &o, parent, sp, ns, &child, &err) == CN_OK, "%s", err.msg);
+  /* the child with its boxes inherited from the parent (only the new split's entry clamped) */
+  cn_analysis *inherited;
+  o.inherit_boxes = 1;
+  ck_assert_msg (cn_analysis_create_split (t.g, &box, &o, parent, sp, ns, &inherited, &err) == CN_OK, "%s", err.msg);
+  o.inherit_boxes = 0;
   o.iterations = 1;
   ck_assert_msg (cn_analysis_create_split (t.g, &box, &o, NULL, sp, ns, &alone, &err) == CN_OK, "%s", err.msg);
   /* the child's bounds by CROWN, without the prior by CROWN, by alpha-beta-CROWN (the
@@ -159,6 +164,31 @@ START_TEST (sound_by_sampling)
   ck_assert_int_eq (infeasible, cn_analysis_infeasible (alone) || infeasible);
   for (int d = 0; d < nd && !infeasible; d++)
     output_bounds (doms[d], t.y, d < 2 ? 0 : d - 1, lo[d], hi[d]);
+  /* inherited: the parent's boxes, the splits' entries clamped, nothing else changed; so the
+   * child's (recomputed and intersected) lie inside them */
+  double lo_inh[M], hi_inh[M];
+  int inh_infeasible = cn_analysis_infeasible (inherited);
+  ck_assert (!inh_infeasible || infeasible);
+  if (!inh_infeasible)
+    output_bounds (inherited, t.y, 0, lo_inh, hi_inh);
+  for (int w = 0; w < cn_graph_n_values (t.g) && !infeasible; w++)
+    {
+      const cn_box *bi = cn_analysis_box (inherited, w), *bp = cn_analysis_box (parent, w),
+                   *bc = cn_analysis_box (child, w);
+      for (int64_t j = 0; j < bi->n; j++)
+        {
+          double plo = bp->lo[j], phi = bp->hi[j];
+          for (int q = 0; q < ns; q++)
+            if (sp[q].value == w && sp[q].index == j)
+              {
+                plo = sp[q].sign > 0 ? fmax (plo, 0) : plo;
+                phi = sp[q].sign < 0 ? fmin (phi, 0) : phi;
+              }
+          ck_assert_msg (bi->lo[j] == plo && bi->hi[j] == phi, "inherited: value %d entry %lld is not the parent's "
+                         "box clamped by the splits", w, (long long) j);
+          ck_assert (bc->lo[j] >= bi->lo[j] && bc->hi[j] <= bi->hi[j]);
+        }
+    }
   for (int j = 0; j < M && !infeasible; j++)
     {
       /* keep-best: never worse than the first sweep, CROWN's */
@@ -201,6 +231,11 @@ START_TEST (sound_by_sampling)
             ck_assert_msg (mpfr_cmp_d (&ye.v[j]->left, lo[d][j]) >= 0 && mpfr_cmp_d (&ye.v[j]->right, hi[d][j]) <= 0,
                            "%s: y%d of a point of the domain escapes [%.17g, %.17g] (CN_TEST_SEED=%lu)",
                            name[d], j, lo[d][j], hi[d][j], tu_seed ());
+          if (d == 0)
+            for (int j = 0; j < M; j++)
+              ck_assert_msg (mpfr_cmp_d (&ye.v[j]->left, lo_inh[j]) >= 0 && mpfr_cmp_d (&ye.v[j]->right, hi_inh[j]) <= 0,
+                             "inherited boxes: y%d of a point of the domain escapes [%.17g, %.17g] (CN_TEST_SEED=%lu)",
+                             j, lo_inh[j], hi_inh[j], tu_seed ());
           const cn_box *b1 = cn_analysis_box (doms[d], t.z1), *b2 = cn_analysis_box (doms[d], t.z2);
           for (int j = 0; j < H; j++)
             ck_assert_msg (z1[j] >= b1->lo[j] - 1e-9 && z1[j] <= b1->hi[j] + 1e-9 && z2[j] >= b2->lo[j] - 1e-9
@@ -215,6 +250,7 @@ START_TEST (sound_by_sampling)
   fprintf (stderr, "split domain %d: %d splits, %d sampled points inside, %s, alpha-beta tighter on %d of %d ends\n",
            _i, ns, kept, infeasible ? "infeasible" : "sound", better, 2 * M);
   cn_analysis_free (alone);
+  cn_analysis_free (inherited);
   cn_analysis_free (child);
   cn_analysis_free (parent);
   cn_analysis_free (root);

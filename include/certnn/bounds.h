@@ -57,6 +57,12 @@ typedef struct cn_bounds_opts
                            with their own parameters are optimised in blocks that fit */
   double lr_beta;       /* beta-CROWN: the learning rate of the split multipliers of an analysis
                            with splits (cn_analysis_create_split; 0: 0.05, as alpha-beta-CROWN) */
+  int inherit_boxes;    /* cn_analysis_create_split with a PRIOR: 1 takes every box from PRIOR, each
+                           split value's clamped to its split, and recomputes nothing downstream
+                           (alpha-beta-CROWN's fixed intermediate bounds: cheaper, looser, and an
+                           empty domain is then found only where a split's own box empties); 0
+                           (default) recomputes the boxes downstream of a split by the method and
+                           intersects them with PRIOR's */
 } cn_bounds_opts;
 
 /* CROWN, default threads, and auto_LiRPA's alpha-CROWN defaults (20 iterations, lr 0.5, decay

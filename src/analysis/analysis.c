@@ -314,9 +314,10 @@ cn_analysis_create_split (const cn_graph *g, const cn_box *input, const cn_bound
               fresh |= changed[nd->in[i]];
             }
         }
-      if (!fresh)
+      if (!fresh || a->opts.inherit_boxes)
         {
-          /* nothing upstream changed: PRIOR's boxes hold (its domain contains this one) */
+          /* nothing upstream changed, or the boxes are inherited: PRIOR's boxes hold (its domain
+           * contains this one) */
           for (int o = 0; o < nd->n_out; o++)
             {
               int w = nd->out[o];

@@ -1006,7 +1006,9 @@ done:
 }
 
 /* The worst margin over W's ROWS rows (the open clauses of case K) in the domain of SPLITS (NS)
- * below A, by one cheap CROWN bound (A's boxes, IBP from the clamped splits, no multipliers):
+ * below A, by one cheap CROWN bound: A's boxes with the new split's clamped, nothing downstream
+ * recomputed (inherit_boxes, as alpha-beta-CROWN's FSB keeps its intermediate bounds; IBP of
+ * the values below the split cost more than the sweep and changed few choices), no multipliers;
  * +inf for an empty domain.  FSB's estimate of a child. */
 static cn_status
 child_margin (cn__verifier *v, work *w, int64_t k, const cn_analysis *a, const cn_split *splits, int64_t ns,
@@ -1015,6 +1017,7 @@ child_margin (cn__verifier *v, work *w, int64_t k, const cn_analysis *a, const c
   const cn_spec_case *cs = &v->spec->cases[k];
   cn_bounds_opts bo = v->opts.bounds;
   bo.method = CN_METHOD_CROWN_IBP;
+  bo.inherit_boxes = 1;
   cn_analysis *c = NULL;
   cn_status st = cn_analysis_create_split (v->g, &cs->box, &bo, a, splits, ns, &c, err);
   if (st != CN_OK)
