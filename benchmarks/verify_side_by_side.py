@@ -47,6 +47,11 @@ CONFIGS = {
     "oval21": ("exp_configs/vnncomp22/oval22.yaml", [],
                {"bab": {"cut": {"enabled": False, "cplex_cuts": False, "bab_cut": False}}}),
     "collins_rul_cnn_2023": ("exp_configs/vnncomp22/collins-rul-cnn.yaml", [], {}),
+    "dist_shift_2023": ("exp_configs/vnncomp23/dist-shift.yaml", [], {}),
+    # 3dac704 has no safenlp config: its VNN-COMP 2024 one (a later commit) asks for the MIP
+    # verifier (Gurobi) and 100 PGD restarts; here branch and bound with the same attack
+    "safenlp": ("", ["--complete_verifier", "bab"],
+                {"attack": {"pgd_order": "after", "pgd_restarts": 100}}),
 }
 
 
@@ -55,8 +60,10 @@ def merged_config(abdir, config, changes, tmp):
     if not changes:
         return config
     import yaml
-    with open(os.path.join(abdir, "complete_verifier", config)) as f:
-        data = yaml.safe_load(f) or {}
+    data = {}
+    if config:
+        with open(os.path.join(abdir, "complete_verifier", config)) as f:
+            data = yaml.safe_load(f) or {}
 
     def merge(d, c):
         for k, v in c.items():
@@ -147,7 +154,7 @@ def main():
         for i, (onnx, vnnlib, tmo) in enumerate(rows):
             net, spec = os.path.join(catdir, onnx), os.path.join(catdir, vnnlib)
             t = a.timeout if a.timeout else float(tmo)
-            exp = expected.get((os.path.basename(rc.strip_gz(onnx)), os.path.basename(rc.strip_gz(vnnlib))), "")
+            exp = expected.get(onnx, vnnlib, "")
             rc.log(f"[{i + 1}/{len(rows)}] {a.category} {os.path.basename(onnx)} {os.path.basename(vnnlib)} (timeout {t:g} s)")
             v1, s1, _, text, _ = rc.run_one(certnn, net, spec, t, a.threads, [], tmp)
             st1, _ = rc.judge(v1, exp, text, net, spec)

@@ -435,6 +435,114 @@ START_TEST (timeout_honoured)
 }
 END_TEST
 
+/* The most domains queued that a progress call saw. */
+static void
+note_queue (const cn_verify_progress *p, void *user)
+{
+  int64_t *most = user;
+  if (p->domains_queued > *most)
+    *most = p->domains_queued;
+}
+
+/* The queue cap (max_queue) bounds the domains kept queued: past it the search goes depth first,
+ * so a round adds at most a batch of children (4 per domain, 4 domains per thread) beyond it, and
+ * the verdict is the one without the cap.  Thresholds just above the sampled maximum of random
+ * networks, where the uncapped search queues more than that, so the cap has work to do. */
+START_TEST (queue_cap_honoured)
+{
+  const int64_t cap = 4, slack = 4 * 4;
+  int exercised = 0;
+  for (int rep = 0; rep < 12 && exercised < 2; rep++)
+    {
+      cn_graph *g = random_mlp (4, 16, 1);
+      double lo = sampled_max (g, 4), hi = output_upper (g, 4, CN_METHOD_CROWN);
+      cn_spec spec;
+      threshold_spec (4, 1, lo + 0.1 * (hi - lo), &spec);
+      cn_verify_result r[2];
+      int64_t most[2] = { 0, 0 };
+      for (int capped = 0; capped < 2; capped++)
+        {
+          cn_verify_opts o;
+          cn_verify_opts_init (&o);
+          o.timeout = 20;
+          o.bounds.threads = 1;
+          o.max_queue = capped ? cap : 0;
+          o.progress = note_queue;
+          o.progress_user = &most[capped];
+          o.progress_interval = 0;
+          cn_error err;
+          cn_error_clear (&err);
+          ck_assert_msg (cn_verify (g, &spec, &o, &r[capped], &err) == CN_OK, "%s", err.msg);
+          check_result (g, &spec, &r[capped], 200);
+        }
+      ck_assert_msg (most[1] <= cap + slack, "%lld domains queued under a cap of %lld (CN_TEST_SEED=%lu)",
+                     (long long) most[1], (long long) cap, tu_seed ());
+      if ((r[0].verdict == CN_VERDICT_UNSAT || r[0].verdict == CN_VERDICT_SAT)
+          && (r[1].verdict == CN_VERDICT_UNSAT || r[1].verdict == CN_VERDICT_SAT))
+        ck_assert_msg (r[0].verdict == r[1].verdict, "the cap changed the verdict: %s without, %s with "
+                       "(CN_TEST_SEED=%lu)", cn_verdict_name (r[0].verdict), cn_verdict_name (r[1].verdict), tu_seed ());
+      exercised += most[0] > cap + slack && r[1].verdict == CN_VERDICT_UNSAT;
+      fprintf (stderr, "queue cap: at most %lld queued without it, %lld with it (%s, %s)\n", (long long) most[0],
+               (long long) most[1], cn_verdict_name (r[0].verdict), cn_verdict_name (r[1].verdict));
+      for (int c = 0; c < 2; c++)
+        cn_verify_result_clear (&r[c]);
+      cn_spec_clear (&spec);
+      cn_graph_free (g);
+    }
+  ck_assert_msg (exercised > 0, "no network queued more than the cap and was proved under it (CN_TEST_SEED=%lu)",
+                 tu_seed ());
+}
+END_TEST
+
+/* y = (x + B) - B over x in [0.25, 0.75], unsafe where y >= 0.1: exactly y = x, so every point
+ * is a counterexample; in binary32 with B = 2^24 (ulp 2 there) x + B rounds to B and y = 0, so no
+ * point is one, and the answer must not be sat (each rejected point counted); with B = 2^10 the
+ * binary32 evaluation is within 2^-14 of x and the answer is sat. */
+START_TEST (sat_needs_binary32)
+{
+  for (int big = 0; big < 2; big++)
+    {
+      cn_error err;
+      cn_error_clear (&err);
+      cn_graph *g;
+      ck_assert (cn_graph_create (&g, &err) == CN_OK);
+      cn_shape s = { .rank = 1, .dim = { 1 } };
+      int x, h, y;
+      double one = 1, B = big ? 0x1p24 : 0x1p10, mB = -B;
+      ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s, &x, &err) == CN_OK);
+      ck_assert_msg (tu_dense_layer (g, x, 1, 1, &one, &B, &h, &err) == CN_OK, "%s", err.msg);
+      ck_assert_msg (tu_dense_layer (g, h, 1, 1, &one, &mB, &y, &err) == CN_OK, "%s", err.msg);
+      ck_assert (cn_graph_set_outputs (g, 1, &y, &err) == CN_OK);
+      const char *text = "(declare-const X_0 Real)(declare-const Y_0 Real)\n"
+                         "(assert (>= X_0 0.25))(assert (<= X_0 0.75))(assert (>= Y_0 0.1))\n";
+      cn_spec spec;
+      ck_assert_msg (cn_spec_parse_vnnlib (text, strlen (text), "cancel", &spec, &err) == CN_OK, "%s", err.msg);
+      cn_verify_opts o;
+      cn_verify_opts_init (&o);
+      o.timeout = 2;
+      o.bounds.threads = 1;
+      o.random_samples = 50;
+      cn_verify_result r;
+      ck_assert_msg (cn_verify (g, &spec, &o, &r, &err) == CN_OK, "%s", err.msg);
+      if (big)
+        {
+          ck_assert_msg (r.verdict != CN_VERDICT_SAT && r.verdict != CN_VERDICT_UNSAT,
+                         "binary32 cancels every counterexample, yet %s", cn_verdict_name (r.verdict));
+          ck_assert_msg (r.binary32_rejected > 0, "no exact counterexample was rejected in binary32");
+        }
+      else
+        {
+          ck_assert_msg (r.verdict == CN_VERDICT_SAT, "a counterexample in both semantics, yet %s",
+                         cn_verdict_name (r.verdict));
+          check_result (g, &spec, &r, 10);
+        }
+      cn_verify_result_clear (&r);
+      cn_spec_clear (&spec);
+      cn_graph_free (g);
+    }
+}
+END_TEST
+
 /* cn_verify_check_point refuses points outside or on the rounded ends, and bad indices. */
 START_TEST (check_point_rules)
 {
@@ -550,6 +658,8 @@ main (void)
   tcase_add_test (tc, clauses_and_cases);
   tcase_add_test (tc, narrow_window);
   tcase_add_test (tc, timeout_honoured);
+  tcase_add_test (tc, sat_needs_binary32);
+  tcase_add_test (tc, queue_cap_honoured);
   tcase_add_test (tc, check_point_rules);
   suite_add_tcase (s, tc);
   if (tu_benchmarks () != NULL)

@@ -9,7 +9,11 @@
  *   CN_VERDICT_SAT      a counterexample: a point x of the case's exact (unrounded) box, each
  *                       entry a binary32 number, whose output y = f(x), evaluated in MPFI at
  *                       256 bits on the stored weights, satisfies every row of one clause
- *                       exactly (sup(M y) <= RD(rhs)); x and an approximation of y are returned;
+ *                       exactly (sup(M y) <= RD(rhs)), and also when the network is evaluated
+                       in binary32 (cn_graph_eval in CN_DTYPE_F32 at x rounded to binary32, as
+                       the competition replays it with zero output tolerance; a point that holds
+                       exactly but not there is counted in binary32_rejected and the search goes
+                       on); x and an approximation of y are returned;
  *   CN_VERDICT_UNKNOWN  neither (the input is too large to split, or a box cannot be split
  *                       further);
  *   CN_VERDICT_TIMEOUT  the time limit was reached first.
@@ -128,6 +132,8 @@ typedef struct cn_verify_result
   int64_t clause_index;
   int64_t domains;           /* domains bounded */
   int64_t attack_points;     /* points tried by the attacks */
+  int64_t binary32_rejected; /* points that violate the property exactly but not when the network
+                                is evaluated in binary32 (so not reported as sat) */
   double seconds;
 } cn_verify_result;
 

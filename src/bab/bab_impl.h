@@ -36,6 +36,7 @@ typedef struct cn__verifier
   double domain_cost;            /* seconds of the costliest domain bounding so far, where a search
                                     starts a domain only if it fits before the deadline */
   int64_t attack_points;
+  int64_t binary32_rejected;     /* exact counterexamples that fail in binary32 (atomically) */
   uint64_t rng;                  /* the attacks' generator state (main thread only) */
 } cn__verifier;
 

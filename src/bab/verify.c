@@ -1785,6 +1785,7 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
   result->verdict = verdict;
   result->domains = v.domains;
   result->attack_points = v.attack_points;
+  result->binary32_rejected = v.binary32_rejected;
   result->seconds = cn__now () - v.t0;
   if (st == CN_OK && verdict == CN_VERDICT_SAT)
     {

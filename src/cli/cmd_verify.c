@@ -20,19 +20,20 @@ help (FILE *f)
   fprintf (f, "Usage: certnn verify NET.onnx SPEC.vnnlib [--timeout S] [--output FILE]\n"
               "                     [--method crown|crown-ibp|ibp|alpha-crown] [--iterations N] [--lr X] [--alpha-memory MB]\n"
               "                     [--threads N] [--seed N] [--no-relu-split] [--no-beta] [--fsb K]\n"
-              "                     [--relu-refine] [--no-clip] [--quiet]\n\n"
+              "                     [--relu-refine] [--no-clip] [--input-split-max N] [--quiet]\n\n"
               "Decides whether some input of the property's input set makes its (unsafe) output condition true.\n"
               "The first line of standard output (and of FILE) is the verdict:\n"
               "  unsat    proved: no input satisfies the condition (sound bounds refuted every disjunct)\n"
-              "  sat      a counterexample, checked by exact (MPFI, 256-bit) evaluation of the network, follows in\n"
-              "           the VNN-COMP format ((X_0 v) ... (Y_0 v) ...)\n"
+              "  sat      a counterexample, checked by exact (MPFI, 256-bit) evaluation of the network and by its\n"
+              "           binary32 evaluation (as VNN-COMP replays it, zero output tolerance), follows in the\n"
+              "           VNN-COMP format ((X_0 v) ... (Y_0 v) ...)\n"
               "  unknown  neither could be shown (inputs too many to split, or a box too small to split)\n"
               "  timeout  the time limit (--timeout, default 60 s) was reached\n"
               "Never a wrong answer: when in doubt the verdict is unknown.  Progress goes to standard error when it\n"
               "is a terminal (not with --quiet).  --threads N bounds N domains in parallel (default: all cores);\n"
               "--seed N seeds the random attacks (default 1).\n"
               "Method: random and PGD attacks, then branch and bound splitting the input box (inputs of at most\n"
-              "64 entries), worst domain first, bounded by the --method (default crown; alpha-crown optimises\n"
+              "64 entries; --input-split-max N: at most N, 0: never), worst domain first, bounded by the --method (default crown; alpha-crown optimises\n"
               "every domain's bounds, see certnn bounds --help), each domain's box clipped to the part where its\n"
               "linear bounds let the condition hold (--no-clip: not); past 16384 domains, crown escalates to\n"
               "alpha-crown with 3 sweeps per row.  A larger input of a network with relus is\n"
@@ -105,6 +106,16 @@ cli_verify (int argc, char **argv)
           if (*end != '\0' || errno != 0 || argv[i][0] == '\0' || k < 0 || k > 64)
             return cli_usage_error ("verify", "--fsb must be an integer from 0 to 64, not '%s'", argv[i]);
           vo.fsb = (int) k;
+        }
+      else if (strcmp (argv[i], "--input-split-max") == 0 && i + 1 < argc)
+        {
+          char *end;
+          errno = 0;
+          long long k = strtoll (argv[++i], &end, 10);
+          if (*end != '\0' || errno != 0 || argv[i][0] == '\0' || k < 0)
+            return cli_usage_error ("verify", "--input-split-max must be a nonnegative integer, not '%s'", argv[i]);
+          /* the library reads 0 as its default and a negative count as never */
+          vo.input_split_max = k == 0 ? -1 : (int64_t) k;
         }
       else if (strcmp (argv[i], "--output") == 0 && i + 1 < argc)
         output = argv[++i];
@@ -182,8 +193,13 @@ cli_verify (int argc, char **argv)
         }
     }
   if (!quiet)
-    fprintf (stderr, "certnn verify: %s in %.2f s, %lld domains bounded, %lld attack points\n",
-             cn_verdict_name (res.verdict), cli_now () - t0, (long long) res.domains, (long long) res.attack_points);
+    {
+      fprintf (stderr, "certnn verify: %s in %.2f s, %lld domains bounded, %lld attack points",
+               cn_verdict_name (res.verdict), cli_now () - t0, (long long) res.domains, (long long) res.attack_points);
+      if (res.binary32_rejected > 0)
+        fprintf (stderr, ", %lld exact counterexamples rejected in binary32", (long long) res.binary32_rejected);
+      fprintf (stderr, "\n");
+    }
 done:
   cn_verify_result_clear (&res);
   cn_spec_clear (&spec);
