@@ -31,8 +31,11 @@
  * better is kept; with `clip`, each bounded domain's box is first shrunk to the hull of the parts
  * where its open clauses can hold by their rows' linear lower bounds.  The queue is capped; past the cap, domains are searched depth first.  Every
  * bounded domain's centre and minimising corners are tried as counterexamples, and a short PGD
- * runs inside the most promising queued domain now and then.  Input splitting applies to inputs of at
- * most input_split_max entries (CN_VERIFY_SPLIT_MAX by default).  A larger input is searched by
+ * runs inside the most promising queued domain now and then.  Input splitting applies to a case whose
+ * box has at most input_split_max free axes (lo < hi; CN_VERIFY_SPLIT_MAX by default, as
+ * alpha-beta-CROWN splits inputs of at most 20 entries), and to one with at most
+ * CN_VERIFY_SPLIT_MAX_NO_RELU when the network has no relu to split or its ReLU search (below) ends
+ * with a leaf it cannot decide before the deadline (with a time limit).  A larger input is searched by
  * ReLU splitting (relu_split): a domain is the case's box with sign constraints z_j >= 0 or
  * z_j <= 0 on entries of relu inputs (cn_analysis_create_split), its intermediate boxes the
  * root's alpha-CROWN ones, inherited (relu_refine: CROWN in every domain), bounded by CROWN and
@@ -55,7 +58,8 @@
 extern "C" {
 #endif
 
-#define CN_VERIFY_SPLIT_MAX 64
+#define CN_VERIFY_SPLIT_MAX 20         /* free input axes split by default */
+#define CN_VERIFY_SPLIT_MAX_NO_RELU 64 /* ... and where the network has no relu to split */
 
 typedef enum cn_verdict
 {
@@ -100,8 +104,9 @@ typedef struct cn_verify_opts
   int64_t escalate;          /* input splitting with CROWN: once this many domains are bounded, later
                                 ones are bounded by alpha-CROWN (3 sweeps per row; default 16384, 0:
                                 never) */
-  int64_t input_split_max;   /* inputs of at most this many entries are split (0: CN_VERIFY_SPLIT_MAX;
-                                negative: never) */
+  int64_t input_split_max;   /* a case's box with at most this many free axes (lo < hi) is split
+                                (0: CN_VERIFY_SPLIT_MAX, or CN_VERIFY_SPLIT_MAX_NO_RELU for a network
+                                without relus; negative: never) */
   int relu_split;            /* a case whose input is not split: split relu inputs' signs instead
                                 (default 1; 0: one bound per case) */
   int fsb;                   /* ReLU splitting: the entry split is chosen among BaBSR's best FSB by

@@ -1465,12 +1465,30 @@ search_case (cn__verifier *v, int64_t k, domain *root, int64_t *queued_out, cn_e
         res = B_FAILED;
         goto done;
       }
-  if (n > (v->opts.input_split_max > 0 ? v->opts.input_split_max : CN_VERIFY_SPLIT_MAX)
-      || v->opts.input_split_max < 0)
+  /* input splitting for a box with few free axes (only those are ever split); with the default
+   * limit, a network without relus (nothing else to split) up to a larger one */
+  int64_t free_axes = 0;
+  for (int64_t i = 0; i < n; i++)
+    free_axes += cs->box.lo[i] < cs->box.hi[i];
+  int64_t limit = v->opts.input_split_max;
+  if (limit == 0)
     {
-      /* too many inputs to split: split relus instead, where the options allow */
+      int relus = 0;
+      for (int node = 0; node < cn_graph_n_nodes (v->g); node++)
+        relus |= cn_graph_node_op (v->g, node) == CN_OP_RELU;
+      limit = relus && v->opts.relu_split ? CN_VERIFY_SPLIT_MAX : CN_VERIFY_SPLIT_MAX_NO_RELU;
+    }
+  if (limit < 0 || free_axes > limit)
+    {
+      /* too many inputs to split: split relus instead, where the options allow; when that search
+       * ends open (a leaf it cannot decide) before the deadline, a box of at most
+       * CN_VERIFY_SPLIT_MAX_NO_RELU free axes goes on by input splitting (default limit, with a time
+       * limit) */
       res = v->opts.relu_split ? relu_case (v, &ws[0], k, root->live, err) : B_OPEN;
-      goto done;
+      if (!(res == B_OPEN && v->opts.input_split_max == 0 && free_axes <= CN_VERIFY_SPLIT_MAX_NO_RELU
+            && v->opts.timeout > 0 && !cn__should_stop (v)))
+        goto done;
+      res = B_REFUTED;
     }
   /* The cap on queued domains: about 1 GiB of them, at least 4096. */
   int64_t per = (int64_t) (sizeof (domain) + 2 * (size_t) n * sizeof (double) + (size_t) nc + 64);

@@ -32,8 +32,9 @@ help (FILE *f)
               "Never a wrong answer: when in doubt the verdict is unknown.  Progress goes to standard error when it\n"
               "is a terminal (not with --quiet).  --threads N bounds N domains in parallel (default: all cores);\n"
               "--seed N seeds the random attacks (default 1).\n"
-              "Method: random and PGD attacks, then branch and bound splitting the input box (inputs of at most\n"
-              "64 entries; --input-split-max N: at most N, 0: never), worst domain first, bounded by the --method (default crown; alpha-crown optimises\n"
+              "Method: random and PGD attacks, then branch and bound splitting the input box (a box of at most\n"
+              "20 free axes, 64 for a network without relus; --input-split-max N: at most N, 0: never), worst\n"
+              "domain first, bounded by the --method (default crown; alpha-crown optimises\n"
               "every domain's bounds, see certnn bounds --help), each domain's box clipped to the part where its\n"
               "linear bounds let the condition hold (--no-clip: not); past 16384 domains, crown escalates to\n"
               "alpha-crown with 3 sweeps per row.  A larger input of a network with relus is\n"
@@ -43,7 +44,8 @@ help (FILE *f)
               "are all stable by an LP (GLPK; its multipliers re-evaluated soundly); intermediate boxes from the\n"
               "root's alpha-CROWN, inherited (--relu-refine: recomputed by CROWN in every domain); the relu split\n"
               "chosen by filtered smart branching among BaBSR's best K (--fsb K, default 4; 0: BaBSR's best);\n"
-              "--no-relu-split: one bound per case.\n"
+              "--no-relu-split: one bound per case.  Where the relu search leaves a leaf undecided before the\n"
+              "limit, a box of at most 64 free axes goes on by input splitting.\n"
               "Exit status 0 with any verdict, 2 on bad input, 1 on an internal failure.\n");
 }
 
