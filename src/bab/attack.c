@@ -106,6 +106,33 @@ cn__eval_point (const cn__verifier *v, const double *x, double *y, cn_error *err
   return CN_OK;
 }
 
+/* Whether every row of clause CL holds at the outputs Y (n_y = Y->n intervals): sup(M_r y) <=
+ * RD(rhs_r) <= rhs_r for every row r, M_r y enclosed in MPFI at PREC bits (a NaN fails). */
+static int
+rows_hold (const cn_spec_clause *cl, const cn_mpfi_vec *y, mpfr_prec_t prec)
+{
+  int64_t m = y->n;
+  mpfi_t acc, t;
+  mpfi_init2 (acc, prec);
+  mpfi_init2 (t, prec);
+  int good = 1;
+  for (int64_t r = 0; r < cl->n_rows && good; r++)
+    {
+      mpfi_set_ui (acc, 0);
+      for (int64_t i = 0; i < m; i++)
+        if (cl->mat[r * m + i] != 0)
+          {
+            mpfi_mul_d (t, y->v[i], cl->mat[r * m + i]);
+            mpfi_add (acc, acc, t);
+          }
+      /* acc contains M_r y; mpfr_cmp_d with a NaN end is 0, so a NaN is tested apart */
+      good = !mpfi_nan_p (acc) && mpfr_cmp_d (&acc->right, cl->rhs_down[r]) <= 0;
+    }
+  mpfi_clear (acc);
+  mpfi_clear (t);
+  return good;
+}
+
 /* Whether the counterexample X (in case K's exact box, clause J holding exactly) also holds when
  * the network is evaluated in binary32, as the competition replays it (onnxruntime, float32,
  * zero output tolerance): the input rounded to binary32 (the replay reads the printed decimals
@@ -144,27 +171,17 @@ holds_in_binary32 (const cn__verifier *v, int64_t k, int64_t j, const double *x,
   if (st != CN_OK)
     return st;
   const float *y = out.data;
-  mpfi_t acc, t;
-  mpfi_init2 (acc, CN__CHECK_PREC);
-  mpfi_init2 (t, CN__CHECK_PREC);
-  int good = 1;
-  for (int64_t r = 0; r < cl->n_rows && good; r++)
+  cn_mpfi_vec yv;
+  if ((st = cn_mpfi_vec_init (&yv, m, CN__CHECK_PREC, err)) != CN_OK)
     {
-      mpfi_set_ui (acc, 0);
-      for (int64_t i = 0; i < m; i++)
-        if (cl->mat[r * m + i] != 0)
-          {
-            mpfi_set_d (t, (double) y[i]);
-            mpfi_mul_d (t, t, cl->mat[r * m + i]);
-            mpfi_add (acc, acc, t);
-          }
-      /* a NaN output fails here too (mpfr_cmp_d with a NaN end is 0, so test explicitly) */
-      good = !mpfi_nan_p (acc) && mpfr_cmp_d (&acc->right, cl->rhs_down[r]) <= 0;
+      cn_tensor_clear (&out);
+      return st;
     }
-  mpfi_clear (acc);
-  mpfi_clear (t);
+  for (int64_t i = 0; i < m; i++)
+    mpfi_set_d (yv.v[i], (double) y[i]);   /* exact: a float is a double */
+  *ok = rows_hold (cl, &yv, CN__CHECK_PREC);
+  cn_mpfi_vec_clear (&yv);
   cn_tensor_clear (&out);
-  *ok = good;
   return CN_OK;
 }
 
@@ -204,25 +221,8 @@ cn_verify_check_point (const cn_graph *g, const cn_spec *spec, int64_t case_inde
       return cn_error_set (err, CN_ESHAPE, "verify: the network has %lld outputs, the property %lld",
                            (long long) yv.n, (long long) m);
     }
-  const cn_spec_clause *cl = &cs->clauses[clause_index];
-  mpfi_t acc, t;
-  mpfi_init2 (acc, (mpfr_prec_t) prec);
-  mpfi_init2 (t, (mpfr_prec_t) prec);
-  int good = 1;
-  for (int64_t r = 0; r < cl->n_rows && good; r++)
-    {
-      mpfi_set_ui (acc, 0);
-      for (int64_t i = 0; i < m; i++)
-        if (cl->mat[r * m + i] != 0)
-          {
-            mpfi_mul_d (t, yv.v[i], cl->mat[r * m + i]);
-            mpfi_add (acc, acc, t);
-          }
-      /* acc contains M_r y exactly; sup(acc) <= RD(rhs_r) <= rhs_r proves the row */
-      good = mpfr_cmp_d (&acc->right, cl->rhs_down[r]) <= 0;
-    }
-  mpfi_clear (acc);
-  mpfi_clear (t);
+  /* every row's M_r y enclosed; sup <= RD(rhs_r) <= rhs_r proves it */
+  int good = rows_hold (&cs->clauses[clause_index], &yv, (mpfr_prec_t) prec);
   if (good && y != NULL)
     {
       mpfr_t mid;
