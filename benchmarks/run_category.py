@@ -256,6 +256,35 @@ def parse_witness(text):
 
 
 _MODELS = {}
+_INPUTS = {}
+
+
+def _input_info(net, m=None):
+    """(name, dims with unknown ones as 1, ONNX element type) of NET's first graph input that is
+    no initializer, cached per path (M: the loaded model, if at hand)."""
+    if net not in _INPUTS:
+        import onnx
+        m = m if m is not None else onnx.load(net)
+        inits = {i.name for i in m.graph.initializer}
+        vi = [v for v in m.graph.input if v.name not in inits][0]
+        tt = vi.type.tensor_type
+        dims = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else 1 for d in tt.shape.dim]
+        _INPUTS[net] = (vi.name, dims, tt.elem_type)
+    return _INPUTS[net]
+
+
+def _witness_text(result_text):
+    """(the first line's verdict with whitespace deleted, or None where the text starts with the
+    witness itself, the witness text) of a result file."""
+    lines = result_text.splitlines()
+    if lines and lines[0].strip() and not lines[0].lstrip().startswith("("):
+        return "".join(lines[0].split()), "\n".join(lines[1:])
+    return None, "\n".join(lines)
+
+
+def _in_box(box, xs):
+    """Whether XS lies in BOX (a list of (lo, hi)) within the scorer's input tolerance."""
+    return all(lo - INPUT_TOL <= xi <= hi + INPUT_TOL for (lo, hi), xi in zip(box, xs))
 
 
 def _model(net):
@@ -271,8 +300,7 @@ def _model(net):
         module, inputs = onnx_to_torch.convert(m)
         if len(inputs) != 1:
             raise ValueError("the network has %d inputs, not 1" % len(inputs))
-        inits = {i.name for i in m.graph.initializer}
-        elem = [vi for vi in m.graph.input if vi.name not in inits][0].type.tensor_type.elem_type
+        elem = _input_info(net, m)[2]
         if elem == onnx.TensorProto.FLOAT:
             dtype, module = np.float32, module.float()
         elif elem == onnx.TensorProto.DOUBLE:
@@ -286,14 +314,11 @@ def _model(net):
 def check_witness(result_text, net, spec):
     """Checks RESULT_TEXT (a result file: 'sat' then the witness, or the witness alone) against
     NET and SPEC.  Returns (valid, message), valid None when the check itself cannot run."""
-    lines = result_text.splitlines()
-    if lines and lines[0].strip() and not lines[0].lstrip().startswith("("):
-        first = "".join(lines[0].split())
-        if first != "sat":
-            return False, "first line is %r, not sat" % first
-        lines = lines[1:]
+    first, witness = _witness_text(result_text)
+    if first is not None and first != "sat":
+        return False, "first line is %r, not sat" % first
     try:
-        xs, ys = parse_witness("\n".join(lines))
+        xs, ys = parse_witness(witness)
     except ValueError as e:
         return False, "witness: %s" % e
     try:
@@ -327,7 +352,7 @@ def check_witness(result_text, net, spec):
         return None, "cannot read the spec: %s" % e
     in_a_box = False
     for box, disjuncts in specs:
-        if any(not (lo - INPUT_TOL <= xi <= hi + INPUT_TOL) for (lo, hi), xi in zip(box, xs)):
+        if not _in_box(box, xs):
             continue
         in_a_box = True
         for mat, rhs in disjuncts:
@@ -361,21 +386,14 @@ def ort_replay(result_text, net, spec, ort_dir):
     the input tolerance) with zero output tolerance, M y <= rhs in float64.  Returns (holds,
     message); holds None when the replay cannot run."""
     import json
-    lines = result_text.splitlines()
-    if lines and not lines[0].lstrip().startswith("("):
-        lines = lines[1:]
     try:
-        xs, _ = parse_witness("\n".join(lines))
+        xs, _ = parse_witness(_witness_text(result_text)[1])
         import onnx
-        m = onnx.load(net)
+        name, dims, elem = _input_info(net)
     except Exception as e:
         return None, "cannot replay: %s" % e
-    inits = {i.name for i in m.graph.initializer}
-    vi = [v for v in m.graph.input if v.name not in inits][0]
-    tt = vi.type.tensor_type
-    dims = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else 1 for d in tt.shape.dim]
-    typ = "float64" if tt.elem_type == onnx.TensorProto.DOUBLE else "float32"
-    req = {"model": os.path.abspath(net), "inputs": {vi.name: {"type": typ, "dims": dims, "data": xs}}}
+    typ = "float64" if elem == onnx.TensorProto.DOUBLE else "float32"
+    req = {"model": os.path.abspath(net), "inputs": {name: {"type": typ, "dims": dims, "data": xs}}}
     env = dict(os.environ, NODE_PATH=ort_dir)
     try:
         p = subprocess.run(["node", os.path.join(HERE, "ort_eval.js")], input=json.dumps(req).encode(),
@@ -392,7 +410,7 @@ def ort_replay(result_text, net, spec, ort_dir):
         return None, "cannot read the spec: %s" % e
     best = -math.inf
     for box, disjuncts in specs:
-        if any(not (lo - INPUT_TOL <= xi <= hi + INPUT_TOL) for (lo, hi), xi in zip(box, xs)):
+        if not _in_box(box, xs):
             continue
         for mat, rhs in disjuncts:
             if not mat:

@@ -10,10 +10,10 @@
  *                       entry a binary32 number, whose output y = f(x), evaluated in MPFI at
  *                       256 bits on the stored weights, satisfies every row of one clause
  *                       exactly (sup(M y) <= RD(rhs)), and also when the network is evaluated
-                       in binary32 (cn_graph_eval in CN_DTYPE_F32 at x rounded to binary32, as
-                       the competition replays it with zero output tolerance; a point that holds
-                       exactly but not there is counted in binary32_rejected and the search goes
-                       on); x and an approximation of y are returned;
+ *                       in binary32 (cn_graph_eval in CN_DTYPE_F32 at x rounded to binary32, as
+ *                       the competition replays it with zero output tolerance; a point that holds
+ *                       exactly but not there is counted in binary32_rejected and the search goes
+ *                       on); x and an approximation of y are returned;
  *   CN_VERDICT_UNKNOWN  neither (the input is too large to split, or a box cannot be split
  *                       further);
  *   CN_VERDICT_TIMEOUT  the time limit was reached first.
@@ -29,8 +29,8 @@
  * the input dimension with the best score of ALGORITHMS.md 5.4; with `lookahead`, also along the
  * widest dimension (in the input's units), and the pair of children whose worse child bounds
  * better is kept; with `clip`, each bounded domain's box is first shrunk to the hull of the parts
- * where its open clauses can hold by their rows' linear lower bounds.  The queue is capped; past the cap, domains are searched depth first.  Every
- * bounded domain's centre and minimising corners are tried as counterexamples, and a short PGD
+ * where its open clauses can hold by their rows' linear lower bounds.  The queue is capped; past
+ * the cap, domains are searched depth first.  Every bounded domain's centre and minimising corners are tried as counterexamples, and a short PGD
  * runs inside the most promising queued domain now and then.  Input splitting applies to a case whose
  * box has at most input_split_max free axes (lo < hi; CN_VERIFY_SPLIT_MAX by default, as
  * alpha-beta-CROWN splits inputs of at most 20 entries), and to one with at most

@@ -5,8 +5,8 @@
  * the case's exact box and the network's exact output there (MPFI at CN__CHECK_PREC bits,
  * the weights read as exact reals) must satisfy every row of the clause, sup(M_r y) <=
  * RD(rhs_r) <= rhs_r; a verdict of sat also needs the point to hold when the network is
- * evaluated in binary32 (holds_in_binary32).  Everything else here (random sampling, PGD, the binary64 filter) only
- * proposes points.  ALGORITHMS.md 5.5. */
+ * evaluated in binary32 (holds_in_binary32).  Everything else here (random sampling, PGD, the
+ * binary64 filter) only proposes points.  ALGORITHMS.md 5.5. */
 #include <config.h>
 #include <math.h>
 #include <stdlib.h>
@@ -106,6 +106,14 @@ cn__eval_point (const cn__verifier *v, const double *x, double *y, cn_error *err
   return CN_OK;
 }
 
+/* Whether X lies in the exact interval whose rounded ends are LO <= HI: strictly between them (an
+ * end rounded outward may not be the exact one), or equal to both on a degenerate axis. */
+static int
+in_exact_interval (double lo, double hi, double x)
+{
+  return (x > lo && x < hi) || (lo == hi && x == lo);
+}
+
 /* Whether every row of clause CL holds at the outputs Y (n_y = Y->n intervals): sup(M_r y) <=
  * RD(rhs_r) <= rhs_r for every row r, M_r y enclosed in MPFI at PREC bits (a NaN fails). */
 static int
@@ -158,8 +166,7 @@ holds_in_binary32 (const cn__verifier *v, int64_t k, int64_t j, const double *x,
   for (int64_t i = 0; i < n; i++)
     {
       xf[i] = (float) x[i];
-      double lo = cs->box.lo[i], hi = cs->box.hi[i], d = xf[i];
-      inside_box &= (d > lo && d < hi) || (lo == hi && d == lo);
+      inside_box &= in_exact_interval (cs->box.lo[i], cs->box.hi[i], xf[i]);
     }
   if (!inside_box)
     {
@@ -201,11 +208,8 @@ cn_verify_check_point (const cn_graph *g, const cn_spec *spec, int64_t case_inde
   int64_t n = spec->n_x, m = spec->n_y;
   /* In the exact box: strictly inside the rounded ends, or on a degenerate axis. */
   for (int64_t i = 0; i < n; i++)
-    {
-      double lo = cs->box.lo[i], hi = cs->box.hi[i];
-      if (!((x[i] > lo && x[i] < hi) || (lo == hi && x[i] == lo)))
-        return CN_OK;
-    }
+    if (!in_exact_interval (cs->box.lo[i], cs->box.hi[i], x[i]))
+      return CN_OK;
   cn_mpfi_vec xv, yv;
   if (cn_mpfi_vec_init (&xv, n, (mpfr_prec_t) prec, err) != CN_OK)
     return err->code;

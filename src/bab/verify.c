@@ -842,6 +842,16 @@ done:
 #define RELU_MAX_DEPTH 4096            /* splits along one path */
 #define RELU_MAX_DOMAINS_UNTIMED 65536 /* domains per case when there is no time limit */
 
+/* Whether G has a relu node (a sign to split). */
+static int
+has_relu (const cn_graph *g)
+{
+  for (int node = 0; node < cn_graph_n_nodes (g); node++)
+    if (cn_graph_node_op (g, node) == CN_OP_RELU)
+      return 1;
+  return 0;
+}
+
 /* The entry to split in A's domain: among the unstable entries of relu inputs, the one whose
  * relu relaxation is loosest, -lo hi / (hi - lo) (the triangle's height over the entry); -1 in
  * *VALUE when none is left. */
@@ -1360,10 +1370,7 @@ done:
 static enum bound_result
 relu_case (cn__verifier *v, work *w, int64_t k, const unsigned char *live, cn_error *err)
 {
-  int any = 0;
-  for (int node = 0; node < cn_graph_n_nodes (v->g); node++)
-    any |= cn_graph_node_op (v->g, node) == CN_OP_RELU;
-  if (!any || v->opts.bounds.method == CN_METHOD_IBP)
+  if (!has_relu (v->g) || v->opts.bounds.method == CN_METHOD_IBP)
     return B_OPEN;
   const cn_spec_case *cs = &v->spec->cases[k];
   cn_split *splits = malloc (RELU_MAX_DEPTH * sizeof *splits);
@@ -1472,12 +1479,7 @@ search_case (cn__verifier *v, int64_t k, domain *root, int64_t *queued_out, cn_e
     free_axes += cs->box.lo[i] < cs->box.hi[i];
   int64_t limit = v->opts.input_split_max;
   if (limit == 0)
-    {
-      int relus = 0;
-      for (int node = 0; node < cn_graph_n_nodes (v->g); node++)
-        relus |= cn_graph_node_op (v->g, node) == CN_OP_RELU;
-      limit = relus && v->opts.relu_split ? CN_VERIFY_SPLIT_MAX : CN_VERIFY_SPLIT_MAX_NO_RELU;
-    }
+    limit = has_relu (v->g) && v->opts.relu_split ? CN_VERIFY_SPLIT_MAX : CN_VERIFY_SPLIT_MAX_NO_RELU;
   if (limit < 0 || free_axes > limit)
     {
       /* too many inputs to split: split relus instead, where the options allow; when that search
