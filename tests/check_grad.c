@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/check_grad.c: reverse mode, the operators' pullbacks and cn_graph_gradient.
  *
- * 1. Generic loop over every operator with a pullback (the ggml GRAD check, the derivative
- *    checked against the forward in MPFR): random instances from tests/op_cases_*.c, sometimes
- *    with every input varying (both factors of mul, matmul and div; weights, biases and the
- *    batch-norm statistics), built into one-node graphs (tu_op_graph) and differentiated by
- *    cn_graph_gradient at random points x for random output cotangents w.  For random directions
- *    dx the dot product  <grad, dx>  must match the central difference of phi(s) = w . F(x + s dx),
+ * 1. Generic loop over every operator with a pullback (the ggml GRAD check, the derivative checked
+ *    against the forward in MPFR): random instances from src/ops/cases_*.c (custom:
+ *    tests/op_cases_custom.c), sometimes with every input varying (both factors of mul, matmul and
+ *    div; weights, biases and the batch-norm statistics), built into one-node graphs (tu_op_graph)
+ *    and differentiated by cn_graph_gradient at random points x for random output cotangents w.
+ *    For random directions dx the dot product  <grad, dx>  must match the central difference of
+ *    phi(s) = w . F(x + s dx),
  *        (phi(h) - phi(-h)) / (2 h),   h = 2^-30,
  *    with phi evaluated through the MPFI reference at 256 bits on degenerate boxes (x, dx are
  *    drawn on grids of 2^-20 and 2^-10, so x +- h dx are doubles exactly).  The tolerance is
@@ -83,7 +84,7 @@ END_TEST
 /* Draws a case of OP, sometimes widened: every input varying (the products' second factors,
  * the weights, the batch-norm statistics), reduce over products. */
 static void
-draw_case (cn_op op, struct tu_op_case *c)
+draw_case (cn_op op, struct cn__op_case *c)
 {
   ck_assert (tu_op_case (op, c));
   int widen = tu_int (0, 2) == 0;
@@ -122,7 +123,7 @@ draw_case (cn_op op, struct tu_op_case *c)
  * in its own sort (the model's scalar in binary64), a non-constant port drawn by tu_port_value in
  * binary64, or in the port's sort for Boolean (0/1) and integer ports. */
 static void
-port_tensor (const struct tu_op_case *c, const cn_graph *g, const struct cn__node *nd, int i, cn_tensor *t)
+port_tensor (const struct cn__op_case *c, const cn_graph *g, const struct cn__node *nd, int i, cn_tensor *t)
 {
   cn_error err;
   cn_error_clear (&err);
@@ -167,7 +168,7 @@ START_TEST (generic)
   int checked = 0, redrawn = 0;
   for (int d = 0; d < DRAWS; d++)
     {
-      struct tu_op_case c;
+      struct cn__op_case c;
       draw_case (op, &c);
       cn_error err;
       cn_error_clear (&err);
@@ -229,7 +230,7 @@ START_TEST (pullback_adds)
   const char *name = cn_op_name (op);
   for (int d = 0; d < DRAWS; d++)
     {
-      struct tu_op_case c;
+      struct cn__op_case c;
       draw_case (op, &c);
       cn_error err;
       cn_error_clear (&err);
@@ -237,10 +238,10 @@ START_TEST (pullback_adds)
       ck_assert (tu_op_graph (&c, &g, &err) == CN_OK);
       const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
       int n_in = nd->n_in;
-      cn_tensor tin[TU_MAX_IN], tout;
-      const cn_tensor *args[TU_MAX_IN];
-      double *a[TU_MAX_IN], *b[TU_MAX_IN], *p[TU_MAX_IN], *q[TU_MAX_IN], *gin[TU_MAX_IN];
-      int64_t ni[TU_MAX_IN];
+      cn_tensor tin[CN__CASE_MAX_IN], tout;
+      const cn_tensor *args[CN__CASE_MAX_IN];
+      double *a[CN__CASE_MAX_IN], *b[CN__CASE_MAX_IN], *p[CN__CASE_MAX_IN], *q[CN__CASE_MAX_IN], *gin[CN__CASE_MAX_IN];
+      int64_t ni[CN__CASE_MAX_IN];
       for (int i = 0; i < n_in; i++)
         {
           const struct cn__value *u = &g->values[nd->in[i]];
@@ -270,7 +271,7 @@ START_TEST (pullback_adds)
       for (int i = 0; i < n_in; i++)
         gin[i] = b[i];
       ck_assert (rule->pullback (&nd->view[c.out_index], args, &tout, go, gin, &err) == CN_OK);
-      int keep[TU_MAX_IN];
+      int keep[CN__CASE_MAX_IN];
       for (int i = 0; i < n_in; i++)
         {
           keep[i] = (int) tu_int (0, 1);
@@ -576,8 +577,8 @@ graph_jvp (const cn_graph *g, const double *x, const double *dx, double *y, doub
   size_t na = (size_t) (nv > 0 ? nv : 1);
   cn_tensor *val = calloc (na, sizeof *val);
   double **tan = calloc (na, sizeof *tan);
-  const cn_tensor *args[TU_MAX_IN + 8];
-  const double *t_in[TU_MAX_IN + 8];
+  const cn_tensor *args[CN__CASE_MAX_IN + 8];
+  const double *t_in[CN__CASE_MAX_IN + 8];
   cn_status st = CN_OK;
   ck_assert (val != NULL && tan != NULL);
   const struct cn__value *xval = &g->values[xv];
@@ -599,7 +600,7 @@ graph_jvp (const cn_graph *g, const double *x, const double *dx, double *y, doub
     {
       const struct cn__node *nd = &g->nodes[k];
       int any = 0;
-      ck_assert (nd->n_in <= TU_MAX_IN + 8);
+      ck_assert (nd->n_in <= CN__CASE_MAX_IN + 8);
       for (int i = 0; i < nd->n_in; i++)
         {
           args[i] = &val[nd->in[i]];
@@ -692,7 +693,7 @@ START_TEST (jvp_adjoint)
   int checked = 0, redrawn = 0;
   for (int d = 0; d < DRAWS && redrawn < 10 * DRAWS; d++)
     {
-      struct tu_op_case c;
+      struct cn__op_case c;
       draw_case (op, &c);
       cn_error err;
       cn_error_clear (&err);
@@ -700,10 +701,10 @@ START_TEST (jvp_adjoint)
       ck_assert (tu_op_graph (&c, &g, &err) == CN_OK);
       const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
       int n_in = nd->n_in;
-      cn_tensor tin[TU_MAX_IN], tout;
-      const cn_tensor *args[TU_MAX_IN];
-      double *dx[TU_MAX_IN], *gin[TU_MAX_IN];
-      const double *tx[TU_MAX_IN];
+      cn_tensor tin[CN__CASE_MAX_IN], tout;
+      const cn_tensor *args[CN__CASE_MAX_IN];
+      double *dx[CN__CASE_MAX_IN], *gin[CN__CASE_MAX_IN];
+      const double *tx[CN__CASE_MAX_IN];
       for (int i = 0; i < n_in; i++)
         {
           const struct cn__value *u = &g->values[nd->in[i]];
@@ -883,7 +884,7 @@ START_TEST (jvp_generic)
   int checked = 0, redrawn = 0;
   for (int d = 0; d < DRAWS / 2; d++)
     {
-      struct tu_op_case c;
+      struct cn__op_case c;
       draw_case (op, &c);
       cn_error err;
       cn_error_clear (&err);

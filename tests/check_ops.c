@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/check_ops.c: the generic operator test, one loop over every operator of ops.def
  * (in the manner of MPFR's tgeneric).  For each operator with a rule, random instances from
- * tests/op_cases_*.c are built into one-node graphs and checked against the MPFI reference at
- * 256 bits:
+ * src/ops/cases_*.c (custom: tests/op_cases_custom.c) are built into one-node graphs and checked
+ * against the MPFI reference at 256 bits:
  *   - forward in binary64 lies within a small relative error of the reference, binary32 within
  *     a looser one;
  *   - IBP encloses the exact value at sampled points and corners, and contains the MPFI IBP box
@@ -161,7 +161,7 @@ START_TEST (registry_consistent)
 END_TEST
 
 /* The random draws against Philox's known answers and their distributions, the spectral
- * transforms against independent references (tests/op_cases_random.c). */
+ * transforms against independent references (tests/random_checks.c). */
 START_TEST (random_spectral)
 {
   char m[512];
@@ -196,7 +196,7 @@ random_box (cn_box *b)
  * when it has one (operators with a restricted domain), keeping points and relative widths;
  * nothing when x_lo == x_hi == 0 (the default). */
 static void
-box_in_range (cn_box *b, const struct tu_op_case *c)
+box_in_range (cn_box *b, const struct cn__op_case *c)
 {
   if (!(c->x_lo < c->x_hi))
     return;
@@ -274,13 +274,13 @@ START_TEST (generic)
   const char *name = cn_op_name (op);
   cn_op_coverage cov;
   cn_op_coverage_get (op, &cov);
-  struct tu_op_case c;
+  struct cn__op_case c;
   if (!cov.rule)
     {
       ck_assert_msg (!tu_op_case (op, &c), "%s: a case generator for an operator without a rule", name);
       return;
     }
-  ck_assert_msg (tu_op_case (op, &c), "%s: no case generator in tests/op_cases_*.c", name);
+  ck_assert_msg (tu_op_case (op, &c), "%s: no case generator in src/ops/cases_*.c", name);
   double worst_ratio = 0;
   for (int d = 0; d < DRAWS; d++)
     {
@@ -432,7 +432,7 @@ START_TEST (ports_and_shapes)
 {
   cn_op op = (cn_op) _i;
   const struct cn_op_rule *rule = cn__op_rule (op);
-  struct tu_op_case c;
+  struct cn__op_case c;
   if (rule == NULL || !tu_op_case (op, &c))
     return;
   const char *name = cn_op_name (op);
@@ -446,7 +446,7 @@ START_TEST (ports_and_shapes)
       cn_graph *g = NULL;
       ck_assert_msg (tu_op_graph (&c, &g, &err) == CN_OK, "%s: %s", name, err.msg);
       const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
-      int n_in = nd->n_in, in[TU_MAX_IN];
+      int n_in = nd->n_in, in[CN__CASE_MAX_IN];
       for (int i = 0; i < n_in; i++)
         in[i] = nd->in[i];
       int i = (int) tu_int (0, n_in - 1);
@@ -462,7 +462,7 @@ START_TEST (ports_and_shapes)
           ck_assert (cn_tensor_init (&t, wrong, sh, &err) == CN_OK);
           ck_assert (cn_graph_add_constant (g, "wrong", &t, &bad, &err) == CN_OK);
           cn_tensor_clear (&t);
-          int args[TU_MAX_IN];
+          int args[CN__CASE_MAX_IN];
           memcpy (args, in, sizeof args);
           args[i] = bad;
           cn_error_clear (&err);
@@ -490,7 +490,7 @@ START_TEST (ports_and_shapes)
       ck_assert (cn_tensor_init (&t, sort, &s2, &err) == CN_OK);
       ck_assert (cn_graph_add_constant (g, "reshaped", &t, &other, &err) == CN_OK);
       cn_tensor_clear (&t);
-      int args[TU_MAX_IN];
+      int args[CN__CASE_MAX_IN];
       memcpy (args, in, sizeof args);
       args[i] = other;
       cn_error_clear (&err);
@@ -604,7 +604,7 @@ START_TEST (ibp_extreme_boxes)
   cn_op op = (cn_op) _i;
   cn_op_coverage cov;
   cn_op_coverage_get (op, &cov);
-  struct tu_op_case c;
+  struct cn__op_case c;
   if (!cov.rule || !cov.ibp || !tu_op_case (op, &c))
     return;
   const char *name = cn_op_name (op);
@@ -716,7 +716,7 @@ START_TEST (crown_step_invariant)
 {
   cn_op op = (cn_op) _i;
   const struct cn_op_rule *rule = cn__op_rule (op);
-  struct tu_op_case c;
+  struct cn__op_case c;
   if (rule == NULL || rule->crown == NULL)
     return;
   long checked = 0;
@@ -737,9 +737,9 @@ START_TEST (crown_step_invariant)
       const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
       int n_in = nd->n_in;
       int64_t n_out = g->values[nd->out[c.out_index]].numel, rows = 3;
-      cn_box boxes[TU_MAX_IN];
-      const cn_box *bp[TU_MAX_IN];
-      double *lam_in[TU_MAX_IN];
+      cn_box boxes[CN__CASE_MAX_IN];
+      const cn_box *bp[CN__CASE_MAX_IN];
+      double *lam_in[CN__CASE_MAX_IN];
       for (int i = 0; i < n_in; i++)
         {
           const struct cn__value *u = &g->values[nd->in[i]];
@@ -812,8 +812,8 @@ START_TEST (crown_step_invariant)
        * at a multiple of 1/2 or a neighbouring double (the jumps of the roundings and sign) */
       for (int k = 0; k < SAMPLES; k++)
         {
-          cn_mpfi_vec xin[TU_MAX_IN], y;
-          const cn_mpfi_vec *xp[TU_MAX_IN];
+          cn_mpfi_vec xin[CN__CASE_MAX_IN], y;
+          const cn_mpfi_vec *xp[CN__CASE_MAX_IN];
           for (int i = 0; i < n_in; i++)
             {
               ck_assert (cn_mpfi_vec_init (&xin[i], boxes[i].n, PREC, &err) == CN_OK);
@@ -1938,7 +1938,7 @@ START_TEST (draws_point_key)
     for (size_t ki = 0; ki < sizeof keys / sizeof keys[0]; ki++)
       {
         cn_op op = op_i == 0 ? CN_OP_RAND_UNIFORM : op_i == 1 ? CN_OP_RANDN : CN_OP_BERNOULLI_MASK;
-        tu_params p;
+        cn__params p;
         memset (&p, 0, sizeof p);
         int64_t d[2] = { 3, 5 };
         cn_shape s;
@@ -2036,7 +2036,7 @@ START_TEST (crown_smooth_tight)
     {
       cn_op op = (cn_op) q;
       const struct cn_op_rule *rule = cn__op_rule (op);
-      struct tu_op_case c;
+      struct cn__op_case c;
       int masked = op == CN_OP_MASKED_SOFTMAX;   /* with the constant mask (1, 1, 0, 1) */
       int vector = op == CN_OP_SOFTMAX || op == CN_OP_LOG_SOFTMAX || op == CN_OP_LAYER_NORM || masked;   /* f of the 4 entries together */
       if (rule == NULL || rule->crown == NULL || !(rule->flags & CN_RULE_SMOOTH_BOUNDS || vector))

@@ -166,7 +166,7 @@ START_TEST (generic)
 {
   cn_op op = (cn_op) _i;
   const struct cn_op_rule *rule = cn__op_rule (op);
-  struct tu_op_case c;
+  struct cn__op_case c;
   if (rule == NULL || rule->pullback == NULL || rule->ibp_mpfi == NULL || !tu_op_case (op, &c))
     return;
   const char *name = cn_op_name (op);

@@ -257,7 +257,7 @@ format_x (char *buf, size_t size, const double *x, int64_t n)
  * else uniform in [-2, 2] (4 draws in 10), in [-5, 5] (2 in 10), in [-40, 40] (2 in 10; the tails
  * of the activations), or of a log-uniform magnitude in [2^-30, 2^20] (2 in 10). */
 static double
-draw_x (const struct tu_op_case *c)
+draw_x (const struct cn__op_case *c)
 {
   double v;
   if (c->x_lo < c->x_hi)
@@ -319,7 +319,7 @@ static int
 one_draw (cn_op op, struct worst *w)
 {
   const char *name = cn_op_name (op);
-  struct tu_op_case c;
+  struct cn__op_case c;
   cn_error err;
   cn_error_clear (&err);
   if (!tu_op_case (op, &c))
@@ -488,7 +488,7 @@ static int
 one_edge (cn_op op, struct worst *w, int assert)
 {
   const char *name = cn_op_name (op);
-  struct tu_op_case c;
+  struct cn__op_case c;
   cn_error err;
   cn_error_clear (&err);
   if (!tu_op_case (op, &c))
@@ -671,7 +671,7 @@ static int
 nan_probe (cn_op op, struct worst *w)
 {
   const char *name = cn_op_name (op);
-  struct tu_op_case c;
+  struct cn__op_case c;
   cn_error err;
   cn_error_clear (&err);
   if (nan_exempt (op) || op == CN_OP_COPYSIGN || !tu_op_case (op, &c))

@@ -3,11 +3,12 @@
  *
  * 1. Descriptors: all 154 operators have one (a hand-made or drawn record of each encodes), and
  *    the codec's record size equals the rule's for every operator with a rule.
- * 2. Round trip of random instances: for every operator with a case generator (tests/op_cases_*.c),
- *    DRAWS instances; decode(encode(op)) gives the same operator, input sorts and shapes (bytes),
- *    record (bytes, memcmp of the zero-initialised records; custom: its name and the re-encoding),
- *    and the same JSON when encoded again; the rule checked it.  The instance is also built into
- *    a graph (tu_op_graph) and its node encoded with cn_wire_encode_node: the same record.
+ * 2. Round trip of random instances: for every operator with a case generator (src/ops/cases_*.c;
+ *    custom: tests/op_cases_custom.c), DRAWS instances; decode(encode(op)) gives the same operator,
+ *    input sorts and shapes (bytes), record (bytes, memcmp of the zero-initialised records; custom:
+ *    its name and the re-encoding), and the same JSON when encoded again; the rule checked it.
+ *    The instance is also built into a graph (tu_op_graph) and its node encoded with
+ *    cn_wire_encode_node: the same record.
  * 3. Round trip of hand-made instances (random attributes, shapes by the contracts of
  *    certnn/ops.h) of the 42 operators whose rules came last (comparisons and logic, integer
  *    words, random draws, convTranspose, smoothMaxPool, attention, spectral, custom), whether or
@@ -65,10 +66,10 @@ has_rule (cn_op op)
 struct inst
 {
   cn_op op;
-  tu_params params;
+  cn__params params;
   int n_in;
-  cn_shape in_shape[TU_MAX_IN];
-  cn_dtype in_dtype[TU_MAX_IN];
+  cn_shape in_shape[CN__CASE_MAX_IN];
+  cn_dtype in_dtype[CN__CASE_MAX_IN];
 };
 
 static void
@@ -156,7 +157,7 @@ START_TEST (random_round_trip)
 {
   cn_op op = (cn_op) _i;
   const char *name = cn_op_name (op);
-  struct tu_op_case c;
+  struct cn__op_case c;
   if (!tu_op_case (op, &c))
     return;                             /* hand-made instead (hand_made_round_trip) */
   int skipped = 0;
@@ -167,7 +168,7 @@ START_TEST (random_round_trip)
         ck_assert (tu_op_case (op, &c));
       struct inst x;
       inst_init (&x, op, c.n_in);
-      ck_assert_int_le (c.n_in, TU_MAX_IN);
+      ck_assert_int_le (c.n_in, CN__CASE_MAX_IN);
       ck_assert_uint_le (cn_wire_params_size (op), sizeof c.params);
       memcpy (&x.params, &c.params, cn_wire_params_size (op));
       for (int i = 0; i < c.n_in; i++)
@@ -325,7 +326,7 @@ window_axis (int64_t *K, int64_t *stride, int64_t *pb, int64_t *pe, int64_t *dil
 static int
 hand_made (cn_op op, struct inst *x, cn_graph **program)
 {
-  tu_params *p = &x->params;
+  cn__params *p = &x->params;
   cn_shape s = small_shape ();
   *program = NULL;
   switch (op)
@@ -552,7 +553,7 @@ hand_made (cn_op op, struct inst *x, cn_graph **program)
 START_TEST (hand_made_round_trip)
 {
   cn_op op = (cn_op) _i;
-  struct tu_op_case c;
+  struct cn__op_case c;
   struct inst x;
   cn_graph *prog;
   int generator = tu_op_case (op, &c), mine = hand_made (op, &x, &prog);

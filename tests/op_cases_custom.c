@@ -97,7 +97,7 @@ affine_tanh (const cn_shape *s)
 }
 
 int
-tu_op_case_custom (cn_op op, struct tu_op_case *c)
+tu_op_case_custom (cn_op op, struct cn__op_case *c)
 {
   if (op != CN_OP_CUSTOM)
     return 0;

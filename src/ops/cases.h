@@ -55,3 +55,17 @@ struct cn__op_case
  * field of that name.  Returns 0 if the operator has no generator here (an operator without a
  * rule, and custom, whose program only a graph can hold). */
 int cn__op_case_draw (cn_op op, cn__rng *r, int element_sorts, struct cn__op_case *c);
+
+/* A double on the grid of 2^-20 near V (round to nearest). */
+double cn__case_grid20 (double v);
+/* A random value of port I of case C, drawn from R: an integer in [x_lo, x_hi] for x_integer
+ * cases, on the grid of 2^-20 inside the case's input range [x_lo, x_hi] when it has one (an
+ * operator's domain), a divisor and a variance away from 0 (the reference encloses x / y only for
+ * y away from 0), everything else on the grid in [-2, 2]. */
+double cn__case_port_value (const struct cn__op_case *c, int i, cn__rng *r);
+/* A random point for the graph of case C (cn__case_graph, src/certs/certs_impl.h): the varying
+ * ports one after the other, each entry drawn by cn__case_port_value in order, into X (the sum of
+ * the varying ports' element counts). */
+void cn__case_draw_point (const struct cn__op_case *c, cn__rng *r, double *x);
+
+#endif

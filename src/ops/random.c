@@ -117,7 +117,7 @@
 /* ---- the generator ---------------------------------------------------------------------- */
 
 /* Philox4x32-10 on the counter C (in place) under the key (K0, K1).  Not static: the known-answer
- * test of tests/op_cases_random.c calls it. */
+ * test of tests/random_checks.c calls it. */
 void cn__philox4x32_10 (uint32_t c[4], uint32_t k0, uint32_t k1);
 
 void

@@ -12,7 +12,7 @@
  *   forward  the C99 libm function in the tensor's sort (exp for f64, expf for f32, ...), entry by
  *            entry.  Outside the domain libm gives NaN (log(-1)), at a pole +-inf (log(0)).
  *            Measured error against MPFR at 256 bits (glibc 2.36, x86-64; 200000 random points
- *            over the ranges of tests/op_cases_transcendental.c plus 200000 over a wide range per
+ *            over the ranges of src/ops/cases_transcendental.c plus 200000 over a wide range per
  *            function: exp, sinh, cosh to +-700, log to [1e-300, 1e300], sin, cos, tan to
  *            +-1e6, ...), the largest error seen in ulps of the exact result, f64 / f32:
  *              exp 0.51/0.51  exp2 0.51/0.51  expm1 0.78/0.77  log 0.52/0.82  log2 0.54/0.73

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/op_cases_scan.c: random instances of the scans and orderings (cumsum, cumprod, cummax,
+/* src/ops/cases_scan.c: random instances of the scans and orderings (cumsum, cumprod, cummax,
  * cummin, sort, topk, argmax, argmin) for the generic tests.
  *
  * Shapes of rank 1 to 3 with extents 1 to 5 and a random axis; sort draws descending, topk draws
@@ -17,10 +17,10 @@
  * inputs can also create a tie (float spacing 2^-15 near 512 against a draw range of 1024:
  * about 3e-8 n per row), which is negligible. */
 #include <config.h>
-#include "testutil.h"
+#include "ops/cases_impl.h"
 
 int
-tu_op_case_scan (cn_op op, struct tu_op_case *c)
+cn__cases_scan (cn_op op, struct cn__op_case *c, cn__rng *r)
 {
   switch (op)
     {
@@ -29,24 +29,24 @@ tu_op_case_scan (cn_op op, struct tu_op_case *c)
     case CN_OP_CUMMAX:
     case CN_OP_CUMMIN:
       c->n_in = 1;
-      tu_small_shape (&c->in_shape[0], 5);
-      c->params.cumulative.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
+      cn__case_small_shape (r, &c->in_shape[0], 5);
+      c->params.cumulative.axis = (int) cn__rng_int (r, 0, c->in_shape[0].rank - 1);
       c->crown_ok = op != CN_OP_CUMPROD;
       return 1;
     case CN_OP_SORT:
       c->n_in = 1;
-      tu_small_shape (&c->in_shape[0], 5);
-      c->params.sort.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
-      c->params.sort.descending = (int) tu_int (0, 1);
+      cn__case_small_shape (r, &c->in_shape[0], 5);
+      c->params.sort.axis = (int) cn__rng_int (r, 0, c->in_shape[0].rank - 1);
+      c->params.sort.descending = (int) cn__rng_int (r, 0, 1);
       c->crown_ok = 1;     /* exact where an entry's position is fixed, else the box */
       return 1;
     case CN_OP_TOPK:
       c->n_in = 1;
-      tu_small_shape (&c->in_shape[0], 5);
-      c->params.topk.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
-      c->params.topk.k = tu_int (1, c->in_shape[0].dim[c->params.topk.axis]);
-      c->params.topk.largest = (int) tu_int (0, 1);
-      c->params.topk.ties_by_index = (int) tu_int (0, 1);
+      cn__case_small_shape (r, &c->in_shape[0], 5);
+      c->params.topk.axis = (int) cn__rng_int (r, 0, c->in_shape[0].rank - 1);
+      c->params.topk.k = cn__rng_int (r, 1, c->in_shape[0].dim[c->params.topk.axis]);
+      c->params.topk.largest = (int) cn__rng_int (r, 0, 1);
+      c->params.topk.ties_by_index = (int) cn__rng_int (r, 0, 1);
       c->x_lo = -512;
       c->x_hi = 512;
       c->crown_ok = 1;
@@ -54,10 +54,10 @@ tu_op_case_scan (cn_op op, struct tu_op_case *c)
     case CN_OP_ARGMAX:
     case CN_OP_ARGMIN:
       c->n_in = 1;
-      tu_small_shape (&c->in_shape[0], 5);
-      c->params.argmax.axis = (int) tu_int (0, c->in_shape[0].rank - 1);
-      c->params.argmax.keepdims = (int) tu_int (0, 1);
-      c->params.argmax.select_last_index = (int) tu_int (0, 1);
+      cn__case_small_shape (r, &c->in_shape[0], 5);
+      c->params.argmax.axis = (int) cn__rng_int (r, 0, c->in_shape[0].rank - 1);
+      c->params.argmax.keepdims = (int) cn__rng_int (r, 0, 1);
+      c->params.argmax.select_last_index = (int) cn__rng_int (r, 0, 1);
       return 1;
     default:
       return 0;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/op_cases_logic.c: random instances of the comparisons, predicates and logic (eq ... ge,
+/* src/ops/cases_logic.c: random instances of the comparisons, predicates and logic (eq ... ge,
  * isNaN, isInf, isFinite, logicalNot ... logicalXor), select and cast for the generic tests.
  *
  * Boolean ports are marked in_dtype = CN_DTYPE_BOOL (the harness feeds them gt(slice of X, 0), a
@@ -28,7 +28,7 @@
  * across an integer only for a point that close to one (probability about 1e-6 per entry). */
 #include <config.h>
 #include <math.h>
-#include "testutil.h"
+#include "ops/cases_impl.h"
 
 static int
 is_unsigned (cn_dtype t)
@@ -39,7 +39,7 @@ is_unsigned (cn_dtype t)
 /* Integer points in a range every sort of A and B holds: [0, 200] if one is unsigned (u8 holds
  * 200; i8 is never paired with that range), else [-100, 100]. */
 static void
-integer_range (struct tu_op_case *c, cn_dtype a, cn_dtype b)
+integer_range (struct cn__op_case *c, cn_dtype a, cn_dtype b)
 {
   c->x_integer = 1;
   if (is_unsigned (a) || is_unsigned (b))
@@ -49,44 +49,44 @@ integer_range (struct tu_op_case *c, cn_dtype a, cn_dtype b)
 }
 
 static void
-cast_case (struct tu_op_case *c)
+cast_case (cn__rng *r, struct cn__op_case *c)
 {
   c->n_in = 1;
-  tu_small_shape (&c->in_shape[0], 4);
-  cn_dtype scalar = tu_int (0, 1) ? CN_DTYPE_F64 : CN_DTYPE_F32;
+  cn__case_small_shape (r, &c->in_shape[0], 4);
+  cn_dtype scalar = cn__rng_int (r, 0, 1) ? CN_DTYPE_F64 : CN_DTYPE_F32;
   /* scalar -> integer, where trunc meets both signs and the range, drawn most often */
-  switch ((int) tu_int (0, 13))
+  switch ((int) cn__rng_int (r, 0, 13))
     {
     case 0:   /* bool -> scalar */
       c->in_dtype[0] = CN_DTYPE_BOOL;
       c->params.cast.to = scalar;
       break;
     case 1:   /* integer -> scalar */
-      c->in_dtype[0] = tu_rand_word_sort ();
+      c->in_dtype[0] = cn__case_word_sort (r);
       c->params.cast.to = scalar;
       integer_range (c, c->in_dtype[0], c->in_dtype[0]);
       break;
     case 2:   /* scalar -> integer, integer points (the CROWN test's boxes may leave the range) */
-      c->params.cast.to = tu_rand_word_sort ();
+      c->params.cast.to = cn__case_word_sort (r);
       integer_range (c, c->params.cast.to, c->params.cast.to);
       c->crown_ok = 0;
       break;
     case 3:   /* scalar -> bool */
       c->params.cast.to = CN_DTYPE_BOOL;
       c->x_lo = -2, c->x_hi = 2;
-      c->x_integer = (int) tu_int (0, 1);
+      c->x_integer = (int) cn__rng_int (r, 0, 1);
       break;
     case 4:   /* integer -> integer */
-      c->in_dtype[0] = tu_rand_word_sort ();
-      c->params.cast.to = tu_rand_word_sort ();
+      c->in_dtype[0] = cn__case_word_sort (r);
+      c->params.cast.to = cn__case_word_sort (r);
       integer_range (c, c->in_dtype[0], c->params.cast.to);
       break;
     case 5:   /* bool -> integer */
       c->in_dtype[0] = CN_DTYPE_BOOL;
-      c->params.cast.to = tu_rand_word_sort ();
+      c->params.cast.to = cn__case_word_sort (r);
       break;
     case 6:   /* integer -> bool */
-      c->in_dtype[0] = tu_rand_word_sort ();
+      c->in_dtype[0] = cn__case_word_sort (r);
       c->params.cast.to = CN_DTYPE_BOOL;
       integer_range (c, c->in_dtype[0], c->in_dtype[0]);
       c->x_lo = is_unsigned (c->in_dtype[0]) ? 0 : -3, c->x_hi = 3;   /* zeros often */
@@ -100,15 +100,15 @@ cast_case (struct tu_op_case *c)
         static const cn_dtype wide_signed[] = { CN_DTYPE_I16, CN_DTYPE_I32, CN_DTYPE_I64 };
         static const cn_dtype wide_unsigned[] = { CN_DTYPE_U16, CN_DTYPE_U32, CN_DTYPE_U64 };
         static const cn_dtype narrow[] = { CN_DTYPE_I8, CN_DTYPE_U8, CN_DTYPE_U16 };
-        int sg = (int) tu_int (0, 1);
-        c->in_dtype[0] = sg ? wide_signed[tu_int (0, 2)] : wide_unsigned[tu_int (0, 2)];
-        c->params.cast.to = narrow[tu_int (0, 2)];
+        int sg = (int) cn__rng_int (r, 0, 1);
+        c->in_dtype[0] = sg ? wide_signed[cn__rng_int (r, 0, 2)] : wide_unsigned[cn__rng_int (r, 0, 2)];
+        c->params.cast.to = narrow[cn__rng_int (r, 0, 2)];
         c->x_integer = 1;
         c->x_lo = sg ? -300 : 0, c->x_hi = sg ? 300 : 600;
       }
       break;
     default:  /* scalar -> integer, real points (8 .. 11) */
-      c->params.cast.to = tu_rand_word_sort ();
+      c->params.cast.to = cn__case_word_sort (r);
       c->x_lo = is_unsigned (c->params.cast.to) ? -0.9 : -4, c->x_hi = 4;
       break;
     }
@@ -121,14 +121,14 @@ cast_case (struct tu_op_case *c)
  * 2^53; CROWN stays in (the cast feeding a word port is discharged over its box).  Returns the
  * sort. */
 static cn_dtype
-element_ports (struct tu_op_case *c, int first, int n)
+element_ports (cn__rng *r, struct cn__op_case *c, int first, int n)
 {
-  cn_dtype t = tu_draw_element_sort (1);
+  cn_dtype t = cn__case_element_sort (r, c, 1);
   for (int i = first; i < first + n; i++)
     c->in_dtype[i] = t;
   if (t == CN_DTYPE_F64 || t == CN_DTYPE_BOOL)
     return t;
-  int bits = 8 * (int) cn_dtype_size (t), sgn = !is_unsigned (t), small = (int) tu_int (0, 1);
+  int bits = 8 * (int) cn_dtype_size (t), sgn = !is_unsigned (t), small = (int) cn__rng_int (r, 0, 1);
   double xr = ldexp (1, bits - sgn < 24 ? bits - sgn : 24), cr = ldexp (1, bits - sgn < 53 ? bits - sgn : 53);
   c->x_integer = 1;
   c->x_lo = small ? (sgn ? -3 : 0) : sgn ? -xr : 0;
@@ -143,7 +143,7 @@ element_ports (struct tu_op_case *c, int first, int n)
 }
 
 int
-tu_op_case_logic (cn_op op, struct tu_op_case *c)
+cn__cases_logic (cn_op op, struct cn__op_case *c, cn__rng *r)
 {
   /* every operator here but cast has a CROWN arm (the Boolean ones discharge their own box) */
   c->crown_ok = 1;
@@ -155,52 +155,52 @@ tu_op_case_logic (cn_op op, struct tu_op_case *c)
     case CN_OP_LE:
     case CN_OP_GT:
     case CN_OP_GE:
-      tu_pair_case (c);
-      if (op == CN_OP_EQ || op == CN_OP_NE || tu_int (0, 1))
+      cn__case_pair (r, c);
+      if (op == CN_OP_EQ || op == CN_OP_NE || cn__rng_int (r, 0, 1))
         {
           c->x_integer = 1;
           c->x_lo = -2, c->x_hi = 2;
           c->const_integer[0] = c->const_integer[1] = 1;
         }
-      if (element_ports (c, 0, 2) == CN_DTYPE_BOOL)
+      if (element_ports (r, c, 0, 2) == CN_DTYPE_BOOL)
         c->x_integer = 0, c->x_lo = c->x_hi = 0;   /* gt(X, 0) of the default draws */
       return 1;
     case CN_OP_IS_NA_N:
     case CN_OP_IS_INF:
     case CN_OP_IS_FINITE:
       c->n_in = 1;
-      tu_small_shape (&c->in_shape[0], 4);
+      cn__case_small_shape (r, &c->in_shape[0], 4);
       return 1;
     case CN_OP_LOGICAL_NOT:
       c->n_in = 1;
-      tu_small_shape (&c->in_shape[0], 4);
+      cn__case_small_shape (r, &c->in_shape[0], 4);
       c->in_dtype[0] = CN_DTYPE_BOOL;
       return 1;
     case CN_OP_LOGICAL_AND:
     case CN_OP_LOGICAL_OR:
     case CN_OP_LOGICAL_XOR:
-      tu_pair_case (c);
+      cn__case_pair (r, c);
       c->in_dtype[0] = c->in_dtype[1] = CN_DTYPE_BOOL;
       return 1;
     case CN_OP_SELECT:
       c->n_in = 3;
-      tu_small_shape (&c->in_shape[0], 4);
+      cn__case_small_shape (r, &c->in_shape[0], 4);
       c->in_shape[1] = c->in_shape[2] = c->in_shape[0];
       c->in_dtype[0] = CN_DTYPE_BOOL;
       for (int i = 1; i < 3; i++)
         c->const_lo[i] = -2, c->const_hi[i] = 2;
       /* sometimes a constant condition or a constant operand */
-      switch ((int) tu_int (0, 5))
+      switch ((int) cn__rng_int (r, 0, 5))
         {
         case 0: c->in_const[0] = 1; break;
         case 1: c->in_const[1] = 1; break;
         case 2: c->in_const[2] = 1; break;
         default: break;
         }
-      element_ports (c, 1, 2);
+      element_ports (r, c, 1, 2);
       return 1;
     case CN_OP_CAST:
-      cast_case (c);
+      cast_case (r, c);
       return 1;
     default:
       return 0;

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/op_cases_loss.c: random instances of the losses for the generic tests.  The target is a
+/* src/ops/cases_loss.c: random instances of the losses for the generic tests.  The target is a
  * constant (frozen, index and detached ports get no tangent): in [-2, 2] for the regression
  * losses, a +-1-ish range for hingeLoss, [0, 1] for binaryCrossEntropy and the probability targets,
  * integers in [0, C) for crossEntropy's labels.  binaryCrossEntropy and crossEntropyProbabilities
  * draw their inputs inside (0, 1) (x_lo, x_hi); the reduction is drawn among none, sum and mean. */
 #include <config.h>
-#include "testutil.h"
+#include "ops/cases_impl.h"
 
 int
-tu_op_case_loss (cn_op op, struct tu_op_case *c)
+cn__cases_loss (cn_op op, struct cn__op_case *c, cn__rng *r)
 {
   cn_params_loss *p = &c->params.loss;
   switch (op)
@@ -28,13 +28,13 @@ tu_op_case_loss (cn_op op, struct tu_op_case *c)
     default:
       return 0;
     }
-  p->reduction = (cn_loss_reduction) tu_int (0, 2);
-  p->delta = tu_uniform (0.25, 2);
-  p->margin = tu_uniform (0.5, 1.5);
-  p->eps = op == CN_OP_COSINE_LOSS ? 1e-8 : (tu_rand () & 1 ? 0 : 1e-3);
-  p->temperature = tu_uniform (0.5, 4);
+  p->reduction = (cn_loss_reduction) cn__rng_int (r, 0, 2);
+  p->delta = cn__rng_uniform (r, 0.25, 2);
+  p->margin = cn__rng_uniform (r, 0.5, 1.5);
+  p->eps = op == CN_OP_COSINE_LOSS ? 1e-8 : (cn__rng_next (r) & 1 ? 0 : 1e-3);
+  p->temperature = cn__rng_uniform (r, 0.5, 4);
   c->n_in = 2;
-  tu_small_shape (&c->in_shape[0], 4);
+  cn__case_small_shape (r, &c->in_shape[0], 4);
   c->in_shape[1] = c->in_shape[0];
   c->in_const[1] = 1;
   c->const_lo[1] = -2;
@@ -66,11 +66,11 @@ tu_op_case_loss (cn_op op, struct tu_op_case *c)
         const cn_shape *x = &c->in_shape[0];
         int ax = x->rank >= 2 ? 1 : 0;
         int64_t d[3];
-        int r = 0;
+        int n = 0;
         for (int a = 0; a < x->rank; a++)
           if (a != ax)
-            d[r++] = x->dim[a];
-        cn_shape_make (&c->in_shape[1], r, d, NULL);
+            d[n++] = x->dim[a];
+        cn_shape_make (&c->in_shape[1], n, d, NULL);
         c->const_integer[1] = 1;
         c->const_lo[1] = 0;
         c->const_hi[1] = (double) (x->dim[ax] - 1);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/op_cases_rounding.c: random instances of the roundings and signs (floor, ceil, round,
+/* src/ops/cases_rounding.c: random instances of the roundings and signs (floor, ceil, round,
  * trunc, frac, sign) and of the extrema (max, min, fmax, fmin, clamp) for the generic tests.
  *
  * The default draws (boxes of centres in [-2, 2] and widths up to 6) straddle the jumps of the
@@ -18,10 +18,10 @@
  * so lo > hi (clamp constant hi) occurs too. */
 #include <config.h>
 #include <math.h>
-#include "testutil.h"
+#include "ops/cases_impl.h"
 
 int
-tu_op_case_rounding (cn_op op, struct tu_op_case *c)
+cn__cases_rounding (cn_op op, struct cn__op_case *c, cn__rng *r)
 {
   switch (op)
     {
@@ -32,13 +32,13 @@ tu_op_case_rounding (cn_op op, struct tu_op_case *c)
     case CN_OP_FRAC:
       c->n_in = 1;
       c->crown_ok = 1;     /* step relaxations (src/ops/rounding.c) */
-      tu_small_shape (&c->in_shape[0], 4);
+      cn__case_small_shape (r, &c->in_shape[0], 4);
       return 1;
     case CN_OP_SIGN:
       c->n_in = 1;
       c->crown_ok = 1;
-      tu_small_shape (&c->in_shape[0], 4);
-      switch ((int) tu_int (0, 2))
+      cn__case_small_shape (r, &c->in_shape[0], 4);
+      switch ((int) cn__rng_int (r, 0, 2))
         {
         case 0: c->x_lo = 0x1p-8, c->x_hi = 2; break;
         case 1: c->x_lo = -2, c->x_hi = -0x1p-8; break;
@@ -49,17 +49,17 @@ tu_op_case_rounding (cn_op op, struct tu_op_case *c)
     case CN_OP_MIN:
     case CN_OP_FMAX:
     case CN_OP_FMIN:
-      tu_pair_case (c);
+      cn__case_pair (r, c);
       c->crown_ok = 1;
       if (op == CN_OP_MAX || op == CN_OP_MIN)
         {
           /* the element sort (max and min only): Booleans (constants 0/1), or words over a range
            * the sort holds within 2^24, constants within 2^53; ties are frequent in [-3, 3] */
-          cn_dtype t = tu_draw_element_sort (1);
+          cn_dtype t = cn__case_element_sort (r, c, 1);
           c->in_dtype[0] = c->in_dtype[1] = t;
           if (t != CN_DTYPE_F64 && t != CN_DTYPE_BOOL)
             {
-              int bits = 8 * (int) cn_dtype_size (t), sgn = t <= CN_DTYPE_I64, small = (int) tu_int (0, 1);
+              int bits = 8 * (int) cn_dtype_size (t), sgn = t <= CN_DTYPE_I64, small = (int) cn__rng_int (r, 0, 1);
               double xr = ldexp (1, bits - sgn < 24 ? bits - sgn : 24);
               double cr = ldexp (1, bits - sgn < 53 ? bits - sgn : 53);
               c->x_integer = 1;
@@ -73,7 +73,7 @@ tu_op_case_rounding (cn_op op, struct tu_op_case *c)
     case CN_OP_CLAMP:
       c->n_in = 3;
       c->crown_ok = 1;
-      tu_small_shape (&c->in_shape[0], 4);
+      cn__case_small_shape (r, &c->in_shape[0], 4);
       cn_shape_make (&c->in_shape[1], 0, NULL, NULL);
       cn_shape_make (&c->in_shape[2], 0, NULL, NULL);
       c->in_const[1] = c->in_const[2] = 1;

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/op_cases_transcendental.c: random instances of the transcendental family's operators
+/* src/ops/cases_transcendental.c: random instances of the transcendental family's operators
  * (exp ... erf, atan2).  Operators with a restricted domain, a pole or a fast growth get an input
  * range (x_lo, x_hi) inside their domain, away from the singularities where the generic tests'
  * relative tolerances (forward in binary32, central differences) would not hold.  Every operator
  * with a CROWN arm is within it (crown_ok). */
 #include <config.h>
-#include "testutil.h"
+#include "ops/cases_impl.h"
 
 int
-tu_op_case_transcendental (cn_op op, struct tu_op_case *c)
+cn__cases_transcendental (cn_op op, struct cn__op_case *c, cn__rng *r)
 {
   double lo = 0, hi = 0;     /* 0, 0: the default draws */
   switch (op)
@@ -54,14 +54,14 @@ tu_op_case_transcendental (cn_op op, struct tu_op_case *c)
       lo = 1.05, hi = 6;
       break;
     case CN_OP_ATAN2:
-      tu_pair_case (c);
+      cn__case_pair (r, c);
       c->crown_ok = 1;     /* planes away from the cut, the box elsewhere */
       return 1;
     default:
       return 0;
     }
   c->n_in = 1;
-  tu_small_shape (&c->in_shape[0], 4);
+  cn__case_small_shape (r, &c->in_shape[0], 4);
   c->x_lo = lo;
   c->x_hi = hi;
   return 1;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/op_cases_integer.c: random instances of the integer-word operators (bitwiseAnd ..
+/* src/ops/cases_integer.c: random instances of the integer-word operators (bitwiseAnd ..
  * mulhi, bitcast, encodeIndex, decodeIndex) for the generic tests.
  *
  * Word ports are marked with their sort in in_dtype; the harness feeds a non-constant one
@@ -32,7 +32,7 @@
  *   decodeIndex            the same record, the word from X integer in [0, prod bound - 1]. */
 #include <config.h>
 #include <math.h>
-#include "testutil.h"
+#include "ops/cases_impl.h"
 
 static int
 width (cn_dtype t)
@@ -88,10 +88,10 @@ word_max (cn_dtype t)
 
 /* N_IN word ports of sort T and one small shape, X over T's range. */
 static void
-word_ports (struct tu_op_case *c, int n_in, cn_dtype t)
+word_ports (cn__rng *r, struct cn__op_case *c, int n_in, cn_dtype t)
 {
   c->n_in = n_in;
-  tu_small_shape (&c->in_shape[0], 4);
+  cn__case_small_shape (r, &c->in_shape[0], 4);
   for (int i = 0; i < n_in; i++)
     {
       c->in_shape[i] = c->in_shape[0];
@@ -103,12 +103,12 @@ word_ports (struct tu_op_case *c, int n_in, cn_dtype t)
 }
 
 static void
-shift_case (struct tu_op_case *c)
+shift_case (cn__rng *r, struct cn__op_case *c)
 {
-  cn_dtype t = tu_rand_word_sort ();
-  word_ports (c, 2, t);
+  cn_dtype t = cn__case_word_sort (r);
+  word_ports (r, c, 2, t);
   int w = width (t);
-  if (tu_int (0, 1))
+  if (cn__rng_int (r, 0, 1))
     {
       c->in_const[1] = 1;
       c->const_lo[1] = 0;
@@ -122,47 +122,47 @@ shift_case (struct tu_op_case *c)
 }
 
 static void
-bitcast_case (struct tu_op_case *c)
+bitcast_case (cn__rng *r, struct cn__op_case *c)
 {
   static const cn_dtype w32[] = { CN_DTYPE_I32, CN_DTYPE_U32 }, w64[] = { CN_DTYPE_I64, CN_DTYPE_U64 };
   c->n_in = 1;
-  tu_small_shape (&c->in_shape[0], 4);
-  switch ((int) tu_int (0, 2))
+  cn__case_small_shape (r, &c->in_shape[0], 4);
+  switch ((int) cn__rng_int (r, 0, 2))
     {
     case 0:   /* word -> word of the same width */
       {
-        cn_dtype s = tu_rand_word_sort (), t;
+        cn_dtype s = cn__case_word_sort (r), t;
         do
-          t = tu_rand_word_sort ();
+          t = cn__case_word_sort (r);
         while (width (t) != width (s));
-        word_ports (c, 1, s);
+        word_ports (r, c, 1, s);
         c->params.bitcast.to = t;
         break;
       }
     case 1:   /* word -> the scalar */
       {
-        int wide = (int) tu_int (0, 1);
-        cn_dtype s = wide ? w64[tu_int (0, 1)] : w32[tu_int (0, 1)];
-        word_ports (c, 1, s);
+        int wide = (int) cn__rng_int (r, 0, 1);
+        cn_dtype s = wide ? w64[cn__rng_int (r, 0, 1)] : w32[cn__rng_int (r, 0, 1)];
+        word_ports (r, c, 1, s);
         c->x_lo = 0;
         c->x_hi = 0x1p24;
         c->params.bitcast.to = wide ? CN_DTYPE_F64 : CN_DTYPE_F32;
         break;
       }
     default:  /* the scalar -> word */
-      if (tu_int (0, 1))
+      if (cn__rng_int (r, 0, 1))
         {
           /* binary32: both evaluations round the point to binary32 first */
-          c->params.bitcast.to = w32[tu_int (0, 1)];
+          c->params.bitcast.to = w32[cn__rng_int (r, 0, 1)];
           c->x_lo = -100;
           c->x_hi = 100;
         }
       else
         {
           /* binary64: points exact in binary32 (integers), of one sign (no -0.0) */
-          c->params.bitcast.to = w64[tu_int (0, 1)];
+          c->params.bitcast.to = w64[cn__rng_int (r, 0, 1)];
           c->x_integer = 1;
-          c->x_lo = tu_int (0, 1) ? 1 : -1000;
+          c->x_lo = cn__rng_int (r, 0, 1) ? 1 : -1000;
           c->x_hi = c->x_lo + 999;
         }
       break;
@@ -171,35 +171,35 @@ bitcast_case (struct tu_op_case *c)
 
 /* An index code whose words hold every linear index. */
 static void
-code_params (struct tu_op_case *c)
+code_params (cn__rng *r, struct cn__op_case *c)
 {
   cn_params_index_code *p = &c->params.index_code;
-  p->r = (int) tu_int (1, 3);
+  p->r = (int) cn__rng_int (r, 1, 3);
   double total = 1;
   for (int k = 0; k < p->r; k++)
     {
-      p->bound[k] = tu_int (2, 6);
+      p->bound[k] = cn__rng_int (r, 2, 6);
       total *= (double) p->bound[k];
     }
   do
-    p->word = tu_rand_word_sort ();
+    p->word = cn__case_word_sort (r);
   while (word_max (p->word) < total - 1);
 }
 
 static void
-encode_case (struct tu_op_case *c)
+encode_case (cn__rng *r, struct cn__op_case *c)
 {
-  code_params (c);
+  code_params (r, c);
   const cn_params_index_code *p = &c->params.index_code;
   cn_shape lead;
-  tu_small_shape (&lead, 3);
+  cn__case_small_shape (r, &lead, 3);
   if (lead.rank > 2)
     lead.rank = 2;
   int64_t d[CN_MAX_RANK];
   for (int a = 0; a < lead.rank; a++)
     d[a] = lead.dim[a];
   d[lead.rank] = p->r;
-  tu_shape_set (&c->in_shape[0], lead.rank + 1, d);
+  cn__case_shape_set (&c->in_shape[0], lead.rank + 1, d);
   c->n_in = 1;
   int64_t minb = p->bound[0];
   for (int k = 1; k < p->r; k++)
@@ -211,15 +211,15 @@ encode_case (struct tu_op_case *c)
 }
 
 static void
-decode_case (struct tu_op_case *c)
+decode_case (cn__rng *r, struct cn__op_case *c)
 {
-  code_params (c);
+  code_params (r, c);
   const cn_params_index_code *p = &c->params.index_code;
   double total = 1;
   for (int k = 0; k < p->r; k++)
     total *= (double) p->bound[k];
   c->n_in = 1;
-  tu_small_shape (&c->in_shape[0], 4);
+  cn__case_small_shape (r, &c->in_shape[0], 4);
   c->in_dtype[0] = p->word;
   c->x_integer = 1;
   c->x_lo = 0;
@@ -227,7 +227,7 @@ decode_case (struct tu_op_case *c)
 }
 
 int
-tu_op_case_integer (cn_op op, struct tu_op_case *c)
+cn__cases_integer (cn_op op, struct cn__op_case *c, cn__rng *r)
 {
   switch (op)
     {
@@ -235,28 +235,28 @@ tu_op_case_integer (cn_op op, struct tu_op_case *c)
     case CN_OP_BITWISE_OR:
     case CN_OP_BITWISE_XOR:
     case CN_OP_MULHI:
-      word_ports (c, 2, tu_rand_word_sort ());
-      if (tu_int (0, 2) == 0)
+      word_ports (r, c, 2, cn__case_word_sort (r));
+      if (cn__rng_int (r, 0, 2) == 0)
         c->in_const[1] = 1;
       return 1;
     case CN_OP_BITWISE_NOT:
     case CN_OP_POPULATION_COUNT:
     case CN_OP_COUNT_LEADING_ZEROS:
-      word_ports (c, 1, tu_rand_word_sort ());
+      word_ports (r, c, 1, cn__case_word_sort (r));
       return 1;
     case CN_OP_BITWISE_LEFT_SHIFT:
     case CN_OP_SHIFT_RIGHT_ARITHMETIC:
     case CN_OP_SHIFT_RIGHT_LOGICAL:
-      shift_case (c);
+      shift_case (r, c);
       return 1;
     case CN_OP_BITCAST:
-      bitcast_case (c);
+      bitcast_case (r, c);
       return 1;
     case CN_OP_ENCODE_INDEX:
-      encode_case (c);
+      encode_case (r, c);
       return 1;
     case CN_OP_DECODE_INDEX:
-      decode_case (c);
+      decode_case (r, c);
       return 1;
     default:
       return 0;
