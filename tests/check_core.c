@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/check_core.c: units for statuses, tensors, boxes, the graph builder, and the sound
- * floating-point kernels of src/sound/sound.h checked against MPFR. */
+/* tests/check_core.c: units for statuses, tensors, boxes, the instance generator, the graph
+ * builder, and the sound floating-point kernels of src/sound/sound.h checked against MPFR. */
 #include <config.h>
 #include <check.h>
 #include <float.h>
@@ -500,6 +500,39 @@ START_TEST (fpenv)
 }
 END_TEST
 
+/* The instance generator (src/core/rng.h) against the draws the tests made before it existed: for
+ * seed 12345, tests/testutil.c's own xoshiro256** (seeded by splitmix64) drew these three words,
+ * then this uniform in [-2, 3] and this integer in [-5, 10^6]; a change here changes every seed's
+ * instances.  Two states seeded alike draw alike, and the drawing of cases leaves no global state
+ * behind (the same seed, the same case). */
+START_TEST (rng_known_answers)
+{
+  cn__rng r, q;
+  cn__rng_seed (&r, 12345);
+  ck_assert_uint_eq (cn__rng_next (&r), 0xbe6a36374160d49bull);
+  ck_assert_uint_eq (cn__rng_next (&r), 0x214aaa0637a688c6ull);
+  ck_assert_uint_eq (cn__rng_next (&r), 0xf69d16de9954d388ull);
+  ck_assert (cn__rng_uniform (&r, -2, 3) == -0x1.c21fe942770dap+0);
+  ck_assert_int_eq (cn__rng_int (&r, -5, 1000000), 861599);
+  ck_assert_int_eq (cn__rng_int (&r, 7, 7), 7);
+  ck_assert_int_eq (cn__rng_int (&r, 7, 3), 7);
+  for (int op = 0; op < CN_OP_COUNT; op++)
+    {
+      struct cn__op_case a, b;
+      cn__rng_seed (&r, tu_seed () + (unsigned long) op);
+      cn__rng_seed (&q, tu_seed () + (unsigned long) op);
+      int da = cn__op_case_draw ((cn_op) op, &r, 1, &a), db = cn__op_case_draw ((cn_op) op, &q, 1, &b);
+      ck_assert_int_eq (da, db);
+      ck_assert_int_eq (a.n_in, b.n_in);
+      for (int i = 0; i < a.n_in; i++)
+        ck_assert_msg (cn_shape_equal (&a.in_shape[i], &b.in_shape[i]) && a.in_const[i] == b.in_const[i]
+                       && a.in_dtype[i] == b.in_dtype[i], "%s: one seed, two cases (CN_TEST_SEED=%lu)",
+                       cn_op_name ((cn_op) op), tu_seed ());
+      ck_assert_uint_eq (cn__rng_next (&r), cn__rng_next (&q));
+    }
+}
+END_TEST
+
 START_TEST (graph_builder_errors)
 {
   cn_graph *g;
@@ -572,6 +605,7 @@ main (void)
   tcase_add_test (tc, sound_clip);
   tcase_add_test (tc, sound_elementary);
   tcase_add_test (tc, fpenv);
+  tcase_add_test (tc, rng_known_answers);
   tcase_add_test (tc, graph_builder_errors);
   suite_add_tcase (s, tc);
   return tu_run_suite (s);
