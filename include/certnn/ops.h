@@ -81,6 +81,74 @@ CN_API int cn_op_n_outputs (cn_op op);
 CN_API const char *cn_op_output_name (cn_op op, int k);
 CN_API void cn_op_coverage_get (cn_op op, cn_op_coverage *cov);
 
+/* ---- certificate records -----------------------------------------------------------------
+ *
+ * A certificate record states a property of one arm of an operator's rule, with the seed's six
+ * kinds (the seed's "Operator Certificates"):
+ *   ALGEBRAIC   the pullback is the adjoint of the selected tangent map (the jvp arm), with no
+ *               claim that the map is a derivative;
+ *   DERIVATIVE  the tangent map of the arm (pullback or jvp) is the derivative of the forward on
+ *               the domain the statement gives (away from the kinks it names);
+ *   CONVENTION  a value fixed by convention where there is no derivative (a subgradient at a kink,
+ *               detach, the share of a tie);
+ *   PREPARED    a prepared pullback returns the dense one;
+ *   ROUNDOFF    an error bound of a floating route;
+ *   ENCLOSURE   the IBP arm encloses the real forward value over its input boxes, or the CROWN
+ *               step keeps its invariant (its lines bound the real forward value).
+ * A record concerns some input positions, the others held fixed (INPUTS, bit i for input i; 0:
+ * every value input).  Records are declared beside the operator's rule (src/ops/); in C they
+ * are statements, not proofs (today the test suite's generic loops check the gradient and
+ * enclosure statements over every operator: tests/check_tape.c, tests/check_ops.c; a runner of
+ * each record's own evidence is to come).  The table checks on reading what it can: that the
+ * rule has the arm the record names, that the kind can be about that arm, and that a gradient
+ * record's input positions are value inputs of the rule; a record that fails is refused with
+ * CN_EINVAL. */
+typedef enum cn_cert_kind
+{
+  CN_CERT_ALGEBRAIC,
+  CN_CERT_DERIVATIVE,
+  CN_CERT_CONVENTION,
+  CN_CERT_PREPARED,
+  CN_CERT_ROUNDOFF,
+  CN_CERT_ENCLOSURE,
+  CN_CERT_KIND_COUNT
+} cn_cert_kind;
+
+/* The arm a record is about. */
+typedef enum cn_cert_arm
+{
+  CN_CERT_ARM_PULLBACK,   /* reverse mode */
+  CN_CERT_ARM_JVP,        /* forward mode */
+  CN_CERT_ARM_FORWARD,    /* the floating forward */
+  CN_CERT_ARM_IBP,        /* interval propagation */
+  CN_CERT_ARM_CROWN,      /* the CROWN step */
+  CN_CERT_ARM_COUNT
+} cn_cert_arm;
+
+typedef struct cn_cert_info
+{
+  cn_op op;
+  cn_cert_kind kind;
+  cn_cert_arm arm;
+  unsigned inputs;          /* bit i: input position i (0-based); never 0 (resolved to the value inputs) */
+  const char *name;         /* the record's own name, "pullback_derivative" (shown after the operator's:
+                               "relu.pullback_derivative") */
+  const char *statement;    /* in words and formulas */
+} cn_cert_info;
+
+/* "algebraic", "derivative", ... and "pullback", "forward mode", "forward", "IBP", "CROWN";
+ * NULL if out of range. */
+CN_API const char *cn_cert_kind_name (cn_cert_kind k);
+CN_API const char *cn_cert_arm_name (cn_cert_arm a);
+/* The value inputs of OP's rule (the ports a gradient reaches at the model's scalar) as a mask,
+ * bit i for input i; ~0u for a variadic rule whose inputs all are; 0 without a rule. */
+CN_API unsigned cn_op_value_inputs (cn_op op);
+/* The number of records declared for OP (0 without a rule or records). */
+CN_API int cn_op_n_certs (cn_op op);
+/* Record I of OP into INFO; CN_EINVAL if there is no such record or the table refuses it (the
+ * message names the record and what is wrong). */
+CN_API cn_status cn_op_cert_get (cn_op op, int i, cn_cert_info *info, cn_error *err);
+
 /* The CROWN relaxation of relu (and of leakyReLU, maxPool): the lower line alpha z <= relu(z) of an unstable relu entry (l < 0 < u): every alpha in
  * [0, 1] is sound, and which is tightest depends on the row.  CN_SLOPE_ADAPTIVE is CROWN's
  * choice (alpha = 1 if u > -l, else 0); the others fix alpha = 0, alpha = 1, or alpha =

@@ -13,6 +13,7 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_BAD_INPUT = 2 };
 int cli_run (int argc, char **argv);
 int cli_bounds (int argc, char **argv);
 int cli_ops (int argc, char **argv);
+int cli_certs (int argc, char **argv);
 int cli_verify (int argc, char **argv);
 
 /* Prints "certnn: <msg>" for ERR on stderr and returns the exit status for its code. */

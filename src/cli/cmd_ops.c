@@ -7,10 +7,10 @@
  *             scalar in binary64 and binary32), "bool", "words" (integer words), joined by ", "
  *             (cn_op_coverage.sorts); "no forward" for a rule without one, "none" without a rule.
  *   CUDA      "yes" or "no" (the rule's cuda flag).
- *   Gradient  "pullback" and/or "forward mode" (the jvp arm), joined by "; " as in the seed's
- *             cells; "no value input" for a rule none of whose ports is a value port; "none".
- *   Bounds    "IBP" and/or "CROWN", then "; reference" when the rule has an MPFI arm (the
- *             enclosure the tests check IBP against); "none".
+ *   Gradient  the seed's form: the kinds of the pullback's certificate records (grad_cell), then
+ *             "forward mode" with the kinds of the jvp's; "no value input" for a rule none of
+ *             whose ports is a value port; "none".
+ *   Bounds    "IBP" and/or "CROWN", then "; enclosure" when an enclosure record is declared.
  * A closing line counts the operators with each capability, and a line compares those counts
  * with the seed's, read from a copy of the seed's table (data/seed-operators.tsv: a header and one
  * line per operator, tab-separated family, operator, rule, cuda, gradient, bounds).  The seed's
@@ -163,25 +163,152 @@ seed_load (const char *explicit_path, struct seed *s)
 
 struct cells
 {
-  char rule[32], cuda[4], grad[48], bounds[40];
+  char rule[32], cuda[4], grad[160], bounds[64];
 };
 
+/* The kinds of OP's records about arm ARM that concern input I (I < 0: any input), as a mask
+ * (bit k: kind k). */
+static unsigned
+cert_kinds (cn_op op, cn_cert_arm arm, int i)
+{
+  unsigned m = 0;
+  for (int k = 0; k < cn_op_n_certs (op); k++)
+    {
+      cn_cert_info ci;
+      cn_error e;
+      if (cn_op_cert_get (op, k, &ci, &e) == CN_OK && ci.arm == arm && (i < 0 || (i < 32 && (ci.inputs >> i) & 1u)))
+        m |= 1u << ci.kind;
+    }
+  return m;
+}
+
+/* "algebraic, derivative" for a kind mask; "no certificate" for 0. */
 static void
-cells_of (const cn_op_coverage *c, struct cells *o)
+kinds_text (unsigned m, char *buf, size_t size)
+{
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < CN_CERT_KIND_COUNT; k++)
+    if ((m >> k) & 1u)
+      n += (size_t) snprintf (buf + n, n < size ? size - n : 0, "%s%s", n ? ", " : "", cn_cert_kind_name ((cn_cert_kind) k));
+  if (m == 0)
+    snprintf (buf, size, "no certificate");
+}
+
+/* The Gradient cell in the seed's form: the kinds of the pullback's records per value input (one
+ * group when every value input has the same kinds, else "input 0: ...; inputs 1 and 2: ..."),
+ * then "forward mode" when the rule has a jvp, with the kinds of the jvp's records in
+ * parentheses. */
+static void
+grad_cell (cn_op op, const cn_op_coverage *c, char *buf, size_t size)
+{
+  size_t n = 0;
+  char kt[64];
+  if (!c->rule)
+    {
+      snprintf (buf, size, "none");
+      return;
+    }
+  if (c->pullback && c->value_input)
+    {
+      unsigned vmask = cn_op_value_inputs (op), km[32];
+      int vin[32], nv = 0, groups = 0;
+      for (int i = 0; i < 32 && vmask != ~0u; i++)
+        if ((vmask >> i) & 1u)
+          {
+            vin[nv] = i;
+            km[nv++] = cert_kinds (op, CN_CERT_ARM_PULLBACK, i);
+          }
+      if (nv == 0)   /* variadic: every input alike */
+        {
+          kinds_text (cert_kinds (op, CN_CERT_ARM_PULLBACK, -1), kt, sizeof kt);
+          n += (size_t) snprintf (buf + n, size - n, "%s", kt);
+        }
+      else
+        {
+          int same = 1;
+          for (int j = 1; j < nv; j++)
+            same &= km[j] == km[0];
+          for (int j = 0; j < nv && n < size;)
+            {
+              int e = j;
+              while (e + 1 < nv && km[e + 1] == km[j])
+                e++;
+              kinds_text (km[j], kt, sizeof kt);
+              if (same)
+                n += (size_t) snprintf (buf + n, size - n, "%s", kt);
+              else if (e == j)
+                n += (size_t) snprintf (buf + n, size - n, "%sinput %d: %s", groups ? "; " : "", vin[j], kt);
+              else
+                {
+                  n += (size_t) snprintf (buf + n, size - n, "%sinputs ", groups ? "; " : "");
+                  for (int q = j; q <= e && n < size; q++)
+                    n += (size_t) snprintf (buf + n, size - n, "%s%d", q == j ? "" : q == e ? " and " : ", ", vin[q]);
+                  n += (size_t) snprintf (buf + n, n < size ? size - n : 0, ": %s", kt);
+                }
+              groups++;
+              j = e + 1;
+            }
+        }
+    }
+  else
+    {
+      unsigned pm = cert_kinds (op, CN_CERT_ARM_PULLBACK, -1);   /* a convention about a non-value port */
+      kinds_text (pm, kt, sizeof kt);
+      n += (size_t) snprintf (buf + n, size - n, "%s%s%s%s", c->value_input ? "no pullback" : "no value input",
+                              pm ? " (" : "", pm ? kt : "", pm ? ")" : "");
+    }
+  if (c->jvp && n < size)
+    {
+      unsigned jm = cert_kinds (op, CN_CERT_ARM_JVP, -1);
+      kinds_text (jm, kt, sizeof kt);
+      snprintf (buf + n, size - n, "; forward mode%s%s%s", jm ? " (" : "", jm ? kt : "", jm ? ")" : "");
+    }
+}
+
+static void
+cells_of (cn_op op, const cn_op_coverage *c, struct cells *o)
 {
   snprintf (o->rule, sizeof o->rule, "%s", !c->rule ? "none" : c->forward ? c->sorts : "no forward");
   snprintf (o->cuda, sizeof o->cuda, "%s", c->cuda ? "yes" : "no");
-  if (c->pullback || c->jvp)
-    snprintf (o->grad, sizeof o->grad, "%s%s%s", c->pullback ? "pullback" : "", c->pullback && c->jvp ? "; " : "",
-              c->jvp ? "forward mode" : "");
-  else
-    snprintf (o->grad, sizeof o->grad, "%s", c->rule && !c->value_input ? "no value input" : "none");
+  grad_cell (op, c, o->grad, sizeof o->grad);
+  int enclosure = cert_kinds (op, CN_CERT_ARM_IBP, -1) != 0 || cert_kinds (op, CN_CERT_ARM_CROWN, -1) != 0;
   if (c->ibp || c->crown || c->crown_box)
     snprintf (o->bounds, sizeof o->bounds, "%s%s%s%s%s", c->ibp ? "IBP" : "",
               c->ibp && (c->crown || c->crown_box) ? ", " : "", c->crown ? "CROWN" : c->crown_box ? "box" : "",
-              c->alpha ? " (alpha)" : "", c->reference ? "; reference" : "");
+              c->alpha ? " (alpha)" : "", enclosure ? "; enclosure" : "");
   else
-    snprintf (o->bounds, sizeof o->bounds, "%s", c->reference ? "reference" : "none");
+    snprintf (o->bounds, sizeof o->bounds, "none");
+}
+
+/* The records per kind over the table, and the seed's registrations as its "Operator
+ * Certificates" section states them (14 algebraic, 64 derivative, 1 convention, 0 prepared, 0
+ * roundoff, 7 enclosure: a sentence of the seed, not a table this command can read). */
+static const int seed_cert_counts[CN_CERT_KIND_COUNT] = { 14, 64, 1, 0, 0, 7 };
+
+static void
+cert_counts (int *count)
+{
+  memset (count, 0, CN_CERT_KIND_COUNT * sizeof *count);
+  for (int op = 0; op < CN_OP_COUNT; op++)
+    for (int k = 0; k < cn_op_n_certs ((cn_op) op); k++)
+      {
+        cn_cert_info ci;
+        cn_error e;
+        if (cn_op_cert_get ((cn_op) op, k, &ci, &e) == CN_OK)
+          count[ci.kind]++;
+      }
+}
+
+static void
+print_cert_counts (FILE *f, int markdown)
+{
+  int count[CN_CERT_KIND_COUNT];
+  cert_counts (count);
+  fprintf (f, "%scertificate records:", markdown ? "**Certificates.** " : "");
+  for (int k = 0; k < CN_CERT_KIND_COUNT; k++)
+    fprintf (f, "%s %d %s (seed %d)", k ? "," : "", count[k], cn_cert_kind_name ((cn_cert_kind) k), seed_cert_counts[k]);
+  fprintf (f, "\n");
 }
 
 /* Our counts, indexed as the seed's. */
@@ -239,15 +366,20 @@ help (FILE *f)
               "  Rule      the sorts the forward computes in: f64, f32 (the model's scalar in binary64 and\n"
               "            binary32), bool, words (integer words); or none\n"
               "  CUDA      yes or no\n"
-              "  Gradient  pullback and/or forward mode (jvp); no value input; none\n"
+              "  Gradient  in the seed's form: the kinds of the certificate records about the pullback\n"
+              "            (algebraic, derivative, convention; 'no certificate'), per value input where they\n"
+              "            differ ('input 0: ...; inputs 1 and 2: ...'), then '; forward mode' when the rule\n"
+              "            has a jvp, with the kinds of the jvp's records in parentheses; 'no value input',\n"
+              "            'no pullback'; none (certnn certs lists the records)\n"
               "  Bounds    IBP and/or CROWN (an arm that relaxes) or box (a CROWN arm that only takes the\n"
-              "            node's own IBP box), ' (alpha)' where alpha-CROWN optimises its lines, '; reference'\n"
-              "            with an MPFI reference arm; none\n"
-              "A closing line counts the operators with each capability, and a line compares the counts\n"
+              "            node's own IBP box), ' (alpha)' where alpha-CROWN optimises its lines, '; enclosure'\n"
+              "            when an enclosure record is declared; none\n"
+              "A closing line counts the operators with each capability, a line compares the counts\n"
               "with the seed's table (%s: --seed FILE, else $CERTNN_DATA/%s, else the installed copy);\n"
               "without one it says 'seed table not found'.  The seed's cells count as: rule = not 'none',\n"
               "cuda = 'yes', pullback = gradient not 'no value input', jvp = gradient mentions 'forward mode',\n"
-              "ibp and crown = bounds mention 'IBP' and 'CROWN'.\n\n"
+              "ibp and crown = bounds mention 'IBP' and 'CROWN'.  A last line counts the certificate\n"
+              "records per kind against the registrations the seed's text states.\n\n"
               "  --markdown  the same report as Markdown tables, one per family\n"
               "  --json      {\"operators\": [{\"name\", \"family\", \"rule\", \"forward\", \"pullback\", \"jvp\",\n"
               "              \"ibp\", \"crown\" (relaxes), \"crown_box\" (takes its box), \"alpha\", \"cuda\",\n"
@@ -255,7 +387,8 @@ help (FILE *f)
               "              \"outputs\" (the outputs' names: [\"values\", \"indices\"] for sort), \"cells\": {\"rule\",\n"
               "              \"cuda\", \"gradient\", \"bounds\"}, \"seed\": the seed's cells or null}, ...],\n"
               "              \"counts\": {...}, \"seed_counts\": {...} or null, \"seed_table\": path or null,\n"
-              "              \"comparison\": the comparison line}\n"
+              "              \"comparison\": the comparison line, \"certificate_counts\" and\n"
+              "              \"seed_certificate_counts\": {kind: count}}\n"
               "  --seed FILE read the seed's table from FILE\n",
            SEED_FILE, SEED_FILE);
 }
@@ -269,7 +402,7 @@ print_json (const int *ours, const struct seed *s)
       cn_op_coverage c;
       cn_op_coverage_get ((cn_op) op, &c);
       struct cells ce;
-      cells_of (&c, &ce);
+      cells_of ((cn_op) op, &c, &ce);
       const struct seed_row *sr = &s->row[op];
       json_t *seed = sr->cell[0] == NULL ? json_null ()
                                          : json_pack ("{s:s, s:s, s:s, s:s}", "rule", sr->cell[0], "cuda", sr->cell[1],
@@ -304,8 +437,17 @@ print_json (const int *ours, const struct seed *s)
     }
   else
     line[0] = '\0';
-  json_t *root = json_pack ("{s:o, s:o, s:o, s:o, s:s}", "operators", ops, "counts", counts, "seed_counts", scounts,
-                            "seed_table", s->found ? json_string (s->path) : json_null (), "comparison", line);
+  int cc[CN_CERT_KIND_COUNT];
+  cert_counts (cc);
+  json_t *ccounts = json_object (), *sccounts = json_object ();
+  for (int k = 0; k < CN_CERT_KIND_COUNT && ccounts != NULL && sccounts != NULL; k++)
+    {
+      json_object_set_new (ccounts, cn_cert_kind_name ((cn_cert_kind) k), json_integer (cc[k]));
+      json_object_set_new (sccounts, cn_cert_kind_name ((cn_cert_kind) k), json_integer (seed_cert_counts[k]));
+    }
+  json_t *root = json_pack ("{s:o, s:o, s:o, s:o, s:s, s:o?, s:o?}", "operators", ops, "counts", counts, "seed_counts",
+                            scounts, "seed_table", s->found ? json_string (s->path) : json_null (), "comparison", line,
+                            "certificate_counts", ccounts, "seed_certificate_counts", sccounts);
   char *txt = root != NULL ? json_dumps (root, JSON_INDENT (1)) : NULL;
   if (txt == NULL)
     {
@@ -344,7 +486,7 @@ print_table (int markdown, const int *ours, const struct seed *s)
                 "|---|---|---|---|---|\n",
                 cn_family_name ((cn_family) fam), in_family, with_rule);
       else
-        printf ("%s%s (%d operators, %d with a rule)\n  %-26s %-21s %-4s %-24s %s\n", fam ? "\n" : "",
+        printf ("%s%s (%d operators, %d with a rule)\n  %-26s %-21s %-4s %-40s %s\n", fam ? "\n" : "",
                 cn_family_name ((cn_family) fam), in_family, with_rule, "operator", "Rule", "CUDA", "Gradient",
                 "Bounds");
       for (int op = 0; op < CN_OP_COUNT; op++)
@@ -354,11 +496,11 @@ print_table (int markdown, const int *ours, const struct seed *s)
           cn_op_coverage c;
           cn_op_coverage_get ((cn_op) op, &c);
           struct cells ce;
-          cells_of (&c, &ce);
+          cells_of ((cn_op) op, &c, &ce);
           if (markdown)
             printf ("| %s | %s | %s | %s | %s |\n", cn_op_name ((cn_op) op), ce.rule, ce.cuda, ce.grad, ce.bounds);
           else
-            printf ("  %-26s %-21s %-4s %-24s %s\n", cn_op_name ((cn_op) op), ce.rule, ce.cuda, ce.grad, ce.bounds);
+            printf ("  %-26s %-21s %-4s %-40s %s\n", cn_op_name ((cn_op) op), ce.rule, ce.cuda, ce.grad, ce.bounds);
         }
     }
   printf ("\n%s%d operators: %d with a rule, %d forward, %d pullback, %d jvp, %d ibp, %d crown, %d cuda\n",
@@ -378,6 +520,8 @@ print_table (int markdown, const int *ours, const struct seed *s)
       printf ("\n\n");
     }
   print_comparison (stdout, ours, s);
+  printf ("\n");
+  print_cert_counts (stdout, markdown);
   printf ("\n");
 }
 

@@ -20,6 +20,7 @@ static const struct
   { "bounds", cli_bounds, "sound bounds of every network output over a property's input box" },
   { "run", cli_run, "evaluate the network on one input" },
   { "ops", cli_ops, "the operator table and what each operator supports" },
+  { "certs", cli_certs, "the operators' certificate records" },
 };
 
 static void

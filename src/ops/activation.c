@@ -396,6 +396,12 @@ const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
   .ibp_mpfi = relu_mpfi,
   .crown = relu_crown,
   .alpha = relu_alpha,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS,
+                      CN__CERT_CONVENTION (CN_CERT_ARM_PULLBACK, "pullback_subgradient_at_0",
+                                           "at z = 0, where relu has no derivative, the pullback returns the "
+                                           "subgradient 0: g_z += 0 g (as PyTorch)", 0.0, 0.0, 0.0),
+                      CN__CERT_CONVENTION (CN_CERT_ARM_JVP, "jvp_subgradient_at_0",
+                                           "at z = 0 the tangent is 0: jvp(0; t) = 0", 0.0, 0.0, 0.0)),
 };
 
 /* ---- the smooth and piecewise activations ------------------------------------------------ *
@@ -1627,7 +1633,7 @@ static const struct act act_leaky = { leaky_encl, leaky_limit, leaky_valley, lea
 
 /* The rule of the activation ID whose data is IMPL, with its
  * FLAGS and its CROWN arm (NULL: none). */
-#define ACT_RULE(ID, IMPL, FLAGS, CROWN, ALPHA)                                                            \
+#define ACT_RULE(ID, IMPL, FLAGS, CROWN, ALPHA, ...)                                                            \
   const struct cn_op_rule cn__rule_##ID = {                                                                       \
     .op = CN_OP_##ID,                                                                                             \
     .impl = &IMPL,                                                                                                \
@@ -1641,12 +1647,19 @@ static const struct act act_leaky = { leaky_encl, leaky_limit, leaky_valley, lea
     .ibp_mpfi = act_mpfi,                                                                                         \
     .crown = CROWN,                                                                                               \
     .alpha = ALPHA,                                                                                               \
+    .certs = CN__CERTS (__VA_ARGS__),                                                                             \
   }
 
-ACT_RULE (SIGMOID, act_sigmoid, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, cn__relax_alpha);
-ACT_RULE (TANH, act_tanh, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, cn__relax_alpha);
-ACT_RULE (SOFTPLUS, act_softplus, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, cn__relax_alpha);
-ACT_RULE (SILU, act_silu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
-ACT_RULE (GELU, act_gelu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL);
-ACT_RULE (ELU, act_elu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, cn__relax_alpha);
-ACT_RULE (LEAKY_RE_LU, act_leaky, CN_RULE_NEEDS_BOUNDS, leaky_crown, leaky_alpha);
+ACT_RULE (SIGMOID, act_sigmoid, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, cn__relax_alpha,
+          CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+ACT_RULE (TANH, act_tanh, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, cn__relax_alpha,
+          CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+ACT_RULE (SOFTPLUS, act_softplus, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, cn__relax_alpha,
+          CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+ACT_RULE (SILU, act_silu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL,
+          CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+ACT_RULE (GELU, act_gelu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, NULL,
+          CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+ACT_RULE (ELU, act_elu, CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, act_crown, cn__relax_alpha,
+          CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+ACT_RULE (LEAKY_RE_LU, act_leaky, CN_RULE_NEEDS_BOUNDS, leaky_crown, leaky_alpha, CN__CERT_GRADIENT, CN__CERT_BOUNDS);

@@ -1497,6 +1497,7 @@ const struct cn_op_rule cn__rule_ADD = {
   .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .check = cn__binary_check,
   .forward = binary_forward, .pullback = linear_pullback, .jvp = linear_jvp, .ibp = binary_ibp,
   .ibp_mpfi = binary_mpfi, .crown = linear_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 const struct cn_op_rule cn__rule_SUB = {
@@ -1504,6 +1505,7 @@ const struct cn_op_rule cn__rule_SUB = {
   .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .check = cn__binary_check,
   .forward = binary_forward, .pullback = linear_pullback, .jvp = linear_jvp, .ibp = binary_ibp,
   .ibp_mpfi = binary_mpfi, .crown = linear_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 const struct cn_op_rule cn__rule_MUL = {
@@ -1511,6 +1513,7 @@ const struct cn_op_rule cn__rule_MUL = {
   .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .check = cn__binary_check,
   .forward = binary_forward, .pullback = mul_pullback, .jvp = mul_jvp, .ibp = binary_ibp, .ibp_mpfi = binary_mpfi,
   .crown = product_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 const struct cn_op_rule cn__rule_DIV = {
@@ -1518,6 +1521,7 @@ const struct cn_op_rule cn__rule_DIV = {
   .n_in = 2, .in_kind = element2, .out_sort = div_out_sort, 
   .check = div_check, .forward = binary_forward, .pullback = div_pullback, .jvp = div_jvp, .ibp = binary_ibp,
   .ibp_mpfi = binary_mpfi, .crown = product_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 const struct cn_op_rule cn__rule_NEG = {
@@ -1525,4 +1529,5 @@ const struct cn_op_rule cn__rule_NEG = {
   .n_in = 1, .in_kind = element1, .out_sort = cn__arith_out_sort, .check = cn__unary_check,
   .forward = neg_forward, .pullback = linear_pullback, .jvp = linear_jvp, .ibp = neg_ibp, .ibp_mpfi = neg_mpfi,
   .crown = linear_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };

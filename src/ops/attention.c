@@ -1330,6 +1330,7 @@ static const struct attn_impl afs_impl = { .kind = AFS };
 const struct cn_op_rule cn__rule_ATTENTION_FROM_SCORES = { .op = CN_OP_ATTENTION_FROM_SCORES, .impl = &afs_impl,
   .n_in = 2, .check = attn_check, .forward = attn_forward, .pullback = attn_pullback,
   .jvp = attn_jvp, .ibp = attn_ibp, .ibp_mpfi = attn_ibp_mpfi,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_IBP),
 };
 
 static const struct attn_impl att_impl = { .kind = ATT };
@@ -1337,6 +1338,7 @@ static const struct attn_impl att_impl = { .kind = ATT };
 const struct cn_op_rule cn__rule_ATTENTION = { .op = CN_OP_ATTENTION, .impl = &att_impl,
   .n_in = 3, .check = attn_check, .forward = attn_forward,
   .pullback = attn_pullback, .jvp = attn_jvp, .ibp = attn_ibp, .ibp_mpfi = attn_ibp_mpfi,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_IBP),
 };
 
 static const struct attn_impl mha_impl = { .kind = MHA };
@@ -1344,4 +1346,5 @@ static const struct attn_impl mha_impl = { .kind = MHA };
 const struct cn_op_rule cn__rule_MULTIHEAD_ATTENTION = { .op = CN_OP_MULTIHEAD_ATTENTION, .impl = &mha_impl,
   .n_in = 7, .check = attn_check, .forward = attn_forward,
   .pullback = attn_pullback, .jvp = attn_jvp, .ibp = attn_ibp, .ibp_mpfi = attn_ibp_mpfi,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_IBP),
 };

@@ -390,5 +390,6 @@ const struct cn_op_rule cn__rule_BITCAST = { .op = CN_OP_BITCAST,
   .n_in = 1, .in_kind = any1, .check = bitcast_check,
   .out_sort = bitcast_out_sort, .forward = bitcast_forward, .jvp = cn__zero_jvp, .ibp = bitcast_ibp,
   .ibp_mpfi = bitcast_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 

@@ -1126,6 +1126,7 @@ const struct cn_op_rule cn__rule_CONV = { .op = CN_OP_CONV,
   .ibp_mpfi = conv_ibp_mpfi,
   .crown = conv_crown,
   .forward_rows = conv_forward_rows,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct conv_impl convt_impl = { .geometry = convt_geometry, .map = convt_map, .perm = convt_perm };
@@ -1141,4 +1142,5 @@ const struct cn_op_rule cn__rule_CONV_TRANSPOSE = { .op = CN_OP_CONV_TRANSPOSE,
   .ibp_mpfi = conv_ibp_mpfi,
   .crown = conv_crown,
   .forward_rows = conv_forward_rows,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };

@@ -311,4 +311,5 @@ const struct cn_op_rule cn__rule_CUSTOM = { .op = CN_OP_CUSTOM,
   .n_in = -1, .in_kind = NULL, .check = custom_check,
   .out_sort = custom_out_sort, .forward = custom_forward, .pullback = custom_pullback, .jvp = custom_jvp,
   .ibp = custom_ibp, .ibp_mpfi = custom_mpfi,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_IBP),
 };

@@ -1791,51 +1791,69 @@ static const cn_port_kind frozen2[2] = { CN_PORT_FROZEN, CN_PORT_FROZEN };
 
 /* The rule of the operator ID whose data is IMPL: K inputs at the ports KINDS (NULL: value
  * ports), its attributes (if any) checked by CHECK, the shared arms. */
-#define EW_RULE(ID, IMPL, K, KINDS, CHECK)                                                      \
+#define EW_RULE(ID, IMPL, K, KINDS, CHECK, ...)                                                      \
   const struct cn_op_rule cn__rule_##ID = {                                                            \
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = K, .in_kind = KINDS,                                   \
     .check = CHECK, .forward = ew_forward, .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp,      \
     .ibp_mpfi = ew_mpfi,                                                                               \
+    .certs = CN__CERTS (__VA_ARGS__),                                                                  \
   }
 
 /* EW_RULE with the CROWN arm ARM (flags FLAGS) and the alpha-CROWN hook ALPHA (or NULL). */
-#define EW_RULE_CROWN(ID, IMPL, K, CHECK, FLAGS, ARM, ALPHA)                                         \
+#define EW_RULE_CROWN(ID, IMPL, K, CHECK, FLAGS, ARM, ALPHA, ...)                                         \
   const struct cn_op_rule cn__rule_##ID = {                                                            \
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = K, .flags = FLAGS,                                        \
     .check = CHECK, .forward = ew_forward, .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp,      \
     .ibp_mpfi = ew_mpfi, .crown = ARM, .alpha = ALPHA,                                                 \
+    .certs = CN__CERTS (__VA_ARGS__),                                                                  \
   }
 #define KIT_FLAGS (CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS)
 
 /* pow and remainder: two element ports (the model's scalar, or one integer sort); pow's CROWN
  * arm relaxes x^e for a constant exponent, with the kit's tangent parameters (ALPHA). */
-#define EW_ELEMENT_RULE(ID, IMPL, FLAGS, ARM, ALPHA)                                                   \
+#define EW_ELEMENT_RULE(ID, IMPL, FLAGS, ARM, ALPHA, ...)                                                   \
   const struct cn_op_rule cn__rule_##ID = {                                                            \
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort,   \
     .check = ew_check, .sorts = "f64, f32, words", .flags = FLAGS,                                     \
     .forward = ew_forward, .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp, .ibp_mpfi = ew_mpfi,  \
     .crown = ARM, .alpha = ALPHA,                                                                      \
+    .certs = CN__CERTS (__VA_ARGS__),                                                                  \
   }
 
-EW_RULE_CROWN (ABS, abs_impl, 1, ew_check, CN_RULE_NEEDS_BOUNDS, abs_crown, abs_alpha);
-EW_RULE_CROWN (SQRT, sqrt_impl, 1, sqrt_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
-EW_RULE_CROWN (RSQRT, rsqrt_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
-EW_RULE_CROWN (CBRT, cbrt_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
-EW_RULE_CROWN (RECIPROCAL, reciprocal_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
-EW_RULE_CROWN (SQUARE, square_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
-EW_ELEMENT_RULE (POW, pow_impl, KIT_FLAGS, pow_crown, cn__relax_alpha);
-EW_RULE_CROWN (SCALE, scale_impl, 1, scale_check, 0, scale_crown, NULL);
-EW_RULE_CROWN (FMOD, fmod_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, mod_crown, NULL);
-EW_ELEMENT_RULE (REMAINDER, remainder_impl, CN_RULE_NEEDS_BOUNDS, mod_crown, NULL);
-EW_RULE_CROWN (HYPOT, hypot_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, hypot_crown, NULL);
-EW_RULE_CROWN (COPYSIGN, copysign_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, copysign_crown, NULL);
-EW_RULE (NEXTAFTER, nextafter_impl, 2, frozen2, ew_check);
-EW_RULE_CROWN (LERP, lerp_impl, 3, ew_check, CN_RULE_NEEDS_BOUNDS, lerp_crown, NULL);
-EW_RULE_CROWN (ADDCMUL, addcmul_impl, 3, addc_check, CN_RULE_NEEDS_BOUNDS, addcmul_crown, NULL);
-EW_RULE_CROWN (ADDCDIV, addcdiv_impl, 3, addc_check, CN_RULE_NEEDS_BOUNDS, addcdiv_crown, NULL);
-EW_RULE_CROWN (NAN_TO_NUM, nan_to_num_impl, 1, ew_check, 0, identity_crown, NULL);
-EW_RULE_CROWN (FULL_LIKE, full_like_impl, 1, ew_check, 0, full_like_crown, NULL);
-EW_RULE_CROWN (SAFE_DIV, safe_div_impl, 2, eps_check, CN_RULE_NEEDS_BOUNDS, safe_div_crown, NULL);
-EW_RULE_CROWN (SAFE_INV, safe_inv_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
-EW_RULE_CROWN (SAFE_LOG, safe_log_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, NULL);
-EW_RULE_CROWN (SMOOTH_ABS, smooth_abs_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha);
+EW_RULE_CROWN (ABS, abs_impl, 1, ew_check, CN_RULE_NEEDS_BOUNDS, abs_crown, abs_alpha,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (SQRT, sqrt_impl, 1, sqrt_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (RSQRT, rsqrt_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (CBRT, cbrt_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (RECIPROCAL, reciprocal_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (SQUARE, square_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_ELEMENT_RULE (POW, pow_impl, KIT_FLAGS, pow_crown, cn__relax_alpha, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (SCALE, scale_impl, 1, scale_check, 0, scale_crown, NULL, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (FMOD, fmod_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, mod_crown, NULL, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_ELEMENT_RULE (REMAINDER, remainder_impl, CN_RULE_NEEDS_BOUNDS, mod_crown, NULL, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (HYPOT, hypot_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, hypot_crown, NULL,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (COPYSIGN, copysign_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, copysign_crown, NULL,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE (NEXTAFTER, nextafter_impl, 2, frozen2, ew_check, CN__CERT_IBP);
+EW_RULE_CROWN (LERP, lerp_impl, 3, ew_check, CN_RULE_NEEDS_BOUNDS, lerp_crown, NULL,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (ADDCMUL, addcmul_impl, 3, addc_check, CN_RULE_NEEDS_BOUNDS, addcmul_crown, NULL,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (ADDCDIV, addcdiv_impl, 3, addc_check, CN_RULE_NEEDS_BOUNDS, addcdiv_crown, NULL,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (NAN_TO_NUM, nan_to_num_impl, 1, ew_check, 0, identity_crown, NULL, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (FULL_LIKE, full_like_impl, 1, ew_check, 0, full_like_crown, NULL, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (SAFE_DIV, safe_div_impl, 2, eps_check, CN_RULE_NEEDS_BOUNDS, safe_div_crown, NULL,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (SAFE_INV, safe_inv_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (SAFE_LOG, safe_log_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, NULL,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN (SMOOTH_ABS, smooth_abs_impl, 1, eps_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha,
+               CN__CERT_GRADIENT, CN__CERT_BOUNDS);

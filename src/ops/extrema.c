@@ -563,17 +563,18 @@ static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
 
 /* The rule of the binary extremum ID whose data is IMPL, with the ports PORTS (NULL: value ports)
  * and the out_sort hook OUT_SORT (NULL: the model's scalar). */
-#define EXT_RULE(ID, IMPL, PORTS, OUT_SORT)                                                            \
+#define EXT_RULE(ID, IMPL, PORTS, OUT_SORT, ...)                                                            \
   const struct cn_op_rule cn__rule_##ID = {                                                            \
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 2, .in_kind = PORTS, .out_sort = OUT_SORT,                \
     .check = cn__binary_check, .forward = ext_forward, .flags = CN_RULE_NEEDS_BOUNDS, \
     .pullback = ext_pullback, .jvp = ext_jvp, .ibp = ext_ibp, .ibp_mpfi = ext_mpfi, .crown = ext_crown, \
+    .certs = CN__CERTS (__VA_ARGS__),                                                                   \
   }
 
-EXT_RULE (MAX, max_impl, element2, ext_out_sort);
-EXT_RULE (MIN, min_impl, element2, ext_out_sort);
-EXT_RULE (FMAX, fmax_impl, NULL, NULL);
-EXT_RULE (FMIN, fmin_impl, NULL, NULL);
+EXT_RULE (MAX, max_impl, element2, ext_out_sort, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EXT_RULE (MIN, min_impl, element2, ext_out_sort, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EXT_RULE (FMAX, fmax_impl, NULL, NULL, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EXT_RULE (FMIN, fmin_impl, NULL, NULL, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
 
 /* ---- clamp ------------------------------------------------------------------------------ */
 
@@ -792,4 +793,5 @@ const struct cn_op_rule cn__rule_CLAMP = { .op = CN_OP_CLAMP,
   .n_in = 3, .in_kind = clamp_ports, .check = clamp_check, .forward = clamp_forward,
   .flags = CN_RULE_NEEDS_BOUNDS, .pullback = clamp_pullback, .jvp = clamp_jvp, .ibp = clamp_ibp,
   .ibp_mpfi = clamp_mpfi, .crown = clamp_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };

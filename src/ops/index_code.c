@@ -520,6 +520,7 @@ const struct cn_op_rule cn__rule_ENCODE_INDEX = { .op = CN_OP_ENCODE_INDEX,
   .sorts = "f64, f32, words",
   .n_in = 1, .in_kind = index1, .check = encode_check,
   .out_sort = encode_out_sort, .forward = encode_forward, .ibp = encode_ibp, .ibp_mpfi = encode_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 
 const struct cn_op_rule cn__rule_DECODE_INDEX = { .op = CN_OP_DECODE_INDEX,
@@ -527,4 +528,5 @@ const struct cn_op_rule cn__rule_DECODE_INDEX = { .op = CN_OP_DECODE_INDEX,
   .n_in = 1, .in_kind = int1, .check = decode_check,
   .out_sort = decode_out_sort, .forward = decode_forward, .jvp = cn__zero_jvp, .ibp = decode_ibp,
   .ibp_mpfi = decode_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };

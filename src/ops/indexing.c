@@ -1320,6 +1320,7 @@ const struct cn_op_rule cn__rule_GATHER = { .op = CN_OP_GATHER, .impl = &gather_
   .n_in = 2, .in_kind = gather_elem_ports, .check = gather_check,
   .out_sort = pick_out_sort, .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp,
   .ibp_mpfi = pick_mpfi, .crown = pick_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct pick_impl scatter_impl = { .index_port = 1, .words = 1, .reads_sort = 1, .build = scatter_map };
@@ -1328,6 +1329,7 @@ const struct cn_op_rule cn__rule_SCATTER = { .op = CN_OP_SCATTER, .impl = &scatt
   .n_in = 3, .in_kind = scatter_ports, .check = scatter_check,
   .out_sort = scatter_out_sort, .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp,
   .ibp_mpfi = pick_mpfi, .crown = pick_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct pick_impl index_at_impl = { .index_port = 1, .words = 1, .reads_sort = 0, .build = index_at_map };
@@ -1336,6 +1338,7 @@ const struct cn_op_rule cn__rule_INDEX_AT = { .op = CN_OP_INDEX_AT, .impl = &ind
   .n_in = 2, .in_kind = gather_elem_ports, .check = index_at_check, .out_sort = pick_out_sort,
   .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
   .crown = pick_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct pick_impl embedding_impl = { .index_port = 0, .words = 0, .reads_sort = 0, .build = embedding_map };
@@ -1344,4 +1347,5 @@ const struct cn_op_rule cn__rule_EMBEDDING = { .op = CN_OP_EMBEDDING, .impl = &e
   .n_in = 2, .in_kind = embedding_ports, .check = embedding_check,
   .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp, .ibp_mpfi = pick_mpfi,
   .crown = pick_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };

@@ -792,58 +792,68 @@ static const struct word_impl and_impl = { K_AND, 2 };
 const struct cn_op_rule cn__rule_BITWISE_AND = { .op = CN_OP_BITWISE_AND, .impl = &and_impl,
   .n_in = 2, .in_kind = int2, .check = cn__binary_check, .out_sort = word_out_sort,
   .forward = word_forward, .ibp = word_ibp, .ibp_mpfi = word_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 
 static const struct word_impl or_impl = { K_OR, 2 };
 const struct cn_op_rule cn__rule_BITWISE_OR = { .op = CN_OP_BITWISE_OR, .impl = &or_impl,
   .n_in = 2, .in_kind = int2, .check = cn__binary_check, .out_sort = word_out_sort,
   .forward = word_forward, .ibp = word_ibp, .ibp_mpfi = word_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 
 static const struct word_impl xor_impl = { K_XOR, 2 };
 const struct cn_op_rule cn__rule_BITWISE_XOR = { .op = CN_OP_BITWISE_XOR, .impl = &xor_impl,
   .n_in = 2, .in_kind = int2, .check = cn__binary_check, .out_sort = word_out_sort,
   .forward = word_forward, .ibp = word_ibp, .ibp_mpfi = word_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 
 static const struct word_impl not_impl = { K_NOT, 1 };
 const struct cn_op_rule cn__rule_BITWISE_NOT = { .op = CN_OP_BITWISE_NOT, .impl = &not_impl,
   .n_in = 1, .in_kind = int1, .check = cn__unary_check, .out_sort = word_out_sort,
   .forward = word_forward, .ibp = word_ibp, .ibp_mpfi = word_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 
 static const struct word_impl shl_impl = { K_SHL, 2 };
 const struct cn_op_rule cn__rule_BITWISE_LEFT_SHIFT = { .op = CN_OP_BITWISE_LEFT_SHIFT, .impl = &shl_impl,
   .n_in = 2, .in_kind = int2, .check = cn__binary_check, .out_sort = word_out_sort,
   .forward = word_forward, .ibp = word_ibp, .ibp_mpfi = word_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 
 static const struct word_impl sra_impl = { K_SRA, 2 };
 const struct cn_op_rule cn__rule_SHIFT_RIGHT_ARITHMETIC = { .op = CN_OP_SHIFT_RIGHT_ARITHMETIC, .impl = &sra_impl,
   .n_in = 2, .in_kind = int2, .check = cn__binary_check, .out_sort = word_out_sort,
   .forward = word_forward, .ibp = word_ibp, .ibp_mpfi = word_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 
 static const struct word_impl srl_impl = { K_SRL, 2 };
 const struct cn_op_rule cn__rule_SHIFT_RIGHT_LOGICAL = { .op = CN_OP_SHIFT_RIGHT_LOGICAL, .impl = &srl_impl,
   .n_in = 2, .in_kind = int2, .check = cn__binary_check, .out_sort = word_out_sort,
   .forward = word_forward, .ibp = word_ibp, .ibp_mpfi = word_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 
 static const struct word_impl popcnt_impl = { K_POPCNT, 1 };
 const struct cn_op_rule cn__rule_POPULATION_COUNT = { .op = CN_OP_POPULATION_COUNT, .impl = &popcnt_impl,
   .n_in = 1, .in_kind = int1, .check = cn__unary_check, .out_sort = word_out_sort,
   .forward = word_forward, .ibp = word_ibp, .ibp_mpfi = word_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 
 static const struct word_impl clz_impl = { K_CLZ, 1 };
 const struct cn_op_rule cn__rule_COUNT_LEADING_ZEROS = { .op = CN_OP_COUNT_LEADING_ZEROS, .impl = &clz_impl,
   .n_in = 1, .in_kind = int1, .check = cn__unary_check, .out_sort = word_out_sort,
   .forward = word_forward, .ibp = word_ibp, .ibp_mpfi = word_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 
 static const struct word_impl mulhi_impl = { K_MULHI, 2 };
 const struct cn_op_rule cn__rule_MULHI = { .op = CN_OP_MULHI, .impl = &mulhi_impl,
   .n_in = 2, .in_kind = int2, .check = cn__binary_check, .out_sort = word_out_sort,
   .forward = word_forward, .ibp = word_ibp, .ibp_mpfi = word_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };

@@ -670,4 +670,5 @@ const struct cn_op_rule cn__rule_LAYER_NORM = { .op = CN_OP_LAYER_NORM,
   .jvp = ln_jvp,
   .ibp = ln_ibp,
   .ibp_mpfi = ln_ibp_mpfi,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };

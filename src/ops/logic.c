@@ -517,29 +517,30 @@ cmp_mpfi_decide (int k, const cn_mpfi_vec *const *in, int64_t j, int *mf, int *m
  * checked by CHECK, evaluated by FORWARD, with the FLAGS and the SORTS named in reports (NULL:
  * the default); its IBP and MPFI arms are the family's shared ones, its CROWN arm the node's own
  * box (a Boolean has no relaxation). */
-#define BOOL_RULE(ID, IMPL, N, KINDS, CHECK, FORWARD, FLAGS, SORTS)                                           \
+#define BOOL_RULE(ID, IMPL, N, KINDS, CHECK, FORWARD, FLAGS, SORTS, ...)                                           \
   const struct cn_op_rule cn__rule_##ID = { .op = CN_OP_##ID, .impl = &IMPL, .n_in = N, .in_kind = KINDS,     \
     .check = CHECK, .out_sort = bool_out_sort, .forward = FORWARD, .ibp = bool_ibp, .ibp_mpfi = bool_mpfi_arm, \
-    .crown = cn__crown_own_box, .flags = FLAGS, .sorts = SORTS }
+    .crown = cn__crown_own_box, .flags = FLAGS, .sorts = SORTS, .certs = CN__CERTS (__VA_ARGS__),             \
+  }
 
 /* The rules of the comparisons: the case in the impl, any one sort at both ports. */
 static const struct bool_impl eq_impl = { CMP_EQ, CN_DTYPE_COUNT, cmp_box_decide, cmp_mpfi_decide };
-BOOL_RULE (EQ, eq_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL);
+BOOL_RULE (EQ, eq_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL, CN__CERT_IBP);
 
 static const struct bool_impl ne_impl = { CMP_NE, CN_DTYPE_COUNT, cmp_box_decide, cmp_mpfi_decide };
-BOOL_RULE (NE, ne_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL);
+BOOL_RULE (NE, ne_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL, CN__CERT_IBP);
 
 static const struct bool_impl lt_impl = { CMP_LT, CN_DTYPE_COUNT, cmp_box_decide, cmp_mpfi_decide };
-BOOL_RULE (LT, lt_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL);
+BOOL_RULE (LT, lt_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL, CN__CERT_IBP);
 
 static const struct bool_impl le_impl = { CMP_LE, CN_DTYPE_COUNT, cmp_box_decide, cmp_mpfi_decide };
-BOOL_RULE (LE, le_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL);
+BOOL_RULE (LE, le_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL, CN__CERT_IBP);
 
 static const struct bool_impl gt_impl = { CMP_GT, CN_DTYPE_COUNT, cmp_box_decide, cmp_mpfi_decide };
-BOOL_RULE (GT, gt_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL);
+BOOL_RULE (GT, gt_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL, CN__CERT_IBP);
 
 static const struct bool_impl ge_impl = { CMP_GE, CN_DTYPE_COUNT, cmp_box_decide, cmp_mpfi_decide };
-BOOL_RULE (GE, ge_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL);
+BOOL_RULE (GE, ge_impl, 2, any2, cn__binary_check, cmp_forward, CN_RULE_NEEDS_BOUNDS, NULL, CN__CERT_IBP);
 
 /* ---- isNaN, isInf, isFinite ------------------------------------------------------------- */
 
@@ -590,13 +591,13 @@ pred_mpfi_decide (int k, const cn_mpfi_vec *const *in, int64_t j, int *mf, int *
 
 /* The rules of the predicates: the case in the impl, the model's scalar at a frozen port. */
 static const struct bool_impl isnan_impl = { PRED_NAN, CN_DTYPE_F64, pred_box_decide, pred_mpfi_decide };
-BOOL_RULE (IS_NA_N, isnan_impl, 1, frozen1, cn__unary_check, pred_forward, 0, "f64, f32, bool");
+BOOL_RULE (IS_NA_N, isnan_impl, 1, frozen1, cn__unary_check, pred_forward, 0, "f64, f32, bool", CN__CERT_IBP);
 
 static const struct bool_impl isinf_impl = { PRED_INF, CN_DTYPE_F64, pred_box_decide, pred_mpfi_decide };
-BOOL_RULE (IS_INF, isinf_impl, 1, frozen1, cn__unary_check, pred_forward, 0, "f64, f32, bool");
+BOOL_RULE (IS_INF, isinf_impl, 1, frozen1, cn__unary_check, pred_forward, 0, "f64, f32, bool", CN__CERT_IBP);
 
 static const struct bool_impl isfinite_impl = { PRED_FINITE, CN_DTYPE_F64, pred_box_decide, pred_mpfi_decide };
-BOOL_RULE (IS_FINITE, isfinite_impl, 1, frozen1, cn__unary_check, pred_forward, 0, "f64, f32, bool");
+BOOL_RULE (IS_FINITE, isfinite_impl, 1, frozen1, cn__unary_check, pred_forward, 0, "f64, f32, bool", CN__CERT_IBP);
 
 /* ---- logicalNot, logicalAnd, logicalOr, logicalXor -------------------------------------- */
 
@@ -666,16 +667,16 @@ lop_mpfi_decide (int k, const cn_mpfi_vec *const *in, int64_t j, int *mf, int *m
 
 /* The rules of the logical operators: the case in the impl, Booleans at every port. */
 static const struct bool_impl not_impl = { LOP_NOT, CN_DTYPE_BOOL, lop_box_decide, lop_mpfi_decide };
-BOOL_RULE (LOGICAL_NOT, not_impl, 1, bool1, cn__unary_check, lop_forward, 0, NULL);
+BOOL_RULE (LOGICAL_NOT, not_impl, 1, bool1, cn__unary_check, lop_forward, 0, NULL, CN__CERT_IBP);
 
 static const struct bool_impl and_impl = { LOP_AND, CN_DTYPE_BOOL, lop_box_decide, lop_mpfi_decide };
-BOOL_RULE (LOGICAL_AND, and_impl, 2, bool2, cn__binary_check, lop_forward, 0, NULL);
+BOOL_RULE (LOGICAL_AND, and_impl, 2, bool2, cn__binary_check, lop_forward, 0, NULL, CN__CERT_IBP);
 
 static const struct bool_impl or_impl = { LOP_OR, CN_DTYPE_BOOL, lop_box_decide, lop_mpfi_decide };
-BOOL_RULE (LOGICAL_OR, or_impl, 2, bool2, cn__binary_check, lop_forward, 0, NULL);
+BOOL_RULE (LOGICAL_OR, or_impl, 2, bool2, cn__binary_check, lop_forward, 0, NULL, CN__CERT_IBP);
 
 static const struct bool_impl xor_impl = { LOP_XOR, CN_DTYPE_BOOL, lop_box_decide, lop_mpfi_decide };
-BOOL_RULE (LOGICAL_XOR, xor_impl, 2, bool2, cn__binary_check, lop_forward, 0, NULL);
+BOOL_RULE (LOGICAL_XOR, xor_impl, 2, bool2, cn__binary_check, lop_forward, 0, NULL, CN__CERT_IBP);
 
 /* ---- select --------------------------------------------------------------------------- */
 
@@ -932,6 +933,7 @@ const struct cn_op_rule cn__rule_SELECT = { .op = CN_OP_SELECT,
   .forward = select_forward,
   .pullback = select_pullback, .jvp = select_jvp, .ibp = select_ibp, .ibp_mpfi = select_mpfi,
   .crown = select_crown, .flags = CN_RULE_NEEDS_BOUNDS,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 /* ---- cast ----------------------------------------------------------------------------- */
@@ -1379,4 +1381,5 @@ const struct cn_op_rule cn__rule_CAST = { .op = CN_OP_CAST,
   .n_in = 1, .in_kind = any1, .flags = CN_RULE_NEEDS_BOUNDS, .check = cast_check,
   .out_sort = cast_out_sort, .forward = cast_forward, .jvp = cn__zero_jvp, .ibp = cast_ibp, .ibp_mpfi = cast_mpfi,
   .crown = cast_crown,
+  .certs = CN__CERTS (CN__CERT_BOUNDS),
 };

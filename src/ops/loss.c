@@ -1503,6 +1503,7 @@ const struct cn_op_rule cn__rule_MSE_LOSS = { .op = CN_OP_MSE_LOSS, .impl = &mse
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
   .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct loss_impl mae_impl = { L_MAE, 0, 0, INFINITY };
@@ -1510,6 +1511,7 @@ const struct cn_op_rule cn__rule_MAE_LOSS = { .op = CN_OP_MAE_LOSS, .impl = &mae
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
   .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct loss_impl huber_impl = { L_HUBER, 0, 0, INFINITY };
@@ -1517,6 +1519,7 @@ const struct cn_op_rule cn__rule_HUBER_LOSS = { .op = CN_OP_HUBER_LOSS, .impl = 
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
   .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct loss_impl hinge_impl = { L_HINGE, 0, 0, INFINITY };
@@ -1524,6 +1527,7 @@ const struct cn_op_rule cn__rule_HINGE_LOSS = { .op = CN_OP_HINGE_LOSS, .impl = 
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
   .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct loss_impl poisson_impl = { L_POISSON, 0, -INFINITY, INFINITY };
@@ -1531,6 +1535,7 @@ const struct cn_op_rule cn__rule_POISSON_LOSS = { .op = CN_OP_POISSON_LOSS, .imp
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
   .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct loss_impl log_cosh_impl = { L_LOGCOSH, 0, 0, INFINITY };
@@ -1538,6 +1543,7 @@ const struct cn_op_rule cn__rule_LOG_COSH_LOSS = { .op = CN_OP_LOG_COSH_LOSS, .i
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
   .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct loss_impl bce_impl = { L_BCE, 0, -INFINITY, INFINITY };
@@ -1545,12 +1551,14 @@ const struct cn_op_rule cn__rule_BINARY_CROSS_ENTROPY = { .op = CN_OP_BINARY_CRO
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
   .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct loss_impl cosine_impl = { L_COS, 1, 0, 2 };
 const struct cn_op_rule cn__rule_COSINE_LOSS = { .op = CN_OP_COSINE_LOSS, .impl = &cosine_impl,
   .n_in = 2, .in_kind = value_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_IBP),
 };
 
 static const struct loss_impl cross_entropy_impl = { L_CE, 1, 0, INFINITY };
@@ -1558,6 +1566,7 @@ const struct cn_op_rule cn__rule_CROSS_ENTROPY = { .op = CN_OP_CROSS_ENTROPY, .i
   .n_in = 2, .in_kind = index_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
   .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct loss_impl cep_impl = { L_CEP, 1, -INFINITY, INFINITY };
@@ -1566,10 +1575,12 @@ const struct cn_op_rule cn__rule_CROSS_ENTROPY_PROBABILITIES = { .op = CN_OP_CRO
   .n_in = 2, .in_kind = frozen_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
   .flags = CN_RULE_NEEDS_BOUNDS, .crown = loss_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct loss_impl distill_impl = { L_DISTILL, 1, 0, INFINITY };
 const struct cn_op_rule cn__rule_DISTILL = { .op = CN_OP_DISTILL, .impl = &distill_impl,
   .n_in = 2, .in_kind = detached_ports, .check = loss_check,
   .forward = loss_forward, .pullback = loss_pullback, .jvp = loss_jvp, .ibp = loss_ibp, .ibp_mpfi = loss_mpfi,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_IBP),
 };

@@ -802,6 +802,7 @@ const struct cn_op_rule cn__rule_FLIP = { .op = CN_OP_FLIP, .impl = &flip_impl,
   .n_in = 1, .in_kind = element_ports, .check = flip_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
   .ibp_mpfi = move_mpfi, .crown = move_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 /* detach moves as reshape does; its own pullback and jvp send nothing through the port. */
@@ -810,6 +811,14 @@ static const struct move_impl detach_impl = { .fill = identity_fill };
 const struct cn_op_rule cn__rule_DETACH = { .op = CN_OP_DETACH, .impl = &detach_impl,
   .n_in = 1, .in_kind = detach_ports, .check = detach_check, .forward = move_forward,
   .pullback = detach_pullback, .jvp = detach_jvp, .ibp = move_ibp, .ibp_mpfi = move_mpfi, .crown = move_crown,
+  .certs = CN__CERTS (CN__CERT_BOUNDS,
+                      CN__CERT_CONVENTION (CN_CERT_ARM_PULLBACK, "pullback_detach",
+                                           "detach(x) = x forward, and the pullback sends nothing to x: the gradient "
+                                           "of x is 0 by convention (stop-gradient), not the derivative 1",
+                                           NAN, 0.0, 0.0),
+                      CN__CERT_CONVENTION (CN_CERT_ARM_JVP, "jvp_detach",
+                                           "the tangent of detach(x) is 0 by convention, whatever the tangent of x",
+                                           NAN, 0.0, 0.0)),
 };
 
 static const struct move_impl reshape_impl = { .fill = identity_fill };
@@ -818,6 +827,7 @@ const struct cn_op_rule cn__rule_RESHAPE = { .op = CN_OP_RESHAPE, .impl = &resha
   .n_in = 1, .in_kind = element_ports, .check = reshape_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
   .ibp_mpfi = move_mpfi, .crown = move_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct move_impl permute_impl = { .fill = permute_fill };
@@ -826,6 +836,7 @@ const struct cn_op_rule cn__rule_PERMUTE = { .op = CN_OP_PERMUTE, .impl = &permu
   .n_in = 1, .in_kind = element_ports, .check = permute_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
   .ibp_mpfi = move_mpfi, .crown = move_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct move_impl broadcast_impl = { .fill = broadcast_fill, .sums = 1 };
@@ -834,6 +845,7 @@ const struct cn_op_rule cn__rule_BROADCAST = { .op = CN_OP_BROADCAST, .impl = &b
   .n_in = 1, .in_kind = element_ports, .check = broadcast_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
   .ibp_mpfi = move_mpfi, .crown = move_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct move_impl pad_impl = { .fill = pad_fill, .padded = 1 };
@@ -842,6 +854,7 @@ const struct cn_op_rule cn__rule_PAD = { .op = CN_OP_PAD, .impl = &pad_impl,
   .n_in = 1, .in_kind = element_ports, .check = pad_check,
   .out_sort = pad_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
   .ibp_mpfi = move_mpfi, .crown = move_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct move_impl cat_impl = { .fill = cat_fill, .inputs = 1 };
@@ -850,4 +863,5 @@ const struct cn_op_rule cn__rule_CAT = { .op = CN_OP_CAT, .impl = &cat_impl,
   .n_in = -1, .in_kind = element_ports, .check = cat_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
   .ibp_mpfi = move_mpfi, .crown = move_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };

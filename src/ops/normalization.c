@@ -459,6 +459,7 @@ const struct cn_op_rule cn__rule_BATCH_NORM_RUNNING = { .op = CN_OP_BATCH_NORM_R
   .ibp = bn_ibp,
   .ibp_mpfi = bn_ibp_mpfi,
   .crown = bn_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 /* ---- batchNorm (training statistics) ---------------------------------------------------
@@ -1035,4 +1036,5 @@ const struct cn_op_rule cn__rule_BATCH_NORM = { .op = CN_OP_BATCH_NORM,
   .jvp = bnt_jvp,
   .ibp = bnt_ibp,
   .ibp_mpfi = bnt_ibp_mpfi,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_IBP),
 };

@@ -43,6 +43,52 @@ typedef enum cn_port_kind
 
 struct cn_op_rule;
 
+/* A certificate record (certnn/ops.h), declared beside its operator's rule through the macros
+ * below.  AT and FACTOR serve CONVENTION records about an elementwise rule: where every varying
+ * input entry equals AT (NaN: at any point), the arm's derivative in input i is FACTOR[i] (the
+ * pullback returns FACTOR[i] w, the jvp sums FACTOR[i] t_i).  The list ends with a record whose
+ * name is NULL. */
+struct cn_op_cert
+{
+  cn_cert_kind kind;
+  cn_cert_arm arm;
+  unsigned inputs;                    /* bit i: input i; 0: every value input of the rule */
+  const char *name;
+  const char *statement;
+  double at, factor[2];
+};
+
+/* A rule's record list, ended by the NULL record: .certs = CN__CERTS (record, ...).  A record's
+ * name is its own (the operator's name goes before it: "relu.pullback_derivative"). */
+#define CN__CERTS(...) ((const struct cn_op_cert[]) { __VA_ARGS__, { .name = NULL } })
+/* The records most rules carry. */
+#define CN__CERT_ADJOINT                                                                           \
+  { .kind = CN_CERT_ALGEBRAIC, .arm = CN_CERT_ARM_PULLBACK, .name = "pullback_adjoint",                 \
+    .statement = "<pullback(x; w), t> = <w, jvp(x; t)> for every cotangent w, tangent t and point x: the "      \
+    "pullback is the adjoint of the forward-mode tangent map (no claim that the map is a derivative)" }
+#define CN__CERT_DERIVATIVE                                                                        \
+  { .kind = CN_CERT_DERIVATIVE, .arm = CN_CERT_ARM_PULLBACK, .name = "pullback_derivative",             \
+    .statement = "<pullback(x; w), t> = d/ds <w, f(x + s t)> at s = 0 at every point x of the domain where f, "  \
+    "the forward in exact real arithmetic, is differentiable (the value inputs varied, the others fixed)" }
+#define CN__CERT_JVP_DERIVATIVE                                                                    \
+  { .kind = CN_CERT_DERIVATIVE, .arm = CN_CERT_ARM_JVP, .name = "jvp_derivative",                       \
+    .statement = "jvp(x; t) = d/ds f(x + s t) at s = 0 at every point x where f is differentiable" }
+#define CN__CERT_IBP                                                                               \
+  { .kind = CN_CERT_ENCLOSURE, .arm = CN_CERT_ARM_IBP, .name = "ibp_encloses",                          \
+    .statement = "f(x) lies in ibp(B) for every x in the input boxes B, f the forward in exact real arithmetic" }
+#define CN__CERT_CROWN                                                                             \
+  { .kind = CN_CERT_ENCLOSURE, .arm = CN_CERT_ARM_CROWN, .name = "crown_step_sound",                    \
+    .statement = "for every row s and every x in the input boxes: lam_out[s] . f(x) >= sum_i lam_in_i[s] . x_i + " \
+    "bias[s] - charge[s] (the step's lines bound f in exact real arithmetic)" }
+/* The pullback's two (a rule with a pullback and a jvp), the two bound arms'. */
+#define CN__CERT_GRADIENT CN__CERT_DERIVATIVE, CN__CERT_ADJOINT
+#define CN__CERT_BOUNDS CN__CERT_IBP, CN__CERT_CROWN
+/* A convention: at x = AT in every varying entry (NaN: anywhere) the derivative of arm ARM in
+ * input 0 is F0 (and in input 1 F1). */
+#define CN__CERT_CONVENTION(ARM, NAME, STATEMENT, AT, F0, F1)                                        \
+  { .kind = CN_CERT_CONVENTION, .arm = ARM, .name = NAME, .statement = STATEMENT, .at = AT,            \
+    .factor = { F0, F1 } }
+
 /* What an arm sees of a node: its rule, its attributes and the shapes of its ports. */
 typedef struct cn_node_view
 {
@@ -176,6 +222,11 @@ struct cn_op_rule
                              cn_error *err);
   unsigned flags;
   int cuda;
+
+  /* ---- certificates -------------------------------------------------------------------------
+   * The records of this rule (struct cn_op_cert above, certnn/ops.h), ended by a record whose
+   * name is NULL; NULL: none.  tests/check_certs.c checks that every rule has some. */
+  const struct cn_op_cert *certs;
 };
 
 /* ---- programs (the custom operator, src/ops/custom.c) ------------------------------------
@@ -397,6 +448,9 @@ cn__dtype_max (cn_dtype t)
 
 /* The rule of OP, or NULL if the operator has none yet. */
 const struct cn_op_rule *cn__op_rule (cn_op op);
+/* The record C of rule R as INFO (its input mask resolved), after the checks cn_op_cert_get
+ * makes; CN_EINVAL with a message naming the record when one fails. */
+cn_status cn__cert_resolve (const struct cn_op_rule *r, const struct cn_op_cert *c, cn_cert_info *info, cn_error *err);
 
 /* Declarations of the rule objects that ops.def says exist. */
 #define CN__RULE_DECL_0(id)

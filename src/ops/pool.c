@@ -706,6 +706,7 @@ const struct cn_op_rule cn__rule_POOL = { .op = CN_OP_POOL,
   .ibp = pool_ibp,
   .ibp_mpfi = pool_ibp_mpfi,
   .crown = pool_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 /* ---- smoothMaxPool ---------------------------------------------------------------------- */
@@ -1168,4 +1169,5 @@ const struct cn_op_rule cn__rule_SMOOTH_MAX_POOL = { .op = CN_OP_SMOOTH_MAX_POOL
   .jvp = smp_jvp,
   .ibp = smp_ibp,
   .ibp_mpfi = smp_ibp_mpfi,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_IBP),
 };

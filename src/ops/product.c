@@ -651,6 +651,7 @@ const struct cn_op_rule cn__rule_LINEAR = { .op = CN_OP_LINEAR,
   .ibp_mpfi = linear_ibp_mpfi,
   .crown = linear_crown,
   .forward_rows = linear_forward_rows,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 /* ---- matmul --------------------------------------------------------------------------- */
@@ -1186,6 +1187,7 @@ const struct cn_op_rule cn__rule_MATMUL = { .op = CN_OP_MATMUL,
   .ibp_mpfi = matmul_ibp_mpfi,
   .crown = matmul_crown,
   .forward_rows = matmul_forward_rows,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 /* ---- scaledMatmul ---------------------------------------------------------------------- */
@@ -1373,4 +1375,5 @@ const struct cn_op_rule cn__rule_SCALED_MATMUL = { .op = CN_OP_SCALED_MATMUL,
   .ibp = smm_ibp,
   .ibp_mpfi = smm_ibp_mpfi,
   .crown = smm_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };

@@ -1022,6 +1022,7 @@ const struct cn_op_rule cn__rule_RAND_UNIFORM = { .op = CN_OP_RAND_UNIFORM, .imp
   .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
   .n_in = 1, .in_kind = key_port, .check = rand_uniform_check,
   .out_sort = draw_out_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 
 static const struct draw_impl normal_impl = { normal_value, normal_range, normal_mpfi };
@@ -1029,6 +1030,7 @@ const struct cn_op_rule cn__rule_RANDN = { .op = CN_OP_RANDN, .impl = &normal_im
   .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
   .n_in = 1, .in_kind = key_port, .check = randn_check,
   .out_sort = draw_out_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 
 static const struct draw_impl bernoulli_impl = { bernoulli_value, bernoulli_range, bernoulli_mpfi };
@@ -1036,12 +1038,14 @@ const struct cn_op_rule cn__rule_BERNOULLI_MASK = { .op = CN_OP_BERNOULLI_MASK, 
   .sorts = "f64, f32, words",   /* a word key, draws of the model's scalar */
   .n_in = 1, .in_kind = key_port, .check = bernoulli_check,
   .out_sort = draw_out_sort, .forward = draw_forward, .jvp = cn__zero_jvp, .ibp = draw_ibp, .ibp_mpfi = draw_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 
 const struct cn_op_rule cn__rule_DROPOUT = { .op = CN_OP_DROPOUT,
   .n_in = 2, .in_kind = dropout_ports, .flags = CN_RULE_NEEDS_BOUNDS,
   .check = dropout_check, .forward = dropout_forward, .pullback = dropout_pullback, .jvp = dropout_jvp,
   .ibp = dropout_ibp, .ibp_mpfi = dropout_mpfi, .crown = dropout_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 /* topKMask's CROWN arm discharges the mask over its own IBP box (header): cn__crown_own_box. */
@@ -1049,4 +1053,5 @@ const struct cn_op_rule cn__rule_TOP_KMASK = { .op = CN_OP_TOP_KMASK,
   .n_in = 1, .in_kind = frozen_port, .flags = CN_RULE_NEEDS_BOUNDS,
   .check = topk_mask_check, .forward = topk_mask_forward, .jvp = cn__zero_jvp, .ibp = topk_mask_ibp,
   .ibp_mpfi = topk_mask_mpfi, .crown = cn__crown_own_box,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };

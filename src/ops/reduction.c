@@ -684,6 +684,7 @@ static const struct red_impl reduce_impl = { .mean = 0 };
 const struct cn_op_rule cn__rule_REDUCE = { .op = CN_OP_REDUCE, .impl = &reduce_impl,
   .n_in = 1, .check = red_check, .forward = red_forward,
   .pullback = red_pullback, .jvp = red_jvp, .ibp = red_ibp, .ibp_mpfi = red_mpfi, .crown = red_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct red_impl mean_impl = { .mean = 1 };
@@ -691,6 +692,7 @@ static const struct red_impl mean_impl = { .mean = 1 };
 const struct cn_op_rule cn__rule_MEAN = { .op = CN_OP_MEAN, .impl = &mean_impl,
   .n_in = 1, .check = red_check, .forward = red_forward,
   .pullback = red_pullback, .jvp = red_jvp, .ibp = red_ibp, .ibp_mpfi = red_mpfi, .crown = red_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 /* ---- contract ------------------------------------------------------------------------- */
@@ -1070,4 +1072,5 @@ const struct cn_op_rule cn__rule_CONTRACT = { .op = CN_OP_CONTRACT,
   .ibp = contract_ibp,
   .ibp_mpfi = contract_mpfi,
   .crown = contract_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };

@@ -369,16 +369,17 @@ round_crown (const cn_crown_step *st, cn_error *err)
 
 /* The rule of the rounding ID, whose data is IMPL: one input without attributes, every arm the
  * shared one above. */
-#define ROUND_RULE(ID, IMPL)                                                                     \
+#define ROUND_RULE(ID, IMPL, ...)                                                                     \
   const struct cn_op_rule cn__rule_##ID = {                                                      \
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS,                   \
     .check = cn__unary_check, .forward = round_forward, .pullback = round_pullback,              \
     .jvp = round_jvp, .ibp = round_ibp, .ibp_mpfi = round_mpfi, .crown = round_crown,            \
+    .certs = CN__CERTS (__VA_ARGS__),                                                            \
   }
 
-ROUND_RULE (FLOOR, floor_impl);
-ROUND_RULE (CEIL, ceil_impl);
-ROUND_RULE (ROUND, round_impl);
-ROUND_RULE (TRUNC, trunc_impl);
-ROUND_RULE (FRAC, frac_impl);
-ROUND_RULE (SIGN, sign_impl);
+ROUND_RULE (FLOOR, floor_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+ROUND_RULE (CEIL, ceil_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+ROUND_RULE (ROUND, round_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+ROUND_RULE (TRUNC, trunc_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+ROUND_RULE (FRAC, frac_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+ROUND_RULE (SIGN, sign_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);

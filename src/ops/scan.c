@@ -1463,12 +1463,14 @@ const struct cn_op_rule cn__rule_CUMSUM = { .op = CN_OP_CUMSUM, .impl = &cumsum_
   .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS, .check = cum_check,
   .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
   .crown = cumsum_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct scan_impl cumprod_impl = { SCAN_PROD, 0, 0, cum_axis, NULL };
 const struct cn_op_rule cn__rule_CUMPROD = { .op = CN_OP_CUMPROD, .impl = &cumprod_impl,
   .n_in = 1, .check = cum_check,
   .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_IBP),
 };
 
 static const struct scan_impl cummax_impl = { SCAN_RUN, 1, 0, cum_axis, NULL };
@@ -1476,6 +1478,7 @@ const struct cn_op_rule cn__rule_CUMMAX = { .op = CN_OP_CUMMAX, .impl = &cummax_
   .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS, .check = cum_check, .crown = cummax_crown,
   .n_out = 2, .out_name = values_indices, .out_kind = value_index, .out_extra = index_extra,
   .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct scan_impl cummin_impl = { SCAN_RUN, 0, 0, cum_axis, NULL };
@@ -1483,6 +1486,7 @@ const struct cn_op_rule cn__rule_CUMMIN = { .op = CN_OP_CUMMIN, .impl = &cummin_
   .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS, .check = cum_check, .crown = cummax_crown,
   .n_out = 2, .out_name = values_indices, .out_kind = value_index, .out_extra = index_extra,
   .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct scan_impl sort_impl = { SCAN_ORDER, 0, 0, sort_axis, sort_desc };
@@ -1490,6 +1494,7 @@ const struct cn_op_rule cn__rule_SORT = { .op = CN_OP_SORT, .impl = &sort_impl,
   .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS, .check = sort_check, .crown = order_crown,
   .n_out = 2, .out_name = values_indices, .out_kind = value_index, .out_extra = index_extra,
   .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct scan_impl topk_impl = { SCAN_ORDER, 0, 1, topk_axis, topk_desc };
@@ -1497,16 +1502,19 @@ const struct cn_op_rule cn__rule_TOPK = { .op = CN_OP_TOPK, .impl = &topk_impl,
   .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS, .check = topk_check, .crown = order_crown,
   .n_out = 2, .out_name = values_indices, .out_kind = value_index, .out_extra = index_extra,
   .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct scan_impl argmax_impl = { SCAN_ARG, 1, 0, arg_axis, NULL };
 const struct cn_op_rule cn__rule_ARGMAX = { .op = CN_OP_ARGMAX, .impl = &argmax_impl,
   .n_in = 1, .in_kind = frozen_port, .check = arg_check,
   .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };
 
 static const struct scan_impl argmin_impl = { SCAN_ARG, 0, 0, arg_axis, NULL };
 const struct cn_op_rule cn__rule_ARGMIN = { .op = CN_OP_ARGMIN, .impl = &argmin_impl,
   .n_in = 1, .in_kind = frozen_port, .check = arg_check,
   .forward = scan_forward, .pullback = scan_pullback, .jvp = scan_jvp, .ibp = scan_ibp, .ibp_mpfi = scan_mpfi,
+  .certs = CN__CERTS (CN__CERT_IBP),
 };

@@ -285,6 +285,7 @@ const struct cn_op_rule cn__rule_SLICE = { .op = CN_OP_SLICE,
   .n_in = 1, .in_kind = slice_ports, .check = slice_check,
   .out_sort = slice_out_sort, .forward = slice_forward,
   .pullback = slice_pullback, .jvp = slice_jvp, .ibp = slice_ibp, .ibp_mpfi = slice_mpfi, .crown = slice_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 /* ---- indices ----------------------------------------------------------------------------- */
@@ -417,4 +418,5 @@ const struct cn_op_rule cn__rule_INDICES = { .op = CN_OP_INDICES,
   .n_in = 1, .in_kind = indices_ports, .check = indices_check,
   .forward = indices_forward, .pullback = indices_pullback, .jvp = indices_jvp, .ibp = indices_ibp,
   .ibp_mpfi = indices_mpfi, .crown = indices_crown,
+  .certs = CN__CERTS (CN__CERT_BOUNDS),
 };

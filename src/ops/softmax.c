@@ -1057,6 +1057,7 @@ static const struct sm_impl softmax_impl = { .kind = SM };
 const struct cn_op_rule cn__rule_SOFTMAX = { .op = CN_OP_SOFTMAX, .impl = &softmax_impl,
   .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS, .check = sm_check, .forward = sm_forward,
   .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi, .crown = sm_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct sm_impl log_softmax_impl = { .kind = LSM };
@@ -1064,6 +1065,7 @@ static const struct sm_impl log_softmax_impl = { .kind = LSM };
 const struct cn_op_rule cn__rule_LOG_SOFTMAX = { .op = CN_OP_LOG_SOFTMAX, .impl = &log_softmax_impl,
   .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS, .check = sm_check, .forward = sm_forward,
   .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi, .crown = sm_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct sm_impl masked_softmax_impl = { .kind = MSM };
@@ -1072,4 +1074,5 @@ const struct cn_op_rule cn__rule_MASKED_SOFTMAX = { .op = CN_OP_MASKED_SOFTMAX, 
   .n_in = 2, .in_kind = masked_ports, .flags = CN_RULE_NEEDS_BOUNDS, .check = sm_check,
   .forward = sm_forward, .pullback = sm_pullback, .jvp = sm_jvp, .ibp = sm_ibp, .ibp_mpfi = sm_ibp_mpfi,
   .crown = sm_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };

@@ -1225,6 +1225,7 @@ static const struct fft_impl rfft_impl = { .inverse = 0 };
 const struct cn_op_rule cn__rule_RFFT = { .op = CN_OP_RFFT, .impl = &rfft_impl,
   .n_in = 1, .check = rfft_check, .forward = fft_forward,
   .pullback = fft_pullback, .jvp = fft_jvp, .ibp = fft_ibp, .ibp_mpfi = fft_mpfi, .crown = fft_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 static const struct fft_impl irfft_impl = { .inverse = 1 };
@@ -1232,6 +1233,7 @@ static const struct fft_impl irfft_impl = { .inverse = 1 };
 const struct cn_op_rule cn__rule_IRFFT = { .op = CN_OP_IRFFT, .impl = &irfft_impl,
   .n_in = 1, .check = irfft_check, .forward = fft_forward,
   .pullback = fft_pullback, .jvp = fft_jvp, .ibp = fft_ibp, .ibp_mpfi = fft_mpfi, .crown = fft_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };
 
 /* CROWN: y is discharged over its own IBP box (header): lam_out[s] . y >= cn__box_min_dot (lam_out[s],
@@ -1239,4 +1241,5 @@ const struct cn_op_rule cn__rule_IRFFT = { .op = CN_OP_IRFFT, .impl = &irfft_imp
 const struct cn_op_rule cn__rule_SELECTIVE_SCAN = { .op = CN_OP_SELECTIVE_SCAN,
   .n_in = 6, .flags = CN_RULE_NEEDS_BOUNDS, .check = ss_check, .forward = ss_forward,
   .pullback = ss_pullback, .jvp = ss_jvp, .ibp = ss_ibp, .ibp_mpfi = ss_mpfi, .crown = cn__crown_own_box,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_IBP),
 };

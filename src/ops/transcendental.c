@@ -779,48 +779,51 @@ static const struct trans_impl erf_impl = { erf, erff, mpfr_erf, NULL, d_erf, SH
 
 /* The rule of the unary operator ID whose data is IMPL; UNARY_RULE_CROWN adds the relaxing CROWN
  * arm (IMPL has a relaxation) and its tangent parameters for alpha-CROWN. */
-#define UNARY_RULE(ID, IMPL)                                                                      \
+#define UNARY_RULE(ID, IMPL, ...)                                                                      \
   const struct cn_op_rule cn__rule_##ID = {                                                       \
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1, .check = cn__unary_check,       \
     .forward = unary_forward, .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp,     \
     .ibp_mpfi = unary_mpfi,                                                                       \
+    .certs = CN__CERTS (__VA_ARGS__),                                                             \
   }
-#define UNARY_RULE_CROWN(ID, IMPL)                                                                \
+#define UNARY_RULE_CROWN(ID, IMPL, ...)                                                                \
   const struct cn_op_rule cn__rule_##ID = {                                                       \
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1,                                 \
     .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, .check = cn__unary_check,              \
     .forward = unary_forward, .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp,     \
     .ibp_mpfi = unary_mpfi, .crown = unary_crown, .alpha = cn__relax_alpha,                           \
+    .certs = CN__CERTS (__VA_ARGS__),                                                                 \
   }
 
 /* A relaxing arm without tangent parameters (the shifted chords of sin, cos, tan). */
-#define UNARY_RULE_CHORD(ID, IMPL)                                                                \
+#define UNARY_RULE_CHORD(ID, IMPL, ...)                                                                \
   const struct cn_op_rule cn__rule_##ID = {                                                       \
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1,                                                   \
     .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, .check = cn__unary_check,              \
     .forward = unary_forward, .pullback = unary_pullback, .jvp = unary_jvp, .ibp = unary_ibp,     \
     .ibp_mpfi = unary_mpfi, .crown = unary_crown,                                                 \
+    .certs = CN__CERTS (__VA_ARGS__),                                                             \
   }
 
-UNARY_RULE_CROWN (EXP, exp_impl);
-UNARY_RULE_CROWN (EXP2, exp2_impl);
-UNARY_RULE_CROWN (EXPM1, expm1_impl);
-UNARY_RULE_CROWN (LOG, log_impl);
-UNARY_RULE_CROWN (LOG2, log2_impl);
-UNARY_RULE_CROWN (LOG10, log10_impl);
-UNARY_RULE_CROWN (LOG1P, log1p_impl);
-UNARY_RULE_CHORD (SIN, sin_impl);
-UNARY_RULE_CHORD (COS, cos_impl);
-UNARY_RULE_CHORD (TAN, tan_impl);
-UNARY_RULE_CROWN (ASIN, asin_impl);
-UNARY_RULE_CROWN (ACOS, acos_impl);
-UNARY_RULE_CROWN (ATAN, atan_impl);
-UNARY_RULE_CROWN (SINH, sinh_impl);
-UNARY_RULE_CROWN (COSH, cosh_impl);
-UNARY_RULE_CROWN (ASINH, asinh_impl);
-UNARY_RULE_CROWN (ACOSH, acosh_impl);
-UNARY_RULE_CROWN (ATANH, atanh_impl);
-UNARY_RULE_CROWN (ERF, erf_impl);
+UNARY_RULE_CROWN (EXP, exp_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (EXP2, exp2_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (EXPM1, expm1_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (LOG, log_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (LOG2, log2_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (LOG10, log10_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (LOG1P, log1p_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CHORD (SIN, sin_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CHORD (COS, cos_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CHORD (TAN, tan_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (ASIN, asin_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (ACOS, acos_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (ATAN, atan_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (SINH, sinh_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (COSH, cosh_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (ASINH, asinh_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (ACOSH, acosh_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (ATANH, atanh_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+UNARY_RULE_CROWN (ERF, erf_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
 
 /* ---- atan2 ---------------------------------------------------------------------------- */
 
@@ -1094,4 +1097,5 @@ const struct cn_op_rule cn__rule_ATAN2 = { .op = CN_OP_ATAN2,
   .n_in = 2, .flags = CN_RULE_NEEDS_BOUNDS, .check = cn__binary_check, .forward = atan2_forward,
   .pullback = atan2_pullback, .jvp = atan2_jvp, .ibp = atan2_ibp, .ibp_mpfi = atan2_mpfi,
   .crown = atan2_crown,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
 };

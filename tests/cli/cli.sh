@@ -13,8 +13,17 @@ expect 0 "Usage: certnn" "$CERTNN" --help
 expect 0 "^certnn [0-9]" "$CERTNN" --version
 expect 2 "unknown command" "$CERTNN" frobnicate
 expect 2 "Usage" "$CERTNN"
-for c in run bounds ops verify; do expect 0 "Usage: certnn $c" "$CERTNN" "$c" --help; done
+for c in run bounds ops certs verify; do expect 0 "Usage: certnn $c" "$CERTNN" "$c" --help; done
 
+# certs: the records beside the rules; relu's subgradient convention; the seed's form in ops
+expect 0 "relu.pullback_subgradient_at_0" "$CERTNN" certs --op relu
+expect 0 "detach.pullback_detach" "$CERTNN" certs --kind convention
+expect 2 "unknown kind 'proof'" "$CERTNN" certs --kind proof
+expect 2 "unknown operator 'nope'" "$CERTNN" certs --op nope
+"$CERTNN" certs --json --op linear > "$TMP/certs.json" 2>&1 || bad "certs --json failed"
+grep -q '"kind": "algebraic"' "$TMP/certs.json" && ok || bad "certs --json: linear has no algebraic record"
+expect 0 "algebraic, derivative; forward mode" "$CERTNN" ops
+expect 0 "certificate records: " "$CERTNN" ops
 # ops: the whole table, 154 operators, JSON with booleans
 expect 0 "154 operators" "$CERTNN" ops
 "$CERTNN" ops --json > "$TMP/ops.json" 2>&1 || bad "ops --json failed"
@@ -34,13 +43,13 @@ expect 0 "operator +Rule +CUDA +Gradient +Bounds" "$CERTNN" ops
 # the Rule cell names the sorts the forward computes in
 expect 0 "^  logicalAnd +bool +no +no value input" "$CERTNN" ops
 expect 0 "^  bitwiseAnd +words +no" "$CERTNN" ops
-expect 0 "^  add +f64, f32, words +no +pullback; forward mode +IBP, CROWN" "$CERTNN" ops
-expect 0 "^  relu +f64, f32 +no +pullback; forward mode +IBP, CROWN \(alpha\); reference" "$CERTNN" ops
+expect 0 "^  add +f64, f32, words +no +algebraic, derivative; forward mode +IBP, CROWN; enclosure" "$CERTNN" ops
+expect 0 "^  relu +f64, f32 +no +algebraic, derivative, convention; forward mode \(convention\) +IBP, CROWN \(alpha\); enclosure" "$CERTNN" ops
 grep -q '"alpha": true' "$TMP/ops.json" && ok || bad "ops --json: no operator with alpha-CROWN parameters"
 expect 0 "^compared with the seed's 154 operators \(ours/seed\): rule [0-9]+/154, cuda [0-9]+/42, pullback [0-9]+/118, jvp [0-9]+/126, ibp [0-9]+/82, crown [0-9]+/13" "$CERTNN" ops
 expect 0 "^## movement \(" "$CERTNN" ops --markdown
 expect 0 "^\| Operator \| Rule \| CUDA \| Gradient \| Bounds \|$" "$CERTNN" ops --markdown
-expect 0 "^\| reshape \| f64, f32, bool, words \| no \| pullback; forward mode \| IBP, CROWN; reference \|$" "$CERTNN" ops --markdown
+expect 0 "^\| reshape \| f64, f32, bool, words \| no \| algebraic, derivative; forward mode \| IBP, CROWN; enclosure \|$" "$CERTNN" ops --markdown
 expect 0 "^\| seed \| 154 \| 42 \| 118 \| 126 \| 82 \| 13 \|$" "$CERTNN" ops --markdown
 expect 0 "^compared with the seed's 154 operators" "$CERTNN" ops --markdown
 "$CERTNN" ops --json > "$TMP/ops2.json" 2>&1 || bad "ops --json (with the seed) failed"

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/check_certs.c: the operators' certificate records (certnn/ops.h).
+ *
+ * Over every operator: a rule has at least one record, every record passes the table's checks
+ * (cn_op_cert_get), names are unique within an operator, and the standard records are there where
+ * the arms are (an enclosure record for every IBP arm, a derivative record for every pullback
+ * that reaches a value input, an algebraic one where there is also a jvp).  Then the table's
+ * refusals, on broken copies of a rule: a record about an arm the rule lacks, a gradient record
+ * about a port that is not a value input, an algebraic record without a jvp, a kind about an arm
+ * it cannot be about, no statement, an unknown kind. */
+#include <config.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <check.h>
+#include "ops/ops_impl.h"
+#include "testutil.h"
+
+#define OK(call) ck_assert_msg ((call) == CN_OK, "%s failed: %s", #call, err.msg)
+
+/* Whether OP has a record of kind K about arm A. */
+static int
+has_record (cn_op op, cn_cert_kind k, cn_cert_arm a)
+{
+  for (int i = 0; i < cn_op_n_certs (op); i++)
+    {
+      cn_cert_info ci;
+      cn_error err;
+      if (cn_op_cert_get (op, i, &ci, &err) == CN_OK && ci.kind == k && ci.arm == a)
+        return 1;
+    }
+  return 0;
+}
+
+START_TEST (records_of_every_rule)
+{
+  cn_op op = (cn_op) _i;
+  const struct cn_op_rule *r = cn__op_rule (op);
+  const char *name = cn_op_name (op);
+  if (r == NULL)
+    {
+      ck_assert_int_eq (cn_op_n_certs (op), 0);
+      return;
+    }
+  int n = cn_op_n_certs (op);
+  ck_assert_msg (n >= 1, "%s: a rule without a certificate record", name);
+  for (int i = 0; i < n; i++)
+    {
+      cn_cert_info ci;
+      cn_error err;
+      OK (cn_op_cert_get (op, i, &ci, &err));
+      ck_assert_int_eq (ci.op, op);
+      ck_assert_msg (ci.inputs != 0, "%s.%s: no input positions", name, ci.name);
+      ck_assert_ptr_nonnull (cn_cert_kind_name (ci.kind));
+      ck_assert_ptr_nonnull (cn_cert_arm_name (ci.arm));
+      ck_assert_msg (ci.statement != NULL && strlen (ci.statement) > 10, "%s.%s: no statement", name, ci.name);
+      for (int j = 0; j < i; j++)
+        {
+          cn_cert_info cj;
+          OK (cn_op_cert_get (op, j, &cj, &err));
+          ck_assert_msg (strcmp (ci.name, cj.name) != 0, "%s: two records named %s", name, ci.name);
+        }
+    }
+  cn_error err;
+  cn_cert_info ci;
+  ck_assert_int_eq (cn_op_cert_get (op, n, &ci, &err), CN_EINVAL);
+  ck_assert_int_eq (cn_op_cert_get (op, -1, &ci, &err), CN_EINVAL);
+  if (r->ibp != NULL)
+    ck_assert_msg (has_record (op, CN_CERT_ENCLOSURE, CN_CERT_ARM_IBP), "%s: an IBP arm without enclosure record", name);
+  if (r->crown != NULL && r->crown != cn__crown_own_box)
+    ck_assert_msg (has_record (op, CN_CERT_ENCLOSURE, CN_CERT_ARM_CROWN), "%s: a CROWN arm without enclosure record",
+                   name);
+  if (r->pullback != NULL && cn_op_value_inputs (op) != 0)
+    {
+      ck_assert_msg (has_record (op, CN_CERT_DERIVATIVE, CN_CERT_ARM_PULLBACK), "%s: a pullback without derivative "
+                     "record", name);
+      if (r->jvp != NULL)
+        ck_assert_msg (has_record (op, CN_CERT_ALGEBRAIC, CN_CERT_ARM_PULLBACK), "%s: a pullback and a jvp without "
+                       "algebraic record", name);
+    }
+}
+END_TEST
+
+/* Resolves the one record C on a copy of relu's rule changed by the caller; the status. */
+static cn_status
+resolve_on (const struct cn_op_rule *rule, struct cn_op_cert c, char *msg)
+{
+  cn_error err = { 0 };
+  cn_cert_info info;
+  cn_status st = cn__cert_resolve (rule, &c, &info, &err);
+  snprintf (msg, sizeof err.msg, "%s", err.msg);
+  return st;
+}
+
+START_TEST (refusals)
+{
+  const struct cn_op_rule *relu = cn__op_rule (CN_OP_RELU);
+  ck_assert_ptr_nonnull (relu);
+  char msg[sizeof ((cn_error *) 0)->msg];
+  struct cn_op_rule copy = *relu;
+  const struct cn_op_cert ibp = CN__CERT_IBP, crown = CN__CERT_CROWN, deriv = CN__CERT_DERIVATIVE,
+                          adj = CN__CERT_ADJOINT;
+  /* the unchanged rule takes its standard records */
+  ck_assert_int_eq (resolve_on (&copy, ibp, msg), CN_OK);
+  ck_assert_int_eq (resolve_on (&copy, crown, msg), CN_OK);
+  ck_assert_int_eq (resolve_on (&copy, deriv, msg), CN_OK);
+  ck_assert_int_eq (resolve_on (&copy, adj, msg), CN_OK);
+  /* a record about an arm the rule lacks */
+  copy.crown = NULL;
+  ck_assert_int_eq (resolve_on (&copy, crown, msg), CN_EINVAL);
+  ck_assert_msg (strstr (msg, "CROWN arm, which the rule lacks") != NULL, "%s", msg);
+  copy.crown = cn__crown_own_box;   /* a CROWN arm that only takes the box relaxes nothing */
+  ck_assert_int_eq (resolve_on (&copy, crown, msg), CN_EINVAL);
+  copy = *relu;
+  copy.jvp = NULL;                  /* algebraic: the adjoint of which tangent map? */
+  ck_assert_int_eq (resolve_on (&copy, adj, msg), CN_EINVAL);
+  ck_assert_msg (strstr (msg, "without a jvp") != NULL, "%s", msg);
+  copy = *relu;
+  /* a gradient record about input 1 of a one-input rule */
+  struct cn_op_cert c = deriv;
+  c.inputs = 2u;
+  ck_assert_int_eq (resolve_on (&copy, c, msg), CN_EINVAL);
+  ck_assert_msg (strstr (msg, "not value inputs") != NULL, "%s", msg);
+  /* a gradient record on a rule without value input (eq: Boolean output, no pullback) */
+  const struct cn_op_rule *eq = cn__op_rule (CN_OP_EQ);
+  ck_assert_ptr_nonnull (eq);
+  ck_assert_int_eq (resolve_on (eq, deriv, msg), CN_EINVAL);
+  /* a kind about an arm it cannot be about */
+  c = ibp;
+  c.kind = CN_CERT_DERIVATIVE;
+  ck_assert_int_eq (resolve_on (&copy, c, msg), CN_EINVAL);
+  c = deriv;
+  c.kind = CN_CERT_ENCLOSURE;
+  ck_assert_int_eq (resolve_on (&copy, c, msg), CN_EINVAL);
+  c = ibp;
+  c.kind = CN_CERT_ROUNDOFF;
+  ck_assert_int_eq (resolve_on (&copy, c, msg), CN_EINVAL);
+  /* no statement; an unknown kind or arm */
+  c = ibp;
+  c.statement = "";
+  ck_assert_int_eq (resolve_on (&copy, c, msg), CN_EINVAL);
+  c = ibp;
+  c.kind = CN_CERT_KIND_COUNT;
+  ck_assert_int_eq (resolve_on (&copy, c, msg), CN_EINVAL);
+  c = ibp;
+  c.arm = CN_CERT_ARM_COUNT;
+  ck_assert_int_eq (resolve_on (&copy, c, msg), CN_EINVAL);
+  /* names of kinds and arms */
+  ck_assert_str_eq (cn_cert_kind_name (CN_CERT_ENCLOSURE), "enclosure");
+  ck_assert_str_eq (cn_cert_arm_name (CN_CERT_ARM_JVP), "forward mode");
+  ck_assert_ptr_null (cn_cert_kind_name (CN_CERT_KIND_COUNT));
+  ck_assert_ptr_null (cn_cert_arm_name ((cn_cert_arm) -1));
+  ck_assert_int_eq (cn_op_n_certs (CN_OP_COUNT), 0);
+}
+END_TEST
+
+static Suite *
+certs_suite (void)
+{
+  Suite *s = suite_create ("certs");
+  TCase *tc = tcase_create ("certs");
+  tcase_add_loop_test (tc, records_of_every_rule, 0, CN_OP_COUNT);
+  tcase_add_test (tc, refusals);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  tu_init ();
+  return tu_run_suite (certs_suite ());
+}
