@@ -7,12 +7,15 @@
  * that reaches a value input, an algebraic one where there is also a jvp).  Then the table's
  * refusals, on broken copies of a rule: a record about an arm the rule lacks, a gradient record
  * about a port that is not a value input, an algebraic record without a jvp, a kind about an arm
- * it cannot be about, no statement, an unknown kind. */
+ * it cannot be about, no statement, an unknown kind.  Last, every convention record's statement
+ * at the point it names (conventions_hold). */
 #include <config.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <check.h>
+#include "certnn/graph.h"
+#include "certnn/tape.h"
 #include "ops/ops_impl.h"
 #include "testutil.h"
 
@@ -154,6 +157,62 @@ START_TEST (refusals)
 }
 END_TEST
 
+/* The conventions of the one-input elementwise rules, checked where they are stated: a graph
+ * y = op(x) of 5 entries, x = AT in every entry (a uniform draw in [-2, 2] where AT is NaN), a
+ * cotangent w and a tangent t drawn in [-1, 1]; the pullback's gradient must be F0 w and the
+ * tangent F0 t, exactly. */
+START_TEST (conventions_hold)
+{
+  cn_op op = (cn_op) _i;
+  int n = cn_op_n_certs (op);
+  for (int k = 0; k < n; k++)
+    {
+      const struct cn_op_cert *c = &cn__op_rule (op)->certs[k];
+      if (c->kind != CN_CERT_CONVENTION)
+        continue;
+      const char *name = cn_op_name (op);
+      ck_assert_msg (cn__op_rule (op)->n_in == 1, "%s.%s: the test covers one-input rules", name, c->name);
+      cn_error err;
+      cn_error_clear (&err);
+      cn_graph *g;
+      OK (cn_graph_create (&g, &err));
+      cn_shape s = { .rank = 1, .dim = { 5 } };
+      int x, y;
+      OK (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s, &x, &err));
+      OK (cn_graph_add_node (g, op, NULL, 1, &x, "y", &y, &err));
+      OK (cn_graph_set_outputs (g, 1, &y, &err));
+      for (int d = 0; d < 8; d++)
+        {
+          double xv[5], w[5], t[5], gx[5], ty[5];
+          for (int j = 0; j < 5; j++)
+            {
+              xv[j] = isnan (c->at) ? tu_uniform (-2, 2) : c->at;
+              w[j] = tu_uniform (-1, 1);
+              t[j] = tu_uniform (-1, 1);
+            }
+          if (c->arm == CN_CERT_ARM_PULLBACK)
+            {
+              cn_status st = cn_graph_gradient (g, xv, w, NULL, gx, &err);
+              ck_assert_msg (st == CN_OK, "%s.%s: gradient failed: %s", name, c->name, err.msg);
+              for (int j = 0; j < 5; j++)
+                ck_assert_msg (gx[j] == c->factor[0] * w[j], "%s.%s: at x = %.17g the gradient is %.17g, not %g w = "
+                               "%.17g (CN_TEST_SEED=%lu)", name, c->name, xv[j], gx[j], c->factor[0],
+                               c->factor[0] * w[j], tu_seed ());
+            }
+          else
+            {
+              const double *xs[1] = { xv }, *ts[1] = { t };
+              OK (cn_graph_jvp (g, xs, ts, 0, NULL, ty, &err));
+              for (int j = 0; j < 5; j++)
+                ck_assert_msg (ty[j] == c->factor[0] * t[j], "%s.%s: at x = %.17g the tangent is %.17g, not %g t "
+                               "(CN_TEST_SEED=%lu)", name, c->name, xv[j], ty[j], c->factor[0], tu_seed ());
+            }
+        }
+      cn_graph_free (g);
+    }
+}
+END_TEST
+
 static Suite *
 certs_suite (void)
 {
@@ -161,6 +220,7 @@ certs_suite (void)
   TCase *tc = tcase_create ("certs");
   tcase_add_loop_test (tc, records_of_every_rule, 0, CN_OP_COUNT);
   tcase_add_test (tc, refusals);
+  tcase_add_loop_test (tc, conventions_hold, 0, CN_OP_COUNT);
   suite_add_tcase (s, tc);
   return s;
 }
