@@ -12,10 +12,13 @@
 #include <config.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <check.h>
 #include "certnn/graph.h"
 #include "certnn/tape.h"
+#include "certnn/certs.h"
+#include "certs/certs_impl.h"
 #include "ops/ops_impl.h"
 #include "testutil.h"
 
@@ -213,6 +216,79 @@ START_TEST (conventions_hold)
 }
 END_TEST
 
+/* Every record's evidence through the library's runner, at the test's seed: it passes, or the
+ * kind (or the operator: custom) has no runner yet. */
+START_TEST (evidence_of_every_record)
+{
+  cn_op op = (cn_op) _i;
+  for (int k = 0; k < cn_op_n_certs (op); k++)
+    {
+      cn_cert_result res;
+      cn_error err;
+      cn_error_clear (&err);
+      cn_cert_info ci;
+      OK (cn_op_cert_get (op, k, &ci, &err));
+      cn_status st = cn_op_cert_check (op, k, tu_seed (), 20, &res, &err);
+      int runner = ci.kind == CN_CERT_ALGEBRAIC || ci.kind == CN_CERT_CONVENTION;
+      if (!runner || op == CN_OP_CUSTOM)
+        {
+          ck_assert_msg (st == CN_EUNSUPPORTED, "%s.%s: %s", cn_op_name (op), ci.name, err.msg);
+          continue;
+        }
+      ck_assert_msg (st == CN_OK, "%s.%s: %s", cn_op_name (op), ci.name, err.msg);
+      ck_assert_msg (res.passed, "%s.%s failed: %s (CN_TEST_SEED=%lu)", cn_op_name (op), ci.name, res.detail,
+                     tu_seed ());
+      ck_assert (res.checks > 0);
+      const char *dn;
+      ck_assert_ptr_nonnull (cn_cert_scope (ci.kind, &dn));
+      ck_assert_ptr_nonnull (dn);
+    }
+}
+END_TEST
+
+/* A broken relu: the pullback's sign flipped (relu's own pullback, then g_z -= 2 (its
+ * contribution)).  Its adjoint record must fail, and the unbroken copy pass. */
+static cn_status
+flipped_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+                  double *const *g_in, cn_error *err)
+{
+  int64_t n = cn_tensor_numel (out);
+  double *before = malloc ((size_t) (n + 1) * sizeof *before);
+  if (before == NULL)
+    return cn_error_set (err, CN_ENOMEM, "out of memory");
+  if (g_in[0] != NULL)
+    memcpy (before, g_in[0], (size_t) n * sizeof *before);
+  cn_status st = cn__op_rule (CN_OP_RELU)->pullback (nv, in, out, g_out, g_in, err);
+  if (st == CN_OK && g_in[0] != NULL)
+    for (int64_t j = 0; j < n; j++)
+      g_in[0][j] = before[j] - (g_in[0][j] - before[j]);
+  free (before);
+  return st;
+}
+
+START_TEST (broken_rules_fail)
+{
+  const struct cn_op_rule *relu = cn__op_rule (CN_OP_RELU);
+  static struct cn_op_rule broken;
+  broken = *relu;
+  int adj = -1;
+  for (int k = 0; k < cn_op_n_certs (CN_OP_RELU); k++)
+    if (relu->certs[k].kind == CN_CERT_ALGEBRAIC)
+      adj = k;
+  ck_assert_int_ge (adj, 0);
+  cn_cert_result res;
+  cn_error err;
+  cn_error_clear (&err);
+  OK (cn__cert_check_rule (&broken, adj, tu_seed (), 20, &res, &err));
+  ck_assert_msg (res.passed, "the unbroken copy failed: %s", res.detail);
+  broken.pullback = flipped_pullback;
+  OK (cn__cert_check_rule (&broken, adj, tu_seed (), 20, &res, &err));
+  ck_assert_msg (!res.passed, "a flipped pullback passed: %s", res.detail);
+  ck_assert_msg (strstr (res.detail, "<pullback(x; w), t> =") != NULL, "%s", res.detail);
+  /* the convention at 0 holds for the flipped pullback too (0 = -0): the evidence says what it checks */
+}
+END_TEST
+
 static Suite *
 certs_suite (void)
 {
@@ -221,6 +297,8 @@ certs_suite (void)
   tcase_add_loop_test (tc, records_of_every_rule, 0, CN_OP_COUNT);
   tcase_add_test (tc, refusals);
   tcase_add_loop_test (tc, conventions_hold, 0, CN_OP_COUNT);
+  tcase_add_loop_test (tc, evidence_of_every_record, 0, CN_OP_COUNT);
+  tcase_add_test (tc, broken_rules_fail);
   suite_add_tcase (s, tc);
   return s;
 }

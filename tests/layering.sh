@@ -45,7 +45,7 @@ public_layer () {
     status.h|tensor.h|box.h|mpfi_vec.h|env.h) echo core ;;
     ops.h|ops.def) echo table ;;
     graph.h|tape.h) echo ir ;;
-    bounds.h|reference.h|verify.h) echo engines ;;
+    bounds.h|reference.h|verify.h|certs.h) echo engines ;;
     spec.h) echo spec ;;
     wire.h) echo io ;;
     certnn.h) echo umbrella ;;

@@ -13,6 +13,7 @@
 #include "certnn/spec.h"
 #include "certnn/bounds.h"
 #include "certnn/verify.h"
+#include "certnn/certs.h"
 #include "certnn/tape.h"
 #include "certnn/wire.h"
 #include "certnn/env.h"

@@ -97,9 +97,7 @@ CN_API void cn_op_coverage_get (cn_op op, cn_op_coverage *cov);
  *               step keeps its invariant (its lines bound the real forward value).
  * A record concerns some input positions, the others held fixed (INPUTS, bit i for input i; 0:
  * every value input).  Records are declared beside the operator's rule (src/ops/); in C they
- * are statements, not proofs (today the test suite's generic loops check the gradient and
- * enclosure statements over every operator: tests/check_tape.c, tests/check_ops.c; a runner of
- * each record's own evidence is to come).  The table checks on reading what it can: that the
+ * are statements, not proofs; their evidence runs in cn_op_cert_check (certnn/certs.h).  The table checks on reading what it can: that the
  * rule has the arm the record names, that the kind can be about that arm, and that a gradient
  * record's input positions are value inputs of the rule; a record that fails is refused with
  * CN_EINVAL. */

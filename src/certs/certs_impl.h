@@ -20,4 +20,11 @@
  * refusal (ERR says why: an instance the graph builder refuses, or CN_ENOMEM) is returned. */
 cn_status cn__case_graph (const struct cn__op_case *c, cn__rng *r, cn_graph **out, cn_error *err);
 
+/* cn_op_cert_check (certnn/certs.h) on record I of RULE, which the instances' nodes use in place
+ * of the table's rule of the operator (a test passes a broken copy to see its record fail). */
+struct cn_op_rule;
+struct cn_cert_result;
+cn_status cn__cert_check_rule (const struct cn_op_rule *rule, int i, uint64_t seed, int draws,
+                               struct cn_cert_result *res, cn_error *err);
+
 #endif
