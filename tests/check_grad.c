@@ -3,7 +3,7 @@
  *
  * 1. Generic loop over every operator with a pullback (the ggml GRAD check, the derivative checked
  *    against the forward in MPFR): random instances from src/ops/cases_*.c (custom:
- *    tests/op_cases_custom.c), sometimes with every input varying (both factors of mul, matmul and
+ *    src/certs/case_custom.c), sometimes with every input varying (both factors of mul, matmul and
  *    div; weights, biases and the batch-norm statistics), built into one-node graphs (tu_op_graph)
  *    and differentiated by cn_graph_gradient at random points x for random output cotangents w.
  *    For random directions dx the dot product  <grad, dx>  must match the central difference of

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/check_ops.c: the generic operator test, one loop over every operator of ops.def
  * (in the manner of MPFR's tgeneric).  For each operator with a rule, random instances from
- * src/ops/cases_*.c (custom: tests/op_cases_custom.c) are built into one-node graphs and checked
+ * src/ops/cases_*.c (custom: src/certs/case_custom.c) are built into one-node graphs and checked
  * against the MPFI reference at 256 bits:
  *   - forward in binary64 lies within a small relative error of the reference, binary32 within
  *     a looser one;

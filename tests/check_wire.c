@@ -4,7 +4,7 @@
  * 1. Descriptors: all 154 operators have one (a hand-made or drawn record of each encodes), and
  *    the codec's record size equals the rule's for every operator with a rule.
  * 2. Round trip of random instances: for every operator with a case generator (src/ops/cases_*.c;
- *    custom: tests/op_cases_custom.c), DRAWS instances; decode(encode(op)) gives the same operator,
+ *    custom: src/certs/case_custom.c), DRAWS instances; decode(encode(op)) gives the same operator,
  *    input sorts and shapes (bytes), record (bytes, memcmp of the zero-initialised records; custom:
  *    its name and the re-encoding), and the same JSON when encoded again; the rule checked it.
  *    The instance is also built into a graph (tu_op_graph) and its node encoded with

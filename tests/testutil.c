@@ -123,20 +123,57 @@ tu_read_file (const char *path, size_t *len)
 
 int tu_element_sorts = 0;
 
+/* The programs of the custom instances drawn, which the instances borrow: freed at exit. */
+static cn_graph **programs;
+static size_t n_programs, programs_cap;
+
+static void
+programs_free (void)
+{
+  for (size_t i = 0; i < n_programs; i++)
+    cn_graph_free (programs[i]);
+  free (programs);
+  programs = NULL;
+  n_programs = programs_cap = 0;
+}
+
+static void
+programs_keep (cn_graph *g)
+{
+  if (n_programs == programs_cap)
+    {
+      if (programs == NULL)
+        atexit (programs_free);
+      programs_cap = programs_cap ? 2 * programs_cap : 64;
+      programs = realloc (programs, programs_cap * sizeof *programs);
+      if (programs == NULL)
+        {
+          fprintf (stderr, "tu_op_case: out of memory for custom's programs\n");
+          abort ();
+        }
+    }
+  programs[n_programs++] = g;
+}
+
 int
 tu_op_case (cn_op op, struct cn__op_case *c)
 {
-  if (cn__op_case_draw (op, tu_rng (), tu_element_sorts, c))
-    return 1;
-  /* custom, the one operator the library draws no instance of: its program needs a graph */
-  memset (c, 0, sizeof *c);
-  c->op = op;
+  if (op != CN_OP_CUSTOM)
+    return cn__op_case_draw (op, tu_rng (), tu_element_sorts, c);
+  /* custom, whose program only a graph can hold: drawn above the IR (src/certs/case_custom.c) */
+  cn_graph *progs[CN__CASE_CUSTOM_PROGRAMS];
+  int n = 0;
+  cn_error err;
+  cn_error_clear (&err);
+  cn_status st = cn__case_custom (tu_rng (), c, progs, &n, &err);
+  for (int i = 0; i < n; i++)
+    programs_keep (progs[i]);
+  if (st != CN_OK)
+    {
+      fprintf (stderr, "tu_op_case: drawing an instance of custom failed: %s\n", err.msg);
+      abort ();
+    }
   c->element_sorts = tu_element_sorts;
-  if (!tu_op_case_custom (op, c))
-    return 0;
-  int n_out = cn_op_n_outputs (op);
-  if (n_out > 1)
-    c->out_index = (int) tu_int (0, n_out - 1);
   return 1;
 }
 

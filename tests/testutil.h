@@ -48,10 +48,9 @@ extern int tu_element_sorts;
 
 /* Fills CASE with a random, valid instance of OP (a new draw every call): cn__op_case_draw (OP,
  * tu_rng (), tu_element_sorts, C), and for custom, whose program only a graph can hold,
- * tu_op_case_custom.  Returns 0 if the operator has no case generator (an operator without a
- * rule). */
+ * cn__case_custom (src/certs/case_custom.c; its programs live until the process exits).
+ * Returns 0 if the operator has no case generator (an operator without a rule). */
 int tu_op_case (cn_op op, struct cn__op_case *c);
-int tu_op_case_custom (cn_op op, struct cn__op_case *c);          /* tests/op_cases_custom.c (custom) */
 /* Known-answer, distribution and edge-case checks of the random draws and of the spectral
  * transforms (tests/random_checks.c): 1 if all pass, else 0 with a message in MSG. */
 int tu_random_check (char *msg, size_t size);

@@ -27,4 +27,39 @@ struct cn_cert_result;
 cn_status cn__cert_check_rule (const struct cn_op_rule *rule, int i, uint64_t seed, int draws,
                                struct cn_cert_result *res, cn_error *err);
 
+/* Points every node of OP in G at RULE, and its views (src/certs/evidence.c). */
+void cn__cert_use_rule (cn_graph *g, cn_op op, const struct cn_op_rule *rule);
+
+/* The enclosure runners (src/certs/evidence_bounds.c): the record INFO of RULE's IBP arm and of
+ * its CROWN arm, on DRAWS instances drawn from RNG (cn__cert_check_rule's contract). */
+cn_status cn__cert_check_ibp (const struct cn_op_rule *rule, const cn_cert_info *info, cn__rng *rng, int draws,
+                              struct cn_cert_result *res, cn_error *err);
+cn_status cn__cert_check_crown (const struct cn_op_rule *rule, const cn_cert_info *info, cn__rng *rng, int draws,
+                                struct cn_cert_result *res, cn_error *err);
+
+/* Draws a random instance of custom into C (cleared first; c->op = CN_OP_CUSTOM), whose program
+ * is one of the seven of src/certs/case_custom.c, from R (the tests draw custom's instances
+ * through it too: a seed gives the same instances in both).  The instance borrows its programs: PROGRAMS (room for
+ * CN__CASE_CUSTOM_PROGRAMS) receives every graph built, *N_PROGRAMS their count, and the caller
+ * frees them with cn_graph_free once C is no longer used, on failure too.  CN_OK, or the status
+ * of the first step that failed (ERR says why; CN_ENOMEM). */
+#define CN__CASE_CUSTOM_PROGRAMS 2
+cn_status cn__case_custom (cn__rng *r, struct cn__op_case *c, cn_graph **programs, int *n_programs,
+                           cn_error *err);
+
+/* An instance of any operator with what it borrows: the table's generators
+ * (cn__op_case_draw, element sorts off) for all but custom, cn__case_custom for custom. */
+struct cn__cert_case
+{
+  struct cn__op_case c;
+  cn_graph *programs[CN__CASE_CUSTOM_PROGRAMS];
+  int n_programs;
+};
+
+/* Draws an instance of OP from R into CC.  CN_OK when drawn; CN_EUNSUPPORTED when OP has no
+ * generator; otherwise the status of a failure; ERR says why.  Whatever the result, the caller
+ * calls cn__cert_case_clear (CC) when done with it. */
+cn_status cn__cert_case_draw (cn_op op, cn__rng *r, struct cn__cert_case *cc, cn_error *err);
+void cn__cert_case_clear (struct cn__cert_case *cc);
+
 #endif

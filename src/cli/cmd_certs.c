@@ -34,10 +34,11 @@ help (FILE *f)
               "A record is a statement in C, not a proof.  --check runs each record's evidence on random\n"
               "instances of its operator (the seed printed; the same seed draws the same instances) and\n"
               "reports it as passed or FAILED, with what the evidence establishes and what it does not.\n"
-              "Runners exist for algebraic records (the adjoint dot-product test, relative 1e-12) and\n"
-              "convention records (the stated derivative at the stated point, exactly); derivative and\n"
-              "enclosure records are reported 'no runner' (the test suite checks them: check_tape,\n"
-              "check_ops).  Exit status 1 when a record fails its evidence.\n\n"
+              "Every kind with records has a runner: algebraic (the adjoint dot-product test, relative\n"
+              "1e-12), derivative (against MPFR central differences of the exact forward, relative 1e-6),\n"
+              "convention (the stated derivative at the stated point, exactly), enclosure (IBP boxes\n"
+              "against the MPFI enclosure and exact values; one CROWN step against the exact function at\n"
+              "sampled points, in MPFI).  Exit status 1 when a record fails its evidence.\n\n"
               "  --op NAME    only the records of operator NAME\n"
               "  --kind KIND  only the records of kind KIND\n"
               "  --check      run the evidence\n"
@@ -149,6 +150,7 @@ cli_certs (int argc, char **argv)
       {
         cn_cert_info ci;
         cn_error err;
+        cn_error_clear (&err);
         if (cn_op_cert_get ((cn_op) op, k, &ci, &err) != CN_OK)
           {
             fprintf (stderr, "certnn certs: the table refuses a record: %s\n", err.msg);
@@ -186,7 +188,7 @@ cli_certs (int argc, char **argv)
             else
               {
                 verdict = cr.passed ? "passed" : "failed";
-                est = cn_cert_scope (ci.kind, &dn);
+                est = cn_cert_scope (ci.kind, ci.arm, &dn);
                 if (cr.passed)
                   n_pass++;
                 else

@@ -176,6 +176,7 @@ cert_kinds (cn_op op, cn_cert_arm arm, int i)
     {
       cn_cert_info ci;
       cn_error e;
+      cn_error_clear (&e);
       if (cn_op_cert_get (op, k, &ci, &e) == CN_OK && ci.arm == arm && (i < 0 || (i < 32 && (ci.inputs >> i) & 1u)))
         m |= 1u << ci.kind;
     }
@@ -295,6 +296,7 @@ cert_counts (int *count)
       {
         cn_cert_info ci;
         cn_error e;
+        cn_error_clear (&e);
         if (cn_op_cert_get ((cn_op) op, k, &ci, &e) == CN_OK)
           count[ci.kind]++;
       }

@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/* src/certs/evidence_bounds.c: the evidence of the enclosure records (certnn/certs.h): the IBP
+ * arm against the MPFI arm and the exact value, and one CROWN step against its invariant.
+ *
+ * Both draw instances of the record's operator (cn__op_case_draw) and boxes of four widths
+ * (a point, up to 1e-6, up to 0.5, up to 3 around a centre in [-2, 2]) mapped into the instance's
+ * domain; the exact value at a point is the MPFI arm at EXACT_PREC bits on point intervals. */
+#include <config.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "certnn/certs.h"
+#include "certnn/reference.h"
+#include "certs/certs_impl.h"
+#include "graph/graph_impl.h"
+#include "ops/ops_impl.h"
+
+#define EXACT_PREC 256
+#define SUB_BOXES 7      /* a box, its two halves and their halves (along the widest entry) */
+#define BOX_POINTS 4     /* points per box for the IBP check: two corners, two inside */
+#define STEP_ROWS 3
+#define STEP_POINTS 24   /* points per step for the CROWN check */
+
+/* A random box of B->n entries: every entry of the same one of the four widths (the first
+ * mapped into the domain [x_lo, x_hi] of C when it has one, keeping relative widths, with
+ * integer ends for x_integer cases). */
+static void
+random_box (cn_box *b, const struct cn__op_case *c, int in_range, cn__rng *r)
+{
+  int kind = (int) cn__rng_int (r, 0, 3);
+  for (int64_t j = 0; j < b->n; j++)
+    {
+      double m = cn__rng_uniform (r, -2, 2), w;
+      switch (kind)
+        {
+        case 0: w = 0; break;
+        case 1: w = cn__rng_uniform (r, 0, 1e-6); break;
+        case 2: w = cn__rng_uniform (r, 0, 0.5); break;
+        default: w = cn__rng_uniform (r, 0, 3); break;
+        }
+      b->lo[j] = m - w;
+      b->hi[j] = m + w;
+      if (b->lo[j] > b->hi[j])
+        b->lo[j] = b->hi[j];
+    }
+  if (!in_range || !(c->x_lo < c->x_hi))
+    return;
+  /* [-5, 5] onto [x_lo, x_hi] */
+  double s = (c->x_hi - c->x_lo) / 10;
+  for (int64_t j = 0; j < b->n; j++)
+    {
+      double l = c->x_lo + (b->lo[j] + 5) * s, h = c->x_lo + (b->hi[j] + 5) * s;
+      b->lo[j] = fmin (fmax (l, c->x_lo), c->x_hi);
+      b->hi[j] = fmin (fmax (h, b->lo[j]), c->x_hi);
+      if (c->x_integer)
+        {
+          b->lo[j] = ceil (b->lo[j]);
+          b->hi[j] = fmax (floor (b->hi[j]), b->lo[j]);
+        }
+    }
+}
+
+/* A point of box B into X: a corner (CORNER) or uniform inside; integer for INTEGER. */
+static void
+box_point (const cn_box *b, int corner, int integer, cn__rng *r, double *x)
+{
+  for (int64_t j = 0; j < b->n; j++)
+    {
+      x[j] = corner ? (cn__rng_next (r) & 1 ? b->hi[j] : b->lo[j]) : cn__rng_uniform (r, b->lo[j], b->hi[j]);
+      if (integer)
+        x[j] = fmin (fmax (round (x[j]), b->lo[j]), b->hi[j]);
+    }
+}
+
+/* Boxes SUB[1..SUB_BOXES-1] from SUB[0]: SUB[k] is split at the middle of its widest entry into
+ * SUB[2k+1] (lower half) and SUB[2k+2] (upper half); the middle is an integer for INTEGER.  A
+ * point box gives copies of itself. */
+static void
+subdivide (cn_box *sub, int integer)
+{
+  for (int k = 0; 2 * k + 2 < SUB_BOXES; k++)
+    {
+      int64_t wide = 0;
+      for (int64_t j = 1; j < sub[k].n; j++)
+        if (sub[k].hi[j] - sub[k].lo[j] > sub[k].hi[wide] - sub[k].lo[wide])
+          wide = j;
+      for (int h = 1; h <= 2; h++)
+        {
+          memcpy (sub[2 * k + h].lo, sub[k].lo, (size_t) sub[k].n * sizeof (double));
+          memcpy (sub[2 * k + h].hi, sub[k].hi, (size_t) sub[k].n * sizeof (double));
+        }
+      if (sub[k].n == 0)
+        continue;
+      double mid = sub[k].lo[wide] + (sub[k].hi[wide] - sub[k].lo[wide]) / 2;
+      if (integer)
+        mid = floor (mid);
+      mid = fmin (fmax (mid, sub[k].lo[wide]), sub[k].hi[wide]);
+      sub[2 * k + 1].hi[wide] = mid;
+      sub[2 * k + 2].lo[wide] = mid;
+    }
+}
+
+/* ---- IBP: ibp(B) contains the MPFI arm's enclosure over B and the exact value at points of B ----
+ *
+ * For each sampled box B (SUB_BOXES of them per instance): y = the graph's IBP over B
+ * (cn__graph_ibp, the arms of the rule under test), R = the MPFI reference over B at EXACT_PREC
+ * bits; R must lie in y, and so must the exact value (R at a point) at two corners and two
+ * points inside B.  An instance the arm or the reference refuses with CN_EUNSUPPORTED is drawn
+ * again; any other refusal fails the record. */
+static int
+inside (const cn_mpfi_vec *r, const cn_box *y, int64_t *at)
+{
+  for (int64_t j = 0; j < y->n; j++)
+    if (mpfr_cmp_d (&r->v[j]->left, y->lo[j]) < 0 || mpfr_cmp_d (&r->v[j]->right, y->hi[j]) > 0
+        || mpfr_nan_p (&r->v[j]->left) || mpfr_nan_p (&r->v[j]->right))
+      {
+        *at = j;
+        return 0;
+      }
+  return 1;
+}
+
+cn_status
+cn__cert_check_ibp (const struct cn_op_rule *rule, const cn_cert_info *info, cn__rng *rng, int draws,
+                    cn_cert_result *res, cn_error *err)
+{
+  const char *name = cn_op_name (info->op);
+  for (int d = 0; d < draws; d++)
+    {
+      struct cn__cert_case cc;
+      cn_status st = cn__cert_case_draw (info->op, rng, &cc, err);
+      if (st != CN_OK)
+        {
+          cn__cert_case_clear (&cc);
+          return st;
+        }
+      const struct cn__op_case c = cc.c;
+      cn_graph *g = NULL;
+      cn_error gerr;
+      cn_error_clear (&gerr);
+      st = cn__case_graph (&c, rng, &g, &gerr);
+      if (st != CN_OK)
+        cn__cert_case_clear (&cc);
+      if (st == CN_ENOMEM)
+        return cn_error_set (err, CN_ENOMEM, "%s", gerr.msg);
+      if (st != CN_OK)
+        {
+          res->redrawn++;
+          continue;
+        }
+      cn__cert_use_rule (g, info->op, rule);
+      int64_t n = cn_shape_numel (cn_graph_value_shape (g, cn_graph_input (g, 0)));
+      int64_t m = cn_shape_numel (cn_graph_value_shape (g, cn_graph_output (g, 0)));
+      cn_box sub[SUB_BOXES], y;
+      int n_sub = 0, have_y = 0;
+      double *x = malloc ((size_t) (n + 1) * sizeof *x);
+      cn_mpfi_vec in;
+      int have_in = 0;
+      if (x == NULL)
+        st = cn_error_set (err, CN_ENOMEM, "%s: out of memory for a box", name);
+      while (st == CN_OK && n_sub < SUB_BOXES)
+        if ((st = cn_box_init (&sub[n_sub], n, err)) == CN_OK)
+          n_sub++;
+      if (st == CN_OK && (st = cn_box_init (&y, m, err)) == CN_OK)
+        have_y = 1;
+      if (st == CN_OK && (st = cn_mpfi_vec_init (&in, n, EXACT_PREC, err)) == CN_OK)
+        have_in = 1;
+      char fail[400] = "";
+      int redraw = 0;
+      if (st == CN_OK)
+        {
+          random_box (&sub[0], &c, 1, rng);
+          subdivide (sub, c.x_integer);
+        }
+      for (int k = 0; k < SUB_BOXES && st == CN_OK && !fail[0] && !redraw; k++)
+        {
+          const cn_box *bp[1] = { &sub[k] };
+          cn_error aerr;
+          cn_error_clear (&aerr);
+          cn_status sa = cn__graph_ibp (g, bp, 0, &y, &aerr);
+          if (sa == CN_ENOMEM)
+            st = cn_error_set (err, sa, "%s", aerr.msg);
+          else if (sa == CN_EUNSUPPORTED)
+            redraw = 1;
+          else if (sa != CN_OK)
+            snprintf (fail, sizeof fail, "the arm refused a box: %.300s", aerr.msg);
+          if (st != CN_OK || redraw || fail[0])
+            break;
+          /* the MPFI enclosure over the box, then the exact value at points of it */
+          for (int q = -1; q < BOX_POINTS && !fail[0] && !redraw && st == CN_OK; q++)
+            {
+              if (q < 0)
+                for (int64_t j = 0; j < n; j++)
+                  mpfi_interv_d (in.v[j], sub[k].lo[j], sub[k].hi[j]);
+              else
+                {
+                  box_point (&sub[k], q < 2, c.x_integer, rng, x);
+                  for (int64_t j = 0; j < n; j++)
+                    mpfi_set_d (in.v[j], x[j]);
+                }
+              cn_mpfi_vec r;
+              cn_status sr = cn_reference_ibp (g, &in, EXACT_PREC, &r, &aerr);
+              if (sr == CN_ENOMEM)
+                st = cn_error_set (err, sr, "%s", aerr.msg);
+              else if (sr != CN_OK)
+                redraw = 1;
+              if (sr != CN_OK)
+                break;
+              int64_t at = 0;
+              res->checks++;
+              if (!inside (&r, &y, &at))
+                {
+                  double rl = mpfr_get_d (&r.v[at]->left, MPFR_RNDD), rh = mpfr_get_d (&r.v[at]->right, MPFR_RNDU);
+                  snprintf (fail, sizeof fail, "box %d of draw %d: the IBP box [%.17g, %.17g] at output entry %lld "
+                            "does not contain %s [%.17g, %.17g]", k, d, y.lo[at], y.hi[at], (long long) at,
+                            q < 0 ? "the MPFI enclosure over the box" : q < 2 ? "the exact value at a corner"
+                                                                        : "the exact value at a point inside",
+                            rl, rh);
+                }
+              cn_mpfi_vec_clear (&r);
+            }
+        }
+      if (have_in)
+        cn_mpfi_vec_clear (&in);
+      if (have_y)
+        cn_box_clear (&y);
+      for (int k = 0; k < n_sub; k++)
+        cn_box_clear (&sub[k]);
+      free (x);
+      cn_graph_free (g);
+      cn__cert_case_clear (&cc);
+      if (st != CN_OK)
+        return st;
+      if (fail[0])
+        {
+          res->passed = 0;
+          snprintf (res->detail, sizeof res->detail, "%s", fail);
+          return CN_OK;
+        }
+      if (redraw)
+        res->redrawn++;
+      else
+        res->exercised |= info->inputs;
+    }
+  res->passed = res->checks > 0;
+  snprintf (res->detail, sizeof res->detail, "%lld inclusions over %d boxes per instance (MPFI at %d bits)",
+            (long long) res->checks, SUB_BOXES, EXACT_PREC);
+  if (res->checks == 0)
+    snprintf (res->detail, sizeof res->detail, "no instance could be checked (%lld drawn again)",
+              (long long) res->redrawn);
+  return CN_OK;
+}
+
+/* ---- CROWN: one step of the arm keeps the sweep's invariant ---------------------------------
+ *
+ * The step of the instance's node over random input boxes (constants: their point boxes) with
+ * STEP_ROWS random rows lam_out in [-1, 1] (every third instance scaled by 2^40, which stresses
+ * the charges), a random lower-slope choice and, for an arm with free parameters (ALPHA) every
+ * other instance, a random valid set per row (random numbers projected by the hook).  At
+ * STEP_POINTS points x of the boxes (corners, uniform, every fourth beside a multiple of 1/2:
+ * the jumps of roundings and signs), with f(x) from the MPFI arm at point intervals, in MPFI at
+ * 4 EXACT_PREC bits:
+ *     lam_out[s] . f(x) - sum_i lam_in_i[s] . x_i - bias[s] + charge[s] >= 0.
+ * A varying Boolean port's box is false, true or unknown ([0, 1]), a word port's has integer ends,
+ * and their points are integers.  Instances outside the arm's scope (crown_ok) are drawn again:
+ * the sweep discharges those over their IBP boxes. */
+cn_status
+cn__cert_check_crown (const struct cn_op_rule *rule, const cn_cert_info *info, cn__rng *rng, int draws,
+                      cn_cert_result *res, cn_error *err)
+{
+  const char *name = cn_op_name (info->op);
+  for (int d = 0; d < draws; d++)
+    {
+      struct cn__cert_case cc;
+      cn_status st = cn__cert_case_draw (info->op, rng, &cc, err);
+      if (st != CN_OK)
+        {
+          cn__cert_case_clear (&cc);
+          return st;
+        }
+      const struct cn__op_case c = cc.c;
+      if (!c.crown_ok)
+        {
+          cn__cert_case_clear (&cc);
+          res->redrawn++;
+          continue;
+        }
+      cn_graph *g = NULL;
+      cn_error gerr;
+      cn_error_clear (&gerr);
+      st = cn__case_graph (&c, rng, &g, &gerr);
+      if (st != CN_OK)
+        cn__cert_case_clear (&cc);
+      if (st == CN_ENOMEM)
+        return cn_error_set (err, CN_ENOMEM, "%s", gerr.msg);
+      if (st != CN_OK)
+        {
+          res->redrawn++;
+          continue;
+        }
+      cn__cert_use_rule (g, info->op, rule);
+      const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
+      const cn_node_view *nv = &nd->view[c.out_index];
+      int n_in = nd->n_in;
+      int64_t n_out = g->values[nd->out[c.out_index]].numel, rows = STEP_ROWS;
+      cn_box boxes[CN__CASE_MAX_IN];
+      const cn_box *bp[CN__CASE_MAX_IN];
+      double *lam_in[CN__CASE_MAX_IN] = { NULL };
+      cn_mpfi_vec xin[CN__CASE_MAX_IN], y;
+      const cn_mpfi_vec *xp[CN__CASE_MAX_IN];
+      int n_box = 0, n_xin = 0, have_y = 0;
+      double *lam_out = malloc ((size_t) (rows * n_out + 1) * sizeof *lam_out);
+      double *theta = NULL;
+      double bias[STEP_ROWS] = { 0 }, charge[STEP_ROWS] = { 0 };
+      char fail[400] = "";
+      if (lam_out == NULL)
+        st = cn_error_set (err, CN_ENOMEM, "%s: out of memory for a step", name);
+      for (; st == CN_OK && n_box < n_in; n_box++)
+        {
+          const struct cn__value *u = &g->values[nd->in[n_box]];
+          if ((st = cn_box_init (&boxes[n_box], u->numel, err)) != CN_OK)
+            break;
+          if (u->is_constant)
+            for (int64_t j = 0; j < u->numel; j++)
+              boxes[n_box].lo[j] = boxes[n_box].hi[j] = u->cdata[j];
+          else if (u->dtype == CN_DTYPE_BOOL)
+            for (int64_t j = 0; j < u->numel; j++)
+              {
+                /* false, true or unknown */
+                boxes[n_box].lo[j] = (double) cn__rng_int (rng, 0, 1);
+                boxes[n_box].hi[j] = fmax (boxes[n_box].lo[j], (double) cn__rng_int (rng, 0, 1));
+              }
+          else if (!cn_dtype_is_float (u->dtype))
+            {
+              random_box (&boxes[n_box], &c, 1, rng);
+              for (int64_t j = 0; j < u->numel; j++)
+                {
+                  boxes[n_box].lo[j] = ceil (boxes[n_box].lo[j]);
+                  boxes[n_box].hi[j] = fmax (floor (boxes[n_box].hi[j]), boxes[n_box].lo[j]);
+                }
+            }
+          else
+            random_box (&boxes[n_box], &c, !c.x_integer, rng);
+          if (!u->is_constant)
+            {
+              lam_in[n_box] = calloc ((size_t) (rows * u->numel + 1), sizeof (double));
+              if (lam_in[n_box] == NULL)
+                st = cn_error_set (err, CN_ENOMEM, "%s: out of memory for a step", name);
+            }
+          bp[n_box] = &boxes[n_box];
+        }
+      int slope = (int) (cn__rng_next (rng) % 4);
+      cn_crown_step step = { .rows = rows, .lam_out = lam_out, .lam_in = lam_in, .in_box = bp,
+                             .bias = bias, .charge = charge, .threads = 1, .slope = slope };
+      if (st == CN_OK)
+        {
+          double scale = d % 3 == 0 ? 0x1p40 : 1;
+          for (int64_t j = 0; j < rows * n_out; j++)
+            lam_out[j] = cn__rng_uniform (rng, -1, 1) * scale;
+          if (rule->alpha != NULL && d % 2 == 0 && n_in >= 1 && lam_in[0] != NULL)
+            {
+              if ((theta = malloc ((size_t) (rows * n_out + 1) * sizeof *theta)) == NULL)
+                st = cn_error_set (err, CN_ENOMEM, "%s: out of memory for a step", name);
+              for (int64_t r = 0; r < rows && st == CN_OK; r++)
+                {
+                  for (int64_t j = 0; j < n_out; j++)
+                    theta[r * n_out + j] = cn__rng_uniform (rng, -0.5, 1.5);
+                  rule->alpha (nv, bp[0], slope, 0, theta + r * n_out);
+                }
+              step.theta = theta;
+              step.theta_stride = n_out;
+            }
+        }
+      if (st == CN_OK)
+        {
+          cn__crown_step_bind (&step, nv);
+          cn_error aerr;
+          cn_error_clear (&aerr);
+          cn_status sa = rule->crown (&step, &aerr);
+          if (sa == CN_ENOMEM)
+            st = cn_error_set (err, sa, "%s", aerr.msg);
+          else if (sa != CN_OK)
+            snprintf (fail, sizeof fail, "draw %d: the arm refused an instance the generator says it takes: %.300s",
+                      d, aerr.msg);
+        }
+      for (; st == CN_OK && n_xin < n_in; n_xin++)
+        {
+          if ((st = cn_mpfi_vec_init (&xin[n_xin], boxes[n_xin].n, EXACT_PREC, err)) != CN_OK)
+            break;
+          xp[n_xin] = &xin[n_xin];
+        }
+      if (st == CN_OK && (st = cn_mpfi_vec_init (&y, n_out, EXACT_PREC, err)) == CN_OK)
+        have_y = 1;
+      mpfi_t acc, t;
+      mpfi_init2 (acc, 4 * EXACT_PREC);
+      mpfi_init2 (t, 4 * EXACT_PREC);
+      for (int k = 0; k < STEP_POINTS && st == CN_OK && !fail[0]; k++)
+        {
+          for (int i = 0; i < n_in; i++)
+            for (int64_t j = 0; j < boxes[i].n; j++)
+              {
+                int word = !cn_dtype_is_float (g->values[nd->in[i]].dtype);
+                double lo = boxes[i].lo[j], hi = boxes[i].hi[j];
+                double v = k % 2 ? (cn__rng_next (rng) & 1 ? hi : lo) : cn__rng_uniform (rng, lo, hi);
+                if (word)
+                  v = fmin (fmax (round (v), lo), hi);   /* Booleans and words take integer values */
+                else if (k % 4 == 2)
+                  {
+                    int side = (int) cn__rng_int (rng, 0, 2);
+                    double h = round (2 * v) / 2;
+                    /* beside 0 a normal number (a subnormal product would be inexact in acc) */
+                    if (side != 0)
+                      h = h == 0 ? (side == 1 ? -0x1p-60 : 0x1p-60) : nextafter (h, side == 1 ? -INFINITY : INFINITY);
+                    if (h >= lo && h <= hi)
+                      v = h;
+                  }
+                mpfi_set_d (xin[i].v[j], v);
+              }
+          cn_error aerr;
+          cn_error_clear (&aerr);
+          cn_status sr = rule->ibp_mpfi (nv, xp, &y, &aerr);
+          if (sr == CN_ENOMEM)
+            st = cn_error_set (err, sr, "%s", aerr.msg);
+          if (sr != CN_OK)
+            {
+              if (sr != CN_ENOMEM)
+                snprintf (fail, sizeof fail, "draw %d: the MPFI arm refused a point of the boxes: %.300s", d, aerr.msg);
+              break;
+            }
+          for (int64_t r = 0; r < rows && !fail[0]; r++)
+            {
+              /* the terms first, then the bias, then the charge: an intercept a few eta below an
+                 exact cancellation is not lost to the precision of acc */
+              mpfi_set_ui (acc, 0);
+              for (int64_t j = 0; j < n_out; j++)
+                {
+                  mpfi_mul_d (t, y.v[j], lam_out[r * n_out + j]);
+                  mpfi_add (acc, acc, t);
+                }
+              for (int i = 0; i < n_in; i++)
+                if (lam_in[i] != NULL)
+                  for (int64_t j = 0; j < boxes[i].n; j++)
+                    {
+                      mpfi_mul_d (t, xin[i].v[j], lam_in[i][r * boxes[i].n + j]);
+                      mpfi_sub (acc, acc, t);
+                    }
+              mpfi_sub_d (acc, acc, bias[r]);
+              mpfi_add_d (acc, acc, charge[r]);
+              res->checks++;
+              if (!(mpfr_sgn (&acc->left) >= 0) && !isinf (charge[r]))
+                snprintf (fail, sizeof fail, "draw %d, row %lld, point %d: lam_out . f(x) falls %.3g below the step's "
+                          "line (bias %.17g, charge %.3g)", d, (long long) r, k, -mpfr_get_d (&acc->left, MPFR_RNDD),
+                          bias[r], charge[r]);
+            }
+        }
+      mpfi_clear (acc);
+      mpfi_clear (t);
+      if (have_y)
+        cn_mpfi_vec_clear (&y);
+      for (int i = 0; i < n_xin; i++)
+        cn_mpfi_vec_clear (&xin[i]);
+      for (int i = 0; i < n_box; i++)
+        cn_box_clear (&boxes[i]);
+      for (int i = 0; i < n_in; i++)
+        free (lam_in[i]);
+      free (lam_out);
+      free (theta);
+      cn_graph_free (g);
+      cn__cert_case_clear (&cc);
+      if (st != CN_OK)
+        return st;
+      if (fail[0])
+        {
+          res->passed = 0;
+          snprintf (res->detail, sizeof res->detail, "%s", fail);
+          return CN_OK;
+        }
+      res->exercised |= info->inputs;
+    }
+  res->passed = res->checks > 0;
+  snprintf (res->detail, sizeof res->detail, "%lld row-point inequalities in MPFI (%lld instances drawn again: "
+            "outside the arm's scope)", (long long) res->checks, (long long) res->redrawn);
+  return CN_OK;
+}
