@@ -107,10 +107,15 @@ probe_free (struct probe *p)
 /* A probe of P: the point x (cn__case_draw_point), the cotangent w uniform in [-1, 1] and the
  * tangent t on the grid of 2^-10 in [-1, 1], zero outside the record's input positions INPUTS,
  * at ports RULE does not differentiate and at ports not of the model's scalar (x holds the
- * varying ports one after the other).  Returns the positions t varies (bit i: input i). */
+ * varying ports one after the other).  Returns the positions t varies (bit i: input i); a probe
+ * that varies none checks nothing, and the runners draw another instance. */
 static unsigned
 probe_point (const struct cn_op_rule *rule, unsigned inputs, struct probe *p, cn__rng *rng)
 {
+  /* x and t have one entry when the instance has no varying port: zero, like every entry no
+   * port fills */
+  memset (p->x, 0, (size_t) p->n * sizeof *p->x);
+  memset (p->t, 0, (size_t) p->n * sizeof *p->t);
   cn__case_draw_point (&p->c, rng, p->x);
   for (int64_t j = 0; j < p->m; j++)
     p->w[j] = cn__rng_uniform (rng, -1, 1);
@@ -155,6 +160,12 @@ check_algebraic (const struct cn_op_rule *rule, const cn_cert_info *info, cn__rn
           continue;
         }
       unsigned varied = probe_point (rule, info->inputs, &p, rng);
+      if (varied == 0)
+        {
+          probe_free (&p);
+          res->redrawn++;
+          continue;
+        }
       const double *xs[1] = { p.x }, *ts[1] = { p.t };
       cn_status st = cn_graph_gradient (p.g, p.x, p.w, NULL, p.gx, err);
       if (st == CN_OK)
@@ -279,10 +290,15 @@ check_derivative (const struct cn_op_rule *rule, const cn_cert_info *info, cn__r
       mpfr_t pp, p0, pm, d1, d2;
       mpfr_inits2 (2 * DERIV_PREC, pp, p0, pm, d1, d2, (mpfr_ptr) 0);
       cn_status st = CN_OK;
-      int done = 0, failed = 0;
+      int done = 0, failed = 0, vacuous = 0;
       for (int attempt = 0; attempt < DERIV_REDRAWS && !done && !failed && st == CN_OK; attempt++)
         {
           unsigned varied = probe_point (rule, info->inputs, &p, rng);
+          if (varied == 0)
+            {
+              vacuous = 1;
+              break;
+            }
           int exact = 1;
           for (int64_t i = 0; i < p.n; i++)
             {
@@ -363,6 +379,11 @@ check_derivative (const struct cn_op_rule *rule, const cn_cert_info *info, cn__r
         {
           res->passed = 0;
           return CN_OK;
+        }
+      if (vacuous)
+        {
+          res->redrawn++;
+          continue;
         }
       if (!done)
         {
