@@ -243,11 +243,10 @@ START_TEST (evidence_of_every_record)
 }
 END_TEST
 
-/* A broken relu: the pullback's sign flipped (relu's own pullback, then g_z -= 2 (its
- * contribution)).  Its adjoint record must fail, and the unbroken copy pass. */
+/* Relu's own pullback with its contribution to g_z multiplied by K (the pullback adds to g_in). */
 static cn_status
-flipped_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
-                  double *const *g_in, cn_error *err)
+pullback_times (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+                double *const *g_in, double k, cn_error *err)
 {
   int64_t n = cn_tensor_numel (out);
   double *before = malloc ((size_t) (n + 1) * sizeof *before);
@@ -258,9 +257,18 @@ flipped_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_t
   cn_status st = cn__op_rule (CN_OP_RELU)->pullback (nv, in, out, g_out, g_in, err);
   if (st == CN_OK && g_in[0] != NULL)
     for (int64_t j = 0; j < n; j++)
-      g_in[0][j] = before[j] - (g_in[0][j] - before[j]);
+      g_in[0][j] = before[j] + (g_in[0][j] - before[j]) * k;
   free (before);
   return st;
+}
+
+/* A broken relu: the pullback's sign flipped.  Its adjoint record must fail, and the unbroken
+ * copy pass. */
+static cn_status
+flipped_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
+                  double *const *g_in, cn_error *err)
+{
+  return pullback_times (nv, in, out, g_out, g_in, -1, err);
 }
 
 /* A broken relu IBP: relu's own box, its upper ends lowered by one ulp. */
@@ -290,18 +298,7 @@ static cn_status
 scaled_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
                  double *const *g_in, cn_error *err)
 {
-  int64_t n = cn_tensor_numel (out);
-  double *before = malloc ((size_t) (n + 1) * sizeof *before);
-  if (before == NULL)
-    return cn_error_set (err, CN_ENOMEM, "out of memory");
-  if (g_in[0] != NULL)
-    memcpy (before, g_in[0], (size_t) n * sizeof *before);
-  cn_status st = cn__op_rule (CN_OP_RELU)->pullback (nv, in, out, g_out, g_in, err);
-  if (st == CN_OK && g_in[0] != NULL)
-    for (int64_t j = 0; j < n; j++)
-      g_in[0][j] = before[j] + (g_in[0][j] - before[j]) * (1 + 0x1p-10);
-  free (before);
-  return st;
+  return pullback_times (nv, in, out, g_out, g_in, 1 + 0x1p-10, err);
 }
 
 /* The index of relu's record of kind K about arm A. */

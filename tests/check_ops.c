@@ -192,29 +192,6 @@ random_box (cn_box *b)
     }
 }
 
-/* Maps a box of random_box (inside [-5, 5]) affinely into the case's input range [x_lo, x_hi]
- * when it has one (operators with a restricted domain), keeping points and relative widths;
- * nothing when x_lo == x_hi == 0 (the default). */
-static void
-box_in_range (cn_box *b, const struct cn__op_case *c)
-{
-  if (!(c->x_lo < c->x_hi))
-    return;
-  double s = (c->x_hi - c->x_lo) / 10;
-  for (int64_t j = 0; j < b->n; j++)
-    {
-      double l = c->x_lo + (b->lo[j] + 5) * s, h = c->x_lo + (b->hi[j] + 5) * s;
-      b->lo[j] = fmin (fmax (l, c->x_lo), c->x_hi);
-      b->hi[j] = fmin (fmax (h, b->lo[j]), c->x_hi);
-      if (c->x_integer)
-        {
-          /* integer ends (word ports read X through cast) */
-          b->lo[j] = ceil (b->lo[j]);
-          b->hi[j] = fmax (floor (b->hi[j]), b->lo[j]);
-        }
-    }
-}
-
 /* A point of the box: a corner (each coordinate at an end) or uniform inside.  With INTEGER
  * (x_integer cases, integer box ends) the point is integer; with BINARY32 each coordinate is
  * rounded to a binary32 number inside the box, so that an evaluation in binary32 reads the same
@@ -297,7 +274,7 @@ START_TEST (generic)
       cn_box box;
       ck_assert (cn_box_init (&box, n, &err) == CN_OK);
       random_box (&box);
-      box_in_range (&box, &c);
+      cn__case_box_in_range (&box, &c);
       double *x = malloc ((size_t) (n + 1) * sizeof *x);
       ck_assert_ptr_nonnull (x);
 
@@ -644,7 +621,7 @@ START_TEST (ibp_extreme_boxes)
           box.lo[j] = kind == 2 && sgn > 0 ? 0 : cen - rad;
           box.hi[j] = kind == 2 && sgn < 0 ? 0 : cen + rad;
         }
-      box_in_range (&box, &c);
+      cn__case_box_in_range (&box, &c);
       cn_bounds_opts o;
       cn_bounds_opts_init (&o);
       o.method = CN_METHOD_IBP;
@@ -751,7 +728,7 @@ START_TEST (crown_step_invariant)
             {
               random_box (&boxes[i]);
               if (!c.x_integer)
-                box_in_range (&boxes[i], &c);   /* inside the operator's domain (log) */
+                cn__case_box_in_range (&boxes[i], &c);   /* inside the operator's domain (log) */
             }
           bp[i] = &boxes[i];
           lam_in[i] = u->is_constant ? NULL : calloc ((size_t) (rows * u->numel + 1), sizeof (double));

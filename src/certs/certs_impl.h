@@ -62,4 +62,13 @@ struct cn__cert_case
 cn_status cn__cert_case_draw (cn_op op, cn__rng *r, struct cn__cert_case *cc, cn_error *err);
 void cn__cert_case_clear (struct cn__cert_case *cc);
 
+/* Draws an instance of OP from R into CC (cn__cert_case_draw) and, unless ONLY_CROWN is set and
+ * the instance lies outside the CROWN arm's scope (crown_ok), builds its graph into *G
+ * (cn__case_graph) with its nodes of OP using RULE (cn__cert_use_rule).  CN_OK with *G the
+ * graph: the caller frees it, then clears CC.  CN_OK with *G NULL: the instance is to be drawn
+ * again (outside the scope, or refused by the graph builder), CC already cleared.  Any other
+ * status: ERR says why (no generator, out of memory), CC already cleared. */
+cn_status cn__cert_instance (const struct cn_op_rule *rule, cn_op op, int only_crown, cn__rng *r,
+                             struct cn__cert_case *cc, cn_graph **g, cn_error *err);
+
 #endif

@@ -50,6 +50,31 @@ cn__cert_use_rule (cn_graph *g, cn_op op, const struct cn_op_rule *rule)
       }
 }
 
+cn_status
+cn__cert_instance (const struct cn_op_rule *rule, cn_op op, int only_crown, cn__rng *r, struct cn__cert_case *cc,
+                   cn_graph **g, cn_error *err)
+{
+  *g = NULL;
+  cn_status st = cn__cert_case_draw (op, r, cc, err);
+  if (st != CN_OK || (only_crown && !cc->c.crown_ok))
+    {
+      cn__cert_case_clear (cc);
+      return st;                         /* CN_OK: outside the arm's scope, drawn again */
+    }
+  cn_error gerr;
+  cn_error_clear (&gerr);
+  st = cn__case_graph (&cc->c, r, g, &gerr);
+  if (st == CN_OK)
+    {
+      cn__cert_use_rule (*g, op, rule);
+      return CN_OK;
+    }
+  cn__cert_case_clear (cc);
+  if (st == CN_ENOMEM)
+    return cn_error_set (err, st, "%s", gerr.msg);
+  return CN_OK;                          /* refused by the graph builder: drawn again */
+}
+
 /* Draws an instance into P: 1 on success, 0 if the graph builder refused it (drawn again by the
  * caller), -1 with ERR set for a status the caller returns (no generator, out of memory). */
 static int
@@ -57,25 +82,11 @@ probe_draw (const struct cn_op_rule *rule, cn_op op, cn__rng *rng, struct probe 
 {
   memset (p, 0, sizeof *p);
   const char *name = cn_op_name (op);
-  if (cn__cert_case_draw (op, rng, &p->cc, err) != CN_OK)
-    {
-      cn__cert_case_clear (&p->cc);
-      return -1;
-    }
-  p->c = p->cc.c;
-  cn_error gerr;
-  cn_error_clear (&gerr);
-  cn_status st = cn__case_graph (&p->c, rng, &p->g, &gerr);
-  if (st != CN_OK)
-    cn__cert_case_clear (&p->cc);
-  if (st == CN_ENOMEM)
-    {
-      cn_error_set (err, CN_ENOMEM, "%s", gerr.msg);
-      return -1;
-    }
-  if (st != CN_OK)
+  if (cn__cert_instance (rule, op, 0, rng, &p->cc, &p->g, err) != CN_OK)
+    return -1;
+  if (p->g == NULL)
     return 0;
-  cn__cert_use_rule (p->g, op, rule);
+  p->c = p->cc.c;
   p->n = cn_shape_numel (cn_graph_value_shape (p->g, cn_graph_input (p->g, 0)));
   p->m = cn_shape_numel (cn_graph_value_shape (p->g, cn_graph_output (p->g, 0)));
   double *buf = malloc ((size_t) (3 * (p->n + 1) + 2 * (p->m + 1)) * sizeof *buf);

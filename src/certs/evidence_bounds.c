@@ -44,21 +44,8 @@ random_box (cn_box *b, const struct cn__op_case *c, int in_range, cn__rng *r)
       if (b->lo[j] > b->hi[j])
         b->lo[j] = b->hi[j];
     }
-  if (!in_range || !(c->x_lo < c->x_hi))
-    return;
-  /* [-5, 5] onto [x_lo, x_hi] */
-  double s = (c->x_hi - c->x_lo) / 10;
-  for (int64_t j = 0; j < b->n; j++)
-    {
-      double l = c->x_lo + (b->lo[j] + 5) * s, h = c->x_lo + (b->hi[j] + 5) * s;
-      b->lo[j] = fmin (fmax (l, c->x_lo), c->x_hi);
-      b->hi[j] = fmin (fmax (h, b->lo[j]), c->x_hi);
-      if (c->x_integer)
-        {
-          b->lo[j] = ceil (b->lo[j]);
-          b->hi[j] = fmax (floor (b->hi[j]), b->lo[j]);
-        }
-    }
+  if (in_range)
+    cn__case_box_in_range (b, c);
 }
 
 /* A point of box B into X: a corner (CORNER) or uniform inside; integer for INTEGER. */
@@ -129,27 +116,16 @@ cn__cert_check_ibp (const struct cn_op_rule *rule, const cn_cert_info *info, cn_
   for (int d = 0; d < draws; d++)
     {
       struct cn__cert_case cc;
-      cn_status st = cn__cert_case_draw (info->op, rng, &cc, err);
+      cn_graph *g;
+      cn_status st = cn__cert_instance (rule, info->op, 0, rng, &cc, &g, err);
       if (st != CN_OK)
-        {
-          cn__cert_case_clear (&cc);
-          return st;
-        }
-      const struct cn__op_case c = cc.c;
-      cn_graph *g = NULL;
-      cn_error gerr;
-      cn_error_clear (&gerr);
-      st = cn__case_graph (&c, rng, &g, &gerr);
-      if (st != CN_OK)
-        cn__cert_case_clear (&cc);
-      if (st == CN_ENOMEM)
-        return cn_error_set (err, CN_ENOMEM, "%s", gerr.msg);
-      if (st != CN_OK)
+        return st;
+      if (g == NULL)
         {
           res->redrawn++;
           continue;
         }
-      cn__cert_use_rule (g, info->op, rule);
+      const struct cn__op_case c = cc.c;
       int64_t n = cn_shape_numel (cn_graph_value_shape (g, cn_graph_input (g, 0)));
       int64_t m = cn_shape_numel (cn_graph_value_shape (g, cn_graph_output (g, 0)));
       cn_box sub[SUB_BOXES], y;
@@ -273,33 +249,16 @@ cn__cert_check_crown (const struct cn_op_rule *rule, const cn_cert_info *info, c
   for (int d = 0; d < draws; d++)
     {
       struct cn__cert_case cc;
-      cn_status st = cn__cert_case_draw (info->op, rng, &cc, err);
+      cn_graph *g;
+      cn_status st = cn__cert_instance (rule, info->op, 1, rng, &cc, &g, err);
       if (st != CN_OK)
+        return st;
+      if (g == NULL)
         {
-          cn__cert_case_clear (&cc);
-          return st;
+          res->redrawn++;
+          continue;
         }
       const struct cn__op_case c = cc.c;
-      if (!c.crown_ok)
-        {
-          cn__cert_case_clear (&cc);
-          res->redrawn++;
-          continue;
-        }
-      cn_graph *g = NULL;
-      cn_error gerr;
-      cn_error_clear (&gerr);
-      st = cn__case_graph (&c, rng, &g, &gerr);
-      if (st != CN_OK)
-        cn__cert_case_clear (&cc);
-      if (st == CN_ENOMEM)
-        return cn_error_set (err, CN_ENOMEM, "%s", gerr.msg);
-      if (st != CN_OK)
-        {
-          res->redrawn++;
-          continue;
-        }
-      cn__cert_use_rule (g, info->op, rule);
       const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
       const cn_node_view *nv = &nd->view[c.out_index];
       int n_in = nd->n_in;

@@ -231,3 +231,22 @@ cn__case_draw_point (const struct cn__op_case *c, cn__rng *r, double *x)
       off += k;
     }
 }
+
+void
+cn__case_box_in_range (cn_box *b, const struct cn__op_case *c)
+{
+  if (!(c->x_lo < c->x_hi))
+    return;
+  double s = (c->x_hi - c->x_lo) / 10;
+  for (int64_t j = 0; j < b->n; j++)
+    {
+      double l = c->x_lo + (b->lo[j] + 5) * s, h = c->x_lo + (b->hi[j] + 5) * s;
+      b->lo[j] = fmin (fmax (l, c->x_lo), c->x_hi);
+      b->hi[j] = fmin (fmax (h, b->lo[j]), c->x_hi);
+      if (c->x_integer)
+        {
+          b->lo[j] = ceil (b->lo[j]);
+          b->hi[j] = fmax (floor (b->hi[j]), b->lo[j]);
+        }
+    }
+}

@@ -11,6 +11,7 @@
 #define CN_OPS_CASES_H
 
 #include <stdint.h>
+#include "certnn/box.h"
 #include "certnn/ops.h"
 #include "certnn/tensor.h"
 #include "core/rng.h"
@@ -67,5 +68,9 @@ double cn__case_port_value (const struct cn__op_case *c, int i, cn__rng *r);
  * ports one after the other, each entry drawn by cn__case_port_value in order, into X (the sum of
  * the varying ports' element counts). */
 void cn__case_draw_point (const struct cn__op_case *c, cn__rng *r, double *x);
+/* Maps a box B inside [-5, 5] affinely into case C's input range [x_lo, x_hi] when it has one (an
+ * operator's domain), keeping points and relative widths, with integer ends for x_integer cases
+ * (word ports read x through cast); nothing when x_lo == x_hi == 0 (the default draws). */
+void cn__case_box_in_range (cn_box *b, const struct cn__op_case *c);
 
 #endif
