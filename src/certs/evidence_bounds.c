@@ -389,22 +389,7 @@ cn__cert_check_crown (const struct cn_op_rule *rule, const cn_cert_info *info, c
             }
           for (int64_t r = 0; r < rows && !fail[0]; r++)
             {
-              /* the terms first, then the bias, then the charge: an intercept a few eta below an
-                 exact cancellation is not lost to the precision of acc */
-              mpfi_set_ui (acc, 0);
-              for (int64_t j = 0; j < n_out; j++)
-                {
-                  mpfi_mul_d (t, y.v[j], lam_out[r * n_out + j]);
-                  mpfi_add (acc, acc, t);
-                }
-              for (int i = 0; i < n_in; i++)
-                if (lam_in[i] != NULL)
-                  for (int64_t j = 0; j < boxes[i].n; j++)
-                    {
-                      mpfi_mul_d (t, xin[i].v[j], lam_in[i][r * boxes[i].n + j]);
-                      mpfi_sub (acc, acc, t);
-                    }
-              mpfi_sub_d (acc, acc, bias[r]);
+              cn__case_crown_residual (acc, t, &y, lam_out, n_out, n_in, xin, lam_in, r, bias[r]);
               mpfi_add_d (acc, acc, charge[r]);
               res->checks++;
               if (!(mpfr_sgn (&acc->left) >= 0) && !isinf (charge[r]))

@@ -250,3 +250,24 @@ cn__case_box_in_range (cn_box *b, const struct cn__op_case *c)
         }
     }
 }
+
+void
+cn__case_crown_residual (mpfi_t acc, mpfi_t t, const cn_mpfi_vec *y, const double *lam_out, int64_t n_out,
+                         int n_in, const cn_mpfi_vec *x, double *const *lam_in, int64_t r, double bias)
+{
+  mpfi_set_ui (acc, 0);
+  for (int64_t j = 0; j < n_out; j++)
+    {
+      mpfi_mul_d (t, y->v[j], lam_out[r * n_out + j]);
+      mpfi_add (acc, acc, t);
+    }
+  for (int i = 0; i < n_in; i++)
+    if (lam_in[i] != NULL)
+      for (int64_t j = 0; j < x[i].n; j++)
+        {
+          mpfi_mul_d (t, x[i].v[j], lam_in[i][r * x[i].n + j]);
+          mpfi_sub (acc, acc, t);
+        }
+  mpfi_sub_d (acc, acc, bias);
+  /* now acc encloses lam_out[r] . y - sum_i lam_in[i][r] . x_i - bias */
+}

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include "certnn/box.h"
+#include "certnn/mpfi_vec.h"
 #include "certnn/ops.h"
 #include "certnn/tensor.h"
 #include "core/rng.h"
@@ -72,5 +73,15 @@ void cn__case_draw_point (const struct cn__op_case *c, cn__rng *r, double *x);
  * operator's domain), keeping points and relative widths, with integer ends for x_integer cases
  * (word ports read x through cast); nothing when x_lo == x_hi == 0 (the default draws). */
 void cn__case_box_in_range (cn_box *b, const struct cn__op_case *c);
+
+/* The residual of row R of a CROWN step at one point, into ACC (initialised by the caller; T is
+ * scratch of any precision):
+ *     acc = lam_out[r] . y - sum_i lam_in[i][r] . x_i - bias
+ * with Y the N_OUT intervals of f(x) and X the N_IN inputs' points (LAM_IN[i] NULL for an input
+ * without coefficients; row R of LAM_IN[i] has X[i].n entries).  The terms first, then the bias, so
+ * that an intercept a few eta below an exact cancellation is not lost to ACC's precision.  The
+ * step's invariant at the point is acc + charge >= 0. */
+void cn__case_crown_residual (mpfi_t acc, mpfi_t t, const cn_mpfi_vec *y, const double *lam_out, int64_t n_out,
+                              int n_in, const cn_mpfi_vec *x, double *const *lam_in, int64_t r, double bias);
 
 #endif
