@@ -11,6 +11,7 @@
 #include "testutil.h"
 #include "sound/sound.h"
 #include "sound/elementary.h"
+#include "core/sha256.h"
 #include <mpfi.h>
 
 START_TEST (status_strings)
@@ -533,6 +534,56 @@ START_TEST (rng_known_answers)
 }
 END_TEST
 
+/* SHA-256 on the examples of FIPS 180-4 (one block, two blocks, a million bytes) and on lengths
+ * about the padding's edges (55, 56, 63, 64 and 119 bytes, digests from Python's hashlib), each
+ * also fed in pieces of random lengths. */
+START_TEST (sha256_known_answers)
+{
+  static const struct { const char *text; size_t repeat; const char *hex; } known[] = {
+    { "", 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+    { "abc", 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+    { "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+    { "a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0" },
+    { "a", 55, "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318" },
+    { "a", 56, "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a" },
+    { "a", 63, "7d3e74a05d7db15bce4ad9ec0658ea98e3f06eeecf16b4c6fff2da457ddc2f34" },
+    { "a", 64, "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb" },
+    { "a", 119, "31eba51c313a5c08226adf18d4a359cfdfd8d2e816b13f4af952f7ea6584dcfb" },
+  };
+  for (size_t q = 0; q < sizeof known / sizeof known[0]; q++)
+    {
+      size_t len = strlen (known[q].text) * known[q].repeat;
+      char *msg = malloc (len + 1);
+      ck_assert (msg != NULL);
+      for (size_t i = 0; i < known[q].repeat; i++)
+        memcpy (msg + i * strlen (known[q].text), known[q].text, strlen (known[q].text));
+      char hex[65];
+      cn__sha256_hex (msg, len, hex);
+      ck_assert_msg (strcmp (hex, known[q].hex) == 0, "sha256 of case %zu: %s, expected %s", q, hex, known[q].hex);
+      /* the same bytes in pieces of 0 to 130 bytes */
+      cn__sha256 s;
+      unsigned char d[32], e[32];
+      cn__sha256_init (&s);
+      for (size_t at = 0; at < len;)
+        {
+          size_t take = (size_t) tu_int (0, 130);
+          if (take > len - at)
+            take = len - at;
+          cn__sha256_update (&s, msg + at, take);
+          at += take;
+        }
+      cn__sha256_final (&s, d);
+      cn__sha256_init (&s);
+      cn__sha256_update (&s, msg, len);
+      cn__sha256_final (&s, e);
+      ck_assert_msg (memcmp (d, e, 32) == 0, "sha256 of case %zu differs when fed in pieces (CN_TEST_SEED=%lu)", q,
+                     tu_seed ());
+      free (msg);
+    }
+}
+END_TEST
+
 START_TEST (graph_builder_errors)
 {
   cn_graph *g;
@@ -606,6 +657,7 @@ main (void)
   tcase_add_test (tc, sound_elementary);
   tcase_add_test (tc, fpenv);
   tcase_add_test (tc, rng_known_answers);
+  tcase_add_test (tc, sha256_known_answers);
   tcase_add_test (tc, graph_builder_errors);
   suite_add_tcase (s, tc);
   return tu_run_suite (s);
