@@ -11,7 +11,8 @@
  * at the point it names (conventions_hold), every record's evidence through its runner
  * (evidence_of_every_record), and each runner failing a copy of relu whose arm it is about was
  * broken on purpose: the pullback's sign flipped, the pullback scaled by 1 + 2^-10, the IBP box
- * one ulp narrower, the CROWN intercept moved by 1e-9 (broken_rules_fail, printing each failure). */
+ * one ulp narrower, the CROWN intercept moved by 1e-9, the checker step's bias raised by 1e-9
+ * (broken_rules_fail, printing each failure). */
 #include <config.h>
 #include <math.h>
 #include <stdio.h>
@@ -293,6 +294,17 @@ raised_crown (const cn_crown_step *st, cn_error *err)
   return rc;
 }
 
+/* A broken relu checker step: relu's own step, each row's bias raised by 1e-9, so that the
+ * bound the checker would re-derive claims more than the lines give. */
+static cn_status
+raised_checker (const cn_proof_step *st, cn_error *err)
+{
+  cn_status rc = cn__op_rule (CN_OP_RELU)->proof (st, err);
+  for (int64_t s = 0; rc == CN_OK && s < st->rows; s++)
+    mpfi_add_d (st->bias[s], st->bias[s], 1e-9);
+  return rc;
+}
+
 /* A broken relu pullback: relu's own gradient scaled by 1 + 2^-10. */
 static cn_status
 scaled_pullback (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *out, const double *g_out,
@@ -332,6 +344,7 @@ START_TEST (broken_rules_fail)
     { CN_CERT_DERIVATIVE, CN_CERT_ARM_PULLBACK, "" },
     { CN_CERT_ENCLOSURE, CN_CERT_ARM_IBP, "" },
     { CN_CERT_ENCLOSURE, CN_CERT_ARM_CROWN, "" },
+    { CN_CERT_ENCLOSURE, CN_CERT_ARM_CHECKER, "below the step's line" },
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     {
@@ -348,8 +361,10 @@ START_TEST (broken_rules_fail)
         broken.pullback = scaled_pullback;
       else if (c == 2)
         broken.ibp = narrowed_ibp;
-      else
+      else if (c == 3)
         broken.crown = raised_crown;
+      else
+        broken.proof = raised_checker;
       OK (cn__cert_check_rule (&broken, k, tu_seed (), 20, &res, &err));
       ck_assert_msg (!res.passed, "%s: a broken arm passed: %s", relu->certs[k].name, res.detail);
       ck_assert_msg (strstr (res.detail, cases[c].says) != NULL, "%s", res.detail);

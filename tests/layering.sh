@@ -6,7 +6,8 @@
 #   sound     src/sound       the sound arithmetic and the relaxation kit the arms build with
 #   table     src/ops         the operator table: one rule per operator
 #   ir        src/graph       the graph, its evaluations (floating, interval, exact), the tape
-#   engines   src/analysis src/crown src/lp src/bab src/certs src/gpu
+#   engines   src/analysis src/crown src/lp src/bab src/certs src/gpu src/proof (the certificate
+#             checker, which includes nothing of src/sound, src/crown, src/analysis, src/lp, src/bab)
 #   io        src/io          readers and writers: ONNX, VNN-LIB, the wire codec's JSON
 #   cli       src/cli         the certnn command
 #
@@ -27,7 +28,7 @@ layer_of () {
     sound) echo sound ;;
     ops) echo table ;;
     graph) echo ir ;;
-    analysis|crown|lp|bab|certs|gpu) echo engines ;;
+    analysis|crown|lp|bab|certs|gpu|proof) echo engines ;;
     io) echo io ;;
     cli) echo cli ;;
     *) echo unknown ;;
@@ -45,7 +46,7 @@ public_layer () {
     status.h|tensor.h|box.h|mpfi_vec.h|env.h) echo core ;;
     ops.h|ops.def) echo table ;;
     graph.h|tape.h) echo ir ;;
-    bounds.h|reference.h|verify.h|certs.h) echo engines ;;
+    bounds.h|reference.h|verify.h|certs.h|proof.h) echo engines ;;
     spec.h) echo spec ;;
     wire.h) echo io ;;
     certnn.h) echo umbrella ;;
@@ -92,7 +93,9 @@ for f in $(find src -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' 
         [ -d "src/$d" ] || continue     # a header of the build (config.h) or generated file
         other=$(layer_of "$d")
         echo "EDGE $dir $d"
-        if [ "$me" = io ] && [ "$other" = engines ]; then
+        if [ "$dir" = proof ] && { [ "$d" = sound ] || [ "$d" = crown ] || [ "$d" = analysis ] || [ "$d" = lp ] || [ "$d" = bab ]; }; then
+          echo "BAD $f:$n (the certificate checker) includes $inc: it shares no code with the fast engines"
+        elif [ "$me" = io ] && [ "$other" = engines ]; then
           echo "BAD $f:$n (io) includes $inc: a reader or writer never calls an engine"
         elif [ "$me" = engines ] && [ "$other" = io ]; then
           echo "BAD $f:$n (engines) includes $inc: the engines never call a reader or writer"

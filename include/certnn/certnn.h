@@ -14,6 +14,7 @@
 #include "certnn/bounds.h"
 #include "certnn/verify.h"
 #include "certnn/certs.h"
+#include "certnn/proof.h"
 #include "certnn/tape.h"
 #include "certnn/wire.h"
 #include "certnn/env.h"

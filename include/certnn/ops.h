@@ -62,6 +62,8 @@ typedef struct cn_op_coverage
   int alpha;      /* alpha-CROWN optimises its lines' free parameter (relu's lower slope) */
   int cuda;       /* a CUDA kernel */
   int reference;  /* an MPFI reference arm (the enclosure the tests check IBP against) */
+  int checker;    /* a checker arm: the step the bound-certificate checker re-derives CROWN bounds
+                     through in MPFI (certnn/proof.h) */
   int value_input; /* some input is a value port (one that can receive a gradient) */
   char sorts[32];  /* the sorts the forward computes in: "f64, f32" (the model's scalar in binary64
                       and binary32), "bool", "words" (integer words), joined by ", "; "" without a rule */
@@ -120,6 +122,7 @@ typedef enum cn_cert_arm
   CN_CERT_ARM_FORWARD,    /* the floating forward */
   CN_CERT_ARM_IBP,        /* interval propagation */
   CN_CERT_ARM_CROWN,      /* the CROWN step */
+  CN_CERT_ARM_CHECKER,    /* the certificate checker's step (certnn/proof.h) */
   CN_CERT_ARM_COUNT
 } cn_cert_arm;
 

@@ -51,6 +51,7 @@
 #define CERTNN_VERIFY_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "certnn/bounds.h"
 #include "certnn/spec.h"
 
@@ -121,6 +122,17 @@ typedef struct cn_verify_opts
   void (*progress) (const cn_verify_progress *p, void *user);
   void *progress_user;
   double progress_interval;  /* seconds between progress calls */
+  /* Bound certificates (certnn/proof.h).  With CERTIFICATE not NULL, cn_verify writes to it the
+   * header and, as the search keeps them, every node of each case's tree of input splits with
+   * the evidence of its refutations, and the end line when the verdict is unsat; an unsat
+   * verdict is returned only when all of it was written (a write failure is CN_EIO).  The search
+   * then runs as the certificate can record it: method crown or crown-ibp (CN_EINVAL otherwise),
+   * no clipping, no escalation to alpha-CROWN, no intermediate slope tightening, and no ReLU
+   * splitting (a case that would need it stays unknown, counted in the result's uncertified).
+   * NETWORK_SHA256 and PROPERTY_SHA256 (64 hexadecimal digits each, cn_sha256_file) name the
+   * files the graph and the property were read from. */
+  FILE *certificate;
+  const char *network_sha256, *property_sha256;
 } cn_verify_opts;
 
 /* CROWN, default threads, no timeout, automatic queue cap, 20 PGD restarts of 50 steps, 10000
@@ -140,6 +152,8 @@ typedef struct cn_verify_result
   int64_t binary32_rejected; /* points that violate the property exactly but not when the network
                                 is evaluated in binary32 (so not reported as sat) */
   double seconds;
+  int64_t uncertified;       /* with a certificate: cases left unknown because their search (ReLU
+                                splitting) cannot be recorded in one yet */
 } cn_verify_result;
 
 /* Decides SPEC on G (one input with as many entries as the spec's X, output 0 with as many as

@@ -38,6 +38,16 @@ typedef struct cn__verifier
   int64_t attack_points;
   int64_t binary32_rejected;     /* exact counterexamples that fail in binary32 (atomically) */
   uint64_t rng;                  /* the attacks' generator state (main thread only) */
+  /* the certificate being written (opts.certificate; written under the unnamed critical section) */
+  int64_t cert_nodes, cert_refs;  /* node and refutation lines written */
+  int cert_failed;               /* a write failed */
+  int64_t *cert_rows;            /* scratch: one refutation's row list */
+  int64_t uncertified;           /* cases left unknown for want of a certifiable search */
+  int *relaxed;                  /* the relaxed values (cn__proof_relaxed_values), whose boxes a
+                                    certificate's node carries; relaxed_n their sizes */
+  int64_t *relaxed_n;
+  int n_relaxed;
+  int64_t relaxed_numel;         /* the sum of relaxed_n */
 } cn__verifier;
 
 /* Seconds on the monotonic clock. */

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <omp.h>
 #include "bab/bab_impl.h"
+#include "proof/proof_impl.h"
 #include "sound/sound.h"
 
 #define MAX_DEPTH 400          /* splits along one path; binary64 boxes stop far earlier */
@@ -123,18 +124,48 @@ typedef struct domain
   int depth;
   double *lo, *hi;
   unsigned char *live;
+  /* with a certificate: the node's place in its case's tree, and its refutations */
+  int64_t id, parent, axis;    /* id once written; parent -1 for a root; the parent's split */
+  double mid;
+  int side;                    /* 0: [lo, mid] on the axis, 1: [mid, hi] */
+  struct refutation *ref;      /* nc entries (NULL without a certificate) */
+  double *ref_a;               /* nc x n: each refutation's input coefficients */
+  double *boxes;               /* NULL, or (malloc'd, once a clause is refuted here) the boxes of
+                                  the relaxed values (cn__verifier.relaxed) the bounds used: per
+                                  value its lo then its hi */
 } domain;
 
-static domain *
-domain_new (int64_t n, int64_t nc)
+/* How clause j was refuted on a domain (the certificate's refute line): the sum of rows ra and
+ * rb (rb -1: row ra alone; ra -1: all the clause's rows), the sweep's slope, the claimed bound
+ * and the linear bound's intercept c (its coefficients in the domain's ref_a). */
+struct refutation
 {
-  size_t size = sizeof (domain) + 2 * (size_t) n * sizeof (double) + (size_t) nc + 1;
+  double lower, c;
+  int64_t ra, rb;
+  int slope;
+  int set;
+};
+
+/* One allocation: the struct, lo, hi, (with CERT) ref_a and ref, then live. */
+static domain *
+domain_new (int64_t n, int64_t nc, int cert)
+{
+  size_t evidence = cert ? (size_t) nc * ((size_t) n * sizeof (double) + sizeof (struct refutation)) : 0;
+  size_t size = sizeof (domain) + 2 * (size_t) n * sizeof (double) + evidence + (size_t) nc + 1;
   domain *d = malloc (size);
   if (d == NULL)
     return NULL;
   d->lo = (double *) (d + 1);
   d->hi = d->lo + n;
-  d->live = (unsigned char *) (d->hi + n);
+  d->ref_a = cert ? d->hi + n : NULL;
+  d->ref = cert ? (struct refutation *) (d->hi + n + nc * n) : NULL;
+  d->live = cert ? (unsigned char *) (d->ref + nc) : (unsigned char *) (d->hi + n);
+  for (int64_t j = 0; cert && j < nc; j++)
+    d->ref[j].set = 0;
+  d->id = d->parent = d->axis = -1;
+  d->boxes = NULL;
+  d->mid = 0;
+  d->side = 0;
   d->margin = -INFINITY;
   d->viol = INFINITY;
   d->refs = 0;
@@ -142,6 +173,15 @@ domain_new (int64_t n, int64_t nc)
   d->split[0] = d->split[1] = -1;
   d->depth = 0;
   return d;
+}
+
+/* Frees D (NULL: nothing) and its boxes. */
+static void
+domain_free (domain *d)
+{
+  if (d != NULL)
+    free (d->boxes);
+  free (d);
 }
 
 /* The two halves of D along dimension I: returns 1, or 0 (no children) when the midpoint is not
@@ -156,11 +196,12 @@ domain_split (const domain *d, int64_t i, int64_t n, int64_t nc, domain **left, 
   double mid = lo + 0.5 * (hi - lo);
   if (!(mid > lo && mid < hi))
     return 0;
-  domain *a = domain_new (n, nc), *b = domain_new (n, nc);
+  int cert = d->ref != NULL;
+  domain *a = domain_new (n, nc, cert), *b = domain_new (n, nc, cert);
   if (a == NULL || b == NULL)
     {
-      free (a);
-      free (b);
+      domain_free (a);
+      domain_free (b);
       return -1;
     }
   for (domain **c = (domain *[]) { a, b, NULL }; *c != NULL; c++)
@@ -169,7 +210,11 @@ domain_split (const domain *d, int64_t i, int64_t n, int64_t nc, domain **left, 
       memcpy ((*c)->hi, d->hi, (size_t) n * sizeof (double));
       memcpy ((*c)->live, d->live, (size_t) nc);
       (*c)->depth = d->depth + 1;
+      (*c)->parent = d->id;
+      (*c)->axis = i;
+      (*c)->mid = mid;
     }
+  b->side = 1;
   /* [lo, mid] and [mid, hi] cover [lo, hi] */
   a->hi[i] = mid;
   b->lo[i] = mid;
@@ -258,7 +303,7 @@ static void
 domain_release (domain *d)
 {
   if (d != NULL && --d->refs <= 0)
-    free (d);
+    domain_free (d);
 }
 
 static int
@@ -336,8 +381,18 @@ typedef struct work
   double *clo, *chi, *hlo, *hhi; /* a clause's clipped box, the hull over the open clauses */
   int64_t *row_clause;         /* the clause of each bounded row */
   double *row_rhs;             /* an upper bound of the row's right-hand side */
+  int64_t *row_a, *row_b;      /* the clause rows summed in each bounded row (struct refutation) */
+  /* with a certificate: per slope q of SLOPES_CERT, each row's bound and its input coefficients
+   * (rows_max and rows_max x n per slope), and the slope each row's best bound came from */
+  double *lower_q, *coef_q;
+  int *row_q;
+  double *boxes;               /* the relaxed values' boxes of the domain bounded last */
   cn_box box;
 } work;
+
+/* The slopes a certified domain is bounded with (the first replaced by the search's own). */
+static const cn_slope slopes_cert[] = { CN_SLOPE_ADAPTIVE, CN_SLOPE_ZERO, CN_SLOPE_ONE, CN_SLOPE_RATIO };
+#define N_SLOPES_CERT 4
 
 /* Sums of rows of one clause bounded with its rows (a conjunction M_r y <= rhs_r, r in R): if
  * the sum over a subset S has a lower bound above the sum of the rhs_r, no y satisfies every row
@@ -367,7 +422,7 @@ add_combination (work *w, int64_t rows, int64_t m, const cn_spec_clause *cl, int
   memset (c, 0, (size_t) m * sizeof *c);
   for (int64_t r = 0; r < cl->n_rows; r++)
     {
-      if (!(subset >> r & 1))
+      if (!(r < 64 ? subset >> r & 1 : subset == ~(uint64_t) 0))
         continue;
       for (int64_t i = 0; i < m; i++)
         {
@@ -379,6 +434,10 @@ add_combination (work *w, int64_t rows, int64_t m, const cn_spec_clause *cl, int
     }
   w->row_clause[rows] = j;
   w->row_rhs[rows] = rhs;
+  /* all rows, or the pair: the two lowest bits set */
+  int pair = subset != ~(uint64_t) 0 && cl->n_rows > 2 && __builtin_popcountll (subset) == 2;
+  w->row_a[rows] = pair ? __builtin_ctzll (subset) : -1;
+  w->row_b[rows] = pair ? 63 - __builtin_clzll (subset) : -1;
   return rows + 1;
 }
 
@@ -399,6 +458,12 @@ work_clear (work *w)
   free (w->hhi);
   free (w->row_clause);
   free (w->row_rhs);
+  free (w->row_a);
+  free (w->row_b);
+  free (w->lower_q);
+  free (w->coef_q);
+  free (w->row_q);
+  free (w->boxes);
   cn_box_clear (&w->box);
   memset (w, 0, sizeof *w);
 }
@@ -426,7 +491,18 @@ work_init (work *w, const cn__verifier *v, int64_t k, cn_error *err)
   w->hhi = malloc ((size_t) n * sizeof (double) + 1);
   w->row_clause = malloc (r1 * sizeof (int64_t));
   w->row_rhs = malloc (r1 * sizeof (double));
-  if (w->c == NULL || w->lower == NULL || w->alt == NULL || w->coef == NULL || w->point == NULL || w->corner == NULL
+  w->row_a = malloc (r1 * sizeof (int64_t));
+  w->row_b = malloc (r1 * sizeof (int64_t));
+  int cert = v->opts.certificate != NULL;
+  if (cert)
+    {
+      w->lower_q = malloc (N_SLOPES_CERT * r1 * sizeof (double));
+      w->coef_q = malloc (N_SLOPES_CERT * r1 * (size_t) n * sizeof (double) + 1);
+      w->row_q = malloc (r1 * sizeof (int));
+      w->boxes = malloc (2 * (size_t) v->relaxed_numel * sizeof (double) + 1);
+    }
+  if ((cert && (w->lower_q == NULL || w->coef_q == NULL || w->row_q == NULL || w->boxes == NULL)) || w->row_a == NULL
+      || w->row_b == NULL || w->c == NULL || w->lower == NULL || w->alt == NULL || w->coef == NULL || w->point == NULL || w->corner == NULL
       || w->lower_coef == NULL || w->clo == NULL || w->chi == NULL || w->hlo == NULL || w->hhi == NULL
       || w->row_clause == NULL || w->row_rhs == NULL || cn_box_init (&w->box, n, err) != CN_OK)
     {
@@ -455,6 +531,8 @@ open_rows (const cn__verifier *v, work *w, int64_t k, const unsigned char *live)
           memcpy (w->c + rows * m, cl->mat + r * m, (size_t) m * sizeof (double));
           w->row_clause[rows] = j;
           w->row_rhs[rows] = cl->rhs_up[r];
+          w->row_a[rows] = r;
+          w->row_b[rows] = -1;
         }
       if (!v->opts.combine || cl->n_rows < 2)
         continue;
@@ -478,6 +556,32 @@ domain_lower (const cn__verifier *v, work *w, cn_analysis *a, int64_t rows, cn_s
   cn_status st;
   if (rows == 0)
     return CN_OK;
+  if (v->opts.certificate != NULL)
+    {
+      /* every slope's bound with its own coefficients (the certificate records the pair that
+       * refutes), the search's slope first; W->coef and lower_coef stay the first sweep's */
+      int64_t n = v->spec->n_x, rm = w->rows_max;
+      int ns = slopes ? N_SLOPES_CERT : 1;
+      for (int q = 0; q < ns; q++)
+        {
+          cn_analysis_set_slope (a, q == 0 ? slope : slopes_cert[q]);
+          st = cn_analysis_lower_coef (a, y, w->c, rows, w->lower_q + q * rm, w->coef_q + q * rm * n, err);
+          cn_analysis_set_slope (a, slope);
+          if (st != CN_OK)
+            return st;
+        }
+      for (int64_t r = 0; r < rows; r++)
+        {
+          w->row_q[r] = 0;
+          for (int q = 1; q < ns; q++)
+            if (w->lower_q[q * rm + r] > w->lower_q[w->row_q[r] * rm + r])
+              w->row_q[r] = q;
+          w->lower[r] = w->lower_q[w->row_q[r] * rm + r];
+        }
+      memcpy (w->lower_coef, w->lower_q, (size_t) rows * sizeof *w->lower);
+      memcpy (w->coef, w->coef_q, (size_t) (rows * n) * sizeof *w->coef);
+      return CN_OK;
+    }
   if ((st = cn_analysis_lower_coef (a, y, w->c, rows, w->lower, w->coef, err)) != CN_OK)
     return st;
   memcpy (w->lower_coef, w->lower, (size_t) rows * sizeof *w->lower);
@@ -577,6 +681,94 @@ clip_domain (work *w, int64_t rows, int64_t n, domain *d)
   return 0;
 }
 
+/* Records in D that clause J was refuted by W's row BEST (the certificate's refute line): the
+ * row's slope, its sweep's input coefficients a, a claimed bound and the intercept
+ *     c = RU (claim - RD (min over the box of a . x)),
+ * so that a . x + c >= claim on the box.  The claim sits a little below the row's bound lower
+ * (by 2^-32 of the magnitudes involved, and never down to the rhs): the checker re-derives the
+ * bound in MPFI from its own intermediate boxes, which differ from binary64's in the last bits,
+ * and must find a bound at least this one. */
+static void
+record_refutation (const cn__verifier *v, const work *w, domain *d, int64_t j, int64_t best)
+{
+  int64_t n = v->spec->n_x;
+  int q = w->row_q[best];
+  const double *a = w->coef_q + (q * w->rows_max + best) * n;
+  double lower = w->lower[best], rhs = w->row_rhs[best];
+  double scale = fabs (lower);
+  for (int64_t i = 0; i < n; i++)
+    scale += fabs (a[i]) * fmax (fabs (d->lo[i]), fabs (d->hi[i]));
+  double claim = lower - 0x1p-32 * scale;
+  if (!(claim > rhs))
+    claim = rhs + 0.5 * (lower - rhs);
+  if (!(claim > rhs && claim <= lower))
+    claim = lower;
+  struct refutation *rf = &d->ref[j];
+  rf->lower = claim;
+  rf->c = cn__up (claim - cn__box_min_dot (n, a, d->lo, d->hi));
+  rf->ra = w->row_a[best];
+  rf->rb = w->row_b[best];
+  rf->slope = q == 0 ? v->opts.bounds.slope : slopes_cert[q];
+  rf->set = 1;
+  memcpy (d->ref_a + j * n, a, (size_t) n * sizeof *a);
+  if (d->boxes == NULL && (d->boxes = malloc (2 * (size_t) v->relaxed_numel * sizeof (double) + 1)) != NULL)
+    memcpy (d->boxes, w->boxes, 2 * (size_t) v->relaxed_numel * sizeof (double));
+}
+
+/* Writes domain D of case K to the certificate (its node line, then its refutations), giving
+ * it the next id; on a write failure marks the verifier's certificate failed and stops. */
+static void
+cert_emit (cn__verifier *v, int64_t k, domain *d)
+{
+  if (v->opts.certificate == NULL)
+    return;
+  const cn_spec_case *cs = &v->spec->cases[k];
+  int64_t n = v->spec->n_x;
+  FILE *f = v->opts.certificate;
+  int bad = 0;
+#pragma omp critical
+  {
+    d->id = v->cert_nodes++;
+    bad |= cn__proof_write_node (f, k, d->id, d->parent, d->axis, d->mid, d->side);
+    int any = 0;
+    for (int64_t j = 0; j < cs->n_clauses; j++)
+      any |= d->ref[j].set;
+    if (any && d->boxes == NULL)
+      bad = 1;             /* out of memory keeping the boxes: the certificate cannot be complete */
+    for (int q = 0, off = 0; any && d->boxes != NULL && q < v->n_relaxed; q++)
+      {
+        int64_t nq = v->relaxed_n[q];
+        bad |= cn__proof_write_box (f, q, d->boxes + off, d->boxes + off + nq, nq);
+        off += 2 * (int) nq;
+      }
+    for (int64_t j = 0; j < cs->n_clauses; j++)
+      {
+        const struct refutation *rf = &d->ref[j];
+        if (!rf->set)
+          continue;
+        int64_t nr = 0;
+        if (rf->ra < 0)
+          for (int64_t r = 0; r < cs->clauses[j].n_rows; r++)
+            v->cert_rows[nr++] = r;
+        else
+          {
+            v->cert_rows[nr++] = rf->ra;
+            if (rf->rb >= 0)
+              v->cert_rows[nr++] = rf->rb;
+          }
+        bad |= cn__proof_write_refute (f, j, v->cert_rows, nr, rf->slope, rf->lower, rf->c, d->ref_a + j * n, n);
+        v->cert_refs++;
+      }
+    if (bad)
+      v->cert_failed = 1;
+  }
+  if (bad)
+    {
+#pragma omp atomic write
+      v->stop = 1;
+    }
+}
+
 /* Bounds domain D of case K: refutes what clauses it can (clearing D->live[j]), sets
  * D->margin and D->split, and tries the centre and the minimising corners as
  * counterexamples. */
@@ -611,6 +803,15 @@ bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
       cn_analysis_free (a);
       return B_FAILED;
     }
+  if (v->opts.certificate != NULL)
+    for (int q = 0, off = 0; q < v->n_relaxed; q++)
+      {
+        /* the boxes the sweeps relaxed with: the certificate's box lines */
+        const cn_box *b = cn_analysis_box (a, v->relaxed[q]);
+        memcpy (w->boxes + off, b->lo, (size_t) b->n * sizeof (double));
+        memcpy (w->boxes + off + b->n, b->hi, (size_t) b->n * sizeof (double));
+        off += 2 * (int) b->n;
+      }
   cn_analysis_free (a);
   if (v->opts.clip && bo.method != CN_METHOD_ALPHA_CROWN && clip_domain (w, rows, n, d))
     return B_REFUTED;
@@ -627,7 +828,11 @@ bound_domain (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
           continue;
         }
       if (cm > 0)
-        d->live[j] = 0;
+        {
+          d->live[j] = 0;
+          if (d->ref != NULL)
+            record_refutation (v, w, d, j, best);
+        }
       else
         {
           open = 1;
@@ -771,7 +976,7 @@ task_choose (task *t)
   int keep = m[1] > m[0];
   for (int c = 0; c < 2; c++)
     {
-      free (t->child[2 * (1 - keep) + c]);
+      domain_free (t->child[2 * (1 - keep) + c]);
       t->child[c] = t->child[2 * keep + c];
       t->res[c] = t->res[2 * keep + c];
     }
@@ -790,7 +995,7 @@ depth_first (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
   if (s < 0)
     {
       for (int c = 0; c < t.nchild; c++)
-        free (t.child[c]);
+        domain_free (t.child[c]);
       cn_error_set (err, CN_ENOMEM, "verify: out of memory");
       return B_FAILED;
     }
@@ -808,6 +1013,8 @@ depth_first (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
     }
   task_choose (&t);
   for (int c = 0; c < 2; c++)
+    cert_emit (v, k, t.child[c]);     /* both kept children are refuted or open here */
+  for (int c = 0; c < 2; c++)
     {
       enum bound_result b = t.res[c];
       if (b == B_OPEN)
@@ -822,7 +1029,7 @@ depth_first (cn__verifier *v, work *w, int64_t k, domain *d, cn_error *err)
     }
 done:
   for (int c = 0; c < t.nchild; c++)
-    free (t.child[c]);
+    domain_free (t.child[c]);
   return res;
 }
 
@@ -1422,7 +1629,7 @@ bound_root (cn__verifier *v, int64_t k, domain **root, cn_error *err)
   const cn_spec_case *cs = &v->spec->cases[k];
   int64_t n = v->spec->n_x, nc = cs->n_clauses;
   work w;
-  *root = domain_new (n, nc);
+  *root = domain_new (n, nc, v->opts.certificate != NULL);
   if (*root == NULL)
     {
       cn_error_set (err, CN_ENOMEM, "verify: out of memory");
@@ -1437,6 +1644,8 @@ bound_root (cn__verifier *v, int64_t k, domain **root, cn_error *err)
   enum bound_result b = bound_domain (v, &w, k, *root, err);
   v->domain_cost = fmax (v->domain_cost, cn__now () - t_root);
   work_clear (&w);
+  if (b == B_REFUTED || b == B_OPEN)
+    cert_emit (v, k, *root);
   return b;
 }
 
@@ -1461,7 +1670,7 @@ search_case (cn__verifier *v, int64_t k, domain *root, int64_t *queued_out, cn_e
     {
       cn_error_set (err, CN_ENOMEM, "verify: out of memory");
       free (ws);
-      free (root);
+      domain_free (root);
       free (jobs);
       free (tasks);
       return B_FAILED;
@@ -1486,10 +1695,16 @@ search_case (cn__verifier *v, int64_t k, domain *root, int64_t *queued_out, cn_e
        * ends open (a leaf it cannot decide) before the deadline, a box of at most
        * CN_VERIFY_SPLIT_MAX_NO_RELU free axes goes on by input splitting (default limit, with a time
        * limit) */
-      res = v->opts.relu_split ? relu_case (v, &ws[0], k, root->live, err) : B_OPEN;
+      /* a certificate cannot record a ReLU-split search yet: the case stays unknown */
+      int certified = v->opts.certificate == NULL;
+      res = v->opts.relu_split && certified ? relu_case (v, &ws[0], k, root->live, err) : B_OPEN;
       if (!(res == B_OPEN && v->opts.input_split_max == 0 && free_axes <= CN_VERIFY_SPLIT_MAX_NO_RELU
             && v->opts.timeout > 0 && !cn__should_stop (v)))
-        goto done;
+        {
+          if (res == B_OPEN && !certified && v->opts.relu_split)
+            v->uncertified++;
+          goto done;
+        }
       res = B_REFUTED;
     }
   /* The cap on queued domains: about 1 GiB of them, at least 4096. */
@@ -1557,7 +1772,7 @@ search_case (cn__verifier *v, int64_t k, domain *root, int64_t *queued_out, cn_e
           if (s < 0)
             {
               for (int c = 0; c < t->nchild; c++)
-                free (t->child[c]);
+                domain_free (t->child[c]);
               domain_release (t->parent);
               cn_error_set (err, CN_ENOMEM, "verify: out of memory");
               res = B_FAILED;
@@ -1609,6 +1824,8 @@ search_case (cn__verifier *v, int64_t k, domain *root, int64_t *queued_out, cn_e
               continue;
             }
           task_choose (t);
+          for (int c = 0; c < 2 && !stopped; c++)
+            cert_emit (v, k, t->child[c]);   /* refuted or open: kept in the tree */
           for (int c = 0; c < 2; c++)
             {
               if (t->res[c] != B_OPEN || stopped)
@@ -1627,7 +1844,7 @@ search_case (cn__verifier *v, int64_t k, domain *root, int64_t *queued_out, cn_e
       for (int64_t i = 0; i < nt; i++)
         {
           for (int c = 0; c < tasks[i].nchild; c++)
-            free (tasks[i].child[c]);
+            domain_free (tasks[i].child[c]);
           domain_release (tasks[i].parent);
           memset (&tasks[i], 0, sizeof tasks[i]);
         }
@@ -1663,7 +1880,7 @@ search_case (cn__verifier *v, int64_t k, domain *root, int64_t *queued_out, cn_e
 done:
   *queued_out = q.live;
   queue_clear (&q);
-  free (root);
+  domain_free (root);
   for (int t = 0; t < T; t++)
     work_clear (&ws[t]);
   free (ws);
@@ -1722,6 +1939,46 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
     return cn_error_set (err, CN_ESHAPE,
                          "verify: the property declares %lld inputs and %lld outputs, the network has %lld and %lld",
                          (long long) spec->n_x, (long long) spec->n_y, (long long) nin, (long long) nout);
+  if (v.opts.certificate != NULL)
+    {
+      /* the search as a certificate can record it (certnn/verify.h) */
+      cn_method me = v.opts.bounds.method;
+      if (me != CN_METHOD_CROWN && me != CN_METHOD_CROWN_IBP)
+        return cn_error_set (err, CN_EINVAL, "verify: a certificate records CROWN bounds: the method must be crown or "
+                             "crown-ibp, not %s", cn_method_name (me));
+      if (cn__proof_slope_name (v.opts.bounds.slope) == NULL)
+        return cn_error_set (err, CN_EINVAL, "verify: unknown slope %d", (int) v.opts.bounds.slope);
+      const char *hs[2] = { v.opts.network_sha256, v.opts.property_sha256 };
+      for (int q = 0; q < 2; q++)
+        if (hs[q] == NULL || strlen (hs[q]) != 64 || strspn (hs[q], "0123456789abcdef") != 64)
+          return cn_error_set (err, CN_EINVAL, "verify: a certificate needs the %s's SHA-256 (64 lower-case "
+                               "hexadecimal digits)", q ? "property" : "network");
+      v.opts.clip = 0;
+      v.opts.escalate = 0;
+      v.opts.bounds.tighten_slopes = 0;
+      int64_t rmax = 1;
+      for (int64_t k = 0; k < spec->n_cases; k++)
+        for (int64_t j = 0; j < spec->cases[k].n_clauses; j++)
+          rmax = spec->cases[k].clauses[j].n_rows > rmax ? spec->cases[k].clauses[j].n_rows : rmax;
+      v.cert_rows = malloc ((size_t) rmax * sizeof *v.cert_rows);
+      if (v.cert_rows == NULL || cn__proof_relaxed_values (g, &v.relaxed, &v.n_relaxed) != 0
+          || (v.relaxed_n = malloc ((size_t) (v.n_relaxed + 1) * sizeof *v.relaxed_n)) == NULL)
+        {
+          free (v.cert_rows);
+          free (v.relaxed);
+          return cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+        }
+      for (int q = 0; q < v.n_relaxed; q++)
+        v.relaxed_numel += v.relaxed_n[q] = cn_shape_numel (cn_graph_value_shape (g, v.relaxed[q]));
+      if (cn__proof_write_header (v.opts.certificate, v.opts.network_sha256, v.opts.property_sha256,
+                                  cn_method_name (me), v.opts.bounds.slope, spec->n_x, spec->n_y, spec->n_cases) != 0)
+        {
+          free (v.cert_rows);
+          free (v.relaxed);
+          free (v.relaxed_n);
+          return cn_error_set (err, CN_EIO, "verify: writing the certificate failed");
+        }
+    }
   result->n_x = spec->n_x;
   result->n_y = spec->n_y;
   v.cex_x = malloc ((size_t) spec->n_x * sizeof (double) + 1);
@@ -1766,7 +2023,7 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
       proved[k] = r == B_REFUTED;
       if (r != B_OPEN)
         {
-          free (roots[k]);      /* only an open root goes on to the search */
+          domain_free (roots[k]);      /* only an open root goes on to the search */
           roots[k] = NULL;
         }
     }
@@ -1799,9 +2056,20 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
         verdict = CN_VERDICT_UNKNOWN;   /* go on: a later case may still give a counterexample */
     }
   for (int64_t k = 0; k < spec->n_cases; k++)
-    free (roots[k]);
+    domain_free (roots[k]);
   free (roots);
   free (proved);
+  if (v.opts.certificate != NULL)
+    {
+      /* unsat only with the whole certificate written (its end line last) */
+      if (st == CN_OK && (v.cert_failed || (verdict == CN_VERDICT_UNSAT
+                                            && cn__proof_write_end (v.opts.certificate, v.cert_nodes, v.cert_refs) != 0)))
+        st = cn_error_set (err, CN_EIO, "verify: writing the certificate failed");
+      free (v.cert_rows);
+      free (v.relaxed);
+      free (v.relaxed_n);
+      result->uncertified = v.uncertified;
+    }
   result->verdict = verdict;
   result->domains = v.domains;
   result->attack_points = v.attack_points;

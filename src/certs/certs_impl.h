@@ -36,6 +36,9 @@ cn_status cn__cert_check_ibp (const struct cn_op_rule *rule, const cn_cert_info 
                               struct cn_cert_result *res, cn_error *err);
 cn_status cn__cert_check_crown (const struct cn_op_rule *rule, const cn_cert_info *info, cn__rng *rng, int draws,
                                 struct cn_cert_result *res, cn_error *err);
+/* The checker step's evidence (evidence_bounds.c). */
+cn_status cn__cert_check_checker (const struct cn_op_rule *rule, const cn_cert_info *info, cn__rng *rng, int draws,
+                                struct cn_cert_result *res, cn_error *err);
 
 /* Draws a random instance of custom into C (cleared first; c->op = CN_OP_CUSTOM), whose program
  * is one of the seven of src/certs/case_custom.c, from R (the tests draw custom's instances

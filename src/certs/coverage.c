@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* src/certs/coverage.c: what the table holds for each operator, read off its rule: the arms
  * present (forward, pullback, jvp, ibp, ibp_mpfi as "reference", crown when it relaxes, crown_box
- * when it is cn__crown_own_box, alpha), the CUDA flag, and
+ * when it is cn__crown_own_box, alpha, proof as "checker"), the CUDA flag, and
  * whether some input port is a value port (CN_PORT_VALUE), the ports a gradient flows to.  An
  * operator without a rule has every flag 0. */
 #include <config.h>
@@ -27,6 +27,7 @@ cn_op_coverage_get (cn_op op, cn_op_coverage *cov)
   cov->alpha = cov->crown && r->alpha != NULL;
   cov->cuda = r->cuda != 0;
   cov->reference = r->ibp_mpfi != NULL;
+  cov->checker = r->proof != NULL;
   /* A value port (and an element port at the model's scalar) receives a gradient; all ports are value ports when in_kind is NULL, and a
    * variadic rule (n_in = -1) describes its ports by in_kind[0]. */
   int n = r->n_in < 0 ? 1 : r->n_in;

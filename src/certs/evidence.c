@@ -508,8 +508,9 @@ cn__cert_check_rule (const struct cn_op_rule *rule, int i, uint64_t seed, int dr
     case CN_CERT_CONVENTION:
       return check_convention (rule, &rule->certs[i], &info, &rng, draws, res, err);
     case CN_CERT_ENCLOSURE:
-      return info.arm == CN_CERT_ARM_IBP ? cn__cert_check_ibp (rule, &info, &rng, draws, res, err)
-                                         : cn__cert_check_crown (rule, &info, &rng, draws, res, err);
+      return info.arm == CN_CERT_ARM_IBP     ? cn__cert_check_ibp (rule, &info, &rng, draws, res, err)
+             : info.arm == CN_CERT_ARM_CHECKER ? cn__cert_check_checker (rule, &info, &rng, draws, res, err)
+                                               : cn__cert_check_crown (rule, &info, &rng, draws, res, err);
     default:
       return cn_error_set (err, CN_EUNSUPPORTED, "%s.%s: no evidence runner for %s records yet (the test suite "
                            "checks them: tests/check_tape.c, tests/check_ops.c)", op, info.name,
@@ -551,6 +552,12 @@ cn_cert_scope (cn_cert_kind k, cn_cert_arm a, const char **does_not)
                       "against that arm, which shares the operator's formulas";
           return "the IBP box contained the MPFI arm's enclosure of every sampled box and sub-box, and the exact "
                  "value at its corners and sampled points";
+        }
+      if (a == CN_CERT_ARM_CHECKER)
+        {
+          *does_not = "it is sampled: rows, boxes and points drawn, not every one; it checks the step's intervals "
+                      "against the residual's, up to their widths";
+          return "the checker step's inequality held in MPFI at every sampled row and point of its input boxes";
         }
       *does_not = "it is sampled: rows, boxes and points drawn, not every one; nothing about how tight the lines are";
       return "the CROWN step's inequality held in MPFI at every sampled row and point of its input boxes, "

@@ -228,6 +228,105 @@ cn__cert_check_ibp (const struct cn_op_rule *rule, const cn_cert_info *info, cn_
   return CN_OK;
 }
 
+/* ---- the steps' instances (CROWN and the checker) ------------------------------------------- */
+
+/* The box B (initialised here) of a step's input U for instance C: a constant's point box; for a
+ * varying Boolean port false, true or unknown ([0, 1]); for a word port integer ends; otherwise a
+ * random box (random_box) in the instance's domain. */
+static cn_status
+step_box (const struct cn__value *u, const struct cn__op_case *c, cn__rng *rng, cn_box *b, cn_error *err)
+{
+  cn_status st = cn_box_init (b, u->numel, err);
+  if (st != CN_OK)
+    return st;
+  if (u->is_constant)
+    for (int64_t j = 0; j < u->numel; j++)
+      b->lo[j] = b->hi[j] = u->cdata[j];
+  else if (u->dtype == CN_DTYPE_BOOL)
+    for (int64_t j = 0; j < u->numel; j++)
+      {
+        /* false, true or unknown */
+        b->lo[j] = (double) cn__rng_int (rng, 0, 1);
+        b->hi[j] = fmax (b->lo[j], (double) cn__rng_int (rng, 0, 1));
+      }
+  else if (!cn_dtype_is_float (u->dtype))
+    {
+      random_box (b, c, 1, rng);
+      for (int64_t j = 0; j < u->numel; j++)
+        {
+          b->lo[j] = ceil (b->lo[j]);
+          b->hi[j] = fmax (floor (b->hi[j]), b->lo[j]);
+        }
+    }
+  else
+    random_box (b, c, !c->x_integer, rng);
+  return CN_OK;
+}
+
+/* Point K of the step's input boxes BOXES (node ND of G) into the point intervals XIN: corners
+ * (odd K), uniform, every fourth beside a multiple of 1/2 (the jumps of roundings and signs);
+ * Booleans and words at integers. */
+static void
+step_point (const cn_graph *g, const struct cn__node *nd, const cn_box *boxes, int k, cn__rng *rng, cn_mpfi_vec *xin)
+{
+  for (int i = 0; i < nd->n_in; i++)
+    for (int64_t j = 0; j < boxes[i].n; j++)
+      {
+        int word = !cn_dtype_is_float (g->values[nd->in[i]].dtype);
+        double lo = boxes[i].lo[j], hi = boxes[i].hi[j];
+        double v = k % 2 ? (cn__rng_next (rng) & 1 ? hi : lo) : cn__rng_uniform (rng, lo, hi);
+        if (word)
+          v = fmin (fmax (round (v), lo), hi);   /* Booleans and words take integer values */
+        else if (k % 4 == 2)
+          {
+            int side = (int) cn__rng_int (rng, 0, 2);
+            double h = round (2 * v) / 2;
+            /* beside 0 a normal number (a subnormal product would be inexact in acc) */
+            if (side != 0)
+              h = h == 0 ? (side == 1 ? -0x1p-60 : 0x1p-60) : nextafter (h, side == 1 ? -INFINITY : INFINITY);
+            if (h >= lo && h <= hi)
+              v = h;
+          }
+        mpfi_set_d (xin[i].v[j], v);
+      }
+}
+
+/* Draws the next instance of RULE's operator for a step record into *CC and *G (cn__cert_instance):
+ * returns 1 when there is one; 0 with *ST = CN_OK when the draw is to be made again (counted in
+ * RES), 0 with *ST set on a failure. */
+static int
+step_instance (const struct cn_op_rule *rule, const cn_cert_info *info, cn__rng *rng, cn_cert_result *res,
+               struct cn__cert_case *cc, cn_graph **g, cn_status *st, cn_error *err)
+{
+  *st = cn__cert_instance (rule, info->op, 1, rng, cc, g, err);
+  if (*st != CN_OK)
+    return 0;
+  if (*g == NULL)
+    {
+      res->redrawn++;
+      return 0;
+    }
+  return 1;
+}
+
+/* The exact value Y at the point intervals XP of draw D: RULE's MPFI arm.  Returns 1, or 0 with
+ * FAIL (SIZE bytes) saying the arm refused the point, or *ST set when out of memory. */
+static int
+step_exact (const struct cn_op_rule *rule, const cn_node_view *nv, const cn_mpfi_vec *const *xp, cn_mpfi_vec *y,
+            int d, char *fail, size_t size, cn_status *st, cn_error *err)
+{
+  cn_error aerr;
+  cn_error_clear (&aerr);
+  cn_status sr = rule->ibp_mpfi (nv, xp, y, &aerr);
+  if (sr == CN_OK)
+    return 1;
+  if (sr == CN_ENOMEM)
+    *st = cn_error_set (err, sr, "%s", aerr.msg);
+  else
+    snprintf (fail, size, "draw %d: the MPFI arm refused a point of the boxes: %.300s", d, aerr.msg);
+  return 0;
+}
+
 /* ---- CROWN: one step of the arm keeps the sweep's invariant ---------------------------------
  *
  * The step of the instance's node over random input boxes (constants: their point boxes) with
@@ -250,12 +349,11 @@ cn__cert_check_crown (const struct cn_op_rule *rule, const cn_cert_info *info, c
     {
       struct cn__cert_case cc;
       cn_graph *g;
-      cn_status st = cn__cert_instance (rule, info->op, 1, rng, &cc, &g, err);
-      if (st != CN_OK)
-        return st;
-      if (g == NULL)
+      cn_status st;
+      if (!step_instance (rule, info, rng, res, &cc, &g, &st, err))
         {
-          res->redrawn++;
+          if (st != CN_OK)
+            return st;
           continue;
         }
       const struct cn__op_case c = cc.c;
@@ -278,29 +376,8 @@ cn__cert_check_crown (const struct cn_op_rule *rule, const cn_cert_info *info, c
       for (; st == CN_OK && n_box < n_in; n_box++)
         {
           const struct cn__value *u = &g->values[nd->in[n_box]];
-          if ((st = cn_box_init (&boxes[n_box], u->numel, err)) != CN_OK)
+          if ((st = step_box (u, &c, rng, &boxes[n_box], err)) != CN_OK)
             break;
-          if (u->is_constant)
-            for (int64_t j = 0; j < u->numel; j++)
-              boxes[n_box].lo[j] = boxes[n_box].hi[j] = u->cdata[j];
-          else if (u->dtype == CN_DTYPE_BOOL)
-            for (int64_t j = 0; j < u->numel; j++)
-              {
-                /* false, true or unknown */
-                boxes[n_box].lo[j] = (double) cn__rng_int (rng, 0, 1);
-                boxes[n_box].hi[j] = fmax (boxes[n_box].lo[j], (double) cn__rng_int (rng, 0, 1));
-              }
-          else if (!cn_dtype_is_float (u->dtype))
-            {
-              random_box (&boxes[n_box], &c, 1, rng);
-              for (int64_t j = 0; j < u->numel; j++)
-                {
-                  boxes[n_box].lo[j] = ceil (boxes[n_box].lo[j]);
-                  boxes[n_box].hi[j] = fmax (floor (boxes[n_box].hi[j]), boxes[n_box].lo[j]);
-                }
-            }
-          else
-            random_box (&boxes[n_box], &c, !c.x_integer, rng);
           if (!u->is_constant)
             {
               lam_in[n_box] = calloc ((size_t) (rows * u->numel + 1), sizeof (double));
@@ -356,37 +433,9 @@ cn__cert_check_crown (const struct cn_op_rule *rule, const cn_cert_info *info, c
       mpfi_init2 (t, 4 * EXACT_PREC);
       for (int k = 0; k < STEP_POINTS && st == CN_OK && !fail[0]; k++)
         {
-          for (int i = 0; i < n_in; i++)
-            for (int64_t j = 0; j < boxes[i].n; j++)
-              {
-                int word = !cn_dtype_is_float (g->values[nd->in[i]].dtype);
-                double lo = boxes[i].lo[j], hi = boxes[i].hi[j];
-                double v = k % 2 ? (cn__rng_next (rng) & 1 ? hi : lo) : cn__rng_uniform (rng, lo, hi);
-                if (word)
-                  v = fmin (fmax (round (v), lo), hi);   /* Booleans and words take integer values */
-                else if (k % 4 == 2)
-                  {
-                    int side = (int) cn__rng_int (rng, 0, 2);
-                    double h = round (2 * v) / 2;
-                    /* beside 0 a normal number (a subnormal product would be inexact in acc) */
-                    if (side != 0)
-                      h = h == 0 ? (side == 1 ? -0x1p-60 : 0x1p-60) : nextafter (h, side == 1 ? -INFINITY : INFINITY);
-                    if (h >= lo && h <= hi)
-                      v = h;
-                  }
-                mpfi_set_d (xin[i].v[j], v);
-              }
-          cn_error aerr;
-          cn_error_clear (&aerr);
-          cn_status sr = rule->ibp_mpfi (nv, xp, &y, &aerr);
-          if (sr == CN_ENOMEM)
-            st = cn_error_set (err, sr, "%s", aerr.msg);
-          if (sr != CN_OK)
-            {
-              if (sr != CN_ENOMEM)
-                snprintf (fail, sizeof fail, "draw %d: the MPFI arm refused a point of the boxes: %.300s", d, aerr.msg);
-              break;
-            }
+          step_point (g, nd, boxes, k, rng, xin);
+          if (!step_exact (rule, nv, xp, &y, d, fail, sizeof fail, &st, err))
+            break;
           for (int64_t r = 0; r < rows && !fail[0]; r++)
             {
               cn__case_crown_residual (acc, t, &y, lam_out, n_out, n_in, xin, lam_in, r, bias[r]);
@@ -425,5 +474,175 @@ cn__cert_check_crown (const struct cn_op_rule *rule, const cn_cert_info *info, c
   res->passed = res->checks > 0;
   snprintf (res->detail, sizeof res->detail, "%lld row-point inequalities in MPFI (%lld instances drawn again: "
             "outside the arm's scope)", (long long) res->checks, (long long) res->redrawn);
+  return CN_OK;
+}
+
+/* ---- the certificate checker's step: its lines hold at sampled points -----------------------
+ *
+ * The checker's step (the rule's proof hook, certnn/proof.h) of the instance's node over input
+ * boxes drawn as for the CROWN step, in MPFI at CHECKER_PREC bits: STEP_ROWS rows L of random
+ * numbers in [-1, 1] (every third instance scaled by 2^40) as point intervals, every other
+ * instance each widened around its number (one entry in four to an interval holding 0, the case
+ * where no line's sign is known), and a random lower-slope choice.  At STEP_POINTS points x of
+ * the boxes, f(x) from the MPFI arm at EXACT_PREC bits on point intervals, the residual
+ *     L[s] . f(x) - sum_i D_i[s] . x_i - b[s]
+ * in MPFI at 4 EXACT_PREC bits (D_i and b what the step added) must not lie wholly below 0: for
+ * every exact row in L the step's contract puts exact coefficients and bias in D_i and b whose
+ * residual is >= 0, and that residual lies in the interval.  An instance the step declines
+ * (CN_EUNSUPPORTED: two varying matmul operands, words) is drawn again: the checker refuses
+ * such a network, naming the node. */
+#define CHECKER_PREC 64
+
+cn_status
+cn__cert_check_checker (const struct cn_op_rule *rule, const cn_cert_info *info, cn__rng *rng, int draws,
+                        cn_cert_result *res, cn_error *err)
+{
+  for (int d = 0; d < draws; d++)
+    {
+      struct cn__cert_case cc;
+      cn_graph *g;
+      cn_status st;
+      if (!step_instance (rule, info, rng, res, &cc, &g, &st, err))
+        {
+          if (st != CN_OK)
+            return st;
+          continue;
+        }
+      const struct cn__op_case c = cc.c;
+      const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
+      const cn_node_view *nv = &nd->view[c.out_index];
+      int n_in = nd->n_in;
+      int64_t n_out = g->values[nd->out[c.out_index]].numel, rows = STEP_ROWS;
+      cn_box boxes[CN__CASE_MAX_IN];
+      cn_mpfi_vec ebox[CN__CASE_MAX_IN], lamv[CN__CASE_MAX_IN], xin[CN__CASE_MAX_IN], lam_out, bias, y;
+      const cn_mpfi_vec *ep[CN__CASE_MAX_IN], *xp[CN__CASE_MAX_IN];
+      mpfi_t *lam_in[CN__CASE_MAX_IN] = { NULL };
+      memset (ebox, 0, sizeof ebox);
+      memset (lamv, 0, sizeof lamv);
+      memset (xin, 0, sizeof xin);
+      memset (&lam_out, 0, sizeof lam_out);
+      memset (&bias, 0, sizeof bias);
+      memset (&y, 0, sizeof y);
+      int n_box = 0, declined = 0;
+      char fail[400] = "";
+      for (; st == CN_OK && n_box < n_in; n_box++)
+        {
+          const struct cn__value *u = &g->values[nd->in[n_box]];
+          if ((st = step_box (u, &c, rng, &boxes[n_box], err)) != CN_OK)
+            break;
+          if ((st = cn_mpfi_vec_init (&ebox[n_box], u->numel, CHECKER_PREC, err)) != CN_OK
+              || (st = cn_mpfi_vec_init (&xin[n_box], u->numel, EXACT_PREC, err)) != CN_OK)
+            {
+              n_box++;
+              break;
+            }
+          for (int64_t j = 0; j < u->numel; j++)
+            mpfi_interv_d (ebox[n_box].v[j], boxes[n_box].lo[j], boxes[n_box].hi[j]);
+          ep[n_box] = &ebox[n_box];
+          xp[n_box] = &xin[n_box];
+          if (!u->is_constant)
+            {
+              if ((st = cn_mpfi_vec_init (&lamv[n_box], rows * u->numel, CHECKER_PREC, err)) != CN_OK)
+                {
+                  n_box++;
+                  break;
+                }
+              lam_in[n_box] = lamv[n_box].v;
+            }
+        }
+      mpfi_t tmp, acc, t;
+      mpfi_init2 (tmp, CHECKER_PREC);
+      mpfi_init2 (acc, 4 * EXACT_PREC);
+      mpfi_init2 (t, 4 * EXACT_PREC);
+      if (st == CN_OK && (st = cn_mpfi_vec_init (&lam_out, rows * n_out, CHECKER_PREC, err)) == CN_OK
+          && (st = cn_mpfi_vec_init (&bias, rows, CHECKER_PREC, err)) == CN_OK
+          && (st = cn_mpfi_vec_init (&y, n_out, EXACT_PREC, err)) == CN_OK)
+        {
+          double scale = d % 3 == 0 ? 0x1p40 : 1;
+          for (int64_t j = 0; j < rows * n_out; j++)
+            {
+              double l = cn__rng_uniform (rng, -1, 1) * scale;
+              if (d % 2 == 1)
+                {
+                  double w = cn__rng_next (rng) % 4 == 0 ? 2 * fabs (l) : fabs (l) * 0x1p-20;
+                  mpfi_interv_d (lam_out.v[j], l - w, l + w);
+                }
+              else
+                mpfi_set_d (lam_out.v[j], l);
+            }
+          cn_proof_step step = { .nv = nv, .rows = rows, .lam_out = lam_out.v, .lam_in = lam_in, .in_box = ep,
+                                 .bias = bias.v, .slope = (int) (cn__rng_next (rng) % 4), .tmp = tmp };
+          cn_error aerr;
+          cn_error_clear (&aerr);
+          cn_status sa = rule->proof (&step, &aerr);
+          if (sa == CN_ENOMEM)
+            st = cn_error_set (err, sa, "%s", aerr.msg);
+          else if (sa == CN_EUNSUPPORTED)
+            declined = 1;
+          else if (sa != CN_OK)
+            snprintf (fail, sizeof fail, "draw %d: the step failed: %.300s", d, aerr.msg);
+        }
+      for (int k = 0; k < STEP_POINTS && st == CN_OK && !fail[0] && !declined; k++)
+        {
+          step_point (g, nd, boxes, k, rng, xin);
+          if (!step_exact (rule, nv, xp, &y, d, fail, sizeof fail, &st, err))
+            break;
+          for (int64_t r = 0; r < rows && !fail[0]; r++)
+            {
+              mpfi_neg (acc, bias.v[r]);
+              for (int64_t j = 0; j < n_out; j++)
+                {
+                  mpfi_mul (t, lam_out.v[r * n_out + j], y.v[j]);
+                  mpfi_add (acc, acc, t);
+                }
+              for (int i = 0; i < n_in; i++)
+                if (lam_in[i] != NULL)
+                  for (int64_t j = 0; j < xin[i].n; j++)
+                    {
+                      mpfi_mul (t, lam_in[i][r * xin[i].n + j], xin[i].v[j]);
+                      mpfi_sub (acc, acc, t);
+                    }
+              /* now acc holds L[r] . f(x) - D[r] . x - b[r] for the exact rows in the intervals */
+              res->checks++;
+              if (mpfr_nan_p (&acc->right) || mpfr_sgn (&acc->right) < 0)
+                snprintf (fail, sizeof fail, "draw %d, row %lld, point %d: L . f(x) falls %.3g below the step's line "
+                          "(bias [%.17g, %.17g])", d, (long long) r, k, -mpfr_get_d (&acc->right, MPFR_RNDU),
+                          mpfr_get_d (&bias.v[r]->left, MPFR_RNDD), mpfr_get_d (&bias.v[r]->right, MPFR_RNDU));
+            }
+        }
+      if (declined)
+        res->redrawn++;
+      mpfi_clear (tmp);
+      mpfi_clear (acc);
+      mpfi_clear (t);
+      cn_mpfi_vec_clear (&lam_out);
+      cn_mpfi_vec_clear (&bias);
+      cn_mpfi_vec_clear (&y);
+      for (int i = 0; i < n_box; i++)
+        {
+          cn_box_clear (&boxes[i]);
+          cn_mpfi_vec_clear (&ebox[i]);
+          cn_mpfi_vec_clear (&lamv[i]);
+          cn_mpfi_vec_clear (&xin[i]);
+        }
+      cn_graph_free (g);
+      cn__cert_case_clear (&cc);
+      if (st != CN_OK)
+        return st;
+      if (fail[0])
+        {
+          res->passed = 0;
+          snprintf (res->detail, sizeof res->detail, "%s", fail);
+          return CN_OK;
+        }
+      if (!declined)
+        res->exercised |= info->inputs;
+    }
+  res->passed = res->checks > 0;
+  snprintf (res->detail, sizeof res->detail, "%lld row-point inequalities in MPFI (%lld instances drawn again: "
+            "outside the step's scope)", (long long) res->checks, (long long) res->redrawn);
+  if (res->checks == 0)
+    snprintf (res->detail, sizeof res->detail, "no instance could be checked (%lld drawn again)",
+              (long long) res->redrawn);
   return CN_OK;
 }

@@ -15,6 +15,7 @@ int cli_bounds (int argc, char **argv);
 int cli_ops (int argc, char **argv);
 int cli_certs (int argc, char **argv);
 int cli_verify (int argc, char **argv);
+int cli_check_certificate (int argc, char **argv);
 
 /* Prints "certnn: <msg>" for ERR on stderr and returns the exit status for its code. */
 int cli_fail (const cn_error *err);

@@ -10,7 +10,8 @@
  *   Gradient  the seed's form: the kinds of the pullback's certificate records (grad_cell), then
  *             "forward mode" with the kinds of the jvp's; "no value input" for a rule none of
  *             whose ports is a value port; "none".
- *   Bounds    "IBP" and/or "CROWN", then "; enclosure" when an enclosure record is declared.
+ *   Bounds    "checker, " when the rule has a checker step (certnn check-certificate), then "IBP"
+ *             and/or "CROWN", then "; enclosure" when an enclosure record is declared.
  * A closing line counts the operators with each capability, and a line compares those counts
  * with the seed's, read from a copy of the seed's table (data/seed-operators.tsv: a header and one
  * line per operator, tab-separated family, operator, rule, cuda, gradient, bounds).  The seed's
@@ -39,7 +40,7 @@
 
 /* ---- the seed's table ---------------------------------------------------------------------- */
 
-enum { K_RULE, K_CUDA, K_PULLBACK, K_JVP, K_IBP, K_CROWN, K_FORWARD, K_CUDA_SOME, K_COUNT };
+enum { K_RULE, K_CUDA, K_PULLBACK, K_JVP, K_IBP, K_CROWN, K_CHECKER, K_FORWARD, K_CUDA_SOME, K_COUNT };
 
 struct seed_row
 {
@@ -111,6 +112,7 @@ seed_read (const char *path, struct seed *s)
       s->count[K_JVP] += strstr (grad, "forward mode") != NULL;
       s->count[K_IBP] += strstr (bounds, "IBP") != NULL;
       s->count[K_CROWN] += strstr (bounds, "CROWN") != NULL;
+      s->count[K_CHECKER] += strstr (bounds, "checker") != NULL;
       cn_op op = cn_op_lookup (fld[1]);
       if (op == CN_OP_COUNT)
         {
@@ -275,7 +277,7 @@ cells_of (cn_op op, const cn_op_coverage *c, struct cells *o)
   grad_cell (op, c, o->grad, sizeof o->grad);
   int enclosure = cert_kinds (op, CN_CERT_ARM_IBP, -1) != 0 || cert_kinds (op, CN_CERT_ARM_CROWN, -1) != 0;
   if (c->ibp || c->crown || c->crown_box)
-    snprintf (o->bounds, sizeof o->bounds, "%s%s%s%s%s", c->ibp ? "IBP" : "",
+    snprintf (o->bounds, sizeof o->bounds, "%s%s%s%s%s%s", c->checker ? "checker, " : "", c->ibp ? "IBP" : "",
               c->ibp && (c->crown || c->crown_box) ? ", " : "", c->crown ? "CROWN" : c->crown_box ? "box" : "",
               c->alpha ? " (alpha)" : "", enclosure ? "; enclosure" : "");
   else
@@ -329,11 +331,12 @@ our_counts (int *count)
       count[K_JVP] += c.jvp;
       count[K_IBP] += c.ibp;
       count[K_CROWN] += c.crown;
+      count[K_CHECKER] += c.checker;
     }
 }
 
-static const char *const count_name[] = { "rule", "cuda", "pullback", "jvp", "ibp", "crown" };
-#define N_COMPARED 6
+static const char *const count_name[] = { "rule", "cuda", "pullback", "jvp", "ibp", "crown", "checker" };
+#define N_COMPARED 7
 
 /* The comparison line (no newline). */
 static void
@@ -373,19 +376,20 @@ help (FILE *f)
               "            differ ('input 0: ...; inputs 1 and 2: ...'), then '; forward mode' when the rule\n"
               "            has a jvp, with the kinds of the jvp's records in parentheses; 'no value input',\n"
               "            'no pullback'; none (certnn certs lists the records)\n"
-              "  Bounds    IBP and/or CROWN (an arm that relaxes) or box (a CROWN arm that only takes the\n"
+              "  Bounds    'checker, ' where certnn check-certificate can re-derive bounds through the operator,\n"
+              "            then IBP and/or CROWN (an arm that relaxes) or box (a CROWN arm that only takes the\n"
               "            node's own IBP box), ' (alpha)' where alpha-CROWN optimises its lines, '; enclosure'\n"
               "            when an enclosure record is declared; none\n"
               "A closing line counts the operators with each capability, a line compares the counts\n"
               "with the seed's table (%s: --seed FILE, else $CERTNN_DATA/%s, else the installed copy);\n"
               "without one it says 'seed table not found'.  The seed's cells count as: rule = not 'none',\n"
               "cuda = 'yes', pullback = gradient not 'no value input', jvp = gradient mentions 'forward mode',\n"
-              "ibp and crown = bounds mention 'IBP' and 'CROWN'.  A last line counts the certificate\n"
+              "ibp, crown and checker = bounds mention 'IBP', 'CROWN' and 'checker'.  A last line counts the certificate\n"
               "records per kind against the registrations the seed's text states.\n\n"
               "  --markdown  the same report as Markdown tables, one per family\n"
               "  --json      {\"operators\": [{\"name\", \"family\", \"rule\", \"forward\", \"pullback\", \"jvp\",\n"
               "              \"ibp\", \"crown\" (relaxes), \"crown_box\" (takes its box), \"alpha\", \"cuda\",\n"
-              "              \"reference\", \"value_input\" (booleans),\n"
+              "              \"reference\", \"checker\" (the certificate checker's step), \"value_input\" (booleans),\n"
               "              \"outputs\" (the outputs' names: [\"values\", \"indices\"] for sort), \"cells\": {\"rule\",\n"
               "              \"cuda\", \"gradient\", \"bounds\"}, \"seed\": the seed's cells or null}, ...],\n"
               "              \"counts\": {...}, \"seed_counts\": {...} or null, \"seed_table\": path or null,\n"
@@ -414,22 +418,23 @@ print_json (const int *ours, const struct seed *s)
       for (int k = 0; k < cn_op_n_outputs ((cn_op) op); k++)
         json_array_append_new (outs, json_string (cn_op_output_name ((cn_op) op, k)));
       json_array_append_new (
-          ops, json_pack ("{s:s, s:s, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:o, s:{s:s, s:s, s:s, s:s}, s:o}",
+          ops, json_pack ("{s:s, s:s, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:o, s:{s:s, s:s, s:s, s:s}, s:o}",
                           "name", cn_op_name ((cn_op) op), "family", cn_family_name (cn_op_family ((cn_op) op)), "rule",
                           c.rule, "forward", c.forward, "pullback", c.pullback, "jvp", c.jvp, "ibp", c.ibp, "crown",
-                          c.crown, "crown_box", c.crown_box, "alpha", c.alpha, "cuda", c.cuda, "reference", c.reference, "value_input", c.value_input, "outputs", outs,
+                          c.crown, "crown_box", c.crown_box, "alpha", c.alpha, "cuda", c.cuda, "reference", c.reference, "checker", c.checker, "value_input", c.value_input, "outputs", outs,
                           "cells", "rule",
                           ce.rule, "cuda", ce.cuda, "gradient", ce.grad, "bounds", ce.bounds, "seed", seed));
     }
-  json_t *counts = json_pack ("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "operators", CN_OP_COUNT, "rule",
+  json_t *counts = json_pack ("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "operators", CN_OP_COUNT, "rule",
                               ours[K_RULE], "forward", ours[K_FORWARD], "cuda", ours[K_CUDA], "pullback",
-                              ours[K_PULLBACK], "jvp", ours[K_JVP], "ibp", ours[K_IBP], "crown", ours[K_CROWN]);
+                              ours[K_PULLBACK], "jvp", ours[K_JVP], "ibp", ours[K_IBP], "crown", ours[K_CROWN],
+                              "checker", ours[K_CHECKER]);
   json_t *scounts = !s->found ? json_null ()
-                              : json_pack ("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "operators", s->n, "rule",
+                              : json_pack ("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "operators", s->n, "rule",
                                            s->count[K_RULE], "cuda", s->count[K_CUDA], "cuda_some",
                                            s->count[K_CUDA_SOME], "pullback", s->count[K_PULLBACK], "jvp",
                                            s->count[K_JVP], "ibp", s->count[K_IBP], "crown", s->count[K_CROWN],
-                                           "unknown", s->unknown);
+                                           "checker", s->count[K_CHECKER], "unknown", s->unknown);
   char line[1024];
   FILE *mf = fmemopen (line, sizeof line, "w");
   if (mf != NULL)
@@ -505,12 +510,12 @@ print_table (int markdown, const int *ours, const struct seed *s)
             printf ("  %-26s %-21s %-4s %-40s %s\n", cn_op_name ((cn_op) op), ce.rule, ce.cuda, ce.grad, ce.bounds);
         }
     }
-  printf ("\n%s%d operators: %d with a rule, %d forward, %d pullback, %d jvp, %d ibp, %d crown, %d cuda\n",
+  printf ("\n%s%d operators: %d with a rule, %d forward, %d pullback, %d jvp, %d ibp, %d crown, %d checker, %d cuda\n",
           markdown ? "**Counts.** " : "", CN_OP_COUNT, ours[K_RULE], ours[K_FORWARD], ours[K_PULLBACK], ours[K_JVP],
-          ours[K_IBP], ours[K_CROWN], ours[K_CUDA]);
+          ours[K_IBP], ours[K_CROWN], ours[K_CHECKER], ours[K_CUDA]);
   if (markdown)
     {
-      printf ("\n| | rule | cuda | pullback | jvp | ibp | crown |\n|---|---|---|---|---|---|---|\n| ours |");
+      printf ("\n| | rule | cuda | pullback | jvp | ibp | crown | checker |\n|---|---|---|---|---|---|---|---|\n| ours |");
       for (int k = 0; k < N_COMPARED; k++)
         printf (" %d |", ours[k]);
       if (s->found)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "certnn/reference.h"
+#include "certnn/proof.h"
 
 
 static void
@@ -20,7 +21,7 @@ help (FILE *f)
   fprintf (f, "Usage: certnn verify NET.onnx SPEC.vnnlib [--timeout S] [--output FILE]\n"
               "                     [--method crown|crown-ibp|ibp|alpha-crown] [--iterations N] [--lr X] [--alpha-memory MB]\n"
               "                     [--threads N] [--seed N] [--no-relu-split] [--no-beta] [--fsb K]\n"
-              "                     [--relu-refine] [--no-clip] [--input-split-max N] [--quiet]\n\n"
+              "                     [--relu-refine] [--no-clip] [--input-split-max N] [--certificate FILE] [--quiet]\n\n"
               "Decides whether some input of the property's input set makes its (unsafe) output condition true.\n"
               "The first line of standard output (and of FILE) is the verdict:\n"
               "  unsat    proved: no input satisfies the condition (sound bounds refuted every disjunct)\n"
@@ -46,6 +47,12 @@ help (FILE *f)
               "chosen by filtered smart branching among BaBSR's best K (--fsb K, default 4; 0: BaBSR's best);\n"
               "--no-relu-split: one bound per case.  Where the relu search leaves a leaf undecided before the\n"
               "limit, a box of at most 64 free axes goes on by input splitting.\n"
+              "--certificate FILE writes a bound certificate of an unsat verdict (doc/CERTIFICATE.md), which\n"
+              "certnn check-certificate re-checks independently in MPFI: the tree of input splits and every\n"
+              "refutation's CROWN bound.  The search then runs as the file can record it: method crown or\n"
+              "crown-ibp, no clipping, no escalation to alpha-crown, no relu splitting (a case that needs it\n"
+              "stays unknown); unsat is reported only once the file is complete, and for any other verdict\n"
+              "the file is removed.\n"
               "Exit status 0 with any verdict, 2 on bad input, 1 on an internal failure.\n");
 }
 
@@ -75,7 +82,9 @@ progress (const cn_verify_progress *p, void *user)
 int
 cli_verify (int argc, char **argv)
 {
-  const char *net = NULL, *specp = NULL, *output = NULL;
+  const char *net = NULL, *specp = NULL, *output = NULL, *certificate = NULL;
+  char net_sha[65], spec_sha[65];
+  FILE *cf = NULL;
   double timeout = 60;
   int quiet = 0;
   cn_verify_opts vo;
@@ -121,6 +130,8 @@ cli_verify (int argc, char **argv)
         }
       else if (strcmp (argv[i], "--output") == 0 && i + 1 < argc)
         output = argv[++i];
+      else if (strcmp (argv[i], "--certificate") == 0 && i + 1 < argc)
+        certificate = argv[++i];
       else if (strcmp (argv[i], "--timeout") == 0 && i + 1 < argc)
         {
           char *end;
@@ -169,7 +180,41 @@ cli_verify (int argc, char **argv)
   int show = !quiet && isatty (2);
   if (show)
     vo.progress = progress;
-  if (cn_verify (g, &spec, &vo, &res, &err) != CN_OK)
+  if (certificate != NULL)
+    {
+      if (cn_sha256_file (net, net_sha, &err) != CN_OK || cn_sha256_file (specp, spec_sha, &err) != CN_OK)
+        {
+          rc = cli_fail (&err);
+          goto done;
+        }
+      if ((cf = fopen (certificate, "w")) == NULL)
+        {
+          fprintf (stderr, "certnn verify: cannot write %s: %s\n", certificate, strerror (errno));
+          rc = CLI_BAD_INPUT;
+          goto done;
+        }
+      vo.certificate = cf;
+      vo.network_sha256 = net_sha;
+      vo.property_sha256 = spec_sha;
+    }
+  cn_status vs = cn_verify (g, &spec, &vo, &res, &err);
+  if (cf != NULL)
+    {
+      /* the certificate is kept only when complete and of an unsat verdict */
+      int closed = fclose (cf) == 0;
+      cf = NULL;
+      if (vs == CN_OK && res.verdict == CN_VERDICT_UNSAT && !closed)
+        vs = cn_error_set (&err, CN_EIO, "verify: writing the certificate %s failed", certificate);
+      if (vs != CN_OK || res.verdict != CN_VERDICT_UNSAT)
+        {
+          remove (certificate);
+          if (vs == CN_OK && !quiet)
+            fprintf (stderr, "certnn verify: no certificate written: the verdict is %s%s\n", cn_verdict_name (res.verdict),
+                     res.uncertified > 0 ? " (a case would need relu splitting, which a certificate cannot record yet)"
+                                         : "");
+        }
+    }
+  if (vs != CN_OK)
     {
       rc = cli_fail (&err);
       goto done;
@@ -203,6 +248,11 @@ cli_verify (int argc, char **argv)
       fprintf (stderr, "\n");
     }
 done:
+  if (cf != NULL)
+    {
+      fclose (cf);
+      remove (certificate);
+    }
   cn_verify_result_clear (&res);
   cn_spec_clear (&spec);
   cn_graph_free (g);

@@ -21,6 +21,7 @@ static const struct
   { "run", cli_run, "evaluate the network on one input" },
   { "ops", cli_ops, "the operator table and what each operator supports" },
   { "certs", cli_certs, "the operators' certificate records" },
+  { "check-certificate", cli_check_certificate, "re-check a bound certificate of an unsat verdict in MPFI" },
 };
 
 static void

@@ -332,6 +332,90 @@ relu_crown (const cn_crown_step *st, cn_error *err)
   return CN_OK;
 }
 
+/* The checker's step (cn_proof_step): per entry j with input box [l, u] (the interval's exact
+ * ends) and row coefficient L (an interval):
+ *   u <= 0: relu(z) = 0, nothing added;  l >= 0: relu(z) = z, L added to z's coefficient;
+ *   l < 0 < u and L >= 0: the lower line alpha z (alpha in [0, 1] by the slope policy, an exact
+ *     double), L alpha added;
+ *   l < 0 < u and L <= 0: the upper line s (z - l), s = u / (u - l), so L s to the coefficient and
+ *     -L s l to the bias, both as intervals holding the exact line's (exact l and u);
+ *   l < 0 < u and L straddling 0: no line; relu(z) lies in [0, u], so for every L* in L,
+ *     L* relu(z) >= inf (L x [0, u]), a point added to the bias. */
+static cn_status
+relu_proof (const cn_proof_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  int64_t n = cn__numel (nv->out_shape);
+  if (st->lam_in[0] == NULL)
+    return cn_error_set (err, CN_EINVAL, "relu: checker step on a constant input (node '%s')", nv->name);
+  mpfr_prec_t prec = mpfi_get_prec (st->tmp);
+  mpfi_t s, t, w;
+  mpfr_t lo;
+  mpfi_init2 (s, prec);
+  mpfi_init2 (t, prec);
+  mpfi_init2 (w, prec);
+  mpfr_init2 (lo, prec);
+  for (int64_t j = 0; j < n; j++)
+    {
+      mpfi_srcptr z = st->in_box[0]->v[j];
+      mpfr_srcptr l = &z->left, u = &z->right;
+      if (mpfr_sgn (u) <= 0)
+        continue;
+      int on = mpfr_sgn (l) >= 0;
+      double alpha = 0;
+      if (!on)
+        {
+          double ld = mpfr_get_d (l, MPFR_RNDN), ud = mpfr_get_d (u, MPFR_RNDN);
+          alpha = relu_slope (ld, ud, st->slope);   /* any double in [0, 1] is a valid slope */
+          if (!(alpha >= 0 && alpha <= 1))
+            alpha = 0;
+          /* the upper line's slope and intercept, enclosing u / (u - l) and -l u / (u - l) */
+          mpfi_interv_fr (w, u, u);
+          mpfi_sub_fr (s, w, l);                    /* u - l > 0 */
+          mpfi_div (s, w, s);
+          mpfi_mul_fr (t, s, l);
+          mpfi_neg (t, t);
+          mpfi_interv_si (w, 0, 0);
+          mpfi_put_fr (w, u);                       /* w = [0, u] */
+        }
+      for (int64_t r = 0; r < st->rows; r++)
+        {
+          mpfi_ptr L = st->lam_out[r * n + j];
+          mpfi_ptr D = st->lam_in[0][r * n + j];
+          if (on)
+            mpfi_add (D, D, L);
+          else if (mpfr_sgn (&L->left) >= 0)
+            {
+              if (alpha == 1)
+                mpfi_add (D, D, L);
+              else if (alpha != 0)
+                {
+                  mpfi_mul_d (st->tmp, L, alpha);
+                  mpfi_add (D, D, st->tmp);
+                }
+            }
+          else if (mpfr_sgn (&L->right) <= 0)
+            {
+              mpfi_mul (st->tmp, L, s);
+              mpfi_add (D, D, st->tmp);
+              cn__proof_add_product (st->bias[r], L, t, st->tmp);
+            }
+          else
+            {
+              mpfi_mul (st->tmp, L, w);
+              mpfi_get_left (lo, st->tmp);
+              mpfi_set_fr (st->tmp, lo);
+              mpfi_add (st->bias[r], st->bias[r], st->tmp);
+            }
+        }
+    }
+  mpfi_clear (s);
+  mpfi_clear (t);
+  mpfi_clear (w);
+  mpfr_clear (lo);
+  return CN_OK;
+}
+
 /* alpha-CROWN's parameter of relu: the lower slope alpha_j of an unstable entry, valid in [0, 1];
  * the others keep 0 (their lines have nothing free).  INIT: the slope relu_crown takes under
  * SLOPE. */
@@ -396,7 +480,8 @@ const struct cn_op_rule cn__rule_RELU = { .op = CN_OP_RELU,
   .ibp_mpfi = relu_mpfi,
   .crown = relu_crown,
   .alpha = relu_alpha,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS,
+  .proof = relu_proof,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER,
                       CN__CERT_CONVENTION (CN_CERT_ARM_PULLBACK, "pullback_subgradient_at_0",
                                            "at z = 0, where relu has no derivative, the pullback returns the "
                                            "subgradient 0: g_z += 0 g (as PyTorch)", 0.0, 0.0, 0.0),

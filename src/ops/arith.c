@@ -1441,6 +1441,45 @@ neg_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out
   return CN_OK;
 }
 
+/* ---- the checker's step ------------------------------------------------------------------ */
+
+/* add, sub, neg (cn_proof_step): v = sum_i sg_i u_i, entry by entry, is affine: D_i = sg_i L for
+ * a varying input, and a constant input's sg_i L c into the bias (equality, no relaxation).
+ * Words have no checker step. */
+static cn_status
+linear_proof (const cn_proof_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  if (cn__word_view (nv))
+    return cn_error_set (err, CN_EUNSUPPORTED, "%s: the checker takes no words (node '%s')", cn_op_name (nv->op),
+                         cn__node_name (nv));
+  const double *sg = ((const struct arith_impl *) nv->rule->impl)->sg;
+  int64_t n = cn__numel (nv->out_shape);
+  for (int i = 0; i < nv->n_in; i++)
+    for (int64_t s = 0; s < st->rows; s++)
+      for (int64_t j = 0; j < n; j++)
+        {
+          mpfi_ptr l = st->lam_out[s * n + j];
+          if (mpfi_is_zero (l))
+            continue;
+          if (st->lam_in[i] != NULL)
+            {
+              mpfi_ptr d = st->lam_in[i][s * n + j];
+              if (sg[i] > 0)
+                mpfi_add (d, d, l);
+              else
+                mpfi_sub (d, d, l);
+            }
+          else
+            {
+              mpfi_mul_d (st->tmp, l, sg[i]);   /* exact: sg is +-1 */
+              mpfi_mul (st->tmp, st->tmp, st->in_box[i]->v[j]);
+              mpfi_add (st->bias[s], st->bias[s], st->tmp);
+            }
+        }
+  return CN_OK;
+}
+
 /* ---- checks and sorts ------------------------------------------------------------------- */
 
 static cn_status
@@ -1496,16 +1535,16 @@ const struct cn_op_rule cn__rule_ADD = {
   .op = CN_OP_ADD, .impl = &add_impl, .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .check = cn__binary_check,
   .forward = binary_forward, .pullback = linear_pullback, .jvp = linear_jvp, .ibp = binary_ibp,
-  .ibp_mpfi = binary_mpfi, .crown = linear_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .ibp_mpfi = binary_mpfi, .crown = linear_crown, .proof = linear_proof,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
 };
 
 const struct cn_op_rule cn__rule_SUB = {
   .op = CN_OP_SUB, .impl = &sub_impl, .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .check = cn__binary_check,
   .forward = binary_forward, .pullback = linear_pullback, .jvp = linear_jvp, .ibp = binary_ibp,
-  .ibp_mpfi = binary_mpfi, .crown = linear_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .ibp_mpfi = binary_mpfi, .crown = linear_crown, .proof = linear_proof,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
 };
 
 const struct cn_op_rule cn__rule_MUL = {
@@ -1528,6 +1567,6 @@ const struct cn_op_rule cn__rule_NEG = {
   .op = CN_OP_NEG, .impl = &neg_impl, .sorts = "f64, f32, words",
   .n_in = 1, .in_kind = element1, .out_sort = cn__arith_out_sort, .check = cn__unary_check,
   .forward = neg_forward, .pullback = linear_pullback, .jvp = linear_jvp, .ibp = neg_ibp, .ibp_mpfi = neg_mpfi,
-  .crown = linear_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .crown = linear_crown, .proof = linear_proof,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
 };

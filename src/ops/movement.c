@@ -605,6 +605,43 @@ move_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
   return CN_OK;
 }
 
+/* The checker's step (cn_proof_step): output entry o is input entry j of input k (the map), or
+ * the fill value; so D_k[s, j] += L[s, o], and a constant's or the fill's L[s, o] x into the bias
+ * (equality: data movement computes nothing). */
+static cn_status
+move_proof (const cn_proof_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  int64_t n = cn__numel (nv->out_shape);
+  struct movemap m;
+  cn_status status = map_build (cn_op_name (nv->op), nv, &m, err);
+  if (status != CN_OK)
+    return status;
+  for (int64_t s = 0; s < st->rows; s++)
+    for (int64_t o = 0; o < n; o++)
+      {
+        mpfi_ptr l = st->lam_out[s * n + o];
+        if (mpfi_is_zero (l))
+          continue;
+        int k = m.k ? m.k[o] : 0;
+        int64_t j = m.j[o];
+        if (j >= 0 && st->lam_in[k] != NULL)
+          {
+            mpfi_ptr d = st->lam_in[k][s * st->in_box[k]->n + j];
+            mpfi_add (d, d, l);
+          }
+        else if (j >= 0)
+          cn__proof_add_product (st->bias[s], l, st->in_box[k]->v[j], st->tmp);
+        else
+          {
+            mpfi_mul_d (st->tmp, l, m.value);
+            mpfi_add (st->bias[s], st->bias[s], st->tmp);
+          }
+      }
+  map_clear (&m);
+  return CN_OK;
+}
+
 static cn_status
 move_crown (const cn_crown_step *st, cn_error *err)
 {
@@ -801,8 +838,8 @@ static const struct move_impl flip_impl = { .fill = flip_fill };
 const struct cn_op_rule cn__rule_FLIP = { .op = CN_OP_FLIP, .impl = &flip_impl,
   .n_in = 1, .in_kind = element_ports, .check = flip_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
-  .ibp_mpfi = move_mpfi, .crown = move_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
 };
 
 /* detach moves as reshape does; its own pullback and jvp send nothing through the port. */
@@ -810,8 +847,8 @@ static const struct move_impl detach_impl = { .fill = identity_fill };
 
 const struct cn_op_rule cn__rule_DETACH = { .op = CN_OP_DETACH, .impl = &detach_impl,
   .n_in = 1, .in_kind = detach_ports, .check = detach_check, .forward = move_forward,
-  .pullback = detach_pullback, .jvp = detach_jvp, .ibp = move_ibp, .ibp_mpfi = move_mpfi, .crown = move_crown,
-  .certs = CN__CERTS (CN__CERT_BOUNDS,
+  .pullback = detach_pullback, .jvp = detach_jvp, .ibp = move_ibp, .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof,
+  .certs = CN__CERTS (CN__CERT_BOUNDS, CN__CERT_CHECKER,
                       CN__CERT_CONVENTION (CN_CERT_ARM_PULLBACK, "pullback_detach",
                                            "detach(x) = x forward, and the pullback sends nothing to x: the gradient "
                                            "of x is 0 by convention (stop-gradient), not the derivative 1",
@@ -826,8 +863,8 @@ static const struct move_impl reshape_impl = { .fill = identity_fill };
 const struct cn_op_rule cn__rule_RESHAPE = { .op = CN_OP_RESHAPE, .impl = &reshape_impl,
   .n_in = 1, .in_kind = element_ports, .check = reshape_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
-  .ibp_mpfi = move_mpfi, .crown = move_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
 };
 
 static const struct move_impl permute_impl = { .fill = permute_fill };
@@ -835,8 +872,8 @@ static const struct move_impl permute_impl = { .fill = permute_fill };
 const struct cn_op_rule cn__rule_PERMUTE = { .op = CN_OP_PERMUTE, .impl = &permute_impl,
   .n_in = 1, .in_kind = element_ports, .check = permute_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
-  .ibp_mpfi = move_mpfi, .crown = move_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
 };
 
 static const struct move_impl broadcast_impl = { .fill = broadcast_fill, .sums = 1 };
@@ -844,8 +881,8 @@ static const struct move_impl broadcast_impl = { .fill = broadcast_fill, .sums =
 const struct cn_op_rule cn__rule_BROADCAST = { .op = CN_OP_BROADCAST, .impl = &broadcast_impl,
   .n_in = 1, .in_kind = element_ports, .check = broadcast_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
-  .ibp_mpfi = move_mpfi, .crown = move_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
 };
 
 static const struct move_impl pad_impl = { .fill = pad_fill, .padded = 1 };
@@ -853,8 +890,8 @@ static const struct move_impl pad_impl = { .fill = pad_fill, .padded = 1 };
 const struct cn_op_rule cn__rule_PAD = { .op = CN_OP_PAD, .impl = &pad_impl,
   .n_in = 1, .in_kind = element_ports, .check = pad_check,
   .out_sort = pad_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
-  .ibp_mpfi = move_mpfi, .crown = move_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
 };
 
 static const struct move_impl cat_impl = { .fill = cat_fill, .inputs = 1 };
@@ -862,6 +899,6 @@ static const struct move_impl cat_impl = { .fill = cat_fill, .inputs = 1 };
 const struct cn_op_rule cn__rule_CAT = { .op = CN_OP_CAT, .impl = &cat_impl,
   .n_in = -1, .in_kind = element_ports, .check = cat_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
-  .ibp_mpfi = move_mpfi, .crown = move_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
 };

@@ -80,6 +80,10 @@ struct cn_op_cert
   { .kind = CN_CERT_ENCLOSURE, .arm = CN_CERT_ARM_CROWN, .name = "crown_step_sound",                    \
     .statement = "for every row s and every x in the input boxes: lam_out[s] . f(x) >= sum_i lam_in_i[s] . x_i + " \
     "bias[s] - charge[s] (the step's lines bound f in exact real arithmetic)" }
+#define CN__CERT_CHECKER                                                                           \
+  { .kind = CN_CERT_ENCLOSURE, .arm = CN_CERT_ARM_CHECKER, .name = "checker_step_sound",                \
+    .statement = "for every row s and every x in the input boxes: L[s] . f(x) >= sum_i D_i[s] . x_i + b[s] for " \
+    "exact reals in the intervals the checker's step added (its lines bound f in exact real arithmetic)" }
 /* The pullback's two (a rule with a pullback and a jvp), the two bound arms'. */
 #define CN__CERT_GRADIENT CN__CERT_DERIVATIVE, CN__CERT_ADJOINT
 #define CN__CERT_BOUNDS CN__CERT_IBP, CN__CERT_CROWN
@@ -88,6 +92,66 @@ struct cn_op_cert
 #define CN__CERT_CONVENTION(ARM, NAME, STATEMENT, AT, F0, F1)                                        \
   { .kind = CN_CERT_CONVENTION, .arm = ARM, .name = NAME, .statement = STATEMENT, .at = AT,            \
     .factor = { F0, F1 } }
+
+/* ---- the certificate checker's step (src/proof, ALGORITHMS.md 6) -------------------------
+ *
+ * The checker of bound certificates re-derives each CROWN bound a certificate claims in MPFI
+ * interval arithmetic, through these steps and the operators' MPFI arms alone (none of the fast
+ * path's binary64 sweeps or error charges).  A step is one backward step through a node
+ * v = f(u_1 .. u_n) with every coefficient an interval.  Its contract: for every exact real
+ * choice L of the rows' coefficients in LAM_OUT's intervals there are exact reals in what the
+ * step ADDS to LAM_IN[i] (D_i, rows x numel(u_i)) and to BIAS (b, rows) with
+ *     L[s] . v  >=  sum_i D_i[s] . u_i + b[s]   for every u with u_i in IN_BOX[i] (exact reals),
+ * every s.  Chained from the output back to the graph input, the sweep's intervals then hold a
+ * linear lower bound of the rows valid over the box, whose minimum over the box is at least the
+ * left end of the concretised interval. */
+typedef struct cn_proof_step
+{
+  const struct cn_node_view *nv;
+  int64_t rows;
+  mpfi_t *lam_out;                    /* rows x numel(out) */
+  mpfi_t *const *lam_in;              /* n_in entries, rows x numel(u_i), added to; NULL for a
+                                         constant input */
+  const cn_mpfi_vec *const *in_box;   /* n_in enclosures of the inputs over the domain (a constant:
+                                         its exact values, as points) */
+  mpfi_t *bias;                       /* rows, added to */
+  int slope;                          /* cn_slope: relu's lower line on an unstable entry */
+  mpfi_ptr tmp;                       /* scratch interval at the sweep's precision */
+} cn_proof_step;
+
+/* Whether interval X is one point. */
+static inline int
+cn__proof_is_point (mpfi_srcptr x)
+{
+  return mpfr_equal_p (&x->left, &x->right);
+}
+
+/* ACC += L w for the interval L and the number W, on the intervals' ends: for w >= 0 every
+ * A* + L* w (A* in ACC, L* in L) lies in [RD (A_lo + RD (L_lo w)), RU (A_hi + RU (L_hi w))], the
+ * ends of L swapped for w < 0.  The same enclosure as mpfi_mul_fr and mpfi_add, without their
+ * temporaries (the checker's inner loop; a NaN end stays NaN and fails the check). */
+static inline void
+cn__proof_add_scaled (mpfi_ptr acc, mpfi_srcptr l, mpfr_srcptr w, mpfi_ptr tmp)
+{
+  int neg = mpfr_sgn (w) < 0;
+  mpfr_mul (&tmp->left, neg ? &l->right : &l->left, w, MPFR_RNDD);
+  mpfr_mul (&tmp->right, neg ? &l->left : &l->right, w, MPFR_RNDU);
+  mpfr_add (&acc->left, &acc->left, &tmp->left, MPFR_RNDD);
+  mpfr_add (&acc->right, &acc->right, &tmp->right, MPFR_RNDU);
+}
+
+/* ACC += L x for the interval L and the interval X (a constant's point, or a box). */
+static inline void
+cn__proof_add_product (mpfi_ptr acc, mpfi_srcptr l, mpfi_srcptr x, mpfi_ptr tmp)
+{
+  if (cn__proof_is_point (x))
+    {
+      cn__proof_add_scaled (acc, l, &x->left, tmp);
+      return;
+    }
+  mpfi_mul (tmp, l, x);
+  mpfi_add (acc, acc, tmp);
+}
 
 /* What an arm sees of a node: its rule, its attributes and the shapes of its ports. */
 typedef struct cn_node_view
@@ -212,6 +276,10 @@ struct cn_op_rule
    * box IN: with INIT, the value the arm takes without parameters under SLOPE (a cn_slope);
    * otherwise it projects every entry onto its valid set (NaN to the INIT value). */
   void (*alpha) (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta);
+  /* PROOF: the certificate checker's backward step (cn_proof_step above); CN_EUNSUPPORTED for an
+   * instance it does not take (the message names the node and why).  NULL: the checker refuses a
+   * certificate whose network has the operator, and the coverage report says "none". */
+  cn_status (*proof) (const cn_proof_step *st, cn_error *err);
   /* FORWARD_ROWS (optional): the forward of an operator whose CROWN arm is exact (affine), at
    * ROWS independent points at once, in binary64 and in any order of summation: a guide for
    * alpha-CROWN's gradient pass (src/crown/alpha.c), never a bound nor a model evaluation.  IN[i]

@@ -641,6 +641,40 @@ linear_forward_rows (const cn_node_view *nv, int64_t rows, const double *const *
   return CN_OK;
 }
 
+/* The checker's step (cn_proof_step): y[r, o] = sum_j x[r, j] w[o, j] + b[o] with constant w
+ * and b is affine, so with L = lam_out:  D_x[s, r, j] = sum_o L[s, r, o] w[o, j] and
+ * b[s] = sum_{r, o} L[s, r, o] b[o], both enclosed by interval sums (no relaxation: equality). */
+static cn_status
+linear_proof (const cn_proof_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  if (st->lam_in[1] != NULL || st->lam_in[2] != NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "linear: the checker needs a constant weight and bias (node '%s')",
+                         cn__node_name (nv));
+  int64_t R, NI, NO;
+  linear_dims (nv, &R, &NI, &NO);
+  const cn_mpfi_vec *w = st->in_box[1], *b = st->in_box[2];
+  for (int64_t s = 0; s < st->rows; s++)
+    for (int64_t r = 0; r < R; r++)
+      {
+        mpfi_t *L = st->lam_out + (s * R + r) * NO;
+        for (int64_t o = 0; o < NO; o++)
+          if (!mpfi_is_zero (L[o]))
+            cn__proof_add_product (st->bias[s], L[o], b->v[o], st->tmp);
+        if (st->lam_in[0] == NULL)
+          continue;
+        mpfi_t *D = st->lam_in[0] + (s * R + r) * NI;
+        for (int64_t o = 0; o < NO; o++)
+          {
+            if (mpfi_is_zero (L[o]))
+              continue;
+            for (int64_t j = 0; j < NI; j++)
+              cn__proof_add_product (D[j], L[o], w->v[o * NI + j], st->tmp);
+          }
+      }
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_LINEAR = { .op = CN_OP_LINEAR,
   .n_in = 3,
   .check = linear_check,
@@ -651,7 +685,8 @@ const struct cn_op_rule cn__rule_LINEAR = { .op = CN_OP_LINEAR,
   .ibp_mpfi = linear_ibp_mpfi,
   .crown = linear_crown,
   .forward_rows = linear_forward_rows,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .proof = linear_proof,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
 };
 
 /* ---- matmul --------------------------------------------------------------------------- */
@@ -1177,6 +1212,50 @@ matmul_forward_rows (const cn_node_view *nv, int64_t rows, const double *const *
   return CN_OK;
 }
 
+/* The checker's step (cn_proof_step): Y[t] = A[t] B[t] with one constant operand is linear in
+ * the other, so with L = lam_out (its batch matrix t):
+ *   B constant:  D_A[s, ia, i, k] += sum_j L[s, t, i, j] B[ib, k, j];
+ *   A constant:  D_B[s, ib, k, j] += sum_i L[s, t, i, j] A[ia, i, k];
+ * both enclosed by interval sums (equality, no relaxation).  Two varying operands: unsupported. */
+static cn_status
+matmul_proof (const cn_proof_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  int a_var = st->lam_in[0] != NULL, b_var = st->lam_in[1] != NULL;
+  if (a_var && b_var)
+    return cn_error_set (err, CN_EUNSUPPORTED, "matmul: the checker needs one constant operand (node '%s')",
+                         cn__node_name (nv));
+  if (!a_var && !b_var)
+    return CN_OK;
+  struct mm_geom g;
+  cn_status ret = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err);
+  if (ret != CN_OK)
+    return ret;
+  int64_t n_out = cn__numel (nv->out_shape), na = g.nba * g.n * g.k, nb = g.nbb * g.k * g.m;
+  for (int64_t s = 0; s < st->rows; s++)
+    for (int64_t t = 0; t < g.nb; t++)
+      {
+        int64_t ia, ib;
+        mm_index (&g, t, &ia, &ib);
+        mpfi_t *L = st->lam_out + s * n_out + t * g.n * g.m;
+        for (int64_t i = 0; i < g.n; i++)
+          for (int64_t j = 0; j < g.m; j++)
+            {
+              mpfi_ptr l = L[i * g.m + j];
+              if (mpfi_is_zero (l))
+                continue;
+              for (int64_t kk = 0; kk < g.k; kk++)
+                if (a_var)
+                  cn__proof_add_product (st->lam_in[0][s * na + (ia * g.n + i) * g.k + kk], l,
+                                         st->in_box[1]->v[(ib * g.k + kk) * g.m + j], st->tmp);
+                else
+                  cn__proof_add_product (st->lam_in[1][s * nb + (ib * g.k + kk) * g.m + j], l,
+                                         st->in_box[0]->v[(ia * g.n + i) * g.k + kk], st->tmp);
+            }
+      }
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_MATMUL = { .op = CN_OP_MATMUL,
   .n_in = 2,
   .check = matmul_check,
@@ -1187,7 +1266,8 @@ const struct cn_op_rule cn__rule_MATMUL = { .op = CN_OP_MATMUL,
   .ibp_mpfi = matmul_ibp_mpfi,
   .crown = matmul_crown,
   .forward_rows = matmul_forward_rows,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .proof = matmul_proof,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
 };
 
 /* ---- scaledMatmul ---------------------------------------------------------------------- */

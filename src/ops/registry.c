@@ -108,7 +108,7 @@ static const char *const cert_kind_name[] = {
 _Static_assert (sizeof cert_kind_name / sizeof cert_kind_name[0] == CN_CERT_KIND_COUNT, "kind names incomplete");
 static const char *const cert_arm_name[] = {
   [CN_CERT_ARM_PULLBACK] = "pullback", [CN_CERT_ARM_JVP] = "forward mode", [CN_CERT_ARM_FORWARD] = "forward",
-  [CN_CERT_ARM_IBP] = "IBP",           [CN_CERT_ARM_CROWN] = "CROWN",
+  [CN_CERT_ARM_IBP] = "IBP",           [CN_CERT_ARM_CROWN] = "CROWN",     [CN_CERT_ARM_CHECKER] = "checker",
 };
 _Static_assert (sizeof cert_arm_name / sizeof cert_arm_name[0] == CN_CERT_ARM_COUNT, "arm names incomplete");
 
@@ -171,6 +171,7 @@ cn__cert_resolve (const struct cn_op_rule *r, const struct cn_op_cert *c, cn_cer
     case CN_CERT_ARM_FORWARD: arm = (const void *) r->forward; break;
     case CN_CERT_ARM_IBP: arm = (const void *) r->ibp; break;
     case CN_CERT_ARM_CROWN: arm = r->crown == cn__crown_own_box ? NULL : (const void *) r->crown; break;
+    case CN_CERT_ARM_CHECKER: arm = (const void *) r->proof; break;
     default: break;
     }
   if (arm == NULL)
@@ -185,7 +186,9 @@ cn__cert_resolve (const struct cn_op_rule *r, const struct cn_op_cert *c, cn_cer
     case CN_CERT_CONVENTION:
     case CN_CERT_PREPARED: fits = c->arm == CN_CERT_ARM_PULLBACK || c->arm == CN_CERT_ARM_JVP; break;
     case CN_CERT_ROUNDOFF: fits = c->arm == CN_CERT_ARM_FORWARD; break;
-    case CN_CERT_ENCLOSURE: fits = c->arm == CN_CERT_ARM_IBP || c->arm == CN_CERT_ARM_CROWN; break;
+    case CN_CERT_ENCLOSURE:
+      fits = c->arm == CN_CERT_ARM_IBP || c->arm == CN_CERT_ARM_CROWN || c->arm == CN_CERT_ARM_CHECKER;
+      break;
     default: break;
     }
   if (!fits)

@@ -46,14 +46,15 @@ expect 0 "operator +Rule +CUDA +Gradient +Bounds" "$CERTNN" ops
 # the Rule cell names the sorts the forward computes in
 expect 0 "^  logicalAnd +bool +no +no value input" "$CERTNN" ops
 expect 0 "^  bitwiseAnd +words +no" "$CERTNN" ops
-expect 0 "^  add +f64, f32, words +no +algebraic, derivative; forward mode +IBP, CROWN; enclosure" "$CERTNN" ops
-expect 0 "^  relu +f64, f32 +no +algebraic, derivative, convention; forward mode \(convention\) +IBP, CROWN \(alpha\); enclosure" "$CERTNN" ops
+expect 0 "^  add +f64, f32, words +no +algebraic, derivative; forward mode +checker, IBP, CROWN; enclosure" "$CERTNN" ops
+expect 0 "^  mul +f64, f32, words +no +algebraic, derivative; forward mode +IBP, CROWN; enclosure" "$CERTNN" ops
+expect 0 "^  relu +f64, f32 +no +algebraic, derivative, convention; forward mode \(convention\) +checker, IBP, CROWN \(alpha\); enclosure" "$CERTNN" ops
 grep -q '"alpha": true' "$TMP/ops.json" && ok || bad "ops --json: no operator with alpha-CROWN parameters"
-expect 0 "^compared with the seed's 154 operators \(ours/seed\): rule [0-9]+/154, cuda [0-9]+/42, pullback [0-9]+/118, jvp [0-9]+/126, ibp [0-9]+/82, crown [0-9]+/13" "$CERTNN" ops
+expect 0 "^compared with the seed's 154 operators \(ours/seed\): rule [0-9]+/154, cuda [0-9]+/42, pullback [0-9]+/118, jvp [0-9]+/126, ibp [0-9]+/82, crown [0-9]+/13, checker [0-9]+/17" "$CERTNN" ops
 expect 0 "^## movement \(" "$CERTNN" ops --markdown
 expect 0 "^\| Operator \| Rule \| CUDA \| Gradient \| Bounds \|$" "$CERTNN" ops --markdown
-expect 0 "^\| reshape \| f64, f32, bool, words \| no \| algebraic, derivative; forward mode \| IBP, CROWN; enclosure \|$" "$CERTNN" ops --markdown
-expect 0 "^\| seed \| 154 \| 42 \| 118 \| 126 \| 82 \| 13 \|$" "$CERTNN" ops --markdown
+expect 0 "^\| reshape \| f64, f32, bool, words \| no \| algebraic, derivative; forward mode \| checker, IBP, CROWN; enclosure \|$" "$CERTNN" ops --markdown
+expect 0 "^\| seed \| 154 \| 42 \| 118 \| 126 \| 82 \| 13 \| 17 \|$" "$CERTNN" ops --markdown
 expect 0 "^compared with the seed's 154 operators" "$CERTNN" ops --markdown
 "$CERTNN" ops --json > "$TMP/ops2.json" 2>&1 || bad "ops --json (with the seed) failed"
 grep -q '"jvp": 126' "$TMP/ops2.json" && ok || bad "ops --json: seed_counts lacks jvp 126"
