@@ -18,10 +18,10 @@
  *   3. at every leaf every clause of the case is refuted at the leaf or at an ancestor (its box
  *      holds the leaf's);
  *   4. every refutation holds: over the node's box B, the rows' sum C o(x) of the network's
- *      output is re-bounded by CROWN in MPFI interval arithmetic (intermediate boxes by the MPFI
- *      arms, and for the method crown tightened by CROWN sweeps over their unstable relu entries,
- *      the intermediate sweeps with the file's slope policy, the final one with the
- *      refutation's), giving intervals L and b with C o(x) >= L* . x + b* on B for exact reals
+ *      output is re-bounded by CROWN in MPFI interval arithmetic (the relaxed values' boxes are
+ *      the node's box lines, each entry checked to contain the entry's range as the MPFI arms,
+ *      and where they do not suffice a CROWN sweep with the file's slope policy, derive it; the
+ *      final sweep with the refutation's slope policy), giving intervals L and b with C o(x) >= L* . x + b* on B for exact reals
  *      L* in L, b* in b; then, evaluated in MPFI,
  *          inf ((L - A) . B + b - C) >= 0     (the claimed linear bound is implied),
  *          inf (A . B + C - LOWER) >= 0       (it gives the claimed bound), and
@@ -30,15 +30,18 @@
  * A certificate that fails any test is rejected with a message naming the line or the node and
  * what failed.
  *
- * The format (doc/CERTIFICATE.md), version 1, is text, one record per line, fields separated by
+ * The format (doc/CERTIFICATE.md), version 2, is text, one record per line, fields separated by
  * one space, floating numbers in C99 hexadecimal (%a; exact), integers in decimal:
- *     certnn-certificate 1
+ *     certnn-certificate 2
  *     network sha256 HEX
  *     property sha256 HEX
  *     bounds METHOD slope SLOPE            (crown or crown-ibp; adaptive, zero, one or ratio)
  *     shape inputs N outputs M cases K
  *     node CASE ID root
  *     node CASE ID PARENT AXIS MID below|above
+ *     box Q E_0 .. E_{n-1}     (relaxed value Q's box at the node: per entry '-' for hi <= 0,
+ *                               '+' for lo >= 0, or LO,HI; one line per relaxed value, before
+ *                               the refutations, only on a node with refutations)
  *     refute CLAUSE ROWS SLOPE LOWER C A_0 .. A_{N-1}   (ROWS: row indices of the clause, "0,2")
  *     end NODES REFUTATIONS
  * Node ids count from 0 in file order; a refute line belongs to the node line before it. */
@@ -54,7 +57,7 @@
 extern "C" {
 #endif
 
-#define CN_PROOF_VERSION 1
+#define CN_PROOF_VERSION 2
 
 /* The SHA-256 (FIPS 180-4) of the N bytes at DATA as 64 lower-case hexadecimal digits and a NUL
  * into HEX. */

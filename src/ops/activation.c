@@ -359,6 +359,15 @@ relu_proof (const cn_proof_step *st, cn_error *err)
     {
       mpfi_srcptr z = st->in_box[0]->v[j];
       mpfr_srcptr l = &z->left, u = &z->right;
+      if (mpfr_nan_p (l) || mpfr_nan_p (u))
+        {
+          mpfi_clear (s);
+          mpfi_clear (t);
+          mpfi_clear (w);
+          mpfr_clear (lo);
+          return cn_error_set (err, CN_EUNSOUND, "relu: checker step over a NaN box at entry %lld (node '%s')",
+                               (long long) j, nv->name);
+        }
       if (mpfr_sgn (u) <= 0)
         continue;
       int on = mpfr_sgn (l) >= 0;

@@ -66,8 +66,10 @@ typedef struct cert
   int64_t n_rows, cap_rows;
   double *coef;                   /* n_refs x n_x */
   int64_t cap_coef;
-  double *boxv;                   /* the box lines' numbers */
+  double *boxv;                   /* the box lines' claims: per value its entries' lo, then their hi */
   int64_t n_boxv, cap_boxv;
+  unsigned char *boxk;            /* per claimed entry (boxv's lo index): '-', '+' or 'p' (a pair) */
+  int64_t cap_boxk;
   int n_relaxed;                  /* the relaxed values (cn__proof_relaxed_values): their sizes */
   const int64_t *relaxed_n;
 } cert;
@@ -80,6 +82,7 @@ cert_clear (cert *c)
   free (c->rows);
   free (c->coef);
   free (c->boxv);
+  free (c->boxk);
   memset (c, 0, sizeof *c);
 }
 
@@ -232,7 +235,9 @@ cert_read (FILE *f, const cn_spec *spec, const char *net_sha, const char *prop_s
       reject (r, "line 1: not a certnn certificate (it must begin with 'certnn-certificate %d')", CN_PROOF_VERSION);
       goto done;
     }
-  if (strcmp (tok[1], "1") != 0)
+  char version[16];
+  snprintf (version, sizeof version, "%d", CN_PROOF_VERSION);
+  if (strcmp (tok[1], version) != 0)
     {
       reject (r, "line 1: certificate format version %s; this checker reads version %d", tok[1], CN_PROOF_VERSION);
       goto done;
@@ -406,25 +411,48 @@ cert_read (FILE *f, const cn_spec *spec, const char *net_sha, const char *prop_s
               goto done;
             }
           int64_t nk = c->relaxed_n[k];
-          if (nt != 2 + 2 * nk)
+          if (nt != 2 + nk)
             {
-              reject (r, "line %lld: box %lld needs %lld pairs of ends, the line has %d numbers", (long long) ln,
-                      (long long) k, (long long) nk, nt - 2);
+              reject (r, "line %lld: box %lld has %lld entries, the line %d", (long long) ln, (long long) k,
+                      (long long) nk, nt - 2);
               goto done;
             }
-          if (grow ((void **) &c->boxv, &c->cap_boxv, c->n_boxv + 2 * nk, sizeof *c->boxv) != 0)
+          if (grow ((void **) &c->boxv, &c->cap_boxv, c->n_boxv + 2 * nk, sizeof *c->boxv) != 0
+              || grow ((void **) &c->boxk, &c->cap_boxk, c->n_boxv + 2 * nk, sizeof *c->boxk) != 0)
             {
               res = -1;
               goto done;
             }
+          /* each entry: '-' claims hi <= 0, '+' lo >= 0, "LO,HI" the interval */
           double *lo = c->boxv + c->n_boxv, *hi = lo + nk;
+          unsigned char *kind = c->boxk + c->n_boxv;
           for (int64_t j = 0; j < nk; j++)
-            if (!parse_end (tok[2 + 2 * j], &lo[j]) || !parse_end (tok[3 + 2 * j], &hi[j]) || !(lo[j] <= hi[j]))
-              {
-                reject (r, "line %lld: entry %lld of box %lld is not an interval lo <= hi", (long long) ln,
-                        (long long) j, (long long) k);
-                goto done;
-              }
+            {
+              char *t = tok[2 + j], *comma = strchr (t, ',');
+              if (strcmp (t, "-") == 0)
+                {
+                  kind[j] = '-';
+                  lo[j] = -INFINITY;
+                  hi[j] = 0;
+                  continue;
+                }
+              if (strcmp (t, "+") == 0)
+                {
+                  kind[j] = '+';
+                  lo[j] = 0;
+                  hi[j] = INFINITY;
+                  continue;
+                }
+              kind[j] = 'p';
+              if (comma != NULL)
+                *comma = '\0';
+              if (comma == NULL || !parse_end (t, &lo[j]) || !parse_end (comma + 1, &hi[j]) || !(lo[j] <= hi[j]))
+                {
+                  reject (r, "line %lld: entry %lld of box %lld is not '-', '+' or an interval LO,HI with LO <= HI",
+                          (long long) ln, (long long) j, (long long) k);
+                  goto done;
+                }
+            }
           c->n_boxv += 2 * nk;
           nd->nbox++;
           continue;
@@ -837,15 +865,18 @@ typedef struct failure
   char msg[512];
 } failure;
 
-/* Checks the box node I claims for the relaxed value V (claimed ends CL, CH): the true range of
- * each entry lies in the MPFI arms' box over the (checked) boxes upstream, and, where that does
- * not already lie inside the claim, also in the box of a CROWN sweep with rows +e_j and -e_j
- * (method crown), ROWS_BLOCK rows at a time; the claim must contain their intersection.  Then
- * the claim becomes V's box, which the later relaxations read (the relaxations the node's bounds
- * were computed with).  Returns 0, or 1 with F filled when a claim fails (or *ST set). */
+/* Checks the box node I claims for the relaxed value V: per entry j the claim CL[j], CH[j] of
+ * kind KIND[j] ('-': (-inf, 0], '+': [0, +inf), 'p': an interval the search relaxed with).  The
+ * true range of each entry lies in the MPFI arms' box over the (checked) boxes upstream, and,
+ * where that does not already lie inside the claim (and, in PASS 1, for every '+' entry), also in
+ * the box of a CROWN sweep with rows +e_j and -e_j (method crown), ROWS_BLOCK rows at a time; the
+ * claim must contain their intersection.  Then V's box becomes, per entry, the claim itself for a
+ * pair (the relaxations downstream read exactly the search's box) and the claim intersected with
+ * the derivation for '-' and '+' (whose relu relaxation depends on the sign alone; their box
+ * only feeds the boxes downstream).  Returns 0, or 1 with F filled when a claim fails (or *ST set). */
 static int
-check_claims (machine *m, int64_t i, int v, const double *cl, const double *ch, failure *f, cn_status *st,
-              cn_error *err)
+check_claims (machine *m, int64_t i, int v, const double *cl, const double *ch, const unsigned char *kind, int pass,
+              failure *f, cn_status *st, cn_error *err)
 {
   const shared *sh = m->sh;
   const cn_graph *g = sh->g;
@@ -858,7 +889,7 @@ check_claims (machine *m, int64_t i, int v, const double *cl, const double *ch, 
       int64_t ent[ROWS_BLOCK / 2], ne = 0;
       for (; j0 < numel && ne < ROWS_BLOCK / 2; j0++)
         if (mpfr_cmp_d (&b->v[j0]->left, cl[j0]) < 0 || mpfr_cmp_d (&b->v[j0]->right, ch[j0]) > 0
-            || mpfr_nan_p (&b->v[j0]->left) || mpfr_nan_p (&b->v[j0]->right))
+            || mpfr_nan_p (&b->v[j0]->left) || mpfr_nan_p (&b->v[j0]->right) || (pass == 1 && kind[j0] == '+'))
           ent[ne++] = j0;
       if (ne == 0)
         break;
@@ -880,8 +911,7 @@ check_claims (machine *m, int64_t i, int v, const double *cl, const double *ch, 
         return 1;
       for (int64_t q = 0; q < ne; q++)
         {
-          int64_t j = ent[q];
-          mpfi_ptr z = b->v[j];
+          mpfi_ptr z = b->v[ent[q]];
           /* z_j >= the left end of row 2q's bound, and -z_j >= that of row 2q + 1's */
           concretise (m, 2 * q);
           mpfi_get_left (m->end, m->acc);
@@ -892,28 +922,36 @@ check_claims (machine *m, int64_t i, int v, const double *cl, const double *ch, 
           mpfr_neg (m->end, m->end, MPFR_RNDU);
           if (mpfr_cmp (m->end, &z->right) < 0)
             mpfr_set (&z->right, m->end, MPFR_RNDU);
-          if (mpfr_nan_p (&z->left) || mpfr_nan_p (&z->right) || mpfr_cmp_d (&z->left, cl[j]) < 0
-              || mpfr_cmp_d (&z->right, ch[j]) > 0)
-            {
-              f->node = i;
-              snprintf (f->msg, sizeof f->msg, "node %lld (line %lld): the box claimed for entry %lld of '%s', [%a, %a], "
-                        "does not contain its re-derivation [%a, %a]", (long long) i,
-                        (long long) sh->c->nodes[i].line, (long long) j, g->values[v].name, cl[j], ch[j],
-                        mpfr_get_d (&z->left, MPFR_RNDD), mpfr_get_d (&z->right, MPFR_RNDU));
-              return 1;
-            }
         }
     }
-  /* now every claim contains its entry's range over the node's box: the claims are V's box */
   for (int64_t j = 0; j < numel; j++)
-    mpfi_interv_d (b->v[j], cl[j], ch[j]);
+    {
+      mpfi_ptr z = b->v[j];
+      if (mpfr_nan_p (&z->left) || mpfr_nan_p (&z->right) || mpfr_cmp_d (&z->left, cl[j]) < 0
+          || mpfr_cmp_d (&z->right, ch[j]) > 0)
+        {
+          f->node = i;
+          snprintf (f->msg, sizeof f->msg, "node %lld (line %lld): the box claimed for entry %lld of '%s', [%a, %a], "
+                    "does not contain its re-derivation [%a, %a]", (long long) i, (long long) sh->c->nodes[i].line,
+                    (long long) j, g->values[v].name, cl[j], ch[j], mpfr_get_d (&z->left, MPFR_RNDD),
+                    mpfr_get_d (&z->right, MPFR_RNDU));
+          return 1;
+        }
+      /* now the claim contains the entry's range over the node's box */
+      if (kind[j] == 'p')
+        mpfi_interv_d (z, cl[j], ch[j]);
+      else if (kind[j] == '+' && mpfr_sgn (&z->left) < 0)
+        mpfr_set_ui (&z->left, 0, MPFR_RNDD);
+      else if (kind[j] == '-' && mpfr_sgn (&z->right) > 0)
+        mpfr_set_ui (&z->right, 0, MPFR_RNDU);
+    }
   return 0;
 }
 
 /* Checks every refutation of node I of the certificate; 0 when they hold, 1 with F filled when
  * one fails, or a status < 0 ... returned through *ST (CN_OK unless the arms failed). */
 static int
-check_node (machine *m, int64_t i, failure *f, cn_status *st, cn_error *err)
+check_node_pass (machine *m, int64_t i, int pass, failure *f, cn_status *st, cn_error *err)
 {
   const shared *sh = m->sh;
   const cn_graph *g = sh->g;
@@ -939,8 +977,9 @@ check_node (machine *m, int64_t i, failure *f, cn_status *st, cn_error *err)
       int q = sh->relaxed_index[gn->out[0]];
       if (q >= 0)
         {
-          const double *cl = c->boxv + nd->box0 + sh->relaxed_off[q], *ch = cl + g->values[gn->out[0]].numel;
-          if (check_claims (m, i, gn->out[0], cl, ch, f, st, err))
+          int64_t at = nd->box0 + sh->relaxed_off[q];
+          const double *cl = c->boxv + at, *ch = cl + g->values[gn->out[0]].numel;
+          if (check_claims (m, i, gn->out[0], cl, ch, c->boxk + at, pass, f, st, err))
             return 1;
         }
     }
@@ -1014,6 +1053,20 @@ check_node (machine *m, int64_t i, failure *f, cn_status *st, cn_error *err)
         }
     }
   return 0;
+}
+
+/* Checks node I (check_node_pass): first with the active entries' boxes as the MPFI arms give
+ * them, and when a claim or a bound then fails, again with every active entry also tightened by
+ * CROWN (the search may have tightened them: its boxes downstream are then tighter than the arms'
+ * alone); the second pass's failure is the one reported. */
+static int
+check_node (machine *m, int64_t i, failure *f, cn_status *st, cn_error *err)
+{
+  if (!check_node_pass (m, i, 0, f, st, err))
+    return 0;
+  if (*st != CN_OK)
+    return 1;
+  return check_node_pass (m, i, 1, f, st, err);
 }
 
 /* Marks what the checker needs of G and refuses what it cannot check. */

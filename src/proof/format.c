@@ -82,8 +82,9 @@ cn__proof_write_box (FILE *f, int k, const double *lo, const double *hi, int64_t
 {
   if (fprintf (f, "box %d", k) < 0)
     return -1;
+  /* relu's relaxation of an entry with hi <= 0 or lo >= 0 depends on that sign alone: '-', '+' */
   for (int64_t j = 0; j < n; j++)
-    if (fprintf (f, " %a %a", lo[j], hi[j]) < 0)
+    if ((hi[j] <= 0 ? fputs (" -", f) : lo[j] >= 0 ? fputs (" +", f) : fprintf (f, " %a,%a", lo[j], hi[j])) < 0)
       return -1;
   return fputc ('\n', f) == EOF ? -1 : 0;
 }

@@ -26,7 +26,8 @@ int cn__proof_write_refute (FILE *f, int64_t clause, const int64_t *rows, int64_
                             double c, const double *a, int64_t n);
 int cn__proof_write_end (FILE *f, int64_t nodes, int64_t refutations);
 /* Box line K: the box [LO, HI] (N entries) of the K-th relaxed value (below) that the node's
- * bounds relaxed with. */
+ * bounds relaxed with; an entry with hi <= 0 is written '-', one with lo >= 0 '+' (the claims
+ * (-inf, 0] and [0, +inf): relu's relaxation depends on their sign alone). */
 int cn__proof_write_box (FILE *f, int k, const double *lo, const double *hi, int64_t n);
 /* The relaxed values of G, whose boxes a certificate's node carries: every value that a node
  * with a relaxing rule (CN_RULE_NEEDS_BOUNDS) reads, that is not a constant and that output 0

@@ -4,9 +4,10 @@
 # certnn verify --certificate writes one for the bundled ACAS Xu property 3 (unsat), certnn
 # check-certificate accepts it, and rejects, naming what failed, every tampered copy: a leaf
 # removed, a split side flipped, a claimed bound raised by 1e-9, a coefficient changed, an
-# intermediate box narrowed, a truncated file, the wrong network, the wrong property, and the
-# property's input box enlarged (its digest fixed up, so that only the bounds can tell).  No
-# certificate is left for a sat verdict, and the options a certificate cannot record are refused.
+# intermediate box narrowed, a sign claim flipped, a file of the earlier format version, a
+# truncated file, the wrong network, the wrong property, and the property's input box enlarged
+# (its digest fixed up, so that only the bounds can tell).  No certificate is left for a sat
+# verdict, and the options a certificate cannot record are refused.
 # With ../shared, also the wrong network of the same shape (ACAS Xu 1_2).
 set -u
 . "${CN_SRCDIR:-.}/tests/cli/common.sh"
@@ -20,7 +21,7 @@ PRINTF=/usr/bin/printf
 
 # the certificate of an unsat verdict
 expect 0 '^unsat' "$CERTNN" verify "$NET" "$P3" --certificate "$C" --threads 2 --quiet
-[ -s "$C" ] && head -1 "$C" | grep -q '^certnn-certificate 1$' && ok || bad "no certificate header in $C"
+[ -s "$C" ] && head -1 "$C" | grep -q '^certnn-certificate 2$' && ok || bad "no certificate header in $C"
 tail -1 "$C" | grep -q '^end [0-9]* [0-9]*$' && ok || bad "the certificate does not end with its end line"
 grep -q "^network sha256 $(sha256sum "$NET" | cut -d' ' -f1)\$" "$C" && ok || bad "the network's digest is not sha256sum's"
 expect 0 '^accepted' "$CERTNN" check-certificate "$NET" "$P3" "$C" --threads 2
@@ -49,9 +50,17 @@ a0=$(awk '/^refute /{print $7; exit}' "$C")
 a1=$($PRINTF '%.17g' "$a0" | awk '{printf "%.17g", $1 * 1.01 + 1e-3}')
 awk -v a="$a1" '!done && /^refute / {$7 = a; done = 1} {print}' "$C" > "$TMP/coef"
 check "not implied" "$TMP/coef"
-# an intermediate box narrowed: the first box line's first entry shrunk to its upper end
-awk '!done && /^box / {$3 = $4; done = 1} {print}' "$C" > "$TMP/box"
+# an intermediate box narrowed: the first LO,HI entry of the box lines shrunk to HI,HI
+awk '!done && /^box / {for (i = 3; i <= NF; i++) if ($i ~ /,/) {split($i, e, ","); $i = e[2] "," e[2]; done = 1; break}} {print}' "$C" > "$TMP/box"
+cmp -s "$C" "$TMP/box" && bad "the box tamper changed nothing"
 check "does not contain its re-derivation" "$TMP/box"
+# a sign entry flipped: the first '+' (a value claimed nonnegative) claimed nonpositive
+awk '!done && /^box / {for (i = 3; i <= NF; i++) if ($i == "+") {$i = "-"; done = 1; break}} {print}' "$C" > "$TMP/sign"
+cmp -s "$C" "$TMP/sign" && bad "the sign tamper changed nothing"
+check "does not contain its re-derivation" "$TMP/sign"
+# a file of the earlier format version (its box entries were pairs of ends)
+sed '1s/^certnn-certificate 2$/certnn-certificate 1/' "$C" > "$TMP/v1"
+check "version 1; this checker reads version 2" "$TMP/v1"
 # a truncated file
 head -c $(($(wc -c < "$C") / 2)) "$C" > "$TMP/trunc"
 check "truncated" "$TMP/trunc"
