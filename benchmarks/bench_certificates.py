@@ -3,17 +3,19 @@
 """Bound certificates on a VNN-COMP category: verify time against check time.
 
     /usr/bin/python3 benchmarks/bench_certificates.py CATEGORY [--certnn PATH] [--root DIR]
-        [--threads N] [--limit K] [--match TEXT] [--check-timeout S] [--baseline]
+        [--threads N] [--limit K] [--match TEXT] [--timeout S] [--check-timeout S] [--baseline]
 
 For every instance of CATEGORY's instances.csv (`onnx,vnnlib,timeout` per line; --match keeps the
-rows whose text contains TEXT, --limit the first K of them) it runs
+rows whose text contains TEXT, --limit the first K of them; --timeout S caps each instance's
+timeout at S seconds) it runs
 
     certnn verify NET SPEC --timeout T --quiet --threads N --certificate FILE
 
 and, when the verdict is unsat, `certnn check-certificate NET SPEC FILE --threads N`, killed after
 --check-timeout seconds (default 900).  With --baseline it also runs the verify without
 --certificate (the search with clipping, escalation and relu splitting on), to show what the
-certificate's restrictions cost.  One row per instance:
+certificate's restrictions cost (the summary then counts its unsat verdicts too).  One row per
+instance:
 
     instance  verdict  verify_s  [plain verdict  plain_s]  check  check_s  nodes  leaves  ratio
 
@@ -60,6 +62,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--match", default="")
+    ap.add_argument("--timeout", type=float, default=0)
     ap.add_argument("--check-timeout", type=float, default=900)
     ap.add_argument("--baseline", action="store_true")
     args = ap.parse_args()
@@ -84,8 +87,10 @@ def main():
     head += " %-9s %8s %7s %7s %7s" % ("check", "check_s", "nodes", "leaves", "ratio")
     print(head, flush=True)
     verify_s, check_s, ratios = [], [], []
-    n_unsat = n_acc = n_rej = n_unchecked = 0
+    n_unsat = n_acc = n_rej = n_unchecked = n_plain_unsat = 0
     for net, spec, timeout in (r[:3] for r in rows):
+        if args.timeout > 0 and float(timeout) > args.timeout:
+            timeout = "%g" % args.timeout
         netp, specp = os.path.join(root, args.category, net), os.path.join(root, args.category, spec)
         name = "%s %s" % (os.path.basename(net).replace(".onnx", "").replace("ACASXU_run2a_", ""),
                           os.path.basename(spec).replace(".vnnlib", ""))
@@ -99,7 +104,9 @@ def main():
         if args.baseline:
             prc, pout, _, ps = run([certnn, "verify", netp, specp, "--timeout", timeout, "--quiet"] + th,
                                    float(timeout) + 30)
-            line += " %-8s %8.2f" % (pout.split("\n")[0].strip() if prc == 0 else "error", ps)
+            pv = pout.split("\n")[0].strip() if prc == 0 else "error"
+            n_plain_unsat += pv == "unsat"
+            line += " %-8s %8.2f" % (pv, ps)
         if verdict == "unsat":
             n_unsat += 1
             crc, cout, cerr, cs = run([certnn, "check-certificate", netp, specp, cert] + th, args.check_timeout)
@@ -130,6 +137,8 @@ def main():
           "check %.1f s (median %.2f), median check/verify %.1f" % (n_unsat, n_acc, n_rej, n_unchecked,
                                                                    sum(verify_s), med(verify_s), sum(check_s),
                                                                    med(check_s), med(ratios)))
+    if args.baseline:
+        print("without --certificate: unsat %d" % n_plain_unsat)
     return 1 if n_rej else 0
 
 

@@ -150,6 +150,12 @@ CN_API cn_status cn_analysis_lower_at (cn_analysis *a, int v, const double *c, i
  * for concurrent calls (GLPK's state). */
 CN_API cn_status cn_analysis_lower_lp (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
                                        double *x_lp, cn_error *err);
+/* As cn_analysis_lower_lp; THETA (NULL: none; ROWS x cn_analysis_alpha_width) receives, for each
+ * row whose bound the LP's multipliers gave, the parameters of that bound's sweep (the alpha ones
+ * NaN, the arms' own lines; then the multipliers as beta), for cn_analysis_lower_theta; NaN in
+ * every entry of a row whose bound stayed CROWN's. */
+CN_API cn_status cn_analysis_lower_lp_theta (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
+                                             double *x_lp, double *theta, cn_error *err);
 /* What one alpha-CROWN optimisation did. */
 typedef struct cn_alpha_trace
 {
@@ -167,6 +173,17 @@ typedef struct cn_alpha_trace
  * beta_q >= 0 per split in the order of the splits (ALGORITHMS.md 5.1: the bound of C v - sum_q
  * beta_q s_q z_q, where s_q z_q >= 0 is split q on the domain).  -1 for an invalid V. */
 CN_API int64_t cn_analysis_alpha_width (const cn_analysis *a, int v);
+/* The layout of those parameters: OFFSET (caller storage, one entry per graph value) receives, per
+ * value, the column of its first parameter in a row (-1: it has none); returns the number of
+ * alpha parameters (without the betas, which follow them), -1 for an invalid V or out of memory. */
+CN_API int64_t cn_analysis_alpha_offsets (const cn_analysis *a, int v, int64_t *offset);
+/* Sound lower bounds of the ROWS functions C v as cn_analysis_lower, by one sweep with the
+ * parameters THETA (ROWS x cn_analysis_alpha_width), projected first onto their valid sets (NaN
+ * entries: the arms' own lines by A's slope; with splits, the betas after the alpha ones, each
+ * at least 0) and left so on exit; the input coefficients of each row's linear bound into COEF
+ * (NULL: none) as cn_analysis_lower_coef: the bound a certificate records for those parameters. */
+CN_API cn_status cn_analysis_lower_theta (cn_analysis *a, int v, const double *c, int64_t rows, double *theta,
+                                          double *lower, double *coef, cn_error *err);
 /* Sound lower bounds of the ROWS functions C v as cn_analysis_lower, by alpha-CROWN with the
  * options of A (iterations, lr, lr_decay, patience, share_alpha), whatever A's method, and with
  * splits beta-CROWN (the multipliers optimised jointly, at the rate lr_beta): the best,

@@ -123,12 +123,15 @@ typedef struct cn_verify_opts
   void *progress_user;
   double progress_interval;  /* seconds between progress calls */
   /* Bound certificates (certnn/proof.h).  With CERTIFICATE not NULL, cn_verify writes to it the
-   * header and, as the search keeps them, every node of each case's tree of input splits with
-   * the evidence of its refutations, and the end line when the verdict is unsat; an unsat
-   * verdict is returned only when all of it was written (a write failure is CN_EIO).  The search
-   * then runs as the certificate can record it: method crown or crown-ibp (CN_EINVAL otherwise),
-   * no clipping, no escalation to alpha-CROWN, no intermediate slope tightening, and no ReLU
-   * splitting (a case that would need it stays unknown, counted in the result's uncertified).
+   * header and, as the search keeps them, every node of each case's tree of input splits and of
+   * relu splits with the evidence of its refutations (for the ReLU-split search also the relus'
+   * slopes and the splits' betas of each sweep), and the end line when the verdict is unsat; an
+   * unsat verdict is returned only when all of it was written (a write failure is CN_EIO).  The
+   * search then runs as the certificate can record it: method crown or crown-ibp (CN_EINVAL
+   * otherwise), no clipping, no escalation to alpha-CROWN, no intermediate slope tightening, the
+   * ReLU-split search's root boxes by CROWN rather than alpha-CROWN and inherited below
+   * (relu_refine off), and no input splitting after a ReLU-split search left a leaf open (such a
+   * case stays unknown, counted in the result's uncertified).
    * NETWORK_SHA256 and PROPERTY_SHA256 (64 hexadecimal digits each, cn_sha256_file) name the
    * files the graph and the property were read from. */
   FILE *certificate;
@@ -152,8 +155,8 @@ typedef struct cn_verify_result
   int64_t binary32_rejected; /* points that violate the property exactly but not when the network
                                 is evaluated in binary32 (so not reported as sat) */
   double seconds;
-  int64_t uncertified;       /* with a certificate: cases left unknown because their search (ReLU
-                                splitting) cannot be recorded in one yet */
+  int64_t uncertified;       /* with a certificate: cases left unknown because their search (input
+                                splitting after a ReLU-split search) cannot be recorded in one */
 } cn_verify_result;
 
 /* Decides SPEC on G (one input with as many entries as the spec's X, output 0 with as many as

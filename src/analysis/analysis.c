@@ -551,6 +551,13 @@ cn_status
 cn_analysis_lower_lp (cn_analysis *a, int v, const double *c, int64_t rows, double *lower, double *x_lp,
                       cn_error *err)
 {
+  return cn_analysis_lower_lp_theta (a, v, c, rows, lower, x_lp, NULL, err);
+}
+
+cn_status
+cn_analysis_lower_lp_theta (cn_analysis *a, int v, const double *c, int64_t rows, double *lower, double *x_lp,
+                            double *theta_out, cn_error *err)
+{
   double t0 = now ();
   const cn_graph *g = a->g;
   cn_status st = check_rows (a, v, c, rows, err);
@@ -561,10 +568,12 @@ cn_analysis_lower_lp (cn_analysis *a, int v, const double *c, int64_t rows, doub
   int64_t n = a->input.n, S = a->n_splits;
   for (int64_t i = 0; x_lp != NULL && i < rows * n; i++)
     x_lp[i] = NAN;                /* until a row's LP is solved (never, over an empty domain) */
-  if (a->infeasible)
-    return infeasible_rows (a, rows, lower, NULL);
   /* the parameters of a row: the alpha ones (left to the arms), then one beta per split */
   int64_t width = cn_analysis_alpha_width (a, v), aw = width - S;
+  for (int64_t i = 0; theta_out != NULL && i < rows * width; i++)
+    theta_out[i] = NAN;           /* until a row's multipliers improve its bound */
+  if (a->infeasible)
+    return infeasible_rows (a, rows, lower, NULL);
   double *coef = malloc ((size_t) (rows * n + 1) * sizeof *coef);
   double *am = malloc ((size_t) (S * n + 1) * sizeof *am);  /* the splits' functions M_q: m_q */
   double *bq = malloc ((size_t) (S + 1) * sizeof *bq), *mu = malloc ((size_t) (S + 1) * sizeof *mu);
@@ -647,7 +656,11 @@ cn_analysis_lower_lp (cn_analysis *a, int v, const double *c, int64_t rows, doub
                                  theta, &low, NULL, NULL, a->memo, err)) != CN_OK)
         goto done;
       if (low > lower[s])
-        lower[s] = low;               /* both sound */
+        {
+          lower[s] = low;             /* both sound */
+          if (theta_out != NULL)
+            memcpy (theta_out + s * width, theta, (size_t) width * sizeof *theta);
+        }
     }
 done:
   free (coef);
@@ -671,6 +684,54 @@ cn_analysis_alpha_width (const cn_analysis *a, int v)
   int64_t w = cn__alpha_layout (a->g, a->depends, v, offset);
   free (offset);
   return w < 0 ? w : w + a->n_splits;   /* then one beta per split */
+}
+
+int64_t
+cn_analysis_alpha_offsets (const cn_analysis *a, int v, int64_t *offset)
+{
+  if (v < 0 || v >= a->g->n_values)
+    return -1;
+  return cn__alpha_layout (a->g, a->depends, v, offset);
+}
+
+cn_status
+cn_analysis_lower_theta (cn_analysis *a, int v, const double *c, int64_t rows, double *theta, double *lower,
+                         double *coef, cn_error *err)
+{
+  double t0 = now ();
+  const cn_graph *g = a->g;
+  cn_status st = check_rows (a, v, c, rows, err);
+  if (st != CN_OK)
+    return st;
+  if (a->infeasible)
+    return infeasible_rows (a, rows, lower, coef);
+  if (rows == 0)
+    return CN_OK;
+  int64_t *offset = malloc ((size_t) g->n_values * sizeof *offset);
+  int64_t alpha_width = offset != NULL ? cn__alpha_layout (g, a->depends, v, offset) : -1;
+  if (alpha_width < 0)
+    {
+      free (offset);
+      return cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+    }
+  /* 1. one alpha-CROWN step of no iterations beyond the first: THETA projected onto the valid
+   *    sets (NaN entries: the arms' own lines), its sweep's bounds */
+  cn_bounds_opts once = a->opts;
+  once.iterations = 1;
+  once.share_alpha = 0;
+  cn__betas betas = { .splits = a->splits, .n = a->n_splits };
+  st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &once, &betas, NULL, 0, theta, lower, NULL, NULL,
+                        a->memo, err);
+  /* 2. the sweep of src/crown/sweep.c with the projected parameters, for the input coefficients
+   *    of its linear bounds; its bounds are the ones returned (the pair a certificate records) */
+  cn__crown_tape tape = { .offset = offset, .width = alpha_width + a->n_splits, .theta = theta, .shared = 0,
+                          .splits = a->splits, .n_splits = a->n_splits, .beta_offset = alpha_width };
+  if (st == CN_OK)
+    st = cn__crown_sweep_tape (g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, coef,
+                               &a->discharged, a->memo, &tape, err);
+  free (offset);
+  a->seconds += now () - t0;
+  return st;
 }
 
 cn_status

@@ -48,6 +48,10 @@ typedef struct cn__verifier
   int64_t *relaxed_n;
   int n_relaxed;
   int64_t relaxed_numel;         /* the sum of relaxed_n */
+  int *relus;                    /* the relu nodes (cn__proof_relus), whose lower slopes a
+                                    ReLU-split refutation records; relus_numel their sizes' sum */
+  int n_relus;
+  int64_t relus_numel;
 } cn__verifier;
 
 /* Seconds on the monotonic clock. */

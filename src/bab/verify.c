@@ -128,8 +128,15 @@ typedef struct domain
   int64_t id, parent, axis;    /* id once written; parent -1 for a root; the parent's split */
   double mid;
   int side;                    /* 0: [lo, mid] on the axis, 1: [mid, hi] */
+  int kind;                    /* NODE_INPUT (root or input split), NODE_SPLIT, NODE_RESTART */
+  int split_q;                 /* NODE_SPLIT: entry split_j of relaxed value split_q, >= 0 for */
+  int64_t split_j;             /*   split_sign 1, <= 0 for -1 */
+  int split_sign;
+  int empty;                   /* the domain was found empty */
+  int64_t n_path;              /* NODE_SPLIT: the splits on the path from its search's root */
   struct refutation *ref;      /* nc entries (NULL without a certificate) */
   double *ref_a;               /* nc x n: each refutation's input coefficients */
+  int64_t nc;                  /* with a certificate: the entries of ref */
   double *boxes;               /* NULL, or (malloc'd, once a clause is refuted here) the boxes of
                                   the relaxed values (cn__verifier.relaxed) the bounds used: per
                                   value its lo then its hi */
@@ -144,7 +151,13 @@ struct refutation
   int64_t ra, rb;
   int slope;
   int set;
+  double *alpha;               /* NULL, or (a ReLU-split refutation by explicit parameters,
+                                  malloc'd) the relus' lower slopes (relus_numel, NaN: by the
+                                  slope), then the path's n_path betas */
 };
+
+/* A certificate node's kind (domain.kind). */
+enum { NODE_INPUT, NODE_SPLIT, NODE_RESTART };
 
 /* One allocation: the struct, lo, hi, (with CERT) ref_a and ref, then live. */
 static domain *
@@ -161,7 +174,14 @@ domain_new (int64_t n, int64_t nc, int cert)
   d->ref = cert ? (struct refutation *) (d->hi + n + nc * n) : NULL;
   d->live = cert ? (unsigned char *) (d->ref + nc) : (unsigned char *) (d->hi + n);
   for (int64_t j = 0; cert && j < nc; j++)
-    d->ref[j].set = 0;
+    {
+      d->ref[j].set = 0;
+      d->ref[j].alpha = NULL;
+    }
+  d->nc = cert ? nc : 0;
+  d->kind = NODE_INPUT;
+  d->split_q = d->split_sign = d->empty = 0;
+  d->split_j = d->n_path = 0;
   d->id = d->parent = d->axis = -1;
   d->boxes = NULL;
   d->mid = 0;
@@ -180,7 +200,11 @@ static void
 domain_free (domain *d)
 {
   if (d != NULL)
-    free (d->boxes);
+    {
+      free (d->boxes);
+      for (int64_t j = 0; j < d->nc; j++)
+        free (d->ref[j].alpha);
+    }
   free (d);
 }
 
@@ -681,20 +705,19 @@ clip_domain (work *w, int64_t rows, int64_t n, domain *d)
   return 0;
 }
 
-/* Records in D that clause J was refuted by W's row BEST (the certificate's refute line): the
- * row's slope, its sweep's input coefficients a, a claimed bound and the intercept
+/* Records in D that clause J was refuted by W's row BEST (the certificate's refute line), bounded
+ * by LOWER through a sweep with SLOPE and input coefficients A: a claimed bound and the intercept
  *     c = RU (claim - RD (min over the box of a . x)),
  * so that a . x + c >= claim on the box.  The claim sits a little below the row's bound lower
  * (by 2^-32 of the magnitudes involved, and never down to the rhs): the checker re-derives the
  * bound in MPFI from its own intermediate boxes, which differ from binary64's in the last bits,
  * and must find a bound at least this one. */
 static void
-record_refutation (const cn__verifier *v, const work *w, domain *d, int64_t j, int64_t best)
+record_bound (const cn__verifier *v, const work *w, domain *d, int64_t j, int64_t best, int slope, double lower,
+              const double *a)
 {
   int64_t n = v->spec->n_x;
-  int q = w->row_q[best];
-  const double *a = w->coef_q + (q * w->rows_max + best) * n;
-  double lower = w->lower[best], rhs = w->row_rhs[best];
+  double rhs = w->row_rhs[best];
   double scale = fabs (lower);
   for (int64_t i = 0; i < n; i++)
     scale += fabs (a[i]) * fmax (fabs (d->lo[i]), fabs (d->hi[i]));
@@ -708,11 +731,21 @@ record_refutation (const cn__verifier *v, const work *w, domain *d, int64_t j, i
   rf->c = cn__up (claim - cn__box_min_dot (n, a, d->lo, d->hi));
   rf->ra = w->row_a[best];
   rf->rb = w->row_b[best];
-  rf->slope = q == 0 ? v->opts.bounds.slope : slopes_cert[q];
+  rf->slope = slope;
   rf->set = 1;
   memcpy (d->ref_a + j * n, a, (size_t) n * sizeof *a);
   if (d->boxes == NULL && (d->boxes = malloc (2 * (size_t) v->relaxed_numel * sizeof (double) + 1)) != NULL)
     memcpy (d->boxes, w->boxes, 2 * (size_t) v->relaxed_numel * sizeof (double));
+}
+
+/* record_bound for W's row BEST as domain_lower bounded it (its best slope's sweep). */
+static void
+record_refutation (const cn__verifier *v, const work *w, domain *d, int64_t j, int64_t best)
+{
+  int64_t n = v->spec->n_x;
+  int q = w->row_q[best];
+  record_bound (v, w, d, j, best, q == 0 ? v->opts.bounds.slope : slopes_cert[q], w->lower[best],
+                w->coef_q + (q * w->rows_max + best) * n);
 }
 
 /* Writes domain D of case K to the certificate (its node line, then its refutations), giving
@@ -729,8 +762,17 @@ cert_emit (cn__verifier *v, int64_t k, domain *d)
 #pragma omp critical
   {
     d->id = v->cert_nodes++;
-    bad |= cn__proof_write_node (f, k, d->id, d->parent, d->axis, d->mid, d->side);
-    int any = 0;
+    if (d->kind == NODE_SPLIT)
+      bad |= cn__proof_write_node_split (f, k, d->id, d->parent, d->split_q, d->split_j, d->split_sign);
+    else if (d->kind == NODE_RESTART)
+      bad |= cn__proof_write_node_restart (f, k, d->id, d->parent);
+    else
+      bad |= cn__proof_write_node (f, k, d->id, d->parent, d->axis, d->mid, d->side);
+    if (d->empty)
+      bad |= cn__proof_write_empty (f);
+    /* boxes where the node refutes, and at a ReLU-split search's root (its boxes are the ones
+     * the nodes below inherit) */
+    int any = d->kind == NODE_RESTART && !d->empty;
     for (int64_t j = 0; j < cs->n_clauses; j++)
       any |= d->ref[j].set;
     if (any && d->boxes == NULL)
@@ -757,6 +799,23 @@ cert_emit (cn__verifier *v, int64_t k, domain *d)
               v->cert_rows[nr++] = rf->rb;
           }
         bad |= cn__proof_write_refute (f, j, v->cert_rows, nr, rf->slope, rf->lower, rf->c, d->ref_a + j * n, n);
+        if (rf->alpha != NULL)
+          {
+            /* the sweep's parameters: each relu's slopes where one is not the slope's, the betas */
+            const double *al = rf->alpha;
+            for (int r = 0; r < v->n_relus; r++)
+              {
+                int64_t nr_r = cn_shape_numel (cn_graph_value_shape (v->g, cn_graph_node_output (v->g, v->relus[r], 0)));
+                int64_t e = 0;
+                while (e < nr_r && isnan (al[e]))
+                  e++;
+                if (e < nr_r)
+                  bad |= cn__proof_write_alpha (f, r, al, nr_r);
+                al += nr_r;
+              }
+            if (d->n_path > 0)
+              bad |= cn__proof_write_beta (f, rf->alpha + v->relus_numel, d->n_path);
+          }
         v->cert_refs++;
       }
     if (bad)
@@ -1100,18 +1159,23 @@ typedef struct warm
   int64_t *first;              /* per clause, its first row id */
 } warm;
 
-/* Fills IDS (ROWS entries) with the row ids of W's ROWS rows (open_rows over LIVE): within a
- * clause the rows come in the same order whatever else is open. */
+/* The row id of W's row R (open_rows over some clauses), and IDS (ROWS entries) filled with the
+ * row ids of W's ROWS rows: within a clause the rows come in the same order whatever else is
+ * open. */
+static int64_t
+row_id (const work *w, const warm *wm, int64_t r)
+{
+  int64_t j = w->row_clause[r], r0 = r;
+  while (r0 > 0 && w->row_clause[r0 - 1] == j)
+    r0--;
+  return wm->first[j] + (r - r0);
+}
+
 static void
 row_ids (const work *w, const warm *wm, int64_t rows, int64_t *ids)
 {
   for (int64_t r = 0; r < rows; r++)
-    {
-      int64_t j = w->row_clause[r], r0 = r;
-      while (r0 > 0 && w->row_clause[r0 - 1] == j)
-        r0--;
-      ids[r] = wm->first[j] + (r - r0);
-    }
+    ids[r] = row_id (w, wm, r);
 }
 
 /* Bounds the open rows (ROWS of them, W's) of A's domain by alpha-beta-CROWN into W->lower,
@@ -1297,16 +1361,87 @@ relu_branch (cn__verifier *v, work *w, int64_t k, cn_analysis *a, cn_split *spli
   return st;
 }
 
+/* The place of value Z among the relaxed values (cn__verifier.relaxed), -1 if none. */
+static int
+relaxed_place (const cn__verifier *v, int z)
+{
+  for (int q = 0; q < v->n_relaxed; q++)
+    if (v->relaxed[q] == z)
+      return q;
+  return -1;
+}
+
+/* With a certificate: clause J of D (a domain of the ReLU-split search, bounded in A) refuted by
+ * W's row BEST with the parameters TH (one row of cn_analysis_alpha_width; projected here).  One
+ * sweep with them (cn_analysis_lower_theta) gives the bound and the linear function D records,
+ * with the relus' slopes (NaN on the entries the boxes make stable) and the path's betas.
+ * Returns 1 when that bound refutes the clause (recorded), 0 when it does not (the clause stays
+ * open: the certificate could not show the refutation), -1 on a failure (ERR set). */
+static int
+certify_theta (const cn__verifier *v, const work *w, cn_analysis *a, domain *d, int64_t j, int64_t best,
+               double *th, cn_error *err)
+{
+  const cn_graph *g = v->g;
+  int y = cn_graph_output (g, 0);
+  int64_t n = v->spec->n_x, ny = v->spec->n_y, nv = cn_graph_n_values (g);
+  double low;
+  double *coef = malloc ((size_t) n * sizeof *coef + 1);
+  int64_t *off = malloc ((size_t) nv * sizeof *off + 1);
+  double *al = malloc ((size_t) (v->relus_numel + d->n_path + 1) * sizeof *al);
+  int res = -1;
+  if (coef == NULL || off == NULL || al == NULL)
+    {
+      cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+      goto done;
+    }
+  if (cn_analysis_lower_theta (a, y, w->c + best * ny, 1, th, &low, coef, err) != CN_OK)
+    goto done;
+  res = 0;
+  if (!(low - w->row_rhs[best] > 0))
+    goto done;
+  int64_t aw = cn_analysis_alpha_offsets (a, y, off);
+  if (aw < 0)
+    {
+      res = -1;
+      cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+      goto done;
+    }
+  double *p = al;
+  for (int r = 0; r < v->n_relus; r++)
+    {
+      int out = cn_graph_node_output (g, v->relus[r], 0), z = cn_graph_node_input (g, v->relus[r], 0);
+      const cn_box *b = cn_analysis_box (a, z);
+      for (int64_t e = 0; e < b->n; e++)
+        *p++ = off[out] >= 0 && b->lo[e] < 0 && b->hi[e] > 0 ? th[off[out] + e] : NAN;
+    }
+  for (int64_t q = 0; q < d->n_path; q++)
+    *p++ = th[aw + q];
+  record_bound (v, w, d, j, best, v->opts.bounds.slope, low, coef);
+  free (d->ref[j].alpha);
+  d->ref[j].alpha = al;
+  al = NULL;
+  res = 1;
+done:
+  free (coef);
+  free (off);
+  free (al);
+  return res;
+}
+
 /* Decides a domain A of case K whose relus are all stable, the clauses LIVE open on it, by the LP
  * bound (cn_analysis_lower_lp): B_REFUTED when it refutes every open clause, B_FOUND when an LP
  * minimiser is a counterexample, else B_OPEN (a bound within rounding of the threshold). */
 static enum bound_result
-relu_leaf (cn__verifier *v, work *w, int64_t k, cn_analysis *a, unsigned char *live, cn_error *err)
+relu_leaf (cn__verifier *v, work *w, int64_t k, cn_analysis *a, unsigned char *live, domain *d, cn_error *err)
 {
   int64_t n = v->spec->n_x, rows = open_rows (v, w, k, live);
+  int64_t width = d != NULL ? cn_analysis_alpha_width (a, cn_graph_output (v->g, 0)) : 0;
   double *xlp = malloc ((size_t) (rows * n + 1) * sizeof *xlp);
-  if (xlp == NULL)
+  double *theta = d != NULL && width >= 0 ? malloc ((size_t) (rows * width + 1) * sizeof *theta) : NULL;
+  if (xlp == NULL || (d != NULL && theta == NULL))
     {
+      free (xlp);
+      free (theta);
       cn_error_set (err, CN_ENOMEM, "verify: out of memory");
       return B_FAILED;
     }
@@ -1316,17 +1451,27 @@ relu_leaf (cn__verifier *v, work *w, int64_t k, cn_analysis *a, unsigned char *l
   cn_status st;
   /* GLPK's environment is per process here: one LP at a time */
 #pragma omp critical   /* unnamed: a named one would be a global symbol of the library */
-  st = cn_analysis_lower_lp (a, cn_graph_output (v->g, 0), w->c, rows, w->lower, xlp, err);
+  st = cn_analysis_lower_lp_theta (a, cn_graph_output (v->g, 0), w->c, rows, w->lower, xlp, theta, err);
   if (st != CN_OK)
     {
       free (xlp);
+      free (theta);
       return B_FAILED;
     }
   for (int64_t r0 = 0; r0 < rows && res == B_REFUTED;)
     {
       int64_t j = w->row_clause[r0], r1, best;
       if (clause_margin (w, r0, rows, &r1, &best) > 0)
-        live[j] = 0;
+        {
+          live[j] = 0;
+          /* with a certificate, the LP's multipliers as the betas of the refutation it records
+           * (a row whose CROWN bound stood: NaN, the arms' lines and no betas) */
+          int c = d != NULL ? certify_theta (v, w, a, d, j, best, theta + best * width, err) : 1;
+          if (c < 0)
+            res = B_FAILED;
+          else if (c == 0)
+            res = B_OPEN;     /* refuted, but not by a bound the certificate can show */
+        }
       else
         {
           res = B_OPEN;
@@ -1349,12 +1494,14 @@ relu_leaf (cn__verifier *v, work *w, int64_t k, cn_analysis *a, unsigned char *l
       r0 = r1;
     }
   free (xlp);
+  free (theta);
   return res;
 }
 
 static enum bound_result relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analysis *parent,
                                       const double *parent_theta, cn_split *splits, int64_t ns,
-                                      const unsigned char *live_in, int64_t *budget, cn_error *err);
+                                      const unsigned char *live_in, int64_t *budget, int64_t parent_id,
+                                      cn_error *err);
 
 /* Splits at depth below this are searched as OpenMP tasks (the two children at once). */
 #define RELU_TASK_DEPTH 12
@@ -1377,7 +1524,7 @@ combine_children (enum bound_result a, enum bound_result b)
 static enum bound_result
 relu_children_tasks (cn__verifier *v, const warm *wm, int64_t k, const cn_analysis *a, const double *theta,
                      const cn_split *splits, int64_t ns, int z, int64_t idx, const unsigned char *live,
-                     int64_t *budget, cn_error *err)
+                     int64_t *budget, int64_t id, cn_error *err)
 {
   enum bound_result res[2] = { B_FAILED, B_FAILED };
   cn_error errs[2];
@@ -1394,7 +1541,7 @@ relu_children_tasks (cn__verifier *v, const warm *wm, int64_t k, const cn_analys
           {
             memcpy (path, splits, (size_t) ns * sizeof *path);
             path[ns] = (cn_split) { .value = z, .index = idx, .sign = side ? -1 : 1 };
-            res[side] = relu_search (v, &wk, wm, k, a, theta, path, ns + 1, live, budget, &errs[side]);
+            res[side] = relu_search (v, &wk, wm, k, a, theta, path, ns + 1, live, budget, id, &errs[side]);
             work_clear (&wk);
           }
         free (path);
@@ -1409,13 +1556,15 @@ relu_children_tasks (cn__verifier *v, const warm *wm, int64_t k, const cn_analys
 
 /* Searches the domain of SPLITS (NS of them; room for RELU_MAX_DEPTH) of case K below PARENT
  * (its analysis, or NULL at the root), the clauses LIVE open on it; PARENT_THETA (NULL: none)
- * holds the parent's alpha-beta parameters (see warm).  Returns B_REFUTED when every clause is
+ * holds the parent's alpha-beta parameters (see warm).  With a certificate the domain is written
+ * as a node below certificate node PARENT_ID (a restart node at the root, else a split node),
+ * with the refutations found on it, before its children.  Returns B_REFUTED when every clause is
  * refuted on every leaf, B_OPEN when some leaf cannot be split further or the domain budget is
  * spent, or B_FOUND, B_STOP, B_FAILED. */
 static enum bound_result
 relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analysis *parent,
              const double *parent_theta, cn_split *splits, int64_t ns, const unsigned char *live_in,
-             int64_t *budget, cn_error *err)
+             int64_t *budget, int64_t parent_id, cn_error *err)
 {
   if (cn__should_stop (v))
     return B_STOP;
@@ -1448,28 +1597,84 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
   if (parent != NULL && !v->opts.relu_refine && bo.method != CN_METHOD_IBP)
     bo.method = CN_METHOD_CROWN_IBP;
   /* at the root, intermediate boxes by alpha-CROWN (every domain below inherits them): on deep
-   * networks they are far tighter than CROWN's, and everything below is bounded with them */
-  if (parent == NULL && bo.method == CN_METHOD_CROWN)
+   * networks they are far tighter than CROWN's, and everything below is bounded with them (not
+   * with a certificate, which has no record of the intermediate rows' parameters) */
+  if (parent == NULL && bo.method == CN_METHOD_CROWN && v->opts.certificate == NULL)
     bo.method = CN_METHOD_ALPHA_CROWN;
   cn_analysis *a = NULL;
   if (cn_analysis_create_split (g, &cs->box, &bo, parent, splits, ns, &a, err) != CN_OK)
     return B_FAILED;
 #pragma omp atomic
   v->domains++;
+  domain *d = NULL;
+  if (v->opts.certificate != NULL)
+    {
+      /* the certificate's node: the case's box, its place below PARENT_ID, the boxes relaxed */
+      if ((d = domain_new (n, nc, 1)) == NULL)
+        {
+          cn_analysis_free (a);
+          cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+          return B_FAILED;
+        }
+      memcpy (d->lo, cs->box.lo, (size_t) n * sizeof (double));
+      memcpy (d->hi, cs->box.hi, (size_t) n * sizeof (double));
+      d->parent = parent_id;
+      d->n_path = ns;
+      d->kind = parent == NULL ? NODE_RESTART : NODE_SPLIT;
+      if (parent != NULL)
+        {
+          d->split_q = relaxed_place (v, splits[ns - 1].value);
+          d->split_j = splits[ns - 1].index;
+          d->split_sign = splits[ns - 1].sign;
+          if (d->split_q < 0)
+            {
+              domain_free (d);
+              cn_analysis_free (a);
+              cn_error_set (err, CN_EINVAL, "verify: a split on a value whose box a certificate does not carry");
+              return B_FAILED;
+            }
+        }
+      d->empty = cn_analysis_infeasible (a);
+      for (int q = 0, off = 0; !d->empty && q < v->n_relaxed; q++)
+        {
+          const cn_box *b = cn_analysis_box (a, v->relaxed[q]);
+          memcpy (w->boxes + off, b->lo, (size_t) b->n * sizeof (double));
+          memcpy (w->boxes + off + b->n, b->hi, (size_t) b->n * sizeof (double));
+          off += 2 * (int) b->n;
+        }
+      if (parent == NULL && !d->empty)
+        {
+          if ((d->boxes = malloc (2 * (size_t) v->relaxed_numel * sizeof (double) + 1)) == NULL)
+            {
+              domain_free (d);
+              cn_analysis_free (a);
+              cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+              return B_FAILED;
+            }
+          memcpy (d->boxes, w->boxes, 2 * (size_t) v->relaxed_numel * sizeof (double));
+        }
+    }
   if (cn_analysis_infeasible (a))
     {
+      if (d != NULL)
+        cert_emit (v, k, d);
+      domain_free (d);
       cn_analysis_free (a);
       return B_REFUTED;         /* no input meets the splits */
     }
   enum bound_result res = B_REFUTED;
+  int emitted = 0;
   unsigned char *live = malloc ((size_t) nc + 1);
   int y = cn_graph_output (g, 0);
   int64_t width = v->opts.beta ? cn_analysis_alpha_width (a, y) : 0;
   double *theta = v->opts.beta ? malloc ((size_t) (wm->rows * width + 1) * sizeof *theta) : NULL;
-  if (live == NULL || width < 0 || (v->opts.beta && theta == NULL))
+  double *th_row = d != NULL && width > 0 ? malloc ((size_t) width * sizeof *th_row) : NULL;
+  if (live == NULL || width < 0 || (v->opts.beta && theta == NULL) || (d != NULL && width > 0 && th_row == NULL))
     {
       free (live);
       free (theta);
+      free (th_row);
+      domain_free (d);
       cn_analysis_free (a);
       cn_error_set (err, CN_ENOMEM, "verify: out of memory");
       return B_FAILED;
@@ -1495,6 +1700,8 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
       if (cm > 0)
         {
           live[j] = 0;
+          if (d != NULL)
+            record_refutation (v, w, d, j, best);
           continue;
         }
       open = 1;
@@ -1520,7 +1727,20 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
       for (int64_t r0 = 0; r0 < rows;)
         {
           int64_t j = w->row_clause[r0], r1, best;
-          if (clause_margin (w, r0, rows, &r1, &best) > 0)
+          int refuted = clause_margin (w, r0, rows, &r1, &best) > 0;
+          if (refuted && d != NULL)
+            {
+              /* the best row's parameters, re-bounded for the certificate */
+              memcpy (th_row, theta + row_id (w, wm, best) * width, (size_t) width * sizeof *th_row);
+              int c = certify_theta (v, w, a, d, j, best, th_row, err);
+              if (c < 0)
+                {
+                  res = B_FAILED;
+                  goto done;
+                }
+              refuted = c;
+            }
+          if (refuted)
             live[j] = 0;
           else
             open = 1;
@@ -1548,7 +1768,7 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
     {
       /* every relu is stable: the domain is a polytope on which the network is affine, and the
        * LP bound is its minimum (within rounding); the LP's minimisers are tried as points */
-      res = relu_leaf (v, w, k, a, live, err);
+      res = relu_leaf (v, w, k, a, live, d, err);
       goto done;
     }
   if (ns >= RELU_MAX_DEPTH)
@@ -1556,26 +1776,38 @@ relu_search (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_analy
       res = B_OPEN;
       goto done;
     }
+  /* the node goes into the certificate before its children (they name it as their parent) */
+  if (d != NULL)
+    {
+      cert_emit (v, k, d);
+      emitted = 1;
+    }
+  int64_t id = d != NULL ? d->id : -1;
   if (v->threads > 1 && ns < RELU_TASK_DEPTH)
     {
-      res = relu_children_tasks (v, wm, k, a, theta, splits, ns, z, idx, live, budget, err);
+      res = relu_children_tasks (v, wm, k, a, theta, splits, ns, z, idx, live, budget, id, err);
       goto done;
     }
   for (int side = 0; side < 2 && res == B_REFUTED; side++)
     {
       splits[ns] = (cn_split) { .value = z, .index = idx, .sign = side ? -1 : 1 };
-      res = relu_search (v, w, wm, k, a, theta, splits, ns + 1, live, budget, err);
+      res = relu_search (v, w, wm, k, a, theta, splits, ns + 1, live, budget, id, err);
     }
 done:
+  if (d != NULL && !emitted)
+    cert_emit (v, k, d);
+  domain_free (d);
   free (live);
   free (theta);
+  free (th_row);
   cn_analysis_free (a);
   return res;
 }
 
-/* Decides case K by ReLU splitting from the root's open clauses LIVE. */
+/* Decides case K by ReLU splitting from the root's open clauses LIVE (with a certificate, below
+ * its root node ROOT_ID). */
 static enum bound_result
-relu_case (cn__verifier *v, work *w, int64_t k, const unsigned char *live, cn_error *err)
+relu_case (cn__verifier *v, work *w, int64_t k, const unsigned char *live, int64_t root_id, cn_error *err)
 {
   if (!has_relu (v->g) || v->opts.bounds.method == CN_METHOD_IBP)
     return B_OPEN;
@@ -1607,7 +1839,7 @@ relu_case (cn__verifier *v, work *w, int64_t k, const unsigned char *live, cn_er
   /* one thread starts the search; with several, the children near the root become tasks */
 #pragma omp parallel num_threads(v->threads)
 #pragma omp single
-  r = relu_search (v, w, &wm, k, NULL, NULL, splits, 0, live, &budget, err);
+  r = relu_search (v, w, &wm, k, NULL, NULL, splits, 0, live, &budget, root_id, err);
   free (splits);
   free (wm.first);
   return r;
@@ -1695,16 +1927,17 @@ search_case (cn__verifier *v, int64_t k, domain *root, int64_t *queued_out, cn_e
        * ends open (a leaf it cannot decide) before the deadline, a box of at most
        * CN_VERIFY_SPLIT_MAX_NO_RELU free axes goes on by input splitting (default limit, with a time
        * limit) */
-      /* a certificate cannot record a ReLU-split search yet: the case stays unknown */
-      int certified = v->opts.certificate == NULL;
-      res = v->opts.relu_split && certified ? relu_case (v, &ws[0], k, root->live, err) : B_OPEN;
-      if (!(res == B_OPEN && v->opts.input_split_max == 0 && free_axes <= CN_VERIFY_SPLIT_MAX_NO_RELU
-            && v->opts.timeout > 0 && !cn__should_stop (v)))
+      res = v->opts.relu_split ? relu_case (v, &ws[0], k, root->live, root->id, err) : B_OPEN;
+      int go_on = res == B_OPEN && v->opts.input_split_max == 0 && free_axes <= CN_VERIFY_SPLIT_MAX_NO_RELU
+                  && v->opts.timeout > 0 && !cn__should_stop (v);
+      /* a certificate cannot hold both searches below one root: the case stays unknown */
+      if (go_on && v->opts.certificate != NULL)
         {
-          if (res == B_OPEN && !certified && v->opts.relu_split)
-            v->uncertified++;
-          goto done;
+          v->uncertified++;
+          go_on = 0;
         }
+      if (!go_on)
+        goto done;
       res = B_REFUTED;
     }
   /* The cap on queued domains: about 1 GiB of them, at least 4096. */
@@ -1956,6 +2189,7 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
       v.opts.clip = 0;
       v.opts.escalate = 0;
       v.opts.bounds.tighten_slopes = 0;
+      v.opts.relu_refine = 0;
       int64_t rmax = 1;
       for (int64_t k = 0; k < spec->n_cases; k++)
         for (int64_t j = 0; j < spec->cases[k].n_clauses; j++)
@@ -1970,12 +2204,22 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
         }
       for (int q = 0; q < v.n_relaxed; q++)
         v.relaxed_numel += v.relaxed_n[q] = cn_shape_numel (cn_graph_value_shape (g, v.relaxed[q]));
+      if (cn__proof_relus (g, &v.relus, &v.n_relus) != 0)
+        {
+          free (v.cert_rows);
+          free (v.relaxed);
+          free (v.relaxed_n);
+          return cn_error_set (err, CN_ENOMEM, "verify: out of memory");
+        }
+      for (int r = 0; r < v.n_relus; r++)
+        v.relus_numel += cn_shape_numel (cn_graph_value_shape (g, cn_graph_node_output (g, v.relus[r], 0)));
       if (cn__proof_write_header (v.opts.certificate, v.opts.network_sha256, v.opts.property_sha256,
                                   cn_method_name (me), v.opts.bounds.slope, spec->n_x, spec->n_y, spec->n_cases) != 0)
         {
           free (v.cert_rows);
           free (v.relaxed);
           free (v.relaxed_n);
+          free (v.relus);
           return cn_error_set (err, CN_EIO, "verify: writing the certificate failed");
         }
     }
@@ -2068,6 +2312,7 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
       free (v.cert_rows);
       free (v.relaxed);
       free (v.relaxed_n);
+      free (v.relus);
       result->uncertified = v.uncertified;
     }
   result->verdict = verdict;

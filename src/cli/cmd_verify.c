@@ -48,11 +48,12 @@ help (FILE *f)
               "--no-relu-split: one bound per case.  Where the relu search leaves a leaf undecided before the\n"
               "limit, a box of at most 64 free axes goes on by input splitting.\n"
               "--certificate FILE writes a bound certificate of an unsat verdict (doc/CERTIFICATE.md), which\n"
-              "certnn check-certificate re-checks independently in MPFI: the tree of input splits and every\n"
-              "refutation's CROWN bound.  The search then runs as the file can record it: method crown or\n"
-              "crown-ibp, no clipping, no escalation to alpha-crown, no relu splitting (a case that needs it\n"
-              "stays unknown); unsat is reported only once the file is complete, and for any other verdict\n"
-              "the file is removed.\n"
+              "certnn check-certificate re-checks independently in MPFI: the tree of input and relu splits\n"
+              "and every refutation's CROWN bound (with its slopes and betas).  The search then runs as the\n"
+              "file can record it: method crown or crown-ibp, no clipping, no escalation to alpha-crown, the\n"
+              "relu search's root boxes by CROWN (not alpha-CROWN), no --relu-refine, no input splitting\n"
+              "after a relu search (a case that needs it stays unknown); unsat is reported only once the\n"
+              "file is complete, and for any other verdict the file is removed.\n"
               "Exit status 0 with any verdict, 2 on bad input, 1 on an internal failure.\n");
 }
 
@@ -210,7 +211,8 @@ cli_verify (int argc, char **argv)
           remove (certificate);
           if (vs == CN_OK && !quiet)
             fprintf (stderr, "certnn verify: no certificate written: the verdict is %s%s\n", cn_verdict_name (res.verdict),
-                     res.uncertified > 0 ? " (a case would need relu splitting, which a certificate cannot record yet)"
+                     res.uncertified > 0 ? " (a case would need input splitting after its relu search, which a "
+                                                             "certificate cannot record)"
                                          : "");
         }
     }

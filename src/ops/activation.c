@@ -335,8 +335,8 @@ relu_crown (const cn_crown_step *st, cn_error *err)
 /* The checker's step (cn_proof_step): per entry j with input box [l, u] (the interval's exact
  * ends) and row coefficient L (an interval):
  *   u <= 0: relu(z) = 0, nothing added;  l >= 0: relu(z) = z, L added to z's coefficient;
- *   l < 0 < u and L >= 0: the lower line alpha z (alpha in [0, 1] by the slope policy, an exact
- *     double), L alpha added;
+ *   l < 0 < u and L >= 0: the lower line alpha z (alpha in [0, 1]: the row's own from st->alpha
+ *     where given, else by the slope policy; an exact double), L alpha added;
  *   l < 0 < u and L <= 0: the upper line s (z - l), s = u / (u - l), so L s to the coefficient and
  *     -L s l to the bias, both as intervals holding the exact line's (exact l and u);
  *   l < 0 < u and L straddling 0: no line; relu(z) lies in [0, u], so for every L* in L,
@@ -391,15 +391,29 @@ relu_proof (const cn_proof_step *st, cn_error *err)
         {
           mpfi_ptr L = st->lam_out[r * n + j];
           mpfi_ptr D = st->lam_in[0][r * n + j];
+          double al = alpha;
+          if (!on && st->alpha != NULL && !isnan (st->alpha[r * n + j]))
+            {
+              al = st->alpha[r * n + j];
+              if (!(al >= 0 && al <= 1))
+                {
+                  mpfi_clear (s);
+                  mpfi_clear (t);
+                  mpfi_clear (w);
+                  mpfr_clear (lo);
+                  return cn_error_set (err, CN_EINVAL, "relu: checker step with the lower slope %g outside [0, 1] "
+                                       "at entry %lld (node '%s')", al, (long long) j, nv->name);
+                }
+            }
           if (on)
             mpfi_add (D, D, L);
           else if (mpfr_sgn (&L->left) >= 0)
             {
-              if (alpha == 1)
+              if (al == 1)
                 mpfi_add (D, D, L);
-              else if (alpha != 0)
+              else if (al != 0)
                 {
-                  mpfi_mul_d (st->tmp, L, alpha);
+                  mpfi_mul_d (st->tmp, L, al);
                   mpfi_add (D, D, st->tmp);
                 }
             }

@@ -116,6 +116,8 @@ typedef struct cn_proof_step
                                          its exact values, as points) */
   mpfi_t *bias;                       /* rows, added to */
   int slope;                          /* cn_slope: relu's lower line on an unstable entry */
+  const double *alpha;                /* NULL, or rows x numel(out) lower slopes in [0, 1] of a
+                                         relaxation with free lines (relu), NaN: by SLOPE */
   mpfi_ptr tmp;                       /* scratch interval at the sweep's precision */
 } cn_proof_step;
 

@@ -33,11 +33,21 @@ cn_proof_opts_init (cn_proof_opts *o)
 
 /* ---- the certificate, parsed -------------------------------------------------------------- */
 
+/* A node's kind: the root or an input split (its boxes derived from its input box alone), a
+ * ReLU split (its boxes its parent's, intersected with their re-derivation and the split), a
+ * restart (its parent's domain, its boxes derived afresh). */
+enum { K_INPUT, K_SPLIT, K_RESTART };
+
 typedef struct pnode
 {
   int64_t kase, parent, axis;     /* parent -1: the case's root */
   double mid;
   int side;                       /* 0 below, 1 above */
+  int kind;
+  int q, sign;                    /* K_SPLIT: entry J of relaxed value Q is >= 0 (SIGN 1) or <= 0 */
+  int64_t j;
+  int empty;                      /* claims an empty domain */
+  int64_t nsplit;                 /* the K_SPLIT nodes from it up to the first other one */
   int64_t ref0, nref;             /* its refutations */
   int64_t box0;                   /* its box lines' numbers: cert.boxv[box0 ..], lo then hi per value */
   int nbox;                       /* box lines read */
@@ -49,6 +59,10 @@ typedef struct pnode
 typedef struct pref
 {
   int64_t clause, rows0, nrows;   /* rows: cert.rows[rows0 .. rows0 + nrows) */
+  int64_t alpha0;                 /* -1, or the relus' slopes at cert.alphav[alpha0 ..] (relus_numel,
+                                     NaN: by SLOPE) */
+  int64_t beta0, nbeta;           /* -1, or the path's betas at cert.betav[beta0 ..] */
+  int last_relu;                  /* the last alpha line's relu (parsing) */
   int slope;
   double lower, c;
   int64_t line;                   /* coefficients: cert.coef[index * n_x ..] */
@@ -72,6 +86,11 @@ typedef struct cert
   int64_t cap_boxk;
   int n_relaxed;                  /* the relaxed values (cn__proof_relaxed_values): their sizes */
   const int64_t *relaxed_n;
+  int n_relus;                    /* the relus (cn__proof_relus): their sizes, and their sum */
+  const int64_t *relu_n;
+  int64_t relus_numel;
+  double *alphav, *betav;
+  int64_t n_alphav, cap_alphav, n_betav, cap_betav;
 } cert;
 
 static void
@@ -83,6 +102,8 @@ cert_clear (cert *c)
   free (c->coef);
   free (c->boxv);
   free (c->boxk);
+  free (c->alphav);
+  free (c->betav);
   memset (c, 0, sizeof *c);
 }
 
@@ -209,9 +230,11 @@ cert_read (FILE *f, const cn_spec *spec, const char *net_sha, const char *prop_s
   size_t cap = 0;
   int64_t ln = 0;
   int res = 1;
-  int64_t n = spec->n_x, maxtok = n + 16;
+  int64_t n = spec->n_x, maxtok = n + 16 > 4096 + 16 ? n + 16 : 4096 + 16;   /* beta: one per split */
   for (int q = 0; q < c->n_relaxed; q++)
     maxtok = 2 * c->relaxed_n[q] + 16 > maxtok ? 2 * c->relaxed_n[q] + 16 : maxtok;
+  for (int q = 0; q < c->n_relus; q++)
+    maxtok = c->relu_n[q] + 16 > maxtok ? c->relu_n[q] + 16 : maxtok;
   char **tok = malloc ((size_t) maxtok * sizeof *tok);
   if (tok == NULL)
     return -1;
@@ -320,10 +343,10 @@ cert_read (FILE *f, const cn_spec *spec, const char *net_sha, const char *prop_s
       if (nt >= 1 && strcmp (tok[0], "node") == 0)
         {
           int64_t kase, id;
-          if ((nt != 4 && nt != 7) || !parse_int (tok[1], &kase) || !parse_int (tok[2], &id))
+          if ((nt != 4 && nt != 5 && nt != 7 && nt != 8) || !parse_int (tok[1], &kase) || !parse_int (tok[2], &id))
             {
-              reject (r, "line %lld: expected 'node CASE ID root' or 'node CASE ID PARENT AXIS MID below|above'",
-                      (long long) ln);
+              reject (r, "line %lld: expected 'node CASE ID root', 'node CASE ID PARENT AXIS MID below|above', "
+                         "'node CASE ID PARENT split Q J +|-' or 'node CASE ID PARENT restart'", (long long) ln);
               goto done;
             }
           if (id != c->n_nodes)
@@ -350,6 +373,7 @@ cert_read (FILE *f, const cn_spec *spec, const char *net_sha, const char *prop_s
           nd->ref0 = c->n_refs;
           nd->box0 = c->n_boxv;
           nd->parent = -1;
+          nd->kind = K_INPUT;
           if (nt == 4)
             {
               if (strcmp (tok[3], "root") != 0)
@@ -360,10 +384,39 @@ cert_read (FILE *f, const cn_spec *spec, const char *net_sha, const char *prop_s
             }
           else
             {
-              int64_t par, axis;
-              double mid;
-              if (!parse_int (tok[3], &par) || !parse_int (tok[4], &axis) || !parse_double (tok[5], &mid)
-                  || (strcmp (tok[6], "below") != 0 && strcmp (tok[6], "above") != 0))
+              int64_t par, axis = 0, qq = 0, jj = 0;
+              double mid = 0;
+              if (nt == 5)
+                {
+                  if (!parse_int (tok[3], &par) || strcmp (tok[4], "restart") != 0)
+                    {
+                      reject (r, "line %lld: expected 'node CASE ID PARENT restart'", (long long) ln);
+                      goto done;
+                    }
+                  nd->kind = K_RESTART;
+                }
+              else if (nt == 8)
+                {
+                  if (!parse_int (tok[3], &par) || strcmp (tok[4], "split") != 0 || !parse_int (tok[5], &qq)
+                      || !parse_int (tok[6], &jj) || (strcmp (tok[7], "+") != 0 && strcmp (tok[7], "-") != 0))
+                    {
+                      reject (r, "line %lld: expected 'node CASE ID PARENT split Q J +|-'", (long long) ln);
+                      goto done;
+                    }
+                  if (qq >= c->n_relaxed || jj >= c->relaxed_n[qq])
+                    {
+                      reject (r, "line %lld: a split of entry %lld of relaxed value %lld, which the network does not "
+                                 "have (%d relaxed values)", (long long) ln, (long long) jj, (long long) qq,
+                              c->n_relaxed);
+                      goto done;
+                    }
+                  nd->kind = K_SPLIT;
+                  nd->q = (int) qq;
+                  nd->j = jj;
+                  nd->sign = tok[7][0] == '+' ? 1 : -1;
+                }
+              else if (!parse_int (tok[3], &par) || !parse_int (tok[4], &axis) || !parse_double (tok[5], &mid)
+                       || (strcmp (tok[6], "below") != 0 && strcmp (tok[6], "above") != 0))
                 {
                   reject (r, "line %lld: expected 'node CASE ID PARENT AXIS MID below|above'", (long long) ln);
                   goto done;
@@ -389,9 +442,100 @@ cert_read (FILE *f, const cn_spec *spec, const char *net_sha, const char *prop_s
               nd->parent = par;
               nd->axis = axis;
               nd->mid = mid;
-              nd->side = strcmp (tok[6], "above") == 0;
+              nd->side = nt == 7 && strcmp (tok[6], "above") == 0;
             }
           c->n_nodes++;
+          continue;
+        }
+      if (nt >= 1 && strcmp (tok[0], "empty") == 0)
+        {
+          if (nt != 1 || c->n_nodes == 0 || c->nodes[c->n_nodes - 1].nbox > 0 || c->nodes[c->n_nodes - 1].nref > 0
+              || c->nodes[c->n_nodes - 1].empty)
+            {
+              reject (r, "line %lld: an empty line belongs right after its node line", (long long) ln);
+              goto done;
+            }
+          c->nodes[c->n_nodes - 1].empty = 1;
+          continue;
+        }
+      if (nt >= 1 && (strcmp (tok[0], "alpha") == 0 || strcmp (tok[0], "beta") == 0))
+        {
+          /* a refutation's sweep parameters, right after its refute line */
+          pnode *nd = c->n_nodes > 0 ? &c->nodes[c->n_nodes - 1] : NULL;
+          if (nd == NULL || nd->nref == 0)
+            {
+              reject (r, "line %lld: an %s line belongs after its refute line", (long long) ln, tok[0]);
+              goto done;
+            }
+          pref *rf = &c->refs[c->n_refs - 1];
+          if (tok[0][0] == 'b')
+            {
+              if (rf->beta0 >= 0)
+                {
+                  reject (r, "line %lld: a second beta line for one refutation", (long long) ln);
+                  goto done;
+                }
+              if (grow ((void **) &c->betav, &c->cap_betav, c->n_betav + nt, sizeof *c->betav) != 0)
+                {
+                  res = -1;
+                  goto done;
+                }
+              rf->beta0 = c->n_betav;
+              rf->nbeta = nt - 1;
+              for (int t = 1; t < nt; t++)
+                {
+                  double b;
+                  if (!parse_double (tok[t], &b) || !(b >= 0))
+                    {
+                      reject (r, "line %lld: beta %d is not a finite number >= 0", (long long) ln, t - 1);
+                      goto done;
+                    }
+                  c->betav[c->n_betav++] = b;
+                }
+              continue;
+            }
+          int64_t rr;
+          if (rf->beta0 >= 0 || nt < 2 || !parse_int (tok[1], &rr) || rr >= c->n_relus || (int) rr <= rf->last_relu)
+            {
+              reject (r, "line %lld: expected 'alpha R' for a relu after the last one (the network has %d relus), "
+                         "before the beta line", (long long) ln, c->n_relus);
+              goto done;
+            }
+          if (nt != 2 + c->relu_n[rr])
+            {
+              reject (r, "line %lld: relu %lld has %lld entries, the line %d", (long long) ln, (long long) rr,
+                      (long long) c->relu_n[rr], nt - 2);
+              goto done;
+            }
+          if (rf->alpha0 < 0)
+            {
+              if (grow ((void **) &c->alphav, &c->cap_alphav, c->n_alphav + c->relus_numel + 1,
+                        sizeof *c->alphav) != 0)
+                {
+                  res = -1;
+                  goto done;
+                }
+              rf->alpha0 = c->n_alphav;
+              for (int64_t e = 0; e < c->relus_numel; e++)
+                c->alphav[c->n_alphav++] = NAN;
+            }
+          int64_t at = rf->alpha0;
+          for (int q = 0; q < rr; q++)
+            at += c->relu_n[q];
+          for (int64_t e = 0; e < c->relu_n[rr]; e++)
+            {
+              if (strcmp (tok[2 + e], ".") == 0)
+                continue;
+              double a;
+              if (!parse_double (tok[2 + e], &a) || !(a >= 0 && a <= 1))
+                {
+                  reject (r, "line %lld: slope %lld of relu %lld is not '.' or a number in [0, 1]", (long long) ln,
+                          (long long) e, (long long) rr);
+                  goto done;
+                }
+              c->alphav[at + e] = a;
+            }
+          rf->last_relu = (int) rr;
           continue;
         }
       if (nt >= 1 && strcmp (tok[0], "box") == 0)
@@ -496,6 +640,9 @@ cert_read (FILE *f, const cn_spec *spec, const char *net_sha, const char *prop_s
             }
           pref *rf = &c->refs[c->n_refs];
           rf->clause = clause;
+          rf->alpha0 = rf->beta0 = -1;
+          rf->nbeta = 0;
+          rf->last_relu = -1;
           rf->slope = slope;
           rf->lower = lower;
           rf->c = cc;
@@ -542,7 +689,8 @@ cert_read (FILE *f, const cn_spec *spec, const char *net_sha, const char *prop_s
           nd->nref++;
           continue;
         }
-      reject (r, "line %lld: unknown record '%s' (expected node, refute or end)", (long long) ln, tok[0]);
+      reject (r, "line %lld: unknown record '%s' (expected node, empty, box, refute, alpha, beta or end)",
+              (long long) ln, tok[0]);
       goto done;
     }
 done:
@@ -572,9 +720,15 @@ tree_check (const cn_spec *spec, cert *c, double *lo, double *hi, cn_proof_resul
     {
       pnode *nd = &c->nodes[i];
       double *l = lo + i * n, *h = hi + i * n;
-      if (nd->nbox > 0 && nd->nref == 0)
+      if (nd->nbox > 0 && nd->nref == 0 && nd->kind == K_INPUT)
         {
           reject (r, "line %lld: node %lld carries boxes but refutes nothing", (long long) nd->line, (long long) i);
+          goto done;
+        }
+      if (nd->nbox > 0 && nd->nbox != c->n_relaxed)
+        {
+          reject (r, "line %lld: node %lld carries the boxes of %d relaxed values, the network has %d",
+                  (long long) nd->line, (long long) i, nd->nbox, c->n_relaxed);
           goto done;
         }
       if (nd->parent < 0)
@@ -591,11 +745,48 @@ tree_check (const cn_spec *spec, cert *c, double *lo, double *hi, cn_proof_resul
           continue;
         }
       pnode *p = &c->nodes[nd->parent];
-      if (p->nchild == 2)
+      if (p->nchild == 2 || (p->nchild == 1 && (nd->kind == K_RESTART || c->nodes[p->child[0]].kind == K_RESTART)))
         {
-          reject (r, "line %lld: node %lld is a third child of node %lld", (long long) nd->line, (long long) i,
+          reject (r, "line %lld: node %lld is a %s child of node %lld (a node has two children of one split, or one "
+                     "restart)", (long long) nd->line, (long long) i, p->nchild == 2 ? "third" : "second",
                   (long long) nd->parent);
           goto done;
+        }
+      nd->nsplit = nd->kind == K_SPLIT ? p->nsplit + 1 : 0;
+      if (p->nchild == 1 && c->nodes[p->child[0]].kind != nd->kind)
+        {
+          reject (r, "line %lld: nodes %lld and %lld, the children of node %lld, split it differently (one on an "
+                     "input, one on a relu)", (long long) nd->line, (long long) p->child[0], (long long) i,
+                  (long long) nd->parent);
+          goto done;
+        }
+      if (nd->kind != K_INPUT)
+        {
+          if (p->nchild == 1)
+            {
+              const pnode *sib = &c->nodes[p->child[0]];
+              if (sib->q != nd->q || sib->j != nd->j)
+                {
+                  reject (r, "line %lld: nodes %lld and %lld, the children of node %lld, split it differently "
+                             "(entry %lld of relaxed value %d, entry %lld of %d)", (long long) nd->line,
+                          (long long) p->child[0], (long long) i, (long long) nd->parent, (long long) sib->j, sib->q,
+                          (long long) nd->j, nd->q);
+                  goto done;
+                }
+              if (sib->sign == nd->sign)
+                {
+                  reject (r, "line %lld: nodes %lld and %lld, the children of node %lld, both split entry %lld of "
+                             "relaxed value %d %s 0: the other sign is not covered", (long long) nd->line,
+                          (long long) p->child[0], (long long) i, (long long) nd->parent, (long long) nd->j, nd->q,
+                          nd->sign > 0 ? ">=" : "<=");
+                  goto done;
+                }
+            }
+          /* z_j >= 0 and z_j <= 0 cover the parent's domain; a restart is the parent's domain */
+          p->child[p->nchild++] = i;
+          memcpy (l, lo + nd->parent * n, (size_t) n * sizeof *l);
+          memcpy (h, hi + nd->parent * n, (size_t) n * sizeof *h);
+          continue;
         }
       if (p->nchild == 1)
         {
@@ -638,7 +829,15 @@ tree_check (const cn_spec *spec, cert *c, double *lo, double *hi, cn_proof_resul
         goto done;
       }
   for (int64_t i = 0; i < c->n_nodes; i++)
-    if (c->nodes[i].nchild == 1)
+    if (c->nodes[i].nchild == 1 && c->nodes[c->nodes[i].child[0]].kind == K_SPLIT)
+      {
+        const pnode *ch = &c->nodes[c->nodes[i].child[0]];
+        reject (r, "node %lld (line %lld) has one child, node %lld (entry %lld of relaxed value %d %s 0): the other "
+                   "sign is not covered", (long long) i, (long long) c->nodes[i].line, (long long) c->nodes[i].child[0],
+                (long long) ch->j, ch->q, ch->sign > 0 ? ">=" : "<=");
+        goto done;
+      }
+    else if (c->nodes[i].nchild == 1 && c->nodes[c->nodes[i].child[0]].kind == K_INPUT)
       {
         const pnode *ch = &c->nodes[c->nodes[i].child[0]];
         reject (r, "node %lld (line %lld) has one child, node %lld (%s): the %s half of its box is not covered",
@@ -665,8 +864,12 @@ tree_check (const cn_spec *spec, cert *c, double *lo, double *hi, cn_proof_resul
       int64_t nc = spec->cases[nd->kase].n_clauses;
       memset (done_here, 0, (size_t) ncmax);
       for (int64_t a = i; a >= 0; a = c->nodes[a].parent)
-        for (int64_t q = 0; q < c->nodes[a].nref; q++)
-          done_here[c->refs[c->nodes[a].ref0 + q].clause] = 1;
+        {
+          for (int64_t q = 0; q < c->nodes[a].nref; q++)
+            done_here[c->refs[c->nodes[a].ref0 + q].clause] = 1;
+          if (c->nodes[a].empty)
+            memset (done_here, 1, (size_t) ncmax);   /* an empty domain meets no clause */
+        }
       for (int64_t j = 0; j < nc; j++)
         if (!done_here[j])
           {
@@ -677,6 +880,18 @@ tree_check (const cn_spec *spec, cert *c, double *lo, double *hi, cn_proof_resul
           }
     }
   free (done_here);
+  /* a refutation's betas: one per split on its node's path from its search's root */
+  for (int64_t i = 0; i < c->n_nodes; i++)
+    for (int64_t q = 0; q < c->nodes[i].nref; q++)
+      {
+        const pref *rf = &c->refs[c->nodes[i].ref0 + q];
+        if (rf->beta0 >= 0 && rf->nbeta != c->nodes[i].nsplit)
+          {
+            reject (r, "line %lld: %lld betas for a node with %lld relu splits on its path", (long long) rf->line,
+                    (long long) rf->nbeta, (long long) c->nodes[i].nsplit);
+            goto done;
+          }
+      }
   res = 0;
 done:
   free (root);
@@ -699,6 +914,12 @@ typedef struct shared
   int64_t *relaxed_n, *relaxed_off; /* their sizes, and where each one's ends start in a node's
                                       box numbers (lo then hi) */
   int *relaxed_index;             /* per value: its place among the relaxed, or -1 */
+  int64_t relaxed_numel;          /* the sum of relaxed_n */
+  int *relus;                     /* the relus (cn__proof_relus), their sizes, where each one's
+                                     slopes start in a refutation's, and per node its place (-1) */
+  int n_relus;
+  int64_t *relu_n, *relu_off, relus_numel;
+  int *relu_ord;
   int x, y;                       /* the graph input and output 0 */
   int max_in;
 } shared;
@@ -784,12 +1005,54 @@ machine_init (machine *m, const shared *sh, cn_error *err)
   return CN_OK;
 }
 
+/* A split on the path of the node a sweep bounds, with its refutation's multiplier. */
+typedef struct path_split
+{
+  int v;                          /* the split value (a relaxed one) */
+  int64_t j;
+  int sign;                       /* sign z_j >= 0 on the node's domain */
+  double beta;                    /* >= 0 */
+} path_split;
+
+/* beta-CROWN's term at value W, whose coefficient rows (ROWS of them) are complete: for every
+ * split (z_j of W, sign s, beta >= 0) on the path, lam[w][r][j] -= s beta.  On the node's domain
+ * s z_j >= 0, so -s beta z_j <= 0, and a lower bound of C V - sum s beta z_j is one of C V. */
+static void
+apply_betas (machine *m, int w, int64_t rows, const path_split *ps, int64_t nps)
+{
+  const cn_graph *g = m->sh->g;
+  for (int64_t t = 0; t < nps; t++)
+    {
+      if (ps[t].v != w || !(ps[t].beta > 0))
+        continue;
+      int64_t numel = g->values[w].numel;
+      if (!m->touched[w])
+        {
+          for (int64_t q = 0; q < rows * numel; q++)
+            mpfi_set_ui (m->lam[w].v[q], 0);
+          m->touched[w] = 1;
+        }
+      for (int64_t r = 0; r < rows; r++)
+        {
+          mpfi_ptr l = m->lam[w].v[r * numel + ps[t].j];
+          if (ps[t].sign > 0)
+            mpfi_sub_d (l, l, ps[t].beta);
+          else
+            mpfi_add_d (l, l, ps[t].beta);
+        }
+    }
+}
+
 /* One backward sweep of ROWS rows from value V, whose coefficient rows the caller set in
  * m->lam[V] (and m->touched[V]); m->bias[0 .. ROWS) start at 0 here.  Through every node the
- * rule's checker step; afterwards, for exact reals in the intervals,
- *     row s of C V(x) >= lam[x][s] . x + bias[s]   for every x in the input box. */
+ * rule's checker step, relus with the lower slopes ALPHA (NULL: none; relus_numel, NaN: by SLOPE,
+ * for every row), and at each split value of PS (NPS of them) its beta term; afterwards, for
+ * exact reals in the intervals,
+ *     row s of C V(x) >= lam[x][s] . x + bias[s]   for every x in the input box that meets the
+ *                                                   splits PS (every x, without betas). */
 static cn_status
-sweep (machine *m, int v, int64_t rows, int slope, cn_error *err)
+sweep (machine *m, int v, int64_t rows, int slope, const double *alpha, const path_split *ps, int64_t nps,
+       cn_error *err)
 {
   const shared *sh = m->sh;
   const cn_graph *g = sh->g;
@@ -800,6 +1063,8 @@ sweep (machine *m, int v, int64_t rows, int slope, cn_error *err)
     {
       const struct cn__node *nd = &g->nodes[k];
       int o = nd->out[0];
+      if (nps > 0)
+        apply_betas (m, o, rows, ps, nps);
       if (!m->touched[o])
         continue;
       for (int i = 0; i < nd->n_in; i++)
@@ -820,13 +1085,20 @@ sweep (machine *m, int v, int64_t rows, int slope, cn_error *err)
             }
           m->lam_in[i] = m->lam[u].v;
         }
+      const double *al = NULL;
+      if (alpha != NULL && sh->relu_ord[k] >= 0)
+        al = alpha + sh->relu_off[sh->relu_ord[k]];
+      if (al != NULL && rows != 1)
+        return cn_error_set (err, CN_EINVAL, "check-certificate: slopes for a sweep of %lld rows", (long long) rows);
       cn_proof_step st = { .nv = &nd->view[0], .rows = rows, .lam_out = m->lam[o].v, .lam_in = m->lam_in,
-                           .in_box = m->args, .bias = m->bias, .slope = slope, .tmp = m->tmp };
+                           .in_box = m->args, .bias = m->bias, .slope = slope, .alpha = al, .tmp = m->tmp };
       cn_status ret = nd->rule->proof (&st, err);
       if (ret != CN_OK)
         return ret;
-      /* now row s of C V >= the frontier's coefficients . values + bias[s] */
+      /* now row s of C V >= the frontier's coefficients . values + bias[s] (+ the betas' terms) */
     }
+  if (nps > 0)
+    apply_betas (m, sh->x, rows, ps, nps);
   return CN_OK;
 }
 
@@ -907,7 +1179,7 @@ check_claims (machine *m, int64_t i, int v, const double *cl, const double *ch, 
           mpfi_set_si (m->lam[v].v[(2 * q) * numel + ent[q]], 1);
           mpfi_set_si (m->lam[v].v[(2 * q + 1) * numel + ent[q]], -1);
         }
-      if ((*st = sweep (m, v, 2 * ne, sh->c->slope, err)) != CN_OK)
+      if ((*st = sweep (m, v, 2 * ne, sh->c->slope, NULL, NULL, 0, err)) != CN_OK)
         return 1;
       for (int64_t q = 0; q < ne; q++)
         {
@@ -948,10 +1220,66 @@ check_claims (machine *m, int64_t i, int v, const double *cl, const double *ch, 
   return 0;
 }
 
-/* Checks every refutation of node I of the certificate; 0 when they hold, 1 with F filled when
- * one fails, or a status < 0 ... returned through *ST (CN_OK unless the arms failed). */
+/* Settles value W's box at node I after its MPFI arm (or, for the input, the node's box): with
+ * the parent's boxes P (a K_SPLIT node; NULL otherwise) each relaxed entry intersected with the
+ * parent's (its domain holds this one's), then the node's own split cut at 0, then the node's
+ * claim checked (check_claims) where it has box lines.  Returns 0, 1 with F filled when a claim
+ * fails (or *ST set), 2 when an entry's box is empty (the domain is empty). */
 static int
-check_node_pass (machine *m, int64_t i, int pass, failure *f, cn_status *st, cn_error *err)
+settle (machine *m, int64_t i, int w, const double *P, int pass, failure *f, cn_status *st, cn_error *err)
+{
+  const shared *sh = m->sh;
+  const cert *c = sh->c;
+  const pnode *nd = &c->nodes[i];
+  int q = sh->relaxed_index[w];
+  if (q < 0)
+    return 0;
+  cn_mpfi_vec *b = &m->box[w];
+  int64_t numel = sh->relaxed_n[q];
+  if (P != NULL)
+    {
+      const double *pl = P + sh->relaxed_off[q], *ph = pl + numel;
+      for (int64_t j = 0; j < numel; j++)
+        {
+          mpfi_ptr z = b->v[j];
+          if (mpfr_nan_p (&z->left) || mpfr_nan_p (&z->right))
+            continue;             /* check_claims refuses it, or the relaxation does */
+          if (mpfr_cmp_d (&z->left, pl[j]) < 0)
+            mpfr_set_d (&z->left, pl[j], MPFR_RNDD);
+          if (mpfr_cmp_d (&z->right, ph[j]) > 0)
+            mpfr_set_d (&z->right, ph[j], MPFR_RNDU);
+        }
+    }
+  if (nd->kind == K_SPLIT && nd->q == q)
+    {
+      /* on the node's domain sign z_j >= 0 */
+      mpfi_ptr z = b->v[nd->j];
+      if (nd->sign > 0 && !(mpfr_sgn (&z->left) >= 0))
+        mpfr_set_ui (&z->left, 0, MPFR_RNDD);
+      else if (nd->sign < 0 && !(mpfr_sgn (&z->right) <= 0))
+        mpfr_set_ui (&z->right, 0, MPFR_RNDU);
+    }
+  if (P != NULL || nd->kind == K_SPLIT)
+    for (int64_t j = 0; j < numel; j++)
+      if (mpfr_cmp (&b->v[j]->left, &b->v[j]->right) > 0)
+        return 2;                 /* no point of the domain reaches entry j */
+  if (nd->nbox > 0)
+    {
+      int64_t at = nd->box0 + sh->relaxed_off[q];
+      const double *cl = c->boxv + at, *ch = cl + numel;
+      if (check_claims (m, i, w, cl, ch, c->boxk + at, pass, f, st, err))
+        return 1;
+    }
+  return 0;
+}
+
+/* Checks node I of the certificate: its boxes (from its input box, and for a K_SPLIT node from
+ * its parent's checked boxes P and its split), its claims, and every refutation; *EMPTY set when
+ * the boxes show the domain empty (then nothing else needs to hold).  0 when all holds, 1 with F
+ * filled when something fails, or with *ST set when an arm failed. */
+static int
+check_node_pass (machine *m, int64_t i, int pass, const double *P, int *empty, failure *f, cn_status *st,
+                 cn_error *err)
 {
   const shared *sh = m->sh;
   const cn_graph *g = sh->g;
@@ -959,12 +1287,13 @@ check_node_pass (machine *m, int64_t i, int pass, failure *f, cn_status *st, cn_
   const pnode *nd = &c->nodes[i];
   int64_t n = sh->spec->n_x, ny = sh->spec->n_y;
   const double *lo = sh->lo + i * n, *hi = sh->hi + i * n;
+  *empty = 0;
   /* the input box, exactly */
   for (int64_t j = 0; j < n; j++)
     mpfi_interv_d (m->box[sh->x].v[j], lo[j], hi[j]);
-  /* forward: every needed node's MPFI arm over its inputs' boxes, and each relaxed value's box
-   * the node's claim, once checked (check_claims) */
-  for (int k = 0; k < g->n_nodes; k++)
+  int sv = settle (m, i, sh->x, P, pass, f, st, err);
+  /* forward: every needed node's MPFI arm over its inputs' boxes, each relaxed value's box settled */
+  for (int k = 0; k < g->n_nodes && sv == 0; k++)
     {
       const struct cn__node *gn = &g->nodes[k];
       if (!sh->needed[gn->out[0]])
@@ -974,15 +1303,33 @@ check_node_pass (machine *m, int64_t i, int pass, failure *f, cn_status *st, cn_
       if ((*st = gn->rule->ibp_mpfi (&gn->view[0], m->args, &m->box[gn->out[0]], err)) != CN_OK)
         return 1;
       /* now the output's box encloses the node's exact values over its inputs' boxes */
-      int q = sh->relaxed_index[gn->out[0]];
-      if (q >= 0)
-        {
-          int64_t at = nd->box0 + sh->relaxed_off[q];
-          const double *cl = c->boxv + at, *ch = cl + g->values[gn->out[0]].numel;
-          if (check_claims (m, i, gn->out[0], cl, ch, c->boxk + at, pass, f, st, err))
-            return 1;
-        }
+      sv = settle (m, i, gn->out[0], P, pass, f, st, err);
     }
+  if (sv == 1)
+    return 1;
+  if (sv == 2)
+    {
+      *empty = 1;                 /* every claim and refutation of an empty domain holds */
+      return 0;
+    }
+  if (nd->empty)
+    {
+      f->node = i;
+      snprintf (f->msg, sizeof f->msg, "node %lld (line %lld) claims an empty domain, but its re-derived boxes are "
+                "not empty", (long long) i, (long long) nd->line);
+      return 1;
+    }
+  /* the splits on the node's path from its search's root, top first, for the betas */
+  int64_t nps = nd->nsplit;
+  path_split *ps = malloc ((size_t) (nps + 1) * sizeof *ps);
+  if (ps == NULL)
+    {
+      *st = cn_error_set (err, CN_ENOMEM, "check-certificate: out of memory");
+      return 1;
+    }
+  for (int64_t a = i, t = nps - 1; t >= 0; a = c->nodes[a].parent, t--)
+    ps[t] = (path_split) { .v = sh->relaxed[c->nodes[a].q], .j = c->nodes[a].j, .sign = c->nodes[a].sign };
+  int res = 1;
   const cn_spec_case *cs = &sh->spec->cases[nd->kase];
   for (int64_t q = 0; q < nd->nref; q++)
     {
@@ -998,8 +1345,11 @@ check_node_pass (machine *m, int64_t i, int pass, failure *f, cn_status *st, cn_
             if (mo != 0)
               mpfi_add_d (m->lam[sh->y].v[o], m->lam[sh->y].v[o], mo);
           }
-      if ((*st = sweep (m, sh->y, 1, rf->slope, err)) != CN_OK)
-        return 1;
+      const double *al = rf->alpha0 >= 0 ? c->alphav + rf->alpha0 : NULL;
+      for (int64_t t = 0; t < nps; t++)
+        ps[t].beta = rf->beta0 >= 0 ? c->betav[rf->beta0 + t] : 0;
+      if ((*st = sweep (m, sh->y, 1, rf->slope, al, ps, rf->beta0 >= 0 ? nps : 0, err)) != CN_OK)
+        goto done;
       /* E = (L - A) . B + b - C: the re-derived bound minus the claimed linear one, over B */
       mpfi_sub_d (m->acc, m->bias[0], rf->c);
       for (int64_t j = 0; j < n; j++)
@@ -1019,7 +1369,7 @@ check_node_pass (machine *m, int64_t i, int pass, failure *f, cn_status *st, cn_
                     "A . x + C is not implied by the bound re-derived in MPFI (their difference over the box may be "
                     "as low as %.6g)", (long long) i, (long long) rf->clause, (long long) rf->line,
                     mpfr_get_d (m->end, MPFR_RNDD));
-          return 1;
+          goto done;
         }
       /* F = A . B + C - LOWER */
       mpfi_set_d (m->acc, rf->c);
@@ -1036,7 +1386,7 @@ check_node_pass (machine *m, int64_t i, int pass, failure *f, cn_status *st, cn_
           snprintf (f->msg, sizeof f->msg, "node %lld, refutation of clause %lld (line %lld): the claimed bound %.17g "
                     "exceeds the minimum of A . x + C over the box (short by up to %.6g)", (long long) i,
                     (long long) rf->clause, (long long) rf->line, rf->lower, -mpfr_get_d (m->end, MPFR_RNDD));
-          return 1;
+          goto done;
         }
       /* G = LOWER - sum of the rows' rhs (upper bounds of the exact ones) */
       mpfi_set_d (m->acc, rf->lower);
@@ -1049,10 +1399,13 @@ check_node_pass (machine *m, int64_t i, int pass, failure *f, cn_status *st, cn_
           snprintf (f->msg, sizeof f->msg, "node %lld, refutation of clause %lld (line %lld): the claimed bound %.17g "
                     "does not exceed the rows' right-hand sides (the clause is not refuted)", (long long) i,
                     (long long) rf->clause, (long long) rf->line, rf->lower);
-          return 1;
+          goto done;
         }
     }
-  return 0;
+  res = 0;
+done:
+  free (ps);
+  return res;
 }
 
 /* Checks node I (check_node_pass): first with the active entries' boxes as the MPFI arms give
@@ -1060,13 +1413,51 @@ check_node_pass (machine *m, int64_t i, int pass, failure *f, cn_status *st, cn_
  * CROWN (the search may have tightened them: its boxes downstream are then tighter than the arms'
  * alone); the second pass's failure is the one reported. */
 static int
-check_node (machine *m, int64_t i, failure *f, cn_status *st, cn_error *err)
+check_node (machine *m, int64_t i, const double *P, int *empty, failure *f, cn_status *st, cn_error *err)
 {
-  if (!check_node_pass (m, i, 0, f, st, err))
+  if (!check_node_pass (m, i, 0, P, empty, f, st, err))
     return 0;
   if (*st != CN_OK)
     return 1;
-  return check_node_pass (m, i, 1, f, st, err);
+  return check_node_pass (m, i, 1, P, empty, f, st, err);
+}
+
+/* Checks node I and, below it, the ReLU splits of its domain (each child's boxes its parent's,
+ * re-derived and cut by its split): P the parent's checked boxes (NULL unless I is a K_SPLIT
+ * node).  0 when everything holds, else 1 as check_node. */
+static int
+check_subtree (machine *m, int64_t i, const double *P, failure *f, cn_status *st, cn_error *err)
+{
+  const shared *sh = m->sh;
+  const cert *c = sh->c;
+  const pnode *nd = &c->nodes[i];
+  int empty;
+  if (check_node (m, i, P, &empty, f, st, err))
+    return 1;
+  if (empty || nd->nchild == 0 || c->nodes[nd->child[0]].kind != K_SPLIT)
+    return 0;                     /* an empty domain's subtree is empty too */
+  /* the checked boxes of the relaxed values, outward in binary64, for the children */
+  double *V = malloc (2 * (size_t) sh->relaxed_numel * sizeof *V + 1);
+  if (V == NULL)
+    {
+      *st = cn_error_set (err, CN_ENOMEM, "check-certificate: out of memory");
+      return 1;
+    }
+  for (int q = 0; q < sh->n_relaxed; q++)
+    {
+      const cn_mpfi_vec *b = &m->box[sh->relaxed[q]];
+      double *vl = V + sh->relaxed_off[q], *vh = vl + sh->relaxed_n[q];
+      for (int64_t j = 0; j < sh->relaxed_n[q]; j++)
+        {
+          vl[j] = mpfr_get_d (&b->v[j]->left, MPFR_RNDD);
+          vh[j] = mpfr_get_d (&b->v[j]->right, MPFR_RNDU);
+        }
+    }
+  int bad = 0;
+  for (int t = 0; t < nd->nchild && !bad; t++)
+    bad = check_subtree (m, nd->child[t], V, f, st, err);
+  free (V);
+  return bad;
 }
 
 /* Marks what the checker needs of G and refuses what it cannot check. */
@@ -1088,6 +1479,21 @@ shared_init (shared *sh, const cn_graph *g, cn_error *err)
       sh->relaxed_n[q] = g->values[sh->relaxed[q]].numel;
       sh->relaxed_off[q] = off;
       off += 2 * (int) sh->relaxed_n[q];
+      sh->relaxed_numel += sh->relaxed_n[q];
+    }
+  if (cn__proof_relus (g, &sh->relus, &sh->n_relus) != 0
+      || (sh->relu_n = malloc ((size_t) (sh->n_relus + 1) * sizeof *sh->relu_n)) == NULL
+      || (sh->relu_off = malloc ((size_t) (sh->n_relus + 1) * sizeof *sh->relu_off)) == NULL
+      || (sh->relu_ord = malloc ((size_t) (g->n_nodes + 1) * sizeof *sh->relu_ord)) == NULL)
+    return cn_error_set (err, CN_ENOMEM, "check-certificate: out of memory");
+  for (int k = 0; k < g->n_nodes; k++)
+    sh->relu_ord[k] = -1;
+  for (int r = 0; r < sh->n_relus; r++)
+    {
+      sh->relu_ord[sh->relus[r]] = r;
+      sh->relu_n[r] = g->values[g->nodes[sh->relus[r]].out[0]].numel;
+      sh->relu_off[r] = sh->relus_numel;
+      sh->relus_numel += sh->relu_n[r];
     }
   sh->x = g->inputs[0];
   sh->y = g->outputs[0];
@@ -1160,6 +1566,9 @@ cn_proof_check (const cn_graph *g, const cn_spec *spec, const char *network_sha2
     goto done;
   c.n_relaxed = sh.n_relaxed;
   c.relaxed_n = sh.relaxed_n;
+  c.n_relus = sh.n_relus;
+  c.relu_n = sh.relu_n;
+  c.relus_numel = sh.relus_numel;
   int rd = cert_read (f, spec, network_sha256, property_sha256, &c, result);
   if (rd < 0)
     {
@@ -1196,9 +1605,16 @@ cn_proof_check (const cn_graph *g, const cn_spec *spec, const char *network_sha2
       st = cn_error_set (err, CN_ENOMEM, "check-certificate: out of memory");
       goto done;
     }
+  /* the work: every node whose boxes are derived afresh (not a ReLU split) and that refutes,
+   * claims boxes, claims an empty domain or has ReLU-split children (checked below it, each
+   * from its parent's boxes, by check_subtree) */
   for (int64_t i = 0; i < c.n_nodes; i++)
-    if (c.nodes[i].nref > 0)
-      todo[nt++] = i;
+    {
+      const pnode *nd = &c.nodes[i];
+      if (nd->kind != K_SPLIT
+          && (nd->nref > 0 || nd->nbox > 0 || nd->empty || (nd->nchild > 0 && c.nodes[nd->child[0]].kind == K_SPLIT)))
+        todo[nt++] = i;
+    }
   failure first = { .node = INT64_MAX };
   cn_status fail_st = CN_OK;
   cn_error fail_err;
@@ -1236,7 +1652,7 @@ cn_proof_check (const cn_graph *g, const cn_spec *spec, const char *network_sha2
           continue;
         failure fl = { .node = i };
         cn_status s2 = CN_OK;
-        if (check_node (&m, i, &fl, &s2, &e))
+        if (check_subtree (&m, i, NULL, &fl, &s2, &e))
           {
 #pragma omp critical
             {
@@ -1276,6 +1692,10 @@ done:
   free (sh.relaxed_n);
   free (sh.relaxed_off);
   free (sh.relaxed_index);
+  free (sh.relus);
+  free (sh.relu_n);
+  free (sh.relu_off);
+  free (sh.relu_ord);
   free (lo);
   free (hi);
   cert_clear (&c);

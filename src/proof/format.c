@@ -4,6 +4,7 @@
  * hexadecimal (%a), which strtod reads back exactly. */
 #include <config.h>
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include "certnn/ops.h"
 #include <stdlib.h>
@@ -75,6 +76,82 @@ cn__proof_write_end (FILE *f, int64_t nodes, int64_t refutations)
   if (fprintf (f, "end %lld %lld\n", (long long) nodes, (long long) refutations) < 0)
     return -1;
   return fflush (f) == 0 && !ferror (f) ? 0 : -1;
+}
+
+int
+cn__proof_write_node_split (FILE *f, int64_t kase, int64_t id, int64_t parent, int q, int64_t j, int sign)
+{
+  return fprintf (f, "node %lld %lld %lld split %d %lld %c\n", (long long) kase, (long long) id, (long long) parent,
+                  q, (long long) j, sign > 0 ? '+' : '-') < 0 ? -1 : 0;
+}
+
+int
+cn__proof_write_node_restart (FILE *f, int64_t kase, int64_t id, int64_t parent)
+{
+  return fprintf (f, "node %lld %lld %lld restart\n", (long long) kase, (long long) id, (long long) parent) < 0 ? -1
+                                                                                                                 : 0;
+}
+
+int
+cn__proof_write_empty (FILE *f)
+{
+  return fputs ("empty\n", f) == EOF ? -1 : 0;
+}
+
+int
+cn__proof_write_alpha (FILE *f, int r, const double *alpha, int64_t n)
+{
+  if (fprintf (f, "alpha %d", r) < 0)
+    return -1;
+  for (int64_t j = 0; j < n; j++)
+    if ((isnan (alpha[j]) ? fputs (" .", f) : fprintf (f, " %a", alpha[j])) < 0)
+      return -1;
+  return fputc ('\n', f) == EOF ? -1 : 0;
+}
+
+int
+cn__proof_write_beta (FILE *f, const double *beta, int64_t nb)
+{
+  if (fputs ("beta", f) == EOF)
+    return -1;
+  for (int64_t q = 0; q < nb; q++)
+    if (fprintf (f, " %a", beta[q]) < 0)
+      return -1;
+  return fputc ('\n', f) == EOF ? -1 : 0;
+}
+
+int
+cn__proof_relus (const cn_graph *g, int **list, int *n)
+{
+  *list = NULL;
+  *n = 0;
+  unsigned char *needed = calloc ((size_t) g->n_values + 1, 1);
+  if (needed == NULL)
+    return -1;
+  if (g->n_outputs > 0)
+    cn__graph_mark_needed (g, g->outputs[0], needed);
+  int cnt = 0;
+  for (int pass = 0; pass < 2; pass++)
+    {
+      cnt = 0;
+      for (int k = 0; k < g->n_nodes; k++)
+        if (g->nodes[k].op == CN_OP_RELU && cn__node_any_out (&g->nodes[k], needed))
+          {
+            if (pass == 1)
+              (*list)[cnt] = k;
+            cnt++;
+          }
+      if (pass == 0 && cnt > 0 && (*list = malloc ((size_t) cnt * sizeof **list)) == NULL)
+        {
+          free (needed);
+          return -1;
+        }
+      if (cnt == 0)
+        break;
+    }
+  free (needed);
+  *n = cnt;
+  return 0;
 }
 
 int

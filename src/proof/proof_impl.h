@@ -25,6 +25,23 @@ int cn__proof_write_node (FILE *f, int64_t kase, int64_t id, int64_t parent, int
 int cn__proof_write_refute (FILE *f, int64_t clause, const int64_t *rows, int64_t nrows, int slope, double lower,
                             double c, const double *a, int64_t n);
 int cn__proof_write_end (FILE *f, int64_t nodes, int64_t refutations);
+/* A node of case KASE with id ID below PARENT in a ReLU-split search: the parent's domain where
+ * entry J of relaxed value Q is >= 0 (SIGN 1) or <= 0 (SIGN -1). */
+int cn__proof_write_node_split (FILE *f, int64_t kase, int64_t id, int64_t parent, int q, int64_t j, int sign);
+/* A node of case KASE with id ID that restates PARENT's domain, its boxes derived afresh (the
+ * root of a ReLU-split search below an input-split node): PARENT's only child. */
+int cn__proof_write_node_restart (FILE *f, int64_t kase, int64_t id, int64_t parent);
+/* The node written last has an empty domain (no input meets its splits). */
+int cn__proof_write_empty (FILE *f);
+/* After a refute line: the lower slopes of relu R (the R-th of cn__proof_relus) the refutation's
+ * sweep used, N entries, NaN written '.' (the refutation's slope policy). */
+int cn__proof_write_alpha (FILE *f, int r, const double *alpha, int64_t n);
+/* After a refute line (and its alpha lines): the beta-CROWN multipliers of the splits on the
+ * node's path from its search's root, NB of them in path order. */
+int cn__proof_write_beta (FILE *f, const double *beta, int64_t nb);
+/* The relu nodes of G that output 0 depends on, in node order: *LIST (malloc'd; NULL when there
+ * are none) their node numbers, *N their count.  -1 out of memory, else 0. */
+int cn__proof_relus (const cn_graph *g, int **list, int *n);
 /* Box line K: the box [LO, HI] (N entries) of the K-th relaxed value (below) that the node's
  * bounds relaxed with; an entry with hi <= 0 is written '-', one with lo >= 0 '+' (the claims
  * (-inf, 0] and [0, +inf): relu's relaxation depends on their sign alone). */

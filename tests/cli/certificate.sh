@@ -8,7 +8,10 @@
 # truncated file, the wrong network, the wrong property, and the property's input box enlarged
 # (its digest fixed up, so that only the bounds can tell).  No certificate is left for a sat
 # verdict, and the options a certificate cannot record are refused.
-# With ../shared, also the wrong network of the same shape (ACAS Xu 1_2).
+# The same for the ReLU-split search on the tiny network of tests/data/verify: a relu split's sign
+# flipped, a split's entry changed, a leaf removed, a non-empty domain claimed empty.
+# With ../shared, also the wrong network of the same shape (ACAS Xu 1_2), and mnist_fc's
+# beta-CROWN refutations with a beta raised, the betas dropped, the slopes changed, a negative beta.
 set -u
 . "${CN_SRCDIR:-.}/tests/cli/common.sh"
 [ -x "$CERTNN" ] || { echo "SKIP: no certnn binary at $CERTNN"; exit 77; }
@@ -21,7 +24,7 @@ PRINTF=/usr/bin/printf
 
 # the certificate of an unsat verdict
 expect 0 '^unsat' "$CERTNN" verify "$NET" "$P3" --certificate "$C" --threads 2 --quiet
-[ -s "$C" ] && head -1 "$C" | grep -q '^certnn-certificate 2$' && ok || bad "no certificate header in $C"
+[ -s "$C" ] && head -1 "$C" | grep -q '^certnn-certificate 3$' && ok || bad "no certificate header in $C"
 tail -1 "$C" | grep -q '^end [0-9]* [0-9]*$' && ok || bad "the certificate does not end with its end line"
 grep -q "^network sha256 $(sha256sum "$NET" | cut -d' ' -f1)\$" "$C" && ok || bad "the network's digest is not sha256sum's"
 expect 0 '^accepted' "$CERTNN" check-certificate "$NET" "$P3" "$C" --threads 2
@@ -58,9 +61,9 @@ check "does not contain its re-derivation" "$TMP/box"
 awk '!done && /^box / {for (i = 3; i <= NF; i++) if ($i == "+") {$i = "-"; done = 1; break}} {print}' "$C" > "$TMP/sign"
 cmp -s "$C" "$TMP/sign" && bad "the sign tamper changed nothing"
 check "does not contain its re-derivation" "$TMP/sign"
-# a file of the earlier format version (its box entries were pairs of ends)
-sed '1s/^certnn-certificate 2$/certnn-certificate 1/' "$C" > "$TMP/v1"
-check "version 1; this checker reads version 2" "$TMP/v1"
+# a file of the earlier format version (version 2 had no ReLU-split nodes)
+sed '1s/^certnn-certificate 3$/certnn-certificate 2/' "$C" > "$TMP/v2"
+check "version 2; this checker reads version 3" "$TMP/v2"
 # a truncated file
 head -c $(($(wc -c < "$C") / 2)) "$C" > "$TMP/trunc"
 check "truncated" "$TMP/trunc"
@@ -92,4 +95,49 @@ expect 2 "has no checker step" "$CERTNN" check-certificate "$SRC/tests/data/ibp/
 # crown-ibp (intermediate boxes by IBP) on the tiny network of tests/data/verify
 expect 0 '^unsat' "$CERTNN" verify "$D/tiny.onnx" "$D/tiny_unsat.vnnlib" --certificate "$TMP/ibp.cert" --method crown-ibp --quiet
 expect 0 '^accepted' "$CERTNN" check-certificate "$D/tiny.onnx" "$D/tiny_unsat.vnnlib" "$TMP/ibp.cert" --quiet
+
+# the ReLU-split search (--input-split-max 0: no input splitting) on the tiny network, the
+# threshold just above the maximum 2: a restart node below the root and relu-split nodes
+sed 's/2.25/2.001/' "$D/tiny_unsat.vnnlib" > "$TMP/tight.vnnlib"
+R=$TMP/relu.cert
+expect 0 '^unsat' "$CERTNN" verify "$D/tiny.onnx" "$TMP/tight.vnnlib" --input-split-max 0 --certificate "$R" --quiet
+grep -q ' restart$' "$R" && grep -q ' split [0-9]* [0-9]* [-+]$' "$R" && ok || bad "no relu-split nodes in $R"
+expect 0 '^accepted' "$CERTNN" check-certificate "$D/tiny.onnx" "$TMP/tight.vnnlib" "$R" --quiet
+rcheck () {
+  expect 1 "^rejected: .*$1" "$CERTNN" check-certificate "${3:-$D/tiny.onnx}" "${4:-$TMP/tight.vnnlib}" "$2" --quiet
+}
+# a relu split's sign flipped: both children on one side
+awk '!done && / split / && $NF == "+" {$NF = "-"; done = 1} {print}' "$R" > "$TMP/rsign"
+rcheck "the other sign is not covered" "$TMP/rsign"
+# one child split on another entry
+awk '!done && / split / {$7 = $7 > 0 ? $7 - 1 : 1; done = 1} {print}' "$R" > "$TMP/rentry"
+rcheck "split it differently" "$TMP/rentry"
+# a relu-split leaf removed
+awk '/^node /{n=NR} {line[NR]=$0} END {
+  for (i = 1; i < NR; i++) if (i < n || (i > n && line[i] !~ /^(box|refute|alpha|beta|empty)/)) print line[i]; print line[NR] }' "$R" \
+  | awk '/^node /{nn++} /^refute /{nr++} /^end /{print "end", nn, nr; next} {print}' > "$TMP/rleaf"
+rcheck "has one child" "$TMP/rleaf"
+# a domain claimed empty that is not
+awk '{print} !done && / split / {print "empty"; done = 1}' "$R" > "$TMP/rempty"
+rcheck "claims an empty domain, but its re-derived boxes are not empty" "$TMP/rempty"
+# with ../shared: mnist_fc 256x2, property 0 (eps 0.03), whose refutations use beta-CROWN's
+# multipliers and optimised slopes; a beta raised, the betas dropped, the slopes set to 1
+MN=$SRC/../shared/benchmarks/mnist_fc
+if [ -f "$MN/onnx/mnist-net_256x2.onnx" ]; then
+  MNET=$MN/onnx/mnist-net_256x2.onnx
+  MP=$MN/vnnlib/prop_0_0.03.vnnlib
+  M=$TMP/mnist.cert
+  expect 0 '^unsat' "$CERTNN" verify "$MNET" "$MP" --certificate "$M" --threads 2 --quiet
+  grep -q '^beta ' "$M" && grep -q '^alpha ' "$M" && ok || bad "no beta or alpha lines in $M"
+  expect 0 '^accepted' "$CERTNN" check-certificate "$MNET" "$MP" "$M" --threads 2 --quiet
+  awk '!done && /^beta / {$2 = "0x1.8p+0"; done = 1} {print}' "$M" > "$TMP/mbeta"
+  rcheck "not implied" "$TMP/mbeta" "$MNET" "$MP"
+  awk '/^beta / && !done {for (i = 2; i <= NF; i++) if ($i != "0x0p+0") {done = 1; next}} {print}' "$M" > "$TMP/mnobeta"
+  cmp -s "$M" "$TMP/mnobeta" && bad "no nonzero beta to drop in $M"
+  rcheck "not implied" "$TMP/mnobeta" "$MNET" "$MP"
+  awk '!done && /^alpha / {for (i = 3; i <= NF; i++) if ($i != ".") $i = "0x1p+0"; done = 1} {print}' "$M" > "$TMP/malpha"
+  rcheck "not implied" "$TMP/malpha" "$MNET" "$MP"
+  awk '!done && /^beta / {$2 = "-0x1p-4"; done = 1} {print}' "$M" > "$TMP/mneg"
+  rcheck "is not a finite number >= 0" "$TMP/mneg" "$MNET" "$MP"
+fi
 summary
