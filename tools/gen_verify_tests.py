@@ -15,8 +15,16 @@ Writes:
   tiny_sat.vnnlib    x in [-1,1]^2 and (Y_0 >= MAX - 1/2) and (Y_1 <= Y_0): sat near the corner
                      (1, 1) where y_0 = MAX, and not at the box centre (a verifier has to search)
   tiny_unsat.vnnlib  x in [-1,1]^2 and Y_0 >= MAX + 1/4: unsat
+  tinyconv.onnx      a convolutional ReLU network, input [1,1,2,3], output [1,2]:
+                       h = relu(conv(x, K) + c)  (Conv, 2 filters of 2x2, stride 1: h is [1,2,1,2])
+                       y = flatten(h) V^T + d    (Flatten, Gemm with transB=1)
+                     every weight and bias a multiple of 1/4
+  tinyconv_unsat.vnnlib  x in [-1,1]^6 and Y_0 >= CMAX + 1/64: unsat, CMAX the exact maximum of
+                     y_0, found the same way in six dimensions (the box faces and the four relu
+                     hyperplanes); CROWN's bound is about 5.97 against CMAX = 5, so
+                     a proof splits relus
 
-MAX is the exact maximum of y_0 over the box.  The network is piecewise linear in its two inputs,
+MAX (CMAX) is the exact maximum of y_0 over the box.  The network is piecewise linear in its two inputs,
 so the maximum over the box is attained at a vertex of the arrangement of the box edges and the
 three ReLU lines (w.x + b = 0); the script evaluates y exactly (Fractions) at every such vertex that
 lies in the box.  It also checks that the sat property holds at some vertex (so `sat` is right)
@@ -59,6 +67,74 @@ def vertices():
         if LO <= x0 <= HI and LO <= x1 <= HI:
             pts.add((x0, x1))
     return sorted(pts)
+
+
+# tinyconv: K[f][r][c] is filter f's 2x2 kernel, C its bias; V[o][k] the Gemm weight over the
+# flattened h (k = 2 f + j, j the output column); D the Gemm bias.
+K = [[[Fr(-1, 4), Fr(1)], [Fr(-1, 2), Fr(1, 4)]], [[Fr(3, 4), Fr(-3, 4)], [Fr(-1), Fr(3, 4)]]]
+C = [Fr(0), Fr(1)]
+V = [[Fr(-1, 4), Fr(-1, 4), Fr(3, 4), Fr(1)], [Fr(1), Fr(3, 4), Fr(1, 2), Fr(-1, 2)]]
+D = [Fr(0), Fr(1, 2)]
+
+
+def conv_pre(x):
+    """The four pre-activations of tinyconv at x (6 values, row-major 2x3), k = 2 f + j."""
+    return [sum(K[f][r][c] * x[r * 3 + j + c] for r in range(2) for c in range(2)) + C[f]
+            for f in range(2) for j in range(2)]
+
+
+def conv_forward(x):
+    h = [max(Fr(0), v) for v in conv_pre(x)]
+    return [sum(V[o][k] * h[k] for k in range(4)) + D[o] for o in range(2)]
+
+
+def conv_hyperplanes():
+    """(a, c) with a.x = c: the twelve box faces and the four relu hyperplanes."""
+    hs = []
+    for i in range(6):
+        e = [Fr(0)] * 6
+        e[i] = Fr(1)
+        hs += [(e, LO), (e, HI)]
+    for f in range(2):
+        for j in range(2):
+            a = [Fr(0)] * 6
+            for r in range(2):
+                for c in range(2):
+                    a[r * 3 + j + c] += K[f][r][c]
+            hs.append((a, -C[f]))
+    return hs
+
+
+def solve(rows):
+    """The unique solution of the square system rows = [(a, c)], or None (exact elimination)."""
+    n = len(rows)
+    m = [list(a) + [c] for a, c in rows]
+    for col in range(n):
+        piv = next((r for r in range(col, n) if m[r][col] != 0), None)
+        if piv is None:
+            return None
+        m[col], m[piv] = m[piv], m[col]
+        for r in range(n):
+            if r != col and m[r][col] != 0:
+                q = m[r][col] / m[col][col]
+                m[r] = [u - q * v for u, v in zip(m[r], m[col])]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
+def conv_max():
+    """The exact maximum of y_0 over [-1,1]^6: y is linear on every cell of the arrangement of the
+    hyperplanes, the cells are bounded by the box, so the maximum is at a vertex: an intersection
+    of six of them that lies in the box."""
+    best, n = None, 0
+    for rows in itertools.combinations(conv_hyperplanes(), 6):
+        x = solve(rows)
+        if x is None or not all(LO <= v <= HI for v in x):
+            continue
+        n += 1
+        y0 = conv_forward(x)[0]
+        if best is None or y0 > best:
+            best = y0
+    return best, n
 
 
 def box_lines():
@@ -115,6 +191,32 @@ def main():
         f.write(head + "; unsat: Y_0 >= %s is above the maximum\n" % dec(unsat_c))
         f.write("\n".join(box_lines()))
         f.write("(assert (>= Y_0 %s))\n" % dec(unsat_c))
+    cmax, nv = conv_max()
+    cinits = [numpy_helper.from_array(np.array([[[[float(v) for v in r] for r in k]] for k in K], np.float32), "k"),
+              numpy_helper.from_array(np.array([float(v) for v in C], np.float32), "c"),
+              numpy_helper.from_array(f32(V), "v"),
+              numpy_helper.from_array(np.array([float(v) for v in D], np.float32), "d")]
+    cnodes = [helper.make_node("Conv", ["x", "k", "c"], ["p"], kernel_shape=[2, 2], name="conv1"),
+              helper.make_node("Relu", ["p"], ["h"], name="relu1"),
+              helper.make_node("Flatten", ["h"], ["f"], axis=1, name="flatten"),
+              helper.make_node("Gemm", ["f", "v", "d"], ["y"], transB=1, name="fc2")]
+    cg = helper.make_graph(cnodes, "tinyconv",
+                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 3])],
+                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])], cinits)
+    cm = helper.make_model(cg, opset_imports=[helper.make_opsetid("", 13)],
+                           producer_name="tools/gen_verify_tests.py")
+    cm.ir_version = 7
+    with open(os.path.join(OUT, "tinyconv.onnx"), "wb") as f:
+        f.write(cm.SerializeToString())
+    cthr = cmax + Fr(1, 64)
+    with open(os.path.join(OUT, "tinyconv_unsat.vnnlib"), "w") as f:
+        f.write("; tests/data/verify: made by tools/gen_verify_tests.py for tinyconv.onnx; max Y_0 over the box = %s"
+                " (%d vertices)\n; unsat: Y_0 >= %s is above the maximum\n" % (dec(cmax), nv, dec(cthr)))
+        f.write("\n".join(["(declare-const X_%d Real)" % i for i in range(6)]
+                          + ["(declare-const Y_0 Real)", "(declare-const Y_1 Real)", ""]
+                          + sum([["(assert (>= X_%d -1))" % i, "(assert (<= X_%d 1))" % i] for i in range(6)], [])))
+        f.write("\n\n(assert (>= Y_0 %s))\n" % dec(cthr))
+    print("tests/data/verify: tinyconv.onnx, max y0 = %s at %d vertices; unsat c = %s" % (dec(cmax), nv, dec(cthr)))
     print("tests/data/verify: tiny.onnx, max y0 = %s at %d vertices checked; sat c = %s, unsat c = %s"
           % (dec(ymax), len(pts), dec(sat_c), dec(unsat_c)))
 

@@ -681,7 +681,7 @@ cn_analysis_alpha_width (const cn_analysis *a, int v)
   int64_t *offset = malloc ((size_t) a->g->n_values * sizeof *offset);
   if (offset == NULL)
     return -1;
-  int64_t w = cn__alpha_layout (a->g, a->depends, v, offset);
+  int64_t w = cn_analysis_alpha_offsets (a, v, offset);
   free (offset);
   return w < 0 ? w : w + a->n_splits;   /* then one beta per split */
 }

@@ -641,6 +641,59 @@ conv_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec
   return CN_OK;
 }
 
+/* The checker's step (cn_proof_step): with the weight W constant, y = conv(x, W) + b is affine
+ * in x and b (convTranspose too, through its map and weight permutation), so with L = lam_out
+ *   D_x[s, n, c, j] += sum over (f, q, kk) with map(q, kk) = j of L[s, n, f, q] W[f, c, kk],
+ *   and sum_q L[s, n, f, q] is added to b[f]'s coefficient (a varying bias) or times b[f] to the
+ *   bias (a constant one),
+ * enclosed by interval sums (an equality, no relaxation).  A varying weight: unsupported. */
+static cn_status
+conv_proof (const cn_proof_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  if (st->lam_in[1] != NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "%s: the checker needs a constant weight (node '%s')",
+                         cn_op_name (nv->op), cn__node_name (nv));
+  if (cn__numel (nv->out_shape) == 0)
+    return CN_OK;
+  cn_status ret;
+  struct conv_geom g;
+  int64_t *map, *perm;
+  if ((ret = conv_prepare (nv, &g, &map, &perm, err)) != CN_OK)
+    return ret;
+  int64_t n_out = cn__numel (nv->out_shape), n_x = cn__numel (nv->in_shape[0]);
+  for (int64_t s = 0; s < st->rows; s++)
+    for (int64_t n = 0; n < g.N; n++)
+      for (int64_t f = 0; f < g.F; f++)
+        {
+          int64_t xo = (n * g.C + (f / g.Fg) * g.Cg) * g.Sn, wo = f * g.Cg * g.Kn;
+          for (int64_t q = 0; q < g.On; q++)
+            {
+              mpfi_ptr l = st->lam_out[s * n_out + (n * g.F + f) * g.On + q];
+              if (mpfi_is_zero (l))
+                continue;
+              if (st->lam_in[0] != NULL)
+                for (int64_t c = 0; c < g.Cg; c++)
+                  for (int64_t kk = 0; kk < g.Kn; kk++)
+                    {
+                      int64_t j = map[q * g.Kn + kk];
+                      if (j < 0)
+                        continue;
+                      int64_t wi = wo + c * g.Kn + kk;
+                      cn__proof_add_product (st->lam_in[0][s * n_x + xo + c * g.Sn + j], l,
+                                             st->in_box[1]->v[perm ? perm[wi] : wi], st->tmp);
+                    }
+              if (st->lam_in[2] != NULL)
+                mpfi_add (st->lam_in[2][s * g.F + f], st->lam_in[2][s * g.F + f], l);
+              else
+                cn__proof_add_product (st->bias[s], l, st->in_box[2]->v[f], st->tmp);
+            }
+        }
+  free (map);
+  free (perm);
+  return CN_OK;
+}
+
 /* The valid taps of every output position p, compacted: tap t < cnt[p] of p is kernel offset
  * kk[p Kn + t] reading input offset off[p Kn + t] (map(p, kk) >= 0), in increasing kk.  The
  * arrays are caller-owned, P Kn and P entries. */
@@ -1126,7 +1179,8 @@ const struct cn_op_rule cn__rule_CONV = { .op = CN_OP_CONV,
   .ibp_mpfi = conv_ibp_mpfi,
   .crown = conv_crown,
   .forward_rows = conv_forward_rows,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .proof = conv_proof,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
 };
 
 static const struct conv_impl convt_impl = { .geometry = convt_geometry, .map = convt_map, .perm = convt_perm };
@@ -1142,5 +1196,6 @@ const struct cn_op_rule cn__rule_CONV_TRANSPOSE = { .op = CN_OP_CONV_TRANSPOSE,
   .ibp_mpfi = conv_ibp_mpfi,
   .crown = conv_crown,
   .forward_rows = conv_forward_rows,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .proof = conv_proof,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
 };

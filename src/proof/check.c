@@ -25,6 +25,9 @@
 /* Rows of one sweep at most (intermediate rows go in blocks of this many). */
 #define ROWS_BLOCK 32
 
+/* ReLU splits at depth below this are checked as OpenMP tasks (the two children at once). */
+#define CHECK_TASK_DEPTH 10
+
 void
 cn_proof_opts_init (cn_proof_opts *o)
 {
@@ -936,6 +939,7 @@ typedef struct machine
   mpfr_t end;
   const cn_mpfi_vec **args;
   mpfi_t **lam_in;
+  int tasks;                      /* the subtrees below a ReLU split may go to OpenMP tasks */
 } machine;
 
 static void
@@ -1454,8 +1458,52 @@ check_subtree (machine *m, int64_t i, const double *P, failure *f, cn_status *st
         }
     }
   int bad = 0;
-  for (int t = 0; t < nd->nchild && !bad; t++)
-    bad = check_subtree (m, nd->child[t], V, f, st, err);
+  if (m->tasks && nd->nchild == 2 && nd->nsplit < CHECK_TASK_DEPTH)
+    {
+      /* the two children as OpenMP tasks, each with its own machine; the failure reported is a
+       * failed status first, else the smaller node's */
+      int cb[2] = { 0, 0 };
+      failure cf[2];
+      cn_status cs[2] = { CN_OK, CN_OK };
+      cn_error ce[2];
+      for (int t = 0; t < 2; t++)
+        {
+#pragma omp task shared(cb, cf, cs, ce) firstprivate(t)
+          {
+            machine mt;
+            cn_error_clear (&ce[t]);
+            cf[t].node = nd->child[t];
+            cf[t].msg[0] = '\0';
+            if ((cs[t] = machine_init (&mt, sh, &ce[t])) != CN_OK)
+              cb[t] = 1;
+            else
+              {
+                mt.tasks = 1;
+                cb[t] = check_subtree (&mt, nd->child[t], V, &cf[t], &cs[t], &ce[t]);
+                machine_clear (&mt, sh->g->n_values);
+              }
+          }
+        }
+#pragma omp taskwait
+      for (int t = 0; t < 2; t++)
+        if (cb[t] && cs[t] != CN_OK && *st == CN_OK)
+          {
+            *st = cs[t];
+            *err = ce[t];
+            bad = 1;
+          }
+      int found = 0;
+      for (int t = 0; t < 2 && !bad; t++)
+        if (cb[t] && (!found || cf[t].node < f->node))
+          {
+            *f = cf[t];
+            found = 1;
+          }
+      bad |= found;
+    }
+  else
+    for (int t = 0; t < nd->nchild && !bad; t++)
+      bad = check_subtree (m, nd->child[t], V, f, st, err);
   free (V);
   return bad;
 }
@@ -1632,6 +1680,7 @@ cn_proof_check (const cn_graph *g, const cn_spec *spec, const char *network_sha2
     cn_error e;
     cn_error_clear (&e);
     cn_status ms = machine_init (&m, &sh, &e);
+    m.tasks = threads > 1;
     if (ms != CN_OK)
       {
 #pragma omp critical

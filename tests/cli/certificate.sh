@@ -9,7 +9,8 @@
 # (its digest fixed up, so that only the bounds can tell).  No certificate is left for a sat
 # verdict, and the options a certificate cannot record are refused.
 # The same for the ReLU-split search on the tiny network of tests/data/verify: a relu split's sign
-# flipped, a split's entry changed, a leaf removed, a non-empty domain claimed empty.
+# flipped, a split's entry changed, a leaf removed, a non-empty domain claimed empty; and on the
+# tiny convolutional network, a certificate accepted and one with a coefficient changed rejected.
 # With ../shared, also the wrong network of the same shape (ACAS Xu 1_2), and mnist_fc's
 # beta-CROWN refutations with a beta raised, the betas dropped, the slopes changed, a negative beta.
 set -u
@@ -120,6 +121,17 @@ rcheck "has one child" "$TMP/rleaf"
 # a domain claimed empty that is not
 awk '{print} !done && / split / {print "empty"; done = 1}' "$R" > "$TMP/rempty"
 rcheck "claims an empty domain, but its re-derived boxes are not empty" "$TMP/rempty"
+# a convolutional network (conv's checker step): tinyconv of tests/data/verify, the threshold
+# 1/64 above the exact maximum, CROWN's bound about 1 above it, so the proof splits relus
+CV=$TMP/conv.cert
+expect 0 '^unsat' "$CERTNN" verify "$D/tinyconv.onnx" "$D/tinyconv_unsat.vnnlib" --input-split-max 0 --certificate "$CV" --quiet
+grep -q ' split [0-9]* [0-9]* [-+]$' "$CV" && ok || bad "no relu-split nodes in $CV"
+expect 0 '^accepted' "$CERTNN" check-certificate "$D/tinyconv.onnx" "$D/tinyconv_unsat.vnnlib" "$CV" --quiet
+# its first refutation's input coefficient changed
+c0=$(awk '/^refute /{print $7; exit}' "$CV")
+c1=$($PRINTF '%.17g' "$c0" | awk '{printf "%.17g", $1 * 1.01 + 1e-3}')
+awk -v a="$c1" '!done && /^refute / {$7 = a; done = 1} {print}' "$CV" > "$TMP/ccoef"
+rcheck "not implied" "$TMP/ccoef" "$D/tinyconv.onnx" "$D/tinyconv_unsat.vnnlib"
 # with ../shared: mnist_fc 256x2, property 0 (eps 0.03), whose refutations use beta-CROWN's
 # multipliers and optimised slopes; a beta raised, the betas dropped, the slopes set to 1
 MN=$SRC/../shared/benchmarks/mnist_fc
