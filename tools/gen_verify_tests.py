@@ -151,6 +151,16 @@ def dec(q):
     return s.rstrip("0").rstrip(".") if "." in s else s
 
 
+def save_model(name, nodes, inits, in_shape):
+    """NAME.onnx: the graph of NODES from input x (IN_SHAPE) to output y ([1, 2]), opset 13."""
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], producer_name="tools/gen_verify_tests.py")
+    m.ir_version = 7
+    with open(os.path.join(OUT, name + ".onnx"), "wb") as f:
+        f.write(m.SerializeToString())
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     pts = vertices()
@@ -172,14 +182,7 @@ def main():
              helper.make_node("Relu", ["g1"], ["h1"], name="relu1"),
              helper.make_node("MatMul", ["h1", "w2"], ["m2"], name="fc2"),
              helper.make_node("Add", ["m2", "b2"], ["y"], name="bias2")]
-    g = helper.make_graph(nodes, "tiny",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])], inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)],
-                          producer_name="tools/gen_verify_tests.py")
-    m.ir_version = 7
-    with open(os.path.join(OUT, "tiny.onnx"), "wb") as f:
-        f.write(m.SerializeToString())
+    save_model("tiny", nodes, inits, [1, 2])
 
     head = "; tests/data/verify: made by tools/gen_verify_tests.py for tiny.onnx; max Y_0 over the box = %s\n" % dec(ymax)
     with open(os.path.join(OUT, "tiny_sat.vnnlib"), "w") as f:
@@ -200,14 +203,7 @@ def main():
               helper.make_node("Relu", ["p"], ["h"], name="relu1"),
               helper.make_node("Flatten", ["h"], ["f"], axis=1, name="flatten"),
               helper.make_node("Gemm", ["f", "v", "d"], ["y"], transB=1, name="fc2")]
-    cg = helper.make_graph(cnodes, "tinyconv",
-                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 3])],
-                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])], cinits)
-    cm = helper.make_model(cg, opset_imports=[helper.make_opsetid("", 13)],
-                           producer_name="tools/gen_verify_tests.py")
-    cm.ir_version = 7
-    with open(os.path.join(OUT, "tinyconv.onnx"), "wb") as f:
-        f.write(cm.SerializeToString())
+    save_model("tinyconv", cnodes, cinits, [1, 1, 2, 3])
     cthr = cmax + Fr(1, 64)
     with open(os.path.join(OUT, "tinyconv_unsat.vnnlib"), "w") as f:
         f.write("; tests/data/verify: made by tools/gen_verify_tests.py for tinyconv.onnx; max Y_0 over the box = %s"
