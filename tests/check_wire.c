@@ -23,6 +23,12 @@
  *    rank, a negative kernel, NaN where a finite number is required, bad sorts, shapes, ports,
  *    program references: each gives the expected status and a message naming the tag and field,
  *    and leaves the output cleared.  Encoding refuses the invalid instances too.
+ * 6. IR artifacts (certnn/artifact.h): for every operator with a case generator, its drawn instance's
+ *    graph exported (cn_artifact_export, binary64, a drawn argument) passes structure, types,
+ *    execute and compare_bitwise (decode(export(g)) evaluates to the words export evaluated);
+ *    then MUTANTS mutations of the text (bytes replaced, spans deleted, the text cut short) are
+ *    checked: each gives CN_OK with a finding per request, or CN_EPARSE, never a crash (ASan
+ *    builds run this too).
  * The seed is printed (tu_init); CN_TEST_SEED reproduces a run. */
 #include <config.h>
 #include <check.h>
@@ -34,8 +40,10 @@
 #include <jansson.h>
 #include "testutil.h"
 #include "certnn/wire.h"
+#include "certnn/artifact.h"
 
 #define DRAWS 16        /* random instances per operator */
+#define MUTANTS 24      /* mutated artifacts per operator */
 
 /* Operators round-tripped from drawn instances, from hand-made ones, and from hand-made ones only
  * (no generator); the suite runs unforked, so the loop tests count here. */
@@ -989,11 +997,100 @@ START_TEST (encode_refuses)
 }
 END_TEST
 
+/* ---- 6. artifacts ----------------------------------------------------------------------- */
+
+static int n_artifacts;
+
+/* TEXT (N bytes) with one to four random mutations, in a new NUL-terminated buffer. */
+static char *
+mutate (const char *text, size_t n, size_t *len)
+{
+  static const char bytes[] = "{}[]\",:0123456789-+.eE\"\\ftnaxyz ";
+  char *m = malloc (n + 1);
+  ck_assert_ptr_nonnull (m);
+  memcpy (m, text, n);
+  size_t k = n;
+  for (int r = (int) tu_int (1, 4); r > 0 && k > 0; r--)
+    switch (tu_int (0, 2))
+      {
+      case 0:   /* a byte replaced */
+        m[tu_int (0, (int64_t) k - 1)] = bytes[tu_int (0, (int64_t) sizeof bytes - 2)];
+        break;
+      case 1:   /* a span deleted */
+        {
+          size_t a = (size_t) tu_int (0, (int64_t) k - 1), b = a + (size_t) tu_int (1, 16);
+          if (b > k)
+            b = k;
+          memmove (m + a, m + b, k - b);
+          k -= b - a;
+          break;
+        }
+      default:  /* cut short */
+        k = (size_t) tu_int (0, (int64_t) k - 1);
+        break;
+      }
+  m[k] = '\0';
+  *len = k;
+  return m;
+}
+
+START_TEST (artifact_round_trip)
+{
+  cn_op op = (cn_op) _i;
+  const char *name = cn_op_name (op);
+  struct cn__op_case c;
+  if (!has_rule (op) || !tu_op_case (op, &c))
+    return;
+  cn_graph *g = NULL;
+  cn_error err;
+  cn_error_clear (&err);
+  if (tu_op_graph (&c, &g, &err) != CN_OK)
+    return;   /* a drawn instance the graph builder refuses (random_round_trip checks those) */
+  int xin = cn_graph_input (g, 0);
+  cn_tensor x;
+  ck_assert (cn_tensor_init (&x, CN_DTYPE_F64, cn_graph_value_shape (g, xin), &err) == CN_OK);
+  if (cn_tensor_numel (&x) > 0)
+    tu_draw_point (&c, x.data);
+  char *text = NULL;
+  cn_status st = cn_artifact_export (g, CN_DTYPE_F64, &x, NULL, NULL, &text, &err);
+  ck_assert_msg (st == CN_OK, "%s: export failed: %s (CN_TEST_SEED=%lu)", name, err.msg, tu_seed ());
+  static const char *const checks[] = { "structure", "types", "execute", "compare", "compare_bitwise" };
+  cn_check_report r;
+  ck_assert (cn_artifact_check (text, strlen (text), 5, checks, &r, &err) == CN_OK);
+  ck_assert_int_eq (r.n_findings, 5);
+  for (int i = 0; i < 5; i++)
+    ck_assert_msg (r.findings[i].status == CN_FINDING_PASSED, "%s: %s %s: %s (CN_TEST_SEED=%lu)", name,
+                   r.findings[i].name, cn_finding_status_name (r.findings[i].status), r.findings[i].message, tu_seed ());
+  cn_check_report_clear (&r);
+  n_artifacts++;
+  for (int k = 0; k < MUTANTS; k++)
+    {
+      size_t len;
+      char *m = mutate (text, strlen (text), &len);
+      cn_error_clear (&err);
+      st = cn_artifact_check (m, len, 5, checks, &r, &err);
+      ck_assert_msg (st == CN_OK || st == CN_EPARSE, "%s: mutant %d: status %d (%s)", name, k, (int) st, err.msg);
+      if (st == CN_OK)
+        for (int i = 0; i < r.n_findings; i++)
+          ck_assert_msg (r.findings[i].message != NULL && r.findings[i].establishes != NULL, "%s: mutant %d", name, k);
+      else
+        ck_assert (r.n_findings == 0 && err.msg[0] != '\0');
+      cn_check_report_clear (&r);
+      free (m);
+    }
+  free (text);
+  cn_tensor_clear (&x);
+  cn_graph_free (g);
+}
+END_TEST
+
 START_TEST (summary)
 {
   ck_assert_int_eq (n_drawn + n_hand_made_only, CN_OP_COUNT);
+  ck_assert_int_gt (n_artifacts, 100);
   fprintf (stderr, "check_wire: %d operators round-tripped from drawn instances, %d from hand-made ones (%d of them "
-           "without a case generator)\n", n_drawn, n_hand_made, n_hand_made_only);
+           "without a case generator); %d exported as artifacts that pass every check\n", n_drawn, n_hand_made,
+           n_hand_made_only, n_artifacts);
 }
 END_TEST
 
@@ -1011,6 +1108,7 @@ wire_suite (void)
   tcase_add_test (tc, doubles_exact);
   tcase_add_test (tc, malformed);
   tcase_add_test (tc, encode_refuses);
+  tcase_add_loop_test (tc, artifact_round_trip, 0, CN_OP_COUNT);
   tcase_add_test (tc, summary);
   suite_add_tcase (s, tc);
   return s;

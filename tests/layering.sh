@@ -48,7 +48,7 @@ public_layer () {
     graph.h|tape.h) echo ir ;;
     bounds.h|reference.h|verify.h|certs.h|proof.h) echo engines ;;
     spec.h) echo spec ;;
-    wire.h) echo io ;;
+    wire.h|artifact.h) echo io ;;
     certnn.h) echo umbrella ;;
     *) echo unknown ;;
   esac

@@ -17,6 +17,7 @@
 #include "certnn/proof.h"
 #include "certnn/tape.h"
 #include "certnn/wire.h"
+#include "certnn/artifact.h"
 #include "certnn/env.h"
 
 #endif

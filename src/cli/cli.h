@@ -16,6 +16,8 @@ int cli_ops (int argc, char **argv);
 int cli_certs (int argc, char **argv);
 int cli_verify (int argc, char **argv);
 int cli_check_certificate (int argc, char **argv);
+int cli_check (int argc, char **argv);
+int cli_export (int argc, char **argv);
 
 /* Prints "certnn: <msg>" for ERR on stderr and returns the exit status for its code. */
 int cli_fail (const cn_error *err);

@@ -22,6 +22,8 @@ static const struct
   { "ops", cli_ops, "the operator table and what each operator supports" },
   { "certs", cli_certs, "the operators' certificate records" },
   { "check-certificate", cli_check_certificate, "re-check a bound certificate of an unsat verdict in MPFI" },
+  { "check", cli_check, "check an IR artifact: structure, types, execute, compare" },
+  { "export", cli_export, "write an ONNX network (with arguments and reference outputs) as an IR artifact" },
 };
 
 static void

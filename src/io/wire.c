@@ -1410,3 +1410,63 @@ cn_wire_op_clear (cn_wire_op *w)
   free (w->graphs);
   memset (w, 0, sizeof *w);
 }
+
+/* ---- the pieces IR artifacts reuse (src/io/wire_impl.h) ------------------------------- */
+
+cn_status
+cn__wire_encode_program (const cn_graph *g, json_t **out, cn_error *err)
+{
+  *out = NULL;
+  return encode_program ("artifact", "program", g, 0, out, err);
+}
+
+cn_status
+cn__wire_decode_program (const json_t *j, cn_wire_op *owner, const cn_graph **g, cn_error *err)
+{
+  *g = NULL;
+  return decode_program ("artifact", "program", j, 0, owner, g, err);
+}
+
+json_t *
+cn__wire_encode_tensor (const cn_tensor *t)
+{
+  json_t *e = json_object ();
+  if (put (e, "sort", json_string (cn_dtype_name (t->dtype))) < 0 || put (e, "shape", enc_shape (&t->shape)) < 0
+      || put (e, "words", enc_words (t)) < 0)
+    {
+      json_decref (e);
+      return NULL;
+    }
+  return e;
+}
+
+cn_status
+cn__wire_decode_tensor (const json_t *j, const char *where, cn_tensor *t, cn_error *err)
+{
+  static const char *const t_members[] = { "sort", "shape", "words" };
+  const json_t *sort, *shape, *words;
+  cn_dtype dt;
+  cn_shape s;
+  cn_status st;
+  memset (t, 0, sizeof *t);
+  if (!json_is_object (j))
+    return cn_error_set (err, CN_EPARSE, "%s: %s where a tensor object is expected", where, jtype (j));
+  if ((st = only_members (j, t_members, 3, where, err)) != CN_OK)
+    return st;
+  if ((sort = member (j, "sort", where, err)) == NULL || (shape = member (j, "shape", where, err)) == NULL
+      || (words = member (j, "words", where, err)) == NULL)
+    return CN_EPARSE;
+  if ((st = dec_dtype (sort, where, &dt, err)) != CN_OK || (st = dec_shape (shape, where, &s, err)) != CN_OK)
+    return st;
+  /* 2 digits per byte: a shape too large for memory is refused before allocating */
+  if (json_is_string (words) && (uint64_t) cn_shape_numel (&s) > json_string_length (words))
+    return cn_error_set (err, CN_EINVAL, "%s: member 'words' has %zu digits, too few for shape of %lld elements",
+                         where, json_string_length (words), (long long) cn_shape_numel (&s));
+  cn_error local;
+  cn_error_clear (&local);
+  if ((st = cn_tensor_init (t, dt, &s, &local)) != CN_OK)
+    return cn_error_set (err, st, "%s: %s", where, local.msg);
+  if ((st = dec_words (words, where, t, err)) != CN_OK)
+    cn_tensor_clear (t);
+  return st;
+}

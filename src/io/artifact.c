@@ -1,0 +1,1059 @@
+/* SPDX-License-Identifier: MIT */
+/* src/io/artifact.c: IR artifacts and their checks (certnn/artifact.h states the contract,
+ * doc/ARTIFACT.md the format).
+ *
+ * The checks build on one another: structure reads the JSON alone; types decodes the program
+ * with the wire codec's checks and the arguments and references as tensors; execute evaluates the
+ * decoded program on the arguments; compare and compare_bitwise read execute's results.  Each is
+ * run at most once (whatever the requests), and a request reports the outcome of its check, or
+ * "not run" where a prerequisite failed.
+ *
+ * Decisions made here:
+ * - A program whose floating values are not all of one format is not executed (unsupported):
+ *   the evaluator holds the model's scalar in one format (cn_graph_eval).
+ * - A word is compared as its sort's bit pattern; NaN is classified per format (exponent all
+ *   ones, significand nonzero); integer and Boolean sorts have no NaN. */
+#include <config.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "io/wire_impl.h"
+#include "certnn/artifact.h"
+#include "certnn/env.h"
+
+#define MSG CN_ERROR_MSG_SIZE
+
+const char *
+cn_finding_status_name (cn_finding_status s)
+{
+  switch (s)
+    {
+    case CN_FINDING_PASSED: return "passed";
+    case CN_FINDING_FAILED: return "failed";
+    case CN_FINDING_UNSUPPORTED: return "unsupported";
+    }
+  return "?";
+}
+
+/* ---- the checks' scopes ----------------------------------------------------------------- */
+
+enum { C_STRUCTURE, C_TYPES, C_EXECUTE, C_COMPARE, C_BITWISE, C_UNKNOWN };
+
+static const struct
+{
+  const char *name, *establishes, *not_established;
+} scope[] = {
+  [C_STRUCTURE] = { "structure",
+                    "the artifact is a version-1 object with known members; every node names a registered operator "
+                    "and reads only values defined before it (no forward reference, no cycle); the outputs are "
+                    "defined; every word string has its tensor's length",
+                    "that any node's attributes, sorts or shapes are valid, or anything about the values computed" },
+  [C_TYPES] = { "types",
+                "every node's record decodes with every field checked, its inputs have the sorts and shapes of the "
+                "values it reads, its rule accepts the instance; the arguments and reference outputs have the "
+                "program's sorts and shapes",
+                "that the program is the computation the frontend captured (not a proof of the translation)" },
+  [C_EXECUTE] = { "execute",
+                  "certnn's evaluator ran the program on the supplied arguments, each operation rounded once to "
+                  "nearest in the program's floating format, integer and Boolean values exact",
+                  "anything about other arguments (not a theorem about all inputs)" },
+  [C_COMPARE] = { "compare",
+                  "on the supplied arguments the IR's results equal the reference outputs element for element, two "
+                  "NaNs agreeing whatever their sign and payload",
+                  "anything about other arguments (not a theorem about all inputs), that the frontend translated "
+                  "the program faithfully, or that the kernels that computed the reference are right" },
+  [C_BITWISE] = { "compare_bitwise",
+                  "on the supplied arguments the IR's results equal the reference outputs word for word, NaNs "
+                  "included",
+                  "anything about other arguments (not a theorem about all inputs), that the frontend translated "
+                  "the program faithfully, or that the kernels that computed the reference are right" },
+  [C_UNKNOWN] = { NULL, "nothing: the check is not one this checker knows", "anything" },
+};
+
+/* ---- the state shared by the checks ---------------------------------------------------- */
+
+enum { NOT_RUN, RAN_OK, RAN_FAILED, UNSUPPORTED };
+
+typedef struct state
+{
+  json_t *root;
+  int structure;                /* RAN_OK or RAN_FAILED, with msg */
+  char structure_msg[MSG];
+  int types;
+  char types_msg[MSG];
+  cn_wire_op owner;             /* owns the decoded program */
+  const cn_graph *g;
+  cn_tensor *args, *refs;       /* decoded by types: one per input, one per output (NULL if absent) */
+  int n_args, n_refs;
+  int execute;
+  char execute_msg[MSG];
+  cn_dtype sort;                /* the program's floating format */
+  cn_tensor *outs;              /* execute's results, one per output */
+} state;
+
+static void
+say (char *buf, const char *fmt, ...)
+#ifdef __GNUC__
+  __attribute__ ((format (printf, 2, 3)))
+#endif
+  ;
+static void
+say (char *buf, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (buf, MSG, fmt, ap);
+  va_end (ap);
+}
+
+static const char *
+jtype (const json_t *j)
+{
+  switch (json_typeof (j))
+    {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE: case JSON_FALSE: return "a Boolean";
+    default: return "null";
+    }
+}
+
+/* Whether OBJ has no member outside NAMES[0..N-1]; else the message names the first other one. */
+static int
+known_members (const json_t *obj, const char *const *names, int n, const char *where, char *msg)
+{
+  const char *key;
+  json_t *v;
+  json_object_foreach ((json_t *) obj, key, v)
+  {
+    int ok = 0;
+    for (int i = 0; i < n && !ok; i++)
+      ok = strcmp (key, names[i]) == 0;
+    if (!ok)
+      {
+        say (msg, "%s: unknown member '%s'", where, key);
+        return 0;
+      }
+  }
+  return 1;
+}
+
+/* The sort named NAME; CN_DTYPE_COUNT if none. */
+static cn_dtype
+sort_named (const char *name)
+{
+  for (int t = 0; t < CN_DTYPE_COUNT; t++)
+    if (strcmp (cn_dtype_name ((cn_dtype) t), name) == 0)
+      return (cn_dtype) t;
+  return CN_DTYPE_COUNT;
+}
+
+/* Whether SORT, SHAPE and WORDS (any may be NULL: missing) describe a tensor: a known sort, a
+ * shape of at most CN_MAX_RANK extents >= 0 whose product fits, and a string of exactly numel
+ * words of the sort's width in hexadecimal digits (a Boolean word 0 or 1). */
+static int
+tensor_ok (const json_t *sort, const json_t *shape, const json_t *words, const char *where, char *msg)
+{
+  if (sort == NULL || shape == NULL || words == NULL)
+    {
+      say (msg, "%s: needs the members 'sort', 'shape' and 'words'", where);
+      return 0;
+    }
+  cn_dtype t;
+  if (!json_is_string (sort) || (t = sort_named (json_string_value (sort))) == CN_DTYPE_COUNT)
+    {
+      say (msg, "%s: 'sort' is %s%s%s, not a sort name", where, json_is_string (sort) ? "'" : jtype (sort),
+           json_is_string (sort) ? json_string_value (sort) : "", json_is_string (sort) ? "'" : "");
+      return 0;
+    }
+  if (!json_is_array (shape) || json_array_size (shape) > CN_MAX_RANK)
+    {
+      say (msg, "%s: 'shape' must be a list of at most %d extents", where, CN_MAX_RANK);
+      return 0;
+    }
+  int64_t numel = 1;
+  for (size_t i = 0; i < json_array_size (shape); i++)
+    {
+      const json_t *e = json_array_get (shape, i);
+      if (!json_is_integer (e) || json_integer_value (e) < 0)
+        {
+          say (msg, "%s: shape extent %zu is not an integer >= 0", where, i);
+          return 0;
+        }
+      json_int_t x = json_integer_value (e);
+      if (x != 0 && numel > INT64_MAX / 16 / x)
+        {
+          say (msg, "%s: the shape's %zu extents hold too many elements", where, json_array_size (shape));
+          return 0;
+        }
+      numel *= x;
+    }
+  if (!json_is_string (words))
+    {
+      say (msg, "%s: 'words' is %s, not a string of hexadecimal words", where, jtype (words));
+      return 0;
+    }
+  size_t w = 2 * cn_dtype_size (t), len = json_string_length (words);
+  if ((uint64_t) len != (uint64_t) numel * w)
+    {
+      say (msg, "%s: 'words' has %zu digits; %" PRId64 " words of %s take %" PRId64 " (a wrong word count)", where,
+           len, numel, cn_dtype_name (t), numel * (int64_t) w);
+      return 0;
+    }
+  const char *s = json_string_value (words);
+  for (size_t i = 0; i < len; i++)
+    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') || (s[i] >= 'A' && s[i] <= 'F')))
+      {
+        say (msg, "%s: 'words': word %zu holds '%c', not a hexadecimal digit", where, i / w, s[i]);
+        return 0;
+      }
+  if (t == CN_DTYPE_BOOL)
+    for (size_t i = 0; i < len; i += 2)
+      if (s[i] != '0' || (s[i + 1] != '0' && s[i + 1] != '1'))
+        {
+          say (msg, "%s: 'words': Boolean word %zu is %.2s, not 00 or 01 (out of range)", where, i / 2, s + i);
+          return 0;
+        }
+  return 1;
+}
+
+static int
+tensor_object_ok (const json_t *j, const char *where, char *msg)
+{
+  static const char *const names[] = { "sort", "shape", "words" };
+  if (!json_is_object (j))
+    {
+      say (msg, "%s: %s where a tensor object is expected", where, jtype (j));
+      return 0;
+    }
+  return known_members (j, names, 3, where, msg)
+         && tensor_ok (json_object_get (j, "sort"), json_object_get (j, "shape"), json_object_get (j, "words"), where,
+                       msg);
+}
+
+/* The structure check: 1 if it passes, else 0 with the message in MSG. */
+static int
+structure (const json_t *root, char *msg)
+{
+  static const char *const top[] = { "format", "version", "certnn", "program", "arguments", "reference",
+                                     "capture_constraints" };
+  static const char *const prog[] = { "inputs", "constants", "nodes", "outputs" };
+  static const char *const ref[] = { "outputs", "producer" };
+  static const char *const input[] = { "name", "sort", "shape" };
+  static const char *const constant[] = { "name", "sort", "shape", "words" };
+  static const char *const node[] = { "name", "op", "in" };
+  char where[96];
+  if (!known_members (root, top, 7, "artifact", msg))
+    return 0;
+  const json_t *f = json_object_get (root, "format"), *v = json_object_get (root, "version");
+  if (f == NULL || !json_is_string (f) || strcmp (json_string_value (f), "certnn-ir") != 0)
+    {
+      say (msg, "artifact: 'format' must be \"certnn-ir\"");
+      return 0;
+    }
+  if (v == NULL || !json_is_integer (v))
+    {
+      say (msg, "artifact: 'version' must be an integer");
+      return 0;
+    }
+  if (json_integer_value (v) != CN_ARTIFACT_VERSION)
+    {
+      say (msg, "artifact: version %" JSON_INTEGER_FORMAT "; this checker reads version %d", json_integer_value (v),
+           CN_ARTIFACT_VERSION);
+      return 0;
+    }
+  const json_t *c = json_object_get (root, "certnn");
+  if (c != NULL && !json_is_string (c))
+    {
+      say (msg, "artifact: 'certnn' is %s, not a string", jtype (c));
+      return 0;
+    }
+  const json_t *p = json_object_get (root, "program");
+  if (p == NULL || !json_is_object (p))
+    {
+      say (msg, "artifact: 'program' must be an object");
+      return 0;
+    }
+  if (!known_members (p, prog, 4, "program", msg))
+    return 0;
+  const json_t *ins = json_object_get (p, "inputs"), *cs = json_object_get (p, "constants"),
+               *ns = json_object_get (p, "nodes"), *os = json_object_get (p, "outputs");
+  if (!json_is_array (ins) || !json_is_array (cs) || !json_is_array (ns) || !json_is_array (os))
+    {
+      say (msg, "program: 'inputs', 'constants', 'nodes' and 'outputs' must be arrays");
+      return 0;
+    }
+  /* NV counts the values defined so far: inputs, then constants, then each node's outputs */
+  int64_t nv = 0;
+  for (size_t i = 0; i < json_array_size (ins); i++, nv++)
+    {
+      const json_t *e = json_array_get (ins, i);
+      snprintf (where, sizeof where, "program input %zu", i);
+      if (!json_is_object (e) || !known_members (e, input, 3, where, msg))
+        {
+          if (!json_is_object (e))
+            say (msg, "%s: %s where an object is expected", where, jtype (e));
+          return 0;
+        }
+      const json_t *nm = json_object_get (e, "name"), *so = json_object_get (e, "sort"), *sh = json_object_get (e, "shape");
+      if (nm == NULL || !json_is_string (nm) || so == NULL || !json_is_string (so)
+          || sort_named (json_string_value (so)) == CN_DTYPE_COUNT || sh == NULL || !json_is_array (sh))
+        {
+          say (msg, "%s: needs a string 'name', a sort name 'sort' and a list 'shape'", where);
+          return 0;
+        }
+    }
+  for (size_t i = 0; i < json_array_size (cs); i++, nv++)
+    {
+      const json_t *e = json_array_get (cs, i);
+      snprintf (where, sizeof where, "program constant %zu", i);
+      if (!json_is_object (e))
+        {
+          say (msg, "%s: %s where an object is expected", where, jtype (e));
+          return 0;
+        }
+      if (!known_members (e, constant, 4, where, msg)
+          || !tensor_ok (json_object_get (e, "sort"), json_object_get (e, "shape"), json_object_get (e, "words"), where,
+                         msg))
+        return 0;
+    }
+  for (size_t i = 0; i < json_array_size (ns); i++)
+    {
+      const json_t *e = json_array_get (ns, i);
+      snprintf (where, sizeof where, "program node %zu", i);
+      if (!json_is_object (e))
+        {
+          say (msg, "%s: %s where an object is expected", where, jtype (e));
+          return 0;
+        }
+      if (!known_members (e, node, 3, where, msg))
+        return 0;
+      const json_t *nm = json_object_get (e, "name"), *op = json_object_get (e, "op"), *in = json_object_get (e, "in");
+      const char *name = nm != NULL && json_is_string (nm) ? json_string_value (nm) : "?";
+      const json_t *tag = op != NULL && json_is_object (op) ? json_object_get (op, "tag") : NULL;
+      if (nm == NULL || !json_is_string (nm) || tag == NULL || !json_is_string (tag) || in == NULL || !json_is_array (in))
+        {
+          say (msg, "%s ('%s'): needs a string 'name', an operator record 'op' with a 'tag' and a list 'in'", where, name);
+          return 0;
+        }
+      cn_op o = cn_op_lookup (json_string_value (tag));
+      if (o == CN_OP_COUNT)
+        {
+          say (msg, "%s ('%s'): unknown operator '%s'", where, name, json_string_value (tag));
+          return 0;
+        }
+      for (size_t k = 0; k < json_array_size (in); k++)
+        {
+          const json_t *x = json_array_get (in, k);
+          if (!json_is_integer (x) || json_integer_value (x) < 0 || json_integer_value (x) >= nv)
+            {
+              if (json_is_integer (x) && json_integer_value (x) >= nv)
+                say (msg, "%s ('%s'): input %zu reads value %" JSON_INTEGER_FORMAT ", which is not defined before the "
+                     "node (%" PRId64 " values are: a forward reference or a cycle)", where, name, k,
+                     json_integer_value (x), nv);
+              else
+                say (msg, "%s ('%s'): input %zu is not a value number", where, name, k);
+              return 0;
+            }
+        }
+      int no = cn_op_n_outputs (o);
+      nv += no > 0 ? no : 1;
+    }
+  if (json_array_size (os) == 0)
+    {
+      say (msg, "program: no outputs");
+      return 0;
+    }
+  for (size_t i = 0; i < json_array_size (os); i++)
+    {
+      const json_t *x = json_array_get (os, i);
+      if (!json_is_integer (x) || json_integer_value (x) < 0 || json_integer_value (x) >= nv)
+        {
+          say (msg, "program: output %zu is not one of the %" PRId64 " values", i, nv);
+          return 0;
+        }
+    }
+  const json_t *a = json_object_get (root, "arguments");
+  if (a != NULL)
+    {
+      if (!json_is_array (a) || json_array_size (a) != json_array_size (ins))
+        {
+          say (msg, "artifact: 'arguments' must list %zu tensors, one per program input", json_array_size (ins));
+          return 0;
+        }
+      for (size_t i = 0; i < json_array_size (a); i++)
+        {
+          snprintf (where, sizeof where, "argument %zu", i);
+          if (!tensor_object_ok (json_array_get (a, i), where, msg))
+            return 0;
+        }
+    }
+  const json_t *r = json_object_get (root, "reference");
+  if (r != NULL)
+    {
+      const json_t *ro = json_is_object (r) ? json_object_get (r, "outputs") : NULL,
+                   *pr = json_is_object (r) ? json_object_get (r, "producer") : NULL;
+      if (!json_is_object (r) || !known_members (r, ref, 2, "reference", msg))
+        {
+          if (!json_is_object (r))
+            say (msg, "artifact: 'reference' is %s, not an object", jtype (r));
+          return 0;
+        }
+      if (pr != NULL && !json_is_string (pr))
+        {
+          say (msg, "reference: 'producer' is %s, not a string", jtype (pr));
+          return 0;
+        }
+      if (ro == NULL || !json_is_array (ro) || json_array_size (ro) != json_array_size (os))
+        {
+          say (msg, "reference: 'outputs' must list %zu tensors, one per program output", json_array_size (os));
+          return 0;
+        }
+      for (size_t i = 0; i < json_array_size (ro); i++)
+        {
+          snprintf (where, sizeof where, "reference output %zu", i);
+          if (!tensor_object_ok (json_array_get (ro, i), where, msg))
+            return 0;
+        }
+    }
+  say (msg, "%zu inputs, %zu constants, %zu nodes, %zu outputs%s%s", json_array_size (ins), json_array_size (cs),
+       json_array_size (ns), json_array_size (os), a != NULL ? ", arguments" : "", r != NULL ? ", reference outputs" : "");
+  return 1;
+}
+
+/* Whether tensor T has the sort and shape of value V of G; else the message says how they differ. */
+static int
+matches_value (const cn_tensor *t, const cn_graph *g, int v, const char *what, char *msg)
+{
+  if (t->dtype == cn_graph_value_dtype (g, v) && cn_shape_equal (&t->shape, cn_graph_value_shape (g, v)))
+    return 1;
+  char a[128], b[128];
+  cn_shape_format (&t->shape, a, sizeof a);
+  cn_shape_format (cn_graph_value_shape (g, v), b, sizeof b);
+  say (msg, "%s is %s %s, the program's '%s' is %s %s (a shape or sort mismatch)", what, cn_dtype_name (t->dtype), a,
+       cn_graph_value_name (g, v), cn_dtype_name (cn_graph_value_dtype (g, v)), b);
+  return 0;
+}
+
+/* Decodes the tensors of the JSON array A (n of them) into a new array *OUT, checked against the
+ * values VALUE(g, i); 1 on success, 0 with the message, -1 out of memory. */
+static int
+decode_tensors (const json_t *a, const cn_graph *g, int (*value) (const cn_graph *, int), const char *what,
+                cn_tensor **out, char *msg)
+{
+  size_t n = json_array_size (a);
+  cn_tensor *t = calloc (n > 0 ? n : 1, sizeof *t);
+  if (t == NULL)
+    return -1;
+  *out = t;
+  char where[64];
+  for (size_t i = 0; i < n; i++)
+    {
+      cn_error e;
+      cn_error_clear (&e);
+      snprintf (where, sizeof where, "%s %zu", what, i);
+      cn_status st = cn__wire_decode_tensor (json_array_get (a, i), where, &t[i], &e);
+      if (st == CN_ENOMEM)
+        return -1;
+      if (st != CN_OK)
+        {
+          say (msg, "%s", e.msg);
+          return 0;
+        }
+      if (!matches_value (&t[i], g, value (g, (int) i), where, msg))
+        return 0;
+    }
+  return 1;
+}
+
+/* The types check (structure passed): 1, 0 with the message, -1 out of memory. */
+static int
+types (state *s)
+{
+  const json_t *p = json_object_get (s->root, "program");
+  cn_error e;
+  cn_error_clear (&e);
+  cn_status st = cn__wire_decode_program (p, &s->owner, &s->g, &e);
+  if (st == CN_ENOMEM)
+    return -1;
+  if (st != CN_OK)
+    {
+      say (s->types_msg, "%s", e.msg);
+      return 0;
+    }
+  const json_t *a = json_object_get (s->root, "arguments"), *r = json_object_get (s->root, "reference");
+  int rc;
+  if (a != NULL)
+    {
+      s->n_args = (int) json_array_size (a);
+      if ((rc = decode_tensors (a, s->g, cn_graph_input, "argument", &s->args, s->types_msg)) != 1)
+        return rc;
+    }
+  if (r != NULL)
+    {
+      const json_t *ro = json_object_get (r, "outputs");
+      s->n_refs = (int) json_array_size (ro);
+      if ((rc = decode_tensors (ro, s->g, cn_graph_output, "reference output", &s->refs, s->types_msg)) != 1)
+        return rc;
+    }
+  say (s->types_msg, "%d nodes decode and type-check%s%s", cn_graph_n_nodes (s->g),
+       a != NULL ? "; the arguments match the inputs" : "", r != NULL ? "; the reference outputs match the outputs" : "");
+  return 1;
+}
+
+/* The execute check (types passed): RAN_OK, RAN_FAILED or UNSUPPORTED with the message; -1 out
+ * of memory. */
+static int
+execute (state *s)
+{
+  if (s->args == NULL)
+    {
+      say (s->execute_msg, "the artifact supplies no arguments");
+      return UNSUPPORTED;
+    }
+  const cn_graph *g = s->g;
+  int seen = 0;
+  s->sort = CN_DTYPE_F64;
+  for (int v = 0; v < cn_graph_n_values (g); v++)
+    {
+      cn_dtype t = cn_graph_value_dtype (g, v);
+      if (!cn_dtype_is_float (t))
+        continue;
+      if (seen && t != s->sort)
+        {
+          say (s->execute_msg, "the program mixes f32 and f64 values (value '%s' is %s); certnn's evaluator holds "
+               "the model's scalar in one format", cn_graph_value_name (g, v), cn_dtype_name (t));
+          return UNSUPPORTED;
+        }
+      s->sort = t;
+      seen = 1;
+    }
+  int no = cn_graph_n_outputs (g);
+  s->outs = calloc ((size_t) (no > 0 ? no : 1), sizeof *s->outs);
+  if (s->outs == NULL)
+    return -1;
+  cn_error e;
+  cn_error_clear (&e);
+  cn_status st = cn_graph_eval (g, s->sort, s->args, s->outs, &e);
+  if (st == CN_ENOMEM)
+    return -1;
+  if (st != CN_OK)
+    {
+      free (s->outs);
+      s->outs = NULL;
+      say (s->execute_msg, "%s", e.msg);
+      return RAN_FAILED;
+    }
+  int64_t nan = 0, total = 0;
+  for (int k = 0; k < no; k++)
+    for (int64_t i = 0; i < cn_tensor_numel (&s->outs[k]); i++, total++)
+      nan += cn_dtype_is_float (s->outs[k].dtype) && isnan (cn_tensor_get_f64 (&s->outs[k], i));
+  say (s->execute_msg, "%d nodes evaluated in %s: %d results, %" PRId64 " elements, %" PRId64 " NaN",
+       cn_graph_n_nodes (g), s->sort == CN_DTYPE_F32 ? "binary32" : "binary64", no, total, nan);
+  return RAN_OK;
+}
+
+/* Element I's word in T. */
+static uint64_t
+word_of (const cn_tensor *t, int64_t i)
+{
+  const unsigned char *d = t->data;
+  switch (cn_dtype_size (t->dtype))
+    {
+    case 1: return d[i];
+    case 2: { uint16_t x; memcpy (&x, d + 2 * i, 2); return x; }
+    case 4: { uint32_t x; memcpy (&x, d + 4 * i, 4); return x; }
+    default: { uint64_t x; memcpy (&x, d + 8 * i, 8); return x; }
+    }
+}
+
+/* Whether word W of sort T is a NaN (exponent all ones, significand nonzero). */
+static int
+is_nan_word (cn_dtype t, uint64_t w)
+{
+  if (t == CN_DTYPE_F32)
+    return (w & 0x7f800000u) == 0x7f800000u && (w & 0x7fffffu) != 0;
+  if (t == CN_DTYPE_F64)
+    return (w & 0x7ff0000000000000u) == 0x7ff0000000000000u && (w & 0xfffffffffffffu) != 0;
+  return 0;
+}
+
+/* Compares execute's results with the references into F; -1 out of memory, else 0. */
+static int
+compare (state *s, int bitwise, cn_finding *f, char *msg)
+{
+  int no = cn_graph_n_outputs (s->g), bad = 0;
+  int64_t total = 0, differ = 0, nanw = 0;
+  f->mismatch = calloc ((size_t) (no > 0 ? no : 1), sizeof *f->mismatch);
+  if (f->mismatch == NULL)
+    return -1;
+  for (int k = 0; k < no; k++)
+    {
+      const cn_tensor *a = &s->outs[k], *b = &s->refs[k];
+      int64_t n = cn_tensor_numel (a), nd = 0, nw = 0;
+      /* types made the reference's sort and shape the output's; the evaluator keeps both */
+      if (a->dtype != b->dtype || n != cn_tensor_numel (b))
+        {
+          say (msg, "result %d: the evaluation gave %s of %" PRId64 " elements, the reference %s of %" PRId64, k,
+               cn_dtype_name (a->dtype), n, cn_dtype_name (b->dtype), cn_tensor_numel (b));
+          f->status = CN_FINDING_FAILED;
+          return 0;
+        }
+      for (int64_t i = 0; i < n; i++)
+        {
+          uint64_t x = word_of (a, i), y = word_of (b, i);
+          if (x == y)
+            continue;
+          int both_nan = is_nan_word (a->dtype, x) && is_nan_word (a->dtype, y);
+          nw += both_nan;
+          nd += bitwise || !both_nan;
+        }
+      total += n;
+      differ += nd;
+      nanw += nw;
+      if (nd == 0)
+        continue;
+      cn_mismatch *m = &f->mismatch[f->n_mismatch++];
+      m->output = k;
+      m->dtype = a->dtype;
+      m->total = n;
+      m->n_diff = nd;
+      m->nan_words = nw;
+      m->pos = malloc ((size_t) nd * sizeof *m->pos);
+      m->ir_word = malloc ((size_t) nd * sizeof *m->ir_word);
+      m->ref_word = malloc ((size_t) nd * sizeof *m->ref_word);
+      if (m->pos == NULL || m->ir_word == NULL || m->ref_word == NULL)
+        return -1;
+      int64_t j = 0;
+      for (int64_t i = 0; i < n; i++)
+        {
+          uint64_t x = word_of (a, i), y = word_of (b, i);
+          if (x == y || (!bitwise && is_nan_word (a->dtype, x) && is_nan_word (a->dtype, y)))
+            continue;
+          m->pos[j] = i;
+          m->ir_word[j] = x;
+          m->ref_word[j] = y;
+          j++;
+        }
+      bad = 1;
+    }
+  f->status = bad ? CN_FINDING_FAILED : CN_FINDING_PASSED;
+  if (bad)
+    say (msg, "%" PRId64 " of %" PRId64 " elements differ in %d of %d results (%" PRId64 " where both are NaNs of "
+         "different words%s)", differ, total, f->n_mismatch, no, nanw, bitwise ? ", counted as differing" : "");
+  else
+    say (msg, "%d results, %" PRId64 " elements, equal to the reference%s (%" PRId64 " NaNs of different words)", no,
+         total, bitwise ? " word for word" : "", nanw);
+  return 0;
+}
+
+static void
+state_clear (state *s)
+{
+  for (int i = 0; s->args != NULL && i < s->n_args; i++)
+    cn_tensor_clear (&s->args[i]);
+  for (int i = 0; s->refs != NULL && i < s->n_refs; i++)
+    cn_tensor_clear (&s->refs[i]);
+  if (s->outs != NULL)
+    for (int k = 0; k < cn_graph_n_outputs (s->g); k++)
+      cn_tensor_clear (&s->outs[k]);
+  free (s->args);
+  free (s->refs);
+  free (s->outs);
+  cn_wire_op_clear (&s->owner);
+  json_decref (s->root);
+}
+
+static char *
+dup (const char *s)
+{
+  size_t n = strlen (s) + 1;
+  char *d = malloc (n);
+  if (d != NULL)
+    memcpy (d, s, n);
+  return d;
+}
+
+/* Runs (once) the checks up to WHICH and writes WHICH's outcome into F; -1 out of memory. */
+static int
+run_check (state *s, int which, cn_finding *f)
+{
+  char msg[MSG];
+  msg[0] = '\0';
+  f->establishes = scope[which].establishes;
+  f->not_established = scope[which].not_established;
+  if (which == C_UNKNOWN)
+    {
+      f->status = CN_FINDING_UNSUPPORTED;
+      say (msg, "unknown check '%s' (known: structure, types, execute, compare, compare_bitwise)", f->name);
+      goto out;
+    }
+  if (s->structure == NOT_RUN)
+    s->structure = structure (s->root, s->structure_msg) ? RAN_OK : RAN_FAILED;
+  if (which == C_STRUCTURE)
+    {
+      f->status = s->structure == RAN_OK ? CN_FINDING_PASSED : CN_FINDING_FAILED;
+      say (msg, "%s", s->structure_msg);
+      goto out;
+    }
+  if (s->structure != RAN_OK)
+    {
+      f->status = CN_FINDING_FAILED;
+      say (msg, "not run: the structure check failed (%s)", s->structure_msg);
+      goto out;
+    }
+  if (s->types == NOT_RUN)
+    {
+      int rc = types (s);
+      if (rc < 0)
+        return -1;
+      s->types = rc ? RAN_OK : RAN_FAILED;
+    }
+  if (which == C_TYPES)
+    {
+      f->status = s->types == RAN_OK ? CN_FINDING_PASSED : CN_FINDING_FAILED;
+      say (msg, "%s", s->types_msg);
+      goto out;
+    }
+  if (s->types != RAN_OK)
+    {
+      f->status = CN_FINDING_FAILED;
+      say (msg, "not run: the types check failed (%s)", s->types_msg);
+      goto out;
+    }
+  if (s->execute == NOT_RUN)
+    {
+      int rc = execute (s);
+      if (rc < 0)
+        return -1;
+      s->execute = rc;
+    }
+  if (which == C_EXECUTE || s->execute != RAN_OK)
+    {
+      f->status = s->execute == RAN_OK      ? CN_FINDING_PASSED
+                  : s->execute == RAN_FAILED ? CN_FINDING_FAILED
+                                             : CN_FINDING_UNSUPPORTED;
+      say (msg, "%s%s", which == C_EXECUTE ? "" : s->execute == RAN_FAILED ? "not run: execute failed: " : "not run: ",
+           s->execute_msg);
+      goto out;
+    }
+  if (s->refs == NULL)
+    {
+      f->status = CN_FINDING_UNSUPPORTED;
+      say (msg, "the artifact has no reference outputs");
+      goto out;
+    }
+  if (compare (s, which == C_BITWISE, f, msg) < 0)
+    return -1;
+out:
+  f->message = dup (msg);
+  return f->message == NULL ? -1 : 0;
+}
+
+cn_status
+cn_artifact_check (const char *text, size_t len, int n_checks, const char *const *checks, cn_check_report *out,
+                   cn_error *err)
+{
+  static const char *const defaults[] = { "structure", "types", "execute", "compare" };
+  memset (out, 0, sizeof *out);
+  if (n_checks <= 0)
+    {
+      n_checks = 4;
+      checks = defaults;
+    }
+  json_error_t je;
+  state s;
+  memset (&s, 0, sizeof s);
+  s.root = json_loadb (text, len, JSON_REJECT_DUPLICATES, &je);
+  if (s.root == NULL)
+    return cn_error_set (err, CN_EPARSE, "artifact: line %d, column %d: %s", je.line, je.column, je.text);
+  if (!json_is_object (s.root))
+    {
+      json_decref (s.root);
+      return cn_error_set (err, CN_EPARSE, "artifact: the text is %s, not an artifact object", jtype (s.root));
+    }
+  out->findings = calloc ((size_t) n_checks, sizeof *out->findings);
+  if (out->findings == NULL)
+    goto nomem;
+  out->n_findings = n_checks;
+  for (int i = 0; i < n_checks; i++)
+    {
+      cn_finding *f = &out->findings[i];
+      snprintf (f->name, sizeof f->name, "%s", checks[i]);
+      int which = C_UNKNOWN;
+      for (int c = 0; c < C_UNKNOWN; c++)
+        if (strcmp (checks[i], scope[c].name) == 0)
+          which = c;
+      if (run_check (&s, which, f) < 0)
+        goto nomem;
+    }
+  /* the metadata, reported as it stands (the structure check says whether it is well formed) */
+  const json_t *c = json_object_get (s.root, "certnn"), *r = json_object_get (s.root, "reference"),
+               *cc = json_object_get (s.root, "capture_constraints");
+  const json_t *pr = r != NULL && json_is_object (r) ? json_object_get (r, "producer") : NULL;
+  if ((c != NULL && json_is_string (c) && (out->certnn = dup (json_string_value (c))) == NULL)
+      || (pr != NULL && json_is_string (pr) && (out->producer = dup (json_string_value (pr))) == NULL)
+      || (cc != NULL && (out->capture_constraints = json_dumps (cc, JSON_ENCODE_ANY | JSON_COMPACT)) == NULL))
+    goto nomem;
+  state_clear (&s);
+  return CN_OK;
+nomem:
+  state_clear (&s);
+  cn_check_report_clear (out);
+  return cn_error_set (err, CN_ENOMEM, "artifact: out of memory");
+}
+
+void
+cn_check_report_clear (cn_check_report *r)
+{
+  if (r == NULL)
+    return;
+  for (int i = 0; r->findings != NULL && i < r->n_findings; i++)
+    {
+      cn_finding *f = &r->findings[i];
+      free (f->message);
+      for (int k = 0; f->mismatch != NULL && k < f->n_mismatch; k++)
+        {
+          free (f->mismatch[k].pos);
+          free (f->mismatch[k].ir_word);
+          free (f->mismatch[k].ref_word);
+        }
+      free (f->mismatch);
+    }
+  free (r->findings);
+  free (r->certnn);
+  free (r->producer);
+  free (r->capture_constraints);
+  memset (r, 0, sizeof *r);
+}
+
+/* ---- export ------------------------------------------------------------------------------ */
+
+/* *DST = SRC converted to SORT, refused (CN_EINVAL naming WHAT) unless every element is kept. */
+static cn_status
+convert_exact (cn_tensor *dst, cn_dtype sort, const cn_tensor *src, const char *what, cn_error *err)
+{
+  cn_status st = cn_tensor_convert (dst, sort, src, err);
+  if (st != CN_OK || !cn_dtype_is_float (sort))
+    return st;
+  for (int64_t i = 0; i < cn_tensor_numel (src); i++)
+    {
+      double a = cn_tensor_get_f64 (src, i), b = cn_tensor_get_f64 (dst, i);
+      if (!(a == b || (isnan (a) && isnan (b))))
+        {
+          cn_tensor_clear (dst);
+          return cn_error_set (err, CN_EINVAL, "export: %s: element %lld (%.17g) is not a %s number", what,
+                               (long long) i, a, sort == CN_DTYPE_F32 ? "binary32" : "binary64");
+        }
+    }
+  return CN_OK;
+}
+
+/* Whether the sort named by the string member "sort" of E is floating and not TO. */
+static int
+other_float (const json_t *e, cn_dtype to)
+{
+  const char *n = json_string_value (json_object_get (e, "sort"));
+  cn_dtype t = n != NULL ? sort_named (n) : CN_DTYPE_COUNT;
+  return t != CN_DTYPE_COUNT && cn_dtype_is_float (t) && t != to;
+}
+
+/* Rewrites every floating sort of the program P's values as TO: its inputs, its constants (their
+ * words converted, refused unless exact) and its nodes' records' inputs, custom programs within
+ * them too. */
+static cn_status
+program_to_sort (json_t *p, cn_dtype to, int depth, cn_error *err)
+{
+  if (depth > 16)
+    return cn_error_set (err, CN_EINVAL, "export: programs nested too deep");
+  json_t *ins = json_object_get (p, "inputs"), *cs = json_object_get (p, "constants"), *ns = json_object_get (p, "nodes");
+  json_t *sort = json_string (cn_dtype_name (to));
+  size_t i;
+  json_t *e;
+  cn_status st = CN_OK;
+  if (sort == NULL)
+    return cn_error_set (err, CN_ENOMEM, "export: out of memory");
+  json_array_foreach (ins, i, e)
+    if (other_float (e, to) && json_object_set (e, "sort", sort) < 0)
+      goto nomem;
+  json_array_foreach (cs, i, e)
+  {
+    if (!other_float (e, to))
+      continue;
+    json_t *tj = json_pack ("{s:O, s:O, s:O}", "sort", json_object_get (e, "sort"), "shape",
+                            json_object_get (e, "shape"), "words", json_object_get (e, "words"));
+    if (tj == NULL)
+      goto nomem;
+    cn_tensor t, tc;
+    char what[96];
+    snprintf (what, sizeof what, "constant '%s'", json_string_value (json_object_get (e, "name")));
+    st = cn__wire_decode_tensor (tj, "export", &t, err);
+    json_decref (tj);
+    if (st != CN_OK)
+      goto done;
+    st = convert_exact (&tc, to, &t, what, err);
+    cn_tensor_clear (&t);
+    if (st != CN_OK)
+      goto done;
+    json_t *enc = cn__wire_encode_tensor (&tc);
+    cn_tensor_clear (&tc);
+    if (enc == NULL || json_object_update (e, enc) < 0)
+      {
+        json_decref (enc);
+        goto nomem;
+      }
+    json_decref (enc);
+  }
+  json_array_foreach (ns, i, e)
+  {
+    json_t *op = json_object_get (e, "op"), *ri = json_object_get (op, "inputs"), *x;
+    size_t k;
+    json_array_foreach (ri, k, x)
+      if (other_float (x, to) && json_object_set (x, "sort", sort) < 0)
+        goto nomem;
+    json_t *sub = json_object_get (json_object_get (op, "fields"), "program");
+    if (sub != NULL && json_is_object (sub) && (st = program_to_sort (sub, to, depth + 1, err)) != CN_OK)
+      goto done;
+  }
+  goto done;
+nomem:
+  st = cn_error_set (err, CN_ENOMEM, "export: out of memory");
+done:
+  json_decref (sort);
+  return st;
+}
+
+/* A JSON array of the N tensors T converted (exactly) to the sorts of the values VALUE (G, i). */
+static cn_status
+tensors_json (const cn_graph *g, int (*value) (const cn_graph *, int), int n, const cn_tensor *t, const char *what,
+              json_t **out, cn_error *err)
+{
+  json_t *a = json_array ();
+  if (a == NULL)
+    return cn_error_set (err, CN_ENOMEM, "export: out of memory");
+  for (int i = 0; i < n; i++)
+    {
+      int v = value (g, i);
+      char w[96];
+      snprintf (w, sizeof w, "%s %d ('%s')", what, i, cn_graph_value_name (g, v));
+      if (cn_tensor_numel (&t[i]) != cn_shape_numel (cn_graph_value_shape (g, v)))
+        {
+          json_decref (a);
+          return cn_error_set (err, CN_ESHAPE, "export: %s has %lld elements, the program's %lld", w,
+                               (long long) cn_tensor_numel (&t[i]),
+                               (long long) cn_shape_numel (cn_graph_value_shape (g, v)));
+        }
+      cn_tensor c;
+      cn_status st = convert_exact (&c, cn_graph_value_dtype (g, v), &t[i], w, err);
+      if (st != CN_OK)
+        {
+          json_decref (a);
+          return st;
+        }
+      c.shape = *cn_graph_value_shape (g, v);
+      json_t *e = cn__wire_encode_tensor (&c);
+      cn_tensor_clear (&c);
+      if (e == NULL || json_array_append_new (a, e) < 0)
+        {
+          json_decref (a);
+          return cn_error_set (err, CN_ENOMEM, "export: out of memory");
+        }
+    }
+  *out = a;
+  return CN_OK;
+}
+
+cn_status
+cn_artifact_export (const cn_graph *g, cn_dtype dtype, const cn_tensor *args, const cn_tensor *refs,
+                    const char *producer, char **out, cn_error *err)
+{
+  *out = NULL;
+  if (!cn_dtype_is_float (dtype))
+    return cn_error_set (err, CN_EINVAL, "export: the model's scalar goes in f32 or f64, not %s", cn_dtype_name (dtype));
+  json_t *prog = NULL, *root = NULL, *aj = NULL, *rj = NULL;
+  cn_tensor *outs = NULL;
+  cn_wire_op owner;
+  memset (&owner, 0, sizeof owner);
+  const cn_graph *g2 = NULL;
+  cn_status st = cn__wire_encode_program (g, &prog, err);
+  if (st != CN_OK)
+    return st;
+  if ((st = program_to_sort (prog, dtype, 0, err)) != CN_OK)
+    goto done;
+  /* G2: the program as the artifact states it (its sorts), decoded with every check */
+  if ((st = cn__wire_decode_program (prog, &owner, &g2, err)) != CN_OK)
+    goto done;
+  int no = cn_graph_n_outputs (g2);
+  char prod[64];
+  if (args != NULL)
+    {
+      if ((st = tensors_json (g2, cn_graph_input, cn_graph_n_inputs (g2), args, "argument", &aj, err)) != CN_OK)
+        goto done;
+      if (refs == NULL)
+        {
+          /* the reference: certnn's evaluation of G2 on the arguments as the artifact holds them */
+          cn_tensor *a2 = calloc ((size_t) cn_graph_n_inputs (g2) + 1, sizeof *a2);
+          outs = calloc ((size_t) no + 1, sizeof *outs);
+          if (a2 == NULL || outs == NULL)
+            {
+              free (a2);
+              st = cn_error_set (err, CN_ENOMEM, "export: out of memory");
+              goto done;
+            }
+          for (int i = 0; st == CN_OK && i < cn_graph_n_inputs (g2); i++)
+            st = convert_exact (&a2[i], cn_graph_value_dtype (g2, cn_graph_input (g2, i)), &args[i], "argument", err);
+          if (st == CN_OK)
+            st = cn_graph_eval (g2, dtype, a2, outs, err);
+          for (int i = 0; i < cn_graph_n_inputs (g2); i++)
+            cn_tensor_clear (&a2[i]);
+          free (a2);
+          if (st != CN_OK)
+            {
+              free (outs);
+              outs = NULL;
+              goto done;
+            }
+          refs = outs;
+          snprintf (prod, sizeof prod, "certnn %s evaluation in %s", cn_version (), cn_dtype_name (dtype));
+          producer = prod;
+        }
+    }
+  if (refs != NULL && (st = tensors_json (g2, cn_graph_output, no, refs, "reference output", &rj, err)) != CN_OK)
+    goto done;
+  char ver[64];
+  snprintf (ver, sizeof ver, "certnn %s", cn_version ());
+  root = json_pack ("{s:s, s:i, s:s, s:O}", "format", "certnn-ir", "version", CN_ARTIFACT_VERSION, "certnn", ver,
+                    "program", prog);
+  if (root == NULL || (aj != NULL && json_object_set (root, "arguments", aj) < 0))
+    goto nomem;
+  if (rj != NULL)
+    {
+      json_t *r = json_pack ("{s:O}", "outputs", rj);
+      if (r == NULL || (producer != NULL && json_object_set_new (r, "producer", json_string (producer)) < 0)
+          || json_object_set_new (root, "reference", r) < 0)
+        goto nomem;
+    }
+  if ((*out = json_dumps (root, JSON_INDENT (1) | JSON_PRESERVE_ORDER)) == NULL)
+    goto nomem;
+  goto done;
+nomem:
+  st = cn_error_set (err, CN_ENOMEM, "export: out of memory");
+done:
+  if (outs != NULL)
+    for (int k = 0; k < cn_graph_n_outputs (g2); k++)
+      cn_tensor_clear (&outs[k]);
+  free (outs);
+  json_decref (root);
+  json_decref (prog);
+  json_decref (aj);
+  json_decref (rj);
+  cn_wire_op_clear (&owner);
+  return st;
+}

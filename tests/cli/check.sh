@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# tests/cli/check.sh: IR artifacts end to end (certnn/artifact.h, doc/ARTIFACT.md).  certnn export
+# writes the tiny networks of tests/data/verify as artifacts (binary32 and binary64, reference
+# outputs from certnn's evaluation) that certnn check passes; a reference supplied with one word
+# off fails compare, listing the position and both words; a NaN of another payload passes compare
+# and fails compare_bitwise; an unknown check is reported unsupported and the report still
+# succeeds; capture_constraints are reported unchecked; a program mixing binary32 and binary64 is
+# not executed (unsupported).  Malformed artifacts: text that is not JSON or not an object (exit
+# 2), another version, an unknown operator, a wrong word count, an out-of-range Boolean word, a
+# forward reference (cycle), an argument of the wrong shape, a record whose input disagrees with
+# the value it reads: each a failed finding naming what is wrong.
+set -u
+. "${CN_SRCDIR:-.}/tests/cli/common.sh"
+[ -x "$CERTNN" ] || { echo "SKIP: no certnn binary at $CERTNN"; exit 77; }
+D=$SRC/tests/data/verify
+
+# exported artifacts pass every check
+echo "0.5 -0.25 1 0 0.75 -1" > "$TMP/x6"
+expect 0 '' "$CERTNN" export "$D/tinyconv.onnx" -o "$TMP/conv32.json" --input "$TMP/x6"
+expect 0 '^compare +passed' "$CERTNN" check "$TMP/conv32.json"
+expect 0 '^compare_bitwise +passed' "$CERTNN" check "$TMP/conv32.json" --checks compare_bitwise
+expect 0 'evaluated in binary32' "$CERTNN" check "$TMP/conv32.json" --checks execute
+grep -q '"sort": "f32"' "$TMP/conv32.json" && ! grep -q '"sort": "f64"' "$TMP/conv32.json" && ok || bad "f32 export holds f64 values"
+expect 0 '' "$CERTNN" export "$D/tinyconv.onnx" -o "$TMP/conv64.json" --input "$TMP/x6" --dtype f64
+grep -q '"sort": "f64"' "$TMP/conv64.json" && ! grep -q '"sort": "f32"' "$TMP/conv64.json" && ok || bad "f64 export holds f32 values"
+expect 0 'evaluated in binary64' "$CERTNN" check "$TMP/conv64.json" --checks structure,types,execute,compare_bitwise
+echo "0.5 0.25" > "$TMP/x2"
+expect 0 '' "$CERTNN" export "$D/tiny.onnx" -o "$TMP/tiny.json" --input "$TMP/x2"
+expect 0 '^compare +passed' "$CERTNN" check "$TMP/tiny.json"
+expect 0 '"status": "passed"' "$CERTNN" check "$TMP/tiny.json" --json
+# without arguments: structure and types pass, execute and compare are unsupported
+expect 0 '' "$CERTNN" export "$D/tiny.onnx" -o "$TMP/noargs.json"
+expect 0 '^execute +unsupported +the artifact supplies no arguments' "$CERTNN" check "$TMP/noargs.json"
+
+# a supplied reference one ulp off in its second output (certnn run gives the exact binary32 values)
+"$CERTNN" run "$D/tinyconv.onnx" --input "$TMP/x6" --dtype f32 > "$TMP/y"
+# (the second output lies in [1, 2), where binary32's ulp is 2^-23)
+awk 'NR == 2 {printf "%.17g\n", $1 + 2^-23; next} {print}' "$TMP/y" > "$TMP/yoff"
+expect 0 '' "$CERTNN" export "$D/tinyconv.onnx" -o "$TMP/off.json" --input "$TMP/x6" --reference "$TMP/yoff"
+expect 1 'position 1: IR [0-9a-f]{8}, reference [0-9a-f]{8}' "$CERTNN" check "$TMP/off.json"
+expect 1 '^compare +failed +1 of 2 elements differ' "$CERTNN" check "$TMP/off.json"
+expect 1 '"position": 1' "$CERTNN" check "$TMP/off.json" --json
+expect 1 "supplied in" "$CERTNN" check "$TMP/off.json" --json
+echo "0.1 0.2" > "$TMP/tenth"
+expect 2 'not a binary32 number' "$CERTNN" export "$D/tinyconv.onnx" -o "$TMP/bad.json" --input "$TMP/x6" --reference "$TMP/tenth"
+
+# NaN policy: log(-1) is a NaN; the reference's NaN has another payload
+cat > "$TMP/nan.json" <<'JSON'
+{"format": "certnn-ir", "version": 1,
+ "program": {"inputs": [{"name": "x", "sort": "f32", "shape": [3]}], "constants": [],
+  "nodes": [{"name": "l", "op": {"version": 1, "tag": "log", "inputs": [{"sort": "f32", "shape": [3]}], "fields": {}},
+             "in": [0]}],
+  "outputs": [1]},
+ "arguments": [{"sort": "f32", "shape": [3], "words": "bf8000003f80000040000000"}],
+ "reference": {"outputs": [{"sort": "f32", "shape": [3], "words": "7fc00001000000003f317218"}], "producer": "by hand"},
+ "capture_constraints": {"batch": "any", "note": ["x > 0"]}}
+JSON
+expect 0 '^compare +passed .*1 NaNs of different words' "$CERTNN" check "$TMP/nan.json"
+expect 1 'position 0: IR [0-9a-f]{8}, reference 7fc00001' "$CERTNN" check "$TMP/nan.json" --checks compare_bitwise
+expect 0 '^bogus +unsupported +unknown check' "$CERTNN" check "$TMP/nan.json" --checks structure,bogus
+expect 0 'capture_constraints \(unchecked metadata\): \{"batch":"any"' "$CERTNN" check "$TMP/nan.json"
+expect 0 '"capture_constraints_checked": false' "$CERTNN" check "$TMP/nan.json" --json
+
+# mixed binary32 and binary64: not executed
+cat > "$TMP/mixed.json" <<'JSON'
+{"format": "certnn-ir", "version": 1,
+ "program": {"inputs": [{"name": "x", "sort": "f32", "shape": [2]}],
+  "constants": [{"name": "c", "sort": "f64", "shape": [2], "words": "3ff00000000000004000000000000000"}],
+  "nodes": [{"name": "s", "op": {"version": 1, "tag": "add",
+             "inputs": [{"sort": "f32", "shape": [2]}, {"sort": "f64", "shape": [2]}], "fields": {}}, "in": [0, 1]}],
+  "outputs": [2]},
+ "arguments": [{"sort": "f32", "shape": [2], "words": "3f80000040000000"}]}
+JSON
+expect 0 '^execute +unsupported +the program mixes f32 and f64' "$CERTNN" check "$TMP/mixed.json"
+
+# malformed artifacts: exit 2 for what is not an object, else a failed finding
+fails () {   # fails CHECK REASON: the artifact $TMP/m.json fails CHECK with REASON
+  expect 1 "^$1 +failed +.*$2" "$CERTNN" check "$TMP/m.json"
+}
+echo '{"format": "certnn-ir", "version": 1,' > "$TMP/m.json"
+expect 2 'line [0-9]+' "$CERTNN" check "$TMP/m.json"
+echo '[1, 2]' > "$TMP/m.json"
+expect 2 'not an artifact object' "$CERTNN" check "$TMP/m.json"
+expect 2 'No such file' "$CERTNN" check "$TMP/absent.json"
+sed 's/"version": 1,/"version": 2,/' "$TMP/nan.json" > "$TMP/m.json"; fails structure "version 2; this checker reads version 1"
+sed 's/"tag": "log"/"tag": "logg"/' "$TMP/nan.json" > "$TMP/m.json"; fails structure "unknown operator 'logg'"
+sed 's/"words": "bf8000003f80000040000000"/"words": "bf8000003f800000400000"/' "$TMP/nan.json" > "$TMP/m.json"
+fails structure "a wrong word count"
+sed 's/"constants": \[\]/"constants": [{"name": "b", "sort": "bool", "shape": [2], "words": "0102"}]/' "$TMP/nan.json" > "$TMP/m.json"
+fails structure "Boolean word 1 is 02"
+sed 's/"in": \[0\]/"in": [1]/' "$TMP/nan.json" > "$TMP/m.json"; fails structure "a forward reference or a cycle"
+sed 's/"arguments": \[{"sort": "f32", "shape": \[3\]/"arguments": [{"sort": "f32", "shape": [1, 3]/' "$TMP/nan.json" > "$TMP/m.json"
+fails types "a shape or sort mismatch"
+sed 's/"inputs": \[{"sort": "f32", "shape": \[3\]}\], "fields"/"inputs": [{"sort": "f32", "shape": [4]}], "fields"/' "$TMP/nan.json" > "$TMP/m.json"
+fails types "value 0 is f32 \[3\], the record's input 0 f32 \[4\]"
+sed 's/"producer": "by hand"/"producer": "by hand", "extra": 1/' "$TMP/nan.json" > "$TMP/m.json"; fails structure "unknown member 'extra'"
+expect 1 '^compare +failed +not run: the structure check failed' "$CERTNN" check "$TMP/m.json"
+expect 2 'comma-separated' "$CERTNN" check "$TMP/nan.json" --checks structure,,types
+expect 2 'need NET.onnx and -o' "$CERTNN" export "$D/tiny.onnx"
+echo 1 > "$TMP/y1"
+expect 2 "holds 1 numbers" "$CERTNN" export "$D/tiny.onnx" -o "$TMP/z.json" --input "$TMP/y1"
+summary
