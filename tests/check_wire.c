@@ -28,7 +28,7 @@
  *    execute and compare_bitwise (decode(export(g)) evaluates to the words export evaluated);
  *    then MUTANTS mutations of the text (bytes replaced, spans deleted, the text cut short) are
  *    checked: each gives CN_OK with a finding per request, or CN_EPARSE, never a crash (ASan
- *    builds run this too).
+ *    builds run this too); JSON texts that are not objects give CN_EPARSE.
  * The seed is printed (tu_init); CN_TEST_SEED reproduces a run. */
 #include <config.h>
 #include <check.h>
@@ -1063,6 +1063,15 @@ START_TEST (artifact_round_trip)
                    r.findings[i].name, cn_finding_status_name (r.findings[i].status), r.findings[i].message, tu_seed ());
   cn_check_report_clear (&r);
   n_artifacts++;
+  /* texts that are JSON but not an object are refused as such */
+  static const char *const not_objects[] = { "[1, 2]", "3", "\"x\"", "null", " true " };
+  for (int k = 0; k < 5; k++)
+    {
+      cn_error_clear (&err);
+      ck_assert (cn_artifact_check (not_objects[k], strlen (not_objects[k]), 0, NULL, &r, &err) == CN_EPARSE);
+      ck_assert (k > 0 ? err.msg[0] != '\0' : strstr (err.msg, "not an artifact object") != NULL);
+      ck_assert_int_eq (r.n_findings, 0);
+    }
   for (int k = 0; k < MUTANTS; k++)
     {
       size_t len;

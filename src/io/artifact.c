@@ -776,8 +776,9 @@ cn_artifact_check (const char *text, size_t len, int n_checks, const char *const
     return cn_error_set (err, CN_EPARSE, "artifact: line %d, column %d: %s", je.line, je.column, je.text);
   if (!json_is_object (s.root))
     {
+      cn_error_set (err, CN_EPARSE, "artifact: the text is %s, not an artifact object", jtype (s.root));
       json_decref (s.root);
-      return cn_error_set (err, CN_EPARSE, "artifact: the text is %s, not an artifact object", jtype (s.root));
+      return CN_EPARSE;
     }
   out->findings = calloc ((size_t) n_checks, sizeof *out->findings);
   if (out->findings == NULL)
