@@ -246,9 +246,9 @@ export_help (FILE *f)
               "Writes the ONNX network as an IR artifact (doc/ARTIFACT.md) for certnn check: its program (the\n"
               "graph's operators as wire records, its constants as exact words), with the values of the model's\n"
               "scalar in --dtype (default f32; a constant f32 does not hold exactly is refused, naming it).\n"
-              "--input FILE (whitespace-separated numbers, the network's single input in row-major order)\n"
+              "--input FILE (whitespace-separated numbers: the network's inputs in order, each row-major)\n"
               "becomes the arguments; the reference outputs are then certnn's own evaluation in --dtype, or\n"
-              "with --reference FILE (numbers for the outputs in order, each exact in its sort) the values\n"
+              "with --reference FILE (the outputs' numbers likewise, each exact in its sort) the values\n"
               "another engine computed.  Exit status 0, 2 bad input or usage, 1 an internal failure.\n");
 }
 
@@ -331,7 +331,8 @@ cli_export (int argc, char **argv)
   int rc = CLI_OK, ni = 0, no = 0;
   char producer[512];
   snprintf (producer, sizeof producer, "supplied in %s", refp != NULL ? refp : "");
-  if (cli_load (net, NULL, &g, NULL, &err) != CN_OK)
+  /* any number of inputs and outputs (--input and --reference hold them one after the other) */
+  if (cn_graph_load_onnx (net, &g, &err) != CN_OK)
     {
       rc = cli_fail (&err);
       goto done;
