@@ -190,7 +190,7 @@ sweep (const cn_graph *g, struct view *w, int v, const double *c, int64_t rows, 
   tape->theta = theta;
   tape->record = grad != NULL;
   cn__crown_tape_reset (g, tape);
-  ck_assert_msg (cn__crown_sweep_tape (g, w->boxes, w->dep, v, c, rows, 1, CN_SLOPE_ADAPTIVE, lower, NULL, NULL,
+  ck_assert_msg (cn__crown_sweep_tape (g, w->boxes, w->dep, NULL, v, c, rows, 1, CN_SLOPE_ADAPTIVE, lower, NULL, NULL,
                                        NULL, tape, &err) == CN_OK, "%s", err.msg);
   if (grad != NULL)
     ck_assert_msg (cn__alpha_gradient (g, tape, v, rows, grad, &err) == CN_OK, "%s", err.msg);
@@ -374,13 +374,13 @@ START_TEST (projection)
   ck_assert_int_eq (cn__alpha_layout (g, w.dep, yv, offset), 1);
   double bad[1] = { 1.5 };
   cn__crown_tape tape = { .offset = offset, .width = 1, .theta = bad };
-  ck_assert_int_eq (cn__crown_sweep_tape (g, w.boxes, w.dep, yv, c, 1, 1, CN_SLOPE_ADAPTIVE, lower, NULL, NULL, NULL,
+  ck_assert_int_eq (cn__crown_sweep_tape (g, w.boxes, w.dep, NULL, yv, c, 1, 1, CN_SLOPE_ADAPTIVE, lower, NULL, NULL, NULL,
                                           &tape, &err),
                     CN_EINVAL);
   cn_error_clear (&err);
   /* let through (tests only), it gives 0.75 > y(0.5) = 0.5: the point check catches it */
   tape.unchecked = 1;
-  ck_assert (cn__crown_sweep_tape (g, w.boxes, w.dep, yv, c, 1, 1, CN_SLOPE_ADAPTIVE, lower, NULL, NULL, NULL, &tape,
+  ck_assert (cn__crown_sweep_tape (g, w.boxes, w.dep, NULL, yv, c, 1, 1, CN_SLOPE_ADAPTIVE, lower, NULL, NULL, NULL, &tape,
                                    &err) == CN_OK);
   double x = 0.5;
   cn_mpfi_vec y;

@@ -80,6 +80,9 @@ START_TEST (records_of_every_rule)
   if (r->crown != NULL && r->crown != cn__crown_own_box)
     ck_assert_msg (has_record (op, CN_CERT_ENCLOSURE, CN_CERT_ARM_CROWN), "%s: a CROWN arm without enclosure record",
                    name);
+  if (r->roundoff32 != NULL)
+    ck_assert_msg (has_record (op, CN_CERT_ROUNDOFF, CN_CERT_ARM_FORWARD), "%s: a binary32 roundoff bound without "
+                   "its roundoff record", name);
   if (r->pullback != NULL && cn_op_value_inputs (op) != 0)
     {
       ck_assert_msg (has_record (op, CN_CERT_DERIVATIVE, CN_CERT_ARM_PULLBACK), "%s: a pullback without derivative "
@@ -374,6 +377,45 @@ START_TEST (broken_rules_fail)
 }
 END_TEST
 
+/* linear's binary32 bound divided by 4: still far above the typical error, below the worst. */
+static cn_status
+quartered_roundoff (const cn_node_view *nv, const cn_box *const *in, const cn_box *out, double *e, cn_error *err)
+{
+  cn_status st = cn__op_rule (CN_OP_LINEAR)->roundoff32 (nv, in, out, e, err);
+  for (int64_t j = 0; st == CN_OK && j < out->n; j++)
+    e[j] /= 4;
+  return st;
+}
+
+/* The roundoff runner on copies of linear and add: unbroken they pass; with the bound claimed 0
+ * (exact) they fail, and linear's with its bound quartered fails too, saying where. */
+START_TEST (broken_roundoff_fails)
+{
+  static struct cn_op_rule broken;
+  const cn_op ops[2] = { CN_OP_LINEAR, CN_OP_ADD };
+  for (int w = 0; w < 3; w++)
+    {
+      const struct cn_op_rule *r = cn__op_rule (ops[w == 2]);
+      int k = -1;
+      for (int i = 0; r->certs[i].name != NULL; i++)
+        if (r->certs[i].kind == CN_CERT_ROUNDOFF)
+          k = i;
+      ck_assert (k >= 0);
+      cn_cert_result res;
+      cn_error err;
+      cn_error_clear (&err);
+      broken = *r;
+      OK (cn__cert_check_rule (&broken, k, tu_seed (), 40, &res, &err));
+      ck_assert_msg (res.passed, "%s: the unbroken copy failed: %s", cn_op_name (r->op), res.detail);
+      broken.roundoff32 = w == 1 ? quartered_roundoff : cn__roundoff32_exact;
+      OK (cn__cert_check_rule (&broken, k, tu_seed (), 40, &res, &err));
+      ck_assert_msg (!res.passed, "%s: a broken bound passed: %s", cn_op_name (r->op), res.detail);
+      ck_assert_msg (strstr (res.detail, "leaves the binary32 box") != NULL, "%s", res.detail);
+      printf ("broken %s roundoff (%s): %s\n", cn_op_name (r->op), w == 1 ? "quartered" : "claimed exact", res.detail);
+    }
+}
+END_TEST
+
 static Suite *
 certs_suite (void)
 {
@@ -384,6 +426,7 @@ certs_suite (void)
   tcase_add_loop_test (tc, conventions_hold, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, evidence_of_every_record, 0, CN_OP_COUNT);
   tcase_add_test (tc, broken_rules_fail);
+  tcase_add_test (tc, broken_roundoff_fails);
   suite_add_tcase (s, tc);
   return s;
 }

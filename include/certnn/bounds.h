@@ -7,7 +7,19 @@
  * scheme of ALGORITHMS.md section 6.4: products run in round-to-nearest and every rounding
  * error is charged with an a-posteriori bound; no rounding mode is ever changed.  A step whose
  * preconditions fail (an infinite or NaN intermediate, FTZ/DAZ set) gives CN_EUNSOUND, never a
- * wrong finite bound. */
+ * wrong finite bound.
+ *
+ * Guarantee (CN_SEMANTICS_BINARY32, cn_bounds_opts.semantics): every box and every lower bound
+ * holds instead for the network as deployed in binary32: every input a binary32 word of the box,
+ * every operator evaluated in binary32 (round to nearest, gradual underflow) in any order of its
+ * sums, with or without fused multiply-adds, one node after the other as the graph says.  Each
+ * node's box and each relaxation is widened by its operator's worst rounding error over its
+ * input boxes, the bound its rule declares (the ROUNDOFF certificate record beside the rule; an
+ * operator that declares none, such as the transcendental ones whose binary32 accuracy belongs
+ * to the math library, is refused by name with CN_EUNSUPPORTED), and every constant of the
+ * model's scalar must be a binary32 word (CN_EINVAL names the first that is not).  The two
+ * guarantees differ: a network whose binary32 evaluation cancels large terms reaches outputs the
+ * exact one never does, and the other way round. */
 #ifndef CERTNN_BOUNDS_H
 #define CERTNN_BOUNDS_H
 
@@ -32,11 +44,23 @@ CN_API const char *cn_method_name (cn_method m);          /* "ibp", "crown", "cr
 /* CN_EINVAL if NAME is not one of the names above. */
 CN_API cn_status cn_method_lookup (const char *name, cn_method *m, cn_error *err);
 
+/* What the bounds hold for (see the guarantees above). */
+typedef enum cn_semantics
+{
+  CN_SEMANTICS_REAL,    /* exact real arithmetic with the stored weights (the default) */
+  CN_SEMANTICS_BINARY32 /* the binary32 evaluation in any order, fused multiply-adds or not */
+} cn_semantics;
+
+CN_API const char *cn_semantics_name (cn_semantics s);    /* "real", "binary32" */
+/* CN_EINVAL if NAME is not one of the names above. */
+CN_API cn_status cn_semantics_lookup (const char *name, cn_semantics *s, cn_error *err);
+
 /* cn_slope, the lower slopes of the relu family's relaxation, is in certnn/ops.h. */
 
 typedef struct cn_bounds_opts
 {
   cn_method method;
+  cn_semantics semantics; /* CN_SEMANTICS_REAL (default) or CN_SEMANTICS_BINARY32 */
   int threads;          /* OpenMP threads for row-parallel work; 0 = the OpenMP default */
   cn_slope slope;       /* lower slopes of the sweeps (CN_SLOPE_ADAPTIVE by default) */
   int tighten_slopes;   /* intermediate bounds also from sweeps with CN_SLOPE_RATIO, intersected

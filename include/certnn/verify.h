@@ -19,6 +19,21 @@
  *   CN_VERDICT_TIMEOUT  the time limit was reached first.
  * It never answers wrongly: what is not proved or exhibited is unknown.
  *
+ * Under the binary32 semantics (opts.bounds.semantics, certnn/bounds.h) the verdicts are about
+ * the network as deployed: UNSAT means no binary32 input of the set, the network evaluated in
+ * binary32 in any order of its sums (with or without fused multiply-adds), violates the
+ * property (every refutation a binary32 bound); SAT needs a binary32 input x of the exact box
+ * whose binary32 point enclosure (IBP over [x, x] under the binary32 semantics, which holds
+ * every such evaluation) satisfies every row of one clause on the whole enclosure, so every
+ * order violates the property, whatever onnxruntime or PyTorch sums first; y is then certnn's own
+ * binary32 evaluation.  A candidate that violates the property in some orders only is not a
+ * counterexample there: the search goes on and may end unknown.
+ *
+ * Under the real semantics a candidate whose binary64 evaluation satisfies the clause's rows by a
+ * wide margin is dropped only when the sound enclosure of its exact outputs (IBP over the point)
+ * excludes the clause too; otherwise it is checked exactly (filter_overruled counts these), so
+ * a network whose floating evaluation cancels does not hide an exact counterexample.
+ *
  * Method (ALGORITHMS.md section 5): attacks (random points, then PGD on the clause margin with
  * gradients from cn_graph_gradient), then branch and bound by input splitting:
  * domains are boxes bounded by the chosen method (CROWN by default; with `slopes`, the best of
@@ -154,6 +169,9 @@ typedef struct cn_verify_result
   int64_t attack_points;     /* points tried by the attacks */
   int64_t binary32_rejected; /* points that violate the property exactly but not when the network
                                 is evaluated in binary32 (so not reported as sat) */
+  int64_t filter_overruled;  /* candidates whose binary64 evaluation satisfies the property by a
+                                margin but whose sound point enclosure could not exclude a
+                                violation, so the exact check decided (real semantics) */
   double seconds;
   int64_t uncertified;       /* with a certificate: cases left unknown because their search (input
                                 splitting after a ReLU-split search) cannot be recorded in one */

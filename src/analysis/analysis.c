@@ -39,7 +39,17 @@ struct cn_analysis
   int64_t n_splits;
   cn_box input;              /* the input box, a copy (a later split analysis checks it is inside) */
   int infeasible;            /* the domain was found empty: no input meets the splits */
+  double **roundoff;         /* the binary32 semantics: per value NULL (exact, or not of the model's
+                                scalar) or numel bounds of its rounding errors (the rule's
+                                ROUNDOFF32 over its input boxes); NULL under the real semantics */
 };
+
+/* A's per-value rounding error bounds as the sweeps read them (NULL: the real semantics). */
+static inline const double *const *
+ro_of (const cn_analysis *a)
+{
+  return (const double *const *) a->roundoff;
+}
 
 static double
 now (void)
@@ -90,11 +100,38 @@ cn_bounds_opts_init (cn_bounds_opts *o)
   o->alpha_intermediate = 1;
 }
 
+const char *
+cn_semantics_name (cn_semantics s)
+{
+  switch (s)
+    {
+    case CN_SEMANTICS_REAL: return "real";
+    case CN_SEMANTICS_BINARY32: return "binary32";
+    default: return "invalid";
+    }
+}
+
+cn_status
+cn_semantics_lookup (const char *name, cn_semantics *s, cn_error *err)
+{
+  if (strcmp (name, "real") == 0)
+    *s = CN_SEMANTICS_REAL;
+  else if (strcmp (name, "binary32") == 0)
+    *s = CN_SEMANTICS_BINARY32;
+  else
+    return cn_error_set (err, CN_EINVAL, "semantics: '%s' is not one of real, binary32", name);
+  return CN_OK;
+}
+
 void
 cn_analysis_free (cn_analysis *a)
 {
   if (a == NULL)
     return;
+  if (a->roundoff != NULL)
+    for (int v = 0; v < a->g->n_values; v++)
+      free (a->roundoff[v]);
+  free (a->roundoff);
   if (a->boxes != NULL)
     for (int v = 0; v < a->g->n_values; v++)
       if (!a->g->values[v].is_constant)
@@ -189,6 +226,78 @@ apply_splits (cn_analysis *a, int w)
   return on;
 }
 
+/* The binary32 semantics reads the weights as binary32 words: CN_EINVAL naming the first
+ * constant of the model's scalar that holds another number. */
+static cn_status
+check_binary32_constants (const cn_graph *g, cn_error *err)
+{
+  for (int v = 0; v < g->n_values; v++)
+    {
+      const struct cn__value *val = &g->values[v];
+      if (!val->is_constant || !cn_dtype_is_float (val->dtype))
+        continue;
+      for (int64_t j = 0; j < val->numel; j++)
+        if (!cn__is_b32 (val->cdata[j]))
+          return cn_error_set (err, CN_EINVAL, "bounds: under the binary32 semantics every weight must be a binary32 "
+                               "word, but entry %lld of '%s' is %.17g", (long long) j, val->name, val->cdata[j]);
+    }
+  return CN_OK;
+}
+
+/* The binary32 semantics after node K's IBP boxes: each output of the model's scalar gets the
+ * rule's bound E of its rounding errors (kept in A->roundoff when some entry is not 0), and its
+ * box [lo, hi], which holds f over the input boxes, becomes [down(lo - E), up(hi + E)], which
+ * holds fl32(f) = f + d, |d| <= E: the binary32 values, since the input boxes hold theirs. */
+static cn_status
+widen_binary32 (cn_analysis *a, int k, cn_error *err)
+{
+  const cn_graph *g = a->g;
+  const struct cn__node *nd = &g->nodes[k];
+  double *stack_e[4] = { NULL };
+  double **e = nd->n_out <= 4 ? stack_e : calloc ((size_t) nd->n_out, sizeof *e);
+  cn_status st = CN_OK;
+  if (e == NULL)
+    return cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+  for (int o = 0; o < nd->n_out && st == CN_OK; o++)
+    {
+      const struct cn__value *val = &g->values[nd->out[o]];
+      if (cn_dtype_is_float (val->dtype) && (e[o] = malloc ((size_t) val->numel * sizeof (double) + 1)) == NULL)
+        st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+    }
+  if (st == CN_OK)
+    st = cn__roundoff32_node (g, k, a->boxes, e, err);
+  for (int o = 0; o < nd->n_out && st == CN_OK; o++)
+    {
+      int w = nd->out[o];
+      if (e[o] == NULL)
+        continue;
+      cn_box *b = &a->boxes[w];
+      int exact = 1;
+      for (int64_t j = 0; j < b->n; j++)
+        if (e[o][j] != 0)
+          {
+            exact = 0;
+            b->lo[j] = cn__down (b->lo[j] - e[o][j]);
+            b->hi[j] = cn__up (b->hi[j] + e[o][j]);
+            if (isnan (b->lo[j]))
+              b->lo[j] = -INFINITY;
+            if (isnan (b->hi[j]))
+              b->hi[j] = INFINITY;
+          }
+      if (!exact)
+        {
+          free (a->roundoff[w]);
+          a->roundoff[w] = e[o];
+          e[o] = NULL;
+        }
+    }
+  for (int o = 0; o < nd->n_out; o++)
+    free (e[o]);
+  if (e != stack_e)
+    free (e);
+  return st;
+}
+
 cn_status
 cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts, cn_analysis **out,
                     cn_error *err)
@@ -263,6 +372,32 @@ cn_analysis_create_split (const cn_graph *g, const cn_box *input, const cn_bound
     cn_bounds_opts_init (&a->opts);
   if (a->opts.threads <= 0)
     a->opts.threads = omp_get_max_threads ();
+  if (a->opts.semantics != CN_SEMANTICS_REAL && a->opts.semantics != CN_SEMANTICS_BINARY32)
+    {
+      st = cn_error_set (err, CN_EINVAL, "bounds: semantics %d is not one of real, binary32", (int) a->opts.semantics);
+      goto fail;
+    }
+  if (a->opts.semantics == CN_SEMANTICS_BINARY32)
+    {
+      if (prior != NULL && prior->opts.semantics != CN_SEMANTICS_BINARY32)
+        {
+          st = cn_error_set (err, CN_EINVAL, "bounds: the prior analysis holds for the real semantics, not binary32");
+          goto fail;
+        }
+      if (prior == NULL && (st = check_binary32_constants (g, err)) != CN_OK)
+        goto fail;
+      a->roundoff = calloc ((size_t) (g->n_values ? g->n_values : 1), sizeof *a->roundoff);
+      if (a->roundoff == NULL)
+        {
+          st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+          goto fail;
+        }
+    }
+  else if (prior != NULL && prior->opts.semantics != CN_SEMANTICS_REAL)
+    {
+      st = cn_error_set (err, CN_EINVAL, "bounds: the prior analysis holds for the binary32 semantics, not real");
+      goto fail;
+    }
   a->boxes = calloc ((size_t) (g->n_values ? g->n_values : 1), sizeof *a->boxes);
   a->depends = calloc ((size_t) (g->n_values ? g->n_values : 1), 1);
   a->memo = calloc ((size_t) (g->n_values ? g->n_values : 1), sizeof *a->memo);
@@ -323,11 +458,24 @@ cn_analysis_create_split (const cn_graph *g, const cn_box *input, const cn_bound
               int w = nd->out[o];
               memcpy (a->boxes[w].lo, prior->boxes[w].lo, (size_t) a->boxes[w].n * sizeof (double));
               memcpy (a->boxes[w].hi, prior->boxes[w].hi, (size_t) a->boxes[w].n * sizeof (double));
+              /* PRIOR's error bounds hold over its boxes, which contain these */
+              if (a->roundoff != NULL && prior->roundoff[w] != NULL)
+                {
+                  size_t size = (size_t) a->boxes[w].n * sizeof (double);
+                  if ((a->roundoff[w] = malloc (size + 1)) == NULL)
+                    {
+                      st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+                      goto fail;
+                    }
+                  memcpy (a->roundoff[w], prior->roundoff[w], size);
+                }
             }
         }
       else
         {
           if ((st = cn__ibp_node (g, k, a->boxes, err)) != CN_OK)
+            goto fail;
+          if (a->roundoff != NULL && (st = widen_binary32 (a, k, err)) != CN_OK)
             goto fail;
           for (int o = 0; o < nd->n_out; o++)
             {
@@ -337,7 +485,7 @@ cn_analysis_create_split (const cn_graph *g, const cn_box *input, const cn_bound
                * is a wrong bound: CN_EUNSOUND) */
               int empty = 0;
               if ((a->opts.method == CN_METHOD_CROWN || a->opts.method == CN_METHOD_ALPHA_CROWN)
-                  && (st = cn__crown_tighten (g, a->boxes, a->depends, w, &a->opts, &a->discharged, a->memo,
+                  && (st = cn__crown_tighten (g, a->boxes, a->depends, ro_of (a), w, &a->opts, &a->discharged, a->memo,
                                               a->n_splits > 0 ? &empty : NULL, err)) != CN_OK)
                 goto fail;
               if (empty)
@@ -447,7 +595,8 @@ lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows, const double 
   /* beta-CROWN over the domain's splits (their boxes hold there) */
   cn__betas betas = { .splits = a->splits, .n = a->n_splits };
   if (coef == NULL)
-    st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &a->opts, &betas, target, 0, theta, lower, trace,
+    st = cn__alpha_lower (g, a->boxes, a->depends, ro_of (a), v, c, rows, &a->opts, &betas, target, 0, theta, lower,
+                          trace,
                           &a->discharged, a->memo, err);
   else
     {
@@ -466,12 +615,14 @@ lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows, const double 
           if (th != theta)
             for (int64_t i = 0; i < size; i++)
               th[i] = NAN;
-          st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &a->opts, &betas, target, 0, th, lower, trace,
+          st = cn__alpha_lower (g, a->boxes, a->depends, ro_of (a), v, c, rows, &a->opts, &betas, target, 0, th,
+                                lower, trace,
                                 &a->discharged, a->memo, err);
           cn__crown_tape tape = { .offset = offset, .width = width, .theta = th, .shared = a->opts.share_alpha != 0,
                                   .splits = a->splits, .n_splits = a->n_splits, .beta_offset = alpha_width };
           if (st == CN_OK)
-            st = cn__crown_sweep_tape (g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, low, coef,
+            st = cn__crown_sweep_tape (g, a->boxes, a->depends, ro_of (a), v, c, rows, a->opts.threads,
+                                       a->opts.slope, low, coef,
                                        NULL, a->memo, width > 0 ? &tape : NULL, err);
           for (int64_t s = 0; s < rows && st == CN_OK; s++)
             lower[s] = fmax (lower[s], low[s]);   /* both sound */
@@ -504,7 +655,8 @@ cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, do
   if (a->infeasible)
     return infeasible_rows (a, rows, lower, coef);
   if (rows > 0)
-    st = cn__crown_sweep (a->g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, coef,
+    st = cn__crown_sweep (a->g, a->boxes, a->depends, ro_of (a), v, c, rows, a->opts.threads, a->opts.slope, lower,
+                          coef,
                           &a->discharged, a->memo, err);
   a->seconds += now () - t0;
   return st;
@@ -530,7 +682,8 @@ cn_analysis_lower_at (cn_analysis *a, int v, const double *c, int64_t rows, doub
     return infeasible_rows (a, rows, lower, NULL);
   cn__crown_tape tape = { .n_keep = n_at, .keep_at = at, .keep = (double **) lam };
   if (rows > 0)
-    st = cn__crown_sweep_tape (a->g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, NULL,
+    st = cn__crown_sweep_tape (a->g, a->boxes, a->depends, ro_of (a), v, c, rows, a->opts.threads, a->opts.slope,
+                               lower, NULL,
                                &a->discharged, a->memo, &tape, err);
   a->seconds += now () - t0;
   return st;
@@ -585,7 +738,8 @@ cn_analysis_lower_lp_theta (cn_analysis *a, int v, const double *c, int64_t rows
       goto done;
     }
   /* 1. the rows' CROWN bounds and their input coefficients (the LP's objectives) */
-  if ((st = cn__crown_sweep (g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, coef,
+  if ((st = cn__crown_sweep (g, a->boxes, a->depends, ro_of (a), v, c, rows, a->opts.threads, a->opts.slope, lower,
+                             coef,
                              &a->discharged, a->memo, err)) != CN_OK)
     goto done;
   /* 2. for split q (s_q z_q >= 0 on the domain), the lower function M_q of -s_q z_q: then
@@ -601,7 +755,7 @@ cn_analysis_lower_lp_theta (cn_analysis *a, int v, const double *c, int64_t rows
           goto done;
         }
       row[sp->index] = -sp->sign;
-      st = cn__crown_sweep (g, a->boxes, a->depends, sp->value, row, 1, a->opts.threads, a->opts.slope, &low,
+      st = cn__crown_sweep (g, a->boxes, a->depends, ro_of (a), sp->value, row, 1, a->opts.threads, a->opts.slope, &low,
                             am + q * n, &a->discharged, a->memo, err);
       free (row);
       if (st != CN_OK)
@@ -652,7 +806,8 @@ cn_analysis_lower_lp_theta (cn_analysis *a, int v, const double *c, int64_t rows
       for (int64_t j = 0; j < aw; j++)
         theta[j] = NAN;               /* the arms' own lines */
       memcpy (theta + aw, mu, (size_t) S * sizeof *mu);
-      if ((st = cn__alpha_lower (g, a->boxes, a->depends, v, c + s * g->values[v].numel, 1, &once, &betas, NULL, 0,
+      if ((st = cn__alpha_lower (g, a->boxes, a->depends, ro_of (a), v, c + s * g->values[v].numel, 1, &once, &betas,
+                                 NULL, 0,
                                  theta, &low, NULL, NULL, a->memo, err)) != CN_OK)
         goto done;
       if (low > lower[s])
@@ -720,14 +875,16 @@ cn_analysis_lower_theta (cn_analysis *a, int v, const double *c, int64_t rows, d
   once.iterations = 1;
   once.share_alpha = 0;
   cn__betas betas = { .splits = a->splits, .n = a->n_splits };
-  st = cn__alpha_lower (g, a->boxes, a->depends, v, c, rows, &once, &betas, NULL, 0, theta, lower, NULL, NULL,
+  st = cn__alpha_lower (g, a->boxes, a->depends, ro_of (a), v, c, rows, &once, &betas, NULL, 0, theta, lower, NULL,
+                        NULL,
                         a->memo, err);
   /* 2. the sweep of src/crown/sweep.c with the projected parameters, for the input coefficients
    *    of its linear bounds; its bounds are the ones returned (the pair a certificate records) */
   cn__crown_tape tape = { .offset = offset, .width = alpha_width + a->n_splits, .theta = theta, .shared = 0,
                           .splits = a->splits, .n_splits = a->n_splits, .beta_offset = alpha_width };
   if (st == CN_OK)
-    st = cn__crown_sweep_tape (g, a->boxes, a->depends, v, c, rows, a->opts.threads, a->opts.slope, lower, coef,
+    st = cn__crown_sweep_tape (g, a->boxes, a->depends, ro_of (a), v, c, rows, a->opts.threads, a->opts.slope, lower,
+                               coef,
                                &a->discharged, a->memo, &tape, err);
   free (offset);
   a->seconds += now () - t0;

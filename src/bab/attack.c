@@ -13,6 +13,7 @@
 #include <string.h>
 #include <mpfi.h>
 #include "bab/bab_impl.h"
+#include "sound/sound.h"
 #include "certnn/reference.h"
 
 double
@@ -243,6 +244,80 @@ cn_verify_check_point (const cn_graph *g, const cn_spec *spec, int64_t case_inde
   return CN_OK;
 }
 
+/* A sound box Y (initialised here, n_y entries) of the network's outputs at the point P, by IBP
+ * over the point box under the semantics of V's options: with the real semantics it holds the
+ * exact outputs; with binary32 every binary32 evaluation of the network at P in any order, with
+ * or without fused multiply-adds (P's entries must then be binary32 words for it to mean that). */
+static cn_status
+point_enclosure (const cn__verifier *v, const double *p, cn_box *y, cn_error *err)
+{
+  int64_t n = v->spec->n_x;
+  cn_box pb;
+  cn_status st = cn_box_init (&pb, n, err);
+  if (st != CN_OK)
+    return st;
+  memcpy (pb.lo, p, (size_t) n * sizeof (double));
+  memcpy (pb.hi, p, (size_t) n * sizeof (double));
+  cn_bounds_opts o;
+  cn_bounds_opts_init (&o);
+  o.method = CN_METHOD_IBP;
+  o.semantics = v->opts.bounds.semantics;
+  o.threads = 1;
+  cn_analysis *an = NULL;
+  if ((st = cn_analysis_create (v->g, &pb, &o, &an, err)) == CN_OK)
+    st = cn_box_copy (y, cn_analysis_box (an, cn_graph_output (v->g, 0)), err);
+  cn_analysis_free (an);
+  cn_box_clear (&pb);
+  return st;
+}
+
+/* Whether some row of clause CL fails everywhere on the box Y: a lower bound of min_Y M_r y above
+ * RU(rhs_r) >= rhs_r.  Then no point of Y violates the property through CL. */
+static int
+clause_excluded (const cn_spec_clause *cl, const cn_box *y)
+{
+  for (int64_t r = 0; r < cl->n_rows; r++)
+    if (cn__box_min_dot (y->n, cl->mat + r * y->n, y->lo, y->hi) > cl->rhs_up[r])
+      return 1;
+  return 0;
+}
+
+/* Whether every row of clause CL holds everywhere on the box Y: an upper bound of max_Y M_r y at
+ * most RD(rhs_r) <= rhs_r. */
+static int
+clause_holds_on_box (const cn_spec_clause *cl, const cn_box *y)
+{
+  for (int64_t r = 0; r < cl->n_rows; r++)
+    if (!(cn__box_max_dot (y->n, cl->mat + r * y->n, y->lo, y->hi) <= cl->rhs_down[r]))
+      return 0;
+  return 1;
+}
+
+/* The binary32 semantics' counterexample test: the candidate X rounded to binary32 (the deployed
+ * network reads binary32 inputs) must lie in case K's exact box, and clause J must hold on the
+ * whole binary32 point enclosure, so every binary32 evaluation of the network at it, in any
+ * order, violates the property.  *OK 1 when it does; the rounded point into P32 (n_x entries). */
+static cn_status
+holds_in_every_binary32_order (const cn__verifier *v, int64_t k, int64_t j, const double *x, double *p32, int *ok,
+                               cn_error *err)
+{
+  const cn_spec_case *cs = &v->spec->cases[k];
+  *ok = 0;
+  for (int64_t i = 0; i < v->spec->n_x; i++)
+    {
+      p32[i] = (double) (float) x[i];
+      if (!in_exact_interval (cs->box.lo[i], cs->box.hi[i], p32[i]))
+        return CN_OK;
+    }
+  cn_box y;
+  memset (&y, 0, sizeof y);
+  cn_status st = point_enclosure (v, p32, &y, err);
+  if (st == CN_OK)
+    *ok = clause_holds_on_box (&cs->clauses[j], &y);
+  cn_box_clear (&y);
+  return st;
+}
+
 int
 cn__try_point (cn__verifier *v, int64_t k, int64_t j, const double *x, double *viol, cn_error *err)
 {
@@ -271,15 +346,71 @@ cn__try_point (cn__verifier *v, int64_t k, int64_t j, const double *x, double *v
   double vl = cn__clause_violation (v, k, j, y, NULL);
   if (viol != NULL && vl < *viol)
     *viol = vl;
-  if (vl > 1e-9 * scale)
-    goto done;
   int ok = 0;
-  if (cn_verify_check_point (v->g, v->spec, k, j, p, CN__CHECK_PREC, &ok, ye, err) != CN_OK)
+  if (v->opts.bounds.semantics == CN_SEMANTICS_BINARY32)
     {
-      res = -1;
-      goto done;
+      /* Binary32 semantics: the point is a counterexample if every binary32 evaluation of the
+       * network at its binary32 rounding violates the property.  The binary64 filter is no guide
+       * to that (binary32 rounds 2^29 times coarser), so the enclosure decides. */
+      if (holds_in_every_binary32_order (v, k, j, p, ye, &ok, err) != CN_OK)
+        {
+          res = -1;
+          goto done;
+        }
+      if (ok)
+        {
+          memcpy (p, ye, (size_t) n * sizeof (double));
+          /* the outputs reported: certnn's own binary32 evaluation at the point */
+          cn_tensor in, out;
+          if (cn_tensor_init (&in, CN_DTYPE_F32, cn_graph_value_shape (v->g, cn_graph_input (v->g, 0)), err) != CN_OK)
+            {
+              res = -1;
+              goto done;
+            }
+          for (int64_t i = 0; i < n; i++)
+            ((float *) in.data)[i] = (float) p[i];
+          cn_status est = cn_graph_eval (v->g, CN_DTYPE_F32, &in, &out, err);
+          cn_tensor_clear (&in);
+          if (est != CN_OK)
+            {
+              res = -1;
+              goto done;
+            }
+          for (int64_t i = 0; i < m; i++)
+            ye[i] = ((const float *) out.data)[i];
+          cn_tensor_clear (&out);
+        }
     }
-  if (ok)
+  else
+    {
+      if (vl > 1e-9 * scale)
+        {
+          /* The binary64 evaluation says the clause is violated by a wide margin; it may be wrong
+           * where the network cancels large terms.  The point is dropped only when a sound
+           * enclosure of the exact outputs there excludes the clause too; otherwise the exact check
+           * decides. */
+          cn_box yb;
+          memset (&yb, 0, sizeof yb);
+          if (point_enclosure (v, p, &yb, err) != CN_OK)
+            {
+              cn_box_clear (&yb);
+              res = -1;
+              goto done;
+            }
+          int excluded = clause_excluded (&v->spec->cases[k].clauses[j], &yb);
+          cn_box_clear (&yb);
+          if (excluded)
+            goto done;
+#pragma omp atomic
+          v->filter_overruled++;
+        }
+      if (cn_verify_check_point (v->g, v->spec, k, j, p, CN__CHECK_PREC, &ok, ye, err) != CN_OK)
+        {
+          res = -1;
+          goto done;
+        }
+    }
+  if (ok && v->opts.bounds.semantics != CN_SEMANTICS_BINARY32)
     {
       /* the exact network violates the property at p; the answer is sat only if its binary32
        * evaluation does too (the competition's replay), else the point is counted and the

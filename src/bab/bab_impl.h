@@ -37,6 +37,8 @@ typedef struct cn__verifier
                                     starts a domain only if it fits before the deadline */
   int64_t attack_points;
   int64_t binary32_rejected;     /* exact counterexamples that fail in binary32 (atomically) */
+  int64_t filter_overruled;      /* candidates the binary64 filter called violated by a margin that the
+                                    point enclosure could not exclude, checked exactly (atomically) */
   uint64_t rng;                  /* the attacks' generator state (main thread only) */
   /* the certificate being written (opts.certificate; written under the unnamed critical section) */
   int64_t cert_nodes, cert_refs;  /* node and refutation lines written */

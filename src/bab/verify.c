@@ -2172,6 +2172,10 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
     return cn_error_set (err, CN_ESHAPE,
                          "verify: the property declares %lld inputs and %lld outputs, the network has %lld and %lld",
                          (long long) spec->n_x, (long long) spec->n_y, (long long) nin, (long long) nout);
+  if (v.opts.certificate != NULL && v.opts.bounds.semantics != CN_SEMANTICS_REAL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "verify: certificates hold for the real semantics only (their checker "
+                         "re-derives exact bounds in MPFI); there is none yet for --semantics %s",
+                         cn_semantics_name (v.opts.bounds.semantics));
   if (v.opts.certificate != NULL)
     {
       /* the search as a certificate can record it (certnn/verify.h) */
@@ -2319,6 +2323,7 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
   result->domains = v.domains;
   result->attack_points = v.attack_points;
   result->binary32_rejected = v.binary32_rejected;
+  result->filter_overruled = v.filter_overruled;
   result->seconds = cn__now () - v.t0;
   if (st == CN_OK && verdict == CN_VERDICT_SAT)
     {

@@ -36,6 +36,10 @@ cn_status cn__cert_check_ibp (const struct cn_op_rule *rule, const cn_cert_info 
                               struct cn_cert_result *res, cn_error *err);
 cn_status cn__cert_check_crown (const struct cn_op_rule *rule, const cn_cert_info *info, cn__rng *rng, int draws,
                                 struct cn_cert_result *res, cn_error *err);
+/* The ROUNDOFF records' evidence (evidence_bounds.c): the binary32 forward inside the binary32
+ * semantics' boxes, over points and over a box. */
+cn_status cn__cert_check_roundoff (const struct cn_op_rule *rule, const cn_cert_info *info, cn__rng *rng, int draws,
+                                   struct cn_cert_result *res, cn_error *err);
 /* The checker step's evidence (evidence_bounds.c). */
 cn_status cn__cert_check_checker (const struct cn_op_rule *rule, const cn_cert_info *info, cn__rng *rng, int draws,
                                 struct cn_cert_result *res, cn_error *err);

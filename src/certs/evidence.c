@@ -507,6 +507,8 @@ cn__cert_check_rule (const struct cn_op_rule *rule, int i, uint64_t seed, int dr
       return check_derivative (rule, &info, &rng, draws, res, err);
     case CN_CERT_CONVENTION:
       return check_convention (rule, &rule->certs[i], &info, &rng, draws, res, err);
+    case CN_CERT_ROUNDOFF:
+      return cn__cert_check_roundoff (rule, &info, &rng, draws, res, err);
     case CN_CERT_ENCLOSURE:
       return info.arm == CN_CERT_ARM_IBP     ? cn__cert_check_ibp (rule, &info, &rng, draws, res, err)
              : info.arm == CN_CERT_ARM_CHECKER ? cn__cert_check_checker (rule, &info, &rng, draws, res, err)
@@ -562,6 +564,11 @@ cn_cert_scope (cn_cert_kind k, cn_cert_arm a, const char **does_not)
       *does_not = "it is sampled: rows, boxes and points drawn, not every one; nothing about how tight the lines are";
       return "the CROWN step's inequality held in MPFI at every sampled row and point of its input boxes, "
              "its charge included";
+    case CN_CERT_ROUNDOFF:
+      *does_not = "it is sampled, in certnn's own binary32 order only (the bound claims every order: the orders "
+                  "are tested in tests/check_binary32.c), on weights rounded to binary32";
+      return "the binary32 forward lay in the binary32 semantics' IBP box over each sampled point (the exact value "
+             "widened by the declared bound) and over the sampled box";
     default:
       *does_not = NULL;
       return NULL;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "certnn/bounds.h"
 #include "certnn/certs.h"
 #include "certnn/reference.h"
 #include "certs/certs_impl.h"
@@ -641,6 +642,186 @@ cn__cert_check_checker (const struct cn_op_rule *rule, const cn_cert_info *info,
   res->passed = res->checks > 0;
   snprintf (res->detail, sizeof res->detail, "%lld row-point inequalities in MPFI (%lld instances drawn again: "
             "outside the step's scope)", (long long) res->checks, (long long) res->redrawn);
+  if (res->checks == 0)
+    snprintf (res->detail, sizeof res->detail, "no instance could be checked (%lld drawn again)",
+              (long long) res->redrawn);
+  return CN_OK;
+}
+
+/* ---- ROUNDOFF (binary32): the binary32 forward lies in the binary32 semantics' boxes ----------
+ *
+ * The instance's constants of the model's scalar are rounded to binary32 words first (the
+ * deployed network's weights), the box's ends to words inward.  At ROUND_POINTS binary32 points
+ * x of the box, y32 = the graph's binary32 forward at x (cn_graph_eval in CN_DTYPE_F32, certnn's
+ * order) must lie in the binary32 IBP box over the point [x, x] (the exact value, enclosed to
+ * binary64 rounding, widened by the rule's ROUNDOFF32 bound: the sharp test of the bound) and in
+ * the binary32 IBP box over the whole box (the bound over a box).  An instance that the binary32
+ * semantics refuses (an operator upstream without a declaration, a value the forward refuses)
+ * is drawn again. */
+#define ROUND_POINTS 6
+
+/* Rounds every constant of the model's scalar in G to the nearest binary32 word, in both of its
+ * copies (the graph is the runner's own instance). */
+static void
+round_constants_b32 (cn_graph *g)
+{
+  for (int v = 0; v < g->n_values; v++)
+    {
+      struct cn__value *val = &g->values[v];
+      if (!val->is_constant || !cn_dtype_is_float (val->dtype))
+        continue;
+      for (int64_t j = 0; j < val->numel; j++)
+        {
+          if (val->cdata != NULL)
+            val->cdata[j] = (float) val->cdata[j];
+          if (val->constant.dtype == CN_DTYPE_F64)
+            ((double *) val->constant.data)[j] = (float) ((double *) val->constant.data)[j];
+        }
+    }
+}
+
+/* The binary32 semantics' IBP box of G's output over B into Y (initialised here). */
+static cn_status
+b32_box (const cn_graph *g, const cn_box *b, cn_box *y, cn_error *err)
+{
+  cn_bounds_opts o;
+  cn_bounds_opts_init (&o);
+  o.method = CN_METHOD_IBP;
+  o.semantics = CN_SEMANTICS_BINARY32;
+  o.threads = 1;
+  return cn_bounds_output (g, b, &o, y, err);
+}
+
+cn_status
+cn__cert_check_roundoff (const struct cn_op_rule *rule, const cn_cert_info *info, cn__rng *rng, int draws,
+                         cn_cert_result *res, cn_error *err)
+{
+  for (int d = 0; d < draws; d++)
+    {
+      struct cn__cert_case cc;
+      cn_graph *g;
+      cn_status st = cn__cert_instance (rule, info->op, 0, rng, &cc, &g, err);
+      if (st != CN_OK)
+        return st;
+      if (g == NULL)
+        {
+          res->redrawn++;
+          continue;
+        }
+      round_constants_b32 (g);
+      const struct cn__op_case c = cc.c;
+      int64_t n = cn_shape_numel (cn_graph_value_shape (g, cn_graph_input (g, 0)));
+      int64_t m = cn_shape_numel (cn_graph_value_shape (g, cn_graph_output (g, 0)));
+      cn_box box, pt, yb, yp;
+      memset (&box, 0, sizeof box);
+      memset (&pt, 0, sizeof pt);
+      memset (&yb, 0, sizeof yb);
+      memset (&yp, 0, sizeof yp);
+      cn_tensor in, out;
+      int have_in = 0;
+      char fail[400] = "";
+      int redraw = 0;
+      cn_error aerr;
+      cn_error_clear (&aerr);
+      if ((st = cn_box_init (&box, n, err)) == CN_OK && (st = cn_box_init (&pt, n, err)) == CN_OK
+          && (st = cn_tensor_init (&in, CN_DTYPE_F32, cn_graph_value_shape (g, cn_graph_input (g, 0)), err)) == CN_OK)
+        have_in = 1;
+      if (st == CN_OK)
+        {
+          random_box (&box, &c, 1, rng);
+          /* ends to binary32 words, inward (a degenerate box to the word nearest its point) */
+          for (int64_t j = 0; j < n; j++)
+            {
+              float lo = (float) box.lo[j], hi = (float) box.hi[j];
+              if (lo < box.lo[j])
+                lo = nextafterf (lo, INFINITY);
+              if (hi > box.hi[j])
+                hi = nextafterf (hi, -INFINITY);
+              if (lo > hi)
+                lo = hi = (float) box.lo[j];
+              box.lo[j] = lo;
+              box.hi[j] = hi;
+            }
+          cn_status sa = b32_box (g, &box, &yb, &aerr);
+          if (sa == CN_ENOMEM)
+            st = cn_error_set (err, sa, "%s", aerr.msg);
+          else if (sa != CN_OK)
+            redraw = 1;
+        }
+      for (int q = 0; q < ROUND_POINTS && st == CN_OK && !redraw && !fail[0]; q++)
+        {
+          float *xf = in.data;
+          for (int64_t j = 0; j < n; j++)
+            {
+              double x = q < 2 ? (cn__rng_next (rng) & 1 ? box.hi[j] : box.lo[j])
+                               : cn__rng_uniform (rng, box.lo[j], box.hi[j]);
+              if (c.x_integer)
+                x = round (x);
+              float f = (float) x;
+              f = f < box.lo[j] ? (float) box.lo[j] : f > box.hi[j] ? (float) box.hi[j] : f;
+              xf[j] = f;
+              pt.lo[j] = pt.hi[j] = f;
+            }
+          cn_status se = cn_graph_eval (g, CN_DTYPE_F32, &in, &out, &aerr);
+          if (se == CN_ENOMEM)
+            st = cn_error_set (err, se, "%s", aerr.msg);
+          else if (se != CN_OK)
+            redraw = 1;
+          if (se != CN_OK)
+            break;
+          cn_status sp = b32_box (g, &pt, &yp, &aerr);
+          if (sp == CN_ENOMEM)
+            st = cn_error_set (err, sp, "%s", aerr.msg);
+          else if (sp != CN_OK)
+            redraw = 1;
+          if (sp == CN_OK)
+            {
+              const float *y = out.data;
+              for (int64_t j = 0; j < m && !fail[0]; j++)
+                {
+                  double v = y[j];
+                  res->checks++;
+                  if (isnan (v))
+                    {
+                      redraw = 1;
+                      break;
+                    }
+                  if (!(yp.lo[j] <= v && v <= yp.hi[j]))
+                    snprintf (fail, sizeof fail, "draw %d, point %d: the binary32 forward %.9g at output entry %lld "
+                              "leaves the binary32 box over the point [%.17g, %.17g]", d, q, v, (long long) j,
+                              yp.lo[j], yp.hi[j]);
+                  else if (!(yb.lo[j] <= v && v <= yb.hi[j]))
+                    snprintf (fail, sizeof fail, "draw %d, point %d: the binary32 forward %.9g at output entry %lld "
+                              "leaves the binary32 box over the box [%.17g, %.17g]", d, q, v, (long long) j,
+                              yb.lo[j], yb.hi[j]);
+                }
+              cn_box_clear (&yp);
+            }
+          cn_tensor_clear (&out);
+        }
+      if (have_in)
+        cn_tensor_clear (&in);
+      cn_box_clear (&yb);
+      cn_box_clear (&box);
+      cn_box_clear (&pt);
+      cn_graph_free (g);
+      cn__cert_case_clear (&cc);
+      if (st != CN_OK)
+        return st;
+      if (fail[0])
+        {
+          res->passed = 0;
+          snprintf (res->detail, sizeof res->detail, "%s", fail);
+          return CN_OK;
+        }
+      if (redraw)
+        res->redrawn++;
+      else
+        res->exercised |= info->inputs;
+    }
+  res->passed = res->checks > 0;
+  snprintf (res->detail, sizeof res->detail, "%lld binary32 outputs inside their point and box enclosures",
+            (long long) res->checks);
   if (res->checks == 0)
     snprintf (res->detail, sizeof res->detail, "no instance could be checked (%lld drawn again)",
               (long long) res->redrawn);

@@ -17,7 +17,8 @@ static void
 help (FILE *f)
 {
   fprintf (f, "Usage: certnn bounds NET.onnx --vnnlib SPEC.vnnlib [--method ibp|crown|crown-ibp|alpha-crown] [--json]\n"
-              "                     [--threads N] [--iterations N] [--lr X] [--fix-intermediate] [--history] [--repeat R]\n"
+              "                     [--semantics real|binary32] [--threads N] [--iterations N] [--lr X]\n"
+              "                     [--fix-intermediate] [--history] [--repeat R]\n"
               "       certnn bounds NET.onnx --center FILE --eps E [...]\n"
               "       certnn bounds NET.onnx (--vnnlib SPEC | --center FILE --eps E) --method ibp --reference mpfi\n"
               "                     [--precision BITS] [--json]\n\n"
@@ -25,6 +26,13 @@ help (FILE *f)
               "SPEC (its constants rounded outward), or the L-infinity ball of radius E around the point in FILE\n"
               "(numbers in C order).  The bounds hold for the network evaluated in exact real arithmetic with its\n"
               "stored weights, for every input of the set: rounding errors are charged, never ignored.\n\n"
+              "  --semantics real (default): the bounds hold in exact real arithmetic; binary32: they hold\n"
+              "             instead for the network as deployed in binary32 (every input a binary32 word of the\n"
+              "             set, every operator rounding to nearest in binary32 in any order of its sums, with or\n"
+              "             without fused multiply-adds): each node's box and relaxation is widened by the\n"
+              "             operator's declared worst rounding error (`certnn certs` lists the binary32_roundoff\n"
+              "             records); an operator without one is refused by name, and so is a weight that is no\n"
+              "             binary32 word\n"
               "  --method   ibp: interval propagation; crown (default): CROWN with full-CROWN intermediate bounds;\n"
               "             crown-ibp: IBP intermediate bounds and one CROWN sweep from the output;\n"
               "             alpha-crown: CROWN whose sweeps have the free parameters of their relaxations (the\n"
@@ -48,7 +56,8 @@ help (FILE *f)
               "             time; \"seconds\" is then the median of the last R (warm: memory already faulted in once,\n"
               "             as a peer timed after a warm-up call), and --json adds \"seconds_cold\" (the first) and\n"
               "             \"repeat\"\n"
-              "  --json     print {\"method\", \"lower\", \"upper\", \"seconds\", \"discharged\"} (an infinite bound\n"
+              "  --json     print {\"method\", \"semantics\", \"lower\", \"upper\", \"seconds\", \"discharged\"} (an\n"
+              "             infinite bound\n"
               "             prints as null); seconds times the bound computation only; discharged counts the CROWN\n"
               "             steps that found no relaxation and used the node's IBP box (also noted on stderr);\n"
               "             alpha-crown adds \"iterations\", the sweeps run for the output's bounds\n"
@@ -135,6 +144,9 @@ cli_bounds (int argc, char **argv)
     return cli_usage_error ("bounds", "need NET.onnx and either --vnnlib SPEC or --center FILE --eps E (try --help)");
   if (center != NULL && eps < 0)
     return cli_usage_error ("bounds", "--center needs --eps E");
+  if (reference != NULL && opts.semantics != CN_SEMANTICS_REAL)
+    return cli_usage_error ("bounds",
+                            "--reference mpfi computes the exact real semantics; it takes no --semantics binary32");
   if (reference != NULL && opts.method != CN_METHOD_IBP)
     return cli_usage_error ("bounds", "--reference mpfi needs --method ibp (the reference runs IBP only)");
   if (history && (!json || opts.method != CN_METHOD_ALPHA_CROWN))
@@ -266,6 +278,8 @@ cli_bounds (int argc, char **argv)
                                 "seconds", secs, "discharged", (json_int_t) discharged);
       if (root != NULL && reference != NULL)
         json_object_set_new (root, "precision", json_integer (prec));
+      if (root != NULL)
+        json_object_set_new (root, "semantics", json_string (cn_semantics_name (opts.semantics)));
       if (root != NULL && repeat > 0)
         {
           json_object_set_new (root, "seconds_cold", json_real (cold));

@@ -20,7 +20,8 @@ help (FILE *f)
 {
   fprintf (f, "Usage: certnn verify NET.onnx SPEC.vnnlib [--timeout S] [--output FILE]\n"
               "                     [--method crown|crown-ibp|ibp|alpha-crown] [--iterations N] [--lr X] [--alpha-memory MB]\n"
-              "                     [--threads N] [--seed N] [--no-relu-split] [--no-beta] [--fsb K]\n"
+              "                     [--semantics real|binary32] [--threads N] [--seed N] [--no-relu-split]\n"
+              "                     [--no-beta] [--fsb K]\n"
               "                     [--relu-refine] [--no-clip] [--input-split-max N] [--certificate FILE] [--quiet]\n\n"
               "Decides whether some input of the property's input set makes its (unsafe) output condition true.\n"
               "The first line of standard output (and of FILE) is the verdict:\n"
@@ -54,6 +55,13 @@ help (FILE *f)
               "relu search's root boxes by CROWN (not alpha-CROWN), no --relu-refine, no input splitting\n"
               "after a relu search (a case that needs it stays unknown); unsat is reported only once the\n"
               "file is complete, and for any other verdict the file is removed.\n"
+              "--semantics real (default): the verdict is about the network in exact real arithmetic with its\n"
+              "stored weights; binary32: about the network as deployed in binary32 (every input a binary32 word,\n"
+              "every operator rounding to nearest in binary32 in any order of its sums, with or without fused\n"
+              "multiply-adds): unsat then means no such evaluation violates the property, and sat needs a\n"
+              "binary32 input at which every such evaluation violates it (a sound enclosure of all of them\n"
+              "inside the unsafe set); an input where only some orders violate leaves the verdict unknown.  The\n"
+              "summary on standard error names the semantics.  No --certificate under binary32 (yet).\n"
               "Exit status 0 with any verdict, 2 on bad input, 1 on an internal failure.\n");
 }
 
@@ -243,10 +251,14 @@ cli_verify (int argc, char **argv)
     }
   if (!quiet)
     {
-      fprintf (stderr, "certnn verify: %s in %.2f s, %lld domains bounded, %lld attack points",
-               cn_verdict_name (res.verdict), cli_now () - t0, (long long) res.domains, (long long) res.attack_points);
+      fprintf (stderr, "certnn verify: %s (%s semantics) in %.2f s, %lld domains bounded, %lld attack points",
+               cn_verdict_name (res.verdict), cn_semantics_name (vo.bounds.semantics), cli_now () - t0,
+               (long long) res.domains, (long long) res.attack_points);
       if (res.binary32_rejected > 0)
         fprintf (stderr, ", %lld exact counterexamples rejected in binary32", (long long) res.binary32_rejected);
+      if (res.filter_overruled > 0)
+        fprintf (stderr, ", %lld candidates the binary64 filter rejected checked exactly",
+                 (long long) res.filter_overruled);
       fprintf (stderr, "\n");
     }
 done:

@@ -172,6 +172,14 @@ cli_bounds_option (const char *cmd, int argc, char **argv, int *i, cn_bounds_opt
         return -cli_usage_error (cmd, "%s", err.msg);
       return 1;
     }
+  if (strcmp (argv[*i], "--semantics") == 0)
+    {
+      cn_error err;
+      cn_error_clear (&err);
+      if (cn_semantics_lookup (argv[++*i], &o->semantics, &err) != CN_OK)
+        return -cli_usage_error (cmd, "%s", err.msg);
+      return 1;
+    }
   /* the integer options: name, range, destination */
   const struct
   {

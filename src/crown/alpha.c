@@ -313,7 +313,8 @@ row_done (const cn_bounds_opts *opts, const double *target, int pairs, const dou
 }
 
 static cn_status
-alpha_lower_block (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v, const double *c,
+alpha_lower_block (const cn_graph *g, const cn_box *boxes, const unsigned char *depends,
+                   const double *const *roundoff, int v, const double *c,
                    int64_t rows, const cn_bounds_opts *opts, const cn__betas *betas, const double *target, int pairs,
                    double *theta_io,
                    double *lower, cn_alpha_trace *trace, int64_t *discharged, void **memo, cn_error *err)
@@ -340,7 +341,8 @@ alpha_lower_block (const cn_graph *g, const cn_box *boxes, const unsigned char *
     {
       /* nothing to optimise: one CROWN sweep */
       free (offset);
-      st = cn__crown_sweep (g, boxes, depends, v, c, rows, opts->threads, opts->slope, lower, NULL, discharged, memo,
+      st = cn__crown_sweep (g, boxes, depends, roundoff, v, c, rows, opts->threads, opts->slope, lower, NULL,
+                            discharged, memo,
                             err);
       if (st == CN_OK && trace != NULL)
         {
@@ -410,7 +412,7 @@ alpha_lower_block (const cn_graph *g, const cn_box *boxes, const unsigned char *
       tape.theta = th_act;
       tape.record = !last;
       cn__crown_tape_reset (g, &tape);
-      if ((st = cn__crown_sweep_tape (g, boxes, depends, v, c_act, na, opts->threads, opts->slope, low, NULL,
+      if ((st = cn__crown_sweep_tape (g, boxes, depends, roundoff, v, c_act, na, opts->threads, opts->slope, low, NULL,
                                       it == 0 ? discharged : NULL, memo, &tape, err)) != CN_OK)
         goto done;
       if (trace != NULL)
@@ -535,7 +537,8 @@ alpha_row_bytes (const cn_graph *g, const unsigned char *depends, int v, int64_t
  * would need more than opts.memory_mb of working memory they are optimised in blocks that fit
  * (an even number of rows each, so that PAIRS stay together), one after the other. */
 cn_status
-cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v, const double *c,
+cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, const double *const *roundoff,
+                 int v, const double *c,
                  int64_t rows, const cn_bounds_opts *opts, const cn__betas *betas, const double *target, int pairs,
                  double *theta_io, double *lower,
                  cn_alpha_trace *trace, int64_t *discharged, void **memo, cn_error *err)
@@ -559,7 +562,8 @@ cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *de
         block = 2;
     }
   if (block >= rows)
-    return alpha_lower_block (g, boxes, depends, v, c, rows, opts, betas, target, pairs, theta_io, lower, trace,
+    return alpha_lower_block (g, boxes, depends, roundoff, v, c, rows, opts, betas, target, pairs, theta_io, lower,
+                              trace,
                               discharged, memo, err);
   int64_t n = g->values[v].numel;
   int iterations = opts->iterations > 0 ? opts->iterations : 1;
@@ -581,7 +585,7 @@ cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *de
   for (int64_t start = 0; start < rows && st == CN_OK; start += block)
     {
       int64_t m = rows - start < block ? rows - start : block;
-      st = alpha_lower_block (g, boxes, depends, v, c + start * n, m, opts, betas,
+      st = alpha_lower_block (g, boxes, depends, roundoff, v, c + start * n, m, opts, betas,
                               target != NULL ? target + start : NULL,
                               pairs, theta_io != NULL ? theta_io + start * width : NULL, lower + start,
                               trace != NULL ? &part : NULL, start == 0 ? discharged : NULL, memo, err);

@@ -10,7 +10,10 @@
 #include "sound/relax.h"
 
 /* Lower bounds of the ROWS linear functions C v over the input boxes, by one CROWN sweep from
- * value V of G using BOXES (one sound box per value) for every relaxation.  DEPENDS[w] is
+ * value V of G using BOXES (one sound box per value) for every relaxation.  ROUNDOFF (NULL: the
+ * real semantics) gives per value NULL or the binary32 semantics' bound of each entry's rounding
+ * error (the rule's ROUNDOFF32), charged where the sweep relaxes the value; the boxes must then
+ * hold the binary32 values.  The other engines here take it with the same meaning.  DEPENDS[w] is
  * nonzero iff value w depends on a graph input (others are concretised with their box).
  * LOWER receives ROWS numbers; -inf where nothing finite is proved.  INPUT_COEF, if not NULL,
  * receives ROWS x numel(graph input 0) the coefficients of that input in each row's linear
@@ -19,7 +22,8 @@
  * increased once per node output discharged over its box for want of a relaxation (no CROWN arm,
  * or an arm that declined with CN_EUNSUPPORTED).  MEMO (if not NULL, one slot per value) gives
  * each step its node output's slot (cn_crown_step.memo); the caller frees the slots. */
-cn_status cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
+cn_status cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends,
+                           const double *const *roundoff, int v,
                            const double *c, int64_t rows, int threads, int slope, double *lower,
                            double *input_coef, int64_t *discharged, void **memo, cn_error *err);
 
@@ -66,7 +70,8 @@ typedef struct cn__crown_tape
 
 /* cn__crown_sweep with TAPE (NULL: a plain sweep).  With TAPE->record, TAPE's records must be
  * empty on entry (cn__crown_tape_reset) and hold the sweep's on success. */
-cn_status cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
+cn_status cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned char *depends,
+                                const double *const *roundoff, int v,
                                 const double *c, int64_t rows, int threads, int slope, double *lower,
                                 double *input_coef, int64_t *discharged, void **memo, cn__crown_tape *tape,
                                 cn_error *err);
@@ -115,7 +120,8 @@ typedef struct cn__betas
  * inputs of the box that meet BETAS's splits (the boxes must hold there), every row having one
  * multiplier per split after its alpha parameters (beta-CROWN, optimised jointly with alpha at
  * the rate OPTS->lr_beta), so a row has width = layout width + BETAS->n parameters. */
-cn_status cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
+cn_status cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *depends,
+                           const double *const *roundoff, int v,
                            const double *c, int64_t rows, const cn_bounds_opts *opts, const cn__betas *betas,
                            const double *target,
                            int pairs, double *theta_io, double *lower, cn_alpha_trace *trace, int64_t *discharged,
@@ -127,7 +133,8 @@ cn_status cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigne
  * with the old one.  OPTS gives the slopes and threads; DISCHARGED and MEMO as for
  * cn__crown_sweep.  On an empty intersection (the input set is empty, or a bound is wrong):
  * with EMPTY (NULL: none) *EMPTY = 1 and CN_OK, BOXES[V] then unspecified; else CN_EUNSOUND. */
-cn_status cn__crown_tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v,
+cn_status cn__crown_tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends,
+                             const double *const *roundoff, int v,
                              const cn_bounds_opts *opts, int64_t *discharged, void **memo, int *empty,
                              cn_error *err);
 

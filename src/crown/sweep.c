@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* src/crown/sweep.c: the CROWN backward sweep on a DAG (ALGORITHMS.md 2.1-2.3, 6.4).
  *
+ * ROUNDOFF (NULL, or one entry per value, NULL where exact): the binary32 semantics' error bound
+ * of each node output (charge_roundoff below).
+ *
  * Invariant, per row s, after every processed node (the frontier F being the values whose
  * consumers are all processed but whose producer is not):
  *     (C v)_s(x) >= sum_{w in F} lam_w[s] . w(x) + bias[s] - charge[s]     for all x in the box,
@@ -25,6 +28,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include "crown/crown_impl.h"
+
+/* The binary32 semantics (certnn/bounds.h): the deployed evaluation of node output o is
+ * o32 = f(u32) + d with u32 the inputs' binary32 values (inside their boxes) and |d_j| <= E_j, the
+ * rule's ROUNDOFF32 bound.  So lam_o . o32 >= lam_o . f(u32) - sum_j |lam_oj| E_j: after the arm
+ * has relaxed lam_o . f over the input boxes, charge[s] grows by an upper bound of
+ * sum_j |lam_o[s,j]| E_j (an RN sum of nonnegative products rounded up by (N); an entry with
+ * lam 0 adds nothing, even where E is +inf), and the invariant holds for the binary32 values. */
+static void
+charge_roundoff (const cn_crown_step *st, const double *lam, const double *e, int64_t n)
+{
+  for (int64_t s = 0; s < st->rows; s++)
+    {
+      const double *ls = lam + s * n;
+      double t = 0;
+      int inf = 0;
+      for (int64_t j = 0; j < n; j++)
+        if (ls[j] != 0 && e[j] != 0)
+          {
+            if (!isfinite (e[j]))
+              inf = 1;
+            t += fabs (ls[j]) * e[j];
+          }
+      cn__crown_charge (st, s, inf ? INFINITY : cn__nonneg_up (t, n));
+    }
+}
 
 /* Frees the records of value W. */
 static void
@@ -123,16 +151,19 @@ apply_betas (const cn__crown_tape *tape, int w, double *lam, int64_t rows, int64
 }
 
 cn_status
-cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
+cn__crown_sweep (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, const double *const *roundoff,
+                 int v,
                  const double *c, int64_t rows, int threads, int slope, double *lower, double *input_coef,
                  int64_t *discharged, void **memo, cn_error *err)
 {
-  return cn__crown_sweep_tape (g, boxes, depends, v, c, rows, threads, slope, lower, input_coef, discharged, memo,
+  return cn__crown_sweep_tape (g, boxes, depends, roundoff, v, c, rows, threads, slope, lower, input_coef,
+                               discharged, memo,
                                NULL, err);
 }
 
 cn_status
-cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned char *depends, int v,
+cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned char *depends,
+                      const double *const *roundoff, int v,
                       const double *c, int64_t rows, int threads, int slope, double *lower, double *input_coef,
                       int64_t *discharged, void **memo, cn__crown_tape *tape, cn_error *err)
 {
@@ -283,6 +314,8 @@ cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned cha
               cn_error_set (err, st, "%s", declined.msg);
               goto step_fail;
             }
+          if (roundoff != NULL && roundoff[o] != NULL)
+            charge_roundoff (&step, lam[o], roundoff[o], g->values[o].numel);
           if (rec)
             {
               if (rows * step.n_out > 0 && !isnan (tape->fk[o][0]))

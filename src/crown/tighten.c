@@ -59,7 +59,8 @@ read_by_flag (const cn_graph *g, int v, unsigned flag)
 
 /* Tightens the box of value V by CROWN sweeps over the entries worth it. */
 static cn_status
-tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, const cn_bounds_opts *opts,
+tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, const double *const *roundoff, int v,
+         const cn_bounds_opts *opts,
          int64_t *discharged, void **memo, int *empty, cn_error *err)
 {
   cn_box *b = &boxes[v];
@@ -117,11 +118,12 @@ tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, 
             io.iterations = opts->iterations_intermediate;
           if (opts->lr_intermediate > 0)
             io.lr = opts->lr_intermediate;
-          if ((st = cn__alpha_lower (g, boxes, depends, v, c, 2 * cnt, &io, NULL, smooth ? NULL : zeros, 1, NULL, lower,
+          if ((st = cn__alpha_lower (g, boxes, depends, roundoff, v, c, 2 * cnt, &io, NULL, smooth ? NULL : zeros, 1,
+                                     NULL, lower,
                                      NULL, discharged, memo, err)) != CN_OK)
             goto done;
         }
-      else if ((st = cn__crown_sweep (g, boxes, depends, v, c, 2 * cnt, opts->threads, slope, lower, NULL,
+      else if ((st = cn__crown_sweep (g, boxes, depends, roundoff, v, c, 2 * cnt, opts->threads, slope, lower, NULL,
                                        discharged, memo, err)) != CN_OK)
         goto done;
       for (int64_t r = 0; r < cnt; r++)
@@ -180,10 +182,11 @@ first_layer (const cn_graph *g, int v)
 }
 
 cn_status
-cn__crown_tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, int v, const cn_bounds_opts *opts,
+cn__crown_tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, const double *const *roundoff,
+                   int v, const cn_bounds_opts *opts,
                    int64_t *discharged, void **memo, int *empty, cn_error *err)
 {
   if (!depends[v] || !feeds_relaxation (g, v) || first_layer (g, v))
     return CN_OK;
-  return tighten (g, boxes, depends, v, opts, discharged, memo, empty, err);
+  return tighten (g, boxes, depends, roundoff, v, opts, discharged, memo, empty, err);
 }

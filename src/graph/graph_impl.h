@@ -79,6 +79,12 @@ cn__graph_mark_needed (const cn_graph *g, int v, unsigned char *needed)
  * fills BOXES[out of K].  CN_EUNSUPPORTED without an arm, CN_EUNSOUND on a NaN or empty
  * result. */
 cn_status cn__ibp_node (const cn_graph *g, int k, cn_box *boxes, cn_error *err);
+/* The binary32 semantics' rounding errors of node K (certnn/bounds.h): for every output o with
+ * E[o] != NULL (numel entries; the caller passes NULL for outputs that are not of the model's
+ * scalar), the rule's ROUNDOFF32 bound over the boxes of its inputs, BOXES[out] holding the
+ * exact output's box (the IBP arm's, not yet widened).  CN_EUNSUPPORTED naming the operator and
+ * the node when the rule declares no binary32 evaluation; CN_EUNSOUND for a NaN or negative bound. */
+cn_status cn__roundoff32_node (const cn_graph *g, int k, const cn_box *boxes, double *const *e, cn_error *err);
 
 /* IBP over the whole program G: the boxes IN (one per graph input, read in place), degenerate
  * boxes [c, c] of the constants' exact binary64 copies, then the nodes that graph output OUTPUT

@@ -46,6 +46,40 @@ cn__ibp_node (const cn_graph *g, int k, cn_box *boxes, cn_error *err)
 }
 
 cn_status
+cn__roundoff32_node (const cn_graph *g, int k, const cn_box *boxes, double *const *e, cn_error *err)
+{
+  const struct cn__node *nd = &g->nodes[k];
+  if (nd->rule->roundoff32 == NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "%s: no binary32 evaluation declared, so the binary32 semantics cannot "
+                         "bound it (node '%s')", cn_op_name (nd->op), nd->name);
+  const cn_box *stack_in[8] = { NULL };
+  const cn_box **in = nd->n_in <= 8 ? stack_in : malloc ((size_t) nd->n_in * sizeof *in);
+  if (in == NULL)
+    return cn_error_set (err, CN_ENOMEM, "ibp: out of memory");
+  for (int i = 0; i < nd->n_in; i++)
+    in[i] = &boxes[nd->in[i]];
+  cn_status st = CN_OK;
+  for (int o = 0; o < nd->n_out && st == CN_OK; o++)
+    {
+      if (e[o] == NULL)
+        continue;
+      const cn_box *out = &boxes[nd->out[o]];
+      if ((st = nd->rule->roundoff32 (&nd->view[o], in, out, e[o], err)) != CN_OK)
+        break;
+      for (int64_t j = 0; j < out->n; j++)
+        if (!(e[o][j] >= 0))
+          {
+            st = cn_error_set (err, CN_EUNSOUND, "%s: the binary32 error bound at %lld is not a number >= 0 (node '%s')",
+                               cn_op_name (nd->op), (long long) j, nd->name);
+            break;
+          }
+    }
+  if (in != stack_in)
+    free (in);
+  return st;
+}
+
+cn_status
 cn__graph_ibp (const cn_graph *g, const cn_box *const *in, int output, cn_box *y, cn_error *err)
 {
   if (output < 0 || output >= g->n_outputs)

@@ -1522,6 +1522,18 @@ static const struct arith_kernel div_kernels[3] = {
   [CN_DIV_FLOOR] = { div_floor_fd, div_floor_ff, div_floor_box, div_floor_mpfi_k, CN__WOP_DIV_FLOOR },
 };
 
+/* div's binary32 evaluation: true division is one correctly rounded operation (the shared hook);
+ * trunc and floor division round twice in ways the runtimes do not agree on, so they declare none. */
+static cn_status
+div_roundoff32 (const cn_node_view *nv, const cn_box *const *in, const cn_box *out, double *e, cn_error *err)
+{
+  const cn_params_div *p = nv->params;
+  if (p != NULL && p->rounding != CN_DIV_TRUE)
+    return cn_error_set (err, CN_EUNSUPPORTED, "div: no binary32 evaluation declared for rounding mode %s (node '%s')",
+                         p->rounding == CN_DIV_TRUNC ? "trunc" : "floor", cn__node_name (nv));
+  return cn__roundoff32_rounded (nv, in, out, e, err);
+}
+
 static const struct arith_impl add_impl = { .kernel = &add_kernel, .sg = { 1, 1 } };
 static const struct arith_impl sub_impl = { .kernel = &sub_kernel, .sg = { 1, -1 } };
 static const struct arith_impl mul_impl = { .kernel = &mul_kernel, .divide = 0 };
@@ -1535,38 +1547,43 @@ const struct cn_op_rule cn__rule_ADD = {
   .op = CN_OP_ADD, .impl = &add_impl, .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .check = cn__binary_check,
   .forward = binary_forward, .pullback = linear_pullback, .jvp = linear_jvp, .ibp = binary_ibp,
-  .ibp_mpfi = binary_mpfi, .crown = linear_crown, .proof = linear_proof,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
+  .ibp_mpfi = binary_mpfi, .crown = linear_crown, .proof = linear_proof, .roundoff32 = cn__roundoff32_rounded,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER,
+                      CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_ROUNDED_WHY)),
 };
 
 const struct cn_op_rule cn__rule_SUB = {
   .op = CN_OP_SUB, .impl = &sub_impl, .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .check = cn__binary_check,
   .forward = binary_forward, .pullback = linear_pullback, .jvp = linear_jvp, .ibp = binary_ibp,
-  .ibp_mpfi = binary_mpfi, .crown = linear_crown, .proof = linear_proof,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
+  .ibp_mpfi = binary_mpfi, .crown = linear_crown, .proof = linear_proof, .roundoff32 = cn__roundoff32_rounded,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER,
+                      CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_ROUNDED_WHY)),
 };
 
 const struct cn_op_rule cn__rule_MUL = {
   .op = CN_OP_MUL, .impl = &mul_impl, .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .check = cn__binary_check,
   .forward = binary_forward, .pullback = mul_pullback, .jvp = mul_jvp, .ibp = binary_ibp, .ibp_mpfi = binary_mpfi,
-  .crown = product_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .crown = product_crown, .roundoff32 = cn__roundoff32_rounded,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_ROUNDED_WHY)),
 };
 
 const struct cn_op_rule cn__rule_DIV = {
   .op = CN_OP_DIV, .impl = &div_impl, .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = div_out_sort, 
   .check = div_check, .forward = binary_forward, .pullback = div_pullback, .jvp = div_jvp, .ibp = binary_ibp,
-  .ibp_mpfi = binary_mpfi, .crown = product_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .ibp_mpfi = binary_mpfi, .crown = product_crown, .roundoff32 = div_roundoff32,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS,
+                      CN__CERT_ROUNDOFF32 ("true division (rounding 'none') is one correctly rounded operation per "
+                                           "entry, (M32) over the exact output box; the trunc and floor modes declare none")),
 };
 
 const struct cn_op_rule cn__rule_NEG = {
   .op = CN_OP_NEG, .impl = &neg_impl, .sorts = "f64, f32, words",
   .n_in = 1, .in_kind = element1, .out_sort = cn__arith_out_sort, .check = cn__unary_check,
   .forward = neg_forward, .pullback = linear_pullback, .jvp = linear_jvp, .ibp = neg_ibp, .ibp_mpfi = neg_mpfi,
-  .crown = linear_crown, .proof = linear_proof,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
+  .crown = linear_crown, .proof = linear_proof, .roundoff32 = cn__roundoff32_exact,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER,
+                      CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_EXACT_WHY)),
 };

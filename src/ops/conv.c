@@ -826,6 +826,78 @@ conv_crown_rows (const cn_crown_step *st, const struct conv_geom *gp, const int6
   return CN_OK;
 }
 
+/* W_UP[n,f,p] >= sum_{c,kk} |W[f,c,kk]| m[n, g Cg + c, map(p,kk)] + |b[f]| (G's geometry and
+ * TAPS, W in conv's layout, M the input's magnitudes): an RN sum of at most CK + 1 nonnegative
+ * products, rounded up by (N); +inf where it is not finite. */
+static void
+conv_magnitude_up (const struct conv_geom *g, const int64_t *taps, const double *W, const double *b, const double *m,
+                   double *w_up)
+{
+  int64_t CK = g->Cg * g->Kn, P = g->On;
+  double kap = cn__kappa (CK + 1);
+  for (int64_t n = 0; n < g->N; n++)
+    for (int64_t f = 0; f < g->F; f++)
+      {
+        const double *mg = m + (n * g->C + (f / g->Fg) * g->Cg) * g->Sn, *wf = W + f * CK;
+        for (int64_t p = 0; p < P; p++)
+          {
+            const int64_t *pk = taps + p * g->Kn, *po = taps + P * g->Kn + p * g->Kn, nt = taps[2 * P * g->Kn + p];
+            double t = fabs (b[f]);
+            for (int64_t c = 0; c < g->Cg; c++)
+              {
+                const double *wc = wf + c * g->Kn, *mc = mg + c * g->Sn;
+                for (int64_t q = 0; q < nt; q++)
+                  if (wc[pk[q]] != 0)   /* 0 times an infinite magnitude adds nothing */
+                    t += fabs (wc[pk[q]]) * mc[po[q]];
+              }
+            double u = cn__up (kap * cn__up (t + (double) (CK + 1) * CN_ETA));
+            w_up[(n * g->F + f) * P + p] = isnan (u) ? INFINITY : u;
+          }
+      }
+}
+
+/* conv and convTranspose in binary32 (constant weight and bias): each output entry is a sum of
+ * at most CK products and the bias word, in any order (im2col and GEMM, direct, blocked: all
+ * orders of the same terms), so (G32) bounds its error by gamma32_{CK+1} T + 2 (CK + 1) eta32
+ * with T = conv_magnitude_up's bound of sum |W| m + |b|. */
+static cn_status
+conv_roundoff32 (const cn_node_view *nv, const cn_box *const *in, const cn_box *out, double *e, cn_error *err)
+{
+  const char *op = cn_op_name (nv->op);
+  if (nv->in_const[1] == NULL || nv->in_const[2] == NULL)
+    return cn_error_set (err, CN_EUNSUPPORTED, "%s: binary32 evaluation declared for a constant weight and bias "
+                         "only (node '%s')", op, cn__node_name (nv));
+  cn_status ret;
+  struct conv_geom g;
+  int64_t *map = NULL, *perm = NULL, *taps = NULL;
+  double *m = NULL;
+  void *owned = NULL;
+  if ((ret = conv_prepare (nv, &g, &map, &perm, err)) != CN_OK)
+    return ret;
+  const double *W = conv_weight (perm, g.F * g.Cg * g.Kn, sizeof (double), in[1]->lo, &owned);
+  int64_t n_x = g.N * g.C * g.Sn, P = g.On, CK = g.Cg * g.Kn;
+  m = malloc ((size_t) (n_x ? n_x : 1) * sizeof *m);
+  taps = malloc ((size_t) (2 * P * g.Kn + P + 1) * sizeof *taps);
+  if (W == NULL || m == NULL || taps == NULL)
+    {
+      ret = cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, cn__node_name (nv));
+      goto done;
+    }
+  conv_taps (&g, map, taps, taps + P * g.Kn, taps + 2 * P * g.Kn);
+  cn__box_magnitude (in[0], m);
+  conv_magnitude_up (&g, taps, W, in[2]->lo, m, e);
+  for (int64_t j = 0; j < out->n; j++)
+    e[j] = cn__b32_sum_err (e[j], CK + 1);
+  ret = CN_OK;
+done:
+  free (map);
+  free (perm);
+  free (owned);
+  free (m);
+  free (taps);
+  return ret;
+}
+
 static cn_status
 conv_crown (const cn_crown_step *st, cn_error *err)
 {
@@ -891,26 +963,7 @@ conv_crown (const cn_crown_step *st, cn_error *err)
   if (cn__crown_charge_affine_memo (st, K))
     goto done;
   double m1 = cn__box_magnitude (st->in_box[0], m);
-  double kap = cn__kappa (CK + 1);
-  for (int64_t n = 0; n < g.N; n++)
-    for (int64_t f = 0; f < g.F; f++)
-      {
-        const double *mg = m + (n * g.C + (f / g.Fg) * g.Cg) * g.Sn, *wf = W + f * CK;
-        for (int64_t p = 0; p < P; p++)
-          {
-            const int64_t *pk = taps + p * g.Kn, *po = taps + P * g.Kn + p * g.Kn, nt = taps[2 * P * g.Kn + p];
-            double t = fabs (b[f]);
-            for (int64_t c = 0; c < g.Cg; c++)
-              {
-                const double *wc = wf + c * g.Kn, *mc = mg + c * g.Sn;
-                for (int64_t q = 0; q < nt; q++)
-                  if (wc[pk[q]] != 0)   /* 0 times an infinite magnitude adds nothing */
-                    t += fabs (wc[pk[q]]) * mc[po[q]];
-              }
-            double u = cn__up (kap * cn__up (t + (double) (CK + 1) * CN_ETA));
-            w_up[(n * g.F + f) * P + p] = isnan (u) ? INFINITY : u;
-          }
-      }
+  conv_magnitude_up (&g, taps, W, b, m, w_up);
   cn__crown_charge_affine (st, w_up, K, m1);
   cn__crown_affine_keep (st, w_up, m1);
 done:
@@ -1180,7 +1233,11 @@ const struct cn_op_rule cn__rule_CONV = { .op = CN_OP_CONV,
   .crown = conv_crown,
   .forward_rows = conv_forward_rows,
   .proof = conv_proof,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
+  .roundoff32 = conv_roundoff32,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER,
+                      CN__CERT_ROUNDOFF32 ("with a constant weight and bias, each entry is a sum of at most CK "
+                                           "products and the bias word in any order: (G32), gamma32_{CK+1} T + "
+                                           "2 (CK + 1) eta32 with T >= sum |W| m + |b|")),
 };
 
 static const struct conv_impl convt_impl = { .geometry = convt_geometry, .map = convt_map, .perm = convt_perm };
@@ -1197,5 +1254,9 @@ const struct cn_op_rule cn__rule_CONV_TRANSPOSE = { .op = CN_OP_CONV_TRANSPOSE,
   .crown = conv_crown,
   .forward_rows = conv_forward_rows,
   .proof = conv_proof,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
+  .roundoff32 = conv_roundoff32,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER,
+                      CN__CERT_ROUNDOFF32 ("with a constant weight and bias, each entry is a sum of at most CK "
+                                           "products and the bias word in any order: (G32), gamma32_{CK+1} T + "
+                                           "2 (CK + 1) eta32 with T >= sum |W| m + |b|")),
 };

@@ -568,7 +568,8 @@ static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 2, .in_kind = PORTS, .out_sort = OUT_SORT,                \
     .check = cn__binary_check, .forward = ext_forward, .flags = CN_RULE_NEEDS_BOUNDS, \
     .pullback = ext_pullback, .jvp = ext_jvp, .ibp = ext_ibp, .ibp_mpfi = ext_mpfi, .crown = ext_crown, \
-    .certs = CN__CERTS (__VA_ARGS__),                                                                   \
+    .roundoff32 = cn__roundoff32_exact,                                                                 \
+    .certs = CN__CERTS (__VA_ARGS__, CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_EXACT_WHY)),                    \
   }
 
 EXT_RULE (MAX, max_impl, element2, ext_out_sort, CN__CERT_GRADIENT, CN__CERT_BOUNDS);

@@ -1319,8 +1319,8 @@ static const struct pick_impl gather_impl = { .index_port = 1, .words = 1, .read
 const struct cn_op_rule cn__rule_GATHER = { .op = CN_OP_GATHER, .impl = &gather_impl,
   .n_in = 2, .in_kind = gather_elem_ports, .check = gather_check,
   .out_sort = pick_out_sort, .forward = pick_forward, .pullback = pick_pullback, .jvp = pick_jvp, .ibp = pick_ibp,
-  .ibp_mpfi = pick_mpfi, .crown = pick_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .ibp_mpfi = pick_mpfi, .crown = pick_crown, .roundoff32 = cn__roundoff32_exact,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_EXACT_WHY)),
 };
 
 static const struct pick_impl scatter_impl = { .index_port = 1, .words = 1, .reads_sort = 1, .build = scatter_map };

@@ -838,8 +838,9 @@ static const struct move_impl flip_impl = { .fill = flip_fill };
 const struct cn_op_rule cn__rule_FLIP = { .op = CN_OP_FLIP, .impl = &flip_impl,
   .n_in = 1, .in_kind = element_ports, .check = flip_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
-  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
+  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof, .roundoff32 = cn__roundoff32_exact,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER,
+                      CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_EXACT_WHY)),
 };
 
 /* detach moves as reshape does; its own pullback and jvp send nothing through the port. */
@@ -848,7 +849,8 @@ static const struct move_impl detach_impl = { .fill = identity_fill };
 const struct cn_op_rule cn__rule_DETACH = { .op = CN_OP_DETACH, .impl = &detach_impl,
   .n_in = 1, .in_kind = detach_ports, .check = detach_check, .forward = move_forward,
   .pullback = detach_pullback, .jvp = detach_jvp, .ibp = move_ibp, .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof,
-  .certs = CN__CERTS (CN__CERT_BOUNDS, CN__CERT_CHECKER,
+  .roundoff32 = cn__roundoff32_exact,
+  .certs = CN__CERTS (CN__CERT_BOUNDS, CN__CERT_CHECKER, CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_EXACT_WHY),
                       CN__CERT_CONVENTION (CN_CERT_ARM_PULLBACK, "pullback_detach",
                                            "detach(x) = x forward, and the pullback sends nothing to x: the gradient "
                                            "of x is 0 by convention (stop-gradient), not the derivative 1",
@@ -863,8 +865,9 @@ static const struct move_impl reshape_impl = { .fill = identity_fill };
 const struct cn_op_rule cn__rule_RESHAPE = { .op = CN_OP_RESHAPE, .impl = &reshape_impl,
   .n_in = 1, .in_kind = element_ports, .check = reshape_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
-  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
+  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof, .roundoff32 = cn__roundoff32_exact,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER,
+                      CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_EXACT_WHY)),
 };
 
 static const struct move_impl permute_impl = { .fill = permute_fill };
@@ -872,8 +875,9 @@ static const struct move_impl permute_impl = { .fill = permute_fill };
 const struct cn_op_rule cn__rule_PERMUTE = { .op = CN_OP_PERMUTE, .impl = &permute_impl,
   .n_in = 1, .in_kind = element_ports, .check = permute_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
-  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
+  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof, .roundoff32 = cn__roundoff32_exact,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER,
+                      CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_EXACT_WHY)),
 };
 
 static const struct move_impl broadcast_impl = { .fill = broadcast_fill, .sums = 1 };
@@ -881,17 +885,32 @@ static const struct move_impl broadcast_impl = { .fill = broadcast_fill, .sums =
 const struct cn_op_rule cn__rule_BROADCAST = { .op = CN_OP_BROADCAST, .impl = &broadcast_impl,
   .n_in = 1, .in_kind = element_ports, .check = broadcast_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
-  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
+  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof, .roundoff32 = cn__roundoff32_exact,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER,
+                      CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_EXACT_WHY)),
 };
+
+/* pad in binary32: the entries are input words or the pad value, stored as a binary32 word by
+ * the deployed network; a value that is no binary32 word is another network (refused). */
+static cn_status
+pad_roundoff32 (const cn_node_view *nv, const cn_box *const *in, const cn_box *out, double *e, cn_error *err)
+{
+  const cn_params_pad *p = nv->params;
+  if (!cn__is_b32 (p->value))
+    return cn_error_set (err, CN_EUNSUPPORTED, "pad: the value %.17g is no binary32 word (node '%s')", p->value,
+                         cn__node_name (nv));
+  return cn__roundoff32_exact (nv, in, out, e, err);
+}
 
 static const struct move_impl pad_impl = { .fill = pad_fill, .padded = 1 };
 
 const struct cn_op_rule cn__rule_PAD = { .op = CN_OP_PAD, .impl = &pad_impl,
   .n_in = 1, .in_kind = element_ports, .check = pad_check,
   .out_sort = pad_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
-  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
+  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof, .roundoff32 = pad_roundoff32,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER,
+                      CN__CERT_ROUNDOFF32 ("pad copies input words and writes its value, which must be a binary32 "
+                                           "word (0 error)")),
 };
 
 static const struct move_impl cat_impl = { .fill = cat_fill, .inputs = 1 };
@@ -899,6 +918,7 @@ static const struct move_impl cat_impl = { .fill = cat_fill, .inputs = 1 };
 const struct cn_op_rule cn__rule_CAT = { .op = CN_OP_CAT, .impl = &cat_impl,
   .n_in = -1, .in_kind = element_ports, .check = cat_check,
   .out_sort = move_out_sort, .forward = move_forward, .pullback = move_pullback, .jvp = move_jvp, .ibp = move_ibp,
-  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
+  .ibp_mpfi = move_mpfi, .crown = move_crown, .proof = move_proof, .roundoff32 = cn__roundoff32_exact,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER,
+                      CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_EXACT_WHY)),
 };

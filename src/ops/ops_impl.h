@@ -84,6 +84,11 @@ struct cn_op_cert
   { .kind = CN_CERT_ENCLOSURE, .arm = CN_CERT_ARM_CHECKER, .name = "checker_step_sound",                \
     .statement = "for every row s and every x in the input boxes: L[s] . f(x) >= sum_i D_i[s] . x_i + b[s] for " \
     "exact reals in the intervals the checker's step added (its lines bound f in exact real arithmetic)" }
+/* The ROUNDOFF record of a rule with a ROUNDOFF32 hook: STATEMENT says how the bound is derived. */
+#define CN__CERT_ROUNDOFF32(STATEMENT)                                                             \
+  { .kind = CN_CERT_ROUNDOFF, .arm = CN_CERT_ARM_FORWARD, .name = "binary32_roundoff",                  \
+    .statement = "for binary32 words u in the input boxes, |fl32(f)(u) - f(u)| <= roundoff32(boxes) entry by " \
+    "entry, fl32 the binary32 evaluation in any order of its sums, fused multiply-adds or not: " STATEMENT }
 /* The pullback's two (a rule with a pullback and a jvp), the two bound arms'. */
 #define CN__CERT_GRADIENT CN__CERT_DERIVATIVE, CN__CERT_ADJOINT
 #define CN__CERT_BOUNDS CN__CERT_IBP, CN__CERT_CROWN
@@ -290,6 +295,17 @@ struct cn_op_rule
    * does not take (the engine then calls FORWARD row by row). */
   cn_status (*forward_rows) (const cn_node_view *nv, int64_t rows, const double *const *in, double *out, int threads,
                              cn_error *err);
+  /* ROUNDOFF32 (the binary32 semantics, certnn/bounds.h): E (numel(out) entries) receives, for
+   * every output entry j, an upper bound E[j] >= |fl32(f)(u)_j - f(u)_j| for every u whose entries
+   * are binary32 words in the input boxes IN, where f is the forward in exact real arithmetic and
+   * fl32(f) the operator evaluated in binary32 (round to nearest, gradual underflow) in any order
+   * of its sums, with or without fused multiply-adds; +inf where the evaluation may overflow.
+   * OUT is the IBP arm's box of f over IN.  The bound is the operator's ROUNDOFF record
+   * (CN__CERT_ROUNDOFF32), whose statement says how it is derived.  CN_EUNSUPPORTED for an
+   * instance it does not take (an attribute that is no binary32 word).  NULL: the operator
+   * declares no binary32 evaluation, and the binary32 semantics refuses it. */
+  cn_status (*roundoff32) (const cn_node_view *nv, const cn_box *const *in, const cn_box *out, double *e,
+                           cn_error *err);
   unsigned flags;
   int cuda;
 
@@ -515,6 +531,19 @@ cn__dtype_max (cn_dtype t)
     default: return 0;
     }
 }
+
+/* src/ops/roundoff.c: shared ROUNDOFF32 hooks.  EXACT: E = 0, for operators whose binary32 result
+ * is a word they read or an exact result (relu, max, min, neg, abs, the movement family).
+ * ROUNDED: one correctly rounded operation per entry (add, sub, mul, div, sqrt), E by (M32) from
+ * the output's exact box. */
+cn_status cn__roundoff32_exact (const cn_node_view *nv, const cn_box *const *in, const cn_box *out, double *e,
+                                cn_error *err);
+cn_status cn__roundoff32_rounded (const cn_node_view *nv, const cn_box *const *in, const cn_box *out, double *e,
+                                  cn_error *err);
+/* The statements of their records. */
+#define CN__ROUNDOFF32_EXACT_WHY "the binary32 result is an input word or an exact result that is a word (0 error)"
+#define CN__ROUNDOFF32_ROUNDED_WHY                                                                  \
+  "one correctly rounded operation per entry, |fl32(z) - z| <= u32 |z| + eta32 over the exact output box (M32)"
 
 /* The rule of OP, or NULL if the operator has none yet. */
 const struct cn_op_rule *cn__op_rule (cn_op op);

@@ -454,6 +454,39 @@ linear_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_err
   return CN_OK;
 }
 
+/* The magnitude max(|lo|, |hi|) of box entry J. */
+static inline double
+box_mag (const cn_box *b, int64_t j)
+{
+  return fmax (fabs (b->lo[j]), fabs (b->hi[j]));
+}
+
+/* linear in binary32: y[r,o] is a sum of NI products x[r,j] W[o,j] and the word b[o], NI + 1
+ * terms in any order, so (G32) bounds its error by gamma32_{NI+1} T + 2 (NI + 1) eta32 with
+ * T >= sum_j |x_rj| |W_oj| + |b_o| <= sum_j m(x_rj) m(W_oj) + m(b_o) (m the magnitude over the
+ * box), an RN sum of nonnegative terms rounded up by (N). */
+static cn_status
+linear_roundoff32 (const cn_node_view *nv, const cn_box *const *in, const cn_box *out, double *e, cn_error *err)
+{
+  (void) err;
+  (void) out;
+  int64_t R, NI, NO;
+  linear_dims (nv, &R, &NI, &NO);
+  for (int64_t r = 0; r < R; r++)
+    for (int64_t o = 0; o < NO; o++)
+      {
+        double t = box_mag (in[2], o);
+        for (int64_t j = 0; j < NI; j++)
+          {
+            double mw = box_mag (in[1], o * NI + j);
+            if (mw != 0)
+              t += mw * box_mag (in[0], r * NI + j);
+          }
+        e[r * NO + o] = cn__b32_sum_err (cn__nonneg_up (t, NI + 1), NI + 1);
+      }
+  return CN_OK;
+}
+
 static cn_status
 linear_ibp_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *out, cn_error *err)
 {
@@ -686,7 +719,11 @@ const struct cn_op_rule cn__rule_LINEAR = { .op = CN_OP_LINEAR,
   .crown = linear_crown,
   .forward_rows = linear_forward_rows,
   .proof = linear_proof,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
+  .roundoff32 = linear_roundoff32,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER,
+                      CN__CERT_ROUNDOFF32 ("each entry is a sum of n_in products and the bias word in any order: "
+                                           "(G32), gamma32_{n_in+1} T + 2 (n_in + 1) eta32 with T the sum of the "
+                                           "magnitudes' products over the boxes")),
 };
 
 /* ---- matmul --------------------------------------------------------------------------- */
@@ -856,6 +893,37 @@ matmul_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_err
             int64_t o = (t * g.n + i) * g.m + j;
             out->lo[o] = cn__sum_lo (sl, tl, g.k);
             out->hi[o] = cn__sum_hi (sh, th, g.k);
+          }
+    }
+  return CN_OK;
+}
+
+/* matmul in binary32: Y[t,i,j] is a sum of k products, any order: (G32) with
+ * T >= sum_kk m(A[ta,i,kk]) m(B[tb,kk,j]), as linear's. */
+static cn_status
+matmul_roundoff32 (const cn_node_view *nv, const cn_box *const *in, const cn_box *out, double *e, cn_error *err)
+{
+  (void) out;
+  cn_status st;
+  struct mm_geom g;
+  if ((st = mm_geometry (nv->in_shape[0], nv->in_shape[1], &g, NULL, err)) != CN_OK)
+    return st;
+  for (int64_t t = 0; t < g.nb; t++)
+    {
+      int64_t ia, ib;
+      mm_index (&g, t, &ia, &ib);
+      int64_t a0 = ia * g.n * g.k, b0 = ib * g.k * g.m;
+      for (int64_t i = 0; i < g.n; i++)
+        for (int64_t j = 0; j < g.m; j++)
+          {
+            double s = 0;
+            for (int64_t kk = 0; kk < g.k; kk++)
+              {
+                double ma = box_mag (in[0], a0 + i * g.k + kk);
+                if (ma != 0)
+                  s += ma * box_mag (in[1], b0 + kk * g.m + j);
+              }
+            e[(t * g.n + i) * g.m + j] = cn__b32_sum_err (cn__nonneg_up (s, g.k), g.k);
           }
     }
   return CN_OK;
@@ -1267,7 +1335,10 @@ const struct cn_op_rule cn__rule_MATMUL = { .op = CN_OP_MATMUL,
   .crown = matmul_crown,
   .forward_rows = matmul_forward_rows,
   .proof = matmul_proof,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER),
+  .roundoff32 = matmul_roundoff32,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_CHECKER,
+                      CN__CERT_ROUNDOFF32 ("each entry is a sum of k products in any order: (G32), gamma32_k T + 2k "
+                                           "eta32 with T the sum of the magnitudes' products over the boxes")),
 };
 
 /* ---- scaledMatmul ---------------------------------------------------------------------- */

@@ -369,17 +369,22 @@ round_crown (const cn_crown_step *st, cn_error *err)
 
 /* The rule of the rounding ID, whose data is IMPL: one input without attributes, every arm the
  * shared one above. */
-#define ROUND_RULE(ID, IMPL, ...)                                                                     \
+#define ROUND_RULE(ID, IMPL, ROUNDOFF32, ...)                                                          \
   const struct cn_op_rule cn__rule_##ID = {                                                      \
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 1, .flags = CN_RULE_NEEDS_BOUNDS,                   \
     .check = cn__unary_check, .forward = round_forward, .pullback = round_pullback,              \
     .jvp = round_jvp, .ibp = round_ibp, .ibp_mpfi = round_mpfi, .crown = round_crown,            \
-    .certs = CN__CERTS (__VA_ARGS__),                                                            \
+    .roundoff32 = ROUNDOFF32, .certs = CN__CERTS (__VA_ARGS__),                                  \
   }
 
-ROUND_RULE (FLOOR, floor_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
-ROUND_RULE (CEIL, ceil_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
-ROUND_RULE (ROUND, round_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
-ROUND_RULE (TRUNC, trunc_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
-ROUND_RULE (FRAC, frac_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
-ROUND_RULE (SIGN, sign_impl, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+/* floor, ceil, round, trunc and sign of a binary32 word are binary32 words (integers below 2^24
+ * in magnitude, or the word itself above: every such word is an integer), computed exactly; frac
+ * (x - floor(x)) rounds for a small negative x and declares none. */
+#define ROUND_EXACT32 CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_EXACT_WHY)
+
+ROUND_RULE (FLOOR, floor_impl, cn__roundoff32_exact, CN__CERT_GRADIENT, CN__CERT_BOUNDS, ROUND_EXACT32);
+ROUND_RULE (CEIL, ceil_impl, cn__roundoff32_exact, CN__CERT_GRADIENT, CN__CERT_BOUNDS, ROUND_EXACT32);
+ROUND_RULE (ROUND, round_impl, cn__roundoff32_exact, CN__CERT_GRADIENT, CN__CERT_BOUNDS, ROUND_EXACT32);
+ROUND_RULE (TRUNC, trunc_impl, cn__roundoff32_exact, CN__CERT_GRADIENT, CN__CERT_BOUNDS, ROUND_EXACT32);
+ROUND_RULE (FRAC, frac_impl, NULL, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+ROUND_RULE (SIGN, sign_impl, cn__roundoff32_exact, CN__CERT_GRADIENT, CN__CERT_BOUNDS, ROUND_EXACT32);

@@ -285,7 +285,7 @@ const struct cn_op_rule cn__rule_SLICE = { .op = CN_OP_SLICE,
   .n_in = 1, .in_kind = slice_ports, .check = slice_check,
   .out_sort = slice_out_sort, .forward = slice_forward,
   .pullback = slice_pullback, .jvp = slice_jvp, .ibp = slice_ibp, .ibp_mpfi = slice_mpfi, .crown = slice_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .roundoff32 = cn__roundoff32_exact, .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_EXACT_WHY)),
 };
 
 /* ---- indices ----------------------------------------------------------------------------- */

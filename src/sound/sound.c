@@ -239,3 +239,32 @@ cn_box_init_linf (cn_box *b, int64_t n, const double *x0, double eps, cn_error *
     }
   return CN_OK;
 }
+
+double
+cn__b32_sum_err (double t_up, int64_t k)
+{
+  if (k <= 0)
+    return 0;
+  if (!(t_up >= 0) || !isfinite (t_up))
+    return INFINITY;
+  /* k u32 is exact (k < 2^53); gamma32_k <= up(k u32 / down(1 - k u32)), as gamma_compute */
+  double ku = (double) k * CN_U32;
+  if (!(ku <= 0.5))
+    return INFINITY;
+  double g = cn__up (ku / cn__down (1.0 - ku));
+  double under = cn__up (2.0 * (double) k * CN_ETA32);
+  double e = cn__up (cn__up (g * t_up) + under);
+  /* every partial result is at most (1 + gamma32_k) T + 2 k eta32 <= T + e in magnitude */
+  if (!(cn__up (t_up + e) <= FLT_MAX))
+    return INFINITY;
+  return e;
+}
+
+double
+cn__b32_one_err (double zmax)
+{
+  if (!(zmax >= 0) || !(zmax <= FLT_MAX))
+    return INFINITY;
+  /* |z| <= FLT_MAX rounds to a finite word; |fl32(z) - z| <= u32 |z| + eta32 */
+  return cn__up (cn__up (CN_U32 * zmax) + CN_ETA32);
+}

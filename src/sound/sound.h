@@ -202,6 +202,41 @@ cn__point_terms (int64_t k, const double *w, const double *xl, const double *xu,
   *th += (d[0] + d[1]) + (d[2] + d[3]);
 }
 
+/* ---- binary32 evaluation (the binary32 semantics, ALGORITHMS.md 6; certnn/bounds.h) ------
+ *
+ * The network as deployed computes in binary32: u32 = 2^-24, eta32 = 2^-150 (half the least
+ * binary32 subnormal), round to nearest, gradual underflow.  One operation on binary32 words
+ * whose exact result z lies below 2^128 (1 - 2^-25) in magnitude (else it rounds to an infinity):
+ *     fl32(z) = z (1 + d) + e,   |d| <= u32,  |e| <= eta32,   d e = 0          (M32)
+ * (e = 0 for a sum: a subnormal sum is exact), and the same for a fused multiply-add, which
+ * rounds once.  A sum of K terms (products of two words, or words), computed in binary32 in any
+ * order (any parenthesisation, blocked, pairwise, with or without fused multiply-adds): every
+ * term passes through at most K roundings, each of its factors (1 + d) with |d| <= u32, and
+ * each underflow error through at most K - 1 of them, so
+ *     |fl32(s) - s| <= gamma32_K T + 2 K eta32,   T >= sum |terms|,
+ *     gamma32_K = K u32/(1 - K u32)                                              (G32)
+ * (Higham 2002, 3.1; (1 + gamma32_K) <= 2 bounds the underflow terms' growth while K u32 <= 1/2).
+ * No partial result exceeds (1 + gamma32_K) T + 2 K eta32 in magnitude, so none overflows when
+ * that is at most FLT_MAX. */
+#define CN_U32 0x1p-24
+#define CN_ETA32 0x1p-150
+
+/* An upper bound of |fl32(s) - s| by (G32) for a sum of K terms whose magnitudes sum to at most
+ * T_UP (an upper bound of the exact sum of magnitudes); +inf when an overflow is possible, when
+ * K u32 >= 1/2, or when T_UP is not finite. */
+double cn__b32_sum_err (double t_up, int64_t k);
+
+/* An upper bound of |fl32(z) - z| by (M32) for one correctly rounded operation whose exact result
+ * z has |z| <= ZMAX; +inf when it may overflow (or ZMAX is not finite). */
+double cn__b32_one_err (double zmax);
+
+/* Whether the double X is a binary32 word (a float holds it exactly; infinities included). */
+static inline int
+cn__is_b32 (double x)
+{
+  return (double) (float) x == x || x != x;
+}
+
 /* Whether every end of the box [lo, hi] (N entries) is finite. */
 static inline int
 cn__finite_box (int64_t n, const double *lo, const double *hi)
