@@ -283,30 +283,43 @@ START_TEST (bounds_hold_every_order)
 }
 END_TEST
 
-/* y = (x + B) - B over x in [0.25, 0.75], as two dense layers. */
+/* y = (x_0 + B) - B over x in [0.25, 0.75]^N, as two dense layers (the other inputs unused: a
+ * counterexample then has more entries than the output). */
 static cn_graph *
-shifted_identity (double B)
+shifted_identity_n (double B, int N)
 {
   cn_error err;
   cn_error_clear (&err);
   cn_graph *g;
   ck_assert (cn_graph_create (&g, &err) == CN_OK);
-  cn_shape s = { .rank = 1, .dim = { 1 } };
+  cn_shape s = { .rank = 1, .dim = { N } };
   int x, h, y;
-  double one = 1, mB = -B;
+  double one = 1, mB = -B, w0[8] = { 1 };
+  ck_assert (N <= 8);
   ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s, &x, &err) == CN_OK);
-  ck_assert (tu_dense_layer (g, x, 1, 1, &one, &B, &h, &err) == CN_OK);
+  ck_assert (tu_dense_layer (g, x, N, 1, w0, &B, &h, &err) == CN_OK);
   ck_assert (tu_dense_layer (g, h, 1, 1, &one, &mB, &y, &err) == CN_OK);
   ck_assert (cn_graph_set_outputs (g, 1, &y, &err) == CN_OK);
   return g;
 }
 
-static cn_verdict
-verdict (const cn_graph *g, const char *unsafe, cn_semantics sem, cn_verify_result *r)
+static cn_graph *
+shifted_identity (double B)
 {
-  char text[512];
-  snprintf (text, sizeof text, "(declare-const X_0 Real)(declare-const Y_0 Real)\n"
-            "(assert (>= X_0 0.25))(assert (<= X_0 0.75))(assert %s)\n", unsafe);
+  return shifted_identity_n (B, 1);
+}
+
+static cn_verdict
+verdict_n (const cn_graph *g, int N, const char *unsafe, cn_semantics sem, cn_verify_result *r)
+{
+  char text[2048];
+  int len = 0;
+  for (int i = 0; i < N; i++)
+    len += snprintf (text + len, sizeof text - (size_t) len, "(declare-const X_%d Real)", i);
+  len += snprintf (text + len, sizeof text - (size_t) len, "(declare-const Y_0 Real)\n");
+  for (int i = 0; i < N; i++)
+    len += snprintf (text + len, sizeof text - (size_t) len, "(assert (>= X_%d 0.25))(assert (<= X_%d 0.75))", i, i);
+  snprintf (text + len, sizeof text - (size_t) len, "(assert %s)\n", unsafe);
   cn_error err;
   cn_error_clear (&err);
   cn_spec spec;
@@ -320,6 +333,12 @@ verdict (const cn_graph *g, const char *unsafe, cn_semantics sem, cn_verify_resu
   ck_assert_msg (cn_verify (g, &spec, &o, r, &err) == CN_OK, "%s", err.msg);
   cn_spec_clear (&spec);
   return r->verdict;
+}
+
+static cn_verdict
+verdict (const cn_graph *g, const char *unsafe, cn_semantics sem, cn_verify_result *r)
+{
+  return verdict_n (g, 1, unsafe, sem, r);
 }
 
 /* B = 2^24: every binary32 evaluation gives y = 0, the exact one y = x.  "y <= 0.1" is unsafe:
@@ -351,6 +370,15 @@ START_TEST (verdicts_follow_the_semantics)
   cn_verify_result_clear (&r);
   ck_assert_msg (verdict (g, "(>= Y_0 0.2)", CN_SEMANTICS_REAL, &r) == CN_VERDICT_SAT, "real: %s",
                  cn_verdict_name (r.verdict));
+  cn_verify_result_clear (&r);
+  cn_graph_free (g);
+
+  /* five inputs, one output: the counterexample has more entries than the outputs */
+  g = shifted_identity_n (0x1p10, 5);
+  ck_assert_msg (verdict_n (g, 5, "(>= Y_0 0.2)", CN_SEMANTICS_BINARY32, &r) == CN_VERDICT_SAT, "binary32, 5 inputs: "
+                 "%s", cn_verdict_name (r.verdict));
+  for (int i = 0; i < 5; i++)
+    ck_assert (r.x[i] == (float) r.x[i] && r.x[i] >= 0.25 && r.x[i] <= 0.75);
   cn_verify_result_clear (&r);
   cn_graph_free (g);
 }

@@ -322,13 +322,13 @@ int
 cn__try_point (cn__verifier *v, int64_t k, int64_t j, const double *x, double *viol, cn_error *err)
 {
   int64_t n = v->spec->n_x, m = v->spec->n_y;
-  double *p = malloc ((size_t) (n + 2 * m) * sizeof (double) + 1);
+  double *p = malloc ((size_t) (2 * n + 2 * m) * sizeof (double) + 1);
   if (p == NULL)
     {
       cn_error_set (err, CN_ENOMEM, "verify: out of memory");
       return -1;
     }
-  double *y = p + n, *ye = y + m;
+  double *y = p + n, *ye = y + m, *p32 = ye + m;   /* p32: n entries */
   int res = 0;
   cn__point_inside (v, k, x, p);
 #pragma omp atomic
@@ -352,14 +352,14 @@ cn__try_point (cn__verifier *v, int64_t k, int64_t j, const double *x, double *v
       /* Binary32 semantics: the point is a counterexample if every binary32 evaluation of the
        * network at its binary32 rounding violates the property.  The binary64 filter is no guide
        * to that (binary32 rounds 2^29 times coarser), so the enclosure decides. */
-      if (holds_in_every_binary32_order (v, k, j, p, ye, &ok, err) != CN_OK)
+      if (holds_in_every_binary32_order (v, k, j, p, p32, &ok, err) != CN_OK)
         {
           res = -1;
           goto done;
         }
       if (ok)
         {
-          memcpy (p, ye, (size_t) n * sizeof (double));
+          memcpy (p, p32, (size_t) n * sizeof (double));
           /* the outputs reported: certnn's own binary32 evaluation at the point */
           cn_tensor in, out;
           if (cn_tensor_init (&in, CN_DTYPE_F32, cn_graph_value_shape (v->g, cn_graph_input (v->g, 0)), err) != CN_OK)
