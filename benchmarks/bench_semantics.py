@@ -120,7 +120,7 @@ def main():
         mr = f"{median(rel):.1e}" if rel else "-"
         print(f"{cat:22s} {len(inst):4d} {refused:7d} {med:>14s} {mx:>10s} {mr:>14s}   {agree}/{len(pairs)}: {ch}")
         sys.stdout.flush()
-    for n in notes:
+    for n in dict.fromkeys(notes):
         print("note:", n)
 
 

@@ -68,7 +68,8 @@
 extern "C" {
 #endif
 
-#define CN_PROOF_VERSION 3
+/* Version 4 names the semantics the certificate holds for (its "semantics real" line). */
+#define CN_PROOF_VERSION 4
 
 /* The SHA-256 (FIPS 180-4) of the N bytes at DATA as 64 lower-case hexadecimal digits and a NUL
  * into HEX. */

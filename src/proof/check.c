@@ -302,6 +302,18 @@ cert_read (FILE *f, const cn_spec *spec, const char *net_sha, const char *prop_s
     }
   c->crown = strcmp (tok[1], "crown") == 0;
   NEXT ();
+  if (nt != 2 || strcmp (tok[0], "semantics") != 0)
+    {
+      reject (r, "line %lld: expected 'semantics real'", (long long) ln);
+      goto done;
+    }
+  if (strcmp (tok[1], "real") != 0)
+    {
+      reject (r, "line %lld: a certificate for the %s semantics; this checker re-derives the exact real one only",
+              (long long) ln, tok[1]);
+      goto done;
+    }
+  NEXT ();
   int64_t nx, ny, nk;
   if (nt != 7 || strcmp (tok[0], "shape") != 0 || strcmp (tok[1], "inputs") != 0 || !parse_int (tok[2], &nx)
       || strcmp (tok[3], "outputs") != 0 || !parse_int (tok[4], &ny) || strcmp (tok[5], "cases") != 0

@@ -38,7 +38,7 @@ cn__proof_write_header (FILE *f, const char *network_sha256, const char *propert
   if (sn == NULL)
     return -1;
   return fprintf (f, "certnn-certificate %d\nnetwork sha256 %s\nproperty sha256 %s\nbounds %s slope %s\n"
-                     "shape inputs %lld outputs %lld cases %lld\n",
+                     "semantics real\nshape inputs %lld outputs %lld cases %lld\n",
                   CN_PROOF_VERSION, network_sha256, property_sha256, method, sn, (long long) n_x, (long long) n_y,
                   (long long) n_cases) < 0 ? -1 : 0;
 }

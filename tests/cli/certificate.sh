@@ -25,7 +25,7 @@ PRINTF=/usr/bin/printf
 
 # the certificate of an unsat verdict
 expect 0 '^unsat' "$CERTNN" verify "$NET" "$P3" --certificate "$C" --threads 2 --quiet
-[ -s "$C" ] && head -1 "$C" | grep -q '^certnn-certificate 3$' && ok || bad "no certificate header in $C"
+[ -s "$C" ] && head -1 "$C" | grep -q '^certnn-certificate 4$' && ok || bad "no certificate header in $C"
 tail -1 "$C" | grep -q '^end [0-9]* [0-9]*$' && ok || bad "the certificate does not end with its end line"
 grep -q "^network sha256 $(sha256sum "$NET" | cut -d' ' -f1)\$" "$C" && ok || bad "the network's digest is not sha256sum's"
 expect 0 '^accepted' "$CERTNN" check-certificate "$NET" "$P3" "$C" --threads 2
@@ -62,9 +62,12 @@ check "does not contain its re-derivation" "$TMP/box"
 awk '!done && /^box / {for (i = 3; i <= NF; i++) if ($i == "+") {$i = "-"; done = 1; break}} {print}' "$C" > "$TMP/sign"
 cmp -s "$C" "$TMP/sign" && bad "the sign tamper changed nothing"
 check "does not contain its re-derivation" "$TMP/sign"
-# a file of the earlier format version (version 2 had no ReLU-split nodes)
-sed '1s/^certnn-certificate 3$/certnn-certificate 2/' "$C" > "$TMP/v2"
-check "version 2; this checker reads version 3" "$TMP/v2"
+# a file of an earlier format version (version 3 had no semantics line)
+sed '1s/^certnn-certificate 4$/certnn-certificate 3/' "$C" > "$TMP/v2"
+check "version 3; this checker reads version 4" "$TMP/v2"
+# a certificate claiming another semantics
+sed 's/^semantics real$/semantics binary32/' "$C" > "$TMP/sem"
+check "for the binary32 semantics; this checker re-derives the exact real one only" "$TMP/sem"
 # a truncated file
 head -c $(($(wc -c < "$C") / 2)) "$C" > "$TMP/trunc"
 check "truncated" "$TMP/trunc"
