@@ -661,10 +661,23 @@ cn__cert_check_checker (const struct cn_op_rule *rule, const cn_cert_info *info,
 #define ROUND_POINTS 6
 
 /* Rounds every constant of the model's scalar in G to the nearest binary32 word, in both of its
- * copies (the graph is the runner's own instance). */
+ * copies, and every binary64 attribute of its nodes (scale's factor, pad's value) where the word
+ * is finite and zero only for zero (the graph is the runner's own instance). */
 static void
 round_constants_b32 (cn_graph *g)
 {
+  for (int k = 0; k < g->n_nodes; k++)
+    {
+      const struct cn__record *rec = cn__op_record (g->nodes[k].op);
+      for (int i = 0; rec != NULL && g->nodes[k].params != NULL && i < rec->n; i++)
+        if (rec->f[i].kind == CN__FIELD_F64 || rec->f[i].kind == CN__FIELD_F64X)
+          {
+            double *x = (double *) (void *) ((char *) g->nodes[k].params + rec->f[i].off);
+            float w = (float) *x;
+            if (isfinite (w) && (w != 0 || *x == 0))
+              *x = w;
+          }
+    }
   for (int v = 0; v < g->n_values; v++)
     {
       struct cn__value *val = &g->values[v];

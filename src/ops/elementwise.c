@@ -1807,7 +1807,27 @@ static const cn_port_kind frozen2[2] = { CN_PORT_FROZEN, CN_PORT_FROZEN };
     .ibp_mpfi = ew_mpfi, .crown = ARM, .alpha = ALPHA,                                                 \
     .certs = CN__CERTS (__VA_ARGS__),                                                                  \
   }
+/* EW_RULE_CROWN with a binary32 evaluation: the ROUNDOFF32 hook (its record among the records). */
+#define EW_RULE_CROWN32(ID, IMPL, K, CHECK, FLAGS, ARM, ALPHA, ROUNDOFF32, ...)                           \
+  const struct cn_op_rule cn__rule_##ID = {                                                            \
+    .op = CN_OP_##ID, .impl = &IMPL, .n_in = K, .flags = FLAGS,                                        \
+    .check = CHECK, .forward = ew_forward, .pullback = ew_pullback, .jvp = ew_jvp, .ibp = ew_ibp,      \
+    .ibp_mpfi = ew_mpfi, .crown = ARM, .alpha = ALPHA, .roundoff32 = ROUNDOFF32,                       \
+    .certs = CN__CERTS (__VA_ARGS__),                                                                  \
+  }
 #define KIT_FLAGS (CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS)
+
+/* scale in binary32: y = fl32(factor x), one rounding, when the factor is a binary32 word (the
+ * deployed network stores it so; another factor is another network, refused). */
+static cn_status
+scale_roundoff32 (const cn_node_view *nv, const cn_box *const *in, const cn_box *out, double *e, cn_error *err)
+{
+  const cn_params_scale *p = nv->params;
+  if (!cn__is_b32 (p->factor))
+    return cn_error_set (err, CN_EUNSUPPORTED, "scale: the factor %.17g is no binary32 word (node '%s')", p->factor,
+                         cn__node_name (nv));
+  return cn__roundoff32_rounded (nv, in, out, e, err);
+}
 
 /* pow and remainder: two element ports (the model's scalar, or one integer sort); pow's CROWN
  * arm relaxes x^e for a constant exponent, with the kit's tangent parameters (ALPHA). */
@@ -1820,20 +1840,27 @@ static const cn_port_kind frozen2[2] = { CN_PORT_FROZEN, CN_PORT_FROZEN };
     .certs = CN__CERTS (__VA_ARGS__),                                                                  \
   }
 
-EW_RULE_CROWN (ABS, abs_impl, 1, ew_check, CN_RULE_NEEDS_BOUNDS, abs_crown, abs_alpha,
-               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
-EW_RULE_CROWN (SQRT, sqrt_impl, 1, sqrt_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha,
-               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN32 (ABS, abs_impl, 1, ew_check, CN_RULE_NEEDS_BOUNDS, abs_crown, abs_alpha, cn__roundoff32_exact,
+                 CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_EXACT_WHY));
+EW_RULE_CROWN32 (SQRT, sqrt_impl, 1, sqrt_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha, cn__roundoff32_rounded,
+                 CN__CERT_GRADIENT, CN__CERT_BOUNDS,
+                 CN__CERT_ROUNDOFF32 ("IEEE square root is correctly rounded (clampNegative's clamp is exact): "
+                                      CN__ROUNDOFF32_ROUNDED_WHY));
 EW_RULE_CROWN (RSQRT, rsqrt_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha,
                CN__CERT_GRADIENT, CN__CERT_BOUNDS);
 EW_RULE_CROWN (CBRT, cbrt_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha,
                CN__CERT_GRADIENT, CN__CERT_BOUNDS);
-EW_RULE_CROWN (RECIPROCAL, reciprocal_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha,
-               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
-EW_RULE_CROWN (SQUARE, square_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha,
-               CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN32 (RECIPROCAL, reciprocal_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha,
+                 cn__roundoff32_rounded, CN__CERT_GRADIENT, CN__CERT_BOUNDS,
+                 CN__CERT_ROUNDOFF32 ("1/x is one correctly rounded division: " CN__ROUNDOFF32_ROUNDED_WHY));
+EW_RULE_CROWN32 (SQUARE, square_impl, 1, ew_check, KIT_FLAGS, ew_kit_crown, cn__relax_alpha, cn__roundoff32_rounded,
+                 CN__CERT_GRADIENT, CN__CERT_BOUNDS,
+                 CN__CERT_ROUNDOFF32 ("x x is one correctly rounded product: " CN__ROUNDOFF32_ROUNDED_WHY));
 EW_ELEMENT_RULE (POW, pow_impl, KIT_FLAGS, pow_crown, cn__relax_alpha, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
-EW_RULE_CROWN (SCALE, scale_impl, 1, scale_check, 0, scale_crown, NULL, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
+EW_RULE_CROWN32 (SCALE, scale_impl, 1, scale_check, 0, scale_crown, NULL, scale_roundoff32, CN__CERT_GRADIENT,
+                 CN__CERT_BOUNDS,
+                 CN__CERT_ROUNDOFF32 ("with a binary32 factor, one correctly rounded product: "
+                                      CN__ROUNDOFF32_ROUNDED_WHY));
 EW_RULE_CROWN (FMOD, fmod_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, mod_crown, NULL, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
 EW_ELEMENT_RULE (REMAINDER, remainder_impl, CN_RULE_NEEDS_BOUNDS, mod_crown, NULL, CN__CERT_GRADIENT, CN__CERT_BOUNDS);
 EW_RULE_CROWN (HYPOT, hypot_impl, 2, ew_check, CN_RULE_NEEDS_BOUNDS, hypot_crown, NULL,

@@ -696,6 +696,39 @@ pool_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *o
   return CN_OK;
 }
 
+/* pool in binary32: max pooling picks a word (0 error); average pooling sums the window's
+ * in-bounds words in any order and divides by D(p) or multiplies by fl32(1/D(p))
+ * (cn__b32_mean_err with T the window's magnitudes summed, rounded up by (N)). */
+static cn_status
+pool_roundoff32 (const cn_node_view *nv, const cn_box *const *in, const cn_box *out, double *e, cn_error *err)
+{
+  if (((const cn_params_pool *) nv->params)->kind == CN_POOL_MAX)
+    return cn__roundoff32_exact (nv, in, out, e, err);
+  cn_status st;
+  struct pool_geom g;
+  int64_t *map, *div;
+  if ((st = pool_prepare (nv, &g, &map, &div, err)) != CN_OK)
+    return st;
+  for (int64_t nc = 0; nc < g.N * g.C; nc++)
+    for (int64_t p = 0; p < g.On; p++)
+      {
+        const int64_t *mp = map + p * g.Kn;
+        double t = 0;
+        int64_t cnt = 0;
+        for (int64_t kk = 0; kk < g.Kn; kk++)
+          if (mp[kk] >= 0)
+            {
+              int64_t j = nc * g.Sn + mp[kk];
+              t += fmax (fabs (in[0]->lo[j]), fabs (in[0]->hi[j]));
+              cnt++;
+            }
+        e[nc * g.On + p] = cn__b32_mean_err (cn__nonneg_up (t, cnt > 0 ? cnt : 1), cnt > 0 ? cnt : 1, div[p]);
+      }
+  free (map);
+  free (div);
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_POOL = { .op = CN_OP_POOL,
   .n_in = 1,
   .flags = CN_RULE_NEEDS_BOUNDS,
@@ -706,7 +739,11 @@ const struct cn_op_rule cn__rule_POOL = { .op = CN_OP_POOL,
   .ibp = pool_ibp,
   .ibp_mpfi = pool_ibp_mpfi,
   .crown = pool_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .roundoff32 = pool_roundoff32,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS,
+                      CN__CERT_ROUNDOFF32 ("max pooling picks a word (0 error); average pooling sums the window's "
+                                           "in-bounds words in any order, then divides by D(p) or multiplies by "
+                                           "fl32(1/D(p)): (G32) scaled, cn__b32_mean_err")),
 };
 
 /* ---- smoothMaxPool ---------------------------------------------------------------------- */

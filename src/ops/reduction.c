@@ -681,10 +681,48 @@ red_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *ou
 
 static const struct red_impl reduce_impl = { .mean = 0 };
 
+/* reduce and mean in binary32: max and min are exact (they pick a word); a sum of the N words of
+ * a group in any order errs by (G32) with T = sum_i m_i (m the magnitude over the box, an RN sum
+ * rounded up by (N)); mean divides it by N or multiplies it by fl32(1/N) (cn__b32_mean_err, N a
+ * binary32 integer); prod declares none (its error depends on the magnitudes of every partial
+ * product, not bounded here). */
+static cn_status
+red_roundoff32 (const cn_node_view *nv, const cn_box *const *in, const cn_box *out, double *e, cn_error *err)
+{
+  const char *op = cn_op_name (nv->op);
+  int kind, mean;
+  red_kind (nv, &kind, &mean);
+  if (!mean && (kind == CN_REDUCE_MAX || kind == CN_REDUCE_MIN))
+    return cn__roundoff32_exact (nv, in, out, e, err);
+  if (!mean && kind != CN_REDUCE_SUM)
+    return cn_error_set (err, CN_EUNSUPPORTED, "%s: no binary32 evaluation declared for a product (node '%s')", op,
+                         cn__node_name (nv));
+  int64_t ni = cn__numel (nv->in_shape[0]), no = out->n;
+  int64_t *map, group;
+  cn_status st = group_map (op, nv, &map, &group, err);
+  if (st != CN_OK)
+    return st;
+  for (int64_t o = 0; o < no; o++)
+    e[o] = 0;
+  for (int64_t i = 0; i < ni; i++)
+    e[map[i]] += fmax (fabs (in[0]->lo[i]), fabs (in[0]->hi[i]));
+  for (int64_t o = 0; o < no; o++)
+    {
+      double t = cn__nonneg_up (e[o], group);
+      e[o] = mean ? cn__b32_mean_err (t, group, group) : cn__b32_sum_err (t, group);
+    }
+  free (map);
+  return CN_OK;
+}
+
 const struct cn_op_rule cn__rule_REDUCE = { .op = CN_OP_REDUCE, .impl = &reduce_impl,
   .n_in = 1, .check = red_check, .forward = red_forward,
   .pullback = red_pullback, .jvp = red_jvp, .ibp = red_ibp, .ibp_mpfi = red_mpfi, .crown = red_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .roundoff32 = red_roundoff32,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS,
+                      CN__CERT_ROUNDOFF32 ("max and min pick a word (0 error); a sum of the group's N words in any "
+                                           "order errs by (G32), gamma32_N T + 2N eta32 with T the sum of the "
+                                           "magnitudes over the box; prod declares none")),
 };
 
 static const struct red_impl mean_impl = { .mean = 1 };
@@ -692,7 +730,10 @@ static const struct red_impl mean_impl = { .mean = 1 };
 const struct cn_op_rule cn__rule_MEAN = { .op = CN_OP_MEAN, .impl = &mean_impl,
   .n_in = 1, .check = red_check, .forward = red_forward,
   .pullback = red_pullback, .jvp = red_jvp, .ibp = red_ibp, .ibp_mpfi = red_mpfi, .crown = red_crown,
-  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS),
+  .roundoff32 = red_roundoff32,
+  .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS,
+                      CN__CERT_ROUNDOFF32 ("the group's sum in any order (G32), then a division by N or a product "
+                                           "with fl32(1/N): E_s/N + (2 u32 + u32^2)(T + E_s)/N + 2 eta32, N <= 2^24")),
 };
 
 /* ---- contract ------------------------------------------------------------------------- */

@@ -261,6 +261,19 @@ cn__b32_sum_err (double t_up, int64_t k)
 }
 
 double
+cn__b32_mean_err (double t_up, int64_t k, int64_t d)
+{
+  if (d < 1 || d > (1 << 24))
+    return INFINITY;
+  double es = cn__b32_sum_err (t_up, k);
+  if (!isfinite (es))
+    return INFINITY;
+  double dd = (double) d;
+  double q = cn__up (cn__up (t_up + es) / dd);
+  return cn__up (cn__up (cn__up (es / dd) + cn__up ((2 * CN_U32 + CN_U32 * CN_U32) * q)) + 2 * CN_ETA32);
+}
+
+double
 cn__b32_one_err (double zmax)
 {
   if (!(zmax >= 0) || !(zmax <= FLT_MAX))

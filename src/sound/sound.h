@@ -226,6 +226,15 @@ cn__point_terms (int64_t k, const double *w, const double *xl, const double *xu,
  * K u32 >= 1/2, or when T_UP is not finite. */
 double cn__b32_sum_err (double t_up, int64_t k);
 
+/* An upper bound of |fl32(v) - s/D| for an average: the sum s of K terms (magnitudes summing to at
+ * most T_UP) computed in binary32 in any order (G32), then divided by D (1 <= D <= 2^24, a binary32
+ * word) in one of the two ways runtimes do it, a correctly rounded division or a product with the
+ * rounded reciprocal fl32(1/D):
+ *     |fl32(s~ r~) - s/D| <= E_s/D + (2 u32 + u32^2)(T + E_s)/D + 2 eta32,
+ * E_s the sum's bound, r~ = (1/D)(1 + d), |d| <= u32 (1/D >= 2^-24 is normal).  +inf when D is
+ * out of range or the sum may overflow. */
+double cn__b32_mean_err (double t_up, int64_t k, int64_t d);
+
 /* An upper bound of |fl32(z) - z| by (M32) for one correctly rounded operation whose exact result
  * z has |z| <= ZMAX; +inf when it may overflow (or ZMAX is not finite). */
 double cn__b32_one_err (double zmax);
