@@ -9,6 +9,7 @@
 #   engines   src/analysis src/crown src/lp src/bab src/certs src/gpu src/proof (the certificate
 #             checker, which includes nothing of src/sound, src/crown, src/analysis, src/lp, src/bab)
 #   io        src/io          readers and writers: ONNX, VNN-LIB, the wire codec's JSON
+#   bind      src/bind        the flat interface for bindings (certnn/flat.h), above engines and io
 #   cli       src/cli         the certnn command
 #
 # A file may include the internal headers of its own layer and of the layers below it, and the
@@ -30,13 +31,14 @@ layer_of () {
     graph) echo ir ;;
     analysis|crown|lp|bab|certs|gpu|proof) echo engines ;;
     io) echo io ;;
+    bind) echo bind ;;
     cli) echo cli ;;
     *) echo unknown ;;
   esac
 }
 rank_of () {
   case $1 in
-    core) echo 0 ;; sound) echo 1 ;; table) echo 2 ;; ir) echo 3 ;; engines) echo 4 ;; io) echo 4 ;; cli) echo 6 ;;
+    core) echo 0 ;; sound) echo 1 ;; table) echo 2 ;; ir) echo 3 ;; engines) echo 4 ;; io) echo 4 ;; bind) echo 5 ;; cli) echo 6 ;;
     *) echo 99 ;;
   esac
 }
@@ -49,6 +51,7 @@ public_layer () {
     bounds.h|reference.h|verify.h|certs.h|proof.h) echo engines ;;
     spec.h) echo spec ;;
     wire.h|artifact.h) echo io ;;
+    flat.h) echo bind ;;
     certnn.h) echo umbrella ;;
     *) echo unknown ;;
   esac
@@ -77,7 +80,7 @@ for f in $(find src -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' 
         case $pl in
           unknown) echo "BAD $f:$n includes $inc, a header tests/layering.sh does not know" ;;
           umbrella) [ "$me" = cli ] || echo "BAD $f:$n includes the umbrella header $inc (only the command may: include what you use)" ;;
-          spec) [ "$me" = engines ] || [ "$me" = io ] || [ "$me" = cli ] \
+          spec) [ "$me" = engines ] || [ "$me" = io ] || [ "$me" = bind ] || [ "$me" = cli ] \
                   || echo "BAD $f:$n ($me) includes $inc, the properties the engines decide and the readers read" ;;
           *)
             if [ "$me" = io ] && [ "$pl" = engines ]; then

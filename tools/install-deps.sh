@@ -4,7 +4,8 @@
 # Run as root (or through sudo).  Does nothing when everything is installed.
 set -eu
 PACKAGES="gcc make autoconf automake libtool pkg-config libgmp-dev libmpfr-dev libmpfi-dev
-libglpk-dev libopenblas-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev check groff-base"
+libglpk-dev libopenblas-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev check groff-base
+python3 python3-numpy"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

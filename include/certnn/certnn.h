@@ -19,5 +19,6 @@
 #include "certnn/wire.h"
 #include "certnn/artifact.h"
 #include "certnn/env.h"
+#include "certnn/flat.h"
 
 #endif

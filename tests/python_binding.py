@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: MIT
+"""tests/python_binding.py SRCDIR: the Python module against the library's own answers.
+
+On the bundled example network (examples/acasxu): bounds over the property's box by every method
+and semantics are the numbers `certnn bounds --json` prints (the soundness of those is the C
+suite's), L-infinity balls give boxes, CROWN's box lies within IBP's; verify gives the verdict of
+`certnn verify`; ops() lists the 154 operators with relu's coverage; every error raises
+certnn.Error with certnn's status and message (a missing file, a bad method, a bad option value, a
+wrong semantics, an empty box, a bad timeout, a property of another size) or ValueError (a wrong
+array size).  Prints what it checked; exit 1 on the first failure."""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+import certnn
+
+src = sys.argv[1] if len(sys.argv) > 1 else "."
+certnn_bin = os.environ.get("CN_CERTNN", "")
+checks = 0
+
+
+def ok(cond, what):
+    global checks
+    if not cond:
+        print("FAIL:", what)
+        sys.exit(1)
+    checks += 1
+
+
+ex = os.path.join(src, "examples")
+nets = sorted(glob.glob(os.path.join(ex, "*", "*.onnx")))
+specs = sorted(glob.glob(os.path.join(ex, "*", "*.vnnlib")))
+ok(nets and specs, f"no example network and property in {ex}")
+net_path, spec_path = nets[0], specs[0]
+net = certnn.Network(net_path)
+ok(net.input_size > 0 and net.output_size > 0, "sizes")
+lo, hi = certnn.vnnlib_box(spec_path, net.input_size)
+ok(lo.shape == (net.input_size,) and np.all(lo <= hi), "the property's box")
+
+for method in ("ibp", "crown", "crown-ibp", "alpha-crown"):
+    for sem in ("real", "binary32"):
+        blo, bhi = net.bounds(box=(lo, hi), method=method, semantics=sem, threads=1, iterations=5)
+        ok(np.all(blo <= bhi), f"{method} {sem}: lo <= hi")
+        if certnn_bin and os.access(certnn_bin, os.X_OK) and method != "alpha-crown":
+            p = subprocess.run([certnn_bin, "bounds", net_path, "--vnnlib", spec_path, "--method", method,
+                                "--semantics", sem, "--json", "--threads", "1"], capture_output=True, text=True)
+            r = json.loads(p.stdout)
+            ok(np.allclose(blo, r["lower"], rtol=0, atol=0) and np.allclose(bhi, r["upper"], rtol=0, atol=0),
+               f"{method} {sem}: the module's bounds are the command's")
+    # an L-infinity ball around the box's centre
+    c = (lo + hi) / 2
+    blo, bhi = net.bounds(center=c, eps=float(np.min(hi - lo)) / 4, method=method, threads=1, iterations=5)
+    ok(np.all(blo <= bhi), f"{method} ball")
+
+# CROWN's box (intersected with IBP's by the analysis) lies within IBP's, up to rounding
+ilo, ihi = net.bounds(box=(lo, hi), method="ibp")
+clo, chi = net.bounds(box=(lo, hi), method="crown")
+ok(np.all(clo >= ilo - 1e-9 * (1 + abs(ilo))) and np.all(chi <= ihi + 1e-9 * (1 + abs(ihi))),
+   "crown within ibp")
+
+r = net.verify(spec_path, timeout=30, threads=1)
+ok(r.verdict in ("unsat", "sat", "unknown", "timeout"), f"verdict {r.verdict}")
+if certnn_bin and os.access(certnn_bin, os.X_OK):
+    p = subprocess.run([certnn_bin, "verify", net_path, spec_path, "--timeout", "30", "--threads", "1", "--quiet"],
+                       capture_output=True, text=True)
+    ok(p.stdout.split("\n")[0] == r.verdict, f"verify: module {r.verdict}, command {p.stdout.splitlines()[:1]}")
+if r.verdict == "sat":
+    ok(r.x.shape == (net.input_size,) and np.all(r.x >= lo) and np.all(r.x <= hi), "the counterexample in the box")
+else:
+    ok(r.x is None and r.y is None, "no counterexample without sat")
+print(f"example {os.path.basename(net_path)} / {os.path.basename(spec_path)}: verify {r.verdict}, "
+      f"{r.domains} domains")
+
+table = certnn.ops()
+ok(len(table) == 154 and all("name" in o and "crown" in o for o in table), f"ops(): {len(table)} operators")
+ok(any(o["name"] == "relu" and o["crown"] and o["alpha"] for o in table), "relu's coverage")
+
+
+def raises(f, status, text):
+    try:
+        f()
+    except certnn.Error as e:
+        ok(e.status == status and text in e.message, f"{status} {text!r}: got {e.status} {e.message!r}")
+        return
+    except ValueError as e:
+        ok(status == "ValueError" and text in str(e), f"ValueError {text!r}: {e}")
+        return
+    ok(False, f"no error for {text!r}")
+
+
+raises(lambda: certnn.Network(os.path.join(src, "no-such.onnx")), "EIO", "cannot open")
+raises(lambda: net.bounds(box=(lo, hi), method="nope"), "EINVAL", "'nope' is not one of")
+raises(lambda: net.bounds(box=(lo, hi), threads=0), "EINVAL", "threads must be")
+raises(lambda: net.bounds(box=(lo, hi), semantics="binary64"), "EINVAL", "not one of real, binary32")
+raises(lambda: net.bounds(box=(lo[:-1], hi)), "ValueError", "entries")
+raises(lambda: net.bounds(box=(hi, lo)) if np.any(lo < hi) else net.bounds(box=(lo, hi), threads=-1),
+       "EINVAL" if np.any(lo < hi) else "EINVAL", "")
+raises(lambda: net.verify(spec_path, timeout=0), "EINVAL", "timeout must be")
+raises(lambda: certnn.vnnlib_box(spec_path, net.input_size + 1), "ESHAPE", "inputs")
+net.close()
+print(f"python binding: {checks} checks passed (certnn {certnn.version()})")
