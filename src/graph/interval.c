@@ -13,6 +13,17 @@
 #include <stdlib.h>
 #include "graph/graph_impl.h"
 
+/* The boxes of ND's inputs in BOXES, in STACK (8 entries) when they fit, else in an array the
+ * caller frees when it is not STACK; NULL when out of memory. */
+static const cn_box **
+node_in_boxes (const struct cn__node *nd, const cn_box *boxes, const cn_box **stack)
+{
+  const cn_box **in = nd->n_in <= 8 ? stack : malloc ((size_t) nd->n_in * sizeof *in);
+  for (int i = 0; in != NULL && i < nd->n_in; i++)
+    in[i] = &boxes[nd->in[i]];
+  return in;
+}
+
 cn_status
 cn__ibp_node (const cn_graph *g, int k, cn_box *boxes, cn_error *err)
 {
@@ -20,11 +31,9 @@ cn__ibp_node (const cn_graph *g, int k, cn_box *boxes, cn_error *err)
   if (nd->rule->ibp == NULL)
     return cn_error_set (err, CN_EUNSUPPORTED, "%s: no IBP arm yet (node '%s')", cn_op_name (nd->op), nd->name);
   const cn_box *stack_in[8] = { NULL };
-  const cn_box **in = nd->n_in <= 8 ? stack_in : malloc ((size_t) nd->n_in * sizeof *in);
+  const cn_box **in = node_in_boxes (nd, boxes, stack_in);
   if (in == NULL)
     return cn_error_set (err, CN_ENOMEM, "ibp: out of memory");
-  for (int i = 0; i < nd->n_in; i++)
-    in[i] = &boxes[nd->in[i]];
   /* one call per output (view[o] computes output o; its box initialised by the caller) */
   cn_status st = CN_OK;
   for (int o = 0; o < nd->n_out && st == CN_OK; o++)
@@ -53,11 +62,9 @@ cn__roundoff32_node (const cn_graph *g, int k, const cn_box *boxes, double *cons
     return cn_error_set (err, CN_EUNSUPPORTED, "%s: no binary32 evaluation declared, so the binary32 semantics cannot "
                          "bound it (node '%s')", cn_op_name (nd->op), nd->name);
   const cn_box *stack_in[8] = { NULL };
-  const cn_box **in = nd->n_in <= 8 ? stack_in : malloc ((size_t) nd->n_in * sizeof *in);
+  const cn_box **in = node_in_boxes (nd, boxes, stack_in);
   if (in == NULL)
-    return cn_error_set (err, CN_ENOMEM, "ibp: out of memory");
-  for (int i = 0; i < nd->n_in; i++)
-    in[i] = &boxes[nd->in[i]];
+    return cn_error_set (err, CN_ENOMEM, "binary32: out of memory");
   cn_status st = CN_OK;
   for (int o = 0; o < nd->n_out && st == CN_OK; o++)
     {
