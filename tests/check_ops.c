@@ -1337,6 +1337,62 @@ em_refused (cn_graph *g, cn_op op, const void *params, int n_in, const int *in, 
 /* reshape, cat, gather, pad, flip and scatter move Booleans and i8 words exactly, refuse mixed
  * sorts, pad values outside the sort and Boolean reductions; scatter's sums and products wrap
  * (i8, i64) in forward, IBP and MPFI alike, and CROWN refuses a wrapping sum with a message. */
+/* The IBP box of bitwiseLeftShift (a, s) on a signed sort of N bits by s = N - 1: a 2^(N-1) wraps
+ * to 0 for an even a and to the minimum for an odd one, so a box of two words within one block
+ * of 2^N multiples gives [min, 0].  (The arm once took the multiplier 2^63 as a two's complement -2^63 and returned an
+ * empty box, found by tests/check_certs at CN_TEST_SEED=1796615585.)  The exact answers come
+ * from the forward at the two words. */
+START_TEST (shift_left_top_bit)
+{
+  static const struct { cn_dtype t; int n; double a0, a1, lo, hi; } kase[] = {
+    { CN_DTYPE_I64, 63, -4837893, -4837892, -0x1p63, 0 },
+    /* the multiples cross a block of 2^64 between the two words: the arm's documented hull is
+     * the whole sort (sound, not exact) */
+    { CN_DTYPE_I64, 63, -4837894, -4837893, -0x1p63, 0x1p63 },
+    { CN_DTYPE_I64, 63, 6, 6, 0, 0 },
+    { CN_DTYPE_I64, 63, 7, 7, -0x1p63, -0x1p63 },
+    { CN_DTYPE_I32, 31, -11, -10, -0x1p31, 0 },
+    { CN_DTYPE_U64, 63, 4, 5, 0, 0x1p63 },
+  };
+  for (size_t k = 0; k < sizeof kase / sizeof kase[0]; k++)
+    {
+      cn_error err;
+      cn_error_clear (&err);
+      cn_graph *g = NULL;
+      ck_assert (cn_graph_create (&g, &err) == CN_OK);
+      cn_shape sh = { .rank = 1, .dim = { 1 } };
+      int a, sv, y;
+      ck_assert (cn_graph_add_input (g, "a", kase[k].t, &sh, &a, &err) == CN_OK);
+      cn_tensor st;
+      ck_assert (cn_tensor_init (&st, kase[k].t, &sh, &err) == CN_OK);
+      if (kase[k].t == CN_DTYPE_I64)
+        *(int64_t *) st.data = kase[k].n;
+      else if (kase[k].t == CN_DTYPE_U64)
+        *(uint64_t *) st.data = (uint64_t) kase[k].n;
+      else
+        *(int32_t *) st.data = kase[k].n;
+      ck_assert (cn_graph_add_constant (g, "s", &st, &sv, &err) == CN_OK);
+      cn_tensor_clear (&st);
+      ck_assert_msg (cn_graph_add_node (g, CN_OP_BITWISE_LEFT_SHIFT, NULL, 2, (int[]) { a, sv }, "shl", &y, &err)
+                     == CN_OK, "%s", err.msg);
+      ck_assert (cn_graph_set_outputs (g, 1, &y, &err) == CN_OK);
+      cn_box box, out;
+      ck_assert (cn_box_init (&box, 1, &err) == CN_OK);
+      box.lo[0] = kase[k].a0;
+      box.hi[0] = kase[k].a1;
+      cn_bounds_opts o;
+      cn_bounds_opts_init (&o);
+      o.method = CN_METHOD_IBP;
+      ck_assert_msg (cn_bounds_output (g, &box, &o, &out, &err) == CN_OK, "case %zu: %s", k, err.msg);
+      ck_assert_msg (out.lo[0] == kase[k].lo && out.hi[0] == kase[k].hi, "case %zu: [%.17g, %.17g], not [%.17g, %.17g]",
+                     k, out.lo[0], out.hi[0], kase[k].lo, kase[k].hi);
+      cn_box_clear (&out);
+      cn_box_clear (&box);
+      cn_graph_free (g);
+    }
+}
+END_TEST
+
 START_TEST (element_sorts_move)
 {
   cn_error err;
@@ -2136,6 +2192,7 @@ ops_suite (void)
   tcase_add_test (tc, random_spectral);
   tcase_add_test (tc, custom_cycle_refused);
   tcase_add_test (tc, element_sorts_arith);
+  tcase_add_test (tc, shift_left_top_bit);
   tcase_add_test (tc, element_sorts_move);
   tcase_add_test (tc, draws_point_key);
   tcase_add_test (tc, crown_discharges_armless);

@@ -422,6 +422,17 @@ mul128 (int sgn, uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
     }
 }
 
+/* The exact 128-bit value A 2^SH (SH < 64) of the 64-bit pattern A read as unsigned (SGN = 0)
+ * or two's complement (SGN = 1): *HI:*LO, modulo 2^128.  (Not mul128 with 2^SH: at SH = 63 the
+ * pattern of 2^63 reads as -2^63 in two's complement.) */
+static void
+shl128 (int sgn, uint64_t a, unsigned sh, uint64_t *hi, uint64_t *lo)
+{
+  uint64_t ext = sgn && (a >> 63) ? ~(uint64_t) 0 : 0;   /* the bits above A's 64 */
+  *lo = a << sh;
+  *hi = sh == 0 ? ext : (ext << sh) | (a >> (64 - sh));
+}
+
 /* floor(P / 2^N) modulo 2^N of the 128-bit product P = HI:LO, as an N-bit pattern. */
 static inline uint64_t
 high_half (const cn__wsort *s, uint64_t hi, uint64_t lo)
@@ -577,8 +588,8 @@ shl_range (const cn__wsort *s, uint64_t a, uint64_t b, uint64_t s0, uint64_t s1,
   for (uint64_t sh = s0; sh < W && sh <= s1; sh++)
     {
       uint64_t h0, l0, h1, l1;
-      mul128 (s->sgn, xa, (uint64_t) 1 << sh, &h0, &l0);
-      mul128 (s->sgn, xb, (uint64_t) 1 << sh, &h1, &l1);
+      shl128 (s->sgn, xa, (unsigned) sh, &h0, &l0);
+      shl128 (s->sgn, xb, (unsigned) sh, &h1, &l1);
       /* now h:l = a 2^sh exactly (two's complement when signed); add the bias with its carry */
       l0 += bias;
       h0 += l0 < bias;
