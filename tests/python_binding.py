@@ -4,7 +4,8 @@
 On the bundled example network (examples/acasxu): bounds over the property's box by every method
 and semantics are the numbers `certnn bounds --json` prints (the soundness of those is the C
 suite's), L-infinity balls give boxes, CROWN's box lies within IBP's; verify gives the verdict of
-`certnn verify`; ops() lists the 154 operators with relu's coverage; every error raises
+`certnn verify`; linear_bounds() are the command's --linear numbers; an L2 ball's bounds lie
+within the L-infinity ball's; ops() lists the 154 operators with relu's coverage; every error raises
 certnn.Error with certnn's status and message (a missing file, a bad method, a bad option value, a
 wrong semantics, an empty box, a bad timeout, a property of another size) or ValueError (a wrong
 array size).  Prints what it checked; exit 1 on the first failure."""
@@ -62,6 +63,29 @@ clo, chi = net.bounds(box=(lo, hi), method="crown")
 ok(np.all(clo >= ilo - 1e-9 * (1 + abs(ilo))) and np.all(chi <= ihi + 1e-9 * (1 + abs(ihi))),
    "crown within ibp")
 
+# the sound linear bounds over the property's box are the command's --linear numbers, bit for bit
+lb = net.linear_bounds(box=(lo, hi), threads=1)
+ok(lb.lower_coef.shape == (net.output_size, net.input_size) and lb.upper_offset.shape == (net.output_size,),
+   "linear bounds' shapes")
+ok(np.array_equal(lb.lower, clo) and np.array_equal(lb.upper, chi), "linear_bounds' box is bounds()'s")
+if certnn_bin and os.access(certnn_bin, os.X_OK):
+    p = subprocess.run([certnn_bin, "bounds", net_path, "--vnnlib", spec_path, "--json", "--linear", "--threads", "1"],
+                       capture_output=True, text=True)
+    lin = json.loads(p.stdout)["linear"]
+    none_inf = lambda v, s: np.array([s * np.inf if e is None else e for e in v])
+    ok(np.array_equal(lb.lower_coef, np.array(lin["lower"]["coef"]))
+       and np.array_equal(lb.upper_coef, np.array(lin["upper"]["coef"]))
+       and np.array_equal(lb.lower_offset, none_inf(lin["lower"]["offset"], -1))
+       and np.array_equal(lb.upper_offset, none_inf(lin["upper"]["offset"], 1)),
+       "the module's linear bounds are the command's")
+# an L2 ball: never looser than the L-infinity ball of the same radius, tighter somewhere
+c, e = (lo + hi) / 2, float(np.min(hi - lo)) / 4
+for method in ("crown", "crown-ibp", "alpha-crown"):
+    blo, bhi = net.bounds(center=c, eps=e, method=method, threads=1, iterations=5)
+    l2lo, l2hi = net.bounds(center=c, eps=e, norm=2, method=method, threads=1, iterations=5)
+    ok(np.all(l2lo >= blo) and np.all(l2hi <= bhi) and (np.any(l2lo > blo) or np.any(l2hi < bhi)),
+       f"{method}: the L2 ball's bounds within the box's, tighter somewhere")
+
 r = net.verify(spec_path, timeout=30, threads=1)
 ok(r.verdict in ("unsat", "sat", "unknown", "timeout"), f"verdict {r.verdict}")
 if certnn_bin and os.access(certnn_bin, os.X_OK):
@@ -93,6 +117,9 @@ def raises(f, status, text):
 
 
 raises(lambda: certnn.Network(os.path.join(src, "no-such.onnx")), "EIO", "cannot open")
+raises(lambda: net.bounds(center=c, eps=e, norm=2, method="ibp"), "EINVAL", "needs a CROWN method")
+raises(lambda: net.bounds(box=(lo, hi), norm=2), "ValueError", "norm=2 needs center")
+raises(lambda: net.bounds(center=c, eps=e, norm=1), "ValueError", "norm is")
 raises(lambda: net.bounds(box=(lo, hi), method="nope"), "EINVAL", "'nope' is not one of")
 raises(lambda: net.bounds(box=(lo, hi), threads=0), "EINVAL", "threads must be")
 raises(lambda: net.bounds(box=(lo, hi), semantics="binary64"), "EINVAL", "not one of real, binary32")

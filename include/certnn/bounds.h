@@ -140,6 +140,32 @@ CN_API const cn_box *cn_analysis_box (const cn_analysis *a, int v);
  * ALGORITHMS.md 1.8/2.6.  LOWER receives ROWS numbers (-inf where nothing is known). */
 CN_API cn_status cn_analysis_lower (cn_analysis *a, int v, const double *c, int64_t rows, double *lower,
                                     cn_error *err);
+/* Sound linear bounds of the ROWS functions C v (C NULL: the identity, ROWS = numel(v): the
+ * entries of v) in the graph input x, for integrators that reuse certnn's relaxations: for every
+ * input x of A's domain (the input box, its splits' domain; the L2 ball's inputs inside it too)
+ * and each row s, read in exact real arithmetic on the binary64 numbers returned,
+ *     lo_coef_s . x + lo_offset_s  <=  (C v)_s(x)  <=  up_coef_s . x + up_offset_s,
+ * (C v)_s(x) being the exact value of the network (the binary32 semantics: every binary32
+ * evaluation of it that the semantics admits).  The coefficients are one CROWN sweep's with A's
+ * slope, whatever A's method (the boxes the relaxations read are A's), as computed in
+ * round-to-nearest; every rounding error of the sweep is charged to the offsets.  LO_COEF and
+ * UP_COEF (caller storage, ROWS x numel(graph input), row-major) and LO_OFFSET and UP_OFFSET (ROWS
+ * numbers) may be NULL in pairs (that side is not computed).  An offset nothing finite is known
+ * of is -inf (lower) or +inf (upper); over an empty domain (cn_analysis_infeasible) the
+ * coefficients are 0 and the lower offsets +inf, the upper ones -inf (no input to bound).
+ * CN_EINVAL for a bad value, a C that is not finite, or ROWS != numel(v) without C. */
+CN_API cn_status cn_analysis_linear (cn_analysis *a, int v, const double *c, int64_t rows, double *lo_coef,
+                                     double *lo_offset, double *up_coef, double *up_offset, cn_error *err);
+/* Declares that the input set is also inside the L2 ball { x : ||x - CENTER||_2 <= EPS }
+ * (CENTER: numel(graph input) numbers, copied; EPS finite, >= 0), so A's domain is the box (and
+ * its splits') intersected with the ball.  The boxes of A stay those of the box (a superset: the
+ * enclosing box [CENTER - EPS, CENTER + EPS] is the one to create A over); the later bounds of
+ * graph outputs and spec rows (cn_analysis_lower, _coef, cn_analysis_output_box, alpha-CROWN by
+ * one more CROWN sweep) take for each row the better of the box's minimum of the sweep's linear
+ * function and the ball's, a sound lower bound of coef . CENTER + d - EPS ||coef||_2 (the dual
+ * norm).  The LP and beta-CROWN bounds use the box only.  CN_EINVAL for a radius or center that
+ * is not finite; CN_ENOMEM. */
+CN_API cn_status cn_analysis_set_l2 (cn_analysis *a, const double *center, double eps, cn_error *err);
 /* Sets the lower slopes of A's later sweeps (cn_analysis_lower and _coef); every choice is
  * sound, so a caller may take the best of several bounds. */
 CN_API void cn_analysis_set_slope (cn_analysis *a, cn_slope slope);

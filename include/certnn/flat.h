@@ -33,6 +33,16 @@ CN_API cn_status cn_flat_vnnlib_box (const char *path, int64_t n, double *lo, do
 CN_API cn_status cn_flat_bounds (const cn_graph *g, int64_t n, const double *lo, const double *hi, const char *options,
                                  int64_t m, double *out_lo, double *out_hi, double *seconds, cn_error *err);
 
+/* As cn_flat_bounds, over the box [LO, HI] intersected, where CENTER is not NULL, with the L2 ball
+ * ||x - CENTER||_2 <= L2_EPS (cn_analysis_set_l2; a CROWN method); and where LO_COEF (M x N),
+ * LO_OFF (M), UP_COEF and UP_OFF are not NULL (in pairs), the sound linear bounds of every output
+ * entry, lo_coef_j . x + lo_off_j <= y_j(x) <= up_coef_j . x + up_off_j over that set
+ * (cn_analysis_linear). */
+CN_API cn_status cn_flat_linear (const cn_graph *g, int64_t n, const double *lo, const double *hi, const double *center,
+                                 double l2_eps, const char *options, int64_t m, double *out_lo, double *out_hi,
+                                 double *lo_coef, double *lo_off, double *up_coef, double *up_off, double *seconds,
+                                 cn_error *err);
+
 /* Decides the VNN-LIB property at PATH on G (cn_verify) with OPTIONS: *VERDICT receives a
  * cn_verdict (0 unsat, 1 sat, 2 unknown, 3 timeout); for a sat, X (N_X entries) the
  * counterexample and Y (N_Y entries) its outputs (both NULL: not wanted; the sizes must be the

@@ -20,7 +20,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Error", "Network", "VerifyResult", "ops", "vnnlib_box", "version"]
+__all__ = ["Error", "LinearBounds", "Network", "VerifyResult", "ops", "vnnlib_box", "version"]
 
 _MSG = 512          # CN_ERROR_MSG_SIZE
 
@@ -82,6 +82,8 @@ for name, res, args in [
     ("cn_flat_output_size", _I64, [_P]),
     ("cn_flat_vnnlib_box", ctypes.c_int, [ctypes.c_char_p, _I64, _D, _D, _E]),
     ("cn_flat_bounds", ctypes.c_int, [_P, _I64, _D, _D, ctypes.c_char_p, _I64, _D, _D, _D, _E]),
+    ("cn_flat_linear", ctypes.c_int, [_P, _I64, _D, _D, _D, ctypes.c_double, ctypes.c_char_p, _I64, _D, _D, _D, _D,
+                                      _D, _D, _D, _E]),
     ("cn_flat_verify", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int), _I64, _D,
                                       _I64, _D, ctypes.POINTER(_I64), _E]),
     ("cn_status_name", ctypes.c_char_p, [ctypes.c_int]),
@@ -149,6 +151,19 @@ class VerifyResult:
         return f"VerifyResult(verdict={self.verdict!r}, domains={self.domains})"
 
 
+class LinearBounds:
+    """Network.linear_bounds(): lower_coef, lower_offset, upper_coef, upper_offset (the affine
+    bounds of each output entry in the input) and lower, upper (the output's bounds)."""
+
+    def __init__(self, lower_coef, lower_offset, upper_coef, upper_offset, lower, upper):
+        self.lower_coef, self.lower_offset = lower_coef, lower_offset
+        self.upper_coef, self.upper_offset = upper_coef, upper_offset
+        self.lower, self.upper = lower, upper
+
+    def __repr__(self):
+        return f"LinearBounds(outputs={len(self.lower)}, inputs={self.lower_coef.shape[1]})"
+
+
 _VERDICTS = ("unsat", "sat", "unknown", "timeout")
 
 
@@ -177,32 +192,60 @@ class Network:
     def __exit__(self, *exc):
         self.close()
 
-    def bounds(self, box=None, center=None, eps=None, method="crown", semantics="real", threads=None,
-               iterations=None, lr=None, fix_intermediate=None):
-        """Sound bounds (lo, hi) of every entry of output 0 over BOX = (lo, hi) or the L-infinity
-        ball of radius EPS around CENTER, by METHOD (ibp, crown, crown-ibp, alpha-crown).  An end
-        nothing finite bounds is an infinity."""
-        n, m = self.input_size, self.output_size
+    def _input_set(self, box, center, eps, norm):
+        n = self.input_size
         if (box is None) == (center is None):
             raise ValueError("give box=(lo, hi) or center= with eps=")
+        if norm not in ("inf", 2, "2"):
+            raise ValueError("norm is 'inf' or 2, not %r" % (norm,))
         if box is not None:
-            lo, hi = _vec(box[0], n, "box[0]"), _vec(box[1], n, "box[1]")
-        else:
-            if eps is None or not eps >= 0:
-                raise ValueError("center= needs eps >= 0")
-            c = _vec(center, n, "center")
-            # c -+ eps rounded to nearest lies within half an ulp of the exact end: one step outward
-            # holds the whole ball
-            lo = np.nextafter(c - np.float64(eps), -np.inf)
-            hi = np.nextafter(c + np.float64(eps), np.inf)
+            if norm != "inf":
+                raise ValueError("norm=2 needs center= and eps=")
+            return _vec(box[0], n, "box[0]"), _vec(box[1], n, "box[1]"), None
+        if eps is None or not eps >= 0:
+            raise ValueError("center= needs eps >= 0")
+        c = _vec(center, n, "center")
+        # c -+ eps rounded to nearest lies within half an ulp of the exact end: one step outward
+        # holds the whole ball (of either norm)
+        lo = np.nextafter(c - np.float64(eps), -np.inf)
+        hi = np.nextafter(c + np.float64(eps), np.inf)
+        return lo, hi, (c if norm != "inf" else None)
+
+    def _bounds(self, box, center, eps, norm, linear, method, semantics, threads, iterations, lr, fix_intermediate):
+        n, m = self.input_size, self.output_size
+        lo, hi, ball = self._input_set(box, center, eps, norm)
         out_lo, out_hi, secs = np.empty(m), np.empty(m), ctypes.c_double()
+        lin = [np.empty((m, n)), np.empty(m), np.empty((m, n)), np.empty(m)] if linear else None
         err = _CnError()
         opts = _options(method=method, semantics=semantics, threads=threads, iterations=iterations, lr=lr,
                         fix_intermediate=fix_intermediate)
-        _check(_lib.cn_flat_bounds(self._g, n, _ptr(lo), _ptr(hi), opts, m, _ptr(out_lo), _ptr(out_hi),
+        _check(_lib.cn_flat_linear(self._g, n, _ptr(lo), _ptr(hi), _ptr(ball) if ball is not None else None,
+                                   float(eps) if ball is not None else -1.0, opts, m, _ptr(out_lo), _ptr(out_hi),
+                                   *[_ptr(a) if lin else None for a in (lin or [None] * 4)],
                                    ctypes.byref(secs), ctypes.byref(err)), err)
         self.seconds = secs.value
-        return out_lo, out_hi
+        return out_lo, out_hi, lin
+
+    def bounds(self, box=None, center=None, eps=None, norm="inf", method="crown", semantics="real", threads=None,
+               iterations=None, lr=None, fix_intermediate=None):
+        """Sound bounds (lo, hi) of every entry of output 0 over BOX = (lo, hi) or the ball of
+        radius EPS around CENTER (NORM 'inf': the box; 2: the Euclidean ball, a CROWN method), by
+        METHOD (ibp, crown, crown-ibp, alpha-crown).  An end nothing finite bounds is an infinity."""
+        lo, hi, _ = self._bounds(box, center, eps, norm, False, method, semantics, threads, iterations, lr,
+                                 fix_intermediate)
+        return lo, hi
+
+    def linear_bounds(self, box=None, center=None, eps=None, norm="inf", method="crown", semantics="real",
+                      threads=None, iterations=None, lr=None, fix_intermediate=None):
+        """Sound affine bounds of every output entry over the input set (as bounds()): a
+        LinearBounds whose lower_coef [m, n], lower_offset [m], upper_coef, upper_offset satisfy
+        lower_coef[j] . x + lower_offset[j] <= y_j(x) <= upper_coef[j] . x + upper_offset[j] for
+        every x of the set, read in exact arithmetic on these binary64 numbers (evaluate them
+        with rounding accounted for: a float64 dot product is not exact), and lower, upper the
+        bounds() of the same set."""
+        lo, hi, lin = self._bounds(box, center, eps, norm, True, method, semantics, threads, iterations, lr,
+                                   fix_intermediate)
+        return LinearBounds(lin[0], lin[1], lin[2], lin[3], lo, hi)
 
     def verify(self, vnnlib, timeout=60, method=None, semantics="real", threads=None, seed=None):
         """Decides the VNN-LIB property at VNNLIB (certnn verify): a VerifyResult."""

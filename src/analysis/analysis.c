@@ -42,6 +42,9 @@ struct cn_analysis
   double **roundoff;         /* the binary32 semantics: per value NULL (exact, or not of the model's
                                 scalar) or numel bounds of its rounding errors (the rule's
                                 ROUNDOFF32 over its input boxes); NULL under the real semantics */
+  double *l2_center;         /* cn_analysis_set_l2: the input set is also inside the ball of radius
+                                L2_EPS around L2_CENTER (a copy, numel(input) entries); NULL: none */
+  double l2_eps;
 };
 
 /* A's per-value rounding error bounds as the sweeps read them (NULL: the real semantics). */
@@ -143,6 +146,7 @@ cn_analysis_free (cn_analysis *a)
       free (a->memo[v]);
   free (a->memo);
   free (a->splits);
+  free (a->l2_center);
   cn_box_clear (&a->input);
   free (a);
 }
@@ -157,6 +161,42 @@ const cn_box *
 cn_analysis_box (const cn_analysis *a, int v)
 {
   return v >= 0 && v < a->g->n_values ? &a->boxes[v] : NULL;
+}
+
+cn_status
+cn_analysis_set_l2 (cn_analysis *a, const double *center, double eps, cn_error *err)
+{
+  int64_t n = a->input.n;
+  if (!(eps >= 0) || !isfinite (eps))
+    return cn_error_set (err, CN_EINVAL, "bounds: the L2 radius %g is not a finite number >= 0", eps);
+  if (n > 0 && center == NULL)
+    return cn_error_set (err, CN_EINVAL, "bounds: the L2 ball has no center");
+  for (int64_t j = 0; j < n; j++)
+    if (!isfinite (center[j]))
+      return cn_error_set (err, CN_EINVAL, "bounds: entry %lld of the L2 ball's center is %g", (long long) j,
+                           center[j]);
+  double *copy = malloc ((size_t) (n > 0 ? n : 1) * sizeof *copy);
+  if (copy == NULL)
+    return cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+  memcpy (copy, center, (size_t) n * sizeof *copy);
+  free (a->l2_center);
+  a->l2_center = copy;
+  a->l2_eps = eps;
+  return CN_OK;
+}
+
+/* A lower bound of min { coef . x + d : ||x - c||_2 <= eps } = coef . c + d - eps ||coef||_2
+ * (Cauchy-Schwarz, attained at x = c - eps coef/||coef||), every step rounded the safe way:
+ * coef . c from below by cn__dot_bounds, ||coef||_2^2 = |coef| . |coef| from above by (N), its
+ * square root from above (sqrt is correctly rounded, so cn__up covers it). */
+static double
+l2_ball_min (int64_t n, const double *coef, double d, const double *center, double eps)
+{
+  double dot_lo, dot_hi;
+  cn__dot_bounds (n, coef, center, &dot_lo, &dot_hi);
+  double norm_up = cn__up (sqrt (cn__dot_nonneg_up (n, coef, coef)));
+  double r = cn__add_down (cn__add_down (dot_lo, d), -cn__mul_up (eps, norm_up));
+  return isnan (r) ? -INFINITY : r;
 }
 
 void
@@ -564,6 +604,57 @@ infeasible_rows (const cn_analysis *a, int64_t rows, double *lower, double *coef
   return CN_OK;
 }
 
+/* One CROWN sweep from V with A's slope: LOWER, COEF (NULL: not wanted) and OFFSET (NULL: not
+ * wanted) as cn__crown_sweep's LOWER, INPUT_COEF and the tape's INPUT_OFFSET, so that each row's
+ * value is >= coef_s . x + offset_s for every x of A's domain.  With an L2 ball
+ * (cn_analysis_set_l2) each row's lower bound is the better of the box's and the ball's minimum
+ * of that function (both sound: the domain lies in both). */
+static cn_status
+crown_rows (cn_analysis *a, int v, const double *c, int64_t rows, double *lower, double *coef, double *offset,
+            cn_error *err)
+{
+  const cn_graph *g = a->g;
+  int64_t nx = g->values[g->inputs[0]].numel;
+  double *own_coef = NULL, *own_offset = NULL;
+  if (a->l2_center != NULL && coef == NULL)
+    coef = own_coef = malloc ((size_t) (rows * nx + 1) * sizeof *coef);
+  if (a->l2_center != NULL && offset == NULL)
+    offset = own_offset = malloc ((size_t) rows * sizeof *offset + 1);
+  cn_status st = CN_OK;
+  if ((a->l2_center != NULL && (coef == NULL || offset == NULL)))
+    st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+  else
+    {
+      cn__crown_tape tape = { .input_offset = offset };
+      st = cn__crown_sweep_tape (g, a->boxes, a->depends, ro_of (a), v, c, rows, a->opts.threads, a->opts.slope, lower,
+                                 coef, &a->discharged, a->memo, offset != NULL ? &tape : NULL, err);
+    }
+  if (st == CN_OK && a->l2_center != NULL)
+    for (int64_t s = 0; s < rows; s++)
+      lower[s] = fmax (lower[s], l2_ball_min (nx, coef + s * nx, offset[s], a->l2_center, a->l2_eps));
+  free (own_coef);
+  free (own_offset);
+  return st;
+}
+
+/* With an L2 ball, raises LOWER (sound bounds of the ROWS functions C v) to the ball's bounds of
+ * one more CROWN sweep (crown_rows) where they are better: alpha-CROWN's optimiser concretises
+ * over the box. */
+static cn_status
+ball_rows (cn_analysis *a, int v, const double *c, int64_t rows, double *lower, cn_error *err)
+{
+  if (a->l2_center == NULL || rows == 0 || a->infeasible)
+    return CN_OK;
+  double *low = malloc ((size_t) rows * sizeof *low + 1);
+  if (low == NULL)
+    return cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+  cn_status st = crown_rows (a, v, c, rows, low, NULL, NULL, err);
+  for (int64_t s = 0; s < rows && st == CN_OK; s++)
+    lower[s] = fmax (lower[s], low[s]);
+  free (low);
+  return st;
+}
+
 /* alpha-CROWN from V (cn_analysis_lower_alpha); COEF (if not NULL) as cn_analysis_lower_coef,
  * from one more sweep with the best parameters (the same sweep as the best one of each row). */
 static cn_status
@@ -632,6 +723,8 @@ lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows, const double 
       free (offset);
       free (low);
     }
+  if (st == CN_OK)
+    st = ball_rows (a, v, c, rows, lower, err);
   a->seconds += now () - t0;
   return st;
 }
@@ -655,9 +748,77 @@ cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, do
   if (a->infeasible)
     return infeasible_rows (a, rows, lower, coef);
   if (rows > 0)
-    st = cn__crown_sweep (a->g, a->boxes, a->depends, ro_of (a), v, c, rows, a->opts.threads, a->opts.slope, lower,
-                          coef,
-                          &a->discharged, a->memo, err);
+    st = crown_rows (a, v, c, rows, lower, coef, NULL, err);
+  a->seconds += now () - t0;
+  return st;
+}
+
+cn_status
+cn_analysis_linear (cn_analysis *a, int v, const double *c, int64_t rows, double *lo_coef, double *lo_offset,
+                    double *up_coef, double *up_offset, cn_error *err)
+{
+  double t0 = now ();
+  const cn_graph *g = a->g;
+  cn_status st = cn__graph_check_value (g, v, "bounds", err);
+  if (st != CN_OK)
+    return st;
+  int64_t n = g->values[v].numel, nx = g->values[g->inputs[0]].numel;
+  if (c == NULL && rows != n)
+    return cn_error_set (err, CN_EINVAL, "bounds: linear bounds of the entries of '%s' need %lld rows, not %lld",
+                         g->values[v].name, (long long) n, (long long) rows);
+  if ((lo_coef == NULL) != (lo_offset == NULL) || (up_coef == NULL) != (up_offset == NULL))
+    return cn_error_set (err, CN_EINVAL, "bounds: a linear bound needs both its coefficients and its offset");
+  /* the rows of C, and of -C for the upper functions: C v <= u(x) iff -C v >= -u(x) */
+  double *cc = malloc ((size_t) (2 * rows * n + 1) * sizeof *cc);
+  double *coef = malloc ((size_t) (2 * rows * nx + 1) * sizeof *coef);
+  double *offset = malloc ((size_t) (2 * rows + 1) * sizeof *offset);
+  double *lower = malloc ((size_t) (2 * rows + 1) * sizeof *lower);
+  if (cc == NULL || coef == NULL || offset == NULL || lower == NULL)
+    {
+      st = cn_error_set (err, CN_ENOMEM, "bounds: cannot allocate %lld linear bounds of %lld inputs", (long long) rows,
+                         (long long) nx);
+      goto done;
+    }
+  for (int64_t s = 0; s < rows; s++)
+    for (int64_t j = 0; j < n; j++)
+      {
+        double cj = c != NULL ? c[s * n + j] : (double) (j == s);
+        cc[s * n + j] = cj;
+        cc[(rows + s) * n + j] = -cj;
+      }
+  if ((st = check_rows (a, v, cc, 2 * rows, err)) != CN_OK || rows == 0)
+    goto done;
+  if (a->infeasible)
+    {
+      /* no input: every statement about one holds; the functions are 0 x + (+-inf) */
+      memset (coef, 0, (size_t) (2 * rows * nx) * sizeof *coef);
+      for (int64_t s = 0; s < 2 * rows; s++)
+        offset[s] = INFINITY;
+    }
+  else if ((st = crown_rows (a, v, cc, 2 * rows, lower, coef, offset, err)) != CN_OK)
+    goto done;
+  /* now, for every x of the domain and each row s, read exactly:
+   *     coef_s . x + offset_s <= (C v)_s(x)   and   coef_{rows+s} . x + offset_{rows+s} <= -(C v)_s(x);
+   * the second negated (exactly) is the upper function. */
+  for (int64_t s = 0; s < rows; s++)
+    {
+      if (lo_coef != NULL)
+        {
+          memcpy (lo_coef + s * nx, coef + s * nx, (size_t) nx * sizeof *coef);
+          lo_offset[s] = offset[s];
+        }
+      if (up_coef != NULL)
+        {
+          for (int64_t j = 0; j < nx; j++)
+            up_coef[s * nx + j] = -coef[(rows + s) * nx + j];
+          up_offset[s] = -offset[rows + s];
+        }
+    }
+done:
+  free (cc);
+  free (coef);
+  free (offset);
+  free (lower);
   a->seconds += now () - t0;
   return st;
 }

@@ -186,6 +186,50 @@ cn_flat_bounds (const cn_graph *g, int64_t n, const double *lo, const double *hi
 }
 
 cn_status
+cn_flat_linear (const cn_graph *g, int64_t n, const double *lo, const double *hi, const double *center, double l2_eps,
+                const char *options, int64_t m, double *out_lo, double *out_hi, double *lo_coef, double *lo_off,
+                double *up_coef, double *up_off, double *seconds, cn_error *err)
+{
+  if (g == NULL || lo == NULL || hi == NULL || out_lo == NULL || out_hi == NULL)
+    return cn_error_set (err, CN_EINVAL, "bounds: a NULL argument");
+  if (n != cn_flat_input_size (g) || m != cn_flat_output_size (g))
+    return cn_error_set (err, CN_ESHAPE, "bounds: the network has %lld inputs and %lld outputs, the arrays %lld and %lld",
+                         (long long) cn_flat_input_size (g), (long long) cn_flat_output_size (g), (long long) n,
+                         (long long) m);
+  cn_bounds_opts o;
+  cn_bounds_opts_init (&o);
+  cn_status st = parse_options (options, &o, NULL, err);
+  if (st != CN_OK)
+    return st;
+  if (center != NULL && o.method == CN_METHOD_IBP)
+    return cn_error_set (err, CN_EINVAL, "bounds: an L2 ball needs a CROWN method (IBP bounds the enclosing box)");
+  cn_box box, out;
+  memset (&out, 0, sizeof out);
+  if ((st = cn_box_init (&box, n, err)) != CN_OK)
+    return st;
+  memcpy (box.lo, lo, (size_t) n * sizeof *lo);
+  memcpy (box.hi, hi, (size_t) n * sizeof *hi);
+  double t0 = now ();
+  cn_analysis *a = NULL;
+  if ((st = cn_analysis_create (g, &box, &o, &a, err)) == CN_OK
+      && (center == NULL || (st = cn_analysis_set_l2 (a, center, l2_eps, err)) == CN_OK)
+      && (st = cn_analysis_output_box (a, &out, err)) == CN_OK
+      && (lo_coef != NULL || up_coef != NULL))
+    st = cn_analysis_linear (a, cn_graph_output (g, 0), NULL, m, lo_coef, lo_off, up_coef, up_off, err);
+  if (st == CN_OK)
+    {
+      memcpy (out_lo, out.lo, (size_t) m * sizeof *out_lo);
+      memcpy (out_hi, out.hi, (size_t) m * sizeof *out_hi);
+    }
+  if (seconds != NULL)
+    *seconds = now () - t0;
+  cn_box_clear (&out);
+  cn_analysis_free (a);
+  cn_box_clear (&box);
+  return st;
+}
+
+cn_status
 cn_flat_verify (const cn_graph *g, const char *path, const char *options, int *verdict, int64_t n_x, double *x,
                 int64_t n_y, double *y, int64_t *domains, cn_error *err)
 {

@@ -19,12 +19,12 @@ help (FILE *f)
   fprintf (f, "Usage: certnn bounds NET.onnx --vnnlib SPEC.vnnlib [--method ibp|crown|crown-ibp|alpha-crown] [--json]\n"
               "                     [--semantics real|binary32] [--threads N] [--iterations N] [--lr X]\n"
               "                     [--fix-intermediate] [--history] [--repeat R]\n"
-              "       certnn bounds NET.onnx --center FILE --eps E [...]\n"
+              "       certnn bounds NET.onnx --center FILE --eps E [--norm inf|2] [...]\n"
               "       certnn bounds NET.onnx (--vnnlib SPEC | --center FILE --eps E) --method ibp --reference mpfi\n"
               "                     [--precision BITS] [--json]\n\n"
               "Sound bounds of every entry of the network's output 0 over an input set: the first input box of\n"
-              "SPEC (its constants rounded outward), or the L-infinity ball of radius E around the point in FILE\n"
-              "(numbers in C order).  The bounds hold for the network evaluated in exact real arithmetic with its\n"
+              "SPEC (its constants rounded outward), or the ball of radius E (L-infinity; L2 with --norm 2)\n"
+              "around the point in FILE (numbers in C order).  The bounds hold for the network evaluated in exact real arithmetic with its\n"
               "stored weights, for every input of the set: rounding errors are charged, never ignored.\n\n"
               "  --semantics real (default): the bounds hold in exact real arithmetic; binary32: they hold\n"
               "             instead for the network as deployed in binary32 (every input a binary32 word of the\n"
@@ -52,6 +52,18 @@ help (FILE *f)
               "             together need more (parameters, the sweep's records, the gradient's forward values)\n"
               "             they are optimised in blocks that fit, one after the other (the same bounds)\n"
               "  --history  (alpha-crown, with --json) add each iteration's bounds as \"history\"\n"
+              "  --norm inf|2\n"
+              "             (with --center, --eps) the input set is the ball of that norm: inf (default) the box\n"
+              "             [x0 - E, x0 + E]; 2 the Euclidean ball ||x - x0||_2 <= E, whose intermediate bounds are\n"
+              "             the enclosing box's and whose output bounds take the better of the box's and the ball's\n"
+              "             minimum of each CROWN linear bound (x0 . a + d - E ||a||_2, rounded the safe way); not\n"
+              "             with ibp\n"
+              "  --linear   (with --json) add \"linear\": for each output entry y_j the sound affine bounds\n"
+              "             lower.coef[j] . x + lower.offset[j] <= y_j(x) <= upper.coef[j] . x + upper.offset[j]\n"
+              "             for every input x of the set, read in exact arithmetic on the printed numbers (17\n"
+              "             significant digits: the binary64 numbers themselves), under the chosen semantics: one\n"
+              "             CROWN sweep's coefficients with every rounding error charged to the offsets; an offset\n"
+              "             nothing finite is known of prints as null\n"
               "  --repeat R (a benchmark's measurement) compute the bounds 1 + R times from scratch, the same each\n"
               "             time; \"seconds\" is then the median of the last R (warm: memory already faulted in once,\n"
               "             as a peer timed after a warm-up call), and --json adds \"seconds_cold\" (the first) and\n"
@@ -74,12 +86,55 @@ help (FILE *f)
            REFERENCE_PREC);
 }
 
+/* {"lower": {"coef": [[...] per output entry], "offset": [...]}, "upper": {...}}: the sound
+ * linear bounds of every output entry in the input (cn_analysis_linear); an infinite offset
+ * prints as null. */
+static cn_status
+linear_json (const cn_graph *g, cn_analysis *an, json_t **out, cn_error *err)
+{
+  int y = cn_graph_output (g, 0);
+  int64_t m = cn_shape_numel (cn_graph_value_shape (g, y));
+  int64_t n = cn_shape_numel (cn_graph_value_shape (g, cn_graph_input (g, 0)));
+  double *lc = malloc ((size_t) (m * n + 1) * sizeof *lc), *uc = malloc ((size_t) (m * n + 1) * sizeof *uc);
+  double *lo = malloc ((size_t) (m + 1) * sizeof *lo), *uo = malloc ((size_t) (m + 1) * sizeof *uo);
+  cn_status st = CN_OK;
+  *out = NULL;
+  if (lc == NULL || uc == NULL || lo == NULL || uo == NULL)
+    st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+  else if ((st = cn_analysis_linear (an, y, NULL, m, lc, lo, uc, uo, err)) == CN_OK)
+    {
+      json_t *side[2];
+      for (int k = 0; k < 2; k++)
+        {
+          const double *c = k ? uc : lc, *o = k ? uo : lo;
+          json_t *rows = json_array (), *offs = json_array ();
+          for (int64_t s = 0; s < m; s++)
+            {
+              json_t *r = json_array ();
+              for (int64_t j = 0; j < n; j++)
+                json_array_append_new (r, json_real (c[s * n + j]));
+              json_array_append_new (rows, r);
+              json_array_append_new (offs, isfinite (o[s]) ? json_real (o[s]) : json_null ());
+            }
+          side[k] = json_pack ("{s:o, s:o}", "coef", rows, "offset", offs);
+        }
+      *out = json_pack ("{s:o, s:o}", "lower", side[0], "upper", side[1]);
+      if (*out == NULL)
+        st = cn_error_set (err, CN_ENOMEM, "bounds: out of memory");
+    }
+  free (lc);
+  free (uc);
+  free (lo);
+  free (uo);
+  return st;
+}
+
 int
 cli_bounds (int argc, char **argv)
 {
   const char *net = NULL, *vnnlib = NULL, *center = NULL;
   double eps = -1;
-  int json = 0, history = 0, repeat = 0;
+  int json = 0, history = 0, repeat = 0, norm2 = 0, linear = 0;
   const char *reference = NULL;
   long prec = -1;
   cn_bounds_opts opts;
@@ -98,6 +153,18 @@ cli_bounds (int argc, char **argv)
         json = 1;
       else if (strcmp (argv[i], "--history") == 0)
         history = 1;
+      else if (strcmp (argv[i], "--linear") == 0)
+        linear = 1;
+      else if (strcmp (argv[i], "--norm") == 0 && i + 1 < argc)
+        {
+          ++i;
+          if (strcmp (argv[i], "2") == 0)
+            norm2 = 1;
+          else if (strcmp (argv[i], "inf") == 0)
+            norm2 = 0;
+          else
+            return cli_usage_error ("bounds", "--norm takes inf or 2, not '%s'", argv[i]);
+        }
       else if (strcmp (argv[i], "--repeat") == 0 && i + 1 < argc)
         {
           long r;
@@ -151,6 +218,13 @@ cli_bounds (int argc, char **argv)
     return cli_usage_error ("bounds", "--reference mpfi needs --method ibp (the reference runs IBP only)");
   if (history && (!json || opts.method != CN_METHOD_ALPHA_CROWN))
     return cli_usage_error ("bounds", "--history needs --json and --method alpha-crown");
+  if (norm2 && center == NULL)
+    return cli_usage_error ("bounds", "--norm 2 needs --center FILE --eps E (the ball's center and radius)");
+  if (norm2 && (reference != NULL || opts.method == CN_METHOD_IBP))
+    return cli_usage_error ("bounds", "--norm 2 needs a CROWN method (crown, crown-ibp, alpha-crown): IBP and the "
+                            "reference bound the enclosing box only");
+  if (linear && (!json || reference != NULL))
+    return cli_usage_error ("bounds", "--linear needs --json (and no --reference)");
   if (prec >= 0 && reference == NULL)
     return cli_usage_error ("bounds", "--precision needs --reference mpfi");
   if (prec < 0)
@@ -236,6 +310,7 @@ cli_bounds (int argc, char **argv)
       if (reference != NULL)
         bst = cn_reference_output_box (g, &box, (mpfr_prec_t) prec, &out, &err);
       else if ((bst = cn_analysis_create (g, &box, &opts, &an, &err)) == CN_OK
+               && (!norm2 || (bst = cn_analysis_set_l2 (an, x0, eps, &err)) == CN_OK)
                && (bst = cn_analysis_output_box_trace (an, &out, &trace, &err)) == CN_OK)
         discharged = cn_analysis_discharged (an);
       if (bst != CN_OK)
@@ -280,6 +355,19 @@ cli_bounds (int argc, char **argv)
         json_object_set_new (root, "precision", json_integer (prec));
       if (root != NULL)
         json_object_set_new (root, "semantics", json_string (cn_semantics_name (opts.semantics)));
+      if (root != NULL && center != NULL)
+        json_object_set_new (root, "norm", json_string (norm2 ? "2" : "inf"));
+      if (root != NULL && linear)
+        {
+          json_t *lin = NULL;
+          if ((bst = linear_json (g, an, &lin, &err)) != CN_OK)
+            {
+              json_decref (root);
+              rc = cli_fail (&err);
+              goto done;
+            }
+          json_object_set_new (root, "linear", lin);
+        }
       if (root != NULL && repeat > 0)
         {
           json_object_set_new (root, "seconds_cold", json_real (cold));

@@ -60,6 +60,11 @@ typedef struct cn__crown_tape
   int n_keep;
   const int *keep_at;
   double **keep;
+  /* NULL, or ROWS numbers: each row's constant d_s, a lower bound of bias - charge when the graph
+   * inputs are all that is left, so that (C v)_s(x) >= input_coef_s . x + d_s, read in exact
+   * arithmetic, for every x of the box (the graph having one input; -inf where nothing finite is
+   * known): the sound linear lower function of cn_analysis_linear */
+  double *input_offset;
   int record;                /* fill what follows */
   /* written by the sweep when RECORD (per value, NULL where unused; rows x numel) */
   unsigned char *how;        /* enum cn__fwd_how */

@@ -377,6 +377,14 @@ cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned cha
       else
         memset (input_coef, 0, size);
     }
+  if (tape != NULL && tape->input_offset != NULL)
+    for (int64_t s = 0; s < rows; s++)
+      {
+        /* the invariant with the inputs as the frontier: (C v)_s(x) >= lam_x[s] . x + bias[s] -
+         * charge[s] >= lam_x[s] . x + d for every x of the box, d rounded down */
+        double d = cn__down (bias[s] - charge[s]);
+        tape->input_offset[s] = isnan (d) ? -INFINITY : d;
+      }
   for (int i = 0; i < g->n_inputs; i++)
     {
       int w = g->inputs[i];

@@ -112,6 +112,17 @@ paste "$TMP/alpha.txt" "$TMP/alpha_blocks.txt" \
          NF != 6 || d($2, $5) || d($3, $6) { bad = 1 } END { exit bad }' && ok \
   || bad "alpha-crown in blocks differs: $(paste "$TMP/alpha.txt" "$TMP/alpha_blocks.txt" | head -5)"
 expect 0 '"lower"' "$CERTNN" bounds "$NET" --center "$DATA/point5.txt" --eps 0.01 --json
+# the L2 ball (never looser than the box) and the sound linear bounds of each output entry
+expect 0 '"norm": "2"' "$CERTNN" bounds "$NET" --center "$DATA/point5.txt" --eps 0.01 --norm 2 --json
+expect 0 '"linear": [{]"lower": [{]"coef": [[][[]' "$CERTNN" bounds "$NET" --center "$DATA/point5.txt" --eps 0.01 --json --linear
+expect 2 "norm takes inf or 2" "$CERTNN" bounds "$NET" --center "$DATA/point5.txt" --eps 0.01 --norm 1
+expect 2 "norm 2 needs a CROWN method" "$CERTNN" bounds "$NET" --center "$DATA/point5.txt" --eps 0.01 --norm 2 --method ibp
+expect 2 "norm 2 needs --center" "$CERTNN" bounds "$NET" --vnnlib "$P1" --norm 2
+expect 2 "linear needs --json" "$CERTNN" bounds "$NET" --vnnlib "$P1" --linear
+"$CERTNN" bounds "$NET" --center "$DATA/point5.txt" --eps 0.05 > "$TMP/linf.txt" 2>&1 \
+  && "$CERTNN" bounds "$NET" --center "$DATA/point5.txt" --eps 0.05 --norm 2 > "$TMP/l2.txt" 2>&1 \
+  && paste "$TMP/linf.txt" "$TMP/l2.txt" | awk 'NF != 6 || $5 < $2 || $6 > $3 { bad = 1 } END { exit bad }' && ok \
+  || bad "the L2 bounds are looser than the box's: $(paste "$TMP/linf.txt" "$TMP/l2.txt" | head -3)"
 # a ReLU network is relaxed everywhere; batchNorm with batch statistics has no CROWN arm and is
 # discharged over its IBP box, which the JSON counts and stderr notes
 expect 0 '"discharged": 0' "$CERTNN" bounds "$NET" --vnnlib "$P1" --method crown --json
