@@ -156,33 +156,8 @@ cn_status
 cn_flat_bounds (const cn_graph *g, int64_t n, const double *lo, const double *hi, const char *options, int64_t m,
                 double *out_lo, double *out_hi, double *seconds, cn_error *err)
 {
-  if (g == NULL || lo == NULL || hi == NULL || out_lo == NULL || out_hi == NULL)
-    return cn_error_set (err, CN_EINVAL, "bounds: a NULL argument");
-  if (n != cn_flat_input_size (g) || m != cn_flat_output_size (g))
-    return cn_error_set (err, CN_ESHAPE, "bounds: the network has %lld inputs and %lld outputs, the arrays %lld and %lld",
-                         (long long) cn_flat_input_size (g), (long long) cn_flat_output_size (g), (long long) n,
-                         (long long) m);
-  cn_bounds_opts o;
-  cn_bounds_opts_init (&o);
-  cn_status st = parse_options (options, &o, NULL, err);
-  if (st != CN_OK)
-    return st;
-  cn_box box, out;
-  if ((st = cn_box_init (&box, n, err)) != CN_OK)
-    return st;
-  memcpy (box.lo, lo, (size_t) n * sizeof *lo);
-  memcpy (box.hi, hi, (size_t) n * sizeof *hi);
-  double t0 = now ();
-  if ((st = cn_bounds_output (g, &box, &o, &out, err)) == CN_OK)
-    {
-      memcpy (out_lo, out.lo, (size_t) m * sizeof *out_lo);
-      memcpy (out_hi, out.hi, (size_t) m * sizeof *out_hi);
-      cn_box_clear (&out);
-    }
-  if (seconds != NULL)
-    *seconds = now () - t0;
-  cn_box_clear (&box);
-  return st;
+  /* the box alone, no linear functions */
+  return cn_flat_linear (g, n, lo, hi, NULL, -1, options, m, out_lo, out_hi, NULL, NULL, NULL, NULL, seconds, err);
 }
 
 cn_status
