@@ -87,6 +87,14 @@ typedef struct cn_bounds_opts
                            empty domain is then found only where a split's own box empties); 0
                            (default) recomputes the boxes downstream of a split by the method and
                            intersects them with PRIOR's */
+  double max_memory_mb; /* a budget for the working memory, in MiB (0: none).  An analysis whose
+                           estimate exceeds it is refused with CN_ELIMIT before it allocates: the
+                           boxes of every value (16 bytes an entry), a tightening sweep's
+                           coefficient blocks (three blocks of rows x every computed value's
+                           entries, binary64) and alpha-CROWN's blocks, which are sized to fit
+                           half of it (memory_mb at most); likewise each on-demand sweep for its
+                           own rows.  cn_verify keeps its queue of domains within half of it.
+                           An estimate of the dominant terms, not a hard ceiling on the heap. */
 } cn_bounds_opts;
 
 /* CROWN, default threads, and auto_LiRPA's alpha-CROWN defaults (20 iterations, lr 0.5, decay

@@ -5,7 +5,8 @@
  *
  * OPTIONS is NULL or a text of space-separated KEY=VALUE words, each key at most once:
  *   bounds: method=ibp|crown|crown-ibp|alpha-crown (crown), semantics=real|binary32 (real),
- *           threads=N (OpenMP's default), iterations=N (20), lr=X (0.5), fix_intermediate=0|1 (0);
+ *           threads=N (OpenMP's default), iterations=N (20), lr=X (0.5), fix_intermediate=0|1 (0),
+ *           max_memory=MB (none: cn_bounds_opts.max_memory_mb);
  *   verify: those, and timeout=S (60), seed=N (1).
  * An unknown key or a bad value is CN_EINVAL naming it.  The guarantees are those of
  * certnn/bounds.h and certnn/verify.h. */

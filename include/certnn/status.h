@@ -35,7 +35,8 @@ extern "C" {
   X(ENUMERIC, "non-finite or out-of-range number")                         \
   X(EUNSOUND, "soundness precondition violated")                           \
   X(ELP, "LP solver failed")                                               \
-  X(ETIMEOUT, "time limit reached")
+  X(ETIMEOUT, "time limit reached")                                        \
+  X(ELIMIT, "size limit exceeded")
 
 typedef enum cn_status
 {

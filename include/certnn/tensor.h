@@ -56,6 +56,19 @@ CN_API cn_status cn_shape_make (cn_shape *s, int rank, const int64_t *dim, cn_er
 /* Product of the extents (1 for rank 0); -1 if it overflows int64. */
 CN_API int64_t cn_shape_numel (const cn_shape *s);
 CN_API int cn_shape_equal (const cn_shape *a, const cn_shape *b);
+/* The size limit: no tensor (cn_tensor_init) and no value of a graph (its inputs, constants and
+ * node outputs, whoever builds it: the graph builder, the ONNX importer, the wire decoder) holds
+ * more than cn_max_numel () numbers; a larger one is refused with CN_ELIMIT, naming it, before
+ * anything is allocated for it.  This is what keeps a file of a few bytes that claims a huge
+ * tensor from exhausting memory.  The default, CN_MAX_NUMEL_DEFAULT = 2^28 numbers, is 2 GiB in
+ * binary64.  cn_set_max_numel is process-wide and not synchronised: call it before anything else
+ * (N < 1 restores the default). */
+#define CN_MAX_NUMEL_DEFAULT ((int64_t) 1 << 28)
+CN_API void cn_set_max_numel (int64_t n);
+CN_API int64_t cn_max_numel (void);
+/* CN_OK if S has at most cn_max_numel () entries (and no overflow), else CN_ELIMIT with a message
+ * "WHAT: shape [..] has N numbers, more than the limit L". */
+CN_API cn_status cn_shape_check_limit (const cn_shape *s, const char *what, cn_error *err);
 /* Writes "[1,3,32,32]" into BUF (always NUL-terminated); returns BUF. */
 CN_API char *cn_shape_format (const cn_shape *s, char *buf, size_t size);
 

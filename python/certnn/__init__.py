@@ -211,14 +211,15 @@ class Network:
         hi = np.nextafter(c + np.float64(eps), np.inf)
         return lo, hi, (c if norm != "inf" else None)
 
-    def _bounds(self, box, center, eps, norm, linear, method, semantics, threads, iterations, lr, fix_intermediate):
+    def _bounds(self, box, center, eps, norm, linear, method, semantics, threads, iterations, lr, fix_intermediate,
+                max_memory=None):
         n, m = self.input_size, self.output_size
         lo, hi, ball = self._input_set(box, center, eps, norm)
         out_lo, out_hi, secs = np.empty(m), np.empty(m), ctypes.c_double()
         lin = [np.empty((m, n)), np.empty(m), np.empty((m, n)), np.empty(m)] if linear else None
         err = _CnError()
         opts = _options(method=method, semantics=semantics, threads=threads, iterations=iterations, lr=lr,
-                        fix_intermediate=fix_intermediate)
+                        fix_intermediate=fix_intermediate, max_memory=max_memory)
         _check(_lib.cn_flat_linear(self._g, n, _ptr(lo), _ptr(hi), _ptr(ball) if ball is not None else None,
                                    float(eps) if ball is not None else -1.0, opts, m, _ptr(out_lo), _ptr(out_hi),
                                    *[_ptr(a) if lin else None for a in (lin or [None] * 4)],
@@ -227,16 +228,17 @@ class Network:
         return out_lo, out_hi, lin
 
     def bounds(self, box=None, center=None, eps=None, norm="inf", method="crown", semantics="real", threads=None,
-               iterations=None, lr=None, fix_intermediate=None):
+               iterations=None, lr=None, fix_intermediate=None, max_memory=None):
         """Sound bounds (lo, hi) of every entry of output 0 over BOX = (lo, hi) or the ball of
         radius EPS around CENTER (NORM 'inf': the box; 2: the Euclidean ball, a CROWN method), by
-        METHOD (ibp, crown, crown-ibp, alpha-crown).  An end nothing finite bounds is an infinity."""
+        METHOD (ibp, crown, crown-ibp, alpha-crown).  An end nothing finite bounds is an infinity.
+        MAX_MEMORY (MiB): refuse (certnn.Error, CN_ELIMIT) an analysis estimated to need more."""
         lo, hi, _ = self._bounds(box, center, eps, norm, False, method, semantics, threads, iterations, lr,
-                                 fix_intermediate)
+                                 fix_intermediate, max_memory)
         return lo, hi
 
     def linear_bounds(self, box=None, center=None, eps=None, norm="inf", method="crown", semantics="real",
-                      threads=None, iterations=None, lr=None, fix_intermediate=None):
+                      threads=None, iterations=None, lr=None, fix_intermediate=None, max_memory=None):
         """Sound affine bounds of every output entry over the input set (as bounds()): a
         LinearBounds whose lower_coef [m, n], lower_offset [m], upper_coef, upper_offset satisfy
         lower_coef[j] . x + lower_offset[j] <= y_j(x) <= upper_coef[j] . x + upper_offset[j] for
@@ -244,15 +246,17 @@ class Network:
         with rounding accounted for: a float64 dot product is not exact), and lower, upper the
         bounds() of the same set."""
         lo, hi, lin = self._bounds(box, center, eps, norm, True, method, semantics, threads, iterations, lr,
-                                   fix_intermediate)
+                                   fix_intermediate, max_memory)
         return LinearBounds(lin[0], lin[1], lin[2], lin[3], lo, hi)
 
-    def verify(self, vnnlib, timeout=60, method=None, semantics="real", threads=None, seed=None):
-        """Decides the VNN-LIB property at VNNLIB (certnn verify): a VerifyResult."""
+    def verify(self, vnnlib, timeout=60, method=None, semantics="real", threads=None, seed=None, max_memory=None):
+        """Decides the VNN-LIB property at VNNLIB (certnn verify): a VerifyResult.  MAX_MEMORY
+        (MiB) as for bounds(); the queue of domains is kept within half of it."""
         x, y = np.empty(self.input_size), np.empty(self.output_size)
         v, dom = ctypes.c_int(), _I64()
         err = _CnError()
-        opts = _options(timeout=timeout, method=method, semantics=semantics, threads=threads, seed=seed)
+        opts = _options(timeout=timeout, method=method, semantics=semantics, threads=threads, seed=seed,
+                        max_memory=max_memory)
         _check(_lib.cn_flat_verify(self._g, os.fsencode(vnnlib), opts, ctypes.byref(v), self.input_size, _ptr(x),
                                    self.output_size, _ptr(y), ctypes.byref(dom), ctypes.byref(err)), err)
         verdict = _VERDICTS[v.value]

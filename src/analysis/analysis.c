@@ -338,6 +338,30 @@ widen_binary32 (cn_analysis *a, int k, cn_error *err)
   return st;
 }
 
+/* The size budget (cn_bounds_opts.max_memory_mb): CN_ELIMIT when the estimated working memory
+ * of WHAT, the boxes of every value of G (two binary64 numbers an entry) and, for ROWS > 0, the
+ * coefficient blocks of one sweep of ROWS rows (the multipliers and the two recorded lines, three
+ * blocks of ROWS x the entries of every computed value), exceeds O's budget.  No budget: CN_OK. */
+static cn_status
+memory_check (const cn_graph *g, const cn_bounds_opts *o, int64_t rows, const char *what, cn_error *err)
+{
+  if (o == NULL || !(o->max_memory_mb > 0))
+    return CN_OK;
+  double entries = 0, computed = 0;
+  for (int v = 0; v < g->n_values; v++)
+    {
+      entries += (double) g->values[v].numel;
+      if (!g->values[v].is_constant)
+        computed += (double) g->values[v].numel;
+    }
+  double need = 16 * entries + 24 * (double) rows * computed, budget = o->max_memory_mb * 1048576.0;
+  if (need <= budget)
+    return CN_OK;
+  return cn_error_set (err, CN_ELIMIT, "bounds: %s needs about %.0f MiB (%.0f MiB of boxes, %lld-row sweeps of "
+                       "%.0f entries), more than the memory budget of %g MiB", what, need / 1048576.0,
+                       16 * entries / 1048576.0, (long long) rows, computed, o->max_memory_mb);
+}
+
 cn_status
 cn_analysis_create (const cn_graph *g, const cn_box *input, const cn_bounds_opts *opts, cn_analysis **out,
                     cn_error *err)
@@ -387,6 +411,13 @@ cn_analysis_create_split (const cn_graph *g, const cn_box *input, const cn_bound
                              (long long) sp->index, sp->sign);
     }
   if (prior != NULL && (st = check_prior (g, input, prior, splits, n_splits, err)) != CN_OK)
+    return st;
+  if (opts != NULL && !(opts->max_memory_mb >= 0 && isfinite (opts->max_memory_mb)))
+    return cn_error_set (err, CN_EINVAL, "bounds: max_memory_mb %g (MiB, at least 0) out of range",
+                         opts->max_memory_mb);
+  if (opts != NULL
+      && (st = memory_check (g, opts, opts->method == CN_METHOD_IBP ? 0 : cn__crown_tighten_rows (g), "the analysis",
+                             err)) != CN_OK)
     return st;
   unsigned char *changed = NULL;
   cn_analysis *a = calloc (1, sizeof *a);
@@ -585,6 +616,8 @@ check_rows (const cn_analysis *a, int v, const double *c, int64_t rows, cn_error
     return st;
   if (rows < 0)
     return cn_error_set (err, CN_EINVAL, "bounds: negative row count");
+  if ((st = memory_check (a->g, &a->opts, rows, "the sweep", err)) != CN_OK)
+    return st;
   int64_t n = a->g->values[v].numel;
   for (int64_t j = 0; j < rows * n; j++)
     if (!isfinite (c[j]))

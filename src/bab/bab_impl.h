@@ -43,6 +43,7 @@ typedef struct cn__verifier
   /* the certificate being written (opts.certificate; written under the unnamed critical section) */
   int64_t cert_nodes, cert_refs;  /* node and refutation lines written */
   int cert_failed;               /* a write failed */
+  int cert_nomem;                /* memory ran out keeping what the certificate records */
   int64_t *cert_rows;            /* scratch: one refutation's row list */
   int64_t uncertified;           /* cases left unknown for want of a certifiable search */
   int *relaxed;                  /* the relaxed values (cn__proof_relaxed_values), whose boxes a

@@ -776,7 +776,10 @@ cert_emit (cn__verifier *v, int64_t k, domain *d)
     for (int64_t j = 0; j < cs->n_clauses; j++)
       any |= d->ref[j].set;
     if (any && d->boxes == NULL)
-      bad = 1;             /* out of memory keeping the boxes: the certificate cannot be complete */
+      {
+        bad = 1;           /* out of memory keeping the boxes: the certificate cannot be complete */
+        v->cert_nomem = 1;
+      }
     for (int q = 0, off = 0; any && d->boxes != NULL && q < v->n_relaxed; q++)
       {
         int64_t nq = v->relaxed_n[q];
@@ -1940,11 +1943,19 @@ search_case (cn__verifier *v, int64_t k, domain *root, int64_t *queued_out, cn_e
         goto done;
       res = B_REFUTED;
     }
-  /* The cap on queued domains: about 1 GiB of them, at least 4096. */
+  /* The cap on queued domains: about 1 GiB of them, at least 4096; with a memory budget, half
+   * of it, at least 16 (past the cap the search goes depth first, which queues few) */
   int64_t per = (int64_t) (sizeof (domain) + 2 * (size_t) n * sizeof (double) + (size_t) nc + 64);
   int64_t cap = v->opts.max_queue > 0 ? v->opts.max_queue : ((int64_t) 1 << 30) / per;
   if (cap < 4096 && v->opts.max_queue <= 0)
     cap = 4096;
+  double budget = v->opts.bounds.max_memory_mb;
+  if (budget > 0 && v->opts.max_queue <= 0 && (double) cap * (double) per > budget * 524288.0)
+    {
+      cap = (int64_t) (budget * 524288.0 / (double) per);
+      if (cap < 16)
+        cap = 16;
+    }
   if (queue_push (&q, root) != 0)
     {
       cn_error_set (err, CN_ENOMEM, "verify: out of memory");
@@ -2143,6 +2154,20 @@ attack_cases (cn__verifier *v, const unsigned char *proved, cn_verdict *verdict,
   return CN_OK;
 }
 
+/* Frees what a certificate-writing search keeps (V zeroed or filled by cn_verify; NULLs them). */
+static void
+free_certificate_lists (cn__verifier *v)
+{
+  free (v->cert_rows);
+  free (v->relaxed);
+  free (v->relaxed_n);
+  free (v->relus);
+  v->cert_rows = NULL;
+  v->relaxed = NULL;
+  v->relaxed_n = NULL;
+  v->relus = NULL;
+}
+
 cn_status
 cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, cn_verify_result *result,
            cn_error *err)
@@ -2235,6 +2260,7 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
     {
       free (v.cex_x);
       free (v.cex_y);
+      free_certificate_lists (&v);
       return cn_error_set (err, CN_ENOMEM, "verify: out of memory");
     }
   cn_verdict verdict = CN_VERDICT_UNSAT;
@@ -2252,6 +2278,7 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
       free (roots);
       free (v.cex_x);
       free (v.cex_y);
+      free_certificate_lists (&v);
       return cn_error_set (err, CN_ENOMEM, "verify: out of memory");
     }
   cn_verify_opts full = v.opts;
@@ -2310,13 +2337,12 @@ cn_verify (const cn_graph *g, const cn_spec *spec, const cn_verify_opts *opts, c
   if (v.opts.certificate != NULL)
     {
       /* unsat only with the whole certificate written (its end line last) */
+      if (st == CN_OK && v.cert_nomem)
+        st = cn_error_set (err, CN_ENOMEM, "verify: out of memory keeping the boxes the certificate records");
       if (st == CN_OK && (v.cert_failed || (verdict == CN_VERDICT_UNSAT
                                             && cn__proof_write_end (v.opts.certificate, v.cert_nodes, v.cert_refs) != 0)))
         st = cn_error_set (err, CN_EIO, "verify: writing the certificate failed");
-      free (v.cert_rows);
-      free (v.relaxed);
-      free (v.relaxed_n);
-      free (v.relus);
+      free_certificate_lists (&v);
       result->uncertified = v.uncertified;
     }
   result->verdict = verdict;

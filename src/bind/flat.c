@@ -55,16 +55,17 @@ parse_options (const char *text, cn_bounds_opts *b, cn_verify_opts *v, cn_error 
       *eq = '\0';
       const char *key = w, *val = eq + 1;
       static const char *const keys[] = { "method", "semantics", "threads", "iterations", "lr",
-                                          "fix_intermediate", "timeout", "seed" };
+                                          "fix_intermediate", "max_memory", "timeout", "seed" };
       int k = 0;
-      while (k < 8 && strcmp (key, keys[k]) != 0)
+      while (k < 9 && strcmp (key, keys[k]) != 0)
         k++;
-      if (k == 8 || (k >= 6 && v == NULL))
+      if (k == 9 || (k >= 7 && v == NULL))
         {
           st = cn_error_set (err, CN_EINVAL, "options: unknown key '%s' (%s)", key,
-                             v == NULL ? "bounds take method, semantics, threads, iterations, lr, fix_intermediate"
+                             v == NULL ? "bounds take method, semantics, threads, iterations, lr, fix_intermediate, "
+                                         "max_memory"
                                        : "verify takes method, semantics, threads, iterations, lr, "
-                                         "fix_intermediate, timeout, seed");
+                                         "fix_intermediate, max_memory, timeout, seed");
           break;
         }
       if (seen & (1u << k))
@@ -107,6 +108,13 @@ parse_options (const char *text, cn_bounds_opts *b, cn_verify_opts *v, cn_error 
             b->alpha_intermediate = x == 0;
           break;
         case 6:
+          if (!num_ok || !(x > 0))
+            st = cn_error_set (err, CN_EINVAL, "options: max_memory must be a finite number of MiB > 0, not '%s'",
+                               val);
+          else
+            b->max_memory_mb = x;
+          break;
+        case 7:
           if (!num_ok || !(x > 0))
             st = cn_error_set (err, CN_EINVAL, "options: timeout must be a finite number of seconds > 0, not '%s'",
                                val);

@@ -209,6 +209,7 @@ cli_bounds_option (const char *cmd, int argc, char **argv, int *i, cn_bounds_opt
   } reals[] = {
     { "--lr", &o->lr },
     { "--alpha-memory", &o->memory_mb },      /* MiB */
+    { "--max-memory", &o->max_memory_mb },    /* MiB */
   };
   for (size_t k = 0; k < sizeof reals / sizeof reals[0]; k++)
     if (strcmp (argv[*i], reals[k].name) == 0)

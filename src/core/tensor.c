@@ -69,6 +69,36 @@ cn_shape_numel (const cn_shape *s)
   return n;
 }
 
+/* the size limit (certnn/tensor.h); read everywhere, written only by cn_set_max_numel */
+static int64_t max_numel = CN_MAX_NUMEL_DEFAULT;
+
+void
+cn_set_max_numel (int64_t n)
+{
+  max_numel = n < 1 ? CN_MAX_NUMEL_DEFAULT : n;
+}
+
+int64_t
+cn_max_numel (void)
+{
+  return max_numel;
+}
+
+cn_status
+cn_shape_check_limit (const cn_shape *s, const char *what, cn_error *err)
+{
+  int64_t n = cn_shape_numel (s);
+  if (n >= 0 && n <= max_numel)
+    return CN_OK;
+  char buf[160];
+  cn_shape_format (s, buf, sizeof buf);
+  if (n < 0)
+    return cn_error_set (err, CN_ELIMIT, "%s: shape %s has more numbers than int64 counts, more than the limit %lld",
+                         what, buf, (long long) max_numel);
+  return cn_error_set (err, CN_ELIMIT, "%s: shape %s has %lld numbers, more than the limit %lld", what, buf,
+                       (long long) n, (long long) max_numel);
+}
+
 int
 cn_shape_equal (const cn_shape *a, const cn_shape *b)
 {
@@ -101,9 +131,10 @@ cn_tensor_init (cn_tensor *t, cn_dtype dtype, const cn_shape *shape, cn_error *e
   memset (t, 0, sizeof *t);
   if ((unsigned) dtype >= CN_DTYPE_COUNT)
     return cn_error_set (err, CN_EINVAL, "tensor: invalid element sort %d", (int) dtype);
+  cn_status st = cn_shape_check_limit (shape, "tensor", err);
+  if (st != CN_OK)
+    return st;
   int64_t n = cn_shape_numel (shape);
-  if (n < 0 || (uint64_t) n > SIZE_MAX / 8)
-    return cn_error_set (err, CN_EINVAL, "tensor: element count overflows");
   t->dtype = dtype;
   t->shape = *shape;
   if (n > 0)

@@ -552,6 +552,8 @@ cn__alpha_lower (const cn_graph *g, const cn_box *boxes, const unsigned char *de
     width += betas->n;
   int shared = opts->share_alpha != 0;
   double budget = (opts->memory_mb > 0 ? opts->memory_mb : CN__ALPHA_MEMORY_MB) * 1048576.0;
+  if (opts->max_memory_mb > 0 && budget > opts->max_memory_mb * 524288.0)
+    budget = opts->max_memory_mb * 524288.0;    /* half the caller's whole budget */
   double per_row = width > 0 ? alpha_row_bytes (g, depends, v, width, shared) : 0;
   int64_t block = rows;
   if (width > 0 && !shared && per_row * (double) rows > budget)

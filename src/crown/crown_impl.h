@@ -73,6 +73,13 @@ typedef struct cn__crown_tape
   int64_t n_approx;          /* relaxing arms taken as CN__FWD_NODE */
 } cn__crown_tape;
 
+/* Rows per tightening sweep (src/crown/tighten.c): one coefficient block, rows x the widest
+ * computed value, near 2 MiB, at least 16 rows. */
+int64_t cn__crown_chunk_rows (const cn_graph *g);
+/* The most rows one tightening sweep takes: the chunk, or two rows an entry of the widest
+ * computed value when that is fewer (a value's sweep is never wider). */
+int64_t cn__crown_tighten_rows (const cn_graph *g);
+
 /* cn__crown_sweep with TAPE (NULL: a plain sweep).  With TAPE->record, TAPE's records must be
  * empty on entry (cn__crown_tape_reset) and hold the sweep's on success. */
 cn_status cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned char *depends,

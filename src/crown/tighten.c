@@ -24,15 +24,29 @@
  * can receive coefficients, i.e. not a constant) stays near 2 MiB, about a core's cache.  Measured
  * on the OVAL21 and MNIST networks, blocks of 32 MiB and more were up to twice as slow (their
  * memory faulted in afresh by every sweep), and blocks of a few rows slower again. */
+/* The entries of the widest value that can receive coefficients (not a constant), at least 1. */
 static int64_t
-chunk_rows (const cn_graph *g)
+widest_computed (const cn_graph *g)
 {
   int64_t widest = 1;
   for (int v = 0; v < g->n_values; v++)
     if (!g->values[v].is_constant && g->values[v].numel > widest)
       widest = g->values[v].numel;
-  int64_t r = ((int64_t) 2 << 20) / (8 * widest);
+  return widest;
+}
+
+int64_t
+cn__crown_chunk_rows (const cn_graph *g)
+{
+  int64_t r = ((int64_t) 2 << 20) / (8 * widest_computed (g));
   return r < 16 ? 16 : (r & ~(int64_t) 1);
+}
+
+int64_t
+cn__crown_tighten_rows (const cn_graph *g)
+{
+  int64_t chunk = cn__crown_chunk_rows (g), widest = widest_computed (g);
+  return chunk < 2 * widest ? chunk : 2 * widest;
 }
 
 /* Whether entry [lo, hi] gets a CROWN sweep (see the file's comment); DENSE says whether the
@@ -74,7 +88,7 @@ tighten (const cn_graph *g, cn_box *boxes, const unsigned char *depends, const d
   if (m == 0)
     return CN_OK;
   int64_t *idx = malloc ((size_t) m * sizeof *idx);
-  int64_t chunk = chunk_rows (g);
+  int64_t chunk = cn__crown_chunk_rows (g);
   if (chunk > 2 * m)
     chunk = 2 * m;
   double *c = calloc ((size_t) chunk * (size_t) n, sizeof *c);

@@ -102,7 +102,8 @@ done:
 /* *EXACT = whether the MPFI arm of node K, over its constant inputs, encloses every entry of
  * each floating output o as the point RES[o] (the binary64 forward): the point evaluation
  * through cn__graph_mpfi of a copy of the node over copies of its inputs.  An operator without an
- * MPFI arm, or one that refuses the point, leaves *EXACT = 0 (the node stays; no error). */
+ * MPFI arm, or one that refuses the point, leaves *EXACT = 0 (the node stays; no error); running out
+ * of memory is CN_ENOMEM. */
 static cn_status
 mpfi_agrees (const cn_graph *g, int k, const cn_tensor *res, int *exact, cn_error *err)
 {
@@ -138,7 +139,15 @@ mpfi_agrees (const cn_graph *g, int k, const cn_tensor *res, int *exact, cn_erro
       cn_error_clear (&local);
       if ((st = cn_mpfi_vec_init (&y, cn_tensor_numel (&res[o]), FOLD_PREC, err)) != CN_OK)
         goto done;
-      if (cn__graph_mpfi (s, NULL, o, FOLD_PREC, &y, &local) != CN_OK)
+      cn_status e = cn__graph_mpfi (s, NULL, o, FOLD_PREC, &y, &local);
+      if (e == CN_ENOMEM)
+        {
+          /* out of memory is not "cannot be folded": it ends the call, as any other would */
+          cn_mpfi_vec_clear (&y);
+          st = cn_error_set (err, CN_ENOMEM, "%s", local.msg);
+          goto done;
+        }
+      if (e != CN_OK)
         agree = 0;
       const double *d = res[o].data;
       for (int64_t j = 0; j < y.n && agree; j++)

@@ -130,8 +130,11 @@ cn_graph_add_input (cn_graph *g, const char *name, cn_dtype dtype, const cn_shap
 {
   if ((unsigned) dtype >= CN_DTYPE_COUNT)
     return cn_error_set (err, CN_EINVAL, "graph: input '%s' has an invalid sort %d", name ? name : "", (int) dtype);
-  if (cn_shape_numel (shape) < 0)
-    return cn_error_set (err, CN_EINVAL, "graph: input '%s' has an invalid shape", name ? name : "");
+  char what[300];
+  snprintf (what, sizeof what, "graph: input '%s'", name ? name : "");
+  cn_status lim = cn_shape_check_limit (shape, what, err);
+  if (lim != CN_OK)
+    return lim;
   int *ni = realloc (g->inputs, (size_t) (g->n_inputs + 1) * sizeof *ni);
   if (ni == NULL)
     return cn_error_set (err, CN_ENOMEM, "graph: out of memory");
@@ -149,9 +152,12 @@ cn_graph_add_input (cn_graph *g, const char *name, cn_dtype dtype, const cn_shap
 cn_status
 cn_graph_add_constant (cn_graph *g, const char *name, const cn_tensor *t, int *value, cn_error *err)
 {
+  char what[300];
+  snprintf (what, sizeof what, "graph: constant '%s'", name ? name : "");
+  cn_status lim = cn_shape_check_limit (&t->shape, what, err);
+  if (lim != CN_OK)
+    return lim;
   int64_t n = cn_tensor_numel (t);
-  if (n < 0)
-    return cn_error_set (err, CN_EINVAL, "graph: constant '%s' has an invalid shape", name ? name : "");
   if (cn_dtype_is_float (t->dtype))
     for (int64_t i = 0; i < n; i++)
       {
@@ -308,6 +314,12 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
       cn_error_set (err, st, "%s (node '%s')", local.msg, nm);
       goto fail;
     }
+  {
+    char what[300];
+    snprintf (what, sizeof what, "%s: the output of node '%s'", cn_op_name (op), nm);
+    if ((st = cn_shape_check_limit (&oshape, what, err)) != CN_OK)
+      goto fail;
+  }
   if (params_size > 0)
     {
       pcopy = malloc (params_size);

@@ -328,6 +328,39 @@ put (json_t *obj, const char *key, json_t *v)
   return v == NULL ? -1 : json_object_set_new (obj, key, v);
 }
 
+/* Whether S (NULL: none, taken as "") is valid UTF-8: each character in its shortest form
+ * (no overlong encodings), no surrogates (U+D800..U+DFFF), nothing above U+10FFFF. */
+static int
+utf8_valid (const char *s)
+{
+  const unsigned char *p = (const unsigned char *) (s != NULL ? s : "");
+  while (*p)
+    {
+      unsigned c = *p++;
+      int more;
+      unsigned cp, min;
+      if (c < 0x80)
+        continue;
+      else if ((c & 0xe0) == 0xc0)
+        more = 1, cp = c & 0x1f, min = 0x80;
+      else if ((c & 0xf0) == 0xe0)
+        more = 2, cp = c & 0x0f, min = 0x800;
+      else if ((c & 0xf8) == 0xf0)
+        more = 3, cp = c & 0x07, min = 0x10000;
+      else
+        return 0;
+      for (int k = 0; k < more; k++, p++)
+        {
+          if ((*p & 0xc0) != 0x80)
+            return 0;
+          cp = (cp << 6) | (*p & 0x3f);
+        }
+      if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    }
+  return 1;
+}
+
 /* Appends V to ARR (taking V); -1 if V is NULL or the array cannot take it. */
 static int
 push (json_t *arr, json_t *v)
@@ -425,6 +458,20 @@ encode_program (const char *tag, const char *field, const cn_graph *g, int depth
       {
         st = field_error (err, CN_EINVAL, tag, field, "program value %d is neither an input, a constant nor a "
                           "node's output", v);
+        goto fail;
+      }
+  /* JSON text is UTF-8: a name that is not (as a fuzzed ONNX file's may be) is refused by name,
+   * not mistaken for jansson running out of memory */
+  for (int v = 0; v < nv; v++)
+    if (!utf8_valid (cn_graph_value_name (g, v)))
+      {
+        st = field_error (err, CN_EINVAL, tag, field, "the name of program value %d is not valid UTF-8", v);
+        goto fail;
+      }
+  for (int n = 0; n < nn; n++)
+    if (!utf8_valid (cn_graph_node_name (g, n)))
+      {
+        st = field_error (err, CN_EINVAL, tag, field, "the name of node %d is not valid UTF-8", n);
         goto fail;
       }
   o = json_object ();

@@ -165,4 +165,17 @@ done
 # a property whose X and Y counts do not fit the network
 expect 2 "declares" "$CERTNN" bounds "$NET" --vnnlib "$SRC/tests/data/vnnlib/ok_mixed.vnnlib"
 
+# the memory budget (--max-memory): an analysis whose estimate exceeds it is refused before it
+# allocates, naming both; within it the answers are the same
+expect 2 "more than the memory budget of 0.01 MiB" "$CERTNN" bounds "$NET" --vnnlib "$P3" --max-memory 0.01
+expect 2 "more than the memory budget" "$CERTNN" verify "$NET" "$P3" --max-memory 0.01 --quiet
+expect 2 "max-memory must be a finite number" "$CERTNN" bounds "$NET" --vnnlib "$P3" --max-memory -1
+"$CERTNN" bounds "$NET" --vnnlib "$P3" > "$TMP/free.txt" 2>&1
+"$CERTNN" bounds "$NET" --vnnlib "$P3" --max-memory 64 > "$TMP/budget.txt" 2>&1
+cmp -s "$TMP/free.txt" "$TMP/budget.txt" && ok || bad "bounds change under --max-memory 64"
+expect 0 "^unsat" "$CERTNN" verify "$NET" "$P3" --max-memory 16 --quiet --threads 2
+# the size limit (cn_max_numel): files that claim huge tensors are refused by name before allocating
+expect 2 "Resize.*more than the limit" "$CERTNN" export "$SRC/tests/fuzz/regressions/onnx/resize-huge-output" -o "$TMP/x.json"
+expect 2 "Tile.*overflows the size limit" "$CERTNN" export "$SRC/tests/fuzz/regressions/onnx/tile-repeat-overflow" -o "$TMP/x.json"
+
 summary

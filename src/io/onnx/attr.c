@@ -97,8 +97,11 @@ cn__onnx_attr_choice (cn__onnx_node *nc, const char *name, const char *def, cons
     {
       if (!cn__onnx_attr_is (a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING))
         return cn_error_set (nc->err, CN_EPARSE, "attribute '%s' is not a string", name);
+      if (a->s.len > 0 && memchr (a->s.data, '\0', a->s.len) != NULL)
+        return cn_error_set (nc->err, CN_EPARSE, "attribute '%s' holds a NUL character", name);
       size_t n = a->s.len < sizeof buf - 1 ? a->s.len : sizeof buf - 1;
-      memcpy (buf, a->s.data, n);
+      if (n > 0)
+        memcpy (buf, a->s.data, n);
       buf[n] = '\0';
       s = buf;
     }

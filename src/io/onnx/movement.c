@@ -398,6 +398,9 @@ op_tile (cn__onnx_node *nc)
     {
       if (m[i] < 0)
         return cn_error_set (nc->err, CN_EINVAL, "negative repeat %lld", (long long) m[i]);
+      if (s.dim[i] != 0 && m[i] > INT64_MAX / s.dim[i])
+        return cn_error_set (nc->err, CN_ELIMIT, "repeat %lld of an axis of %lld overflows the size limit %lld",
+                             (long long) m[i], (long long) s.dim[i], (long long) cn_max_numel ());
       p.dim[2 * i] = 1;
       p.dim[2 * i + 1] = q.dim[2 * i + 1] = s.dim[i];
       q.dim[2 * i] = m[i];

@@ -377,8 +377,11 @@ op_einsum (cn__onnx_node *nc)
     return cn_error_set (nc->err, CN_EPARSE, "attribute equation is missing");
   if (at->s.len > EINSUM_MAX)
     return cn_error_set (nc->err, CN_EUNSUPPORTED, "an equation of %zu characters is not supported", at->s.len);
-  memcpy (eq, at->s.data, at->s.len);
+  if (at->s.len > 0)
+    memcpy (eq, at->s.data, at->s.len);
   eq[at->s.len] = '\0';
+  if (strlen (eq) != at->s.len)
+    return cn_error_set (nc->err, CN_EPARSE, "the equation holds a NUL character");
   if ((st = einsum_parse (nc, eq, &e)) != CN_OK)
     return st;
   int perm[CN_MAX_RANK], a, a0, b, v;

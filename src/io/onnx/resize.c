@@ -607,6 +607,17 @@ emit_resize (cn__onnx_node *nc, const struct resize *rs)
   int64_t rep[CN_MAX_RANK];
   memset (maps, 0, sizeof maps);
   cn_dtype sort = cn__onnx_sort (nc, 0);
+  /* the output's size is refused before the maps are allocated, and each axis's map (2 m
+   * rationals, 32 bytes and up each) to the bytes the size limit allows: m <= limit / 8 */
+  cn_shape ys = { .rank = r };
+  for (int a = 0; a < r; a++)
+    ys.dim[a] = rs->m[a];
+  if ((st = cn_shape_check_limit (&ys, "the output", nc->err)) != CN_OK)
+    return st;
+  for (int a = 0; a < r; a++)
+    if (rs->m[a] > cn_max_numel () / 8)
+      return cn_error_set (nc->err, CN_ELIMIT, "output axis %d of %lld entries exceeds the size limit's %lld an axis",
+                           a, (long long) rs->m[a], (long long) (cn_max_numel () / 8));
   for (int a = 0; a < r; a++)
     if ((st = build_map (nc, rs, a, &maps[a])) != CN_OK)
       goto done;
