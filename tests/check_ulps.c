@@ -16,7 +16,8 @@
  *   scaled  max_j |F_j - R_j| / (u M), u = 2^-53 or 2^-24 the unit roundoff and
  *           M = max (max_j |R_j|, max_i |X_i|, max |constant entries|) the instance's natural
  *           magnitude (word inputs, e.g. a random key, do not count; a random draw's M is its
- *           range, max (|lo|, |hi|) or |mean| + 8.57 std): a result that cancels (a sum, a dot
+ *           range, max (|lo|, |hi|) or |mean| + 8.57 std; cosineLoss's, 1 - c with |c| <= 1, is at
+ *           least 1): a result that cancels (a sum, a dot
  *           product, a norm, a softmax-weighted sum, a loss, a transform) has an error
  *           proportional to the size of its terms, not to its own size.  M is a proxy for the
  *           terms' size (sum |terms| is not available generically).  Softmax-weighted sums have an
@@ -380,6 +381,9 @@ one_draw (cn_op op, struct worst *w)
         mag = fmax (mag, fmax (fabs (c.params.rand_uniform.lo), fabs (c.params.rand_uniform.hi)));
       if (op == CN_OP_RANDN)
         mag = fmax (mag, fabs (c.params.randn.mean) + 8.57 * fabs (c.params.randn.std));
+      /* cosineLoss is 1 - c with |c| <= 1: its terms have size 1 whatever the inputs' size */
+      if (op == CN_OP_COSINE_LOSS)
+        mag = fmax (mag, 1);
       /* softmax-weighted sums: the weights' relative error is u times the logits' spread, so
          the error is u M times the logits' size: the inputs' (scores, distill's logits) or their
          products (attention's q k, multiheadAttention's projections) */

@@ -150,8 +150,15 @@ pool_geometry_op (const char *op, int check_kind, const cn_params_pool *p, const
       if (st_axis != CN_OK)
         return st_axis;
       /* Every window must read some input position (a window in the padding alone has no maximum and
-       * no average); an invalid window is found after at most about (S + pb) / st + 1 steps. */
-      for (int64_t o = 0; o < O; o++)
+       * no average).  The window o starts at a = o st - pb, increasing with o.  When S >= dl, a window
+       * with a >= 0 hits iff a < S, and one with a < 0 hits iff a + (K - 1) dl >= 0 (its first
+       * position at or past 0 lies in [0, dl), inside the axis): both monotone in a, so only the
+       * first and the last windows can miss.  Otherwise every window is tried, their count
+       * within the size limit. */
+      if (S < dl && O > cn_max_numel ())
+        return cn_error_set (err, CN_ELIMIT, "%s: %lld windows on spatial axis %d, more than the size limit %lld",
+                             op, (long long) O, i, (long long) cn_max_numel ());
+      for (int64_t o = 0; o < O; o += S >= dl && O > 2 && o == 0 ? O - 1 : 1)
         if (!window_hits (o * st - pb, K, dl, S))
           return cn_error_set (err, CN_EINVAL,
                                "%s: window %lld on spatial axis %d lies in the padding only (pads %lld, %lld, "
