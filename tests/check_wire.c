@@ -988,6 +988,17 @@ START_TEST (encode_refuses)
   cn_error_clear (&err);
   ck_assert_int_eq (cn_wire_encode_string (CN_OP_CUSTOM, &pc, 1, &s, NULL, &out, &err), CN_EINVAL);
   ck_assert_ptr_nonnull (strstr (err.msg, "'program'"));
+  /* a name that is not UTF-8 is refused by field, not reported as out of memory */
+  if (has_rule (CN_OP_CUSTOM))
+    {
+      cn_graph *prog = make_program ();
+      pc.program = prog;
+      strcpy (pc.name, "bad\xff");
+      cn_error_clear (&err);
+      ck_assert_int_eq (cn_wire_encode_string (CN_OP_CUSTOM, &pc, 1, &s, NULL, &out, &err), CN_EINVAL);
+      ck_assert_msg (strstr (err.msg, "'name'") != NULL && strstr (err.msg, "UTF-8") != NULL, "%s", err.msg);
+      cn_graph_free (prog);
+    }
   /* a record of the right form prints as documented */
   sm.axis = 1;
   ck_assert (cn_wire_encode_string (CN_OP_SOFTMAX, &sm, 1, &s, NULL, &out, &err) == CN_OK);

@@ -20,10 +20,6 @@
 #include <string.h>
 #include "crown/crown_impl.h"
 
-/* Rows per sweep when tightening, so that one coefficient block (rows x the widest value that
- * can receive coefficients, i.e. not a constant) stays near 2 MiB, about a core's cache.  Measured
- * on the OVAL21 and MNIST networks, blocks of 32 MiB and more were up to twice as slow (their
- * memory faulted in afresh by every sweep), and blocks of a few rows slower again. */
 /* The entries of the widest value that can receive coefficients (not a constant), at least 1. */
 static int64_t
 widest_computed (const cn_graph *g)
@@ -35,17 +31,27 @@ widest_computed (const cn_graph *g)
   return widest;
 }
 
+/* Rows per sweep when tightening, so that one coefficient block (rows x WIDEST, the widest value
+ * that can receive coefficients) stays near 2 MiB, about a core's cache.  Measured on the OVAL21
+ * and MNIST networks, blocks of 32 MiB and more were up to twice as slow (their memory faulted in
+ * afresh by every sweep), and blocks of a few rows slower again. */
+static int64_t
+chunk_of (int64_t widest)
+{
+  int64_t r = ((int64_t) 2 << 20) / (8 * widest);
+  return r < 16 ? 16 : (r & ~(int64_t) 1);
+}
+
 int64_t
 cn__crown_chunk_rows (const cn_graph *g)
 {
-  int64_t r = ((int64_t) 2 << 20) / (8 * widest_computed (g));
-  return r < 16 ? 16 : (r & ~(int64_t) 1);
+  return chunk_of (widest_computed (g));
 }
 
 int64_t
 cn__crown_tighten_rows (const cn_graph *g)
 {
-  int64_t chunk = cn__crown_chunk_rows (g), widest = widest_computed (g);
+  int64_t widest = widest_computed (g), chunk = chunk_of (widest);
   return chunk < 2 * widest ? chunk : 2 * widest;
 }
 

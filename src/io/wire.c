@@ -70,6 +70,39 @@ nomem (cn_error *err)
   return cn_error_set (err, CN_ENOMEM, "wire: out of memory");
 }
 
+/* Whether S (NULL: none, taken as "") is valid UTF-8: each character in its shortest form
+ * (no overlong encodings), no surrogates (U+D800..U+DFFF), nothing above U+10FFFF. */
+static int
+utf8_valid (const char *s)
+{
+  const unsigned char *p = (const unsigned char *) (s != NULL ? s : "");
+  while (*p)
+    {
+      unsigned c = *p++;
+      int more;
+      unsigned cp, min;
+      if (c < 0x80)
+        continue;
+      else if ((c & 0xe0) == 0xc0)
+        more = 1, cp = c & 0x1f, min = 0x80;
+      else if ((c & 0xf0) == 0xe0)
+        more = 2, cp = c & 0x0f, min = 0x800;
+      else if ((c & 0xf8) == 0xf0)
+        more = 3, cp = c & 0x07, min = 0x10000;
+      else
+        return 0;
+      for (int k = 0; k < more; k++, p++)
+        {
+          if ((*p & 0xc0) != 0x80)
+            return 0;
+          cp = (cp << 6) | (*p & 0x3f);
+        }
+      if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    }
+  return 1;
+}
+
 /* The JSON type of V, for messages. */
 static const char *
 jtype (const json_t *v)
@@ -199,6 +232,10 @@ check_record (const char *tag, const struct cn__record *r, const unsigned char *
         case CN__FIELD_NAME:
           if (memchr (p + f->off, 0, (size_t) f->cap) == NULL)
             return field_error (err, CN_EINVAL, tag, f->name, "not NUL-terminated within %d bytes", f->cap);
+          /* JSON text is UTF-8: a name that is not is refused here, not taken by the encoder for
+           * jansson running out of memory */
+          if (!utf8_valid ((const char *) p + f->off))
+            return field_error (err, CN_EINVAL, tag, f->name, "not valid UTF-8");
           break;
         case CN__FIELD_PROGRAM:
           {
@@ -326,39 +363,6 @@ static int
 put (json_t *obj, const char *key, json_t *v)
 {
   return v == NULL ? -1 : json_object_set_new (obj, key, v);
-}
-
-/* Whether S (NULL: none, taken as "") is valid UTF-8: each character in its shortest form
- * (no overlong encodings), no surrogates (U+D800..U+DFFF), nothing above U+10FFFF. */
-static int
-utf8_valid (const char *s)
-{
-  const unsigned char *p = (const unsigned char *) (s != NULL ? s : "");
-  while (*p)
-    {
-      unsigned c = *p++;
-      int more;
-      unsigned cp, min;
-      if (c < 0x80)
-        continue;
-      else if ((c & 0xe0) == 0xc0)
-        more = 1, cp = c & 0x1f, min = 0x80;
-      else if ((c & 0xf0) == 0xe0)
-        more = 2, cp = c & 0x0f, min = 0x800;
-      else if ((c & 0xf8) == 0xf0)
-        more = 3, cp = c & 0x07, min = 0x10000;
-      else
-        return 0;
-      for (int k = 0; k < more; k++, p++)
-        {
-          if ((*p & 0xc0) != 0x80)
-            return 0;
-          cp = (cp << 6) | (*p & 0x3f);
-        }
-      if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    }
-  return 1;
 }
 
 /* Appends V to ARR (taking V); -1 if V is NULL or the array cannot take it. */
