@@ -8,9 +8,11 @@
 #include <dirent.h>
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gmp.h>
 #include <mpfr.h>
 #include "testutil.h"
 #include "certnn/spec.h"
@@ -524,9 +526,10 @@ START_TEST (errors)
     { DECL BOX "(assert (foo Y_0 1))", CN_EPARSE, "t:5:10: ", "unknown symbol 'foo'" },
     { DECL BOX "(assert (<= Y_1 1))", CN_EPARSE, "t:5:13: ", "undeclared variable 'Y_1'" },
     { "(assert (<= X_0 1))\n(declare-const X_0 Real)", CN_EPARSE, "t:1:13: ", "undeclared" },
-    { DECL BOX "(assert (and (or (<= Y_0 1))))", CN_EPARSE, "t:5:14: ", "'or' inside an 'and'" },
-    { DECL BOX "(assert (or (or (<= Y_0 1))))", CN_EPARSE, "t:5:13: ", "'or' inside an 'or'" },
-    { DECL BOX "(assert (or (and (and (or (<= Y_0 1))))))", CN_EPARSE, "t:5:23: ", "'or'" },
+    { DECL BOX "(assert (or (and (or (<= Y_0 1)))))", CN_EUNSUPPORTED, "t:5:18: ",
+      "'or' inside an 'and' inside an 'or'" },
+    { DECL BOX "(assert (or (and (!= Y_0 1))))", CN_EUNSUPPORTED, "t:5:18: ", "'!=' inside" },
+    { DECL BOX "(assert (or (and (and (or (<= Y_0 1))))))", CN_EUNSUPPORTED, "t:5:23: ", "'or'" },
     { DECL BOX "(assert (or))", CN_EPARSE, "t:5:9: ", "empty 'or'" },
     { DECL BOX "(assert (<= Y_0 1) (<= Y_0 2))", CN_EPARSE, "t:5:20: ", "one formula" },
     { DECL BOX "(assert (<= Y_0 1.2.3))", CN_EPARSE, "t:5:17: ", "malformed number '1.2.3'" },
@@ -560,10 +563,21 @@ START_TEST (errors)
     { DECL BOX "(assert (>= X_0 Y_0))", CN_EUNSUPPORTED, "t:5:9: ", "input X with an output Y" },
     { DECL BOX "(assert (<= X_0 X_0))", CN_EUNSUPPORTED, "t:5:9: ", "two inputs" },
     { DECL BOX "(assert (<= 1 2))", CN_EUNSUPPORTED, "t:5:9: ", "two constants" },
-    { DECL BOX "(assert (<= (* Y_0 Y_0) 1))", CN_EUNSUPPORTED, "t:5:13: ", "(* ...)" },
-    { DECL BOX "(assert (>= Y_0 (+ Y_0 1)))", CN_EUNSUPPORTED, "t:5:17: ", "(+ ...)" },
-    { DECL BOX "(assert (>= Y_0 (- 1)))", CN_EUNSUPPORTED, "t:5:17: ", "(- ...)" },
-    { DECL BOX "(assert (< Y_0 1))", CN_EUNSUPPORTED, "t:5:10: ", "'<' is not supported" },
+    { DECL BOX "(assert (<= (* Y_0 Y_0) 1))", CN_EUNSUPPORTED, "t:5:13: ", "not linear" },
+    { DECL BOX "(assert (>= Y_0 (+ Y_0 1)))", CN_EUNSUPPORTED, "t:5:9: ", "no variable once" },
+    { DECL BOX "(assert (>= Y_0 (/ 1 2)))", CN_EUNSUPPORTED, "t:5:18: ", "'/' is not an arith" },
+    { DECL BOX "(assert (>= Y_0 (+)))", CN_EPARSE, "t:5:17: ", "at least one operand" },
+    { DECL BOX "(assert (>= Y_0 (+ 1 X_0)))", CN_EUNSUPPORTED, "t:5:9: ", "input X with" },
+    { DECL "(declare-const X_1 Real)\n(assert (<= (+ X_0 X_1) 1))", CN_EUNSUPPORTED, "t:4:9: ",
+      "two or more inputs" },
+    { DECL BOX "(assert (<= Y_0 (* 1e5000 2)))", CN_EUNSUPPORTED, "t:5:20: ", "exact arithmetic" },
+    { DECL BOX "(assert (=> (<= Y_0 1) (<= Y_0 2)))", CN_EUNSUPPORTED, "t:5:10: ", "'=>'" },
+    { DECL "(assert (>= X_0 1.00000000000000000001))\n(assert (<= X_0 1))", CN_EPARSE, "t:4:9: ",
+      "leave no number" },
+    { DECL "(assert (> X_0 1))\n(assert (<= X_0 1))", CN_EPARSE, "t:4:9: ", "leave no number" },
+    { DECL "(assert (>= X_0 1))\n(assert (< X_0 1))", CN_EPARSE, "t:4:9: ", "leave no number" },
+    { DECL "(vnnlib-version <2.0>)", CN_EPARSE, "t:3:2: ", "must be the first statement" },
+    { DECL "(declare-network N)", CN_EPARSE, "t:3:2: ", "declare-network is VNN-LIB 2.0" },
     { DECL BOX "(assert (not (<= Y_0 1)))", CN_EUNSUPPORTED, "t:5:10: ", "'not'" },
     { DECL BOX "(assert (<= Y_0 1 2))", CN_EUNSUPPORTED, "t:5:9: ", "more than two operands" },
   };
@@ -612,6 +626,550 @@ START_TEST (errors_limits)
   ck_assert_msg (strstr (e.msg, "/nonexistent/x.vnnlib") != NULL, "%s", e.msg);
   assert_empty (&s);
   cn_spec_clear (NULL);
+}
+END_TEST
+
+/* ---- 4. VNN-LIB 2.0 ------------------------------------------------------------------------ */
+
+/* A growing text buffer. */
+typedef struct
+{
+  char *s;
+  size_t n, cap;
+} text_buf;
+
+static void
+tb_add (text_buf *b, const char *fmt, ...)
+{
+  va_list ap;
+  if (b->cap == 0)
+    {
+      b->cap = 256;
+      b->s = malloc (b->cap);
+      ck_assert_ptr_nonnull (b->s);
+    }
+  for (;;)
+    {
+      va_start (ap, fmt);
+      int k = vsnprintf (b->s + b->n, b->cap - b->n, fmt, ap);
+      va_end (ap);
+      ck_assert (k >= 0);
+      if (b->n + (size_t) k < b->cap)
+        {
+          b->n += (size_t) k;
+          return;
+        }
+      b->cap = 2 * (b->n + (size_t) k + 64);
+      b->s = realloc (b->s, b->cap);
+      ck_assert_ptr_nonnull (b->s);
+    }
+}
+
+/* Whether A and B are the same specification, double for double (-0 equal to +0). */
+static int
+spec_same (const cn_spec *a, const cn_spec *b, char *why, size_t n)
+{
+  if (a->n_x != b->n_x || a->n_y != b->n_y || a->n_cases != b->n_cases)
+    return snprintf (why, n, "sizes %lld %lld %lld vs %lld %lld %lld", (long long) a->n_x,
+                     (long long) a->n_y, (long long) a->n_cases, (long long) b->n_x,
+                     (long long) b->n_y, (long long) b->n_cases), 0;
+  for (int64_t c = 0; c < a->n_cases; c++)
+    {
+      const cn_spec_case *p = &a->cases[c], *q = &b->cases[c];
+      for (int64_t i = 0; i < a->n_x; i++)
+        if (p->box.lo[i] != q->box.lo[i] || p->box.hi[i] != q->box.hi[i])
+          return snprintf (why, n, "case %lld X %lld: [%a, %a] vs [%a, %a]", (long long) c,
+                           (long long) i, p->box.lo[i], p->box.hi[i], q->box.lo[i],
+                           q->box.hi[i]), 0;
+      if (p->n_clauses != q->n_clauses)
+        return snprintf (why, n, "case %lld: %lld vs %lld clauses", (long long) c,
+                         (long long) p->n_clauses, (long long) q->n_clauses), 0;
+      for (int64_t j = 0; j < p->n_clauses; j++)
+        {
+          const cn_spec_clause *u = &p->clauses[j], *v = &q->clauses[j];
+          if (u->n_rows != v->n_rows)
+            return snprintf (why, n, "case %lld clause %lld: %lld vs %lld rows", (long long) c,
+                             (long long) j, (long long) u->n_rows, (long long) v->n_rows), 0;
+          for (int64_t r = 0; r < u->n_rows; r++)
+            {
+              if (u->rhs_up[r] != v->rhs_up[r] || u->rhs_down[r] != v->rhs_down[r])
+                return snprintf (why, n, "case %lld clause %lld row %lld: rhs [%a, %a] vs [%a, %a]",
+                                 (long long) c, (long long) j, (long long) r, u->rhs_down[r],
+                                 u->rhs_up[r], v->rhs_down[r], v->rhs_up[r]), 0;
+              for (int64_t k = 0; k < a->n_y; k++)
+                if (u->mat[r * a->n_y + k] != v->mat[r * a->n_y + k])
+                  return snprintf (why, n, "case %lld clause %lld row %lld: coefficient %lld",
+                                   (long long) c, (long long) j, (long long) r, (long long) k), 0;
+            }
+        }
+    }
+  return 1;
+}
+
+/* TEXT (VNN-LIB 1.0) rewritten as 2.0: a header declaring X of shape [1, N_X] and Y of shape
+ * [1, N_Y] (or scalars when SCALAR and the count is 1), the declare-const forms dropped, X_i
+ * and Y_j written X[0,i] and Y[0,j]. */
+static char *
+to_v2 (const char *text, int64_t n_x, int64_t n_y)
+{
+  text_buf b = { 0 };
+  int sx = n_x == 1, sy = n_y == 1;
+  tb_add (&b, "(vnnlib-version <2.0>)\n(declare-network net\n");
+  if (sx)
+    tb_add (&b, "  (declare-input X Real [])\n");
+  else
+    tb_add (&b, "  (declare-input X Real [1, %lld])\n", (long long) n_x);
+  if (sy)
+    tb_add (&b, "  (declare-output Y float32 [] \"out\"))\n");
+  else
+    tb_add (&b, "  (declare-output Y float32 [1,%lld] \"out\"))\n", (long long) n_y);
+  for (const char *p = text; *p;)
+    {
+      if (strncmp (p, "(declare-const", 14) == 0)
+        {
+          p = strchr (p, ')');
+          ck_assert_ptr_nonnull (p);
+          p++;
+          continue;
+        }
+      if ((p[0] == 'X' || p[0] == 'Y') && p[1] == '_' && p[2] >= '0' && p[2] <= '9'
+          && (p == text || strchr (" (\t\n", p[-1]) != NULL))
+        {
+          char v = p[0];
+          long long i = strtoll (p + 2, (char **) &p, 10);
+          if ((v == 'X' && sx) || (v == 'Y' && sy))
+            tb_add (&b, "%c", v);
+          else
+            tb_add (&b, "%c[0,%lld]", v, i);
+          continue;
+        }
+      tb_add (&b, "%c", *p++);
+    }
+  return b.s;
+}
+
+/* Every VNN-LIB 1.0 file of the benchmarks and of tests/data/vnnlib that parses, rewritten as
+ * 2.0, parses to the same specification. */
+static int
+v2_same_file (const char *path)
+{
+  size_t len;
+  char *text = tu_read_file (path, &len), why[256];
+  cn_spec a, b;
+  cn_error e;
+  ck_assert_ptr_nonnull (text);
+  if (parse (text, &a, &e) != CN_OK)
+    {
+      free (text);
+      return 0;
+    }
+  char *t2 = to_v2 (text, a.n_x, a.n_y);
+  cn_status st = parse (t2, &b, &e);
+  ck_assert_msg (st == CN_OK, "%s as 2.0: %s", path, e.msg);
+  ck_assert_msg (spec_same (&a, &b, why, sizeof why), "%s as 2.0: %s", path, why);
+  cn_spec_clear (&a);
+  cn_spec_clear (&b);
+  free (text);
+  free (t2);
+  return 1;
+}
+
+START_TEST (v2_same_as_v1)
+{
+  static const char *const dirs[] = {
+    "acasxu/vnnlib", "mnist_fc/vnnlib", "oval21/vnnlib", "test/vnnlib"
+  };
+  char dpath[4096], path[8192];
+  int n = 0;
+  for (int k = 0; k < 5; k++)
+    {
+      const char *root = k == 0 ? tu_srcdir () : tu_benchmarks ();
+      if (root == NULL)
+        continue;
+      snprintf (dpath, sizeof dpath, "%s/%s", root, k == 0 ? "tests/data/vnnlib" : dirs[k - 1]);
+      DIR *dh = opendir (dpath);
+      if (dh == NULL)
+        continue;
+      for (struct dirent *de; (de = readdir (dh)) != NULL;)
+        {
+          size_t l = strlen (de->d_name);
+          if (l < 7 || strcmp (de->d_name + l - 7, ".vnnlib") != 0
+              || strncmp (de->d_name, "v2_", 3) == 0)
+            continue;
+          snprintf (path, sizeof path, "%s/%s", dpath, de->d_name);
+          n += v2_same_file (path);
+        }
+      closedir (dh);
+    }
+  fprintf (stderr, "check_vnnlib: %d files read the same as 1.0 and 2.0\n", n);
+  ck_assert_int_ge (n, 5);
+}
+END_TEST
+
+/* A random decimal of 1 to 12 digits with an exponent, as text. */
+static void
+random_decimal (char *buf, size_t n)
+{
+  int digits = (int) tu_int (1, 12), point = (int) tu_int (0, digits);
+  size_t k = 0;
+  if (tu_int (0, 1))
+    buf[k++] = '-';
+  for (int i = 0; i < digits; i++)
+    {
+      if (i == point && i > 0)
+        buf[k++] = '.';
+      buf[k++] = (char) ('0' + tu_int (0, 9));
+    }
+  if (tu_int (0, 2) == 0)
+    k += (size_t) snprintf (buf + k, n - k, "e%d", (int) tu_int (-40, 40));
+  buf[k] = '\0';
+}
+
+/* The negation of the decimal text D. */
+static void
+negate_decimal (const char *d, char *buf, size_t n)
+{
+  size_t k = 0;
+  if (d[0] == '-')
+    d++;
+  else if (n > 1)
+    buf[k++] = '-';
+  while (*d && k + 1 < n)
+    buf[k++] = *d++;
+  buf[k] = '\0';
+}
+
+/* Generated properties, each written twice: in VNN-LIB 1.0 with plain comparisons, and in 2.0
+ * with the same constraints through arithmetic (scaled, negated, shifted, flipped), strict
+ * comparisons for ranges written as or-ed halves, == and !=; both must give the same
+ * specification, double for double. */
+START_TEST (v2_arithmetic_same)
+{
+  for (int round = 0; round < 300; round++)
+    {
+      text_buf one = { 0 }, two = { 0 };
+      int64_t nx = tu_int (1, 4), ny = tu_int (2, 4);
+      char c[64], nc[64], why[256];
+      for (int64_t i = 0; i < nx; i++)
+        tb_add (&one, "(declare-const X_%lld Real)\n", (long long) i);
+      for (int64_t j = 0; j < ny; j++)
+        tb_add (&one, "(declare-const Y_%lld Real)\n", (long long) j);
+      tb_add (&two, "(vnnlib-version <2.0>)\n(declare-network n (declare-input X Real [%lld]) "
+              "(declare-output Y Real [1, %lld]))\n", (long long) nx, (long long) ny);
+      /* the box: X_i in [c, c + 1 or more] */
+      for (int64_t i = 0; i < nx; i++)
+        {
+          random_decimal (c, sizeof c);
+          negate_decimal (c, nc, sizeof nc);
+          double lo = strtod (c, NULL);
+          char hi[64];
+          snprintf (hi, sizeof hi, "%.17g", fabs (lo) * 2 + 1);
+          tb_add (&one, "(assert (>= X_%lld %s))\n(assert (<= X_%lld %s))\n", (long long) i, c,
+                  (long long) i, hi);
+          switch (tu_int (0, 3))
+            {
+            case 0:
+              tb_add (&two, "(assert (<= %s X[%lld]))\n", c, (long long) i);
+              break;
+            case 1:
+              tb_add (&two, "(assert (<= (- X[%lld]) %s))\n", (long long) i, nc);
+              break;
+            case 2:
+              tb_add (&two, "(assert (>= (* 4 X[%lld]) (* %s 4.0)))\n", (long long) i, c);
+              break;
+            default:
+              tb_add (&two, "(assert (>= (+ X[%lld] 0.1 %s) (+ %s 0.1 %s)))\n", (long long) i,
+                      nc, c, nc);
+            }
+          if (tu_int (0, 1))
+            tb_add (&two, "(assert (>= %s X[%lld]))\n", hi, (long long) i);
+          else
+            tb_add (&two, "(assert (and (<= (* -1 (- X[%lld])) %s)))\n", (long long) i, hi);
+        }
+      /* the outputs: 1 to 3 asserts, each a row or an or of ands of rows */
+      int na = (int) tu_int (1, 3);
+      for (int k = 0; k < na; k++)
+        {
+          int disj = (int) tu_int (0, 2);
+          tb_add (&one, "(assert %s", disj ? "(or " : "");
+          tb_add (&two, "(assert %s", disj ? "(or " : "");
+          for (int d = 0; d < (disj ? disj + 1 : 1); d++)
+            {
+              int rows = (int) tu_int (1, 2), form = (int) tu_int (0, 6);
+              int64_t a = tu_int (0, ny - 1), b = (a + tu_int (1, ny - 1)) % ny;
+              random_decimal (c, sizeof c);
+              negate_decimal (c, nc, sizeof nc);
+              if (form == 5 && disj)
+                {
+                  /* y_a != c  as  (or (< y_a c) (> y_a c)): only directly in an or */
+                  tb_add (&one, "(< Y_%lld %s) (> Y_%lld %s) ", (long long) a, c, (long long) a,
+                          c);
+                  tb_add (&two, "(!= Y[0,%lld] %s) ", (long long) a, c);
+                  continue;
+                }
+              if (form == 6)
+                {
+                  /* y_a == y_b  as  (and (<= y_a y_b) (<= y_b y_a)) */
+                  tb_add (&one, "(and (<= Y_%lld Y_%lld) (<= Y_%lld Y_%lld)) ", (long long) a,
+                          (long long) b, (long long) b, (long long) a);
+                  tb_add (&two, "(== (* 2 Y[0,%lld]) (+ Y[0,%lld] Y[0,%lld])) ", (long long) a,
+                          (long long) b, (long long) a);
+                  continue;
+                }
+              tb_add (&one, "(and ");
+              tb_add (&two, "(and ");
+              for (int r = 0; r < rows; r++)
+                switch (form)
+                  {
+                  case 0:
+                    tb_add (&one, "(<= Y_%lld Y_%lld) ", (long long) a, (long long) b);
+                    tb_add (&two, "(<= (* 3 Y[0,%lld]) (* 3 Y[0,%lld])) ", (long long) a,
+                            (long long) b);
+                    break;
+                  case 1:
+                    tb_add (&one, "(>= Y_%lld %s) ", (long long) a, c);
+                    tb_add (&two, "(<= (* 2.5 %s) (* Y[0,%lld] 2.5)) ", c, (long long) a);
+                    break;
+                  case 2:
+                    tb_add (&one, "(<= Y_%lld %s) ", (long long) a, c);
+                    tb_add (&two, "(>= (- %s Y[0,%lld]) 0) ", c, (long long) a);
+                    break;
+                  case 3:
+                    tb_add (&one, "(< Y_%lld %s) ", (long long) a, c);
+                    tb_add (&two, "(> (- Y[0,%lld]) %s) ", (long long) a, nc);
+                    break;
+                  default:
+                    tb_add (&one, "(> Y_%lld Y_%lld) ", (long long) a, (long long) b);
+                    tb_add (&two, "(< (- Y[0,%lld] Y[0,%lld] Y[0,%lld]) (- Y[0,%lld])) ",
+                            (long long) b, (long long) a, (long long) b, (long long) b);
+                  }
+              tb_add (&one, ") ");
+              tb_add (&two, ") ");
+            }
+          tb_add (&one, "%s)\n", disj ? ")" : "");
+          tb_add (&two, "%s)\n", disj ? ")" : "");
+        }
+      cn_spec s1, s2;
+      cn_error e;
+      cn_status st = parse (one.s, &s1, &e);
+      ck_assert_msg (st == CN_OK, "round %d, 1.0: %s\n%s", round, e.msg, one.s);
+      st = parse (two.s, &s2, &e);
+      ck_assert_msg (st == CN_OK, "round %d, 2.0: %s\n%s", round, e.msg, two.s);
+      ck_assert_msg (spec_same (&s1, &s2, why, sizeof why), "round %d: %s\n%s\n%s", round, why,
+                     one.s, two.s);
+      cn_spec_clear (&s1);
+      cn_spec_clear (&s2);
+      free (one.s);
+      free (two.s);
+    }
+}
+END_TEST
+
+/* Rows with rational coefficients: (<= (+ (* p Y[0]) (* q Y[1])) c) is stored as the coprime
+ * integers m = (m0, m1) proportional to (p, q), and rhs bounds that enclose c * m0 / p,
+ * checked against the rational computed here. */
+START_TEST (v2_rational_rows)
+{
+  mpq_t p, q, c, t;
+  mpfr_t f;
+  mpq_inits (p, q, c, t, NULL);
+  mpfr_init2 (f, 53);
+  for (int round = 0; round < 500; round++)
+    {
+      char sp[64], sq[64], sc[64], text[512];
+      long ip = (long) tu_int (-999, 999), iq = (long) tu_int (-999, 999);
+      int ep = (int) tu_int (0, 3), eq = (int) tu_int (0, 3);
+      if (ip == 0)
+        ip = 7;
+      if (iq == 0)
+        iq = -3;
+      snprintf (sp, sizeof sp, "%lde-%d", ip, ep);
+      snprintf (sq, sizeof sq, "%lde-%d", iq, eq);
+      long ic = (long) tu_int (-1000000000, 1000000000);
+      int ec = (int) tu_int (-8, 8);
+      snprintf (sc, sizeof sc, "%lde%d", ic, ec);
+      snprintf (text, sizeof text,
+                "(vnnlib-version <2.0>)\n(declare-network n (declare-input X Real [1]) "
+                "(declare-output Y Real [2]))\n(assert (>= X[0] 0))(assert (<= X[0] 1))\n"
+                "(assert (<= (+ (* %s Y[0]) (* Y[1] %s)) %s))\n", sp, sq, sc);
+      cn_spec s;
+      cn_error e;
+      ck_assert_msg (parse (text, &s, &e) == CN_OK, "%s: %s", text, e.msg);
+      const cn_spec_clause *cl = &s.cases[0].clauses[0];
+      double m0 = cl->mat[0], m1 = cl->mat[1];
+      mpq_set_si (p, ip, 1);
+      mpq_set_si (t, ep == 0 ? 1 : ep == 1 ? 10 : ep == 2 ? 100 : 1000, 1);
+      mpq_div (p, p, t);
+      mpq_set_si (q, iq, 1);
+      mpq_set_si (t, eq == 0 ? 1 : eq == 1 ? 10 : eq == 2 ? 100 : 1000, 1);
+      mpq_div (q, q, t);
+      /* c = ic 10^ec exactly */
+      mpq_set_si (c, ic, 1);
+      mpz_ui_pow_ui (mpq_numref (t), 10, (unsigned long) abs (ec));
+      mpz_set_ui (mpq_denref (t), 1);
+      if (ec >= 0)
+        mpq_mul (c, c, t);
+      else
+        mpq_div (c, c, t);
+      /* m0 / m1 == p / q, integers, coprime, same signs as p and q */
+      ck_assert (m0 == trunc (m0) && m1 == trunc (m1));
+      ck_assert ((m0 > 0) == (mpq_sgn (p) > 0) && (m1 > 0) == (mpq_sgn (q) > 0));
+      mpq_set_d (t, m0 / 1.0);
+      mpq_mul (t, t, q);
+      {
+        mpq_t u;
+        mpq_init (u);
+        mpq_set_d (u, m1);
+        mpq_mul (u, u, p);
+        ck_assert_msg (mpq_equal (t, u), "%s: %g %g", text, m0, m1);
+        mpq_clear (u);
+      }
+      {
+        mpz_t g, a, b;
+        mpz_inits (g, a, b, NULL);
+        mpz_set_d (a, m0);
+        mpz_set_d (b, m1);
+        mpz_gcd (g, a, b);
+        ck_assert (mpz_cmp_ui (g, 1) == 0);
+        mpz_clears (g, a, b, NULL);
+      }
+      /* rhs = c * m0 / p, rounded both ways */
+      mpq_set_d (t, m0);
+      mpq_mul (t, t, c);
+      mpq_div (t, t, p);
+      mpfr_set_q (f, t, MPFR_RNDD);
+      ck_assert_msg (cl->rhs_down[0] == mpfr_get_d (f, MPFR_RNDD), "%s", text);
+      mpfr_set_q (f, t, MPFR_RNDU);
+      ck_assert_msg (cl->rhs_up[0] == mpfr_get_d (f, MPFR_RNDU), "%s", text);
+      cn_spec_clear (&s);
+    }
+  mpq_clears (p, q, c, t, NULL);
+  mpfr_clear (f);
+}
+END_TEST
+
+/* Strictness: a strict row keeps RU(r) for refutations and a counterexample bound below r. */
+START_TEST (v2_strict)
+{
+  static const struct
+  {
+    const char *cmp;
+    double mat, down, up;
+  } rows[] = {
+    { "(< Y 1)", 1, 0x1.fffffffffffffp-1, 1 },
+    { "(<= Y 1)", 1, 1, 1 },
+    { "(> Y 1)", -1, -0x1.0000000000001p0, -1 },
+    { "(< Y 0.1)", 1, 0x1.9999999999999p-4, 0x1.999999999999ap-4 },
+    { "(< 0 Y)", -1, -0x0.0000000000001p-1022, 0 },
+  };
+  for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+    {
+      char text[256];
+      cn_spec s;
+      cn_error e;
+      snprintf (text, sizeof text, "(vnnlib-version <2.0>)(declare-network n (declare-input X "
+                "Real []) (declare-output Y Real []))(assert (>= X 0))(assert (<= X 1))"
+                "(assert %s)", rows[k].cmp);
+      ck_assert_msg (parse (text, &s, &e) == CN_OK, "%s", e.msg);
+      const cn_spec_clause *cl = &s.cases[0].clauses[0];
+      ck_assert_msg (cl->mat[0] == rows[k].mat && cl->rhs_down[0] == rows[k].down
+                     && cl->rhs_up[0] == rows[k].up, "%s: %g [%a, %a]", rows[k].cmp,
+                     cl->mat[0], cl->rhs_down[0], cl->rhs_up[0]);
+      cn_spec_clear (&s);
+    }
+}
+END_TEST
+
+#define V2H "(vnnlib-version <2.0>)\n"
+#define V2N V2H "(declare-network n (declare-input X Real [2]) (declare-output Y Real [1,2]))\n"
+#define V2B "(assert (>= X[0] 0))(assert (<= X[0] 1))(assert (>= X[1] 0))(assert (<= X[1] 1))\n"
+
+START_TEST (v2_errors)
+{
+  static const struct
+  {
+    const char *text;
+    cn_status code;
+    const char *where, *what;
+  } bad[] = {
+    { V2H "(vnnlib-version <2.0>)", CN_EPARSE, "t:2:2: ", "must be the first" },
+    { "(vnnlib-version <3.0>)", CN_EUNSUPPORTED, "t:1:17: ", "version <3.0> is not supported" },
+    { "(vnnlib-version 2.0)", CN_EPARSE, "t:1:17: ", "malformed version" },
+    { "(vnnlib-version <2.>)", CN_EPARSE, "t:1:17: ", "malformed version" },
+    { V2H, CN_EPARSE, "t: ", "no declare-network" },
+    { V2H "(declare-const X_0 Real)", CN_EPARSE, "t:2:2: ", "declare-const is VNN-LIB 1.0" },
+    { V2H "(declare-network n (declare-input X Real [2]))", CN_EPARSE, "t:2:1: ", "no output" },
+    { V2H "(declare-network n (declare-output Y Real [2]))", CN_EPARSE, "t:2:1: ", "no input" },
+    { V2N "(declare-network m (declare-input A Real [2]) (declare-output B Real [2]))",
+      CN_EUNSUPPORTED, "t:3:18: ", "second network 'm' (the first is at 2:1)" },
+    { V2H "(declare-network n (declare-input X Real [2]) (declare-input Z Real [2]) "
+      "(declare-output Y Real [2]))", CN_EUNSUPPORTED, "t:2:47: ", "second input 'Z'" },
+    { V2H "(declare-network n (declare-input X Real [2]) (declare-output Y Real [2]) "
+      "(declare-output Z Real [2]))", CN_EUNSUPPORTED, "t:2:75: ", "second output 'Z'" },
+    { V2H "(declare-network n (declare-input X Real [2]) (declare-hidden H Real [2] \"h\") "
+      "(declare-output Y Real [2]))", CN_EUNSUPPORTED, "t:2:48: ", "declare-hidden" },
+    { V2H "(declare-network n (declare-output Y Real [2]) (declare-input X Real [2]))",
+      CN_EPARSE, "t:2:48: ", "declare-input after declare-output" },
+    { V2H "(declare-network n (equal-to m) (declare-input X Real [2]) (declare-output Y Real "
+      "[2]))", CN_EUNSUPPORTED, "t:2:21: ", "relates two networks" },
+    { V2H "(declare-network n (declare-input X int64 [2]) (declare-output Y Real [2]))",
+      CN_EUNSUPPORTED, "t:2:37: ", "element type 'int64'" },
+    { V2H "(declare-network n (declare-input X Reals [2]) (declare-output Y Real [2]))",
+      CN_EPARSE, "t:2:37: ", "unknown element type 'Reals'" },
+    { V2H "(declare-network n (declare-input X Real [2,0]) (declare-output Y Real [2]))",
+      CN_EUNSUPPORTED, "t:2:45: ", "size 0" },
+    { V2H "(declare-network n (declare-input X Real [2 3]) (declare-output Y Real [2]))",
+      CN_EPARSE, "t:2:45: ", "expected ',' or ']'" },
+    { V2H "(declare-network n (declare-input X Real [-2]) (declare-output Y Real [2]))",
+      CN_EPARSE, "t:2:43: ", "positive integer" },
+    { V2H "(declare-network n (declare-input X Real [1,1,1,1,1,1,1,1,1]) (declare-output Y "
+      "Real [2]))", CN_EUNSUPPORTED, "t:2:59: ", "more than 8 dimensions" },
+    { V2H "(declare-network n (declare-input X Real [4000000000,4000000000]) (declare-output "
+      "Y Real [2]))", CN_ELIMIT, "t:2:35: ", "size limit" },
+    { V2H "(declare-network n (declare-input X Real [2]) (declare-output X Real [2]))",
+      CN_EPARSE, "t:2:63: ", "X is declared twice (first at 2:35)" },
+    { V2H "(declare-network n (declare-input X Real [2] \"x) (declare-output Y Real [2]))",
+      CN_EPARSE, "t:2:46: ", "never closed" },
+    { V2H "(declare-network 9n (declare-input X Real [2]) (declare-output Y Real [2]))",
+      CN_EPARSE, "t:2:18: ", "not a name" },
+    { V2N V2B "(declare-network m (declare-input A Real [2]) (declare-output B Real [2]))",
+      CN_EPARSE, "t:4:1: ", "declare-network after an assert" },
+    { V2N V2B "(assert (<= Y 1))", CN_EPARSE, "t:4:13: ", "'Y' has shape [1,2]: an element "
+      "takes 2 indices, found 0" },
+    { V2N V2B "(assert (<= Y[0] 1))", CN_EPARSE, "t:4:13: ", "takes 2 indices, found 1" },
+    { V2N V2B "(assert (<= Y[0,2] 1))", CN_EPARSE, "t:4:17: ", "index 2 is out of range" },
+    { V2N V2B "(assert (<= Y[0,1,0] 1))", CN_EPARSE, "t:4:19: ", "too many indices" },
+    { V2N V2B "(assert (<= Y[0,-1] 1))", CN_EPARSE, "t:4:17: ", "nonnegative integer" },
+    { V2N V2B "(assert (<= Y[0,] 1))", CN_EPARSE, "t:4:17: ", "expected an index" },
+    { V2N V2B "(assert (<= Z[0,0] 1))", CN_EPARSE, "t:4:13: ", "undeclared variable 'Z'" },
+    { V2N V2B "(assert (<= n 1))", CN_EPARSE, "t:4:13: ", "names a network" },
+    { V2N V2B "(assert (<= Y[0,0] X[0]))", CN_EUNSUPPORTED, "t:4:9: ", "input X with" },
+    { V2N V2B "(assert (<= (+ X[0] X[1]) 1))", CN_EUNSUPPORTED, "t:4:9: ", "two or more inputs" },
+    { V2N V2B "(assert (<= (* Y[0,0] Y[0,1]) 1))", CN_EUNSUPPORTED, "t:4:13: ", "not linear" },
+    { V2N "(assert (>= X[0] 0))(assert (<= X[0] 1))", CN_EPARSE, "t:2:20: ",
+      "X has 2 elements, but the asserts bound only 1 from below" },
+    { V2N "(assert (>= X[0] 0))(assert (<= X[0] 1))(assert (>= X[0] 0))", CN_EPARSE, "t:2:20: ",
+      "X[1] has no lower bound" },
+    { V2N "(assert (> X[0] 1))(assert (<= X[0] 1))(assert (>= X[1] 0))(assert (<= X[1] 1))",
+      CN_EPARSE, "t:3:28: ", "empty box: X[0] lies in [1, 1]" },
+    { V2H "(declare-network n (declare-input X Real [2,2]) (declare-output Y Real [2]))"
+      "(assert (>= X[0,0] 0))(assert (<= X[0,0] 1))(assert (>= X[0,1] 0))(assert (<= X[0,1] 1))"
+      "(assert (>= X[1,0] 0))(assert (<= X[1,0] 1))(assert (>= X[1,1] 2))(assert (<= X[1,1] 1))",
+      CN_EPARSE, "t:2:239: ", "empty box: X[1,1] in [2, 1]" },
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+    {
+      cn_spec s;
+      cn_error e;
+      cn_status st = parse (bad[k].text, &s, &e);
+      ck_assert_msg (st == bad[k].code && e.code == st, "case %zu: %s, expected %s: %s", k,
+                     cn_status_name (st), cn_status_name (bad[k].code), e.msg);
+      ck_assert_msg (strncmp (e.msg, bad[k].where, strlen (bad[k].where)) == 0,
+                     "case %zu: '%s' does not start with '%s'", k, e.msg, bad[k].where);
+      ck_assert_msg (strstr (e.msg, bad[k].what) != NULL, "case %zu: '%s' lacks '%s'", k, e.msg,
+                     bad[k].what);
+      assert_empty (&s);
+    }
 }
 END_TEST
 
@@ -679,6 +1237,11 @@ main (void)
   tcase_add_test (tc, errors);
   tcase_add_test (tc, errors_limits);
   tcase_add_test (tc, data_files);
+  tcase_add_test (tc, v2_same_as_v1);
+  tcase_add_test (tc, v2_arithmetic_same);
+  tcase_add_test (tc, v2_rational_rows);
+  tcase_add_test (tc, v2_strict);
+  tcase_add_test (tc, v2_errors);
   suite_add_tcase (s, tc);
   return tu_run_suite (s);
 }

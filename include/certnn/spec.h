@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* certnn/spec.h: verification properties read from VNN-LIB.
+/* certnn/spec.h: verification properties read from VNN-LIB 1.0 or 2.0.
  *
  * A VNN-LIB file states the UNSAFE condition.  After multiplying out every `or` it is a list
  * of cases; case k is an input box B_k and a disjunction of clauses, clause j being the
  * conjunction of rows  mat[r] . y <= rhs[r].  The property holds ("unsat") iff for every case,
  * every clause has some row that no input of B_k satisfies.  Cases with identical boxes are
- * merged, in order of first appearance.
+ * merged, in order of first appearance.  Inputs and outputs are numbered flat: X_i of 1.0, or
+ * the row-major index of X[i0,...,ik] of 2.0.
  *
  * Constants are read exactly and rounded per use: box ends outward (lo = RD, hi = RU, so the
  * box holds the exact set), and each rhs twice, rhs_up = RU(rhs) for refutations (lower > rhs_up
- * proves lower > rhs) and rhs_down = RD(rhs) for counterexamples (value <= rhs_down proves
- * value <= rhs). */
+ * proves lower > rhs) and rhs_down <= rhs for counterexamples (value <= rhs_down proves the row:
+ * RD(rhs), or the double below rhs for a strict row whose rhs is a double).  A counterexample
+ * lies strictly between the ends of each axis of its box (an end rounded outward, or a strict
+ * bound, is not in the exact set), or at lo == hi, a single exact point: an axis whose ends
+ * meet but exclude the point is refused as an empty box when the file is read. */
 #ifndef CERTNN_SPEC_H
 #define CERTNN_SPEC_H
 
@@ -25,7 +29,7 @@ extern "C" {
 typedef struct cn_spec_clause
 {
   int64_t n_rows;
-  double *mat;          /* n_rows x n_y, row-major; coefficients of Y (exact small integers) */
+  double *mat;          /* n_rows x n_y, row-major; coefficients of Y, integers below 2^53 */
   double *rhs_up;       /* n_rows */
   double *rhs_down;     /* n_rows */
 } cn_spec_clause;
@@ -45,10 +49,13 @@ typedef struct cn_spec
 } cn_spec;
 
 /* Parses a VNN-LIB file into SPEC (initialised here; cn_spec_clear frees it, also after a
- * failure).  Errors carry "file:line:column: message": CN_EIO (unreadable file), CN_EPARSE
- * (syntax, an undeclared variable, an input without both bounds, an empty box),
- * CN_EUNSUPPORTED (a term outside the VNN-COMP subset, such as X against Y or arithmetic, or a
- * disjunction too large to multiply out), CN_ENOMEM. */
+ * failure): 2.0 when its first statement is (vnnlib-version <2.x>), 1.0 otherwise (the forms
+ * read are listed in src/io/vnnlib.c and certnn(1)).  Errors carry "file:line:column: message":
+ * CN_EIO (unreadable file), CN_EPARSE (syntax, an undeclared variable, an index out of range,
+ * an input without both bounds, an empty box), CN_EUNSUPPORTED (well formed but outside what
+ * is read: X against Y, several inputs in one comparison, nonlinear arithmetic, hidden tensors,
+ * several networks, inputs or outputs, a disjunction too large to multiply out), CN_ELIMIT (a
+ * declared tensor above cn_max_numel ()), CN_ENOMEM. */
 CN_API cn_status cn_spec_load_vnnlib (const char *path, cn_spec *spec, cn_error *err);
 /* The same from memory; NAME labels the messages. */
 CN_API cn_status cn_spec_parse_vnnlib (const char *text, size_t len, const char *name, cn_spec *spec,

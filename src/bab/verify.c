@@ -428,7 +428,8 @@ combinations (int64_t nr)
   return (nr >= 2 ? 1 : 0) + (nr >= 3 && nr <= 6 ? nr * (nr - 1) / 2 : 0);
 }
 
-/* Whether X is an integer of magnitude below 2^50 (sums of a few such are exact). */
+/* Whether X is an integer of magnitude below 2^50 (VNN-LIB 1.0 rows are 0 and +-1; 2.0 rows
+ * may hold any integer below 2^53). */
 static int
 small_integer (double x)
 {
@@ -452,7 +453,11 @@ add_combination (work *w, int64_t rows, int64_t m, const cn_spec_clause *cl, int
         {
           if (!small_integer (cl->mat[r * m + i]))
             return rows;
-          c[i] += cl->mat[r * m + i];   /* exact: integers below 2^53 */
+          c[i] += cl->mat[r * m + i];
+          /* the sum of two integers is exact iff its magnitude is below 2^53 (rounding is
+           * monotone and 2^53 a double, so a larger exact sum rounds to 2^53 or more) */
+          if (!(fabs (c[i]) < 0x1p53))
+            return rows;
         }
       rhs = cn__up (rhs + cl->rhs_up[r]);  /* now rhs >= the exact sum of the rhs so far */
     }

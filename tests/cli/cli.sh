@@ -139,6 +139,15 @@ case "$v" in unsat|sat|unknown|timeout) ok ;; *) bad "verify printed '$v' first"
 [ "$(head -n 1 "$TMP/result.txt")" = "$v" ] && ok || bad "verify --output disagrees with stdout"
 [ "$v" != "sat" ] && ok || bad "prop_3 on net 1_1 is unsat in every published result; verify said sat"
 expect 0 "^(unsat|unknown|timeout)" "$CERTNN" verify "$NET" "$P3" --timeout 5 --quiet --no-relu-split
+# the same property in VNN-LIB 2.0: the same box and the same verdict
+P3V2=$SRC/examples/acasxu/prop_3.v2.vnnlib
+"$CERTNN" bounds "$NET" --vnnlib "$P3" --method ibp --json > "$TMP/b1.json" 2>&1 || bad "bounds on prop_3 failed"
+"$CERTNN" bounds "$NET" --vnnlib "$P3V2" --method ibp --json > "$TMP/b2.json" 2>&1 || bad "bounds on prop_3.v2 failed"
+[ "$(sed 's/"seconds": [^,]*,//' "$TMP/b1.json")" = "$(sed 's/"seconds": [^,]*,//' "$TMP/b2.json")" ] && ok || bad "prop_3 in 1.0 and 2.0 bound differently"
+"$CERTNN" verify "$NET" "$P3V2" --timeout 60 --quiet > "$TMP/v2.txt" 2>&1
+[ "$(head -n 1 "$TMP/v2.txt")" = "$v" ] && ok || bad "prop_3.v2 gave '$(head -n 1 "$TMP/v2.txt")', prop_3 '$v'"
+printf '(vnnlib-version <2.0>)\n(declare-network n (declare-input X Real [1,5]) (declare-output Y Real [1,5]))\n(assert (<= X[0,5] 1))\n' > "$TMP/bad2.vnnlib"
+expect 2 "bad2.vnnlib:3:17: index 5 is out of range" "$CERTNN" verify "$NET" "$TMP/bad2.vnnlib" --timeout 5
 
 # malformed inputs: exit status 2 and a message naming the problem
 expect 2 "No such file" "$CERTNN" bounds "$SRC/no/such.onnx" --vnnlib "$P1"
