@@ -921,6 +921,17 @@ cn_analysis_lower_lp_theta (cn_analysis *a, int v, const double *c, int64_t rows
     theta_out[i] = NAN;           /* until a row's multipliers improve its bound */
   if (a->infeasible)
     return infeasible_rows (a, rows, lower, NULL);
+  /* The budget: besides the sweep's (checked by check_rows), the LP's dense rows (S x n
+   * numbers here, and in GLPK about 48 bytes an element: its value, row and column links) and
+   * the objectives (rows x n). */
+  if (a->opts.max_memory_mb > 0)
+    {
+      double need = 56.0 * (double) S * (double) n + 8.0 * (double) rows * (double) n;
+      if (need > a->opts.max_memory_mb * 1048576.0)
+        return cn_error_set (err, CN_ELIMIT, "bounds: the LP bound over %lld splits and %lld inputs needs about "
+                             "%.0f MiB, more than the memory budget of %g MiB", (long long) S, (long long) n,
+                             need / 1048576.0, a->opts.max_memory_mb);
+    }
   double *coef = malloc ((size_t) (rows * n + 1) * sizeof *coef);
   double *am = malloc ((size_t) (S * n + 1) * sizeof *am);  /* the splits' functions M_q: m_q */
   double *bq = malloc ((size_t) (S + 1) * sizeof *bq), *mu = malloc ((size_t) (S + 1) * sizeof *mu);

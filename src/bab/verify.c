@@ -1464,6 +1464,12 @@ relu_leaf (cn__verifier *v, work *w, int64_t k, cn_analysis *a, unsigned char *l
     {
       free (xlp);
       free (theta);
+      /* an LP over the memory budget leaves the leaf open (unknown), as a failed one would not */
+      if (st == CN_ELIMIT)
+        {
+          cn_error_clear (err);
+          return B_OPEN;
+        }
       return B_FAILED;
     }
   for (int64_t r0 = 0; r0 < rows && res == B_REFUTED;)
