@@ -39,19 +39,6 @@ dense (cn_graph *g, int x, int in, int out)
   return y;
 }
 
-static int
-unary (cn_graph *g, cn_op op, int x)
-{
-  cn_error err;
-  cn_error_clear (&err);
-  int y;
-  cn_params_leaky_relu lp = { .negative_slope = 0.1 };
-  cn_params_elu ep = { .alpha = 0.8 };
-  const void *params = op == CN_OP_LEAKY_RE_LU ? (const void *) &lp : op == CN_OP_ELU ? (const void *) &ep : NULL;
-  ck_assert_msg (cn_graph_add_node (g, op, params, 1, &x, "act", &y, &err) == CN_OK, "%s", err.msg);
-  return y;
-}
-
 /* KIND 0: n -> h -> relu -> h -> relu -> m;  1: the same with a residual branch
  * (relu(fc(r1)) + r1);  2: a sigmoid layer between the relus;  4: leakyReLU (slope 0.1) in the
  * middle;  5: tanh there;  6: softplus;  7: atan;  8: exp;  9: erf;  10: cbrt;  11: pow (z, 3);
@@ -66,7 +53,7 @@ network (int kind, int n, int h, int m)
   cn_shape s = { .rank = 1, .dim = { n } };
   int x;
   ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s, &x, &err) == CN_OK);
-  int r1 = unary (g, CN_OP_RELU, dense (g, x, n, h));
+  int r1 = tu_unary (g, CN_OP_RELU, dense (g, x, n, h));
   cn_op mid = kind == 2 ? CN_OP_SIGMOID : kind == 4 ? CN_OP_LEAKY_RE_LU : kind == 5 ? CN_OP_TANH
               : kind == 6 ? CN_OP_SOFTPLUS : kind == 7 ? CN_OP_ATAN : kind == 8 ? CN_OP_EXP
               : kind == 9 ? CN_OP_ERF : kind == 10 ? CN_OP_CBRT : kind == 12 ? CN_OP_ELU : CN_OP_RELU;
@@ -86,14 +73,14 @@ network (int kind, int n, int h, int m)
                      == CN_OK, "%s", err.msg);
     }
   else
-    r2 = unary (g, mid, dense (g, r1, h, h));
+    r2 = tu_unary (g, mid, dense (g, r1, h, h));
   if (kind == 1)
     {
       int args[2] = { r2, r1 }, y;
       ck_assert (cn_graph_add_node (g, CN_OP_ADD, NULL, 2, args, "res", &y, &err) == CN_OK);
       r2 = y;
     }
-  int r3 = unary (g, CN_OP_RELU, dense (g, r2, h, h));
+  int r3 = tu_unary (g, CN_OP_RELU, dense (g, r2, h, h));
   int y = dense (g, r3, h, m);
   ck_assert (cn_graph_set_outputs (g, 1, &y, &err) == CN_OK);
   return g;
@@ -131,7 +118,7 @@ conv_network (void)
                             .dilation = { 1, 1 }, .groups = 1 };
       ck_assert_msg (cn_graph_add_node (g, CN_OP_CONV, &cp, 3, (int[]) { x, wv, bv }, "conv", &y, &err) == CN_OK, "%s",
                      err.msg);
-      x = unary (g, CN_OP_RELU, y);
+      x = tu_unary (g, CN_OP_RELU, y);
     }
   cn_params_reshape rp = { .shape = { .rank = 1, .dim = { 36 } } };
   int f;

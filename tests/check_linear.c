@@ -23,34 +23,6 @@
 #define DRAWS 6
 #define SAMPLES 10
 
-/* A random box around a random centre: widths from a point to wide. */
-static void
-random_box (cn_box *b)
-{
-  int kind = (int) tu_int (0, 3);
-  for (int64_t j = 0; j < b->n; j++)
-    {
-      double c = tu_uniform (-2, 2), r = kind == 0 ? 0 : kind == 1 ? tu_uniform (0, 1e-6)
-                                                     : kind == 2 ? tu_uniform (0, 0.5) : tu_uniform (0, 3);
-      b->lo[j] = c - r;
-      b->hi[j] = c + r;
-      if (b->lo[j] > b->hi[j])
-        b->lo[j] = b->hi[j];
-    }
-}
-
-/* A point of the box: a corner or uniform inside; integer where INTEGER. */
-static void
-sample_box (const cn_box *b, double *x, int corner, int integer)
-{
-  for (int64_t j = 0; j < b->n; j++)
-    {
-      x[j] = corner ? (tu_rand () & 1 ? b->hi[j] : b->lo[j]) : tu_uniform (b->lo[j], b->hi[j]);
-      if (integer)
-        x[j] = fmin (fmax (round (x[j]), b->lo[j]), b->hi[j]);
-    }
-}
-
 /* The enclosure F of coef . x + d (N terms) in MPFI at PREC bits (F initialised by the caller). */
 static void
 mp_affine (mpfi_t f, int64_t n, const double *coef, const double *x, double d)
@@ -132,7 +104,7 @@ check_linear_output (const cn_graph *g, cn_analysis *a, const cn_box *box, int i
   ck_assert_msg (cn_analysis_linear (a, yv, NULL, m, lo, dlo, up, dup, &err) == CN_OK, "%s: %s", what, err.msg);
   for (int k = 0; k < SAMPLES; k++)
     {
-      sample_box (box, x, k % 3 == 2, integer);
+      tu_sample_box (box, x, k % 3 == 2, integer, 0);
       check_point (g, x, n, m, lo, dlo, up, dup, t, what);
     }
   free (lo);
@@ -165,7 +137,7 @@ START_TEST (linear_every_operator)
       int64_t n = cn_shape_numel (cn_graph_value_shape (g, cn_graph_input (g, 0)));
       cn_box box;
       ck_assert (cn_box_init (&box, n, &err) == CN_OK);
-      random_box (&box);
+      tu_random_box (&box);
       cn__case_box_in_range (&box, &c);
       if (c.x_integer)
         for (int64_t j = 0; j < n; j++)
@@ -190,18 +162,6 @@ START_TEST (linear_every_operator)
 }
 END_TEST
 
-static int
-unary (cn_graph *g, cn_op op, int x)
-{
-  cn_error err;
-  cn_error_clear (&err);
-  int y;
-  cn_params_leaky_relu lp = { .negative_slope = 0.1 };
-  ck_assert_msg (cn_graph_add_node (g, op, op == CN_OP_LEAKY_RE_LU ? &lp : NULL, 1, &x, "act", &y, &err) == CN_OK,
-                 "%s", err.msg);
-  return y;
-}
-
 /* x [N] -> dense H -> act1 -> dense H -> act2 (+ the first activation's output when RESIDUAL) ->
  * dense M: the activations drawn from relu, leakyReLU, tanh and sigmoid. */
 static cn_graph *
@@ -216,9 +176,9 @@ network (int n, int h, int m, int residual)
   int x, z1, z2, y;
   ck_assert (cn_graph_add_input (g, "x", CN_DTYPE_F64, &s, &x, &err) == CN_OK);
   ck_assert (tu_linear_layer (g, x, n, h, &z1, &err) == CN_OK);
-  int r1 = unary (g, acts[tu_int (0, 3)], z1);
+  int r1 = tu_unary (g, acts[tu_int (0, 3)], z1);
   ck_assert (tu_linear_layer (g, r1, h, h, &z2, &err) == CN_OK);
-  int r2 = unary (g, acts[tu_int (0, 3)], z2);
+  int r2 = tu_unary (g, acts[tu_int (0, 3)], z2);
   if (residual)
     ck_assert (cn_graph_add_node (g, CN_OP_ADD, NULL, 2, (int[]) { r2, r1 }, "res", &r2, &err) == CN_OK);
   ck_assert (tu_linear_layer (g, r2, h, m, &y, &err) == CN_OK);
@@ -240,7 +200,7 @@ START_TEST (linear_every_value)
       int y = cn_graph_output (g, 0);
       cn_box box;
       ck_assert (cn_box_init (&box, n, &err) == CN_OK);
-      random_box (&box);
+      tu_random_box (&box);
       for (int v = 0; v < cn_graph_n_values (g); v++)
         {
           if (cn_graph_value_constant (g, v) != NULL)

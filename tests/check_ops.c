@@ -170,46 +170,6 @@ START_TEST (random_spectral)
 }
 END_TEST
 
-/* A random box around a random centre: widths from a point to wide, sometimes straddling 0. */
-static void
-random_box (cn_box *b)
-{
-  int kind = (int) tu_int (0, 3);
-  for (int64_t j = 0; j < b->n; j++)
-    {
-      double c = tu_uniform (-2, 2), r;
-      switch (kind)
-        {
-        case 0: r = 0; break;
-        case 1: r = tu_uniform (0, 1e-6); break;
-        case 2: r = tu_uniform (0, 0.5); break;
-        default: r = tu_uniform (0, 3); break;
-        }
-      b->lo[j] = c - r;
-      b->hi[j] = c + r;
-      if (b->lo[j] > b->hi[j])
-        b->lo[j] = b->hi[j];
-    }
-}
-
-/* A point of the box: a corner (each coordinate at an end) or uniform inside.  With INTEGER
- * (x_integer cases, integer box ends) the point is integer; with BINARY32 each coordinate is
- * rounded to a binary32 number inside the box, so that an evaluation in binary32 reads the same
- * point (cases whose output is not the model's scalar: a comparison must not flip by rounding). */
-static void
-sample_case (const cn_box *b, double *x, int corner, int integer, int binary32)
-{
-  for (int64_t j = 0; j < b->n; j++)
-    {
-      x[j] = corner ? (tu_rand () & 1 ? b->hi[j] : b->lo[j]) : tu_uniform (b->lo[j], b->hi[j]);
-      if (integer)
-        x[j] = fmin (fmax (round (x[j]), b->lo[j]), b->hi[j]);
-      else if (binary32 && (double) (float) x[j] >= b->lo[j] && (double) (float) x[j] <= b->hi[j])
-        x[j] = (float) x[j];
-    }
-}
-
-
 /* Whether the exact value (the MPFI point interval R) equals the output entry J of OUT, a
  * Boolean or integer tensor, word for word. */
 static int
@@ -273,14 +233,14 @@ START_TEST (generic)
       int64_t m = cn_shape_numel (cn_graph_value_shape (g, yv));
       cn_box box;
       ck_assert (cn_box_init (&box, n, &err) == CN_OK);
-      random_box (&box);
+      tu_random_box (&box);
       cn__case_box_in_range (&box, &c);
       double *x = malloc ((size_t) (n + 1) * sizeof *x);
       ck_assert_ptr_nonnull (x);
 
       /* forward against the reference */
       int words = !cn_dtype_is_float (cn_graph_value_dtype (g, yv));
-      sample_case (&box, x, 0, c.x_integer, words);
+      tu_sample_box (&box, x, 0, c.x_integer, words);
       cn_mpfi_vec ref;
       ck_assert_msg (tu_eval_mpfi (g, x, PREC, &ref, &err) == CN_OK, "%s: reference failed: %s", name, err.msg);
       for (int dt = 0; dt < 2; dt++)
@@ -337,7 +297,7 @@ START_TEST (generic)
         }
       for (int k = 0; k < SAMPLES; k++)
         {
-          sample_case (&box, x, k % 2, c.x_integer, 0);
+          tu_sample_box (&box, x, k % 2, c.x_integer, 0);
           ck_assert (tu_eval_mpfi (g, x, PREC, &ref, &err) == CN_OK);
           for (int64_t j = 0; j < m; j++)
             {
@@ -642,7 +602,7 @@ START_TEST (ibp_extreme_boxes)
       ck_assert_ptr_nonnull (x);
       for (int k = 0; k < 8; k++)
         {
-          sample_case (&box, x, k % 2, c.x_integer, 0);
+          tu_sample_box (&box, x, k % 2, c.x_integer, 0);
           cn_mpfi_vec ref;
           if (tu_eval_mpfi (g, x, PREC, &ref, &err) != CN_OK)
             continue;
@@ -726,7 +686,7 @@ START_TEST (crown_step_invariant)
               boxes[i].lo[j] = boxes[i].hi[j] = u->cdata[j];
           else
             {
-              random_box (&boxes[i]);
+              tu_random_box (&boxes[i]);
               if (!c.x_integer)
                 cn__case_box_in_range (&boxes[i], &c);   /* inside the operator's domain (log) */
             }

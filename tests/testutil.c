@@ -407,3 +407,50 @@ tu_draw_probe (const struct cn__op_case *c, double *x, double *w, int64_t m, dou
     dx[i] = tu_rand_dir ();
   tu_value_dirs (c, dx, float_only);
 }
+
+int
+tu_unary (cn_graph *g, cn_op op, int x)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  int y;
+  cn_params_leaky_relu lp = { .negative_slope = 0.1 };
+  cn_params_elu ep = { .alpha = 0.8 };
+  const void *params = op == CN_OP_LEAKY_RE_LU ? (const void *) &lp : op == CN_OP_ELU ? (const void *) &ep : NULL;
+  ck_assert_msg (cn_graph_add_node (g, op, params, 1, &x, "act", &y, &err) == CN_OK, "%s", err.msg);
+  return y;
+}
+
+void
+tu_random_box (cn_box *b)
+{
+  int kind = (int) tu_int (0, 3);
+  for (int64_t j = 0; j < b->n; j++)
+    {
+      double c = tu_uniform (-2, 2), r;
+      switch (kind)
+        {
+        case 0: r = 0; break;
+        case 1: r = tu_uniform (0, 1e-6); break;
+        case 2: r = tu_uniform (0, 0.5); break;
+        default: r = tu_uniform (0, 3); break;
+        }
+      b->lo[j] = c - r;
+      b->hi[j] = c + r;
+      if (b->lo[j] > b->hi[j])
+        b->lo[j] = b->hi[j];
+    }
+}
+
+void
+tu_sample_box (const cn_box *b, double *x, int corner, int integer, int binary32)
+{
+  for (int64_t j = 0; j < b->n; j++)
+    {
+      x[j] = corner ? (tu_rand () & 1 ? b->hi[j] : b->lo[j]) : tu_uniform (b->lo[j], b->hi[j]);
+      if (integer)
+        x[j] = fmin (fmax (round (x[j]), b->lo[j]), b->hi[j]);
+      else if (binary32 && (double) (float) x[j] >= b->lo[j] && (double) (float) x[j] <= b->hi[j])
+        x[j] = (float) x[j];
+    }
+}

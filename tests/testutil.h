@@ -76,6 +76,20 @@ cn_status tu_linear_layer (cn_graph *g, int x, int in, int out, int *y, cn_error
 cn_status tu_dense_layer (cn_graph *g, int x, int in, int out, const double *w, const double *b, int *y,
                           cn_error *err);
 
+/* Appends to G the node y = OP(x) of a unary activation, with leakyReLU's slope 0.1 and elu's
+ * alpha 0.8 (no other operator takes parameters here); returns y (a failure fails the test). */
+int tu_unary (cn_graph *g, cn_op op, int x);
+
+/* ---- random boxes and their points ----------------------------------------------------- */
+/* Fills B (its N entries) with a random box around centres uniform in [-2, 2]: one draw picks
+ * the kind of widths for all entries, a point, at most 1e-6, 0.5 or 3 either side. */
+void tu_random_box (cn_box *b);
+/* A point X of B: a corner (each coordinate at an end, CORNER) or uniform inside.  With INTEGER
+ * the point is rounded to integers inside the box (integer ends); with BINARY32 each coordinate
+ * is rounded to a binary32 number where that stays inside the box. */
+void tu_sample_box (const cn_box *b, double *x, int corner, int integer, int binary32);
+
+
 /* ---- MPFR/MPFI oracle ----------------------------------------------------------------- */
 /* Evaluates output 0 of G at the point X (length = the input's numel) in MPFI at PREC bits;
  * OUT is initialised here.  Returns the status of the reference run. */

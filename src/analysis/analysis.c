@@ -23,6 +23,7 @@
 #include <omp.h>
 #include "certnn/bounds.h"
 #include "certnn/env.h"
+#include "core/clock.h"
 #include "crown/crown_impl.h"
 #include "lp/lp.h"
 
@@ -52,14 +53,6 @@ static inline const double *const *
 ro_of (const cn_analysis *a)
 {
   return (const double *const *) a->roundoff;
-}
-
-static double
-now (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
 const char *
@@ -374,7 +367,7 @@ cn_analysis_create_split (const cn_graph *g, const cn_box *input, const cn_bound
                           const cn_analysis *prior, const cn_split *splits, int64_t n_splits, cn_analysis **out,
                           cn_error *err)
 {
-  double t0 = now ();
+  double t0 = cn__now ();
   *out = NULL;
   cn_status st = cn_fpenv_check (err);
   if (st != CN_OK)
@@ -596,7 +589,7 @@ cn_analysis_create_split (const cn_graph *g, const cn_box *input, const cn_bound
         }
     }
   free (changed);
-  a->seconds = now () - t0;
+  a->seconds = cn__now () - t0;
   *out = a;
   return CN_OK;
 fail:
@@ -694,7 +687,7 @@ static cn_status
 lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows, const double *target, double *theta,
              double *lower, double *coef, cn_alpha_trace *trace, cn_error *err)
 {
-  double t0 = now ();
+  double t0 = cn__now ();
   const cn_graph *g = a->g;
   cn_status st = check_rows (a, v, c, rows, err);
   if (st != CN_OK)
@@ -758,7 +751,7 @@ lower_alpha (cn_analysis *a, int v, const double *c, int64_t rows, const double 
     }
   if (st == CN_OK)
     st = ball_rows (a, v, c, rows, lower, err);
-  a->seconds += now () - t0;
+  a->seconds += cn__now () - t0;
   return st;
 }
 
@@ -774,7 +767,7 @@ cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, do
 {
   if (a->opts.method == CN_METHOD_ALPHA_CROWN)
     return lower_alpha (a, v, c, rows, NULL, NULL, lower, coef, NULL, err);
-  double t0 = now ();
+  double t0 = cn__now ();
   cn_status st = check_rows (a, v, c, rows, err);
   if (st != CN_OK)
     return st;
@@ -782,7 +775,7 @@ cn_analysis_lower_coef (cn_analysis *a, int v, const double *c, int64_t rows, do
     return infeasible_rows (a, rows, lower, coef);
   if (rows > 0)
     st = crown_rows (a, v, c, rows, lower, coef, NULL, err);
-  a->seconds += now () - t0;
+  a->seconds += cn__now () - t0;
   return st;
 }
 
@@ -790,7 +783,7 @@ cn_status
 cn_analysis_linear (cn_analysis *a, int v, const double *c, int64_t rows, double *lo_coef, double *lo_offset,
                     double *up_coef, double *up_offset, cn_error *err)
 {
-  double t0 = now ();
+  double t0 = cn__now ();
   const cn_graph *g = a->g;
   cn_status st = cn__graph_check_value (g, v, "bounds", err);
   if (st != CN_OK)
@@ -852,7 +845,7 @@ done:
   free (coef);
   free (offset);
   free (lower);
-  a->seconds += now () - t0;
+  a->seconds += cn__now () - t0;
   return st;
 }
 
@@ -860,7 +853,7 @@ cn_status
 cn_analysis_lower_at (cn_analysis *a, int v, const double *c, int64_t rows, double *lower, int n_at, const int *at,
                       double *const *lam, cn_error *err)
 {
-  double t0 = now ();
+  double t0 = cn__now ();
   cn_status st = check_rows (a, v, c, rows, err);
   if (st != CN_OK)
     return st;
@@ -879,7 +872,7 @@ cn_analysis_lower_at (cn_analysis *a, int v, const double *c, int64_t rows, doub
     st = cn__crown_sweep_tape (a->g, a->boxes, a->depends, ro_of (a), v, c, rows, a->opts.threads, a->opts.slope,
                                lower, NULL,
                                &a->discharged, a->memo, &tape, err);
-  a->seconds += now () - t0;
+  a->seconds += cn__now () - t0;
   return st;
 }
 
@@ -905,7 +898,7 @@ cn_status
 cn_analysis_lower_lp_theta (cn_analysis *a, int v, const double *c, int64_t rows, double *lower, double *x_lp,
                             double *theta_out, cn_error *err)
 {
-  double t0 = now ();
+  double t0 = cn__now ();
   const cn_graph *g = a->g;
   cn_status st = check_rows (a, v, c, rows, err);
   if (st != CN_OK)
@@ -1029,7 +1022,7 @@ done:
   free (mu);
   free (theta);
   free (xs);
-  a->seconds += now () - t0;
+  a->seconds += cn__now () - t0;
   return st;
 }
 
@@ -1058,7 +1051,7 @@ cn_status
 cn_analysis_lower_theta (cn_analysis *a, int v, const double *c, int64_t rows, double *theta, double *lower,
                          double *coef, cn_error *err)
 {
-  double t0 = now ();
+  double t0 = cn__now ();
   const cn_graph *g = a->g;
   cn_status st = check_rows (a, v, c, rows, err);
   if (st != CN_OK)
@@ -1092,7 +1085,7 @@ cn_analysis_lower_theta (cn_analysis *a, int v, const double *c, int64_t rows, d
                                coef,
                                &a->discharged, a->memo, &tape, err);
   free (offset);
-  a->seconds += now () - t0;
+  a->seconds += cn__now () - t0;
   return st;
 }
 

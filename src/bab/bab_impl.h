@@ -13,6 +13,7 @@
 #include "certnn/env.h"
 #include "certnn/reference.h"
 #include "certnn/verify.h"
+#include "core/clock.h"
 
 /* The precision of the exact check. */
 #define CN__CHECK_PREC 256
@@ -56,9 +57,6 @@ typedef struct cn__verifier
   int n_relus;
   int64_t relus_numel;
 } cn__verifier;
-
-/* Seconds on the monotonic clock. */
-double cn__now (void);
 
 /* Whether the verifier should stop (a counterexample, a failure, or the deadline passed). */
 int cn__should_stop (cn__verifier *v);

@@ -84,14 +84,6 @@ cn_verify_result_clear (cn_verify_result *r)
   memset (r, 0, sizeof *r);
 }
 
-double
-cn__now (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
 int
 cn__should_stop (cn__verifier *v)
 {

@@ -13,6 +13,7 @@
 #include "certnn/flat.h"
 #include "certnn/spec.h"
 #include "certnn/verify.h"
+#include "core/clock.h"
 
 int64_t
 cn_flat_input_size (const cn_graph *g)
@@ -152,14 +153,6 @@ cn_flat_vnnlib_box (const char *path, int64_t n, double *lo, double *hi, cn_erro
   return st;
 }
 
-static double
-now (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
 cn_status
 cn_flat_bounds (const cn_graph *g, int64_t n, const double *lo, const double *hi, const char *options, int64_t m,
                 double *out_lo, double *out_hi, double *seconds, cn_error *err)
@@ -192,7 +185,7 @@ cn_flat_linear (const cn_graph *g, int64_t n, const double *lo, const double *hi
     return st;
   memcpy (box.lo, lo, (size_t) n * sizeof *lo);
   memcpy (box.hi, hi, (size_t) n * sizeof *hi);
-  double t0 = now ();
+  double t0 = cn__now ();
   cn_analysis *a = NULL;
   if ((st = cn_analysis_create (g, &box, &o, &a, err)) == CN_OK
       && (center == NULL || (st = cn_analysis_set_l2 (a, center, l2_eps, err)) == CN_OK)
@@ -205,7 +198,7 @@ cn_flat_linear (const cn_graph *g, int64_t n, const double *lo, const double *hi
       memcpy (out_hi, out.hi, (size_t) m * sizeof *out_hi);
     }
   if (seconds != NULL)
-    *seconds = now () - t0;
+    *seconds = cn__now () - t0;
   cn_box_clear (&out);
   cn_analysis_free (a);
   cn_box_clear (&box);

@@ -19,6 +19,7 @@
 #include <omp.h>
 #endif
 #include "certnn/proof.h"
+#include "core/clock.h"
 #include "graph/graph_impl.h"
 #include "proof/proof_impl.h"
 
@@ -1583,19 +1584,11 @@ shared_init (shared *sh, const cn_graph *g, cn_error *err)
   return CN_OK;
 }
 
-static double
-now (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
 cn_status
 cn_proof_check (const cn_graph *g, const cn_spec *spec, const char *network_sha256, const char *property_sha256,
                 FILE *f, const cn_proof_opts *opts, cn_proof_result *result, cn_error *err)
 {
-  double t0 = now ();
+  double t0 = cn__now ();
   memset (result, 0, sizeof *result);
   if (g == NULL || spec == NULL || f == NULL || network_sha256 == NULL || property_sha256 == NULL)
     return cn_error_set (err, CN_EINVAL, "check-certificate: missing network, property, digest or file");
@@ -1747,7 +1740,7 @@ cn_proof_check (const cn_graph *g, const cn_spec *spec, const char *network_sha2
     }
   result->accepted = 1;
 done:
-  result->seconds = now () - t0;
+  result->seconds = cn__now () - t0;
   free (sh.needed);
   free (sh.relaxed);
   free (sh.relaxed_n);
