@@ -665,6 +665,21 @@ tb_add (text_buf *b, const char *fmt, ...)
     }
 }
 
+/* Appends the N bytes at S. */
+static void
+tb_put (text_buf *b, const char *s, size_t n)
+{
+  if (b->n + n + 1 > b->cap)
+    {
+      b->cap = 2 * (b->n + n + 64);
+      b->s = realloc (b->s, b->cap);
+      ck_assert_ptr_nonnull (b->s);
+    }
+  memcpy (b->s + b->n, s, n);
+  b->n += n;
+  b->s[b->n] = '\0';
+}
+
 /* Whether A and B are the same specification, double for double (-0 equal to +0). */
 static int
 spec_same (const cn_spec *a, const cn_spec *b, char *why, size_t n)
@@ -743,7 +758,12 @@ to_v2 (const char *text, int64_t n_x, int64_t n_y)
             tb_add (&b, "%c[0,%lld]", v, i);
           continue;
         }
-      tb_add (&b, "%c", *p++);
+      /* copy up to the next place a variable may start */
+      size_t k = 1;
+      while (p[k] && p[k] != 'X' && p[k] != 'Y' && p[k] != '(')
+        k++;
+      tb_put (&b, p, k);
+      p += k;
     }
   return b.s;
 }
@@ -777,11 +797,15 @@ v2_same_file (const char *path)
 START_TEST (v2_same_as_v1)
 {
   static const char *const dirs[] = {
-    "acasxu/vnnlib", "mnist_fc/vnnlib", "oval21/vnnlib", "test/vnnlib"
+    "acasxu/vnnlib", "cgan_2023/vnnlib", "collins_rul_cnn_2023/vnnlib", "dist_shift_2023/vnnlib",
+    "linearizenn/vnnlib", "ml4acopf_2024/vnnlib", "mnist_fc/vnnlib", "mnist_fc/vnnlib_2022",
+    "nn4sys_2023/vnnlib", "oval21/vnnlib", "oval21/vnnlib_2022", "safenlp/vnnlib/medical",
+    "safenlp/vnnlib/ruarobot", "test/vnnlib", "vit_2023/vnnlib"
   };
+  const size_t n_dirs = sizeof dirs / sizeof dirs[0];
   char dpath[4096], path[8192];
   int n = 0;
-  for (int k = 0; k < 5; k++)
+  for (size_t k = 0; k <= n_dirs; k++)
     {
       const char *root = k == 0 ? tu_srcdir () : tu_benchmarks ();
       if (root == NULL)
