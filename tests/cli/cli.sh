@@ -148,6 +148,9 @@ P3V2=$SRC/examples/acasxu/prop_3.v2.vnnlib
 [ "$(head -n 1 "$TMP/v2.txt")" = "$v" ] && ok || bad "prop_3.v2 gave '$(head -n 1 "$TMP/v2.txt")', prop_3 '$v'"
 printf '(vnnlib-version <2.0>)\n(declare-network n (declare-input X Real [1,5]) (declare-output Y Real [1,5]))\n(assert (<= X[0,5] 1))\n' > "$TMP/bad2.vnnlib"
 expect 2 "bad2.vnnlib:3:17: index 5 is out of range" "$CERTNN" verify "$NET" "$TMP/bad2.vnnlib" --timeout 5
+# an input axis whose exact bounds leave no number, though both round to 1: refused (was a wrong sat at X_0 = 1)
+expect 2 "empty box: X_0 lies in \\[1, 1\\]" "$CERTNN" verify "$SRC/tests/data/verify/tiny.onnx" \
+  "$SRC/tests/data/vnnlib/err_empty_between_doubles.vnnlib" --timeout 5
 
 # malformed inputs: exit status 2 and a message naming the problem
 expect 2 "No such file" "$CERTNN" bounds "$SRC/no/such.onnx" --vnnlib "$P1"
