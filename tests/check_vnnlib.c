@@ -1120,7 +1120,7 @@ START_TEST (v2_errors)
     { "(vnnlib-version <3.0>)", CN_EUNSUPPORTED, "t:1:17: ", "version <3.0> is not supported" },
     { "(vnnlib-version 2.0)", CN_EPARSE, "t:1:17: ", "malformed version" },
     { "(vnnlib-version <2.>)", CN_EPARSE, "t:1:17: ", "malformed version" },
-    { V2H, CN_EPARSE, "t: ", "no declare-network" },
+    { "; a comment\n" V2H, CN_EPARSE, "t:2:1: ", "no declare-network" },
     { V2H "(declare-const X_0 Real)", CN_EPARSE, "t:2:2: ", "declare-const is VNN-LIB 1.0" },
     { V2H "(declare-network n (declare-input X Real [2]))", CN_EPARSE, "t:2:1: ", "no output" },
     { V2H "(declare-network n (declare-output Y Real [2]))", CN_EPARSE, "t:2:1: ", "no input" },

@@ -183,7 +183,7 @@ struct parser
   size_t stmt_off;              /* '(' of the statement being read */
   struct vars x, y;
   struct tok network;           /* 2.0: the declared network's name (len 0 before) */
-  size_t network_off, first_assert;
+  size_t network_off, first_assert, version_off;
   struct tensor_decl in, out;   /* 2.0: the network's input X and output Y */
   struct atom *atoms;
   size_t n_atoms, cap_atoms;
@@ -1788,8 +1788,8 @@ static cn_status
 check_network (struct parser *p)
 {
   if (p->network.len == 0)
-    return cn_error_set (p->err, CN_EPARSE, "%s: no declare-network (a VNN-LIB 2.0 query "
-                         "declares its network before its asserts)", p->name);
+    return perr (p, CN_EPARSE, p->version_off, "no declare-network (a VNN-LIB 2.0 query declares "
+                 "its network before its asserts)");
   size_t lows = 0;
   for (size_t k = 0; k < p->n_atoms; k++)
     lows += p->atoms[k].kind == A_XLO;
@@ -2165,6 +2165,7 @@ cn_spec_parse_vnnlib (const char *text, size_t len, const char *name, cn_spec *s
     next_tok (&p, &a);
     next_tok (&p, &b);
     p.v2 = a.kind == T_LP && tok_is (&p, &b, "vnnlib-version");
+    p.version_off = a.off;
     p.pos = 0;
   }
   if ((st = parse_file (&p)) != CN_OK)
