@@ -122,6 +122,7 @@ dirs () {
 }
 
 build
+# the seeds are written once (--seeds rewrites them: after the test data changed)
 [ -d "$W/seeds" ] && [ "$mode" != seeds ] || seeds
 [ "$mode" = seeds ] && exit 0
 
@@ -147,8 +148,12 @@ for n in $names; do
   # shellcheck disable=SC2046
   start=$(date +%s)
   # fork mode: a crash, leak, timeout or out-of-memory is saved and the run goes on
+  # a harness's dictionary (tests/fuzz/NAME.dict: the words of its format), where there is one
+  dict=
+  [ -f "tests/fuzz/$n.dict" ] && dict=-dict=tests/fuzz/$n.dict
+  # shellcheck disable=SC2086
   "$W/fuzz_$n" -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -max_total_time="$seconds" \
-    -timeout=30 -rss_limit_mb=4096 -artifact_prefix="$W/crashes/$n/" $(dirs "$n") > "$log" 2>&1 || status=1
+    -timeout=30 -rss_limit_mb=4096 $dict -artifact_prefix="$W/crashes/$n/" $(dirs "$n") > "$log" 2>&1 || status=1
   last=$(grep -E '^#[0-9]+: cov: ' "$log" | tail -1)
   execs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
   rate=$(echo "$last" | sed -n 's/.*exec\/s:\{0,1\} \([0-9]*\).*/\1/p')
