@@ -508,14 +508,37 @@ END_TEST
 
 /* ---- 3. refusals ---------------------------------------------------------------------------- */
 
+/* A text the reader must refuse: with CODE, a message starting with WHERE ("t:line:column: ")
+ * and holding WHAT. */
+struct refusal
+{
+  const char *text;
+  cn_status code;
+  const char *where, *what;
+};
+
+/* Parses each of the N texts of BAD: its status, the message's place and words, an empty spec. */
+static void
+check_refusals (const struct refusal *bad, size_t n)
+{
+  for (size_t k = 0; k < n; k++)
+    {
+      cn_spec s;
+      cn_error e;
+      cn_status st = parse (bad[k].text, &s, &e);
+      ck_assert_msg (st == bad[k].code && e.code == st, "case %zu: %s, expected %s: %s", k,
+                     cn_status_name (st), cn_status_name (bad[k].code), e.msg);
+      ck_assert_msg (strncmp (e.msg, bad[k].where, strlen (bad[k].where)) == 0,
+                     "case %zu: '%s' does not start with '%s'", k, e.msg, bad[k].where);
+      ck_assert_msg (strstr (e.msg, bad[k].what) != NULL, "case %zu: '%s' lacks '%s'", k, e.msg,
+                     bad[k].what);
+      assert_empty (&s);
+    }
+}
+
 START_TEST (errors)
 {
-  static const struct
-  {
-    const char *text;
-    cn_status code;
-    const char *where, *what;
-  } bad[] = {
+  static const struct refusal bad[] = {
     /* syntax */
     { DECL "(assert (<= X_0 1)", CN_EPARSE, "t:3:1: ", "never closed" },
     { DECL BOX "(assert (or (and (<= Y_0 1))", CN_EPARSE, "t:5:1: ", "never closed" },
@@ -581,19 +604,7 @@ START_TEST (errors)
     { DECL BOX "(assert (not (<= Y_0 1)))", CN_EUNSUPPORTED, "t:5:10: ", "'not'" },
     { DECL BOX "(assert (<= Y_0 1 2))", CN_EUNSUPPORTED, "t:5:9: ", "more than two operands" },
   };
-  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
-    {
-      cn_spec s;
-      cn_error e;
-      cn_status st = parse (bad[k].text, &s, &e);
-      ck_assert_msg (st == bad[k].code && e.code == st, "case %zu: %s, expected %s: %s", k,
-                     cn_status_name (st), cn_status_name (bad[k].code), e.msg);
-      ck_assert_msg (strncmp (e.msg, bad[k].where, strlen (bad[k].where)) == 0,
-                     "case %zu: '%s' does not start with '%s'", k, e.msg, bad[k].where);
-      ck_assert_msg (strstr (e.msg, bad[k].what) != NULL, "case %zu: '%s' lacks '%s'", k, e.msg,
-                     bad[k].what);
-      assert_empty (&s);
-    }
+  check_refusals (bad, sizeof bad / sizeof bad[0]);
 }
 END_TEST
 
@@ -1110,12 +1121,7 @@ END_TEST
 
 START_TEST (v2_errors)
 {
-  static const struct
-  {
-    const char *text;
-    cn_status code;
-    const char *where, *what;
-  } bad[] = {
+  static const struct refusal bad[] = {
     { V2H "(vnnlib-version <2.0>)", CN_EPARSE, "t:2:2: ", "must be the first" },
     { "(vnnlib-version <3.0>)", CN_EUNSUPPORTED, "t:1:17: ", "version <3.0> is not supported" },
     { "(vnnlib-version 2.0)", CN_EPARSE, "t:1:17: ", "malformed version" },
@@ -1181,19 +1187,7 @@ START_TEST (v2_errors)
       "(assert (>= X[1,0] 0))(assert (<= X[1,0] 1))(assert (>= X[1,1] 2))(assert (<= X[1,1] 1))",
       CN_EPARSE, "t:2:239: ", "empty box: X[1,1] in [2, 1]" },
   };
-  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
-    {
-      cn_spec s;
-      cn_error e;
-      cn_status st = parse (bad[k].text, &s, &e);
-      ck_assert_msg (st == bad[k].code && e.code == st, "case %zu: %s, expected %s: %s", k,
-                     cn_status_name (st), cn_status_name (bad[k].code), e.msg);
-      ck_assert_msg (strncmp (e.msg, bad[k].where, strlen (bad[k].where)) == 0,
-                     "case %zu: '%s' does not start with '%s'", k, e.msg, bad[k].where);
-      ck_assert_msg (strstr (e.msg, bad[k].what) != NULL, "case %zu: '%s' lacks '%s'", k, e.msg,
-                     bad[k].what);
-      assert_empty (&s);
-    }
+  check_refusals (bad, sizeof bad / sizeof bad[0]);
 }
 END_TEST
 

@@ -563,6 +563,28 @@ shape_text (const cn_shape *s, char *buf, size_t size)
     snprintf (buf + n, size - n, "]");
 }
 
+/* Reads an entry of a bracketed list of counts (an index, a dimension) into *V; a token that is
+ * not digits is refused: "MUST, found 'TOKEN'" for a word, else as WHAT was expected. */
+static cn_status
+list_count (struct parser *p, struct tok *t, int64_t *v, const char *must, const char *what)
+{
+  next_tok (p, t);
+  if (read_count (p, t, v))
+    return CN_OK;
+  return t->kind == T_ATOM ? perr (p, CN_EPARSE, t->off, "%s, found '" TOKF "'", must, TOKA (p, t))
+                           : unexpected (p, t, what);
+}
+
+/* Reads the ',' or ']' after an entry of such a list; *LAST says it was the ']'. */
+static cn_status
+list_sep (struct parser *p, int *last)
+{
+  struct tok t;
+  next_tok (p, &t);
+  *last = t.kind == T_RB;
+  return *last || t.kind == T_COMMA ? CN_OK : unexpected (p, &t, "',' or ']'");
+}
+
 /* The name of element I of the input (V = 'X') or output: X_i in 1.0, NAME[i0,i1,...] (or
  * NAME for a scalar) in 2.0. */
 static void
@@ -605,10 +627,10 @@ var_ref_v2 (struct parser *p, const struct tok *t, struct term *out)
   else
     return perr (p, CN_EPARSE, t->off, "unknown symbol '" TOKF "'", TOKA (p, t));
 
-  char shp[160];
-  int k = 0;
+  char shp[160];                 /* the shape, written for a message */
+  int k = 0, last = 0;
   int64_t flat = 0;
-  shape_text (&d->shape, shp, sizeof shp);
+  cn_status st;
   if (peek_kind (p) == T_LB)
     {
       struct tok lb, it;
@@ -616,36 +638,35 @@ var_ref_v2 (struct parser *p, const struct tok *t, struct term *out)
       if (d->shape.rank == 0)
         return perr (p, CN_EPARSE, lb.off, "'" TOKF "' is a scalar (shape []): it takes no index",
                      TOKA (p, t));
-      for (;;)
+      while (!last)
         {
           int64_t v;
-          next_tok (p, &it);
-          if (!read_count (p, &it, &v))
-            return it.kind == T_ATOM
-              ? perr (p, CN_EPARSE, it.off, "an index must be a nonnegative integer, found '"
-                      TOKF "'", TOKA (p, &it))
-              : unexpected (p, &it, "an index");
-          if (k == d->shape.rank)
-            return perr (p, CN_EPARSE, it.off, "too many indices: '" TOKF "' has shape %s",
-                         TOKA (p, t), shp);
-          if (v >= d->shape.dim[k])
-            return perr (p, CN_EPARSE, it.off,
-                         "index %lld is out of range: '" TOKF "' has shape %s", (long long) v,
-                         TOKA (p, t), shp);
+          if ((st = list_count (p, &it, &v, "an index must be a nonnegative integer", "an index"))
+              != CN_OK)
+            return st;
+          if (k == d->shape.rank || v >= d->shape.dim[k])
+            {
+              shape_text (&d->shape, shp, sizeof shp);
+              return k == d->shape.rank
+                ? perr (p, CN_EPARSE, it.off, "too many indices: '" TOKF "' has shape %s",
+                        TOKA (p, t), shp)
+                : perr (p, CN_EPARSE, it.off, "index %lld is out of range: '" TOKF "' has shape %s",
+                        (long long) v, TOKA (p, t), shp);
+            }
           /* now flat < dim[0] * ... * dim[k]: it cannot overflow */
           flat = flat * d->shape.dim[k] + v;
           k++;
-          next_tok (p, &it);
-          if (it.kind == T_RB)
-            break;
-          if (it.kind != T_COMMA)
-            return unexpected (p, &it, "',' or ']'");
+          if ((st = list_sep (p, &last)) != CN_OK)
+            return st;
         }
     }
   if (k != d->shape.rank)
-    return perr (p, CN_EPARSE, t->off,
-                 "'" TOKF "' has shape %s: an element takes %d ind%s, found %d", TOKA (p, t), shp,
-                 d->shape.rank, d->shape.rank == 1 ? "ex" : "ices", k);
+    {
+      shape_text (&d->shape, shp, sizeof shp);
+      return perr (p, CN_EPARSE, t->off,
+                   "'" TOKF "' has shape %s: an element takes %d ind%s, found %d", TOKA (p, t), shp,
+                   d->shape.rank, d->shape.rank == 1 ? "ex" : "ices", k);
+    }
   out->kind = kind;
   out->idx = flat;
   return CN_OK;
@@ -987,7 +1008,10 @@ parse_lin (struct parser *p, const struct tok *t, struct lin *f, int depth)
     return parse_arith (p, t, f, depth);
   if (t->kind != T_ATOM)
     return unexpected (p, t, "a variable, a number or an arithmetic term");
-  if ((st = parse_atom_term (p, t, &s)) != CN_OK)
+  /* a number is read once, exactly (lin_add_term), not also rounded as a plain constant is */
+  if (numeric_start (p, t))
+    s = (struct term) { .kind = 'C', .t = *t };
+  else if ((st = parse_atom_term (p, t, &s)) != CN_OK)
     return st;
   return lin_add_term (p, f, &s);
 }
@@ -999,7 +1023,6 @@ parse_side (struct parser *p, struct term *out, struct lin *f)
 {
   struct tok t;
   next_tok (p, &t);
-  out->t = t;
   if (t.kind == T_LP)
     {
       out->kind = 'L';
@@ -1579,15 +1602,12 @@ parse_tensor_decl (struct parser *p, size_t open, const char *what, struct tenso
   if (peek_kind (p) == T_RB)
     next_tok (p, &t);
   else
-    for (;;)
+    for (int last = 0; !last;)
       {
         int64_t v;
-        next_tok (p, &t);
-        if (!read_count (p, &t, &v))
-          return t.kind == T_ATOM
-            ? perr (p, CN_EPARSE, t.off, "a dimension must be a positive integer, found '"
-                    TOKF "'", TOKA (p, &t))
-            : unexpected (p, &t, "a dimension");
+        if ((st = list_count (p, &t, &v, "a dimension must be a positive integer", "a dimension"))
+            != CN_OK)
+          return st;
         if (v == 0)
           return perr (p, CN_EUNSUPPORTED, t.off,
                        "a dimension of size 0 (an empty tensor) is not supported");
@@ -1600,11 +1620,8 @@ parse_tensor_decl (struct parser *p, size_t open, const char *what, struct tenso
                        "size limit)", what, TOKA (p, &name), (long long) cn_max_numel ());
         numel *= v;
         dim[rank++] = v;
-        next_tok (p, &t);
-        if (t.kind == T_RB)
-          break;
-        if (t.kind != T_COMMA)
-          return unexpected (p, &t, "',' or ']'");
+        if ((st = list_sep (p, &last)) != CN_OK)
+          return st;
       }
   if ((st = cn_shape_make (&d->shape, rank, dim, p->err)) != CN_OK)
     return st;
