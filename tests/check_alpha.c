@@ -6,8 +6,10 @@
  *    relu networks with a residual branch and with a sigmoid layer (its tangent points are
  *    parameters too, through the kit's tangent lines), a tanh, softplus, atan, exp and erf layer
  *    likewise, and
- *    a convolutional one (through conv's and linear's forward_rows and reshape's forward), and one
- *    with a leakyReLU (its slopes through the kit's cn__crown_lines).
+ *    a convolutional one (through conv's and linear's forward_rows and reshape's forward), one
+ *    with a leakyReLU (its slopes through the kit's cn__crown_lines), one with a value times itself
+ *    (mul as square), one with a product of two layers (the mix of McCormick's planes, whose
+ *    lines have slopes on both inputs), and a max and a min of two layers.
  * 2. Projection: parameters outside [0, 1] (and NaN) given as a warm start come back inside;
  *    the sweep refuses one outside with CN_EINVAL; and the same parameter let through
  *    (theta_unchecked, tests only) gives a bound that an exactly evaluated point violates.
@@ -15,7 +17,8 @@
  *    (never below CROWN's), the loop stops after PATIENCE sweeps without gain, and at once when
  *    the target is already met.
  * 4. Soundness: alpha-CROWN's output boxes contain the exact (MPFI) outputs of sampled points
- *    (relu networks, residual, sigmoid, tanh, softplus, atan, exp, erf, cbrt, pow and elu layers); with CROWN's intermediate
+ *    (relu networks, residual, sigmoid, tanh, softplus, atan, exp, erf, cbrt, pow, elu, z z, z w, max
+ *    and min layers); with CROWN's intermediate
  *    boxes they are never looser than CROWN's.
  * The seed is printed (CN_TEST_SEED reproduces a run). */
 #include <config.h>
@@ -42,7 +45,9 @@ dense (cn_graph *g, int x, int in, int out)
 /* KIND 0: n -> h -> relu -> h -> relu -> m;  1: the same with a residual branch
  * (relu(fc(r1)) + r1);  2: a sigmoid layer between the relus;  4: leakyReLU (slope 0.1) in the
  * middle;  5: tanh there;  6: softplus;  7: atan;  8: exp;  9: erf;  10: cbrt;  11: pow (z, 3);
- * 12: elu (alpha 0.8). */
+ * 12: elu (alpha 0.8);  13: mul (z, z), a value times itself (square's relaxation and tangent);
+ * 14: mul of two layers (McCormick's planes, their mix a parameter);  15: max of two layers, 16: min
+ * (their combinations and facet mixes as parameters). */
 static cn_graph *
 network (int kind, int n, int h, int m)
 {
@@ -71,6 +76,12 @@ network (int kind, int n, int h, int m)
       cn_tensor_clear (&t);
       ck_assert_msg (cn_graph_add_node (g, CN_OP_POW, NULL, 2, (int[]) { dense (g, r1, h, h), e }, "cube", &r2, &err)
                      == CN_OK, "%s", err.msg);
+    }
+  else if (kind >= 13 && kind <= 16)
+    {
+      int z = dense (g, r1, h, h), z2 = kind == 13 ? z : dense (g, r1, h, h);
+      cn_op op = kind <= 14 ? CN_OP_MUL : kind == 15 ? CN_OP_MAX : CN_OP_MIN;
+      ck_assert_msg (cn_graph_add_node (g, op, NULL, 2, (int[]) { z, z2 }, "join", &r2, &err) == CN_OK, "%s", err.msg);
     }
   else
     r2 = tu_unary (g, mid, dense (g, r1, h, h));
@@ -484,9 +495,10 @@ START_TEST (sound_by_sampling)
   cn_error err;
   cn_error_clear (&err);
   int n = 3, h = 12, m = 2;
-  /* relu, residual, sigmoid, tanh, softplus, atan, exp, erf, cbrt, pow (z, 3), elu */
-  static const int kinds[11] = { 0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12 };
-  cn_graph *g = network (kinds[_i % 11], n, h, m);
+  /* relu, residual, sigmoid, tanh, softplus, atan, exp, erf, cbrt, pow (z, 3), elu, z z, z w,
+   * max, min */
+  static const int kinds[15] = { 0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+  cn_graph *g = network (kinds[_i % 15], n, h, m);
   cn_box box = unit_box (n, 0.7);
   double gain = 0;
   for (int variant = 0; variant < 3; variant++)
@@ -532,6 +544,83 @@ START_TEST (sound_by_sampling)
 }
 END_TEST
 
+/* mul (z, z), one value times itself, is square (z) (src/ops/arith.c, mul_self_view): on a network
+ * x -> dense -> z -> z z (or square z) -> dense, IBP, CROWN and alpha-CROWN give the same boxes
+ * bit for bit, z z's IBP box is [0, ...] where z's box holds 0, and the output boxes hold the
+ * sampled exact outputs. */
+START_TEST (self_product)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  int n = 3, h = 6, m = 2;
+  cn_graph *g[2];
+  int zv = -1, pv[2];
+  cn__rng saved = *tu_rng ();
+  for (int q = 0; q < 2; q++)
+    {
+      *tu_rng () = saved;   /* the same draws (weights) for both graphs */
+      ck_assert (cn_graph_create (&g[q], &err) == CN_OK);
+      cn_shape s = { .rank = 1, .dim = { n } };
+      int x;
+      ck_assert (cn_graph_add_input (g[q], "x", CN_DTYPE_F64, &s, &x, &err) == CN_OK);
+      int z = dense (g[q], x, n, h);
+      if (q == 0)
+        ck_assert (cn_graph_add_node (g[q], CN_OP_MUL, NULL, 2, (int[]) { z, z }, "zz", &pv[q], &err) == CN_OK);
+      else
+        pv[q] = tu_unary (g[q], CN_OP_SQUARE, z);
+      zv = z;
+      int y = dense (g[q], pv[q], h, m);
+      ck_assert (cn_graph_set_outputs (g[q], 1, &y, &err) == CN_OK);
+    }
+  cn_box box = unit_box (n, 0.6);
+  static const cn_method methods[3] = { CN_METHOD_IBP, CN_METHOD_CROWN, CN_METHOD_ALPHA_CROWN };
+  int crossing = 0;
+  for (int k = 0; k < 3; k++)
+    {
+      cn_bounds_opts o;
+      cn_bounds_opts_init (&o);
+      o.method = methods[k];
+      o.threads = 1;
+      cn_box out[2];
+      cn_analysis *a;
+      ck_assert_msg (cn_analysis_create (g[0], &box, &o, &a, &err) == CN_OK, "%s", err.msg);
+      const cn_box *zb = cn_analysis_box (a, zv), *pb = cn_analysis_box (a, pv[0]);
+      for (int64_t j = 0; j < h; j++)
+        if (zb->lo[j] < 0 && zb->hi[j] > 0)
+          {
+            crossing++;
+            ck_assert_msg (pb->lo[j] >= 0, "z z's box [%.17g, %.17g] at %lld below 0", pb->lo[j], pb->hi[j],
+                           (long long) j);
+          }
+      cn_analysis_free (a);
+      for (int q = 0; q < 2; q++)
+        ck_assert_msg (cn_bounds_output (g[q], &box, &o, &out[q], &err) == CN_OK, "%s", err.msg);
+      for (int64_t j = 0; j < m; j++)
+        ck_assert_msg (out[0].lo[j] == out[1].lo[j] && out[0].hi[j] == out[1].hi[j],
+                       "method %d output %lld: z z [%.17g, %.17g], square [%.17g, %.17g] (CN_TEST_SEED=%lu)", k,
+                       (long long) j, out[0].lo[j], out[0].hi[j], out[1].lo[j], out[1].hi[j], tu_seed ());
+      for (int t = 0; t < 16; t++)
+        {
+          double x[3];
+          for (int j = 0; j < n; j++)
+            x[j] = tu_uniform (box.lo[j], box.hi[j]);
+          cn_mpfi_vec y;
+          ck_assert (tu_eval_mpfi (g[0], x, PREC, &y, &err) == CN_OK);
+          for (int64_t j = 0; j < m; j++)
+            ck_assert (mpfr_cmp_d (&y.v[j]->left, out[0].lo[j]) >= 0 && mpfr_cmp_d (&y.v[j]->right, out[0].hi[j]) <= 0);
+          cn_mpfi_vec_clear (&y);
+        }
+      cn_box_clear (&out[0]);
+      cn_box_clear (&out[1]);
+    }
+  fprintf (stderr, "alpha self product: z z bounds as square z by IBP, CROWN and alpha-CROWN (%d entries across 0)\n",
+           crossing);
+  cn_box_clear (&box);
+  cn_graph_free (g[0]);
+  cn_graph_free (g[1]);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -539,10 +628,11 @@ main (void)
   Suite *s = suite_create ("alpha");
   TCase *tc = tcase_create ("alpha-crown");
   tcase_set_timeout (tc, 300);
-  tcase_add_loop_test (tc, gradient_by_finite_differences, 0, 13);
+  tcase_add_loop_test (tc, gradient_by_finite_differences, 0, 17);
   tcase_add_test (tc, projection);
   tcase_add_loop_test (tc, keep_best_and_early_stop, 0, 2);
-  tcase_add_loop_test (tc, sound_by_sampling, 0, 22);
+  tcase_add_loop_test (tc, sound_by_sampling, 0, 30);
+  tcase_add_loop_test (tc, self_product, 0, 4);
   suite_add_tcase (s, tc);
   return tu_run_suite (s);
 }

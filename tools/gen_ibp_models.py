@@ -129,6 +129,56 @@ class Attention(nn.Module):
         return self.fc(torch.flatten(y, 1))
 
 
+class Act(nn.Module):
+    """An elementwise function as a module (for mlp)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x)
+
+
+class Branches(nn.Module):
+    """Two linear branches a(x), b(x) of width HIDDEN joined by COMBINE, then a linear head: the
+    products and quotients of two bounded operands (CROWN's McCormick planes)."""
+
+    def __init__(self, combine, n=6, hidden=8, n_out=3):
+        super().__init__()
+        self.combine = combine
+        self.a, self.b, self.head = nn.Linear(n, hidden), nn.Linear(n, hidden), nn.Linear(hidden, n_out)
+
+    def forward(self, x):
+        return self.head(self.combine(self.a(x), self.b(x)))
+
+
+class Smooth(nn.Module):
+    """Linear, sin, linear, cos, linear, then the logarithm and square root of positive
+    quantities (1 + y^2, 1/2 + exp(z)), joined by a linear head."""
+
+    def __init__(self, n=6, hidden=8, n_out=3):
+        super().__init__()
+        self.l1, self.l2, self.l3 = nn.Linear(n, hidden), nn.Linear(hidden, hidden), nn.Linear(hidden, hidden)
+        self.head = nn.Linear(2 * hidden, n_out)
+
+    def forward(self, x):
+        y = self.l3(torch.cos(self.l2(torch.sin(self.l1(x)))))
+        return self.head(torch.cat((torch.log(1 + y * y), torch.sqrt(0.5 + torch.exp(y))), dim=1))
+
+
+class SoftmaxNet(nn.Module):
+    """Linear, softmax over the features, linear, mean-centring (ReduceMean), linear."""
+
+    def __init__(self, n=6, hidden=8, n_out=3):
+        super().__init__()
+        self.l1, self.l2, self.head = nn.Linear(n, hidden), nn.Linear(hidden, hidden), nn.Linear(hidden, n_out)
+
+    def forward(self, x):
+        y = self.l2(torch.softmax(self.l1(x), dim=1))
+        return self.head(y - torch.mean(y, dim=1, keepdim=True))
+
+
 # name -> (constructor, input shape without the batch, box radius, weight scale)
 MODELS = {
     "tanh": (lambda: mlp(nn.Tanh), (6,), 2.0 ** -3, 1.0),
@@ -142,6 +192,16 @@ MODELS = {
     "residual": (Residual, (6,), 2.0 ** -3, 1.0),
     "layernorm": (LayerNormNet, (6,), 2.0 ** -5, 1.0),
     "attention": (Attention, (3, 4), 2.0 ** -6, 1.0),
+    "sin": (lambda: mlp(lambda: Act(torch.sin)), (6,), 2.0 ** -3, 1.0),
+    "atan": (lambda: mlp(lambda: Act(torch.atan)), (6,), 2.0 ** -3, 1.0),
+    "abs": (lambda: mlp(lambda: Act(torch.abs)), (6,), 2.0 ** -3, 1.0),
+    "exp": (lambda: mlp(lambda: Act(torch.exp)), (6,), 2.0 ** -4, 0.5),
+    "square": (lambda: mlp(lambda: Act(torch.square)), (6,), 2.0 ** -3, 1.0),
+    "product": (lambda: Branches(torch.mul), (6,), 2.0 ** -3, 1.0),
+    "quotient": (lambda: Branches(lambda a, b: a / (1 + b * b)), (6,), 2.0 ** -3, 1.0),
+    "maximum": (lambda: Branches(torch.maximum), (6,), 2.0 ** -3, 1.0),
+    "smooth": (Smooth, (6,), 2.0 ** -4, 1.0),
+    "softmax": (SoftmaxNet, (6,), 2.0 ** -3, 1.0),
 }
 
 

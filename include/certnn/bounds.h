@@ -225,7 +225,8 @@ typedef struct cn_alpha_trace
 } cn_alpha_trace;
 
 /* The number of alpha-CROWN parameters per row of a sweep from V: numel of every output of an
- * operator with free line parameters (relu, leakyReLU) on the way from the graph input to V
+ * operator instance with free line parameters (relu, leakyReLU, the smooth ones, mul of two
+ * variable factors: certnn ops says "CROWN (alpha)") on the way from the graph input to V
  * (their order: the nodes' topological order, entries in order; entries with nothing free, a
  * stable relu's, are kept at 0), then, for an analysis with splits, one beta-CROWN multiplier
  * beta_q >= 0 per split in the order of the splits (ALGORITHMS.md 5.1: the bound of C v - sum_q

@@ -395,7 +395,8 @@ cn__cert_check_crown (const struct cn_op_rule *rule, const cn_cert_info *info, c
           double scale = d % 3 == 0 ? 0x1p40 : 1;
           for (int64_t j = 0; j < rows * n_out; j++)
             lam_out[j] = cn__rng_uniform (rng, -1, 1) * scale;
-          if (rule->alpha != NULL && d % 2 == 0 && n_in >= 1 && lam_in[0] != NULL)
+          if (rule->alpha != NULL && (rule->alpha_takes == NULL || rule->alpha_takes (nv)) && d % 2 == 0 && n_in >= 1
+              && lam_in[0] != NULL)
             {
               if ((theta = malloc ((size_t) (rows * n_out + 1) * sizeof *theta)) == NULL)
                 st = cn_error_set (err, CN_ENOMEM, "%s: out of memory for a step", name);

@@ -20,7 +20,8 @@
  * corner the concretisation picked, through the lines the backward sweep selected (the sweep's
  * records, cn__crown_tape).  A parameter theta of the step through w = f(u) enters L_s only
  * through that step's lam_u . u + bias, whose derivative the arm records as grad_a u + grad_b,
- * so dL_s/dtheta_sj = grad_a_sj u^_sj + grad_b_sj (relu: lam_sj z^_sj where lam_sj > 0).  The
+ * so dL_s/dtheta_sj = grad_a_sj u^_sj + grad_b_sj (relu: lam_sj z^_sj where lam_sj > 0; a node of
+ * two inputs u, w whose lines have slopes on both adds grad_a2_sj w^_sj: a product's planes).  The
  * charges depend on theta too, by about 1e-13 relative; the gradient ignores them.
  *
  * beta-CROWN (ALGORITHMS.md 5.1).  Over a branch-and-bound domain, the sign splits s_q z_q >= 0
@@ -57,6 +58,8 @@ cn__alpha_layout (const cn_graph *g, const unsigned char *depends, int v, int64_
       for (int o = 0; o < nd->n_out; o++)
         {
           int w = nd->out[o];
+          if (nd->rule->alpha_takes != NULL && !nd->rule->alpha_takes (&nd->view[o]))
+            continue;
           if (needed[w] && depends[w])
             {
               offset[w] = width;
@@ -235,6 +238,20 @@ cn__alpha_gradient (const cn_graph *g, const cn__crown_tape *tape, int v, int64_
                       double x = u != NULL ? u[s * n + j] : uc[j];
                       xhat[o][s * n + j] = tape->fk[o][s * n + j] * x + tape->fb[o][s * n + j];
                     }
+                if (tape->fk2[o] != NULL && nd->n_in == 2)
+                  {
+                    /* a line with a slope on the second input too (its slope 0 where it has none) */
+                    const double *w2 = fwd_value (g, xhat, nd->in[1]);
+                    const double *wc = g->values[nd->in[1]].cdata;
+                    if (w2 == NULL && wc == NULL)
+                      {
+                        st = cn_error_set (err, CN_EUNSUPPORTED, "alpha-crown: no forward value at node '%s'", nd->name);
+                        break;
+                      }
+                    for (int64_t s = 0; s < rows; s++)
+                      for (int64_t j = 0; j < n; j++)
+                        xhat[o][s * n + j] += tape->fk2[o][s * n + j] * (w2 != NULL ? w2[s * n + j] : wc[j]);
+                  }
                 break;
               }
             case CN__FWD_NODE:
@@ -269,6 +286,14 @@ cn__alpha_gradient (const cn_graph *g, const cn__crown_tape *tape, int v, int64_
                   for (int64_t j = 0; j < n; j++)
                     gr[j] += tape->ga[o][s * n + j] * u[s * n + j] + tape->gb[o][s * n + j];
                 }
+              const double *w2 = tape->ga2[o] != NULL && nd->n_in == 2 ? fwd_value (g, xhat, nd->in[1]) : NULL;
+              if (w2 != NULL)
+                for (int64_t s = 0; s < rows; s++)
+                  {
+                    double *gr = grad + (tape->shared ? 0 : s * width) + tape->offset[o];
+                    for (int64_t j = 0; j < n; j++)
+                      gr[j] += tape->ga2[o][s * n + j] * w2[s * n + j];
+                  }
             }
         }
       /* beta_q enters only as lam_zj - s_q beta_q at the split value z: dL_s/dbeta_q = -s_q z^_sj */

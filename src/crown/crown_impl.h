@@ -70,6 +70,8 @@ typedef struct cn__crown_tape
   unsigned char *how;        /* enum cn__fwd_how */
   double **fk, **fb;
   double **ga, **gb;         /* the step's grad_a, grad_b at the outputs with parameters */
+  double **fk2, **ga2;       /* the step's fwd_k2 (zeroed) at the outputs of two-input nodes, and
+                                grad_a2 (zeroed) where they have parameters too */
   int64_t n_approx;          /* relaxing arms taken as CN__FWD_NODE */
 } cn__crown_tape;
 

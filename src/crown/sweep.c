@@ -62,7 +62,9 @@ drop_records (cn__crown_tape *tape, int w)
   free (tape->fb[w]);
   free (tape->ga[w]);
   free (tape->gb[w]);
-  tape->fk[w] = tape->fb[w] = tape->ga[w] = tape->gb[w] = NULL;
+  free (tape->fk2[w]);
+  free (tape->ga2[w]);
+  tape->fk[w] = tape->fb[w] = tape->ga[w] = tape->gb[w] = tape->fk2[w] = tape->ga2[w] = NULL;
   tape->how[w] = CN__FWD_NONE;
 }
 
@@ -75,7 +77,10 @@ cn__crown_tape_init (const cn_graph *g, cn__crown_tape *tape, cn_error *err)
   tape->fb = calloc (nv, sizeof (double *));
   tape->ga = calloc (nv, sizeof (double *));
   tape->gb = calloc (nv, sizeof (double *));
-  if (tape->how == NULL || tape->fk == NULL || tape->fb == NULL || tape->ga == NULL || tape->gb == NULL)
+  tape->fk2 = calloc (nv, sizeof (double *));
+  tape->ga2 = calloc (nv, sizeof (double *));
+  if (tape->how == NULL || tape->fk == NULL || tape->fb == NULL || tape->ga == NULL || tape->gb == NULL
+      || tape->fk2 == NULL || tape->ga2 == NULL)
     {
       cn__crown_tape_free (g, tape);
       return cn_error_set (err, CN_ENOMEM, "alpha-crown: out of memory");
@@ -86,7 +91,8 @@ cn__crown_tape_init (const cn_graph *g, cn__crown_tape *tape, cn_error *err)
 void
 cn__crown_tape_reset (const cn_graph *g, cn__crown_tape *tape)
 {
-  if (tape->how == NULL || tape->fk == NULL || tape->fb == NULL || tape->ga == NULL || tape->gb == NULL)
+  if (tape->how == NULL || tape->fk == NULL || tape->fb == NULL || tape->ga == NULL || tape->gb == NULL
+      || tape->fk2 == NULL || tape->ga2 == NULL)
     return;
   for (int w = 0; w < g->n_values; w++)
     drop_records (tape, w);
@@ -102,8 +108,10 @@ cn__crown_tape_free (const cn_graph *g, cn__crown_tape *tape)
   free (tape->fb);
   free (tape->ga);
   free (tape->gb);
+  free (tape->fk2);
+  free (tape->ga2);
   tape->how = NULL;
-  tape->fk = tape->fb = tape->ga = tape->gb = NULL;
+  tape->fk = tape->fb = tape->ga = tape->gb = tape->fk2 = tape->ga2 = NULL;
 }
 
 /* Records for the gradient that the sweep concretised value W (ROWS x N coefficients LAM) over
@@ -250,7 +258,7 @@ cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned cha
           step.lam_in = lam_in;
           step.in_box = in_box;
           step.theta = NULL;
-          step.fwd_k = step.fwd_b = step.grad_a = step.grad_b = NULL;
+          step.fwd_k = step.fwd_b = step.grad_a = step.grad_b = step.fwd_k2 = step.grad_a2 = NULL;
           if (tape != NULL && tape->theta != NULL && nd->rule->alpha != NULL && tape->offset[o] >= 0)
             {
               step.theta = tape->theta + tape->offset[o];
@@ -267,8 +275,17 @@ cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned cha
                   tape->ga[o] = malloc (size);
                   tape->gb[o] = malloc (size);
                 }
-              if (tape->fk[o] == NULL || tape->fb[o] == NULL
-                  || (step.theta != NULL && (tape->ga[o] == NULL || tape->gb[o] == NULL)))
+              /* a node of two inputs may record the second one's part too (a product's planes) */
+              int two = nd->n_in == 2;
+              if (two)
+                {
+                  tape->fk2[o] = calloc (1, size);
+                  if (step.theta != NULL)
+                    tape->ga2[o] = calloc (1, size);
+                }
+              if (tape->fk[o] == NULL || tape->fb[o] == NULL || (two && tape->fk2[o] == NULL)
+                  || (step.theta != NULL && (tape->ga[o] == NULL || tape->gb[o] == NULL
+                                             || (two && tape->ga2[o] == NULL))))
                 {
                   st = cn_error_set (err, CN_ENOMEM, "alpha-crown: out of memory");
                   goto step_fail;
@@ -279,6 +296,8 @@ cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned cha
               step.fwd_b = tape->fb[o];
               step.grad_a = tape->ga[o];
               step.grad_b = tape->gb[o];
+              step.fwd_k2 = tape->fk2[o];
+              step.grad_a2 = tape->ga2[o];
             }
           memcpy (bias0, bias, (size_t) rows * sizeof *bias);
           memcpy (charge0, charge, (size_t) rows * sizeof *charge);
@@ -328,7 +347,8 @@ cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned cha
                     tape->n_approx++;
                   free (tape->fk[o]);
                   free (tape->fb[o]);
-                  tape->fk[o] = tape->fb[o] = NULL;
+                  free (tape->fk2[o]);
+                  tape->fk[o] = tape->fb[o] = tape->fk2[o] = NULL;
                 }
             }
           free (lam[o]);
@@ -348,9 +368,15 @@ cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned cha
                   continue;
                 }
               int64_t n = g->values[w].numel;
+              int nonzero = 0;
               for (int64_t j = 0; j < rows * n; j++)
-                lam[w][j] += lam_in[i][j];
-              cn__crown_charge_entrywise (&step, lam[w], n, &boxes[w]);
+                {
+                  nonzero |= lam_in[i][j] != 0;
+                  lam[w][j] += lam_in[i][j];
+                }
+              /* adding zeros is exact (a value taken twice whose arm wrote one side only: x * x) */
+              if (nonzero)
+                cn__crown_charge_entrywise (&step, lam[w], n, &boxes[w]);
               free (lam_in[i]);
               lam_in[i] = NULL;
             }

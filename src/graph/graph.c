@@ -87,6 +87,7 @@ cn__node_refresh_views (cn_graph *g, struct cn__node *nd)
       v->in_shape = nd->in_shape;
       v->in_const = nd->in_const;
       v->in_sort = nd->in_sort;
+      v->in_value = nd->in;
       v->out_shape = &g->values[nd->out[k]].shape;
       v->out_index = k;
       v->name = nd->name;

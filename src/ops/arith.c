@@ -45,7 +45,16 @@
  *            factors: McCormick's planes (cn__crown_multilinear, src/sound/relax.c: the lower
  *            plane yl x + xl y + b, the upper yu x + xl y + b, each b the outward-rounded extreme
  *            of x y - k . (x, y) over the box's four corners, where a bilinear function takes
- *            its extremes), no free parameter.
+ *            its extremes).  alpha-CROWN: one parameter per entry, the mix r in [0, 1] of
+ *            McCormick's two planes on the side a row uses (mul_alpha_step; r = 1: the planes
+ *            above).
+ *   x * x    a node whose two inputs are one graph value (cn_node_view.in_value) is the real
+ *            function square(x), and its forward fl(x * x) is square's, one correctly rounded
+ *            product: its IBP, MPFI, CROWN and alpha arms are square's, called through the
+ *            table (mul_self_view).  They use the dependency the independent factors lose: on a
+ *            box across 0, [0, max(l^2, u^2)] where the four end products give [l u, ...], and
+ *            square's convex relaxation (tangent below, chord above; alpha moves the tangent)
+ *            where McCormick's planes hold for any two factors.  Words keep the arms above.
  * div  v = x / y with torch.div's rounding mode.
  *   forward  TRUE: fl(x / y), one correctly rounded quotient in T.  TRUNC: trunc(fl(x / y)) as torch.
  *            FLOOR: torch's div_floor_floating (fmod based, in T, step by step as div_floor_d/_f).
@@ -923,12 +932,31 @@ div_floor_box (double xl, double xu, double yl, double yu, double *lo, double *h
   *hi = floor (*hi);
 }
 
+/* Whether NV is mul of one value by itself in the model's scalar (x * x); then SQ receives the
+ * view of square(x) over the same input, whose arms the mul arms call. */
+static int
+mul_self_view (const cn_node_view *nv, cn_node_view *sq)
+{
+  if (nv->op != CN_OP_MUL || nv->in_value == NULL || nv->n_in != 2 || nv->in_value[0] != nv->in_value[1]
+      || cn__word_view (nv))
+    return 0;
+  *sq = *nv;
+  sq->op = CN_OP_SQUARE;
+  sq->rule = cn__op_rule (CN_OP_SQUARE);
+  sq->params = NULL;
+  sq->n_in = 1;
+  return sq->rule != NULL;
+}
+
 static cn_status
 binary_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error *err)
 {
   const struct arith_kernel *k = arith_kernel_of (nv);
   if (cn__word_view (nv))
     return cn__word_ibp (k->word, nv, in, out, err);
+  cn_node_view sq;
+  if (mul_self_view (nv, &sq))
+    return sq.rule->ibp (&sq, in, out, err);
   CN__ASSERTD (cn__boxes_match (nv, in, out));
   const cn_box *x = in[0], *y = in[1];
   for (int64_t j = 0; j < out->n; j++)
@@ -1010,6 +1038,9 @@ binary_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *
   const struct arith_kernel *k = arith_kernel_of (nv);
   if (cn__word_view (nv))
     return cn__word_mpfi (k->word, nv, in, out, err);
+  cn_node_view sq;
+  if (mul_self_view (nv, &sq))
+    return sq.rule->ibp_mpfi (&sq, in, out, err);
   CN__ASSERTD (cn__mpfi_match (nv, in, out));
   if (out->n == 0)
     return CN_OK;
@@ -1176,6 +1207,189 @@ static const cn__multilinear mul_planes = { .k = 2, .f_mpfi = mul_at, .slopes = 
 /* mul by a constant factor, or div (TRUE) by a constant divisor: lam_x = fl(lam .* c) or
  * fl(lam ./ c).  At words the node is discharged over its own IBP box (the relaxations of the
  * reals do not hold across a wrap); div in the rounding modes TRUNC and FLOOR has no relaxation. */
+/* The lines of a step whose arm takes no parameters from THETA (a constant factor, words): the
+ * gradient's records say so, every derivative 0. */
+static void
+no_parameters (const cn_crown_step *st)
+{
+  if (st->theta == NULL || st->grad_a == NULL)
+    return;
+  size_t size = (size_t) (st->rows * st->n_out) * sizeof (double);
+  memset (st->grad_a, 0, size);
+  memset (st->grad_b, 0, size);
+  if (st->grad_a2 != NULL)
+    memset (st->grad_a2, 0, size);
+}
+
+/* The bilinear x y - kx x - ky y at the four corners of [xl, xu] x [yl, yu] (finite): a lower bound
+ * of its least value (UPPER = 0) or an upper bound of its greatest, every operation moved outward
+ * (cn__down, cn__up: for one rounding c = fl(z), down(c) <= z <= up(c)); a bilinear function takes
+ * its extremes over a box at corners.  -inf / +inf where nothing finite is proved. */
+static double
+bilinear_extreme (double xl, double xu, double yl, double yu, double kx, double ky, int upper)
+{
+  double r = upper ? -INFINITY : INFINITY;
+  for (int c = 0; c < 4; c++)
+    {
+      double x = c & 1 ? xu : xl, y = c & 2 ? yu : yl, q;
+      if (upper)
+        q = cn__up (cn__up (cn__up (x * y) - cn__down (kx * x)) - cn__down (ky * y));
+      else
+        q = cn__down (cn__down (cn__down (x * y) - cn__up (kx * x)) - cn__up (ky * y));
+      /* now q <= x y - kx x - ky y (>= for UPPER) at this corner, in exact arithmetic */
+      if (isnan (q))
+        return upper ? INFINITY : -INFINITY;
+      r = upper ? fmax (r, q) : fmin (r, q);
+    }
+  return r;
+}
+
+/* alpha-CROWN's step through x y, two variable factors, with one parameter r in [0, 1] per row
+ * and entry: the mix of McCormick's two planes on the side the row's coefficient lam uses.
+ *   below: P1 = yl x + xl y - xl yl and P2 = yu x + xu y - xu yu, and every r P1 + (1 - r) P2,
+ *          since x y - P(r) = r (x - xl)(y - yl) + (1 - r)(xu - x)(yu - y) >= 0 on the box;
+ *   above: Q1 = yu x + xl y - xl yu and Q2 = yl x + xu y - xu yl, and every r Q1 + (1 - r) Q2
+ *          (Q(r) - x y = r (xu - x)... likewise: r (x - xl)(yu - y) + (1 - r)(xu - x)(y - yl) >= 0).
+ * r = 1 gives CROWN's planes (mul_slopes).  The slopes are doubles computed from r (any double is
+ * sound), the intercept bilinear_extreme's over the corners, so the plane holds in exact
+ * arithmetic whatever r is.  A side without a finite intercept (or an input box with an infinite
+ * end) takes slope 0 and the node's IBP end.  Then lam_in = fl(lam k) and bias += lam . b per row,
+ * charged as cn__crown_planes does.  For the gradient (src/crown/alpha.c), both the derivative in
+ * r of lam (kx x + ky y + b), with b taken as the exact intercept of the mix (the planes' mix
+ * touches x y at the corners (xl, yu) and (xu, yl), so it is r b1 + (1 - r) b2):
+ *   below  lam ((yl - yu) x + (xl - xu) y + xu yu - xl yl),
+ *   above  lam ((yu - yl) x + (xl - xu) y + xu yl - xl yu),
+ * and the plane used (fwd_k, fwd_k2, fwd_b; the lower one where lam = 0). */
+static cn_status
+mul_alpha_step (const cn_crown_step *st, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  int64_t n = st->n_out, stride = st->theta_stride;
+  const cn_box *X = st->in_box[0], *Y = st->in_box[1];
+  cn_box out;
+  cn_status rc = cn_box_init (&out, n, err);
+  if (rc != CN_OK)
+    return rc;
+  double *bsel = malloc ((size_t) (n + 1) * sizeof *bsel);
+  if (bsel == NULL)
+    {
+      cn_box_clear (&out);
+      return cn_error_set (err, CN_ENOMEM, "mul: out of memory (node '%s')", nv->name);
+    }
+  if ((rc = binary_ibp (nv, st->in_box, &out, err)) != CN_OK)
+    goto done;
+  /* now out is a sound box of x y over the input boxes */
+  for (int64_t s = 0; s < st->rows && rc == CN_OK; s++)
+    {
+      const double *lam = st->lam_out + s * n, *theta = st->theta + s * stride;
+      int64_t at = s * n;
+      for (int64_t j = 0; j < n; j++)
+        {
+          double r = theta[j];
+          if (!st->theta_unchecked && !(r >= 0 && r <= 1))
+            {
+              rc = cn_error_set (err, CN_EINVAL, "mul: plane mix %g outside [0, 1] at entry %lld (node '%s')", r,
+                                 (long long) j, nv->name);
+              break;
+            }
+          double xl = X->lo[j], xu = X->hi[j], yl = Y->lo[j], yu = Y->hi[j];
+          int up = lam[j] < 0;
+          double kx, ky, b;
+          if (up)
+            {
+              kx = r * yu + (1 - r) * yl;
+              ky = r * xl + (1 - r) * xu;
+            }
+          else
+            {
+              kx = r * yl + (1 - r) * yu;
+              ky = r * xl + (1 - r) * xu;
+            }
+          int finite = isfinite (xl) && isfinite (xu) && isfinite (yl) && isfinite (yu) && isfinite (kx)
+                       && isfinite (ky);
+          b = finite ? bilinear_extreme (xl, xu, yl, yu, kx, ky, up) : up ? INFINITY : -INFINITY;
+          /* now kx x + ky y + b <= x y (>= above) on the box, or b is infinite */
+          int fallback = !isfinite (b);
+          if (fallback)
+            {
+              kx = ky = 0;
+              b = up ? out.hi[j] : out.lo[j];
+            }
+          st->lam_in[0][at + j] = lam[j] * kx;
+          st->lam_in[1][at + j] = lam[j] * ky;
+          bsel[j] = lam[j] == 0 ? 0 : b;
+          if (st->fwd_k != NULL)
+            {
+              st->fwd_k[at + j] = kx;
+              st->fwd_b[at + j] = isfinite (b) ? b : 0;
+              if (st->fwd_k2 != NULL)
+                st->fwd_k2[at + j] = ky;
+            }
+          if (st->grad_a != NULL)
+            {
+              int gone = fallback;   /* the IBP end does not move with r */
+              st->grad_a[at + j] = gone ? 0 : lam[j] * (up ? yu - yl : yl - yu);
+              st->grad_b[at + j] = gone ? 0 : lam[j] * (up ? xu * yl - xl * yu : xu * yu - xl * yl);
+              if (st->grad_a2 != NULL)
+                st->grad_a2[at + j] = gone ? 0 : lam[j] * (xl - xu);
+            }
+        }
+      if (rc != CN_OK)
+        break;
+      /* now lam_in[i][s] = fl(lam k_i) (charged below) and lam . v >= lam_in[0][s] . x +
+       * lam_in[1][s] . y + lam . bsel up to those roundings; an infinite bsel (an IBP end) makes
+       * the row's bound -inf */
+      int unbounded = 0;
+      for (int64_t j = 0; j < n; j++)
+        if (!isfinite (bsel[j]))
+          {
+            unbounded = 1;
+            bsel[j] = 0;
+          }
+      cn__crown_add_dot (st, s, n, lam, bsel);
+      if (unbounded)
+        cn__crown_charge (st, s, INFINITY);
+    }
+  if (rc == CN_OK)
+    {
+      cn__crown_charge_entrywise (st, st->lam_in[0], n, X);
+      cn__crown_charge_entrywise (st, st->lam_in[1], n, Y);
+    }
+done:
+  free (bsel);
+  cn_box_clear (&out);
+  return rc;
+}
+
+/* mul's ALPHA_TAKES: a value times itself, or two factors neither of which is a graph constant
+ * (in the model's scalar). */
+static int
+mul_alpha_takes (const cn_node_view *nv)
+{
+  cn_node_view sq;
+  return mul_self_view (nv, &sq) || (!cn__word_view (nv) && nv->in_const[0] == NULL && nv->in_const[1] == NULL);
+}
+
+/* mul's ALPHA hook: x * x takes square's parameters (its tangent point); two variable factors one
+ * plane mix r in [0, 1] per entry (mul_alpha_step), CROWN's planes at r = 1 (INIT, and NaN);
+ * a constant factor has none (its entries keep 1, unread). */
+static void
+mul_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta)
+{
+  cn_node_view sq;
+  if (mul_self_view (nv, &sq))
+    {
+      sq.rule->alpha (&sq, in, slope, init, theta);
+      return;
+    }
+  int64_t n = cn__numel (nv->out_shape);
+  for (int64_t j = 0; j < n; j++)
+    if (init || !(theta[j] >= 0))
+      theta[j] = 1;
+    else if (theta[j] > 1)
+      theta[j] = 1;
+}
+
 static cn_status
 product_crown (const cn_crown_step *st, cn_error *err)
 {
@@ -1185,6 +1399,7 @@ product_crown (const cn_crown_step *st, cn_error *err)
   if (cn__word_view (nv))
     {
       CN__ASSERTD (arith_kernel_of (nv)->word != CN__WOP_NONE);   /* div_out_sort refuses true division */
+      no_parameters (st);
       return cn__crown_own_box (st, err);
     }
   if (divide && ((const cn_params_div *) nv->params)->rounding != CN_DIV_TRUE)
@@ -1195,6 +1410,16 @@ product_crown (const cn_crown_step *st, cn_error *err)
   if (st->lam_in[0] == NULL && st->lam_in[1] == NULL)
     return cn_error_set (err, CN_EINVAL, "%s: CROWN step on constant inputs only (node '%s')", cn_op_name (nv->op),
                          nv->name);
+  cn_node_view sq;
+  if (mul_self_view (nv, &sq))
+    {
+      /* x * x = square(x): square's step writes lam_in[0] alone (lam_in[1] stays 0, and the
+       * sweep adds both to x's coefficients) */
+      cn_crown_step s2 = *st;
+      s2.nv = &sq;
+      s2.params = NULL;
+      return sq.rule->crown (&s2, err);
+    }
   /* The constant side CI: an input whose box is one point, the other side VI taking the
    * coefficients. */
   int ci, vi;
@@ -1221,8 +1446,11 @@ product_crown (const cn_crown_step *st, cn_error *err)
       ci = 0;
       vi = 1;
     }
+  else if (st->theta != NULL)
+    return mul_alpha_step (st, err);
   else
     return cn__crown_multilinear (st, "mul", &mul_planes, binary_ibp, err);
+  no_parameters (st);
   const double *c = st->in_box[ci]->lo;
   double *lam_x = st->lam_in[vi];
 #pragma omp parallel for num_threads(nthreads (st)) if (st->rows * n > 65536)
@@ -1565,7 +1793,7 @@ const struct cn_op_rule cn__rule_MUL = {
   .op = CN_OP_MUL, .impl = &mul_impl, .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .check = cn__binary_check,
   .forward = binary_forward, .pullback = mul_pullback, .jvp = mul_jvp, .ibp = binary_ibp, .ibp_mpfi = binary_mpfi,
-  .crown = product_crown, .roundoff32 = cn__roundoff32_rounded,
+  .crown = product_crown, .alpha = mul_alpha, .alpha_takes = mul_alpha_takes, .roundoff32 = cn__roundoff32_rounded,
   .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_ROUNDED_WHY)),
 };
 

@@ -63,9 +63,10 @@
  *   max  lower: max >= x or max >= y (exact; the operand with the larger box).  Upper: lx >= uy:
  *        max = x; ly >= ux: max = y; otherwise the line of least gap among the constant
  *        max(ux, uy), x + up(uy - lx) (max = x + relu(y - x) and y - x <= uy - lx) and
- *        y + up(ux - ly).
+ *        y + up(ux - ly); where both operands vary, the facet plane of max's concave envelope
+ *        through three corners, below all three on the box (ext_facet).
  *   min  the mirror image: upper min <= x or <= y; lower min = x (ux <= ly), = y (uy <= lx), or the
- *        best of min(lx, ly), x + down(ly - ux), y + down(lx - uy).
+ *        best of min(lx, ly), x + down(ly - ux), y + down(lx - uy), or (both varying) the facet.
  *   fmax, fmin  as max and min (the same real functions).
  *   clamp (constant bounds a, b; a varying bound is CN_EUNSUPPORTED): a > b: the constant b;
  *        u <= a: a; l >= b: b; a <= l, u <= b: x; otherwise, since clamp is nondecreasing and
@@ -514,6 +515,228 @@ ext_lines (int min, double lx, double ux, double ly, double uy, struct entry01 *
     }
 }
 
+/* The facet plane of the crossing case when both operands vary (FACET below): for max, with
+ * lx < uy and ly < ux, the plane through the corners (ux, ly), (lx, uy), (ux, uy), whose values
+ * are ux, uy and M = max(ux, uy):
+ *     p(x, y) = a x + b y + c,  a = (M - uy) / (ux - lx),  b = (M - ux) / (uy - ly);
+ * at the fourth corner (lx, ly) it is ux + uy - M = min(ux, uy) >= max(lx, ly), so p >= max on
+ * every corner, hence on the box (max - p is convex: its maximum over the box is at a corner).
+ * p is the concave envelope's facet, and at each corner no larger than any of the three lines of
+ * ext_lines (the constant M, x + (uy - lx), y + (ux - ly)), so it lies below them on the whole
+ * box.  min mirrors it: with ux > ly and uy > lx, m = min(lx, ly), the plane through (ux, ly),
+ * (lx, uy), (lx, ly), a = (ly - m) / (ux - lx), b = (lx - m) / (uy - ly), below min on the box.
+ * The slopes are RN doubles (any double is sound; not finite: 0) and the intercept is made exact
+ * by the corners: c = the greatest (least, for min) value of f - a x - b y over the four corners,
+ * each operation moved outward (cn__up, cn__down).  Returns 0 where the case does not apply or
+ * an end is not finite. */
+/* The slopes A, B (RN doubles, any are sound) of facet WHICH of the crossing case: 1 the one
+ * above (FACET's plane: max's through (ux, ly), (lx, uy), (ux, uy); min's through (ux, ly),
+ * (lx, uy), (lx, ly)), 0 the other one of the envelope's triangulation, through the two corners
+ * (ux, ly), (lx, uy) and the fourth: for max through (lx, ly), value L = max(lx, ly),
+ *     a = (ux - L) / (ux - lx),  b = (uy - L) / (uy - ly),
+ * above max as well (at (ux, uy) it is ux + uy - L >= max(ux, uy) since min(ux, uy) >= L);
+ * for min through (ux, uy), value m' = min(ux, uy), a = (m' - lx) / (ux - lx),
+ * b = (m' - ly) / (uy - ly), below min (at (lx, ly): lx + ly - m' <= min(lx, ly)).  Every mix of
+ * the two passes through (ux, ly) and (lx, uy), where it equals f.  Returns 0 where the case does
+ * not apply (no crossing, an end not finite). */
+static int
+facet_slopes (int min, int which, double lx, double ux, double ly, double uy, double *a, double *b)
+{
+  if (!(isfinite (lx) && isfinite (ux) && isfinite (ly) && isfinite (uy)))
+    return 0;
+  if (!min ? !(lx < uy && ly < ux) : !(ux > ly && uy > lx))
+    return 0;
+  if (!min)
+    {
+      double M = which ? fmax (ux, uy) : fmax (lx, ly);
+      *a = which ? (M - uy) / (ux - lx) : (ux - M) / (ux - lx);
+      *b = which ? (M - ux) / (uy - ly) : (uy - M) / (uy - ly);
+    }
+  else
+    {
+      double m = which ? fmin (lx, ly) : fmin (ux, uy);
+      *a = which ? (ly - m) / (ux - lx) : (m - lx) / (ux - lx);
+      *b = which ? (lx - m) / (uy - ly) : (m - ly) / (uy - ly);
+    }
+  *a = isfinite (*a) ? *a : 0;
+  *b = isfinite (*b) ? *b : 0;
+  return 1;
+}
+
+/* The intercept making the plane K . (x, y) + c lie above max (MIN = 0) or below min on the box
+ * [lx, ux] x [ly, uy] (finite): the greatest (least) value of f - a x - b y over the four corners,
+ * each operation moved outward (cn__up, cn__down); f - k . u is convex for max (concave for min),
+ * so its maximum (minimum) over the box is at a corner.  NaN where nothing finite is proved. */
+static double
+facet_intercept (int min, double lx, double ux, double ly, double uy, const double *k)
+{
+  double r = min ? INFINITY : -INFINITY;
+  for (int q = 0; q < 4; q++)
+    {
+      double x = q & 1 ? ux : lx, y = q & 2 ? uy : ly, f = min ? fmin (x, y) : fmax (x, y), g;
+      if (min)
+        g = cn__down (cn__down (f - cn__up (k[0] * x)) - cn__up (k[1] * y));
+      else
+        g = cn__up (cn__up (f - cn__down (k[0] * x)) - cn__down (k[1] * y));
+      /* now g <= f - a x - b y (>= for max) at this corner, in exact arithmetic */
+      r = min ? fmin (r, g) : fmax (r, g);
+    }
+  return isfinite (r) ? r : NAN;
+}
+
+static int
+ext_facet (int min, double lx, double ux, double ly, double uy, double *k, double *c)
+{
+  double kk[2];
+  if (!facet_slopes (min, 1, lx, ux, ly, uy, &kk[0], &kk[1]))
+    return 0;
+  double r = facet_intercept (min, lx, ux, ly, uy, kk);
+  if (isnan (r))
+    return 0;
+  k[0] = kk[0];
+  k[1] = kk[1];
+  *c = r;
+  return 1;
+}
+
+/* alpha-CROWN's step through max or min of two variable operands, one parameter theta in [0, 1]
+ * per row and entry, for the side the row's coefficient uses, theta = 1/2 giving CROWN's line
+ * (ext_lines, ext_facet) on both sides, the map folded at 1/2: t = 1 - |2 theta - 1|.
+ *   The combination side (max below, min above): lam_c x + (1 - lam_c) y for lam_c in [0, 1] is
+ *   below max (above min) everywhere; lam_c = t where CROWN's line is x, 1 - t where it is y,
+ *   rounded to a multiple of 2^-52 so that 1 - lam_c is exact and the intercept 0 exact.
+ *   The facet side (max above, min below), where the box crosses: the mix t F1 + (1 - t) F0 of
+ *   the two facets (facet_slopes: slopes mixed in RN, the intercept facet_intercept's, exact for
+ *   any slopes); elsewhere CROWN's line, with no parameter (derivative 0).
+ * Then lam_in = fl(lam k), bias += lam . b, charged as cn__crown_planes does.  The derivative in
+ * theta of lam (kx x + ky y + b) (src/crown/alpha.c) is lam t' (x - y) or lam t' (y - x) on the
+ * combination side, lam t' ((a1 - a0) x + (b1 - b0) y + c1 - c0) on the facet side, with
+ * t' = 2 sign(1 - 2 theta) and c1, c0 the facets' intercepts through (ux, ly) (the mix's is
+ * linear in t there, as every mix passes through that corner); and the line used is recorded
+ * (fwd_k, fwd_k2, fwd_b). */
+static cn_status
+ext_alpha_step (const cn_crown_step *st, const struct entry01 *e, cn_error *err)
+{
+  const cn_node_view *nv = st->nv;
+  const char *name = cn_op_name (nv->op);
+  int min = ((const struct ext_impl *) nv->rule->impl)->min;
+  int64_t n = st->n_out;
+  const cn_box *X = st->in_box[0], *Y = st->in_box[1];
+  double *bsel = malloc ((size_t) (n + 1) * sizeof *bsel);
+  if (bsel == NULL)
+    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", name, cn__node_name (nv));
+  cn_status rc = CN_OK;
+  for (int64_t s = 0; s < st->rows && rc == CN_OK; s++)
+    {
+      const double *lam = st->lam_out + s * n, *theta = st->theta + s * st->theta_stride;
+      int64_t at = s * n;
+      int unbounded = 0;
+      for (int64_t j = 0; j < n; j++)
+        {
+          double th = theta[j];
+          if (!st->theta_unchecked && !(th >= 0 && th <= 1))
+            {
+              rc = cn_error_set (err, CN_EINVAL, "%s: parameter %g outside [0, 1] at entry %lld (node '%s')", name, th,
+                                 (long long) j, cn__node_name (nv));
+              break;
+            }
+          double lx = X->lo[j], ux = X->hi[j], ly = Y->lo[j], uy = Y->hi[j];
+          double t = 1 - fabs (2 * th - 1), dt = th < 0.5 ? 2 : -2;
+          int up = lam[j] < 0, comb = up == min;   /* the side of the combinations */
+          const struct line01 *ln = up ? &e[j].up : &e[j].lo;
+          double k[2] = { ln->k[0], ln->k[1] }, b = ln->b, ga = 0, ga2 = 0, gb = 0;
+          if (comb)
+            {
+              int to_x = ln->k[0] != 0;
+              double lc = to_x ? t : 1 - t;
+              lc = ldexp (nearbyint (ldexp (lc, 52)), -52);
+              k[0] = lc;
+              k[1] = 1 - lc;          /* exact: lc is a multiple of 2^-52 in [0, 1] */
+              b = 0;
+              /* now lc x + (1 - lc) y <= max(x, y) (>= min(x, y)) for every x, y */
+              ga = lam[j] * (to_x ? dt : -dt);
+              ga2 = -ga;
+            }
+          else
+            {
+              double a1, b1, a0, b0;
+              if (facet_slopes (min, 1, lx, ux, ly, uy, &a1, &b1) && facet_slopes (min, 0, lx, ux, ly, uy, &a0, &b0))
+                {
+                  double km[2] = { t * a1 + (1 - t) * a0, t * b1 + (1 - t) * b0 };
+                  double c = facet_intercept (min, lx, ux, ly, uy, km);
+                  if (!isnan (c))
+                    {
+                      k[0] = km[0];
+                      k[1] = km[1];
+                      b = c;
+                      /* now km . (x, y) + c bounds f on its side over the box */
+                      double fb = min ? fmin (ux, ly) : fmax (ux, ly);
+                      double c1 = fb - a1 * ux - b1 * ly, c0 = fb - a0 * ux - b0 * ly;
+                      ga = lam[j] * dt * (a1 - a0);
+                      ga2 = lam[j] * dt * (b1 - b0);
+                      gb = lam[j] * dt * (c1 - c0);
+                    }
+                }
+            }
+          st->lam_in[0][at + j] = lam[j] * k[0];
+          st->lam_in[1][at + j] = lam[j] * k[1];
+          bsel[j] = lam[j] == 0 ? 0 : b;
+          if (!isfinite (bsel[j]))
+            {
+              unbounded = 1;
+              bsel[j] = 0;
+            }
+          if (st->fwd_k != NULL)
+            {
+              st->fwd_k[at + j] = k[0];
+              st->fwd_b[at + j] = isfinite (b) ? b : 0;
+              if (st->fwd_k2 != NULL)
+                st->fwd_k2[at + j] = k[1];
+            }
+          if (st->grad_a != NULL)
+            {
+              st->grad_a[at + j] = ga;
+              st->grad_b[at + j] = gb;
+              if (st->grad_a2 != NULL)
+                st->grad_a2[at + j] = ga2;
+            }
+        }
+      if (rc != CN_OK)
+        break;
+      /* now lam . v >= lam_in[0][s] . x + lam_in[1][s] . y + lam . bsel up to the roundings of
+       * lam_in (charged below), or the row's bound is -inf */
+      cn__crown_add_dot (st, s, n, lam, bsel);
+      if (unbounded)
+        cn__crown_charge (st, s, INFINITY);
+    }
+  if (rc == CN_OK)
+    {
+      cn__crown_charge_entrywise (st, st->lam_in[0], n, X);
+      cn__crown_charge_entrywise (st, st->lam_in[1], n, Y);
+    }
+  free (bsel);
+  return rc;
+}
+
+/* The ALPHA_TAKES and ALPHA hooks of max, min, fmax and fmin: parameters where both operands vary
+ * (ext_alpha_step), 1/2 by default (CROWN's lines), projected onto [0, 1] (NaN: 1/2). */
+static int
+ext_alpha_takes (const cn_node_view *nv)
+{
+  return nv->in_const[0] == NULL && nv->in_const[1] == NULL;
+}
+
+static void
+ext_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta)
+{
+  (void) slope;
+  int64_t n = in->n;
+  (void) nv;
+  for (int64_t j = 0; j < n; j++)
+    if (init || !(theta[j] >= 0 && theta[j] <= 1))
+      theta[j] = init || isnan (theta[j]) ? 0.5 : theta[j] < 0 ? 0 : 1;
+}
+
 static cn_status
 ext_crown (const cn_crown_step *st, cn_error *err)
 {
@@ -538,6 +761,42 @@ ext_crown (const cn_crown_step *st, cn_error *err)
         }
       ext_lines (min, lx, ux, ly, uy, &e[j]);
       /* now e[j].lo <= f <= e[j].up on the box, read as exact reals */
+    }
+  if (st->theta != NULL && st->lam_in[0] != NULL && st->lam_in[1] != NULL)
+    {
+      cn_status rc = ext_alpha_step (st, e, err);
+      free (e);
+      return rc;
+    }
+  if (st->lam_in[0] != NULL && st->lam_in[1] != NULL)
+    {
+      /* both operands vary: the crossing entries take the facet plane on their loose side, the
+       * others their lines of slopes 0 and 1, all stepped as planes (cn__crown_planes) */
+      double *kk = malloc ((size_t) (4 * n + 1) * sizeof *kk), *bb = malloc ((size_t) (2 * n + 1) * sizeof *bb);
+      if (kk == NULL || bb == NULL)
+        {
+          free (kk), free (bb), free (e);
+          return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", name, cn__node_name (nv));
+        }
+      int facets = 0;
+      for (int64_t j = 0; j < n; j++)
+        {
+          double *kl = kk + 4 * j, *ku = kl + 2;
+          kl[0] = e[j].lo.k[0], kl[1] = e[j].lo.k[1], bb[2 * j] = e[j].lo.b;
+          ku[0] = e[j].up.k[0], ku[1] = e[j].up.k[1], bb[2 * j + 1] = e[j].up.b;
+          facets += ext_facet (min, bx->lo[j], bx->hi[j], by->lo[j], by->hi[j], min ? kl : ku,
+                               &bb[2 * j + !min]);
+          /* now kl . (x, y) + bb[2j] <= f <= ku . (x, y) + bb[2j + 1] on the box */
+        }
+      cn_status rc = CN_OK;
+      if (facets > 0)
+        rc = cn__crown_planes (st, name, 2, kk, bb, err);
+      free (kk), free (bb);
+      if (facets > 0)
+        {
+          free (e);
+          return rc;
+        }
     }
   struct rows01_ctx ctx = { .st = st, .e = e, .nk = 2, .n = n };
   cn__for_rows (st->rows, st->threads, st->rows * n > 65536, rows01, &ctx);
@@ -568,6 +827,7 @@ static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 2, .in_kind = PORTS, .out_sort = OUT_SORT,                \
     .check = cn__binary_check, .forward = ext_forward, .flags = CN_RULE_NEEDS_BOUNDS, \
     .pullback = ext_pullback, .jvp = ext_jvp, .ibp = ext_ibp, .ibp_mpfi = ext_mpfi, .crown = ext_crown, \
+    .alpha = ext_alpha, .alpha_takes = ext_alpha_takes,                                                 \
     .roundoff32 = cn__roundoff32_exact,                                                                 \
     .certs = CN__CERTS (__VA_ARGS__, CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_EXACT_WHY)),                    \
   }

@@ -178,6 +178,11 @@ typedef struct cn_node_view
                                          (CN_DTYPE_F64 for the model's scalar), or NULL when
                                          unknown; the IBP and MPFI arms of word operators need
                                          them (a box holds a word's value, not its sort) */
+  const int *in_value;                /* n_in entries: the graph's value numbers of the inputs, or
+                                         NULL when unknown (a view made outside a graph): equal
+                                         numbers are one value, a dependency an arm may use (mul of
+                                         a value by itself is its square) and must not assume
+                                         otherwise */
 } cn_node_view;
 
 enum
@@ -283,6 +288,9 @@ struct cn_op_rule
    * box IN: with INIT, the value the arm takes without parameters under SLOPE (a cn_slope);
    * otherwise it projects every entry onto its valid set (NaN to the INIT value). */
   void (*alpha) (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta);
+  /* ALPHA_TAKES (optional, with ALPHA): whether the instance NV has such parameters at all (mul:
+   * only with two inputs that are not graph constants); NULL: every instance has them. */
+  int (*alpha_takes) (const cn_node_view *nv);
   /* PROOF: the certificate checker's backward step (cn_proof_step above); CN_EUNSUPPORTED for an
    * instance it does not take (the message names the node and why).  NULL: the checker refuses a
    * certificate whose network has the operator, and the coverage report says "none". */

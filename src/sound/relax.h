@@ -57,9 +57,14 @@ typedef struct cn_crown_step
                                          every row and entry, the line its step used (the lower one
                                          where lam >= 0, else the upper one): v^ = fwd_k u^ + fwd_b,
                                          the forward pass of the gradient (4.4 (2)) */
+  double *fwd_k2;                     /* NULL, or (a node of two inputs) rows x numel(out), zeroed:
+                                         an arm whose lines have a slope on the second input as well
+                                         writes it here, v^ = fwd_k u^ + fwd_k2 w^ + fwd_b */
   double *grad_a, *grad_b;            /* NULL, or rows x numel(out) (with THETA): the derivative of
                                          the step's contribution  lam_in[0][s] . u + (bias added)[s]
                                          in theta[s][j] is  grad_a[s][j] u_j + grad_b[s][j]  (4.4 (3)) */
+  double *grad_a2;                    /* NULL, or (a node of two inputs, with THETA) rows x numel(out),
+                                         zeroed: the second input's part, + grad_a2[s][j] w_j */
 } cn_crown_step;
 
 /* ---- error charges (src/sound/charge.c) --------------------------------------------------- */

@@ -47,7 +47,7 @@ expect 0 "operator +Rule +CUDA +Gradient +Bounds" "$CERTNN" ops
 expect 0 "^  logicalAnd +bool +no +no value input" "$CERTNN" ops
 expect 0 "^  bitwiseAnd +words +no" "$CERTNN" ops
 expect 0 "^  add +f64, f32, words +no +algebraic, derivative; forward mode +checker, IBP, CROWN; enclosure" "$CERTNN" ops
-expect 0 "^  mul +f64, f32, words +no +algebraic, derivative; forward mode +IBP, CROWN; enclosure" "$CERTNN" ops
+expect 0 "^  mul +f64, f32, words +no +algebraic, derivative; forward mode +IBP, CROWN [(]alpha[)]; enclosure" "$CERTNN" ops
 expect 0 "^  relu +f64, f32 +no +algebraic, derivative, convention; forward mode \(convention\) +checker, IBP, CROWN \(alpha\); enclosure" "$CERTNN" ops
 grep -q '"alpha": true' "$TMP/ops.json" && ok || bad "ops --json: no operator with alpha-CROWN parameters"
 expect 0 "^compared with the seed's 154 operators \(ours/seed\): rule [0-9]+/154, cuda [0-9]+/42, pullback [0-9]+/118, jvp [0-9]+/126, ibp [0-9]+/82, crown [0-9]+/13, checker [0-9]+/17" "$CERTNN" ops

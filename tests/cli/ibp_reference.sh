@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # tests/cli/ibp_reference.sh: IBP of whole generated networks (tests/data/ibp, made by
 # tools/gen_ibp_models.py: tanh, sigmoid, elu, softplus, leaky ReLU, batch norm, max and average
-# pooling, residual additions, layer norm, one self-attention head) against the MPFI reference
+# pooling, residual additions, layer norm, one self-attention head, sin, atan, abs, exp, a square
+# (Mul of a value by itself), the product, quotient and maximum of two layers, a smooth mix of
+# sin, cos, log, exp and sqrt, softmax with mean-centring) against the MPFI reference
 # mode, `certnn bounds --method ibp --reference mpfi`.  For every model:
 #   - the fast IBP box contains the MPFI box (256 bits, rounded outward);
 #   - both contain the PyTorch float64 outputs stored at points sampled inside the input box
