@@ -11,6 +11,7 @@
  *   - each CROWN arm keeps the sweep's invariant on its own, exactly: for random rows lam_out and
  *     points x of the input boxes, lam_out . f(x) >= sum_i lam_in_i . x_i + bias - charge in MPFI.
  *     For an affine operator the charge is the only slack, so a missing or short charge shows.
+ *   - every alpha-CROWN projection (ALPHA hook) keeps its defaults, is idempotent and monotone.
  * The seed is printed; CN_TEST_SEED reproduces a run. */
 #include <config.h>
 #include <check.h>
@@ -815,6 +816,75 @@ END_TEST
 /* The relu relaxation lines, exactly: for random l < 0 < u of every magnitude, the arm's upper
  * line (rows -1, whose products are exact, so no charge is needed) must lie on or above relu at
  * both ends, and its lower line (rows +1) on or below; checked in MPFR, without the charge. */
+/* Every ALPHA hook (alpha-CROWN's parameters, src/ops/ops_impl.h) projects onto an interval per
+ * entry: its INIT values are fixed points, a projection is one (idempotent), and it is monotone
+ * (x <= y entrywise gives proj(x) <= proj(y)), so a value below the set goes to its lower end and
+ * one above to its upper end (a step that overshoots lands on the nearest end). */
+START_TEST (alpha_projection)
+{
+  cn_op op = (cn_op) _i;
+  const struct cn_op_rule *rule = cn__op_rule (op);
+  struct cn__op_case c;
+  if (rule == NULL || rule->alpha == NULL)
+    return;
+  int checked = 0;
+  for (int d = 0; d < 16; d++)
+    {
+      ck_assert (tu_op_case (op, &c));
+      int words = 0;
+      for (int i = 0; i < c.n_in; i++)
+        words |= !cn_dtype_is_float (c.in_dtype[i]);
+      if (!c.crown_ok || words)
+        continue;
+      cn_error err;
+      cn_error_clear (&err);
+      cn_graph *g;
+      ck_assert_msg (tu_op_graph (&c, &g, &err) == CN_OK, "%s: %s", cn_op_name (op), err.msg);
+      const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
+      const cn_node_view *nv = &nd->view[c.out_index];
+      const struct cn__value *u = &g->values[nd->in[0]];
+      int64_t n = g->values[nd->out[c.out_index]].numel;
+      cn_box box;
+      ck_assert (cn_box_init (&box, u->numel, &err) == CN_OK);
+      tu_random_box (&box);
+      if (!c.x_integer)
+        cn__case_box_in_range (&box, &c);
+      double *t0 = malloc ((size_t) (6 * n + 1) * sizeof *t0), *t1 = t0 + n, *x = t1 + n, *y = x + n, *px = y + n,
+             *py = px + n;
+      ck_assert_ptr_nonnull (t0);
+      int slope = (int) (tu_rand () % 4);
+      rule->alpha (nv, &box, slope, 1, t0);
+      memcpy (t1, t0, (size_t) n * sizeof *t0);
+      rule->alpha (nv, &box, slope, 0, t1);
+      for (int64_t j = 0; j < n; j++)
+        {
+          ck_assert_msg (t1[j] == t0[j], "%s: the default parameter %.17g at %lld is not a fixed point (%.17g)",
+                         cn_op_name (op), t0[j], (long long) j, t1[j]);
+          x[j] = tu_uniform (-3, 4);
+          y[j] = x[j] + tu_uniform (0, 2);
+        }
+      memcpy (px, x, (size_t) n * sizeof *x);
+      memcpy (py, y, (size_t) n * sizeof *y);
+      rule->alpha (nv, &box, slope, 0, px);
+      rule->alpha (nv, &box, slope, 0, py);
+      memcpy (t1, px, (size_t) n * sizeof *px);
+      rule->alpha (nv, &box, slope, 0, t1);
+      for (int64_t j = 0; j < n; j++)
+        {
+          ck_assert_msg (px[j] <= py[j], "%s: projection not monotone at %lld: %.17g -> %.17g but %.17g -> %.17g",
+                         cn_op_name (op), (long long) j, x[j], px[j], y[j], py[j]);
+          ck_assert_msg (t1[j] == px[j], "%s: projection not idempotent at %lld: %.17g -> %.17g -> %.17g",
+                         cn_op_name (op), (long long) j, x[j], px[j], t1[j]);
+        }
+      checked++;
+      free (t0);
+      cn_box_clear (&box);
+      cn_graph_free (g);
+    }
+  ck_assert_msg (checked > 0, "%s: no case to check its projection on", cn_op_name (op));
+}
+END_TEST
+
 START_TEST (relu_lines_exact)
 {
   const struct cn_op_rule *rule = cn__op_rule (CN_OP_RELU);
@@ -2162,6 +2232,7 @@ ops_suite (void)
   tcase_add_test (tc, crown_multi_tight);
   tcase_add_loop_test (tc, generic, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, crown_step_invariant, 0, CN_OP_COUNT);
+  tcase_add_loop_test (tc, alpha_projection, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, ports_and_shapes, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, ibp_extreme_boxes, 0, CN_OP_COUNT);
   suite_add_tcase (s, tc);

@@ -1384,10 +1384,10 @@ mul_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double
     }
   int64_t n = cn__numel (nv->out_shape);
   for (int64_t j = 0; j < n; j++)
-    if (init || !(theta[j] >= 0))
+    if (init || isnan (theta[j]))
       theta[j] = 1;
-    else if (theta[j] > 1)
-      theta[j] = 1;
+    else
+      theta[j] = theta[j] < 0 ? 0 : theta[j] > 1 ? 1 : theta[j];
 }
 
 static cn_status
