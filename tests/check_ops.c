@@ -11,7 +11,8 @@
  *   - each CROWN arm keeps the sweep's invariant on its own, exactly: for random rows lam_out and
  *     points x of the input boxes, lam_out . f(x) >= sum_i lam_in_i . x_i + bias - charge in MPFI.
  *     For an affine operator the charge is the only slack, so a missing or short charge shows.
- *   - every alpha-CROWN projection (ALPHA hook) keeps its defaults, is idempotent and monotone.
+ *   - every alpha-CROWN projection (ALPHA hook) keeps its defaults, is idempotent and monotone;
+ *   - a CROWN arm whose lines depend on its input boxes sets CN_RULE_NEEDS_BOUNDS.
  * The seed is printed; CN_TEST_SEED reproduces a run. */
 #include <config.h>
 #include <check.h>
@@ -882,6 +883,111 @@ START_TEST (alpha_projection)
       cn_graph_free (g);
     }
   ck_assert_msg (checked > 0, "%s: no case to check its projection on", cn_op_name (op));
+}
+END_TEST
+
+/* An arm whose lines depend on its inputs' boxes must say so (CN_RULE_NEEDS_BOUNDS, and per
+ * instance the rule's READS_BOXES: cn__node_reads_boxes): the engines tighten only the boxes such
+ * arms read, so an arm that does not say so is stepped over looser boxes than it could have (it
+ * stays sound, but loses what CROWN gives its inputs; mul of two variables did, and lost 27% of the
+ * width on a two-layer square network).  For every instance that does not say so, the same rows through the same instance over its boxes and over boxes shrunk
+ * around a point give the same coefficients and the same bias (the charge may differ: it is sized
+ * by the boxes' magnitudes). */
+START_TEST (crown_box_dependence_flagged)
+{
+  cn_op op = (cn_op) _i;
+  const struct cn_op_rule *rule = cn__op_rule (op);
+  struct cn__op_case c;
+  if (rule == NULL || rule->crown == NULL)
+    return;
+  for (int d = 0; d < 24; d++)
+    {
+      ck_assert (tu_op_case (op, &c));
+      int words = 0;
+      for (int i = 0; i < c.n_in; i++)
+        words |= !cn_dtype_is_float (c.in_dtype[i]);
+      if (!c.crown_ok || words)
+        continue;
+      cn_error err;
+      cn_error_clear (&err);
+      cn_graph *g;
+      ck_assert_msg (tu_op_graph (&c, &g, &err) == CN_OK, "%s: %s", cn_op_name (op), err.msg);
+      const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
+      if (cn__node_reads_boxes (g, nd, CN_RULE_NEEDS_BOUNDS))
+        {
+          cn_graph_free (g);
+          continue;   /* this instance says it reads its boxes */
+        }
+      int n_in = nd->n_in;
+      int64_t n_out = g->values[nd->out[c.out_index]].numel, rows = 2;
+      cn_box boxes[2][CN__CASE_MAX_IN];
+      const cn_box *bp[2][CN__CASE_MAX_IN];
+      double *lam_in[2][CN__CASE_MAX_IN];
+      for (int i = 0; i < n_in; i++)
+        {
+          const struct cn__value *u = &g->values[nd->in[i]];
+          for (int q = 0; q < 2; q++)
+            {
+              ck_assert (cn_box_init (&boxes[q][i], u->numel, &err) == CN_OK);
+              bp[q][i] = &boxes[q][i];
+              lam_in[q][i] = u->is_constant ? NULL : calloc ((size_t) (rows * u->numel + 1), sizeof (double));
+            }
+          if (u->is_constant)
+            for (int64_t j = 0; j < u->numel; j++)
+              for (int q = 0; q < 2; q++)
+                boxes[q][i].lo[j] = boxes[q][i].hi[j] = u->cdata[j];
+          else
+            {
+              tu_random_box (&boxes[0][i]);
+              if (!c.x_integer)
+                cn__case_box_in_range (&boxes[0][i], &c);
+              /* the second box: a quarter of the first, around a point of it */
+              for (int64_t j = 0; j < u->numel; j++)
+                {
+                  double lo = boxes[0][i].lo[j], hi = boxes[0][i].hi[j];
+                  double w = (hi - lo) / 8, m = lo + (hi - lo) * tu_uniform (0.3, 0.7);
+                  boxes[1][i].lo[j] = isfinite (w) ? fmax (lo, m - w) : lo;
+                  boxes[1][i].hi[j] = isfinite (w) ? fmin (hi, m + w) : hi;
+                }
+            }
+        }
+      double *lam_out = malloc ((size_t) (rows * n_out + 1) * sizeof (double));
+      for (int64_t j = 0; j < rows * n_out; j++)
+        lam_out[j] = tu_uniform (-1, 1);
+      double bias[2][2] = { { 0, 0 }, { 0, 0 } }, charge[2][2] = { { 0, 0 }, { 0, 0 } };
+      cn_status st[2];
+      for (int q = 0; q < 2; q++)
+        {
+          cn_crown_step step = { .rows = rows, .lam_out = lam_out, .lam_in = lam_in[q], .in_box = bp[q],
+                                 .bias = bias[q], .charge = charge[q], .threads = 1, .slope = CN_SLOPE_ADAPTIVE };
+          cn__crown_step_bind (&step, &nd->view[c.out_index]);
+          cn_error_clear (&err);
+          st[q] = rule->crown (&step, &err);
+        }
+      if (st[0] == CN_OK && st[1] == CN_OK)
+        {
+          for (int r = 0; r < rows; r++)
+            ck_assert_msg (bias[0][r] == bias[1][r] || (isnan (bias[0][r]) && isnan (bias[1][r])),
+                           "%s: the bias of row %d depends on the input boxes (%.17g, %.17g) but the instance does "
+                           "not read them by its rule (CN_TEST_SEED=%lu)", cn_op_name (op), r, bias[0][r], bias[1][r],
+                           tu_seed ());
+          for (int i = 0; i < n_in; i++)
+            if (lam_in[0][i] != NULL)
+              for (int64_t j = 0; j < rows * g->values[nd->in[i]].numel; j++)
+                ck_assert_msg (lam_in[0][i][j] == lam_in[1][i][j],
+                               "%s: input %d's coefficient %lld depends on the input boxes (%.17g, %.17g) but the "
+                               "instance does not read them by its rule (CN_TEST_SEED=%lu)", cn_op_name (op), i,
+                               (long long) j, lam_in[0][i][j], lam_in[1][i][j], tu_seed ());
+        }
+      for (int i = 0; i < n_in; i++)
+        for (int q = 0; q < 2; q++)
+          {
+            free (lam_in[q][i]);
+            cn_box_clear (&boxes[q][i]);
+          }
+      free (lam_out);
+      cn_graph_free (g);
+    }
 }
 END_TEST
 
@@ -2233,6 +2339,7 @@ ops_suite (void)
   tcase_add_loop_test (tc, generic, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, crown_step_invariant, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, alpha_projection, 0, CN_OP_COUNT);
+  tcase_add_loop_test (tc, crown_box_dependence_flagged, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, ports_and_shapes, 0, CN_OP_COUNT);
   tcase_add_loop_test (tc, ibp_extreme_boxes, 0, CN_OP_COUNT);
   suite_add_tcase (s, tc);

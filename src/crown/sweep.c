@@ -343,7 +343,7 @@ cn__crown_sweep_tape (const cn_graph *g, const cn_box *boxes, const unsigned cha
                 {
                   /* no lines recorded: the node's forward stands in (exact for an affine arm) */
                   tape->how[o] = CN__FWD_NODE;
-                  if (nd->rule->flags & CN_RULE_NEEDS_BOUNDS)
+                  if (cn__node_reads_boxes (g, nd, CN_RULE_NEEDS_BOUNDS))
                     tape->n_approx++;
                   free (tape->fk[o]);
                   free (tape->fb[o]);

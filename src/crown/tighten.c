@@ -70,7 +70,7 @@ static int
 read_by_flag (const cn_graph *g, int v, unsigned flag)
 {
   for (int k = 0; k < g->n_nodes; k++)
-    if (g->nodes[k].rule->flags & flag)
+    if (cn__node_reads_boxes (g, &g->nodes[k], flag))
       for (int i = 0; i < g->nodes[k].n_in; i++)
         if (g->nodes[k].in[i] == v)
           return 1;
@@ -190,7 +190,7 @@ static int
 first_layer (const cn_graph *g, int v)
 {
   int p = g->values[v].producer;
-  if (p < 0 || (g->nodes[p].rule->flags & CN_RULE_NEEDS_BOUNDS))
+  if (p < 0 || cn__node_reads_boxes (g, &g->nodes[p], CN_RULE_NEEDS_BOUNDS))
     return 0;
   for (int i = 0; i < g->nodes[p].n_in; i++)
     {

@@ -94,6 +94,15 @@ cn__node_refresh_views (cn_graph *g, struct cn__node *nd)
     }
 }
 
+int
+cn__node_reads_boxes (const cn_graph *g, const struct cn__node *nd, unsigned flag)
+{
+  if (!(nd->rule->flags & flag))
+    return 0;
+  (void) g;
+  return nd->rule->reads_boxes == NULL || nd->rule->reads_boxes (&nd->view[0]);
+}
+
 /* Appends a value with the given name, sort and shape; its number goes to *V.  When the value
  * array moves, every node's views are pointed at its new place. */
 static cn_status

@@ -107,6 +107,10 @@ cn_status cn__graph_check_value (const cn_graph *g, int v, const char *who, cn_e
 /* Points the views of node ND of G (its input shapes and constants, its output shapes) at the
  * current g->values, after the values moved or were renumbered. */
 void cn__node_refresh_views (cn_graph *g, struct cn__node *nd);
+/* Whether node ND's CROWN arm reads its input boxes in the sense of FLAG (CN_RULE_NEEDS_BOUNDS or
+ * CN_RULE_SMOOTH_BOUNDS): its rule sets FLAG and its READS_BOXES hook, if any, says this instance
+ * does. */
+int cn__node_reads_boxes (const cn_graph *g, const struct cn__node *nd, unsigned flag);
 
 /* ---- constant folding, a graph pass (src/graph/fold.c) --------------------------------------
  *

@@ -1361,13 +1361,23 @@ done:
   return rc;
 }
 
+/* mul's and div's READS_BOXES: mul with two variable factors (or one value twice), div with a
+ * variable divisor (x times 1/y); with a constant factor or divisor the arm is affine. */
+static int
+product_reads_boxes (const cn_node_view *nv)
+{
+  if (nv->op == CN_OP_DIV)
+    return nv->in_const[1] == NULL;
+  return cn__two_varying (nv);
+}
+
 /* mul's ALPHA_TAKES: a value times itself, or two factors neither of which is a graph constant
  * (in the model's scalar). */
 static int
 mul_alpha_takes (const cn_node_view *nv)
 {
   cn_node_view sq;
-  return mul_self_view (nv, &sq) || (!cn__word_view (nv) && nv->in_const[0] == NULL && nv->in_const[1] == NULL);
+  return mul_self_view (nv, &sq) || (!cn__word_view (nv) && cn__two_varying (nv));
 }
 
 /* mul's ALPHA hook: x * x takes square's parameters (its tangent point); two variable factors one
@@ -1790,18 +1800,19 @@ const struct cn_op_rule cn__rule_SUB = {
 };
 
 const struct cn_op_rule cn__rule_MUL = {
-  .op = CN_OP_MUL, .impl = &mul_impl, .sorts = "f64, f32, words",
+  .op = CN_OP_MUL, .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, .impl = &mul_impl, .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = cn__arith_out_sort, .check = cn__binary_check,
   .forward = binary_forward, .pullback = mul_pullback, .jvp = mul_jvp, .ibp = binary_ibp, .ibp_mpfi = binary_mpfi,
-  .crown = product_crown, .alpha = mul_alpha, .alpha_takes = mul_alpha_takes, .roundoff32 = cn__roundoff32_rounded,
+  .crown = product_crown, .alpha = mul_alpha, .alpha_takes = mul_alpha_takes,
+  .reads_boxes = product_reads_boxes, .roundoff32 = cn__roundoff32_rounded,
   .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS, CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_ROUNDED_WHY)),
 };
 
 const struct cn_op_rule cn__rule_DIV = {
-  .op = CN_OP_DIV, .impl = &div_impl, .sorts = "f64, f32, words",
+  .op = CN_OP_DIV, .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, .impl = &div_impl, .sorts = "f64, f32, words",
   .n_in = 2, .in_kind = element2, .out_sort = div_out_sort, 
   .check = div_check, .forward = binary_forward, .pullback = div_pullback, .jvp = div_jvp, .ibp = binary_ibp,
-  .ibp_mpfi = binary_mpfi, .crown = product_crown, .roundoff32 = div_roundoff32,
+  .ibp_mpfi = binary_mpfi, .crown = product_crown, .reads_boxes = product_reads_boxes, .roundoff32 = div_roundoff32,
   .certs = CN__CERTS (CN__CERT_GRADIENT, CN__CERT_BOUNDS,
                       CN__CERT_ROUNDOFF32 ("true division (rounding 'none') is one correctly rounded operation per "
                                            "entry, (M32) over the exact output box; the trunc and floor modes declare none")),

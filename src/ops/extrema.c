@@ -718,13 +718,8 @@ ext_alpha_step (const cn_crown_step *st, const struct entry01 *e, cn_error *err)
   return rc;
 }
 
-/* The ALPHA_TAKES and ALPHA hooks of max, min, fmax and fmin: parameters where both operands vary
- * (ext_alpha_step), 1/2 by default (CROWN's lines), projected onto [0, 1] (NaN: 1/2). */
-static int
-ext_alpha_takes (const cn_node_view *nv)
-{
-  return nv->in_const[0] == NULL && nv->in_const[1] == NULL;
-}
+/* The ALPHA hook of max, min, fmax and fmin (ALPHA_TAKES cn__two_varying: parameters where both
+ * operands vary, ext_alpha_step), 1/2 by default (CROWN's lines), projected onto [0, 1] (NaN: 1/2). */
 
 static void
 ext_alpha (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta)
@@ -827,7 +822,7 @@ static const cn_port_kind element2[2] = { CN_PORT_ELEMENT, CN_PORT_ELEMENT };
     .op = CN_OP_##ID, .impl = &IMPL, .n_in = 2, .in_kind = PORTS, .out_sort = OUT_SORT,                \
     .check = cn__binary_check, .forward = ext_forward, .flags = CN_RULE_NEEDS_BOUNDS, \
     .pullback = ext_pullback, .jvp = ext_jvp, .ibp = ext_ibp, .ibp_mpfi = ext_mpfi, .crown = ext_crown, \
-    .alpha = ext_alpha, .alpha_takes = ext_alpha_takes,                                                 \
+    .alpha = ext_alpha, .alpha_takes = cn__two_varying,                                                  \
     .roundoff32 = cn__roundoff32_exact,                                                                 \
     .certs = CN__CERTS (__VA_ARGS__, CN__CERT_ROUNDOFF32 (CN__ROUNDOFF32_EXACT_WHY)),                    \
   }

@@ -288,6 +288,10 @@ struct cn_op_rule
    * box IN: with INIT, the value the arm takes without parameters under SLOPE (a cn_slope);
    * otherwise it projects every entry onto its valid set (NaN to the INIT value). */
   void (*alpha) (const cn_node_view *nv, const cn_box *in, int slope, int init, double *theta);
+  /* READS_BOXES (optional, with the flags CN_RULE_NEEDS_BOUNDS, CN_RULE_SMOOTH_BOUNDS): whether
+   * the instance NV's CROWN arm reads its input boxes at all (a product with a constant factor is
+   * affine and reads none, so its inputs need no tightening); NULL: every instance does. */
+  int (*reads_boxes) (const cn_node_view *nv);
   /* ALPHA_TAKES (optional, with ALPHA): whether the instance NV has such parameters at all (mul:
    * only with two inputs that are not graph constants); NULL: every instance has them. */
   int (*alpha_takes) (const cn_node_view *nv);
@@ -697,5 +701,9 @@ cn__diff_shapes_match (const cn_node_view *nv, const cn_tensor *const *in, const
       return 0;
   return 1;
 }
+
+/* A READS_BOXES and ALPHA_TAKES predicate: inputs 0 and 1 are both not graph constants (a product
+ * of two variables; with a constant factor its arm is affine). */
+int cn__two_varying (const cn_node_view *nv);
 
 #endif

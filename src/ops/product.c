@@ -1325,6 +1325,7 @@ matmul_proof (const cn_proof_step *st, cn_error *err)
 }
 
 const struct cn_op_rule cn__rule_MATMUL = { .op = CN_OP_MATMUL,
+  .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, .reads_boxes = cn__two_varying,
   .n_in = 2,
   .check = matmul_check,
   .forward = matmul_forward,
@@ -1518,6 +1519,7 @@ smm_jvp (const cn_node_view *nv, const cn_tensor *const *in, const cn_tensor *ou
 }
 
 const struct cn_op_rule cn__rule_SCALED_MATMUL = { .op = CN_OP_SCALED_MATMUL,
+  .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SMOOTH_BOUNDS, .reads_boxes = cn__two_varying,
   .n_in = 2,
   .check = smm_check,
   .forward = smm_forward,

@@ -234,3 +234,9 @@ cn_op_cert_get (cn_op op, int i, cn_cert_info *info, cn_error *err)
     return cn_error_set (err, CN_EINVAL, "%s: no certificate record %d", cn_op_name (op) ? cn_op_name (op) : "?", i);
   return cn__cert_resolve (r, &r->certs[i], info, err);
 }
+
+int
+cn__two_varying (const cn_node_view *nv)
+{
+  return nv->n_in >= 2 && nv->in_const[0] == NULL && nv->in_const[1] == NULL;
+}

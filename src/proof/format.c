@@ -184,7 +184,7 @@ cn__proof_relaxed_values (const cn_graph *g, int **list, int *n)
   for (int k = 0; k < g->n_nodes; k++)
     {
       const struct cn__node *nd = &g->nodes[k];
-      if (!cn__node_any_out (nd, needed) || !(nd->rule->flags & CN_RULE_NEEDS_BOUNDS))
+      if (!cn__node_any_out (nd, needed) || !cn__node_reads_boxes (g, nd, CN_RULE_NEEDS_BOUNDS))
         continue;
       for (int i = 0; i < nd->n_in; i++)
         if (!g->values[nd->in[i]].is_constant)
