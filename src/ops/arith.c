@@ -1253,110 +1253,46 @@ bilinear_extreme (double xl, double xu, double yl, double yu, double kx, double 
  * r = 1 gives CROWN's planes (mul_slopes).  The slopes are doubles computed from r (any double is
  * sound), the intercept bilinear_extreme's over the corners, so the plane holds in exact
  * arithmetic whatever r is.  A side without a finite intercept (or an input box with an infinite
- * end) takes slope 0 and the node's IBP end.  Then lam_in = fl(lam k) and bias += lam . b per row,
- * charged as cn__crown_planes does.  For the gradient (src/crown/alpha.c), both the derivative in
- * r of lam (kx x + ky y + b), with b taken as the exact intercept of the mix (the planes' mix
- * touches x y at the corners (xl, yu) and (xu, yl), so it is r b1 + (1 - r) b2):
- *   below  lam ((yl - yu) x + (xl - xu) y + xu yu - xl yl),
- *   above  lam ((yu - yl) x + (xl - xu) y + xu yl - xl yu),
- * and the plane used (fwd_k, fwd_k2, fwd_b; the lower one where lam = 0). */
+ * end) takes slope 0 and the node's IBP end.  The derivative in r of kx x + ky y + b, with b taken
+ * as the exact intercept of the mix (the planes' mix touches x y at the corners (xl, yu) and
+ * (xu, yl), so it is r b1 + (1 - r) b2):
+ *   below  (yl - yu) x + (xl - xu) y + xu yu - xl yl,
+ *   above  (yu - yl) x + (xl - xu) y + xu yl - xl yu.
+ * mul_mix_plane gives the plane of one entry (CTX: the node's IBP box); the step itself (rows,
+ * records, charges) is cn__crown_planes2_theta's. */
+static void
+mul_mix_plane (const cn_crown_step *st, const void *ctx, int64_t j, int upper, double r, double *k, double *b,
+               double *dk, double *db)
+{
+  const cn_box *out = ctx;
+  double xl = st->in_box[0]->lo[j], xu = st->in_box[0]->hi[j], yl = st->in_box[1]->lo[j], yu = st->in_box[1]->hi[j];
+  k[0] = upper ? r * yu + (1 - r) * yl : r * yl + (1 - r) * yu;
+  k[1] = r * xl + (1 - r) * xu;
+  int finite = isfinite (xl) && isfinite (xu) && isfinite (yl) && isfinite (yu) && isfinite (k[0]) && isfinite (k[1]);
+  *b = finite ? bilinear_extreme (xl, xu, yl, yu, k[0], k[1], upper) : upper ? INFINITY : -INFINITY;
+  /* now k . (x, y) + b <= x y (>= above) on the box, or b is infinite */
+  if (!isfinite (*b))
+    {
+      /* the IBP end, which does not move with r */
+      k[0] = k[1] = 0;
+      *b = upper ? out->hi[j] : out->lo[j];
+      return;
+    }
+  dk[0] = upper ? yu - yl : yl - yu;
+  dk[1] = xl - xu;
+  *db = upper ? xu * yl - xl * yu : xu * yu - xl * yl;
+}
+
 static cn_status
 mul_alpha_step (const cn_crown_step *st, cn_error *err)
 {
-  const cn_node_view *nv = st->nv;
-  int64_t n = st->n_out, stride = st->theta_stride;
-  const cn_box *X = st->in_box[0], *Y = st->in_box[1];
   cn_box out;
-  cn_status rc = cn_box_init (&out, n, err);
+  cn_status rc = cn_box_init (&out, st->n_out, err);
   if (rc != CN_OK)
     return rc;
-  double *bsel = malloc ((size_t) (n + 1) * sizeof *bsel);
-  if (bsel == NULL)
-    {
-      cn_box_clear (&out);
-      return cn_error_set (err, CN_ENOMEM, "mul: out of memory (node '%s')", nv->name);
-    }
-  if ((rc = binary_ibp (nv, st->in_box, &out, err)) != CN_OK)
-    goto done;
-  /* now out is a sound box of x y over the input boxes */
-  for (int64_t s = 0; s < st->rows && rc == CN_OK; s++)
-    {
-      const double *lam = st->lam_out + s * n, *theta = st->theta + s * stride;
-      int64_t at = s * n;
-      for (int64_t j = 0; j < n; j++)
-        {
-          double r = theta[j];
-          if (!st->theta_unchecked && !(r >= 0 && r <= 1))
-            {
-              rc = cn_error_set (err, CN_EINVAL, "mul: plane mix %g outside [0, 1] at entry %lld (node '%s')", r,
-                                 (long long) j, nv->name);
-              break;
-            }
-          double xl = X->lo[j], xu = X->hi[j], yl = Y->lo[j], yu = Y->hi[j];
-          int up = lam[j] < 0;
-          double kx, ky, b;
-          if (up)
-            {
-              kx = r * yu + (1 - r) * yl;
-              ky = r * xl + (1 - r) * xu;
-            }
-          else
-            {
-              kx = r * yl + (1 - r) * yu;
-              ky = r * xl + (1 - r) * xu;
-            }
-          int finite = isfinite (xl) && isfinite (xu) && isfinite (yl) && isfinite (yu) && isfinite (kx)
-                       && isfinite (ky);
-          b = finite ? bilinear_extreme (xl, xu, yl, yu, kx, ky, up) : up ? INFINITY : -INFINITY;
-          /* now kx x + ky y + b <= x y (>= above) on the box, or b is infinite */
-          int fallback = !isfinite (b);
-          if (fallback)
-            {
-              kx = ky = 0;
-              b = up ? out.hi[j] : out.lo[j];
-            }
-          st->lam_in[0][at + j] = lam[j] * kx;
-          st->lam_in[1][at + j] = lam[j] * ky;
-          bsel[j] = lam[j] == 0 ? 0 : b;
-          if (st->fwd_k != NULL)
-            {
-              st->fwd_k[at + j] = kx;
-              st->fwd_b[at + j] = isfinite (b) ? b : 0;
-              if (st->fwd_k2 != NULL)
-                st->fwd_k2[at + j] = ky;
-            }
-          if (st->grad_a != NULL)
-            {
-              int gone = fallback;   /* the IBP end does not move with r */
-              st->grad_a[at + j] = gone ? 0 : lam[j] * (up ? yu - yl : yl - yu);
-              st->grad_b[at + j] = gone ? 0 : lam[j] * (up ? xu * yl - xl * yu : xu * yu - xl * yl);
-              if (st->grad_a2 != NULL)
-                st->grad_a2[at + j] = gone ? 0 : lam[j] * (xl - xu);
-            }
-        }
-      if (rc != CN_OK)
-        break;
-      /* now lam_in[i][s] = fl(lam k_i) (charged below) and lam . v >= lam_in[0][s] . x +
-       * lam_in[1][s] . y + lam . bsel up to those roundings; an infinite bsel (an IBP end) makes
-       * the row's bound -inf */
-      int unbounded = 0;
-      for (int64_t j = 0; j < n; j++)
-        if (!isfinite (bsel[j]))
-          {
-            unbounded = 1;
-            bsel[j] = 0;
-          }
-      cn__crown_add_dot (st, s, n, lam, bsel);
-      if (unbounded)
-        cn__crown_charge (st, s, INFINITY);
-    }
-  if (rc == CN_OK)
-    {
-      cn__crown_charge_entrywise (st, st->lam_in[0], n, X);
-      cn__crown_charge_entrywise (st, st->lam_in[1], n, Y);
-    }
-done:
-  free (bsel);
+  /* out: a sound box of x y over the input boxes, for the sides without a finite plane */
+  if ((rc = binary_ibp (st->nv, st->in_box, &out, err)) == CN_OK)
+    rc = cn__crown_planes2_theta (st, "mul", &out, mul_mix_plane, err);
   cn_box_clear (&out);
   return rc;
 }

@@ -608,114 +608,59 @@ ext_facet (int min, double lx, double ux, double ly, double uy, double *k, doubl
  *   The facet side (max above, min below), where the box crosses: the mix t F1 + (1 - t) F0 of
  *   the two facets (facet_slopes: slopes mixed in RN, the intercept facet_intercept's, exact for
  *   any slopes); elsewhere CROWN's line, with no parameter (derivative 0).
- * Then lam_in = fl(lam k), bias += lam . b, charged as cn__crown_planes does.  The derivative in
- * theta of lam (kx x + ky y + b) (src/crown/alpha.c) is lam t' (x - y) or lam t' (y - x) on the
- * combination side, lam t' ((a1 - a0) x + (b1 - b0) y + c1 - c0) on the facet side, with
- * t' = 2 sign(1 - 2 theta) and c1, c0 the facets' intercepts through (ux, ly) (the mix's is
- * linear in t there, as every mix passes through that corner); and the line used is recorded
- * (fwd_k, fwd_k2, fwd_b). */
+ * The derivative in theta of kx x + ky y + b is t' (x - y) or t' (y - x) on the combination side,
+ * t' ((a1 - a0) x + (b1 - b0) y + c1 - c0) on the facet side, with t' = 2 sign(1 - 2 theta) and
+ * c1, c0 the facets' intercepts through (ux, ly) (the mix's is linear in t there, as every mix
+ * passes through that corner).  ext_mix_plane gives one entry's plane (CTX: CROWN's lines); the
+ * step itself (rows, records, charges) is cn__crown_planes2_theta's. */
+static void
+ext_mix_plane (const cn_crown_step *st, const void *ctx, int64_t j, int upper, double th, double *k, double *b,
+               double *dk, double *db)
+{
+  const struct entry01 *e = ctx;
+  int min = ((const struct ext_impl *) st->nv->rule->impl)->min;
+  double lx = st->in_box[0]->lo[j], ux = st->in_box[0]->hi[j], ly = st->in_box[1]->lo[j], uy = st->in_box[1]->hi[j];
+  double t = 1 - fabs (2 * th - 1), dt = th < 0.5 ? 2 : -2;
+  const struct line01 *ln = upper ? &e[j].up : &e[j].lo;
+  k[0] = ln->k[0];
+  k[1] = ln->k[1];
+  *b = ln->b;
+  if (upper == min)
+    {
+      /* the side of the combinations */
+      int to_x = ln->k[0] != 0;
+      double lc = to_x ? t : 1 - t;
+      lc = ldexp (nearbyint (ldexp (lc, 52)), -52);
+      k[0] = lc;
+      k[1] = 1 - lc;          /* exact: lc is a multiple of 2^-52 in [0, 1] */
+      *b = 0;
+      /* now lc x + (1 - lc) y <= max(x, y) (>= min(x, y)) for every x, y */
+      dk[0] = to_x ? dt : -dt;
+      dk[1] = -dk[0];
+      return;
+    }
+  double a1, b1, a0, b0;
+  if (!facet_slopes (min, 1, lx, ux, ly, uy, &a1, &b1) || !facet_slopes (min, 0, lx, ux, ly, uy, &a0, &b0))
+    return;
+  double km[2] = { t * a1 + (1 - t) * a0, t * b1 + (1 - t) * b0 };
+  double c = facet_intercept (min, lx, ux, ly, uy, km);
+  if (isnan (c))
+    return;
+  k[0] = km[0];
+  k[1] = km[1];
+  *b = c;
+  /* now km . (x, y) + c bounds f on its side over the box */
+  double fb = min ? fmin (ux, ly) : fmax (ux, ly);
+  double c1 = fb - a1 * ux - b1 * ly, c0 = fb - a0 * ux - b0 * ly;
+  dk[0] = dt * (a1 - a0);
+  dk[1] = dt * (b1 - b0);
+  *db = dt * (c1 - c0);
+}
+
 static cn_status
 ext_alpha_step (const cn_crown_step *st, const struct entry01 *e, cn_error *err)
 {
-  const cn_node_view *nv = st->nv;
-  const char *name = cn_op_name (nv->op);
-  int min = ((const struct ext_impl *) nv->rule->impl)->min;
-  int64_t n = st->n_out;
-  const cn_box *X = st->in_box[0], *Y = st->in_box[1];
-  double *bsel = malloc ((size_t) (n + 1) * sizeof *bsel);
-  if (bsel == NULL)
-    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", name, cn__node_name (nv));
-  cn_status rc = CN_OK;
-  for (int64_t s = 0; s < st->rows && rc == CN_OK; s++)
-    {
-      const double *lam = st->lam_out + s * n, *theta = st->theta + s * st->theta_stride;
-      int64_t at = s * n;
-      int unbounded = 0;
-      for (int64_t j = 0; j < n; j++)
-        {
-          double th = theta[j];
-          if (!st->theta_unchecked && !(th >= 0 && th <= 1))
-            {
-              rc = cn_error_set (err, CN_EINVAL, "%s: parameter %g outside [0, 1] at entry %lld (node '%s')", name, th,
-                                 (long long) j, cn__node_name (nv));
-              break;
-            }
-          double lx = X->lo[j], ux = X->hi[j], ly = Y->lo[j], uy = Y->hi[j];
-          double t = 1 - fabs (2 * th - 1), dt = th < 0.5 ? 2 : -2;
-          int up = lam[j] < 0, comb = up == min;   /* the side of the combinations */
-          const struct line01 *ln = up ? &e[j].up : &e[j].lo;
-          double k[2] = { ln->k[0], ln->k[1] }, b = ln->b, ga = 0, ga2 = 0, gb = 0;
-          if (comb)
-            {
-              int to_x = ln->k[0] != 0;
-              double lc = to_x ? t : 1 - t;
-              lc = ldexp (nearbyint (ldexp (lc, 52)), -52);
-              k[0] = lc;
-              k[1] = 1 - lc;          /* exact: lc is a multiple of 2^-52 in [0, 1] */
-              b = 0;
-              /* now lc x + (1 - lc) y <= max(x, y) (>= min(x, y)) for every x, y */
-              ga = lam[j] * (to_x ? dt : -dt);
-              ga2 = -ga;
-            }
-          else
-            {
-              double a1, b1, a0, b0;
-              if (facet_slopes (min, 1, lx, ux, ly, uy, &a1, &b1) && facet_slopes (min, 0, lx, ux, ly, uy, &a0, &b0))
-                {
-                  double km[2] = { t * a1 + (1 - t) * a0, t * b1 + (1 - t) * b0 };
-                  double c = facet_intercept (min, lx, ux, ly, uy, km);
-                  if (!isnan (c))
-                    {
-                      k[0] = km[0];
-                      k[1] = km[1];
-                      b = c;
-                      /* now km . (x, y) + c bounds f on its side over the box */
-                      double fb = min ? fmin (ux, ly) : fmax (ux, ly);
-                      double c1 = fb - a1 * ux - b1 * ly, c0 = fb - a0 * ux - b0 * ly;
-                      ga = lam[j] * dt * (a1 - a0);
-                      ga2 = lam[j] * dt * (b1 - b0);
-                      gb = lam[j] * dt * (c1 - c0);
-                    }
-                }
-            }
-          st->lam_in[0][at + j] = lam[j] * k[0];
-          st->lam_in[1][at + j] = lam[j] * k[1];
-          bsel[j] = lam[j] == 0 ? 0 : b;
-          if (!isfinite (bsel[j]))
-            {
-              unbounded = 1;
-              bsel[j] = 0;
-            }
-          if (st->fwd_k != NULL)
-            {
-              st->fwd_k[at + j] = k[0];
-              st->fwd_b[at + j] = isfinite (b) ? b : 0;
-              if (st->fwd_k2 != NULL)
-                st->fwd_k2[at + j] = k[1];
-            }
-          if (st->grad_a != NULL)
-            {
-              st->grad_a[at + j] = ga;
-              st->grad_b[at + j] = gb;
-              if (st->grad_a2 != NULL)
-                st->grad_a2[at + j] = ga2;
-            }
-        }
-      if (rc != CN_OK)
-        break;
-      /* now lam . v >= lam_in[0][s] . x + lam_in[1][s] . y + lam . bsel up to the roundings of
-       * lam_in (charged below), or the row's bound is -inf */
-      cn__crown_add_dot (st, s, n, lam, bsel);
-      if (unbounded)
-        cn__crown_charge (st, s, INFINITY);
-    }
-  if (rc == CN_OK)
-    {
-      cn__crown_charge_entrywise (st, st->lam_in[0], n, X);
-      cn__crown_charge_entrywise (st, st->lam_in[1], n, Y);
-    }
-  free (bsel);
-  return rc;
+  return cn__crown_planes2_theta (st, cn_op_name (st->nv->op), e, ext_mix_plane, err);
 }
 
 /* The ALPHA hook of max, min, fmax and fmin (ALPHA_TAKES cn__two_varying: parameters where both

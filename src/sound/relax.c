@@ -960,6 +960,66 @@ cn__crown_multilinear (const cn_crown_step *st, const char *op, const cn__multil
 }
 
 cn_status
+cn__crown_planes2_theta (const cn_crown_step *st, const char *op, const void *ctx, cn__plane2_fn plane,
+                         cn_error *err)
+{
+  int64_t n = st->n_out;
+  CN__ASSERTD (st->lam_in[0] != NULL && st->lam_in[1] != NULL && st->theta != NULL);
+  double *bsel = malloc ((size_t) (n + 1) * sizeof *bsel);
+  if (bsel == NULL)
+    return cn_error_set (err, CN_ENOMEM, "%s: out of memory (node '%s')", op, st->node);
+  for (int64_t s = 0; s < st->rows; s++)
+    {
+      const double *lam = st->lam_out + s * n, *theta = st->theta + s * st->theta_stride;
+      int64_t at = s * n;
+      int unbounded = 0;
+      for (int64_t j = 0; j < n; j++)
+        {
+          if (!st->theta_unchecked && !(theta[j] >= 0 && theta[j] <= 1))
+            {
+              free (bsel);
+              return cn_error_set (err, CN_EINVAL, "%s: parameter %g outside [0, 1] at entry %lld (node '%s')", op,
+                                   theta[j], (long long) j, st->node);
+            }
+          double a = lam[j], k[2], b, dk[2] = { 0, 0 }, db = 0;
+          plane (st, ctx, j, a < 0, theta[j], k, &b, dk, &db);
+          /* now k . u + b is on its side of v over the boxes (or b is infinite: no plane) */
+          st->lam_in[0][at + j] = a * k[0];
+          st->lam_in[1][at + j] = a * k[1];
+          bsel[j] = a == 0 ? 0 : b;
+          if (!isfinite (bsel[j]))
+            {
+              unbounded = 1;
+              bsel[j] = 0;
+            }
+          if (st->fwd_k != NULL)
+            {
+              st->fwd_k[at + j] = k[0];
+              st->fwd_b[at + j] = isfinite (b) ? b : 0;
+              if (st->fwd_k2 != NULL)
+                st->fwd_k2[at + j] = k[1];
+            }
+          if (st->grad_a != NULL)
+            {
+              st->grad_a[at + j] = a * dk[0];
+              st->grad_b[at + j] = a * db;
+              if (st->grad_a2 != NULL)
+                st->grad_a2[at + j] = a * dk[1];
+            }
+        }
+      /* now lam . v >= lam_in[0][s] . u_0 + lam_in[1][s] . u_1 + lam . bsel up to the roundings of
+       * lam_in (charged below), or the row's bound is -inf */
+      cn__crown_add_dot (st, s, n, lam, bsel);
+      if (unbounded)
+        cn__crown_charge (st, s, INFINITY);
+    }
+  cn__crown_charge_entrywise (st, st->lam_in[0], n, st->in_box[0]);
+  cn__crown_charge_entrywise (st, st->lam_in[1], n, st->in_box[1]);
+  free (bsel);
+  return CN_OK;
+}
+
+cn_status
 cn__crown_planes (const cn_crown_step *st, const char *op, int K, const double *kk, const double *bb, cn_error *err)
 {
   int64_t n = st->n_out;

@@ -281,6 +281,20 @@ cn_status cn__crown_multilinear (const cn_crown_step *st, const char *op, const 
 cn_status cn__crown_planes (const cn_crown_step *st, const char *op, int k, const double *kk, const double *bb,
                             cn_error *err);
 
+/* The alpha-CROWN step through an elementwise node of two variable inputs (lam_in[0], lam_in[1]
+ * both given) whose planes depend on each row's parameters (st->theta, each in [0, 1]): PLANE
+ * writes, for entry J of a row with coefficient LAM (the side: below where LAM >= 0) and
+ * parameter THETA, the plane K[0] u_0 + K[1] u_1 + *B on that side of v over the input boxes (*B
+ * infinite: none, and a row that needs it gets the charge +inf), and the derivative of
+ * k . u + b in THETA as DK[0] u_0 + DK[1] u_1 + *DB (zero where the plane does not move with it).
+ * The step refuses a parameter outside [0, 1] (CN_EINVAL, unless theta_unchecked), then per row
+ * lam_in[i] = fl(lam k_i), bias += lam . b, the line and the derivatives times lam recorded for
+ * the gradient (fwd_k, fwd_k2, fwd_b; grad_a, grad_a2, grad_b), charged as cn__crown_planes. */
+typedef void (*cn__plane2_fn) (const cn_crown_step *st, const void *ctx, int64_t j, int upper, double theta,
+                               double *k, double *b, double *dk, double *db);
+cn_status cn__crown_planes2_theta (const cn_crown_step *st, const char *op, const void *ctx, cn__plane2_fn plane,
+                                   cn_error *err);
+
 /* The working state of an arm with planes (cn__crown_planes' KK and BB for K inputs, and the
  * node's IBP box OUT): cn__planes_open checks the inputs' boxes (CN_EINVAL: a wrong size, or every
  * input constant), allocates KK (zeroed) and BB, and computes OUT with the arm IBP;
