@@ -651,6 +651,44 @@ START_TEST (ibp_extreme_boxes)
 }
 END_TEST
 
+/* The one-node graph of a case drawn for OP whose CROWN step can be checked at real points of
+ * real boxes, or NULL: a case that does not relax, or has Boolean or word ports (those are left
+ * to the generic test, whose CROWN sweep sees their integer boxes). */
+static cn_graph *
+real_step_graph (cn_op op, struct cn__op_case *c)
+{
+  ck_assert (tu_op_case (op, c));
+  int words = 0;
+  for (int i = 0; i < c->n_in; i++)
+    words |= !cn_dtype_is_float (c->in_dtype[i]);
+  if (!c->crown_ok || words)
+    return NULL;
+  cn_error err;
+  cn_error_clear (&err);
+  cn_graph *g;
+  ck_assert_msg (tu_op_graph (c, &g, &err) == CN_OK, "%s: %s", cn_op_name (op), err.msg);
+  return g;
+}
+
+/* B (initialised here): the box of input value U of case C, its values where U is a constant,
+ * else a random box inside the operator's domain (log). */
+static void
+case_input_box (const struct cn__op_case *c, const struct cn__value *u, cn_box *b)
+{
+  cn_error err;
+  cn_error_clear (&err);
+  ck_assert (cn_box_init (b, u->numel, &err) == CN_OK);
+  if (u->is_constant)
+    for (int64_t j = 0; j < u->numel; j++)
+      b->lo[j] = b->hi[j] = u->cdata[j];
+  else
+    {
+      tu_random_box (b);
+      if (!c->x_integer)
+        cn__case_box_in_range (b, c);
+    }
+}
+
 START_TEST (crown_step_invariant)
 {
   cn_op op = (cn_op) _i;
@@ -661,18 +699,11 @@ START_TEST (crown_step_invariant)
   long checked = 0;
   for (int d = 0; d < STEP_DRAWS; d++)
     {
-      ck_assert (tu_op_case (op, &c));
-      /* the step is checked at real points of real boxes: cases with Boolean or word ports are
-       * left to the generic test, whose CROWN sweep sees their integer boxes */
-      int words = 0;
-      for (int i = 0; i < c.n_in; i++)
-        words |= !cn_dtype_is_float (c.in_dtype[i]);
-      if (!c.crown_ok || words)
+      cn_graph *g = real_step_graph (op, &c);
+      if (g == NULL)
         continue;
       cn_error err;
       cn_error_clear (&err);
-      cn_graph *g;
-      ck_assert_msg (tu_op_graph (&c, &g, &err) == CN_OK, "%s: %s", cn_op_name (op), err.msg);
       const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
       int n_in = nd->n_in;
       int64_t n_out = g->values[nd->out[c.out_index]].numel, rows = 3;
@@ -682,16 +713,7 @@ START_TEST (crown_step_invariant)
       for (int i = 0; i < n_in; i++)
         {
           const struct cn__value *u = &g->values[nd->in[i]];
-          ck_assert (cn_box_init (&boxes[i], u->numel, &err) == CN_OK);
-          if (u->is_constant)
-            for (int64_t j = 0; j < u->numel; j++)
-              boxes[i].lo[j] = boxes[i].hi[j] = u->cdata[j];
-          else
-            {
-              tu_random_box (&boxes[i]);
-              if (!c.x_integer)
-                cn__case_box_in_range (&boxes[i], &c);   /* inside the operator's domain (log) */
-            }
+          case_input_box (&c, u, &boxes[i]);
           bp[i] = &boxes[i];
           lam_in[i] = u->is_constant ? NULL : calloc ((size_t) (rows * u->numel + 1), sizeof (double));
         }
@@ -706,7 +728,8 @@ START_TEST (crown_step_invariant)
       static const cn_op exact_unit[] = { CN_OP_RELU, CN_OP_LINEAR, CN_OP_MATMUL, CN_OP_CONV, CN_OP_ADD, CN_OP_SUB,
                                           CN_OP_NEG, CN_OP_RESHAPE, CN_OP_PERMUTE, CN_OP_SLICE, CN_OP_PAD,
                                           CN_OP_CAT, CN_OP_REDUCE, CN_OP_CUMSUM, CN_OP_SIGMOID, CN_OP_TANH, CN_OP_SOFTPLUS,
-                                          CN_OP_ELU, CN_OP_EXP, CN_OP_LOG, CN_OP_ATAN, CN_OP_ERF };
+                                          CN_OP_ELU, CN_OP_EXP, CN_OP_LOG, CN_OP_ATAN, CN_OP_ERF, CN_OP_MUL,
+                                          CN_OP_MAX, CN_OP_MIN, CN_OP_FMAX, CN_OP_FMIN };
       int unit = d % 3 == 1, no_charge = 0;
       if (unit)
         {
@@ -831,25 +854,14 @@ START_TEST (alpha_projection)
   int checked = 0;
   for (int d = 0; d < 16; d++)
     {
-      ck_assert (tu_op_case (op, &c));
-      int words = 0;
-      for (int i = 0; i < c.n_in; i++)
-        words |= !cn_dtype_is_float (c.in_dtype[i]);
-      if (!c.crown_ok || words)
+      cn_graph *g = real_step_graph (op, &c);
+      if (g == NULL)
         continue;
-      cn_error err;
-      cn_error_clear (&err);
-      cn_graph *g;
-      ck_assert_msg (tu_op_graph (&c, &g, &err) == CN_OK, "%s: %s", cn_op_name (op), err.msg);
       const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
       const cn_node_view *nv = &nd->view[c.out_index];
-      const struct cn__value *u = &g->values[nd->in[0]];
       int64_t n = g->values[nd->out[c.out_index]].numel;
       cn_box box;
-      ck_assert (cn_box_init (&box, u->numel, &err) == CN_OK);
-      tu_random_box (&box);
-      if (!c.x_integer)
-        cn__case_box_in_range (&box, &c);
+      case_input_box (&c, &g->values[nd->in[0]], &box);
       double *t0 = malloc ((size_t) (6 * n + 1) * sizeof *t0), *t1 = t0 + n, *x = t1 + n, *y = x + n, *px = y + n,
              *py = px + n;
       ck_assert_ptr_nonnull (t0);
@@ -902,16 +914,11 @@ START_TEST (crown_box_dependence_flagged)
     return;
   for (int d = 0; d < 24; d++)
     {
-      ck_assert (tu_op_case (op, &c));
-      int words = 0;
-      for (int i = 0; i < c.n_in; i++)
-        words |= !cn_dtype_is_float (c.in_dtype[i]);
-      if (!c.crown_ok || words)
+      cn_graph *g = real_step_graph (op, &c);
+      if (g == NULL)
         continue;
       cn_error err;
       cn_error_clear (&err);
-      cn_graph *g;
-      ck_assert_msg (tu_op_graph (&c, &g, &err) == CN_OK, "%s: %s", cn_op_name (op), err.msg);
       const struct cn__node *nd = &g->nodes[g->n_nodes - 1];
       if (cn__node_reads_boxes (g, nd, CN_RULE_NEEDS_BOUNDS))
         {
@@ -926,21 +933,15 @@ START_TEST (crown_box_dependence_flagged)
       for (int i = 0; i < n_in; i++)
         {
           const struct cn__value *u = &g->values[nd->in[i]];
+          case_input_box (&c, u, &boxes[0][i]);
+          ck_assert (cn_box_copy (&boxes[1][i], &boxes[0][i], &err) == CN_OK);
           for (int q = 0; q < 2; q++)
             {
-              ck_assert (cn_box_init (&boxes[q][i], u->numel, &err) == CN_OK);
               bp[q][i] = &boxes[q][i];
               lam_in[q][i] = u->is_constant ? NULL : calloc ((size_t) (rows * u->numel + 1), sizeof (double));
             }
-          if (u->is_constant)
-            for (int64_t j = 0; j < u->numel; j++)
-              for (int q = 0; q < 2; q++)
-                boxes[q][i].lo[j] = boxes[q][i].hi[j] = u->cdata[j];
-          else
+          if (!u->is_constant)
             {
-              tu_random_box (&boxes[0][i]);
-              if (!c.x_integer)
-                cn__case_box_in_range (&boxes[0][i], &c);
               /* the second box: a quarter of the first, around a point of it */
               for (int64_t j = 0; j < u->numel; j++)
                 {
