@@ -127,7 +127,8 @@ typedef struct cn_verify_opts
                                 (default 1; 0: one bound per case) */
   int fsb;                   /* ReLU splitting: the entry split is chosen among BaBSR's best FSB by
                                 filtered smart branching (the one whose worse child has the best
-                                cheap bound); 0 or 1: BaBSR's best (default 4) */
+                                cheap bound: one sweep with the parent's alpha-beta parameters,
+                                the new split's multiplier 0); 0 or 1: BaBSR's best (default 4) */
   int relu_refine;           /* ReLU-split domains below the root recompute their intermediate
                                 boxes by CROWN sweeps (default 0: the parent's, intersected with IBP
                                 from the clamped splits, as alpha-beta-CROWN keeps its root's) */
