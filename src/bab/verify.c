@@ -1178,6 +1178,21 @@ row_ids (const work *w, const warm *wm, int64_t rows, int64_t *ids)
     ids[r] = row_id (w, wm, r);
 }
 
+/* The starts of W's ROWS rows in a domain's layout (WIDTH parameters a row) into TH (ROWS x
+ * WIDTH): each row's parameters in its parent's (PARENT: the case's rows x PARENT_WIDTH, NULL:
+ * none), then NaN (the arms' own choice, beta 0) for the splits the parent did not have. */
+static void
+warm_rows (const work *w, const warm *wm, int64_t rows, const double *parent, int64_t parent_width, int64_t width,
+           double *th)
+{
+  for (int64_t r = 0; r < rows; r++)
+    {
+      const double *src = parent != NULL ? parent + row_id (w, wm, r) * parent_width : NULL;
+      for (int64_t c = 0; c < width; c++)
+        th[r * width + c] = src != NULL && c < parent_width ? src[c] : NAN;
+    }
+}
+
 /* Bounds the open rows (ROWS of them, W's) of A's domain by alpha-beta-CROWN into W->lower,
  * warm-started from PARENT_THETA (the case's rows x PARENT_WIDTH, or NULL), the best parameters
  * kept in THETA (the case's rows x WIDTH, NaN elsewhere), stopping once every row's bound
@@ -1196,9 +1211,7 @@ domain_lower_beta (const cn__verifier *v, work *w, const warm *wm, cn_analysis *
       goto done;
     }
   row_ids (w, wm, rows, ids);
-  for (int64_t r = 0; r < rows; r++)
-    for (int64_t c = 0; c < width; c++)
-      th[r * width + c] = parent_theta != NULL && c < parent_width ? parent_theta[ids[r] * parent_width + c] : NAN;
+  warm_rows (w, wm, rows, parent_theta, parent_width, width, th);
   if ((st = cn_analysis_lower_alpha (a, y, w->c, rows, w->row_rhs, th, w->lower, NULL, err)) != CN_OK)
     goto done;
   for (int64_t r = 0; r < rows; r++)
@@ -1318,13 +1331,7 @@ child_margin (cn__verifier *v, work *w, const warm *wm, int64_t k, const cn_anal
       int y = cn_graph_output (v->g, 0);
       if (theta != NULL)
         {
-          /* row r's start: the parent's parameters, then NaN (beta 0) for the new split */
-          for (int64_t r = 0; r < rows; r++)
-            {
-              const double *src = theta + row_id (w, wm, r) * width;
-              memcpy (th + r * (width + 1), src, (size_t) width * sizeof *th);
-              th[r * (width + 1) + width] = NAN;
-            }
+          warm_rows (w, wm, rows, theta, width, width + 1, th);
           st = cn_analysis_lower_alpha (c, y, w->c, rows, NULL, th, w->lower, NULL, err);
         }
       else
@@ -1374,8 +1381,7 @@ relu_branch (cn__verifier *v, work *w, const warm *wm, int64_t k, cn_analysis *a
             {
               double m;
               splits[ns] = (cn_split) { .value = cand[q].value, .index = cand[q].index, .sign = side ? -1 : 1 };
-              if ((st = child_margin (v, w, wm, k, a, splits, ns + 1, rows, th != NULL ? theta : NULL, width, th, &m,
-                                        err)) == CN_OK)
+              if ((st = child_margin (v, w, wm, k, a, splits, ns + 1, rows, theta, width, th, &m, err)) == CN_OK)
                 worse = fmin (worse, m);
             }
           if (worse > best)
