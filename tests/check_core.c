@@ -63,6 +63,122 @@ START_TEST (tensor_basics)
 }
 END_TEST
 
+/* The reduced formats against MPFR.  The oracle: MPFR at the format's precision with its exponent
+ * range (emin, emax in MPFR's convention, significand in [1/2, 1)) and mpfr_subnormalize, which
+ * is IEEE 754's round to nearest even with gradual underflow; past the range +-inf.  Every word
+ * decodes to the value its fields say and encodes back (NaNs to the quiet NaN); every double
+ * between two neighbouring numbers, at their midpoint and one ulp of binary64 either side, and
+ * random doubles over the whole range round as MPFR does. */
+static double
+mpfr_reduced (double x, int prec, mpfr_exp_t emin, mpfr_exp_t emax)
+{
+  mpfr_exp_t old_min = mpfr_get_emin (), old_max = mpfr_get_emax ();
+  mpfr_t r;
+  mpfr_init2 (r, prec);
+  mpfr_set_emin (emin);
+  mpfr_set_emax (emax);
+  int t = mpfr_set_d (r, x, MPFR_RNDN);
+  t = mpfr_check_range (r, t, MPFR_RNDN);
+  mpfr_subnormalize (r, t, MPFR_RNDN);
+  mpfr_set_emin (old_min);
+  mpfr_set_emax (old_max);
+  double v = mpfr_get_d (r, MPFR_RNDN);   /* exact: prec <= 53 and within binary64's range */
+  mpfr_clear (r);
+  return v;
+}
+
+static int
+same_double (double a, double b)
+{
+  return (isnan (a) && isnan (b)) || (a == b && signbit (a) == signbit (b));
+}
+
+START_TEST (reduced_formats)
+{
+  static const struct
+  {
+    cn_dtype t;
+    int prec;
+    mpfr_exp_t emin, emax;
+  } fmt[] = { { CN_DTYPE_F16, 11, -23, 16 }, { CN_DTYPE_BF16, 8, -132, 128 } };
+  for (size_t f = 0; f < sizeof fmt / sizeof fmt[0]; f++)
+    {
+      cn_dtype t = fmt[f].t;
+      ck_assert (cn_dtype_is_float (t) && cn_dtype_is_reduced (t) && cn_dtype_size (t) == 2);
+      int mbits = fmt[f].prec - 1;
+      for (uint32_t w = 0; w < 65536; w++)
+        {
+          double v = cn_reduced_decode (t, (uint16_t) w);
+          int field = (int) (w & 0x7fff) >> mbits, emax_field = (int) (0x7fff >> mbits);
+          if (field == emax_field && (w & ((1u << mbits) - 1)) != 0)
+            {
+              ck_assert (isnan (v));
+              uint16_t q = cn_reduced_encode (t, v);
+              ck_assert (isnan (cn_reduced_decode (t, q)));
+              continue;
+            }
+          /* the oracle agrees that V is a number of the format, and the word comes back */
+          ck_assert_msg (same_double (mpfr_reduced (v, fmt[f].prec, fmt[f].emin, fmt[f].emax), v), "%s word %04x",
+                         cn_dtype_name (t), (unsigned) w);
+          ck_assert_msg (cn_reduced_encode (t, v) == w, "%s word %04x", cn_dtype_name (t), (unsigned) w);
+          /* between V and the next number up: the midpoint and its binary64 neighbours */
+          if (field == emax_field || (w & 0x8000) != 0 || w == (uint32_t) (emax_field << mbits) - 1)
+            continue;
+          double up = cn_reduced_decode (t, (uint16_t) (w + 1));
+          double mid = v / 2 + up / 2;
+          const double probe[] = { mid, nextafter (mid, -INFINITY), nextafter (mid, INFINITY),
+                                   nextafter (v, INFINITY), nextafter (up, -INFINITY) };
+          for (size_t k = 0; k < sizeof probe / sizeof probe[0]; k++)
+            for (int sg = 0; sg < 2; sg++)
+              {
+                double x = sg ? -probe[k] : probe[k];
+                double want = mpfr_reduced (x, fmt[f].prec, fmt[f].emin, fmt[f].emax);
+                ck_assert_msg (same_double (cn_dtype_round (t, x), want), "%s: %a rounds to %a, MPFR %a",
+                               cn_dtype_name (t), x, cn_dtype_round (t, x), want);
+              }
+        }
+      /* past the largest number: its tie rounds to infinity, just below it to the largest */
+      double max = cn_reduced_decode (t, (uint16_t) (((0x7fff >> mbits) << mbits) - 1));
+      double below = cn_reduced_decode (t, (uint16_t) (((0x7fff >> mbits) << mbits) - 2));
+      double tie = max + (max - below) / 2;
+      ck_assert (isinf (cn_dtype_round (t, tie)) && cn_dtype_round (t, nextafter (tie, 0)) == max);
+      ck_assert (isinf (cn_dtype_round (t, -DBL_MAX)) && cn_dtype_round (t, -DBL_MAX) < 0);
+      ck_assert (signbit (cn_dtype_round (t, -0x1p-1074)) && cn_dtype_round (t, -0x1p-1074) == 0);
+      for (int k = 0; k < 200000; k++)
+        {
+          /* a random double: random significand bits, exponent over the format's range and past it */
+          double x = ldexp (1 + tu_uniform (0, 1), (int) tu_int (fmt[f].emin - 4, fmt[f].emax + 2));
+          if (tu_int (0, 1))
+            x = -x;
+          double want = mpfr_reduced (x, fmt[f].prec, fmt[f].emin, fmt[f].emax);
+          ck_assert_msg (same_double (cn_dtype_round (t, x), want), "%s: %a rounds to %a, MPFR %a", cn_dtype_name (t),
+                         x, cn_dtype_round (t, x), want);
+        }
+      /* tensors: words in and out, conversions rounding once */
+      cn_shape s;
+      int64_t d[1] = { 3 };
+      cn_tensor a, b;
+      ck_assert_int_eq (cn_shape_make (&s, 1, d, NULL), CN_OK);
+      ck_assert_int_eq (cn_tensor_init (&a, CN_DTYPE_F64, &s, NULL), CN_OK);
+      ((double *) a.data)[0] = 1.0 / 3;
+      ((double *) a.data)[1] = -1e30;
+      ((double *) a.data)[2] = 0x1p-140;
+      ck_assert_int_eq (cn_tensor_convert (&b, t, &a, NULL), CN_OK);
+      for (int j = 0; j < 3; j++)
+        ck_assert (same_double (cn_tensor_get_f64 (&b, j), cn_dtype_round (t, ((double *) a.data)[j])));
+      cn_tensor_clear (&a);
+      ck_assert_int_eq (cn_tensor_convert (&a, CN_DTYPE_F32, &b, NULL), CN_OK);   /* exact */
+      for (int j = 0; j < 3; j++)
+        ck_assert (same_double (cn_tensor_get_f64 (&a, j), cn_tensor_get_f64 (&b, j)));
+      cn_tensor_clear (&a);
+      cn_tensor_clear (&b);
+    }
+  ck_assert (!cn_dtype_is_reduced (CN_DTYPE_F32) && !cn_dtype_is_reduced (CN_DTYPE_U16));
+  ck_assert_str_eq (cn_dtype_name (CN_DTYPE_F16), "f16");
+  ck_assert_str_eq (cn_dtype_name (CN_DTYPE_BF16), "bf16");
+}
+END_TEST
+
 START_TEST (box_basics)
 {
   cn_box b;
@@ -649,6 +765,7 @@ main (void)
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, status_strings);
   tcase_add_test (tc, tensor_basics);
+  tcase_add_test (tc, reduced_formats);
   tcase_add_test (tc, box_basics);
   tcase_add_test (tc, sound_up_down);
   tcase_add_test (tc, sound_gamma_kappa);

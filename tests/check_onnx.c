@@ -616,7 +616,7 @@ static const struct
   { "bad_nan_weight", "nan_weight", CN_ENUMERIC, { "'fc'", "(Gemm)", "NaN", "'w'" } },
   { "bad_raw_size", "raw_size", CN_EPARSE, { "'fc'", "(Gemm)", "'w'", "raw_data" } },
   { "bad_raw_size_unused", "unused_raw_size", CN_EPARSE, { "unused initializer", "'w'", "raw_data" } },
-  { "bad_elem_type", "fp16_weight", CN_EUNSUPPORTED, { "'mm'", "(MatMul)", "FLOAT16" } },
+  { "bad_elem_type", "complex_weight", CN_EUNSUPPORTED, { "'mm'", "(MatMul)", "COMPLEX64" } },
   { "bad_int_input", "int_input", CN_EUNSUPPORTED, { "'r'", "(Relu)", "'x'", "INT64" } },
   { "bad_opset", "opset18", CN_EUNSUPPORTED, { "opset 18" } },
   /* Attribute values and uses of the later operators that are refused. */
@@ -632,7 +632,7 @@ static const struct
   { "bad_bitshift_direction", "bitshift_no_direction", CN_EPARSE, { "'shift'", "(BitShift)", "direction" } },
   { "bad_and_float", "and_float", CN_EUNSUPPORTED, { "'conj'", "(And)", "'x'", "BOOL expected" } },
   { "bad_relu_bool", "relu_bool", CN_EUNSUPPORTED, { "'r'", "(Relu)", "'b'", "BOOL" } },
-  { "bad_cast_float16", "cast_float16", CN_EUNSUPPORTED, { "'half'", "(Cast)", "FLOAT16" } },
+  { "bad_cast_string", "cast_string", CN_EUNSUPPORTED, { "'text'", "(Cast)", "STRING" } },
   { "bad_convtranspose_output_shape", "convtranspose_odd_output_shape", CN_EUNSUPPORTED,
     { "'up'", "(ConvTranspose)", "output_shape", "odd" } },
   { "bad_convtranspose_same", "convtranspose_same_odd", CN_EUNSUPPORTED, { "'up'", "auto_pad", "odd" } },

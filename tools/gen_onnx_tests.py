@@ -2757,8 +2757,8 @@ def write_bad():
     short = init("w", W(3, 4))
     short.raw_data = short.raw_data[:-4]
     save("raw_size", [N("Gemm", ["x", "w"], ["y"], transB=1, name="fc")], [("x", [1, 4])], [("y", [1, 3])], [short])
-    save("fp16_weight", [N("MatMul", ["x", "w"], ["y"], name="mm")], [("x", [1, 4])],
-         [("y", [1, 3])], [init("w", W(4, 3).astype(np.float16))])
+    save("complex_weight", [N("MatMul", ["x", "w"], ["y"], name="mm")], [("x", [1, 4])],
+         [("y", [1, 3])], [init("w", W(4, 3).astype(np.complex64))])
     save("unused_raw_size", [N("Relu", ["x"], ["y"], name="r")], [("x", [1, 4])], [("y", [1, 4])], [short])
     save("int_input", [N("Relu", ["x"], ["y"], name="r")], [("x", [2], TensorProto.INT64)], [("y", [2])])
     save("opset18", [N("Relu", ["x"], ["y"], name="r")], [("x", [2])], [("y", [2])], opset=18)
@@ -2794,7 +2794,7 @@ def write_bad():
     save("less_int", [N("Less", ["a", "b"], ["y"], name="lt")], [("a", [2, 3], TP.INT32), ("b", [2, 3], TP.INT32)], y23)
     save("and_float", [N("And", ["x", "z"], ["y"], name="conj")], x23 + [("z", [2, 3])], y23)
     save("relu_bool", [N("Relu", ["b"], ["y"], name="r")], [("b", [2, 3], TP.BOOL)], y23)
-    save("cast_float16", [N("Cast", ["x"], ["y"], name="half", to=TP.FLOAT16)], x23, y23)
+    save("cast_string", [N("Cast", ["x"], ["y"], name="text", to=TP.STRING)], x23, y23)
     save("convtranspose_odd_output_shape", [N("ConvTranspose", ["x", "w"], ["y"], name="up", strides=[2, 2],
                                                output_shape=[6, 6])],
          [("x", [1, 1, 3, 3])], [("y", [1, 1, 6, 6])], [init("w", W(1, 1, 3, 3))])

@@ -19,7 +19,8 @@ captured program reproduces torch's outputs word for word (compare) and, where i
 lists every differing element.
 
 --suite captures the built-in modules below (an MLP, a CNN, pooling, layer norm, softmax,
-attention, integer and Boolean operators, binary16 and bfloat16 casts) and prints one line per
+attention, integer and Boolean operators, binary16 and bfloat16 casts, binary16 arithmetic and
+a bfloat16 MLP) and prints one line per
 module with its checks' statuses.  Uses Debian's python3-torch (1.13); nothing is downloaded.
 """
 import argparse
@@ -40,13 +41,11 @@ def numbers(tensors):
     out = []
     for t in tensors:
         t = t.detach().contiguous().reshape(-1)
-        if t.dtype in (torch.float32, torch.float64):
+        if t.dtype in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+            # every binary16, bfloat16 and binary32 number is a double, printed exactly
             out += [repr(float(v)) for v in t.tolist()]
         elif t.dtype == torch.bool:
             out += ["1" if v else "0" for v in t.tolist()]
-        elif t.dtype in (torch.float16, torch.bfloat16):
-            raise SystemExit("torch_capture: a %s tensor at the boundary: certnn reads no binary16 or bfloat16 yet"
-                             % t.dtype)
         else:
             out += [str(int(v)) for v in t.tolist()]
     return "\n".join(out) + "\n"
@@ -116,6 +115,21 @@ def suite():
         def forward(self, x):
             return (x.to(torch.bfloat16) + 1).float()
 
+    class HalfOps(torch.nn.Module):
+        # binary16 elementwise arithmetic: each of torch's CPU Half kernels rounds once
+        def forward(self, x, y):
+            a, b = x.half(), y.half()
+            return ((a * b + a) / (b.abs() + 1)).float(), torch.maximum(a, b) - b
+
+    class BFloat16MLP(torch.nn.Module):
+        # a bfloat16 MLP: torch's CPU kernels accumulate the matrix products in binary32
+        def __init__(self):
+            super().__init__()
+            self.l1, self.l2 = torch.nn.Linear(6, 8).bfloat16(), torch.nn.Linear(8, 3).bfloat16()
+
+        def forward(self, x):
+            return self.l2(torch.relu(self.l1(x.bfloat16()))).float()
+
     torch.manual_seed(1)
     return [
         ("mlp", torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 16), torch.nn.Tanh(),
@@ -133,6 +147,8 @@ def suite():
         ("boolean", BoolOps(), (r(3, 4),)),
         ("cast_f16", CastF16(), (r(2, 3),)),
         ("cast_bf16", CastBF16(), (r(2, 3),)),
+        ("half_ops", HalfOps(), (r(2, 5) * 4, r(2, 5) * 4)),
+        ("bf16_mlp", BFloat16MLP(), (r(2, 6),)),
     ]
 
 

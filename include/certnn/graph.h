@@ -28,7 +28,7 @@ CN_API cn_status cn_graph_create (cn_graph **out, cn_error *err);
 CN_API void cn_graph_free (cn_graph *g);                 /* NULL is allowed */
 
 /* Adds a graph input of the given sort and shape; its value number goes to *VALUE.  A floating
- * sort (f32 or f64) makes it a value of the model's scalar; CN_DTYPE_BOOL or an integer sort a
+ * sort (f64, f32, f16 or bf16) makes it a value of the model's scalar; CN_DTYPE_BOOL or an integer sort a
  * Boolean or integer-word input (certnn/ops.h, "element sorts"). */
 CN_API cn_status cn_graph_add_input (cn_graph *g, const char *name, cn_dtype dtype, const cn_shape *shape,
                                      int *value, cn_error *err);
@@ -85,6 +85,20 @@ CN_API const void *cn_graph_node_params (const cn_graph *g, int node);
  * own sort), which the caller clears.  On failure no output is left initialised. */
 CN_API cn_status cn_graph_eval (const cn_graph *g, cn_dtype dtype, const cn_tensor *inputs,
                                 cn_tensor *outputs, cn_error *err);
+/* Evaluates the graph in its values' declared sorts (the IR's semantics, certnn check): a value
+ * declared f64 is held in binary64, one declared f32, f16 or bf16 in binary32.  A node computes
+ * in binary64 when one of its floating inputs or outputs is f64, else in binary32 (its binary32
+ * inputs widened exactly); its forward rounds each operation to nearest in that format, as in
+ * cn_graph_eval, and then each output is rounded once to nearest in its declared sort: to
+ * binary32 when it is f32 computed in binary64, and to binary16 or bfloat16 (cn_dtype_round)
+ * when it is f16 or bf16.  So a reduced node is computed in binary32 and rounded once; where its
+ * binary32 forward is one correctly rounded operation (+, -, *, /, sqrt, a conversion), that is
+ * the format's own correctly rounded operation (binary32's 24 bits >= 2p + 2 for p = 11 and 8:
+ * Figueroa 1995), and rsqrt and pow are computed in binary32 and rounded once as the IR
+ * computes them.  Inputs are converted to their declared sorts (rounded once, to nearest);
+ * OUTPUTS receive tensors of the outputs' declared sorts. */
+CN_API cn_status cn_graph_eval_declared (const cn_graph *g, const cn_tensor *inputs, cn_tensor *outputs,
+                                         cn_error *err);
 
 /* Reverse mode at a point, in binary64, for a graph with one input and output 0: evaluates
  * the graph at X (numel(input) entries), writes its output 0 into Y (numel(output) entries,

@@ -260,10 +260,16 @@ apply_splits (cn_analysis *a, int w)
 }
 
 /* The binary32 semantics reads the weights as binary32 words: CN_EINVAL naming the first
- * constant of the model's scalar that holds another number. */
+ * constant of the model's scalar that holds another number; and it is about binary32
+ * evaluations: CN_EUNSUPPORTED naming the first value declared in binary16 or bfloat16, whose
+ * operations a deployment rounds to that format. */
 static cn_status
 check_binary32_constants (const cn_graph *g, cn_error *err)
 {
+  for (int v = 0; v < g->n_values; v++)
+    if (cn_dtype_is_reduced (g->values[v].dtype))
+      return cn_error_set (err, CN_EUNSUPPORTED, "bounds: value '%s' is declared %s; the binary32 semantics covers "
+                           "binary32 evaluations only", g->values[v].name, cn_dtype_name (g->values[v].dtype));
   for (int v = 0; v < g->n_values; v++)
     {
       const struct cn__value *val = &g->values[v];

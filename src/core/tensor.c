@@ -15,7 +15,8 @@ static const struct
   [CN_DTYPE_F64] = { "f64", 8 },  [CN_DTYPE_F32] = { "f32", 4 }, [CN_DTYPE_BOOL] = { "bool", 1 },
   [CN_DTYPE_I8] = { "i8", 1 },    [CN_DTYPE_I16] = { "i16", 2 }, [CN_DTYPE_I32] = { "i32", 4 },
   [CN_DTYPE_I64] = { "i64", 8 },  [CN_DTYPE_U8] = { "u8", 1 },   [CN_DTYPE_U16] = { "u16", 2 },
-  [CN_DTYPE_U32] = { "u32", 4 },  [CN_DTYPE_U64] = { "u64", 8 },
+  [CN_DTYPE_U32] = { "u32", 4 },  [CN_DTYPE_U64] = { "u64", 8 }, [CN_DTYPE_F16] = { "f16", 2 },
+  [CN_DTYPE_BF16] = { "bf16", 2 },
 };
 _Static_assert (sizeof dtype_info / sizeof dtype_info[0] == CN_DTYPE_COUNT, "dtype table incomplete");
 
@@ -34,7 +35,117 @@ cn_dtype_name (cn_dtype t)
 int
 cn_dtype_is_float (cn_dtype t)
 {
-  return t == CN_DTYPE_F64 || t == CN_DTYPE_F32;
+  return t == CN_DTYPE_F64 || t == CN_DTYPE_F32 || t == CN_DTYPE_F16 || t == CN_DTYPE_BF16;
+}
+
+int
+cn_dtype_is_reduced (cn_dtype t)
+{
+  return t == CN_DTYPE_F16 || t == CN_DTYPE_BF16;
+}
+
+/* ---- the reduced formats -------------------------------------------------------------------
+ * A format of M stored significand bits (precision p = M + 1) and E exponent bits, bias
+ * 2^(E-1) - 1: f16 M = 10, E = 5; bf16 M = 7, E = 8.  Its normal numbers are m 2^(e-M) with
+ * 2^M <= m < 2^(M+1) and 1 - bias <= e <= bias, its subnormals m 2^(1-bias-M) with 0 < m < 2^M;
+ * word = sign << 15 | biased exponent << M | (m mod 2^M), biased exponent 0 for subnormals and
+ * zeros, 2^E - 1 for the infinities (m = 0) and NaNs. */
+struct reduced
+{
+  int m, e;
+};
+
+static int
+reduced_of (cn_dtype t, struct reduced *f)
+{
+  if (t == CN_DTYPE_F16)
+    *f = (struct reduced) { 10, 5 };
+  else if (t == CN_DTYPE_BF16)
+    *f = (struct reduced) { 7, 8 };
+  else
+    return 0;
+  return 1;
+}
+
+/* The integer nearest to Q >= 0, ties to even, computed without the rounding mode: Q is a double
+ * below 2^53, floor(Q) within 1 of it, so d = Q - floor(Q) is exact (a multiple of Q's ulp below
+ * 1). */
+static double
+nearest_even (double q)
+{
+  double f = floor (q), d = q - f;
+  if (d > 0.5 || (d == 0.5 && fmod (f, 2) != 0))
+    f += 1;
+  return f;
+}
+
+uint16_t
+cn_reduced_encode (cn_dtype t, double x)
+{
+  struct reduced f;
+  if (!reduced_of (t, &f))
+    return 0;
+  uint16_t sign = signbit (x) ? 0x8000 : 0;
+  int bias = (1 << (f.e - 1)) - 1, emax_field = (1 << f.e) - 1;
+  if (isnan (x))
+    return (uint16_t) (sign | emax_field << f.m | 1 << (f.m - 1));   /* the quiet NaN */
+  double a = fabs (x);
+  if (isinf (a))
+    return (uint16_t) (sign | emax_field << f.m);
+  /* a = m 2^k with m in [1/2, 1): its exponent is k - 1; below the least normal 2^(1-bias) the
+   * quantum is the subnormals' 2^(1-bias-M) */
+  int k;
+  frexp (a, &k);
+  int ex = k - 1 < 1 - bias ? 1 - bias : k - 1;
+  /* q = a / quantum: below 2^(M+1), exact (a scaling by a power of two of a double; no
+   * underflow, since the quantum is at most a); n = q rounded to nearest even, the one rounding */
+  double n = nearest_even (ldexp (a, f.m - ex));
+  if (n >= ldexp (1, f.m + 1))
+    {
+      /* carried into the next binade: n = 2^(M+1), the significand 2^M one exponent up */
+      n = ldexp (1, f.m);
+      ex++;
+    }
+  if (n < ldexp (1, f.m))
+    /* a subnormal (or zero, or the carry into the least normal 2^M, which the next line
+     * encodes as exponent field 1 and significand 0, that number's word) */
+    return (uint16_t) (sign | (uint16_t) n);
+  int field = ex + bias;
+  if (field >= emax_field)
+    return (uint16_t) (sign | emax_field << f.m);   /* overflow: past the largest and its tie */
+  return (uint16_t) (sign | field << f.m | ((uint16_t) n - (1 << f.m)));
+}
+
+double
+cn_reduced_decode (cn_dtype t, uint16_t w)
+{
+  struct reduced f;
+  if (!reduced_of (t, &f))
+    return NAN;
+  int bias = (1 << (f.e - 1)) - 1, emax_field = (1 << f.e) - 1;
+  int field = (w >> f.m) & emax_field;
+  unsigned mant = w & ((1u << f.m) - 1);
+  double v;
+  if (field == emax_field)
+    v = mant != 0 ? NAN : INFINITY;
+  else if (field == 0)
+    v = ldexp (mant, 1 - bias - f.m);
+  else
+    v = ldexp (mant + (1u << f.m), field - bias - f.m);
+  return w & 0x8000 ? -v : v;
+}
+
+double
+cn_dtype_round (cn_dtype t, double x)
+{
+  switch (t)
+    {
+    case CN_DTYPE_F64: return x;
+    case CN_DTYPE_F32: return (float) x;
+    case CN_DTYPE_F16:
+    case CN_DTYPE_BF16: return cn_reduced_decode (t, cn_reduced_encode (t, x));
+    default: return NAN;
+    }
 }
 
 cn_status
@@ -177,12 +288,14 @@ cn_tensor_get_f64 (const cn_tensor *t, int64_t i)
     case CN_DTYPE_U16: return ((const uint16_t *) t->data)[i];
     case CN_DTYPE_U32: return ((const uint32_t *) t->data)[i];
     case CN_DTYPE_U64: return (double) ((const uint64_t *) t->data)[i];
+    case CN_DTYPE_F16:
+    case CN_DTYPE_BF16: return cn_reduced_decode (t->dtype, ((const uint16_t *) t->data)[i]);
     default: return NAN;
     }
 }
 
 /* Writes V into element I of T; 0 if V is representable there (exactly for integer sorts,
- * rounded to nearest for f32), -1 otherwise. */
+ * rounded to nearest for the floating sorts narrower than f64), -1 otherwise. */
 static int
 put_f64 (cn_tensor *t, int64_t i, double v)
 {
@@ -191,6 +304,8 @@ put_f64 (cn_tensor *t, int64_t i, double v)
     case CN_DTYPE_F64: ((double *) t->data)[i] = v; return 0;
     case CN_DTYPE_F32: ((float *) t->data)[i] = (float) v; return 0;
     case CN_DTYPE_BOOL: ((uint8_t *) t->data)[i] = v != 0; return 0;
+    case CN_DTYPE_F16:
+    case CN_DTYPE_BF16: ((uint16_t *) t->data)[i] = cn_reduced_encode (t->dtype, v); return 0;
     default: break;
     }
   if (v != floor (v))

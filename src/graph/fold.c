@@ -164,8 +164,9 @@ done:
 }
 
 /* Turns value V of G (an output of a node being folded) into a constant holding T, whose buffer
- * is taken.  A floating T is binary64; it is kept in binary32 when the value holds binary32
- * (its first floating input did) and every entry is a binary32 number, which is exact. */
+ * is taken.  A floating T is binary64; it is kept in the value's declared sort when that is
+ * binary32, binary16 or bfloat16 (its first floating input's, or a cast's target) and every
+ * entry is a number of it, which is exact. */
 static cn_status
 make_constant (cn_graph *g, int v, cn_tensor *t, cn_error *err)
 {
@@ -179,15 +180,15 @@ make_constant (cn_graph *g, int v, cn_tensor *t, cn_error *err)
     }
   for (int64_t i = 0; i < n; i++)
     cdata[i] = cn_tensor_get_f64 (t, i);
-  if (cn_dtype_is_float (t->dtype) && val->dtype == CN_DTYPE_F32)
+  if (cn_dtype_is_float (t->dtype) && cn_dtype_is_float (val->dtype) && val->dtype != CN_DTYPE_F64)
     {
-      int f32 = 1;
-      for (int64_t i = 0; i < n && f32; i++)
-        f32 = (double) (float) cdata[i] == cdata[i];
+      int exact = 1;
+      for (int64_t i = 0; i < n && exact; i++)
+        exact = cn_dtype_round (val->dtype, cdata[i]) == cdata[i];
       cn_tensor c;
-      if (f32)
+      if (exact)
         {
-          cn_status st = cn_tensor_convert (&c, CN_DTYPE_F32, t, err);
+          cn_status st = cn_tensor_convert (&c, val->dtype, t, err);
           if (st != CN_OK)
             {
               free (cdata);

@@ -290,7 +290,9 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
         goto fail;
       ins[i] = in[i];
       shapes[i] = &g->values[in[i]].shape;
-      isorts[i] = cn_dtype_is_float (g->values[in[i]].dtype) ? CN_DTYPE_F64 : g->values[in[i]].dtype;
+      isorts[i] = cn_dtype_is_float (g->values[in[i]].dtype) && !(rule->flags & CN_RULE_SORTS_LITERAL)
+                    ? CN_DTYPE_F64
+                    : g->values[in[i]].dtype;
     }
   /* now every input's sort suits its port; the rule decides the output's sort */
   cn_dtype osort = CN_DTYPE_F64;
@@ -305,7 +307,8 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
           goto fail;
         }
     }
-  /* The model's scalar is recorded as the sort of the first floating input (f64 if none). */
+  /* The model's scalar is recorded as the sort of the first floating input (f64 if none), unless
+   * the rule declares the sort (CN_RULE_SORTS_LITERAL: cast). */
   cn_dtype osort_float = CN_DTYPE_F64;
   for (int i = 0; i < n_in; i++)
     if (cn_dtype_is_float (g->values[in[i]].dtype))
@@ -313,7 +316,7 @@ cn_graph_add_node (cn_graph *g, cn_op op, const void *params, int n_in, const in
         osort_float = g->values[in[i]].dtype;
         break;
       }
-  if (cn_dtype_is_float (osort))
+  if (cn_dtype_is_float (osort) && !(rule->flags & CN_RULE_SORTS_LITERAL))
     osort = osort_float;
   cn_shape oshape;
   memset (&oshape, 0, sizeof oshape);

@@ -9,8 +9,10 @@
  * "not run" where a prerequisite failed.
  *
  * Decisions made here:
- * - A program whose floating values are not all of one format is not executed (unsupported):
- *   the evaluator holds the model's scalar in one format (cn_graph_eval).
+ * - execute evaluates each value in its declared sort (cn_graph_eval_declared): binary64 or
+ *   binary32, and binary16 and bfloat16 computed in binary32 and rounded once per node.  A
+ *   program with both f32 and f64 values is not executed (unsupported): certnn's graphs record
+ *   a cast between the two as the model's scalar, not as a rounding to binary32.
  * - A word is compared as its sort's bit pattern; NaN is classified per format (exponent all
  *   ones, significand nonzero); integer and Boolean sorts have no NaN. */
 #include <config.h>
@@ -58,8 +60,9 @@ static const struct
                 "program's sorts and shapes",
                 "that the program is the computation the frontend captured (not a proof of the translation)" },
   [C_EXECUTE] = { "execute",
-                  "certnn's evaluator ran the program on the supplied arguments, each operation rounded once to "
-                  "nearest in the program's floating format, integer and Boolean values exact",
+                  "certnn's evaluator ran the program on the supplied arguments, each value in its declared sort: "
+                  "each operation rounded once to nearest in binary32 or binary64, a binary16 or bfloat16 node "
+                  "computed in binary32 and rounded once to its format, integer and Boolean values exact",
                   "anything about other arguments (not a theorem about all inputs)" },
   [C_COMPARE] = { "compare",
                   "on the supplied arguments the IR's results equal the reference outputs element for element, two "
@@ -524,12 +527,13 @@ execute (state *s)
   for (int v = 0; v < cn_graph_n_values (g); v++)
     {
       cn_dtype t = cn_graph_value_dtype (g, v);
-      if (!cn_dtype_is_float (t))
+      if (!cn_dtype_is_float (t) || cn_dtype_is_reduced (t))
         continue;
       if (seen && t != s->sort)
         {
-          say (s->execute_msg, "the program mixes f32 and f64 values (value '%s' is %s); certnn's evaluator holds "
-               "the model's scalar in one format", cn_graph_value_name (g, v), cn_dtype_name (t));
+          say (s->execute_msg, "the program mixes f32 and f64 values (value '%s' is %s); certnn's graphs record a "
+               "cast between the two as the model's scalar, not as a rounding", cn_graph_value_name (g, v),
+               cn_dtype_name (t));
           return UNSUPPORTED;
         }
       s->sort = t;
@@ -541,7 +545,7 @@ execute (state *s)
     return -1;
   cn_error e;
   cn_error_clear (&e);
-  cn_status st = cn_graph_eval (g, s->sort, s->args, s->outs, &e);
+  cn_status st = cn_graph_eval_declared (g, s->args, s->outs, &e);
   if (st == CN_ENOMEM)
     return -1;
   if (st != CN_OK)
@@ -552,11 +556,15 @@ execute (state *s)
       return RAN_FAILED;
     }
   int64_t nan = 0, total = 0;
+  int reduced = 0;
+  for (int v = 0; v < cn_graph_n_values (g); v++)
+    reduced |= cn_dtype_is_reduced (cn_graph_value_dtype (g, v));
   for (int k = 0; k < no; k++)
     for (int64_t i = 0; i < cn_tensor_numel (&s->outs[k]); i++, total++)
       nan += cn_dtype_is_float (s->outs[k].dtype) && isnan (cn_tensor_get_f64 (&s->outs[k], i));
-  say (s->execute_msg, "%d nodes evaluated in %s: %d results, %" PRId64 " elements, %" PRId64 " NaN",
-       cn_graph_n_nodes (g), s->sort == CN_DTYPE_F32 ? "binary32" : "binary64", no, total, nan);
+  say (s->execute_msg, "%d nodes evaluated in %s%s: %d results, %" PRId64 " elements, %" PRId64 " NaN",
+       cn_graph_n_nodes (g), !seen ? "binary32" : s->sort == CN_DTYPE_F32 ? "binary32" : "binary64",
+       reduced ? " (binary16 and bfloat16 values computed in binary32, rounded once per node)" : "", no, total, nan);
   return RAN_OK;
 }
 
@@ -578,6 +586,10 @@ word_of (const cn_tensor *t, int64_t i)
 static int
 is_nan_word (cn_dtype t, uint64_t w)
 {
+  if (t == CN_DTYPE_F16)
+    return (w & 0x7c00u) == 0x7c00u && (w & 0x3ffu) != 0;
+  if (t == CN_DTYPE_BF16)
+    return (w & 0x7f80u) == 0x7f80u && (w & 0x7fu) != 0;
   if (t == CN_DTYPE_F32)
     return (w & 0x7f800000u) == 0x7f800000u && (w & 0x7fffffu) != 0;
   if (t == CN_DTYPE_F64)
@@ -857,18 +869,26 @@ convert_exact (cn_tensor *dst, cn_dtype sort, const cn_tensor *src, const char *
   return CN_OK;
 }
 
-/* Whether the sort named by the string member "sort" of E is floating and not TO. */
+/* Whether the sort named by the string member MEMBER of E is f32 or f64 and not TO (the model's
+ * scalar in another sort; a reduced format is a rounding, kept). */
+static int
+other_scalar (const json_t *e, const char *member, cn_dtype to)
+{
+  const char *n = json_string_value (json_object_get (e, member));
+  cn_dtype t = n != NULL ? sort_named (n) : CN_DTYPE_COUNT;
+  return (t == CN_DTYPE_F32 || t == CN_DTYPE_F64) && t != to;
+}
+
 static int
 other_float (const json_t *e, cn_dtype to)
 {
-  const char *n = json_string_value (json_object_get (e, "sort"));
-  cn_dtype t = n != NULL ? sort_named (n) : CN_DTYPE_COUNT;
-  return t != CN_DTYPE_COUNT && cn_dtype_is_float (t) && t != to;
+  return other_scalar (e, "sort", to);
 }
 
-/* Rewrites every floating sort of the program P's values as TO: its inputs, its constants (their
- * words converted, refused unless exact) and its nodes' records' inputs, custom programs within
- * them too. */
+/* Rewrites every f32 or f64 sort of the program P's values as TO: its inputs, its constants
+ * (their words converted, refused unless exact), its nodes' records' inputs, and the f32 or f64
+ * target of a cast (which names the model's scalar: certnn/ops.h), custom programs within them
+ * too.  binary16 and bfloat16 values stay as they are (their casts round). */
 static cn_status
 program_to_sort (json_t *p, cn_dtype to, int depth, cn_error *err)
 {
@@ -919,6 +939,11 @@ program_to_sort (json_t *p, cn_dtype to, int depth, cn_error *err)
     json_array_foreach (ri, k, x)
       if (other_float (x, to) && json_object_set (x, "sort", sort) < 0)
         goto nomem;
+    json_t *fields = json_object_get (op, "fields");
+    const char *tag = json_string_value (json_object_get (op, "tag"));
+    if (tag != NULL && strcmp (tag, cn_op_name (CN_OP_CAST)) == 0 && other_scalar (fields, "to", to)
+        && json_object_set (fields, "to", sort) < 0)
+      goto nomem;
     json_t *sub = json_object_get (json_object_get (op, "fields"), "program");
     if (sub != NULL && json_is_object (sub) && (st = program_to_sort (sub, to, depth + 1, err)) != CN_OK)
       goto done;
@@ -976,7 +1001,7 @@ cn_artifact_export (const cn_graph *g, cn_dtype dtype, const cn_tensor *args, co
                     const char *producer, char **out, cn_error *err)
 {
   *out = NULL;
-  if (!cn_dtype_is_float (dtype))
+  if (dtype != CN_DTYPE_F32 && dtype != CN_DTYPE_F64)
     return cn_error_set (err, CN_EINVAL, "export: the model's scalar goes in f32 or f64, not %s", cn_dtype_name (dtype));
   json_t *prog = NULL, *root = NULL, *aj = NULL, *rj = NULL;
   cn_tensor *outs = NULL;
@@ -999,7 +1024,8 @@ cn_artifact_export (const cn_graph *g, cn_dtype dtype, const cn_tensor *args, co
         goto done;
       if (refs == NULL)
         {
-          /* the reference: certnn's evaluation of G2 on the arguments as the artifact holds them */
+          /* the reference: certnn's evaluation of G2 on the arguments as the artifact holds them, in
+           * its declared sorts as execute evaluates it (every f32 or f64 value is DTYPE now) */
           cn_tensor *a2 = calloc ((size_t) cn_graph_n_inputs (g2) + 1, sizeof *a2);
           outs = calloc ((size_t) no + 1, sizeof *outs);
           if (a2 == NULL || outs == NULL)
@@ -1011,7 +1037,7 @@ cn_artifact_export (const cn_graph *g, cn_dtype dtype, const cn_tensor *args, co
           for (int i = 0; st == CN_OK && i < cn_graph_n_inputs (g2); i++)
             st = convert_exact (&a2[i], cn_graph_value_dtype (g2, cn_graph_input (g2, i)), &args[i], "argument", err);
           if (st == CN_OK)
-            st = cn_graph_eval (g2, dtype, a2, outs, err);
+            st = cn_graph_eval_declared (g2, a2, outs, err);
           for (int i = 0; i < cn_graph_n_inputs (g2); i++)
             cn_tensor_clear (&a2[i]);
           free (a2);

@@ -320,7 +320,8 @@ check_instance (cn_op op, const struct cn__record *r, const void *p, int n_in, c
       if (sorts == NULL)
         return nomem (err);
       for (int i = 0; i < n_in; i++)
-        sorts[i] = cn_dtype_is_float (in_dtype[i]) ? CN_DTYPE_F64 : in_dtype[i];
+        sorts[i] = cn_dtype_is_float (in_dtype[i]) && !(rule->flags & CN_RULE_SORTS_LITERAL) ? CN_DTYPE_F64
+                                                                                                : in_dtype[i];
       cn_error_clear (&local);
       st = rule->out_sort (rule, params, n_in, sorts, &osort, &local);
       if (sorts != stack_sorts)
@@ -328,9 +329,10 @@ check_instance (cn_op op, const struct cn__record *r, const void *p, int n_in, c
       if (st != CN_OK)
         return cn_error_set (err, st, "wire: %s: refused by the operator's sort check: %s", tag, local.msg);
     }
-  if (cn_dtype_is_float (osort))
+  if (cn_dtype_is_float (osort) && !(rule->flags & CN_RULE_SORTS_LITERAL))
     {
-      /* The model's scalar, recorded as the graph builder records it: the first floating input's sort. */
+      /* The model's scalar, recorded as the graph builder records it: the first floating input's
+       * sort (unless the rule declares it, as there). */
       osort = CN_DTYPE_F64;
       for (int i = 0; i < n_in; i++)
         if (cn_dtype_is_float (in_dtype[i]))

@@ -91,9 +91,9 @@ bitcast_params_ok (const void *p, cn_error *err)
   if (p == NULL)
     return cn_error_set (err, CN_EINVAL, "bitcast: missing attribute record");
   cn_dtype to = ((const cn_params_bitcast *) p)->to;
-  if ((unsigned) to >= CN_DTYPE_COUNT || to == CN_DTYPE_BOOL)
-    return cn_error_set (err, CN_EINVAL, "bitcast: the target sort %s is not a word sort or a binary format",
-                         (unsigned) to < CN_DTYPE_COUNT ? cn_dtype_name (to) : "(invalid)");
+  if ((unsigned) to >= CN_DTYPE_COUNT || to == CN_DTYPE_BOOL || cn_dtype_is_reduced (to))
+    return cn_error_set (err, CN_EINVAL, "bitcast: the target sort %s is not a word sort or a binary format it reads "
+                         "(binary32, binary64)", (unsigned) to < CN_DTYPE_COUNT ? cn_dtype_name (to) : "(invalid)");
   return CN_OK;
 }
 

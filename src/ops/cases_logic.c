@@ -23,7 +23,11 @@
  *   integer -> integer (in a range both sorts hold, and from 16 .. 64-bit words of [-300, 300] or
  *   [0, 600] into i8, u8, u16, where the cast wraps: IBP shifts a box within one period and gives
  *   the target's range across a wrap, MPFI is exact at points),
- *   bool -> integer, integer -> bool, scalar -> scalar.
+ *   bool -> integer, integer -> bool, scalar -> scalar, and scalar -> binary16 or bfloat16
+ *   (reals in [-4, 4] or [-300, 300] on the cases' grid of 2^-20, which the formats round, or
+ *   just below the format's largest number; the generic tests take finite values only, so
+ *   overflow, like the subnormals, is checked by tests/check_core.c against MPFR and by
+ *   tests/cli/check.sh).
  * Reals stay in [-4, 4], where the binary32 forward rounds a double within 2^-22: it moves trunc
  * across an integer only for a point that close to one (probability about 1e-6 per entry). */
 #include <config.h>
@@ -55,7 +59,7 @@ cast_case (cn__rng *r, struct cn__op_case *c)
   cn__case_small_shape (r, &c->in_shape[0], 4);
   cn_dtype scalar = cn__rng_int (r, 0, 1) ? CN_DTYPE_F64 : CN_DTYPE_F32;
   /* scalar -> integer, where trunc meets both signs and the range, drawn most often */
-  switch ((int) cn__rng_int (r, 0, 13))
+  switch ((int) cn__rng_int (r, 0, 14))
     {
     case 0:   /* bool -> scalar */
       c->in_dtype[0] = CN_DTYPE_BOOL;
@@ -93,6 +97,21 @@ cast_case (cn__rng *r, struct cn__op_case *c)
       break;
     case 7:   /* scalar -> scalar */
       c->params.cast.to = scalar;
+      break;
+    case 14:  /* scalar -> a reduced format */
+      {
+        cn_dtype to = cn__rng_int (r, 0, 1) ? CN_DTYPE_F16 : CN_DTYPE_BF16;
+        c->params.cast.to = to;
+        switch ((int) cn__rng_int (r, 0, 2))
+          {
+          case 0: c->x_lo = -4, c->x_hi = 4; break;
+          case 1: c->x_lo = -300, c->x_hi = 300; break;   /* ulps 2^-2 (f16) and 2 (bf16) */
+          default:  /* below the largest, 65504 (f16) and 0x1.fep127 (bf16) */
+            c->x_lo = to == CN_DTYPE_F16 ? 6e4 : 0x1.f8p127;
+            c->x_hi = to == CN_DTYPE_F16 ? 65504 : 0x1.fep127;
+            break;
+          }
+      }
       break;
     case 12:
     case 13:  /* integer -> narrower integer, wrapping: words of [-300, 300] or [0, 600] into 8 or 16 bits */

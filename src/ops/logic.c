@@ -110,10 +110,17 @@
  *            condition gets no coefficients (zero).  CN_RULE_NEEDS_BOUNDS: the arm reads the
  *            boxes.
  * cast     v = cast(x) to cn_params_cast.to, x at an ANY port (certnn/ops.h).  out_sort: TO must
- *          be a sort (CN_DTYPE_F64 .. CN_DTYPE_U64) and the input's sort one too; the output is
+ *          be a sort (CN_DTYPE_F64 .. CN_DTYPE_BF16) and the input's sort one too; the output is
  *          the model's scalar when TO is f64 or f32 (the two mean the same: a cast from the
  *          model's scalar to f32 is the identity in an f64 evaluation, not a rounding to
- *          binary32), else TO.
+ *          binary32), else TO.  The rule sees its input's sort as it is (CN_RULE_SORTS_LITERAL)
+ *          and declares the output's: TO for a reduced format (f16, bf16) and for f64 or f32
+ *          out of one (the value leaves the format); otherwise, as every rule records the
+ *          model's scalar, the input's floating sort (f64 from a word).
+ *          To a reduced format R (binary16, bfloat16) the cast is v = RN_R(x), x rounded to
+ *          nearest even in R (cn_dtype_round: R's subnormals, +-inf past its largest number and
+ *          that number's tie) in every evaluation, the model's scalar then holding R's number:
+ *          the rounding is the function, as a quantisation is.
  *   forward  scalar -> scalar: the value (converted to the output tensor's sort, the same sort in
  *            every evaluation, so exact).  bool or integer -> scalar: one conversion rounded to
  *            nearest in the output's sort (C's (double) w or (float) w of the word, never through
@@ -121,7 +128,9 @@
  *            f64 and |w| <= 2^24 in f32).  scalar -> integer: trunc(x), exact; every entry is
  *            checked first, and a NaN or a trunc(x) outside the target's range fails with
  *            CN_ENUMERIC before anything is written.  anything -> bool: x != 0 (a NaN is
- *            true).  integer or bool -> integer: the word's value modulo 2^N read in the
+ *            true).  -> R: RN_R(x) of the value (a word beyond 2^53 first rounded to odd in
+ *            binary64, so that the one rounding to R is the correct one, as Boldo and Melquiond
+ *            prove for p' >= p + 2).  integer or bool -> integer: the word's value modulo 2^N read in the
  *            target's N bits (two's complement when signed), as torch's .to(); exact.
  *   IBP      the input box [l, h] holds the exact real value (a word's box holds the word).
  *            -> scalar: [l, h] (the value is unchanged in the reals; the arms' Boolean boxes
@@ -129,6 +138,8 @@
  *               rounding of a word beyond 2^53 stays inside [l, h] too, since l and h are
  *               doubles and rounding to nearest is monotone.
  *            -> bool: the "nonzero" reading above, [F ? 0 : 1, T ? 1 : 0].
+ *            -> R: [RN_R(l), RN_R(h)]: RN_R is nondecreasing, so it holds RN_R(x) for every x
+ *               of [l, h]; exact at a point.
  *            -> integer, from the model's scalar (or from a source whose sort the node view
  *               does not carry, nv->in_sort NULL): trunc is nondecreasing, so [trunc l,
  *               trunc h] (exact doubles).  If that leaves the target's range [min, max] (or an
@@ -146,13 +157,19 @@
  *               is computed exactly in MPFR at 128 bits (every word is below 2^64 in magnitude)
  *               and rounded outward to doubles (mpfr_get_d RNDD / RNDU: the 64-bit ends beyond
  *               2^53).
- *   MPFI     the same: mpfi_set; mpfr_sgn; for a scalar source mpfr_trunc of the ends into
+ *   MPFI     the same: mpfi_set; mpfr_sgn; to R, each end rounded to odd in binary64 (RNDZ, then
+ *            the odd one of the two neighbours when inexact) and then to R, which is RN_R of
+ *            the end (round to odd with 53 >= 11 + 2 bits); for a scalar source mpfr_trunc of the ends into
  *            variables of the ends' precision (exact), the range test by mpfr_cmp_d, and
  *            mpfi_interv_fr (outward); for a word source the same 128-bit wrap of the
  *            enclosure's ends, written with mpfi_interv_fr.  Exact at points.
  *   Gradient no value input (the seed: "no value input; forward mode"): no pullback; the jvp
  *            writes zero tangents.
- *   CROWN    to the model's scalar, the identity line; from it to an integer sort, trunc's lines
+ *   CROWN    to the model's scalar, the identity line; to R, x - e <= RN_R(x) <= x + e with
+ *            e = 2^-p max(|l|, |u|) + q / 2 over the box (p R's precision, q its least
+ *            subnormal: half an ulp, relative in the normal range, q / 2 below it), rounded up;
+ *            a box reaching past R's largest number and its tie (the cast may overflow) gets
+ *            the node's own box; from the model's scalar to an integer sort, trunc's lines
  *            of slope 1 (or the box's ends where tighter); to bool and from words, the node's
  *            own box (cast_crown).
  *
@@ -1018,6 +1035,49 @@ word_put (cn_tensor *t, int64_t j, uint64_t w)
     }
 }
 
+/* The magnitude M of a word (negative when NEG) rounded to odd in binary64: exact below 2^53;
+ * above, M truncated to 53 bits with the last kept bit set when a dropped one was, so that one
+ * rounding of the result to a format of at most 51 bits is the correct rounding of M. */
+static double
+word_odd (uint64_t m, int neg)
+{
+  int k = 0;
+  while ((m >> k) >= ((uint64_t) 1 << 53))
+    k++;
+  uint64_t t = m >> k;
+  if (k > 0 && (m & (((uint64_t) 1 << k) - 1)) != 0)
+    t |= 1;
+  double v = ldexp ((double) t, k);   /* t < 2^53: exact */
+  return neg ? -v : v;
+}
+
+/* X (an MPFR number) rounded to odd in binary64: truncated toward 0, and when that is inexact
+ * the odd one of the two doubles around X (the two neighbours differ in their last bit). */
+static double
+mpfr_odd (mpfr_srcptr x)
+{
+  double d = mpfr_get_d (x, MPFR_RNDZ);
+  if (!mpfr_number_p (x) || mpfr_cmp_d (x, d) == 0)
+    return d;
+  uint64_t b;
+  memcpy (&b, &d, sizeof b);
+  if ((b & 1) == 0)
+    d = nextafter (d, mpfr_sgn (x) < 0 ? -INFINITY : INFINITY);
+  return d;
+}
+
+/* The reduced format R's precision P (significand bits), its least subnormal Q and the least
+ * magnitude T that rounds to infinity (its largest number plus half its ulp). */
+static void
+reduced_limits (cn_dtype r, int *p, double *q, double *t)
+{
+  *p = r == CN_DTYPE_F16 ? 11 : 8;
+  *q = cn_reduced_decode (r, 1);
+  double max = cn_reduced_decode (r, r == CN_DTYPE_F16 ? 0x7bff : 0x7f7f);
+  double below = cn_reduced_decode (r, r == CN_DTYPE_F16 ? 0x7bfe : 0x7f7e);
+  *t = max + (max - below) / 2;   /* exact: a power of two times a short integer */
+}
+
 static cn_status
 cast_target_ok (const cn_params_cast *p, cn_error *err)
 {
@@ -1051,8 +1111,12 @@ cast_out_sort (const struct cn_op_rule *rule, const void *p, int n_in, const cn_
   if (!sort_valid (in[0]))
     return cn_error_set (err, CN_EINVAL, "cast: the input has an invalid sort %d", (int) in[0]);
   cn_dtype to = ((const cn_params_cast *) p)->to;
-  /* every sort casts to every sort; f64 and f32 both name the model's scalar */
-  *out = cn_dtype_is_float (to) ? CN_DTYPE_F64 : to;
+  /* every sort casts to every sort; f64 and f32 both name the model's scalar, recorded as the
+   * input's floating sort, unless the value enters or leaves a reduced format */
+  if (!cn_dtype_is_float (to) || cn_dtype_is_reduced (to) || cn_dtype_is_reduced (in[0]))
+    *out = to;
+  else
+    *out = cn_dtype_is_float (in[0]) ? in[0] : CN_DTYPE_F64;
   return CN_OK;
 }
 
@@ -1062,9 +1126,32 @@ cast_forward (const cn_node_view *nv, const cn_tensor *const *in, cn_tensor *out
   CN__ASSERTD (cast_target_ok (PCAST (nv), NULL) == CN_OK);   /* the check admitted the record */
   CN__ASSERTD (tensor_fits (nv, in[0], SC_ANY) && tensor_fits (nv, out, SC_ANY));
   cn_dtype to = PCAST (nv)->to, src = in[0]->dtype, dst = out->dtype;
-  /* the output is of the sort out_sort gave: the model's scalar for f64 and f32, else TO */
-  CN__ASSERTD (cn_dtype_is_float (to) ? cn_dtype_is_float (dst) : dst == to);
+  /* the output is of the sort out_sort gave: the model's scalar for the floating sorts (held in
+   * the evaluation's f64 or f32), else TO */
+  CN__ASSERTD (cn_dtype_is_float (to) ? dst == CN_DTYPE_F64 || dst == CN_DTYPE_F32 : dst == to);
   int64_t n = cn_tensor_numel (out);
+  if (cn_dtype_is_reduced (to))
+    {
+      /* RN_R of the value, which the output's f64 or f32 holds exactly */
+      for (int64_t j = 0; j < n; j++)
+        {
+          double x;
+          if (cn_dtype_is_float (src))
+            x = fval (in[0], j);
+          else
+            {
+              int neg;
+              uint64_t w = word_get (in[0], j, &neg);
+              x = word_odd (neg ? 0 - w : w, neg);
+            }
+          double y = cn_dtype_round (to, x);
+          if (dst == CN_DTYPE_F64)
+            ((double *) out->data)[j] = y;
+          else
+            ((float *) out->data)[j] = (float) y;
+        }
+      return CN_OK;
+    }
   if (cn_dtype_is_float (src))
     {
       if (dst == CN_DTYPE_F64)
@@ -1241,7 +1328,9 @@ cast_ibp (const cn_node_view *nv, const cn_box *const *in, cn_box *out, cn_error
       if ((st = boxes_finite_at (nv, 1, in, j, err)) != CN_OK)
         break;
       double l = in[0]->lo[j], h = in[0]->hi[j];
-      if (cn_dtype_is_float (to))
+      if (cn_dtype_is_reduced (to))
+        out->lo[j] = cn_dtype_round (to, l), out->hi[j] = cn_dtype_round (to, h);
+      else if (cn_dtype_is_float (to))
         out->lo[j] = l, out->hi[j] = h;
       else if (to == CN_DTYPE_BOOL)
         bool_box (may_false (l, h), may_true (l, h), &out->lo[j], &out->hi[j]);
@@ -1309,7 +1398,9 @@ cast_mpfi (const cn_node_view *nv, const cn_mpfi_vec *const *in, cn_mpfi_vec *ou
       if ((st = mpfi_finite_at (nv, 1, in, j, err)) != CN_OK)
         break;
       mpfi_srcptr x = in[0]->v[j];
-      if (cn_dtype_is_float (to))
+      if (cn_dtype_is_reduced (to))
+        mpfi_interv_d (out->v[j], cn_dtype_round (to, mpfr_odd (&x->left)), cn_dtype_round (to, mpfr_odd (&x->right)));
+      else if (cn_dtype_is_float (to))
         mpfi_set (out->v[j], x);
       else if (to == CN_DTYPE_BOOL)
         bool_mpfi (out->v[j], may_false_fr (x), may_true_fr (x));
@@ -1348,7 +1439,24 @@ cast_line (const cn_crown_step *st, int64_t j, double ylo, double yhi, cn__relax
 {
   (void) err;
   double l = st->in_box[0]->lo[j], u = st->in_box[0]->hi[j];
-  if (cn_dtype_is_float (PCAST (st->nv)->to))
+  cn_dtype to = PCAST (st->nv)->to;
+  if (cn_dtype_is_reduced (to))
+    {
+      int p;
+      double q, t, m = fmax (fabs (l), fabs (u));
+      reduced_limits (to, &p, &q, &t);
+      if (!(m < t))
+        {
+          /* the cast may overflow: the node's own box */
+          *ln = (cn__relax_line) { .bl = ylo, .bu = yhi };
+          return CN_OK;
+        }
+      /* |RN_R(x) - x| <= 2^-p |x| + q / 2 <= e for x in [l, u] (ldexp exact, the sum rounded up) */
+      double e = nextafter (ldexp (m, -p) + q / 2, INFINITY);
+      *ln = (cn__relax_line) { .kl = 1, .bl = -e, .ku = 1, .bu = e };
+      return CN_OK;
+    }
+  if (cn_dtype_is_float (to))
     {
       *ln = (cn__relax_line) { .kl = 1, .ku = 1 };
       return CN_OK;
@@ -1378,7 +1486,7 @@ cast_crown (const cn_crown_step *st, cn_error *err)
 }
 
 const struct cn_op_rule cn__rule_CAST = { .op = CN_OP_CAST,
-  .n_in = 1, .in_kind = any1, .flags = CN_RULE_NEEDS_BOUNDS, .check = cast_check,
+  .n_in = 1, .in_kind = any1, .flags = CN_RULE_NEEDS_BOUNDS | CN_RULE_SORTS_LITERAL, .check = cast_check,
   .out_sort = cast_out_sort, .forward = cast_forward, .jvp = cn__zero_jvp, .ibp = cast_ibp, .ibp_mpfi = cast_mpfi,
   .crown = cast_crown,
   .certs = CN__CERTS (CN__CERT_BOUNDS),

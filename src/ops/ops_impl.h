@@ -188,9 +188,12 @@ typedef struct cn_node_view
 enum
 {
   CN_RULE_NEEDS_BOUNDS = 1u << 0,     /* the CROWN arm relaxes: its inputs need sound boxes */
-  CN_RULE_SMOOTH_BOUNDS = 1u << 1     /* its lines depend on every entry's whole box, not only on
+  CN_RULE_SMOOTH_BOUNDS = 1u << 1,    /* its lines depend on every entry's whole box, not only on
                                          the sign the box leaves open (sigmoid, tanh, exp, ...):
                                          CROWN tightens all of its input's entries */
+  CN_RULE_SORTS_LITERAL = 1u << 2     /* out_sort sees the inputs' floating sorts as they are (not
+                                         as CN_DTYPE_F64), and the floating sort it writes is the
+                                         output's declared sort, recorded as is (cast) */
 };
 
 /* An operator's rule: everything the engines know of it, in one designated-initializer struct
@@ -230,7 +233,9 @@ struct cn_op_rule
    * OUT_SORT gives the sort of the output, NULL when it is the model's scalar.  IN holds the
    * inputs' sorts (the model's scalar reported as CN_DTYPE_F64); the hook checks the sorts of
    * INTEGER and ANY ports against the attributes (message naming the operator and both sorts) and
-   * writes the output's: CN_DTYPE_F64 for the model's scalar, CN_DTYPE_BOOL, or an integer sort.
+   * writes the output's: CN_DTYPE_F64 for the model's scalar, CN_DTYPE_F16 or CN_DTYPE_BF16 for
+   * the model's scalar declared in that reduced format (cast to it: its value is one of the
+   * format's numbers), CN_DTYPE_BOOL, or an integer sort.
    * OUT_EXTRA writes output K's shape and sort (1 <= K < n_out), called after check succeeded.
    * SORTS names the sorts the forward computes in, as the coverage report's Rule cell shows them,
    * when the ports do not say it (cn_op_coverage_get derives it from them: ports of the model's
@@ -398,7 +403,7 @@ static inline int
 cn__port_differentiable (const struct cn_op_rule *r, int i, cn_dtype sort)
 {
   cn_port_kind k = cn__port_kind (r, i);
-  return (k == CN_PORT_VALUE || k == CN_PORT_ELEMENT) && (sort == CN_DTYPE_F64 || sort == CN_DTYPE_F32);
+  return (k == CN_PORT_VALUE || k == CN_PORT_ELEMENT) && cn_dtype_is_float (sort);
 }
 
 /* Whether a value of sort SORT may sit at a port of kind K (the graph builder's and the wire
@@ -406,7 +411,7 @@ cn__port_differentiable (const struct cn_op_rule *r, int i, cn_dtype sort)
 static inline int
 cn__port_accepts (cn_port_kind k, cn_dtype sort)
 {
-  int is_float = sort == CN_DTYPE_F64 || sort == CN_DTYPE_F32;
+  int is_float = cn_dtype_is_float (sort);
   switch (k)
     {
     case CN_PORT_BOOL: return sort == CN_DTYPE_BOOL;

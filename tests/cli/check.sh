@@ -6,7 +6,8 @@
 # off fails compare, listing the position and both words; a NaN of another payload passes compare
 # and fails compare_bitwise; an unknown check is reported unsupported and the report still
 # succeeds; capture_constraints are reported unchecked; a program mixing binary32 and binary64 is
-# not executed (unsupported).  Malformed artifacts: text that is not JSON or not an object (exit
+# not executed (unsupported); binary16 and bfloat16 programs execute as an emulation written
+# apart computes them (tests/cli/reduced_ref.py), and one word off fails compare.  Malformed artifacts: text that is not JSON or not an object (exit
 # 2), another version, an unknown operator, a wrong word count, an out-of-range Boolean word, a
 # forward reference (cycle), an argument of the wrong shape, a record whose input disagrees with
 # the value it reads: each a failed finding naming what is wrong.
@@ -73,6 +74,66 @@ cat > "$TMP/mixed.json" <<'JSON'
  "arguments": [{"sort": "f32", "shape": [2], "words": "3f80000040000000"}]}
 JSON
 expect 0 '^execute +unsupported +the program mixes f32 and f64' "$CERTNN" check "$TMP/mixed.json"
+
+# binary16 and bfloat16: each node computed in binary32 and rounded once to its format (a
+# subnormal and an overflow among the entries), against tests/cli/reduced_ref.py's emulation
+# written apart (numpy's float16; exact rationals for bfloat16); one word off is found
+if /usr/bin/python3 -c 'import numpy' 2> /dev/null; then
+  mkdir -p "$TMP/red" "$TMP/redoff"
+  /usr/bin/python3 "$SRC/tests/cli/reduced_ref.py" "$TMP/red" 2> /dev/null && ok || bad "reduced_ref.py failed"
+  /usr/bin/python3 "$SRC/tests/cli/reduced_ref.py" "$TMP/redoff" --off 2> /dev/null && ok || bad "reduced_ref.py --off failed"
+  for f in f16 bf16; do
+    expect 0 '^compare_bitwise +passed' "$CERTNN" check "$TMP/red/$f.json" --checks structure,types,execute,compare_bitwise
+    expect 0 'rounded once per node' "$CERTNN" check "$TMP/red/$f.json" --checks execute
+    expect 1 "result 0 \\($f\\): 1 of 16 elements differ" "$CERTNN" check "$TMP/redoff/$f.json"
+    expect 1 'position 2: IR [0-9a-f]{4}, reference [0-9a-f]{4}' "$CERTNN" check "$TMP/redoff/$f.json"
+  done
+  # an ONNX network with FLOAT16 and BFLOAT16 casts and a FLOAT16 initializer (tests/data/cli/
+  # reduced_casts.onnx: y16 = float(half(x) * c16), c16 = [3, -0.1, 1000, 2^-20] in binary16;
+  # yb = float(bfloat16(x))): certnn run (the reals, the casts rounding) and the artifact's
+  # execute (the product rounded to binary16 too) against numpy's float16 and the bfloat16
+  # emulation of reduced_ref.py; 70000 overflows binary16, 1e-7 is a binary16 subnormal
+  R=$SRC/tests/data/cli/reduced_casts.onnx
+  echo "0.1 70000 -3.3 1e-7" > "$TMP/xr"
+  "$CERTNN" run "$R" --input "$TMP/xr" > "$TMP/yr" && ok || bad "certnn run $R failed"
+  /usr/bin/python3 - "$SRC/tests/cli" "$TMP/xr" "$TMP/yr" "$TMP/refr" <<'PY' && ok || bad "reduced_casts.onnx: certnn run differs from numpy"
+import sys
+import warnings
+import numpy as np
+warnings.simplefilter("ignore")   # numpy warns of the binary16 overflow it computes
+sys.path.insert(0, sys.argv[1])
+from reduced_ref import bf16_round
+x = [float(v) for v in open(sys.argv[2]).read().split()]
+got = [float(v) for v in open(sys.argv[3]).read().split()]
+c16 = np.array([3, -0.1, 1000, 2.0 ** -20], np.float16)
+real = [float(np.float16(v)) * float(c) for v, c in zip(x, c16)] + [bf16_round(v) for v in x]
+assert got == real, (got, real)
+# the IR's semantics: the product rounded to binary16 too (numpy's float16 product), on x in binary32
+x32 = np.array(x, np.float32)
+ir = [float(v) for v in np.float16(x32) * c16] + [bf16_round(float(v)) for v in x32]
+open(sys.argv[4], "w").write("\n".join(repr(v) for v in ir) + "\n")
+PY
+  /usr/bin/python3 -c 'import numpy, sys; print(" ".join(repr(float(v)) for v in numpy.float32([0.1, 70000, -3.3, 1e-7])))' \
+    > "$TMP/xr32"
+  expect 0 '' "$CERTNN" export "$R" -o "$TMP/reduced.json" --input "$TMP/xr32" --reference "$TMP/refr"
+  grep -q '"sort": "f16"' "$TMP/reduced.json" && grep -q '"sort": "bf16"' "$TMP/reduced.json" && ok \
+    || bad "reduced_casts.onnx exported without binary16 or bfloat16 values"
+  expect 0 '^compare_bitwise +passed' "$CERTNN" check "$TMP/reduced.json" --checks structure,types,execute,compare_bitwise
+else
+  echo "skipped: the binary16 and bfloat16 artifacts (/usr/bin/python3 has no numpy)"
+fi
+# binary64 into binary16: one rounding from the binary64 value (numpy's float16 gives these
+# words: 0.1, an overflow, a subnormal)
+cat > "$TMP/f64f16.json" <<'JSON'
+{"format": "certnn-ir", "version": 1,
+ "program": {"inputs": [{"name": "x", "sort": "f64", "shape": [3]}], "constants": [],
+  "nodes": [{"name": "h", "op": {"version": 1, "tag": "cast", "inputs": [{"sort": "f64", "shape": [3]}],
+             "fields": {"to": "f16"}}, "in": [0]}],
+  "outputs": [1]},
+ "arguments": [{"sort": "f64", "shape": [3], "words": "3fb999999999999a40f1170000000000beb0c6f7a0b5ed8d"}],
+ "reference": {"outputs": [{"sort": "f16", "shape": [3], "words": "2e667c008011"}], "producer": "numpy float16"}}
+JSON
+expect 0 '^compare_bitwise +passed' "$CERTNN" check "$TMP/f64f16.json" --checks structure,types,execute,compare_bitwise
 
 # malformed artifacts: exit 2 for what is not an object, else a failed finding
 fails () {   # fails CHECK REASON: the artifact $TMP/m.json fails CHECK with REASON

@@ -205,7 +205,9 @@ static cn_status op_bitwise_not (cn__onnx_node *nc) { return op_words (nc, CN_OP
 
 /* Output 0 = input 0 cast to the sort TO (cn__onnx_sort_of_type of the target type; CN_DTYPE_COUNT
  * refused, naming TYPE_NAME).  Between FLOAT and DOUBLE (or to its own sort) the value is kept as
- * it is: the graph is evaluated in one floating sort, the model's scalar.  Otherwise a cast node
+ * it is: the graph is evaluated in one floating sort, the model's scalar.  Into FLOAT16 or
+ * BFLOAT16 a cast node rounds to the format; out of one into FLOAT or DOUBLE a cast node keeps
+ * the value and declares its new sort (certnn/ops.h).  Otherwise a cast node
  * (certnn/ops.h: to BOOL x != 0, a float to a word by truncation, failing outside the word's
  * range, words wrapped, Booleans and words to the model's scalar rounded to nearest); over a
  * constant it folds (where a float result is exact). */
@@ -216,9 +218,9 @@ cast_to (cn__onnx_node *nc, cn_dtype to, const char *type_name)
     return cn_error_set (nc->err, CN_EUNSUPPORTED, "cast to %s is not supported", type_name);
   cn_dtype from = cn__onnx_sort (nc, 0);
   int to_float = cn_dtype_is_float (to);
-  if ((cn_dtype_is_float (from) && to_float) || from == to)
+  if ((cn_dtype_is_float (from) && to_float && !cn_dtype_is_reduced (from) && !cn_dtype_is_reduced (to)) || from == to)
     return cn__onnx_out_alias (nc, 0, 0);
-  cn_params_cast p = { to_float ? CN_DTYPE_F64 : to };
+  cn_params_cast p = { to_float && !cn_dtype_is_reduced (to) && !cn_dtype_is_reduced (from) ? CN_DTYPE_F64 : to };
   int x, v;
   cn_status st = cn__onnx_in (nc, 0, &x);
   if (st == CN_OK)

@@ -45,6 +45,8 @@ cn__onnx_sort_of_type (int64_t t)
     case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16: return CN_DTYPE_U16;
     case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32: return CN_DTYPE_U32;
     case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: return CN_DTYPE_U64;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16: return CN_DTYPE_F16;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16: return CN_DTYPE_BF16;
     default: return CN_DTYPE_COUNT;
     }
 }
@@ -58,7 +60,8 @@ cn__onnx_sort_name (cn_dtype t)
     [CN_DTYPE_I16] = ONNX__TENSOR_PROTO__DATA_TYPE__INT16, [CN_DTYPE_I32] = ONNX__TENSOR_PROTO__DATA_TYPE__INT32,
     [CN_DTYPE_I64] = ONNX__TENSOR_PROTO__DATA_TYPE__INT64, [CN_DTYPE_U8] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT8,
     [CN_DTYPE_U16] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT16, [CN_DTYPE_U32] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT32,
-    [CN_DTYPE_U64] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT64
+    [CN_DTYPE_U64] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT64, [CN_DTYPE_F16] = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16,
+    [CN_DTYPE_BF16] = ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16
   };
   return (unsigned) t < CN_DTYPE_COUNT ? cn__onnx_type_name (types[t]) : "unknown";
 }
@@ -450,8 +453,8 @@ input_type (const Onnx__ValueInfoProto *vi, cn_dtype *dt, cn_shape *s, cn_error 
   int32_t et = tt->has_elem_type ? tt->elem_type : 0;
   *dt = cn__onnx_sort_of_type (et);
   if (*dt == CN_DTYPE_COUNT)
-    return cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph input '%s' has element type %s; FLOAT, DOUBLE, BOOL and "
-                         "the integer types are supported", nm, cn__onnx_type_name (et));
+    return cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph input '%s' has element type %s; FLOAT, DOUBLE, FLOAT16, "
+                         "BFLOAT16, BOOL and the integer types are supported", nm, cn__onnx_type_name (et));
   if (tt->shape == NULL)
     return cn_error_set (err, CN_EUNSUPPORTED, "onnx: graph input '%s' has no shape", nm);
   if (tt->shape->n_dim > CN_MAX_RANK)

@@ -61,7 +61,7 @@ draw_dtype (cn__onnx_node *nc, int64_t def, int any_sort, cn_dtype *to)
   if (st != CN_OK)
     return st;
   *to = cn__onnx_sort_of_type (dt);
-  if (*to == CN_DTYPE_COUNT || (!any_sort && !cn_dtype_is_float (*to)))
+  if (*to == CN_DTYPE_COUNT || cn_dtype_is_reduced (*to) || (!any_sort && !cn_dtype_is_float (*to)))
     return cn_error_set (nc->err, CN_EUNSUPPORTED, "attribute dtype = %s is not supported (FLOAT or DOUBLE%s)",
                          cn__onnx_type_name ((int32_t) dt), any_sort ? ", BOOL or an integer type" : "");
   return CN_OK;
@@ -83,8 +83,11 @@ op_random (cn__onnx_node *nc, int normal, int like)
         return st;
       s = *cn__onnx_shape (nc, 0);
       cn_dtype is = cn__onnx_sort (nc, 0);
-      def = is == CN_DTYPE_F64 ? ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE
-        : is == CN_DTYPE_F32 ? ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT : ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+      def = is == CN_DTYPE_F64    ? ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE
+            : is == CN_DTYPE_F32  ? ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
+            : is == CN_DTYPE_F16  ? ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16    /* refused by draw_dtype */
+            : is == CN_DTYPE_BF16 ? ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16
+                                  : ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
     }
   else
     {
