@@ -2,9 +2,9 @@
 /* certnn/artifact.h: IR artifacts (a captured tensor computation with its arguments and reference
  * outputs) and their checks, the library side of `certnn check` and `certnn export`.
  *
- * An artifact (doc/ARTIFACT.md, format version 1) is one JSON object:
+ * An artifact (doc/ARTIFACT.md, format version 2; version 1 lacks "jaxpr") is one JSON object:
  *
- *   {"format": "certnn-ir", "version": 1,
+ *   {"format": "certnn-ir", "version": 2,
  *    "certnn": "certnn 0.1.0",                     optional: the revision that wrote or evaluates it
  *    "program": PROGRAM,                           the typed program (certnn/wire.h, custom's PROGRAM:
  *                                                  inputs with sort and shape, constants as words,
@@ -12,7 +12,12 @@
  *    "arguments": [TENSOR, ...],                   optional: one per program input
  *    "reference": {"outputs": [TENSOR, ...],       optional: one per program output
  *                  "producer": "..."},             optional text: what computed them
- *    "capture_constraints": ANY}                   optional: kept and reported, never checked
+ *    "capture_constraints": ANY,                   optional: kept and reported, never checked
+ *    "jaxpr": {"reference_execution": "jit" | "primitive", "backend": "xla-cpu",
+ *              "computation": [...], "jit_computations": [...]}}
+ *                                                  optional: how a Jaxpr reference was computed;
+ *                                                  with backend xla-cpu a failed comparison gets
+ *                                                  the consistent_with advice (cn_finding)
  *
  * TENSOR = {"sort": "f32", "shape": [2, 3], "words": "3f800000..."}: the elements' complete words
  * in row-major order, hexadecimal, the sort's width each (8 digits for f32, 16 for f64, 2 for
@@ -26,9 +31,10 @@
  *                    inputs' sorts and shapes are those of the values it reads, the rule accepts
  *                    the instance; arguments and reference outputs have the program's sorts and
  *                    shapes;
- *   execute          certnn's evaluator runs the program on the arguments, each operation rounded
- *                    once to nearest in the program's floating format (binary32 or binary64;
- *                    integer and Boolean values exact);
+ *   execute          certnn's evaluator runs the program on the arguments in its values' declared
+ *                    sorts (cn_graph_eval_declared: each operation rounded once to nearest in
+ *                    binary32 or binary64, a binary16 or bfloat16 node computed in binary32 and
+ *                    rounded once to its format; integer and Boolean values exact);
  *   compare          the results equal the reference outputs element for element, two NaNs
  *                    agreeing whatever their sign and payload;
  *   compare_bitwise  the same with equal words required, NaNs included.
@@ -48,8 +54,11 @@
 extern "C" {
 #endif
 
-/* The artifact format version this library writes and the only one it reads. */
-#define CN_ARTIFACT_VERSION 1
+/* The artifact format version this library writes; it reads versions 1 to this one (version 2
+ * adds the optional "jaxpr" member). */
+#define CN_ARTIFACT_VERSION 2
+/* The most behaviours a consistent_with list names. */
+#define CN_MAX_CONSISTENT_WITH 8
 
 typedef enum cn_finding_status
 {
@@ -83,6 +92,11 @@ typedef struct cn_finding
   const char *not_established; /* and what it does not (static text) */
   int n_mismatch;           /* compare, compare_bitwise: the results that disagree */
   cn_mismatch *mismatch;    /* owned */
+  /* a failed compare or compare_bitwise of a Jaxpr artifact whose reference XLA's CPU backend
+   * computed: the documented behaviours whose emulation reproduces every differing element
+   * (static codes: "divisor_reciprocal", "subnormal"); advice, not an explanation */
+  int n_consistent_with;
+  const char *consistent_with[CN_MAX_CONSISTENT_WITH];
 } cn_finding;
 
 typedef struct cn_check_report

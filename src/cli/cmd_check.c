@@ -112,6 +112,10 @@ report_json (const char *path, const cn_check_report *r)
                                                     (json_int_t) m->nan_words, "elements", el));
             }
           json_object_set_new (o, "mismatches", ms);
+          json_t *cw = json_array ();
+          for (int k = 0; k < f->n_consistent_with; k++)
+            json_array_append_new (cw, json_string (f->consistent_with[k]));
+          json_object_set_new (o, "consistent_with", cw);
         }
       json_array_append_new (fs, o);
     }

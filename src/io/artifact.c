@@ -17,6 +17,7 @@
  *   ones, significand nonzero); integer and Boolean sorts have no NaN. */
 #include <config.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "io/wire_impl.h"
+#include "io/xla_impl.h"
 #include "certnn/artifact.h"
 #include "certnn/env.h"
 
@@ -246,14 +248,18 @@ static int
 structure (const json_t *root, char *msg)
 {
   static const char *const top[] = { "format", "version", "certnn", "program", "arguments", "reference",
-                                     "capture_constraints" };
+                                     "capture_constraints", "jaxpr" };
+  static const char *const jaxpr[] = { "reference_execution", "backend", "computation", "jit_computations" };
   static const char *const prog[] = { "inputs", "constants", "nodes", "outputs" };
   static const char *const ref[] = { "outputs", "producer" };
   static const char *const input[] = { "name", "sort", "shape" };
   static const char *const constant[] = { "name", "sort", "shape", "words" };
   static const char *const node[] = { "name", "op", "in" };
   char where[96];
-  if (!known_members (root, top, 7, "artifact", msg))
+  const json_t *v0 = json_object_get (root, "version");
+  /* version 1 has no "jaxpr" member */
+  if (!known_members (root, top, v0 != NULL && json_is_integer (v0) && json_integer_value (v0) == 1 ? 7 : 8, "artifact",
+                      msg))
     return 0;
   const json_t *f = json_object_get (root, "format"), *v = json_object_get (root, "version");
   if (f == NULL || !json_is_string (f) || strcmp (json_string_value (f), "certnn-ir") != 0)
@@ -266,10 +272,10 @@ structure (const json_t *root, char *msg)
       say (msg, "artifact: 'version' must be an integer");
       return 0;
     }
-  if (json_integer_value (v) != CN_ARTIFACT_VERSION)
+  if (json_integer_value (v) < 1 || json_integer_value (v) > CN_ARTIFACT_VERSION)
     {
-      say (msg, "artifact: version %" JSON_INTEGER_FORMAT "; this checker reads version %d", json_integer_value (v),
-           CN_ARTIFACT_VERSION);
+      say (msg, "artifact: version %" JSON_INTEGER_FORMAT "; this checker reads versions 1 to %d",
+           json_integer_value (v), CN_ARTIFACT_VERSION);
       return 0;
     }
   const json_t *c = json_object_get (root, "certnn");
@@ -426,8 +432,60 @@ structure (const json_t *root, char *msg)
             return 0;
         }
     }
-  say (msg, "%zu inputs, %zu constants, %zu nodes, %zu outputs%s%s", json_array_size (ins), json_array_size (cs),
-       json_array_size (ns), json_array_size (os), a != NULL ? ", arguments" : "", r != NULL ? ", reference outputs" : "");
+  const json_t *jx = json_object_get (root, "jaxpr");
+  if (jx != NULL)
+    {
+      if (!json_is_object (jx) || !known_members (jx, jaxpr, 4, "jaxpr", msg))
+        {
+          if (!json_is_object (jx))
+            say (msg, "artifact: 'jaxpr' is %s, not an object", jtype (jx));
+          return 0;
+        }
+      const json_t *re = json_object_get (jx, "reference_execution"), *be = json_object_get (jx, "backend"),
+                   *co = json_object_get (jx, "computation"), *jc = json_object_get (jx, "jit_computations");
+      if (re == NULL || !json_is_string (re)
+          || (strcmp (json_string_value (re), "jit") != 0 && strcmp (json_string_value (re), "primitive") != 0))
+        {
+          say (msg, "jaxpr: 'reference_execution' must be \"jit\" or \"primitive\"");
+          return 0;
+        }
+      if (be != NULL && !json_is_string (be))
+        {
+          say (msg, "jaxpr: 'backend' is %s, not a string", jtype (be));
+          return 0;
+        }
+      if (co != NULL && (!json_is_array (co) || json_array_size (co) != json_array_size (ns)))
+        {
+          say (msg, "jaxpr: 'computation' must list %zu entries, one per node", json_array_size (ns));
+          return 0;
+        }
+      for (size_t i = 0; co != NULL && i < json_array_size (co); i++)
+        {
+          const json_t *x = json_array_get (co, i);
+          if (!json_is_null (x) && !(json_is_integer (x) && json_integer_value (x) >= 0 && json_integer_value (x) < INT_MAX))
+            {
+              say (msg, "jaxpr: computation %zu is neither a computation number nor null", i);
+              return 0;
+            }
+        }
+      if (jc != NULL && !json_is_array (jc))
+        {
+          say (msg, "jaxpr: 'jit_computations' is %s, not a list", jtype (jc));
+          return 0;
+        }
+      for (size_t i = 0; jc != NULL && i < json_array_size (jc); i++)
+        {
+          const json_t *x = json_array_get (jc, i);
+          if (!json_is_integer (x) || json_integer_value (x) < 0 || json_integer_value (x) >= INT_MAX)
+            {
+              say (msg, "jaxpr: jit_computations entry %zu is not a computation number", i);
+              return 0;
+            }
+        }
+    }
+  say (msg, "%zu inputs, %zu constants, %zu nodes, %zu outputs%s%s%s", json_array_size (ins), json_array_size (cs),
+       json_array_size (ns), json_array_size (os), a != NULL ? ", arguments" : "", r != NULL ? ", reference outputs" : "",
+       jx != NULL ? ", a Jaxpr compilation record" : "");
   return 1;
 }
 
@@ -693,6 +751,93 @@ dup (const char *s)
   return d;
 }
 
+/* The consistent_with advice of a failed comparison F of a Jaxpr artifact whose reference XLA's
+ * CPU backend computed ("jaxpr": {"backend": "xla-cpu"}): the program run again as XLA's CPU code
+ * computes it (src/io/xla.c); when that run gives the reference's word (under F's NaN policy) at
+ * every differing element, F lists the behaviours the run used.  The message says either way.
+ * -1 out of memory, else 0 (an emulation that cannot run is said in the message). */
+static int
+explain (state *s, int bitwise, cn_finding *f, char *msg)
+{
+  const json_t *jx = json_object_get (s->root, "jaxpr");
+  const json_t *be = jx != NULL ? json_object_get (jx, "backend") : NULL;
+  if (be == NULL || strcmp (json_string_value (be), "xla-cpu") != 0)
+    return 0;
+  const json_t *co = json_object_get (jx, "computation"), *jc = json_object_get (jx, "jit_computations");
+  int nn = cn_graph_n_nodes (s->g), no = cn_graph_n_outputs (s->g);
+  cn__xla_compilation c;
+  memset (&c, 0, sizeof c);
+  c.jit = strcmp (json_string_value (json_object_get (jx, "reference_execution")), "jit") == 0;
+  int *comp = calloc ((size_t) nn + 1, sizeof *comp), *jits = calloc (json_array_size (jc) + 1, sizeof *jits);
+  cn_tensor *em = calloc ((size_t) no + 1, sizeof *em);
+  if (comp == NULL || jits == NULL || em == NULL)
+    {
+      free (comp), free (jits), free (em);
+      return -1;
+    }
+  for (int k = 0; k < nn; k++)
+    {
+      const json_t *x = co != NULL ? json_array_get (co, (size_t) k) : NULL;
+      comp[k] = x != NULL && json_is_integer (x) ? (int) json_integer_value (x) : -1;
+    }
+  for (size_t i = 0; i < json_array_size (jc); i++)
+    jits[i] = (int) json_integer_value (json_array_get (jc, i));
+  c.n_nodes = nn;
+  c.computation = comp;
+  c.n_jit = (int) json_array_size (jc);
+  c.jit_computations = jits;
+  int used[CN__XLA_COUNT] = { 0 };
+  cn_error e;
+  cn_error_clear (&e);
+  cn_status st = cn__xla_emulate (s->g, &c, s->args, em, used, &e);
+  free (comp);
+  free (jits);
+  size_t len = strlen (msg);
+  if (st == CN_ENOMEM)
+    {
+      free (em);
+      return -1;
+    }
+  if (st != CN_OK)
+    {
+      snprintf (msg + len, MSG - len, "; XLA's CPU emulation did not run: %.200s", e.msg);
+      free (em);
+      return 0;
+    }
+  int reproduced = 1;
+  for (int i = 0; i < f->n_mismatch && reproduced; i++)
+    {
+      const cn_mismatch *m = &f->mismatch[i];
+      const cn_tensor *t = &em[m->output];
+      for (int64_t j = 0; j < m->n_diff && reproduced; j++)
+        {
+          uint64_t x = word_of (t, m->pos[j]), y = m->ref_word[j];
+          reproduced = x == y || (!bitwise && is_nan_word (m->dtype, x) && is_nan_word (m->dtype, y));
+        }
+    }
+  for (int k = 0; k < no; k++)
+    cn_tensor_clear (&em[k]);
+  free (em);
+  if (reproduced)
+    for (int b = 0; b < CN__XLA_COUNT; b++)
+      if (used[b] && f->n_consistent_with < CN_MAX_CONSISTENT_WITH)
+        f->consistent_with[f->n_consistent_with++] = cn__xla_code (b);
+  if (f->n_consistent_with > 0)
+    {
+      snprintf (msg + len, MSG - len, "; XLA's CPU emulation reproduces every differing element: consistent with");
+      for (int i = 0; i < f->n_consistent_with; i++)
+        {
+          len = strlen (msg);
+          snprintf (msg + len, MSG - len, "%s %s", i > 0 ? "," : "", f->consistent_with[i]);
+        }
+      len = strlen (msg);
+      snprintf (msg + len, MSG - len, " (advice, not an explanation)");
+    }
+  else
+    snprintf (msg + len, MSG - len, "; XLA's CPU emulation does not reproduce them");
+  return 0;
+}
+
 /* Runs (once) the checks up to WHICH and writes WHICH's outcome into F; -1 out of memory. */
 static int
 run_check (state *s, int which, cn_finding *f)
@@ -763,6 +908,8 @@ run_check (state *s, int which, cn_finding *f)
       goto out;
     }
   if (compare (s, which == C_BITWISE, f, msg) < 0)
+    return -1;
+  if (f->status == CN_FINDING_FAILED && f->n_mismatch > 0 && explain (s, which == C_BITWISE, f, msg) < 0)
     return -1;
 out:
   f->message = dup (msg);

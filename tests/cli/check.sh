@@ -7,7 +7,8 @@
 # and fails compare_bitwise; an unknown check is reported unsupported and the report still
 # succeeds; capture_constraints are reported unchecked; a program mixing binary32 and binary64 is
 # not executed (unsupported); binary16 and bfloat16 programs execute as an emulation written
-# apart computes them (tests/cli/reduced_ref.py), and one word off fails compare.  Malformed artifacts: text that is not JSON or not an object (exit
+# apart computes them (tests/cli/reduced_ref.py), and one word off fails compare; a failed
+# comparison of a Jaxpr artifact names the XLA behaviour that reproduces it (tests/cli/xla_ref.py).  Malformed artifacts: text that is not JSON or not an object (exit
 # 2), another version, an unknown operator, a wrong word count, an out-of-range Boolean word, a
 # forward reference (cycle), an argument of the wrong shape, a record whose input disagrees with
 # the value it reads: each a failed finding naming what is wrong.
@@ -122,6 +123,33 @@ PY
 else
   echo "skipped: the binary16 and bfloat16 artifacts (/usr/bin/python3 has no numpy)"
 fi
+# XLA's CPU behaviours (doc/ARTIFACT.md): Jaxpr artifacts whose references tests/cli/xla_ref.py
+# computes with its own numpy emulation of XLA; each failed comparison names exactly the
+# behaviour that reproduces it, and a difference the emulation does not reproduce gets none
+if /usr/bin/python3 -c 'import numpy' 2> /dev/null; then
+  mkdir -p "$TMP/xla"
+  /usr/bin/python3 "$SRC/tests/cli/xla_ref.py" "$TMP/xla" && ok || bad "xla_ref.py failed"
+  for f in recip_prim recip_jit; do
+    expect 1 'consistent with divisor_reciprocal \(advice' "$CERTNN" check "$TMP/xla/$f.json"
+    expect 1 '^ +"divisor_reciprocal"$' "$CERTNN" check "$TMP/xla/$f.json" --json
+  done
+  expect 1 'consistent with subnormal \(advice' "$CERTNN" check "$TMP/xla/subnormal.json"
+  expect 1 'consistent with subnormal \(advice' "$CERTNN" check "$TMP/xla/subnormal.json" --checks compare_bitwise
+  expect 1 'consistent with subnormal \(advice' "$CERTNN" check "$TMP/xla/subnormal64.json"
+  expect 1 'XLA.s CPU emulation does not reproduce them' "$CERTNN" check "$TMP/xla/recip_bf16.json"
+  for f in recip_nojit recip_other; do
+    expect 1 'XLA.s CPU emulation does not reproduce them' "$CERTNN" check "$TMP/xla/$f.json"
+    expect 1 '"consistent_with": \[\]' "$CERTNN" check "$TMP/xla/$f.json" --json
+  done
+  expect 0 '^compare +passed' "$CERTNN" check "$TMP/xla/agree.json"
+  # version 1 has no jaxpr member
+  sed 's/"version": 2,/"version": 1,/' "$TMP/xla/agree.json" > "$TMP/m.json"
+  expect 1 "^structure +failed +artifact: unknown member 'jaxpr'" "$CERTNN" check "$TMP/m.json"
+  sed 's/"reference_execution": "jit"/"reference_execution": "eager"/' "$TMP/xla/agree.json" > "$TMP/m.json"
+  expect 1 "^structure +failed +jaxpr: 'reference_execution' must be" "$CERTNN" check "$TMP/m.json"
+  sed 's/"computation": \[0\]/"computation": [0, 1]/' "$TMP/xla/recip_nojit.json" > "$TMP/m.json"
+  expect 1 "^structure +failed +jaxpr: 'computation' must list 1 entries" "$CERTNN" check "$TMP/m.json"
+fi
 # binary64 into binary16: one rounding from the binary64 value (numpy's float16 gives these
 # words: 0.1, an overflow, a subnormal)
 cat > "$TMP/f64f16.json" <<'JSON'
@@ -144,7 +172,7 @@ expect 2 'line [0-9]+' "$CERTNN" check "$TMP/m.json"
 echo '[1, 2]' > "$TMP/m.json"
 expect 2 'not an artifact object' "$CERTNN" check "$TMP/m.json"
 expect 2 'No such file' "$CERTNN" check "$TMP/absent.json"
-sed 's/"version": 1,/"version": 2,/' "$TMP/nan.json" > "$TMP/m.json"; fails structure "version 2; this checker reads version 1"
+sed 's/"version": 1,/"version": 3,/' "$TMP/nan.json" > "$TMP/m.json"; fails structure "version 3; this checker reads versions 1 to 2"
 sed 's/"tag": "log"/"tag": "logg"/' "$TMP/nan.json" > "$TMP/m.json"; fails structure "unknown operator 'logg'"
 sed 's/"words": "bf8000003f80000040000000"/"words": "bf8000003f800000400000"/' "$TMP/nan.json" > "$TMP/m.json"
 fails structure "a wrong word count"

@@ -1,0 +1,148 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+# tests/cli/xla_ref.py: Jaxpr-style artifacts whose reference outputs come from an emulation of
+# XLA's CPU behaviours written apart from certnn's C code (numpy with explicit rounding to binary32
+# and explicit flushing), for tests/cli/check.sh.  Usage: xla_ref.py DIR; writes into DIR:
+#   recip_prim.json    q = x / broadcast(s), one primitive: XLA multiplies by the reciprocal
+#   recip_jit.json     q = x / c, c a constant, under jax.jit: the same
+#   recip_nojit.json   the same program and reference, primitive by primitive: a constant divisor
+#                      is divided there, so the difference is not reproduced
+#   recip_other.json   recip_prim with one reference element moved one more word: not reproduced
+#   subnormal.json     p = (x * y) * z in binary32, operands and products flushed
+#   recip_bf16.json    recip_prim in bfloat16 (the reciprocal and the product in binary32), the
+#                      reference one word off at one element: not reproduced
+#   subnormal64.json   a binary64 product below 2^-1022, flushed
+#   agree.json         a program where XLA and the IR agree: compare passes
+import json
+import sys
+
+import numpy as np
+
+F32 = np.float32
+
+
+def words32(v):
+    return "".join("%08x" % w for w in np.asarray(v, dtype=F32).reshape(-1).view(np.uint32))
+
+
+def flush32(v):
+    """XLA's flushing: subnormal binary32 numbers replaced by zero of the same sign."""
+    v = np.asarray(v, dtype=F32).copy()
+    tiny = np.abs(v) < np.finfo(F32).tiny
+    v[tiny] = np.copysign(F32(0), v[tiny])
+    return v
+
+
+def t32(shape):
+    return {"sort": "f32", "shape": list(shape)}
+
+
+def node(name, tag, ins, sorts, fields=None):
+    return {"name": name, "in": ins, "op": {"version": 1, "tag": tag, "fields": fields or {}, "inputs": sorts}}
+
+
+def artifact(program, args, refs, jaxpr):
+    return {"format": "certnn-ir", "version": 2, "program": program,
+            "arguments": [{**t32(np.shape(a)), "words": words32(a)} for a in args],
+            "reference": {"outputs": [{**t32(np.shape(r)), "words": words32(r)} for r in refs],
+                          "producer": "tests/cli/xla_ref.py (numpy emulation of XLA's CPU code)"},
+            "jaxpr": jaxpr}
+
+
+def main():
+    out = sys.argv[1]
+    rng = np.random.default_rng(7)
+    n = 16
+    x = rng.uniform(-10, 10, n).astype(F32)
+    s = F32(3)
+    # XLA: x * rn32(1 / s), each step rounded to binary32
+    recip = (x * (F32(1) / s)).astype(F32)
+    ir = (x / s).astype(F32)
+    assert (recip != ir).any(), "the draw has no element where the reciprocal differs"
+
+    # q = x / broadcast(s): values 0 x, 1 s, 2 b, 3 q
+    prog_b = {"inputs": [{"name": "x", **t32([n])}, {"name": "s", **t32([])}], "constants": [],
+              "nodes": [node("b", "broadcast", [1], [t32([])], {"shape": [n]}),
+                        node("q", "div", [0, 2], [t32([n]), t32([n])], {"rounding": "none"})],
+              "outputs": [3]}
+    prim = {"reference_execution": "primitive", "backend": "xla-cpu", "computation": [0, 0]}
+    dump(out, "recip_prim", artifact(prog_b, [x, np.asarray(s)], [recip], prim))
+    other = recip.copy()
+    k = int(np.nonzero(recip != ir)[0][0])
+    other[k] = np.nextafter(other[k], F32(np.inf))
+    dump(out, "recip_other", artifact(prog_b, [x, np.asarray(s)], [other], prim))
+
+    # q = x / c, c a constant: values 0 x, 1 c, 2 q
+    prog_c = {"inputs": [{"name": "x", **t32([n])}],
+              "constants": [{"name": "c", **t32([n]), "words": words32(np.full(n, s))}],
+              "nodes": [node("q", "div", [0, 1], [t32([n]), t32([n])], {"rounding": "none"})],
+              "outputs": [2]}
+    dump(out, "recip_jit", artifact(prog_c, [x], [recip], {"reference_execution": "jit", "backend": "xla-cpu"}))
+    dump(out, "recip_nojit", artifact(prog_c, [x], [recip], {"reference_execution": "primitive", "backend": "xla-cpu",
+                                                                 "computation": [0]}))
+
+    # p = (x * y) * z: subnormal operands (x[0]) and products (x[1] y[1]) flushed
+    a = rng.uniform(1, 2, n).astype(F32)
+    b = rng.uniform(1, 2, n).astype(F32)
+    c = rng.uniform(1, 2, n).astype(F32)
+    a[0], c[0] = F32(1e-40), F32(1e10)       # a subnormal argument
+    a[1], b[1] = F32(1e-20), F32(1e-20)      # a subnormal product, then times 1.x
+    a[2], b[2] = F32(-1e-20), F32(3e-20)     # a negative one: -0
+    m = flush32(flush32(a) * flush32(b))
+    p = flush32(m * flush32(c))
+    ir_p = (a * b).astype(F32) * c
+    assert (p.view(np.uint32) != ir_p.astype(F32).view(np.uint32)).any()
+    prog_s = {"inputs": [{"name": "x", **t32([n])}, {"name": "y", **t32([n])}, {"name": "z", **t32([n])}],
+              "constants": [],
+              "nodes": [node("m", "mul", [0, 1], [t32([n]), t32([n])]), node("p", "mul", [3, 2], [t32([n]), t32([n])])],
+              "outputs": [4]}
+    dump(out, "subnormal", artifact(prog_s, [a, b, c], [p], {"reference_execution": "jit", "backend": "xla-cpu"}))
+
+    # bfloat16: q = x / broadcast(s) with the reciprocal and the product in binary32, rounded once.
+    # Both are quotients of 8-bit numbers, at least 2^-17 (relative) from a bfloat16 midpoint, and
+    # binary32's reciprocal is within 2^-24: the two round alike, so the emulation gives the IR's
+    # words; the reference is one word off at element 3, which it must not reproduce
+    sys.path.insert(0, sys.path[0])
+    from reduced_ref import bf16_round, bf16_word
+    xb = [bf16_round(float(v)) for v in rng.uniform(-10, 10, n)]
+    sb = bf16_round(3.0)
+    r32 = F32(1) / F32(sb)
+    qb = [bf16_round(float(F32(v) * r32)) for v in xb]
+    irb = [bf16_round(v / sb) for v in xb]
+    assert qb == irb
+    qb[3] = float(np.array([(bf16_word(qb[3]) + 1) << 16], dtype=np.uint32).view(F32)[0])
+    tb = {"sort": "bf16", "shape": [n]}
+    wb = lambda vs: "".join("%04x" % bf16_word(v) for v in vs)
+    prog_bb = {"inputs": [{"name": "x", **tb}, {"name": "s", "sort": "bf16", "shape": []}], "constants": [],
+               "nodes": [node("b", "broadcast", [1], [{"sort": "bf16", "shape": []}], {"shape": [n]}),
+                         node("q", "div", [0, 2], [tb, tb], {"rounding": "none"})],
+               "outputs": [3]}
+    dump(out, "recip_bf16", {"format": "certnn-ir", "version": 2, "program": prog_bb,
+                             "arguments": [{**tb, "words": wb(xb)}, {"sort": "bf16", "shape": [], "words": wb([sb])}],
+                             "reference": {"outputs": [{**tb, "words": wb(qb)}], "producer": "tests/cli/xla_ref.py"},
+                             "jaxpr": prim})
+
+    # binary64: a subnormal product flushed
+    t64 = {"sort": "f64", "shape": [2]}
+    w64 = lambda vs: "".join("%016x" % w for w in np.asarray(vs, dtype=np.float64).view(np.uint64))
+    u, v = np.array([1e-160, 2.0]), np.array([1e-160, 3.0])   # 1e-320: subnormal
+    prog64 = {"inputs": [{"name": "u", **t64}, {"name": "v", **t64}], "constants": [],
+              "nodes": [node("m", "mul", [0, 1], [t64, t64])], "outputs": [2]}
+    dump(out, "subnormal64", {"format": "certnn-ir", "version": 2, "program": prog64,
+                              "arguments": [{**t64, "words": w64(u)}, {**t64, "words": w64(v)}],
+                              "reference": {"outputs": [{**t64, "words": w64([0.0, 6.0])}],
+                                            "producer": "tests/cli/xla_ref.py"},
+                              "jaxpr": {"reference_execution": "jit", "backend": "xla-cpu"}})
+
+    # where the two agree: normal numbers, no division
+    dump(out, "agree", artifact(prog_s, [b, c, b], [(b * c).astype(F32) * b],
+                                {"reference_execution": "jit", "backend": "xla-cpu"}))
+
+
+def dump(out, name, a):
+    with open("%s/%s.json" % (out, name), "w") as f:
+        json.dump(a, f)
+
+
+if __name__ == "__main__":
+    main()
