@@ -94,7 +94,9 @@ typedef struct cn_finding
   cn_mismatch *mismatch;    /* owned */
   /* a failed compare or compare_bitwise of a Jaxpr artifact whose reference XLA's CPU backend
    * computed: the documented behaviours whose emulation reproduces every differing element
-   * (static codes: "divisor_reciprocal", "subnormal"); advice, not an explanation */
+   * (static codes: "divisor_reciprocal", "rewritten_division", "power_products", "subnormal",
+   * "reciprocal_sqrt", "power");
+   * advice, not an explanation */
   int n_consistent_with;
   const char *consistent_with[CN_MAX_CONSISTENT_WITH];
 } cn_finding;

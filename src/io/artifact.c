@@ -751,6 +751,21 @@ dup (const char *s)
   return d;
 }
 
+/* Whether the reference's word Y of the binary format T lies within W steps of the emulated word
+ * X in the order of the magnitudes, keeping X's sign and staying finite (the window never
+ * crosses zero nor reaches an infinity: both words finite, of one sign). */
+static int
+window_reproduces (cn_dtype t, uint64_t x, uint64_t y, int w)
+{
+  int bits = 8 * (int) cn_dtype_size (t);
+  uint64_t sign = (uint64_t) 1 << (bits - 1), mag = sign - 1;
+  uint64_t inf = t == CN_DTYPE_F64 ? 0x7ff0000000000000u : t == CN_DTYPE_F32 ? 0x7f800000u : 0;
+  if (inf == 0 || (x & sign) != (y & sign) || (x & mag) >= inf || (y & mag) >= inf)
+    return 0;
+  uint64_t a = x & mag, b = y & mag;
+  return (a > b ? a - b : b - a) <= (uint64_t) w;
+}
+
 /* The consistent_with advice of a failed comparison F of a Jaxpr artifact whose reference XLA's
  * CPU backend computed ("jaxpr": {"backend": "xla-cpu"}): the program run again as XLA's CPU code
  * computes it (src/io/xla.c); when that run gives the reference's word (under F's NaN policy) at
@@ -787,21 +802,24 @@ explain (state *s, int bitwise, cn_finding *f, char *msg)
   c.n_jit = (int) json_array_size (jc);
   c.jit_computations = jits;
   int used[CN__XLA_COUNT] = { 0 };
+  int *window = calloc ((size_t) no + 1, sizeof *window), *window_by = calloc ((size_t) no + 1, sizeof *window_by);
+  if (window == NULL || window_by == NULL)
+    {
+      free (comp), free (jits), free (em), free (window), free (window_by);
+      return -1;
+    }
   cn_error e;
   cn_error_clear (&e);
-  cn_status st = cn__xla_emulate (s->g, &c, s->args, em, used, &e);
+  cn_status st = cn__xla_emulate (s->g, &c, s->args, em, used, window, window_by, &e);
   free (comp);
   free (jits);
   size_t len = strlen (msg);
-  if (st == CN_ENOMEM)
-    {
-      free (em);
-      return -1;
-    }
   if (st != CN_OK)
     {
+      free (em), free (window), free (window_by);
+      if (st == CN_ENOMEM)
+        return -1;
       snprintf (msg + len, MSG - len, "; XLA's CPU emulation did not run: %.200s", e.msg);
-      free (em);
       return 0;
     }
   int reproduced = 1;
@@ -813,11 +831,18 @@ explain (state *s, int bitwise, cn_finding *f, char *msg)
         {
           uint64_t x = word_of (t, m->pos[j]), y = m->ref_word[j];
           reproduced = x == y || (!bitwise && is_nan_word (m->dtype, x) && is_nan_word (m->dtype, y));
+          if (!reproduced && window[m->output] > 0 && window_reproduces (m->dtype, x, y, window[m->output]))
+            {
+              reproduced = 1;
+              used[window_by[m->output]] = 1;
+            }
         }
     }
   for (int k = 0; k < no; k++)
     cn_tensor_clear (&em[k]);
   free (em);
+  free (window);
+  free (window_by);
   if (reproduced)
     for (int b = 0; b < CN__XLA_COUNT; b++)
       if (used[b] && f->n_consistent_with < CN_MAX_CONSISTENT_WITH)

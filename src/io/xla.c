@@ -27,8 +27,30 @@
  * other conversions neither; a folded node neither.  Whether a flush changed a word is read from
  * extra outputs of the emulated graph, (|x| < m) and (x != 0) per flushed value.
  *
- * Not emulated yet (the seed's other behaviours): jax.jit's division rewrites, constant exponents
- * as products, XLA's own rsqrt and pow within their windows. */
+ * rewritten_division.  Under jax.jit, for a division of a jitted node (not folded): in binary16,
+ * binary32 and binary64 (bfloat16's conversions to binary32 block them) a numerator that is a
+ * true division of the same computation gives (x / y) / z = x / (y * z), a divisor that is one
+ * x / (y / z) = (x * z) / y; then in binary32 and binary64 (the IR computes binary16 rsqrt and
+ * pow in binary32, so these are no binary16 operations) x / sqrt y = x * rsqrt y, x / rsqrt y =
+ * x * sqrt y and x / y^c = x * y^-c (c a constant of one value); the division a rewrite produces
+ * is computed by the same rules (emit_division: a broadcast or constant divisor first, then the
+ * rewrites), each new operation rounded to the format.
+ *
+ * power_products.  Under jax.jit a power x^c (jitted, not folded) in binary16, binary32 or
+ * binary64 whose exponent is a constant of one value 2, 3 or -1 (reached through broadcasts and
+ * reshapes) is x * x, (x * x) * x, or the reciprocal 1 / x, each product rounded to the format.
+ *
+ * reciprocal_sqrt, power.  XLA's own rsqrt and pow are not the IR's: a result that one of them
+ * computes, an rsqrt or pow node of binary32 or binary64 reached from the output through layout
+ * operations, negation, conversions between floating formats (and the emulation's flushes),
+ * counts as reproduced within 2 ulps (rsqrt) or 1 ulp (pow) of the emulated word, keeping its
+ * sign and finiteness (window_reproduces in src/io/artifact.c); a power only when both its
+ * operands are arguments (program inputs reached through layout operations and widening
+ * conversions), so that XLA's function and the IR's read the same values.  A node of a reduced
+ * format has no window (XLA computes it in binary32 and rounds once).
+ *
+ * Not emulated yet: the JAX importer's binary32 power of a binary16 base (which XLA computes in
+ * binary16), and the check of a primitive-by-primitive reference beside a jax.jit one. */
 #include <config.h>
 #include <float.h>
 #include <stdio.h>
@@ -43,7 +65,11 @@ cn__xla_code (int b)
   switch (b)
     {
     case CN__XLA_DIVISOR_RECIPROCAL: return "divisor_reciprocal";
+    case CN__XLA_REWRITTEN_DIVISION: return "rewritten_division";
+    case CN__XLA_POWER_PRODUCTS: return "power_products";
     case CN__XLA_SUBNORMAL: return "subnormal";
+    case CN__XLA_RECIPROCAL_SQRT: return "reciprocal_sqrt";
+    case CN__XLA_POWER: return "power";
     default: return "unknown";
     }
 }
@@ -262,6 +288,33 @@ operand (build *b, int v, int do_flush, int *out)
   return CN_OK;
 }
 
+/* The one value every element of value V of G holds when V is a graph constant, reached through
+ * broadcasts and reshapes, into *C; 0 otherwise. */
+static int
+uniform_constant (const build *b, int v, double *c)
+{
+  for (int depth = 0; depth <= cn_graph_n_nodes (b->g); depth++)
+    {
+      const cn_tensor *t = cn_graph_value_constant (b->g, v);
+      if (t != NULL)
+        {
+          int64_t n = cn_tensor_numel (t);
+          if (n < 1)
+            return 0;
+          *c = cn_tensor_get_f64 (t, 0);
+          for (int64_t j = 1; j < n; j++)
+            if (cn_tensor_get_f64 (t, j) != *c)
+              return 0;
+          return 1;
+        }
+      int p = cn_graph_value_producer (b->g, v);
+      if (p < 0 || (cn_graph_node_op (b->g, p) != CN_OP_BROADCAST && cn_graph_node_op (b->g, p) != CN_OP_RESHAPE))
+        return 0;
+      v = cn_graph_node_input (b->g, p, 0);
+    }
+  return 0;
+}
+
 /* x / y as x * (1 / y), into *OUT (a value of E of X's sort). */
 static cn_status
 reciprocal_division (build *b, int x, int y, int *out)
@@ -287,6 +340,135 @@ reciprocal_division (build *b, int x, int y, int *out)
   if ((st = node (b, CN_OP_MUL, NULL, 2, in, "times_reciprocal", &p)) != CN_OK)
     return st;
   return node (b, CN_OP_CAST, &to16, 1, &p, "narrow", out);
+}
+
+/* The node of G that produces value V when it is a jitted, unfolded node of node K's computation
+ * applying OP (a true division for CN_OP_DIV); else -1. */
+static int
+producer_of (const build *b, int k, int v, cn_op op)
+{
+  int p = v >= 0 ? cn_graph_value_producer (b->g, v) : -1;
+  if (p < 0 || b->folded[p] || !jitted (b, p) || !same_computation (b, p, k) || cn_graph_node_op (b->g, p) != op)
+    return -1;
+  if (op == CN_OP_DIV && ((const cn_params_div *) cn_graph_node_params (b->g, p))->rounding != CN_DIV_TRUE)
+    return -1;
+  return p;
+}
+
+/* Input I of node P of G as the emulation reads it (flushed as P flushes its operands). */
+static cn_status
+input_of (build *b, int p, int i, int *out)
+{
+  int ops, res;
+  flushing (b, p, &ops, &res);
+  return operand (b, b->map[cn_graph_node_input (b->g, p, i)], ops, out);
+}
+
+static cn_status
+binary (build *b, cn_op op, int x, int y, const char *what, int *out)
+{
+  int in[2] = { x, y };
+  return node (b, op, op == CN_OP_DIV ? (const void *) &(cn_params_div) { CN_DIV_TRUE } : NULL, 2, in, what, out);
+}
+
+/* The division NUM / DEN of node K as XLA's CPU code computes it (the seed's emitDivision), into
+ * *OUT: NUM and DEN are
+ * values of E, NUM_G and DEN_G the values of G they come from (-1 for a value a rewrite made).
+ * FUEL bounds the rewrites' recursion. */
+static cn_status
+emit_division (build *b, int k, int num, int den, int num_g, int den_g, int fuel, int *out)
+{
+  cn_dtype t = cn_graph_value_dtype (b->e, num);
+  cn_status st;
+  int p, x, y, z, m;
+  /* first a broadcast divisor, or under jax.jit a constant one; otherwise the rewrites */
+  if (!b->folded[k]
+      && ((den_g >= 0 && broadcast_divisor (b, k, den_g)) || (den_g >= 0 && jitted (b, k) && constant_value (b, den_g))))
+    {
+      b->used[CN__XLA_DIVISOR_RECIPROCAL] = 1;
+      return reciprocal_division (b, num, den, out);
+    }
+  if (fuel > 0 && jitted (b, k) && t != CN_DTYPE_BF16)
+    {
+      if ((p = producer_of (b, k, num_g, CN_OP_DIV)) >= 0)
+        {
+          /* (x / y) / z = x / (y * z) */
+          if ((st = input_of (b, p, 0, &x)) != CN_OK || (st = input_of (b, p, 1, &y)) != CN_OK
+              || (st = binary (b, CN_OP_MUL, y, den, "divisor_product", &m)) != CN_OK)
+            return st;
+          b->used[CN__XLA_REWRITTEN_DIVISION] = 1;
+          return emit_division (b, k, x, m, cn_graph_node_input (b->g, p, 0), -1, fuel - 1, out);
+        }
+      if ((p = producer_of (b, k, den_g, CN_OP_DIV)) >= 0)
+        {
+          /* x / (y / z) = (x * z) / y */
+          if ((st = input_of (b, p, 0, &y)) != CN_OK || (st = input_of (b, p, 1, &z)) != CN_OK
+              || (st = binary (b, CN_OP_MUL, num, z, "numerator_product", &m)) != CN_OK)
+            return st;
+          b->used[CN__XLA_REWRITTEN_DIVISION] = 1;
+          return emit_division (b, k, m, y, -1, cn_graph_node_input (b->g, p, 0), fuel - 1, out);
+        }
+    }
+  if (fuel > 0 && jitted (b, k) && (t == CN_DTYPE_F32 || t == CN_DTYPE_F64))
+    {
+      cn_params_sqrt raw = { CN_SQRT_RAW };
+      double c;
+      if ((p = producer_of (b, k, den_g, CN_OP_SQRT)) >= 0
+          && ((const cn_params_sqrt *) cn_graph_node_params (b->g, p))->mode == CN_SQRT_RAW)
+        {
+          /* x / sqrt y = x * rsqrt y */
+          if ((st = input_of (b, p, 0, &y)) != CN_OK || (st = node (b, CN_OP_RSQRT, NULL, 1, &y, "rsqrt", &m)) != CN_OK)
+            return st;
+          b->used[CN__XLA_REWRITTEN_DIVISION] = 1;
+          return binary (b, CN_OP_MUL, num, m, "times_rsqrt", out);
+        }
+      if ((p = producer_of (b, k, den_g, CN_OP_RSQRT)) >= 0)
+        {
+          /* x / rsqrt y = x * sqrt y */
+          if ((st = input_of (b, p, 0, &y)) != CN_OK || (st = node (b, CN_OP_SQRT, &raw, 1, &y, "sqrt", &m)) != CN_OK)
+            return st;
+          b->used[CN__XLA_REWRITTEN_DIVISION] = 1;
+          return binary (b, CN_OP_MUL, num, m, "times_sqrt", out);
+        }
+      if ((p = producer_of (b, k, den_g, CN_OP_POW)) >= 0 && uniform_constant (b, cn_graph_node_input (b->g, p, 1), &c))
+        {
+          /* x / y^c = x * y^-c */
+          int nc;
+          if ((st = input_of (b, p, 0, &y)) != CN_OK
+              || (st = fill_constant (b, cn_graph_value_dtype (b->e, y), cn_graph_value_shape (b->e, y), -c, &nc))
+                     != CN_OK
+              || (st = binary (b, CN_OP_POW, y, nc, "negated_power", &m)) != CN_OK)
+            return st;
+          b->used[CN__XLA_REWRITTEN_DIVISION] = 1;
+          return binary (b, CN_OP_MUL, num, m, "times_power", out);
+        }
+    }
+  return binary (b, CN_OP_DIV, num, den, "division", out);
+}
+
+/* x^c as XLA's CPU code computes it under jax.jit for c in {2, 3, -1} (power_products) into
+ * *OUT; *DONE 0 (nothing emitted) for another power. */
+static cn_status
+emit_power (build *b, int k, int x, int y_g, int *out, int *done)
+{
+  double c;
+  cn_dtype t = cn_graph_value_dtype (b->e, x);
+  *done = 0;
+  if (!jitted (b, k) || b->folded[k] || t == CN_DTYPE_BF16 || !cn_dtype_is_float (t) || !uniform_constant (b, y_g, &c)
+      || !(c == 2 || c == 3 || c == -1))
+    return CN_OK;
+  cn_status st;
+  int sq;
+  *done = 1;
+  b->used[CN__XLA_POWER_PRODUCTS] = 1;
+  if (c == -1)
+    return node (b, CN_OP_RECIPROCAL, NULL, 1, &x, "reciprocal", out);
+  if ((st = binary (b, CN_OP_MUL, x, x, "square", &sq)) != CN_OK || c == 2)
+    {
+      *out = sq;
+      return st;
+    }
+  return binary (b, CN_OP_MUL, sq, x, "cube", out);
 }
 
 static cn_status
@@ -336,15 +518,18 @@ build_emulation (build *b)
         break;
       cn_op op = cn_graph_node_op (g, k);
       const cn_params_div *dp = op == CN_OP_DIV ? cn_graph_node_params (g, k) : NULL;
-      int y = n_in == 2 ? cn_graph_node_input (g, k, 1) : -1;
-      int out0 = cn_graph_node_output (g, k, 0);
-      if (dp != NULL && dp->rounding == CN_DIV_TRUE && !b->folded[k] && cn_dtype_is_float (cn_graph_value_dtype (g, out0))
-          && (broadcast_divisor (b, k, y) || (jitted (b, k) && constant_value (b, y))))
+      int out0 = cn_graph_node_output (g, k, 0), done = 0;
+      int is_float = cn_dtype_is_float (cn_graph_value_dtype (g, out0));
+      if (dp != NULL && dp->rounding == CN_DIV_TRUE && !b->folded[k] && is_float)
         {
-          st = reciprocal_division (b, in[0], in[1], &first);
-          b->used[CN__XLA_DIVISOR_RECIPROCAL] = 1;
+          st = emit_division (b, k, in[0], in[1], cn_graph_node_input (g, k, 0), cn_graph_node_input (g, k, 1), 8,
+                              &first);
+          done = 1;
         }
-      else
+      else if (op == CN_OP_POW && is_float && (st = emit_power (b, k, in[0], cn_graph_node_input (g, k, 1), &first,
+                                                                 &done)) != CN_OK)
+        break;
+      if (!done)
         st = cn_graph_add_node (b->e, op, cn_graph_node_params (g, k), n_in, in, cn_graph_node_name (g, k), &first,
                                 b->err);
       if (st != CN_OK)
@@ -372,9 +557,75 @@ build_emulation (build *b)
   return st;
 }
 
+/* The value of E that V flushes (V itself when it is no flush). */
+static int
+unflushed (const build *b, const int *flush_of, int v)
+{
+  (void) b;
+  return flush_of != NULL && flush_of[v] >= 0 ? flush_of[v] : v;
+}
+
+/* Whether value V of E is a program input, reached through layout operations, widening
+ * conversions between floating formats and the emulation's flushes. */
+static int
+exact_argument (const build *b, const int *flush_of, int v)
+{
+  for (int depth = 0; depth <= cn_graph_n_nodes (b->e); depth++)
+    {
+      v = unflushed (b, flush_of, v);
+      int p = cn_graph_value_producer (b->e, v);
+      if (p < 0)
+        return cn_graph_value_constant (b->e, v) == NULL;
+      cn_op op = cn_graph_node_op (b->e, p);
+      int u = cn_graph_node_input (b->e, p, 0);
+      cn_dtype from = cn_graph_value_dtype (b->e, u), to = cn_graph_value_dtype (b->e, v);
+      /* a conversion into a format that holds every number of the source's */
+      int widening = op == CN_OP_CAST && cn_dtype_is_float (from)
+                     && (to == from || to == CN_DTYPE_F64
+                         || (to == CN_DTYPE_F32 && (from == CN_DTYPE_F16 || from == CN_DTYPE_BF16)));
+      if (cn_op_family (op) != CN_FAMILY_MOVEMENT && !widening)
+        return 0;
+      v = u;
+    }
+  return 0;
+}
+
+/* The window of output value V of E (the file's comment) into *WINDOW and *BY. */
+static void
+output_window (const build *b, const int *flush_of, int v, int *window, int *by)
+{
+  *window = 0;
+  *by = -1;
+  for (int depth = 0; depth <= cn_graph_n_nodes (b->e); depth++)
+    {
+      v = unflushed (b, flush_of, v);
+      int p = cn_graph_value_producer (b->e, v);
+      if (p < 0)
+        return;
+      cn_op op = cn_graph_node_op (b->e, p);
+      cn_dtype t = cn_graph_value_dtype (b->e, v);
+      if (op == CN_OP_RSQRT || op == CN_OP_POW)
+        {
+          if (t != CN_DTYPE_F32 && t != CN_DTYPE_F64)
+            return;
+          if (op == CN_OP_POW && !(exact_argument (b, flush_of, cn_graph_node_input (b->e, p, 0))
+                                   && exact_argument (b, flush_of, cn_graph_node_input (b->e, p, 1))))
+            return;
+          *window = op == CN_OP_RSQRT ? 2 : 1;
+          *by = op == CN_OP_RSQRT ? CN__XLA_RECIPROCAL_SQRT : CN__XLA_POWER;
+          return;
+        }
+      int u = cn_graph_node_input (b->e, p, 0);
+      int conversion = op == CN_OP_CAST && cn_dtype_is_float (cn_graph_value_dtype (b->e, u)) && cn_dtype_is_float (t);
+      if (cn_op_family (op) != CN_FAMILY_MOVEMENT && op != CN_OP_NEG && !conversion)
+        return;
+      v = u;
+    }
+}
+
 cn_status
 cn__xla_emulate (const cn_graph *g, const cn__xla_compilation *c, const cn_tensor *args, cn_tensor *out, int *used,
-                 cn_error *err)
+                 int *window, int *window_by, cn_error *err)
 {
   build b;
   memset (&b, 0, sizeof b);
@@ -394,6 +645,22 @@ cn__xla_emulate (const cn_graph *g, const cn__xla_compilation *c, const cn_tenso
   int no = cn_graph_n_outputs (g), ne = no + b.n_detect;
   if (st == CN_OK && (res = calloc ((size_t) ne + 1, sizeof *res)) == NULL)
     st = nomem (&b);
+  if (st == CN_OK)
+    {
+      /* the windows, read on E's structure (FLUSH_OF inverts FLUSHED) */
+      int ve = cn_graph_n_values (b.e);
+      int *flush_of = malloc ((size_t) (ve + 1) * sizeof *flush_of);
+      if (flush_of == NULL)
+        st = nomem (&b);
+      for (int v = 0; flush_of != NULL && v < ve; v++)
+        flush_of[v] = -1;
+      for (int v = 0; flush_of != NULL && v < ve && v < b.n_e; v++)
+        if (b.flushed[v] >= 0)
+          flush_of[b.flushed[v]] = v;
+      for (int i = 0; flush_of != NULL && i < no; i++)
+        output_window (&b, flush_of, b.map[cn_graph_output (g, i)], &window[i], &window_by[i]);
+      free (flush_of);
+    }
   if (st == CN_OK)
     st = cn_graph_eval_declared (b.e, args, res, err);
   if (st == CN_OK)

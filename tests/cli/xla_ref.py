@@ -12,6 +12,15 @@
 #   recip_bf16.json    recip_prim in bfloat16 (the reciprocal and the product in binary32), the
 #                      reference one word off at one element: not reproduced
 #   subnormal64.json   a binary64 product below 2^-1022, flushed
+#   div_div.json       (x / y) / z under jax.jit: x / (y * z); div_div_prim.json primitive by
+#                      primitive, where it is not rewritten (not reproduced)
+#   div_by_div.json    x / (y / z) under jax.jit: (x * z) / y
+#   div_sqrt.json      x / sqrt y under jax.jit: x * rsqrt y
+#   pow3.json          x ** 3 (a constant) under jax.jit: (x * x) * x
+#   rsqrt_in.json, rsqrt_in_below.json, rsqrt_out.json   one rsqrt word 2, -2 and 3 steps from
+#                      the IR's: inside, inside and outside XLA's rsqrt window (2 ulps)
+#   pow_in.json, pow_out.json   one exact power 1 and 2 steps off: inside and outside (1 ulp)
+#   pow_computed.json  the same 1 step with a computed base: no window
 #   agree.json         a program where XLA and the IR agree: compare passes
 import json
 import sys
@@ -133,6 +142,69 @@ def main():
                               "reference": {"outputs": [{**t64, "words": w64([0.0, 6.0])}],
                                             "producer": "tests/cli/xla_ref.py"},
                               "jaxpr": {"reference_execution": "jit", "backend": "xla-cpu"}})
+
+    # jax.jit's division rewrites and power products, each step rounded to binary32
+    jit = {"reference_execution": "jit", "backend": "xla-cpu"}
+    x3 = [rng.uniform(1, 9, n).astype(F32) for _ in range(3)]
+    ins3 = [{"name": nm, **t32([n])} for nm in ("x", "y", "z")]
+    tt = [t32([n]), t32([n])]
+    div = lambda name, a, b: node(name, "div", [a, b], tt, {"rounding": "none"})
+    # (x / y) / z = x / (y * z): values 0 x, 1 y, 2 z, 3 x/y, 4 q
+    prog = {"inputs": ins3, "constants": [], "nodes": [div("xy", 0, 1), div("q", 3, 2)], "outputs": [4]}
+    ref = x3[0] / (x3[1] * x3[2])
+    assert (ref != (x3[0] / x3[1]) / x3[2]).any()
+    dump(out, "div_div", artifact(prog, x3, [ref], jit))
+    dump(out, "div_div_prim", artifact(prog, x3, [ref], {"reference_execution": "primitive", "backend": "xla-cpu",
+                                                          "computation": [0, 1]}))
+    # x / (y / z) = (x * z) / y
+    prog = {"inputs": ins3, "constants": [], "nodes": [div("yz", 1, 2), div("q", 0, 3)], "outputs": [4]}
+    ref = (x3[0] * x3[2]) / x3[1]
+    assert (ref != x3[0] / (x3[1] / x3[2])).any()
+    dump(out, "div_by_div", artifact(prog, x3, [ref], jit))
+    # x / sqrt y = x * rsqrt y, with the IR's rsqrt (1 / sqrt y, two roundings)
+    prog = {"inputs": ins3[:2], "constants": [],
+            "nodes": [node("r", "sqrt", [1], [t32([n])], {"mode": "raw"}), div("q", 0, 2)], "outputs": [3]}
+    ref = x3[0] * (F32(1) / np.sqrt(x3[1]))
+    assert (ref != x3[0] / np.sqrt(x3[1])).any()
+    dump(out, "div_sqrt", artifact(prog, x3[:2], [ref], jit))
+    # x ** 3 with a constant exponent: (x * x) * x
+    prog = {"inputs": ins3[:1], "constants": [{"name": "three", **t32([n]), "words": words32(np.full(n, 3.0))}],
+            "nodes": [node("c", "pow", [0, 1], tt)], "outputs": [2]}
+    xp = rng.uniform(1, 9, n).astype(F32)
+    ref = (xp * xp) * xp
+    assert (ref != np.power(xp.astype(np.float64), 3).astype(F32)).any()
+    dump(out, "pow3", artifact(prog, [xp], [ref], jit))
+
+    # XLA's own rsqrt and pow: a word within 2 ulps (rsqrt) or 1 ulp (pow, both operands arguments)
+    # of the IR's counts as reproduced; the windows' ends one word inside and one outside
+    prim1 = {"reference_execution": "primitive", "backend": "xla-cpu", "computation": [0]}
+    step = lambda v, k: np.array([int(np.asarray(v, F32).view(np.uint32)) + k], np.uint32).view(F32)[0]
+    yr = rng.uniform(1, 9, n).astype(F32)
+    ir_r = F32(1) / np.sqrt(yr)                       # the IR's rsqrt: 1 / sqrt y, two roundings
+    prog = {"inputs": [{"name": "y", **t32([n])}], "constants": [],
+            "nodes": [node("r", "rsqrt", [0], [t32([n])])], "outputs": [1]}
+    for k, name in ((2, "rsqrt_in"), (3, "rsqrt_out"), (-2, "rsqrt_in_below")):
+        ref = ir_r.copy()
+        ref[5] = step(ref[5], k)
+        dump(out, name, artifact(prog, [yr], [ref], prim1))
+    # powers that are exact: 2^3, 4^0.5, 0.5^-1, ...
+    px = np.array([2, 4, 0.5, 3] * (n // 4), F32)
+    py = np.array([3, 0.5, -1, 2] * (n // 4), F32)
+    ir_p = np.array([8, 2, 2, 9] * (n // 4), F32)
+    prog = {"inputs": [{"name": "x", **t32([n])}, {"name": "y", **t32([n])}], "constants": [],
+            "nodes": [node("p", "pow", [0, 1], tt)], "outputs": [2]}
+    for k, name in ((1, "pow_in"), (2, "pow_out")):
+        ref = ir_p.copy()
+        ref[4] = step(ref[4], k)
+        dump(out, name, artifact(prog, [px, py], [ref], prim1))
+    # a base that is computed (x + 0), not an argument: no window
+    prog = {"inputs": [{"name": "x", **t32([n])}, {"name": "y", **t32([n])}],
+            "constants": [{"name": "zero", **t32([n]), "words": words32(np.zeros(n))}],
+            "nodes": [node("s", "add", [0, 2], tt), node("p", "pow", [3, 1], tt)], "outputs": [4]}
+    ref = ir_p.copy()
+    ref[4] = step(ref[4], 1)
+    dump(out, "pow_computed", artifact(prog, [px, py], [ref], {"reference_execution": "primitive",
+                                                                "backend": "xla-cpu", "computation": [0, 1]}))
 
     # where the two agree: normal numbers, no division
     dump(out, "agree", artifact(prog_s, [b, c, b], [(b * c).astype(F32) * b],
