@@ -14,7 +14,8 @@
  *                  "producer": "..."},             optional text: what computed them
  *    "capture_constraints": ANY,                   optional: kept and reported, never checked
  *    "jaxpr": {"reference_execution": "jit" | "primitive", "backend": "xla-cpu",
- *              "computation": [...], "jit_computations": [...]}}
+ *              "computation": [...], "jit_computations": [...],
+ *              "primitive_index": [...], "primitive_reference": [TENSOR, ...]}}
  *                                                  optional: how a Jaxpr reference was computed;
  *                                                  with backend xla-cpu a failed comparison gets
  *                                                  the consistent_with advice (cn_finding)

@@ -94,6 +94,7 @@ typedef struct state
   const cn_graph *g;
   cn_tensor *args, *refs;       /* decoded by types: one per input, one per output (NULL if absent) */
   int n_args, n_refs;
+  cn_tensor *prim_refs;         /* the jaxpr record's primitive_reference, decoded by types (or NULL) */
   int execute;
   char execute_msg[MSG];
   cn_dtype sort;                /* the program's floating format */
@@ -249,7 +250,8 @@ structure (const json_t *root, char *msg)
 {
   static const char *const top[] = { "format", "version", "certnn", "program", "arguments", "reference",
                                      "capture_constraints", "jaxpr" };
-  static const char *const jaxpr[] = { "reference_execution", "backend", "computation", "jit_computations" };
+  static const char *const jaxpr[] = { "reference_execution", "backend", "computation", "jit_computations",
+                                       "primitive_index", "primitive_reference" };
   static const char *const prog[] = { "inputs", "constants", "nodes", "outputs" };
   static const char *const ref[] = { "outputs", "producer" };
   static const char *const input[] = { "name", "sort", "shape" };
@@ -435,7 +437,7 @@ structure (const json_t *root, char *msg)
   const json_t *jx = json_object_get (root, "jaxpr");
   if (jx != NULL)
     {
-      if (!json_is_object (jx) || !known_members (jx, jaxpr, 4, "jaxpr", msg))
+      if (!json_is_object (jx) || !known_members (jx, jaxpr, 6, "jaxpr", msg))
         {
           if (!json_is_object (jx))
             say (msg, "artifact: 'jaxpr' is %s, not an object", jtype (jx));
@@ -472,6 +474,41 @@ structure (const json_t *root, char *msg)
         {
           say (msg, "jaxpr: 'jit_computations' is %s, not a list", jtype (jc));
           return 0;
+        }
+      const json_t *pi = json_object_get (jx, "primitive_index"), *pr = json_object_get (jx, "primitive_reference");
+      if (pi != NULL && (!json_is_array (pi) || json_array_size (pi) != json_array_size (ns)))
+        {
+          say (msg, "jaxpr: 'primitive_index' must list %zu entries, one per node", json_array_size (ns));
+          return 0;
+        }
+      for (size_t i = 0; pi != NULL && i < json_array_size (pi); i++)
+        {
+          const json_t *x = json_array_get (pi, i);
+          if (!json_is_null (x) && !(json_is_integer (x) && json_integer_value (x) >= 0 && json_integer_value (x) < INT_MAX))
+            {
+              say (msg, "jaxpr: primitive_index %zu is neither a primitive number nor null", i);
+              return 0;
+            }
+        }
+      if (pr != NULL)
+        {
+          if (strcmp (json_string_value (re), "jit") != 0)
+            {
+              say (msg, "jaxpr: a 'primitive_reference' goes beside a jax.jit reference only");
+              return 0;
+            }
+          if (!json_is_array (pr) || json_array_size (pr) != json_array_size (os))
+            {
+              say (msg, "jaxpr: 'primitive_reference' must list %zu tensors, one per program output",
+                   json_array_size (os));
+              return 0;
+            }
+          for (size_t i = 0; i < json_array_size (pr); i++)
+            {
+              snprintf (where, sizeof where, "primitive reference output %zu", i);
+              if (!tensor_object_ok (json_array_get (pr, i), where, msg))
+                return 0;
+            }
         }
       for (size_t i = 0; jc != NULL && i < json_array_size (jc); i++)
         {
@@ -564,6 +601,11 @@ types (state *s)
       if ((rc = decode_tensors (ro, s->g, cn_graph_output, "reference output", &s->refs, s->types_msg)) != 1)
         return rc;
     }
+  const json_t *jx = json_object_get (s->root, "jaxpr");
+  const json_t *pr = jx != NULL ? json_object_get (jx, "primitive_reference") : NULL;
+  if (pr != NULL && (rc = decode_tensors (pr, s->g, cn_graph_output, "primitive reference output", &s->prim_refs,
+                                          s->types_msg)) != 1)
+    return rc;
   say (s->types_msg, "%d nodes decode and type-check%s%s", cn_graph_n_nodes (s->g),
        a != NULL ? "; the arguments match the inputs" : "", r != NULL ? "; the reference outputs match the outputs" : "");
   return 1;
@@ -736,6 +778,9 @@ state_clear (state *s)
       cn_tensor_clear (&s->outs[k]);
   free (s->args);
   free (s->refs);
+  for (int i = 0; s->prim_refs != NULL && i < cn_graph_n_outputs (s->g); i++)
+    cn_tensor_clear (&s->prim_refs[i]);
+  free (s->prim_refs);
   free (s->outs);
   cn_wire_op_clear (&s->owner);
   json_decref (s->root);
@@ -766,11 +811,96 @@ window_reproduces (cn_dtype t, uint64_t x, uint64_t y, int w)
   return (a > b ? a - b : b - a) <= (uint64_t) w;
 }
 
+/* The compilation record of the jaxpr member JX for a graph of NN nodes into *C, with COMP and
+ * JITS (owned by the caller, NN and jit_computations entries): as recorded, or with PRIMITIVE the
+ * primitive-by-primitive execution beside a jax.jit one (no jax.jit; each node its own
+ * computation, its primitive_index where recorded). */
+static void
+read_compilation (const json_t *jx, int nn, int primitive, int *comp, int *jits, cn__xla_compilation *c)
+{
+  const json_t *co = json_object_get (jx, primitive ? "primitive_index" : "computation"),
+               *jc = json_object_get (jx, "jit_computations");
+  memset (c, 0, sizeof *c);
+  c->jit = !primitive && strcmp (json_string_value (json_object_get (jx, "reference_execution")), "jit") == 0;
+  for (int k = 0; k < nn; k++)
+    {
+      const json_t *x = co != NULL ? json_array_get (co, (size_t) k) : NULL;
+      /* a primitive reference without indices: every node its own primitive */
+      comp[k] = x != NULL && json_is_integer (x) ? (int) json_integer_value (x) : primitive && co == NULL ? k : -1;
+    }
+  c->n_nodes = nn;
+  c->computation = comp;
+  if (!primitive)
+    {
+      for (size_t i = 0; i < json_array_size (jc); i++)
+        jits[i] = (int) json_integer_value (json_array_get (jc, i));
+      c->n_jit = (int) json_array_size (jc);
+      c->jit_computations = jits;
+    }
+}
+
+/* Whether word Y agrees with word X of sort T under the NaN policy (BITWISE) or within the
+ * window W of XLA's own function (W > 0; *BY then set in USED when that was needed). */
+static int
+agrees (cn_dtype t, uint64_t x, uint64_t y, int bitwise, int w, int by, int *used)
+{
+  if (x == y || (!bitwise && is_nan_word (t, x) && is_nan_word (t, y)))
+    return 1;
+  if (w > 0 && window_reproduces (t, x, y, w))
+    {
+      used[by] = 1;
+      return 1;
+    }
+  return 0;
+}
+
+/* Runs the emulation of S's program under C and tells whether it reproduces the words TARGET
+ * (one tensor per output) at every element where they differ from AGAINST (the IR's results),
+ * under the NaN policy; USED receives the behaviours used.  1 or 0; -1 out of memory; 2 when the
+ * emulation could not run (the message appended to MSG). */
+static int
+reproduces (state *s, const cn__xla_compilation *c, const cn_tensor *target, const cn_tensor *against, int bitwise,
+            int *used, char *msg)
+{
+  int no = cn_graph_n_outputs (s->g);
+  cn_tensor *em = calloc ((size_t) no + 1, sizeof *em);
+  int *window = calloc ((size_t) no + 1, sizeof *window), *by = calloc ((size_t) no + 1, sizeof *by);
+  if (em == NULL || window == NULL || by == NULL)
+    {
+      free (em), free (window), free (by);
+      return -1;
+    }
+  cn_error e;
+  cn_error_clear (&e);
+  cn_status st = cn__xla_emulate (s->g, c, s->args, em, used, window, by, &e);
+  int rc = 1;
+  if (st != CN_OK)
+    {
+      size_t len = strlen (msg);
+      snprintf (msg + len, MSG - len, "; XLA's CPU emulation did not run: %.200s", e.msg);
+      rc = st == CN_ENOMEM ? -1 : 2;
+    }
+  for (int k = 0; st == CN_OK && k < no && rc == 1; k++)
+    for (int64_t i = 0; i < cn_tensor_numel (&target[k]) && rc == 1; i++)
+      {
+        uint64_t ir = word_of (&against[k], i), y = word_of (&target[k], i);
+        if (!agrees (target[k].dtype, ir, y, bitwise, 0, 0, used))
+          rc = agrees (target[k].dtype, word_of (&em[k], i), y, bitwise, window[k], by[k], used);
+      }
+  for (int k = 0; st == CN_OK && k < no; k++)
+    cn_tensor_clear (&em[k]);
+  free (em), free (window), free (by);
+  return rc;
+}
+
 /* The consistent_with advice of a failed comparison F of a Jaxpr artifact whose reference XLA's
  * CPU backend computed ("jaxpr": {"backend": "xla-cpu"}): the program run again as XLA's CPU code
- * computes it (src/io/xla.c); when that run gives the reference's word (under F's NaN policy) at
- * every differing element, F lists the behaviours the run used.  The message says either way.
- * -1 out of memory, else 0 (an emulation that cannot run is said in the message). */
+ * computes it (src/io/xla.c); when that run gives the reference's word (under F's NaN policy, or
+ * within the window of XLA's own rsqrt or pow) at every differing element, F lists the
+ * behaviours the run used.  Under jax.jit, a primitive-by-primitive reference beside it must then
+ * agree with the IR or be reproduced by the emulation without jax.jit (each primitive its own
+ * computation), else the advice is withheld.  The message says which.  -1 out of memory, else
+ * 0. */
 static int
 explain (state *s, int bitwise, cn_finding *f, char *msg)
 {
@@ -778,77 +908,46 @@ explain (state *s, int bitwise, cn_finding *f, char *msg)
   const json_t *be = jx != NULL ? json_object_get (jx, "backend") : NULL;
   if (be == NULL || strcmp (json_string_value (be), "xla-cpu") != 0)
     return 0;
-  const json_t *co = json_object_get (jx, "computation"), *jc = json_object_get (jx, "jit_computations");
-  int nn = cn_graph_n_nodes (s->g), no = cn_graph_n_outputs (s->g);
+  int nn = cn_graph_n_nodes (s->g);
+  int *comp = calloc ((size_t) nn + 1, sizeof *comp);
+  int *jits = calloc (json_array_size (json_object_get (jx, "jit_computations")) + 1, sizeof *jits);
+  if (comp == NULL || jits == NULL)
+    {
+      free (comp), free (jits);
+      return -1;
+    }
   cn__xla_compilation c;
-  memset (&c, 0, sizeof c);
-  c.jit = strcmp (json_string_value (json_object_get (jx, "reference_execution")), "jit") == 0;
-  int *comp = calloc ((size_t) nn + 1, sizeof *comp), *jits = calloc (json_array_size (jc) + 1, sizeof *jits);
-  cn_tensor *em = calloc ((size_t) no + 1, sizeof *em);
-  if (comp == NULL || jits == NULL || em == NULL)
+  int used[CN__XLA_COUNT] = { 0 }, unused[CN__XLA_COUNT] = { 0 };
+  read_compilation (jx, nn, 0, comp, jits, &c);
+  int rc = reproduces (s, &c, s->refs, s->outs, bitwise, used, msg), any = 0;
+  for (int b = 0; b < CN__XLA_COUNT; b++)
+    any |= used[b];
+  int withheld = 0;
+  if (rc == 1 && any && c.jit && s->prim_refs != NULL)
     {
-      free (comp), free (jits), free (em);
-      return -1;
+      /* the primitive reference: the IR's words, or the emulation's without jax.jit */
+      read_compilation (jx, nn, 1, comp, jits, &c);
+      int same = 1;
+      for (int k = 0; k < cn_graph_n_outputs (s->g) && same; k++)
+        for (int64_t i = 0; i < cn_tensor_numel (&s->outs[k]) && same; i++)
+          same = agrees (s->outs[k].dtype, word_of (&s->outs[k], i), word_of (&s->prim_refs[k], i), bitwise, 0, 0,
+                         unused);
+      int prc = same ? 1 : reproduces (s, &c, s->prim_refs, s->outs, bitwise, unused, msg);
+      if (prc < 0)
+        rc = -1;
+      withheld = prc == 0;
     }
-  for (int k = 0; k < nn; k++)
-    {
-      const json_t *x = co != NULL ? json_array_get (co, (size_t) k) : NULL;
-      comp[k] = x != NULL && json_is_integer (x) ? (int) json_integer_value (x) : -1;
-    }
-  for (size_t i = 0; i < json_array_size (jc); i++)
-    jits[i] = (int) json_integer_value (json_array_get (jc, i));
-  c.n_nodes = nn;
-  c.computation = comp;
-  c.n_jit = (int) json_array_size (jc);
-  c.jit_computations = jits;
-  int used[CN__XLA_COUNT] = { 0 };
-  int *window = calloc ((size_t) no + 1, sizeof *window), *window_by = calloc ((size_t) no + 1, sizeof *window_by);
-  if (window == NULL || window_by == NULL)
-    {
-      free (comp), free (jits), free (em), free (window), free (window_by);
-      return -1;
-    }
-  cn_error e;
-  cn_error_clear (&e);
-  cn_status st = cn__xla_emulate (s->g, &c, s->args, em, used, window, window_by, &e);
-  free (comp);
-  free (jits);
+  free (comp), free (jits);
+  if (rc < 0)
+    return -1;
+  if (rc == 2)
+    return 0;
   size_t len = strlen (msg);
-  if (st != CN_OK)
+  if (rc == 1 && any && !withheld)
     {
-      free (em), free (window), free (window_by);
-      if (st == CN_ENOMEM)
-        return -1;
-      snprintf (msg + len, MSG - len, "; XLA's CPU emulation did not run: %.200s", e.msg);
-      return 0;
-    }
-  int reproduced = 1;
-  for (int i = 0; i < f->n_mismatch && reproduced; i++)
-    {
-      const cn_mismatch *m = &f->mismatch[i];
-      const cn_tensor *t = &em[m->output];
-      for (int64_t j = 0; j < m->n_diff && reproduced; j++)
-        {
-          uint64_t x = word_of (t, m->pos[j]), y = m->ref_word[j];
-          reproduced = x == y || (!bitwise && is_nan_word (m->dtype, x) && is_nan_word (m->dtype, y));
-          if (!reproduced && window[m->output] > 0 && window_reproduces (m->dtype, x, y, window[m->output]))
-            {
-              reproduced = 1;
-              used[window_by[m->output]] = 1;
-            }
-        }
-    }
-  for (int k = 0; k < no; k++)
-    cn_tensor_clear (&em[k]);
-  free (em);
-  free (window);
-  free (window_by);
-  if (reproduced)
-    for (int b = 0; b < CN__XLA_COUNT; b++)
-      if (used[b] && f->n_consistent_with < CN_MAX_CONSISTENT_WITH)
-        f->consistent_with[f->n_consistent_with++] = cn__xla_code (b);
-  if (f->n_consistent_with > 0)
-    {
+      for (int b = 0; b < CN__XLA_COUNT; b++)
+        if (used[b] && f->n_consistent_with < CN_MAX_CONSISTENT_WITH)
+          f->consistent_with[f->n_consistent_with++] = cn__xla_code (b);
       snprintf (msg + len, MSG - len, "; XLA's CPU emulation reproduces every differing element: consistent with");
       for (int i = 0; i < f->n_consistent_with; i++)
         {
@@ -858,6 +957,9 @@ explain (state *s, int bitwise, cn_finding *f, char *msg)
       len = strlen (msg);
       snprintf (msg + len, MSG - len, " (advice, not an explanation)");
     }
+  else if (withheld)
+    snprintf (msg + len, MSG - len, "; XLA's CPU emulation reproduces them, but the primitive-by-primitive reference "
+              "neither agrees with the IR nor is reproduced without jax.jit: no advice");
   else
     snprintf (msg + len, MSG - len, "; XLA's CPU emulation does not reproduce them");
   return 0;

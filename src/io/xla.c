@@ -50,7 +50,8 @@
  * format has no window (XLA computes it in binary32 and rounds once).
  *
  * Not emulated yet: the JAX importer's binary32 power of a binary16 base (which XLA computes in
- * binary16), and the check of a primitive-by-primitive reference beside a jax.jit one. */
+ * binary16).  (A primitive-by-primitive reference beside a jax.jit one is checked by
+ * src/io/artifact.c, with this emulation run without jax.jit.) */
 #include <config.h>
 #include <float.h>
 #include <stdio.h>

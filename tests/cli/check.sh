@@ -141,6 +141,13 @@ if /usr/bin/python3 -c 'import numpy' 2> /dev/null; then
   done
   expect 1 'consistent with power_products \(advice' "$CERTNN" check "$TMP/xla/pow3.json"
   expect 1 'XLA.s CPU emulation does not reproduce them' "$CERTNN" check "$TMP/xla/div_div_prim.json"
+  # a primitive-by-primitive reference beside the jax.jit one keeps the advice when it agrees with
+  # the IR or is reproduced without jax.jit, and withholds it otherwise
+  expect 1 'consistent with rewritten_division \(advice' "$CERTNN" check "$TMP/xla/div_div_primref.json"
+  expect 1 'consistent with divisor_reciprocal \(advice' "$CERTNN" check "$TMP/xla/recip_primref.json"
+  expect 1 'primitive-by-primitive reference neither agrees with the IR nor is reproduced without jax.jit: no advice' \
+    "$CERTNN" check "$TMP/xla/div_div_primref_odd.json"
+  expect 1 '"consistent_with": \[\]' "$CERTNN" check "$TMP/xla/div_div_primref_odd.json" --json
   # XLA's own rsqrt (2 ulps) and pow (1 ulp, arguments only): the windows' ends
   for f in rsqrt_in rsqrt_in_below; do
     expect 1 'consistent with reciprocal_sqrt \(advice' "$CERTNN" check "$TMP/xla/$f.json"

@@ -14,6 +14,9 @@
 #   subnormal64.json   a binary64 product below 2^-1022, flushed
 #   div_div.json       (x / y) / z under jax.jit: x / (y * z); div_div_prim.json primitive by
 #                      primitive, where it is not rewritten (not reproduced)
+#   div_div_primref.json, div_div_primref_odd.json   div_div with a primitive-by-primitive
+#                      reference beside it: the IR's words (advice kept), words one off (withheld)
+#   recip_primref.json recip_prim under jax.jit, its primitive reference reproduced without jit
 #   div_by_div.json    x / (y / z) under jax.jit: (x * z) / y
 #   div_sqrt.json      x / sqrt y under jax.jit: x * rsqrt y
 #   pow3.json          x ** 3 (a constant) under jax.jit: (x * x) * x
@@ -156,6 +159,21 @@ def main():
     dump(out, "div_div", artifact(prog, x3, [ref], jit))
     dump(out, "div_div_prim", artifact(prog, x3, [ref], {"reference_execution": "primitive", "backend": "xla-cpu",
                                                           "computation": [0, 1]}))
+    # beside the jax.jit reference, a primitive-by-primitive one: the IR's words (the advice
+    # stands), or words nothing reproduces (it is withheld)
+    ir_dd = (x3[0] / x3[1]) / x3[2]
+    jit_p = dict(jit, primitive_index=[0, 1])
+    dump(out, "div_div_primref", artifact(prog, x3, [ref], dict(jit_p, primitive_reference=[
+        {**t32([n]), "words": words32(ir_dd)}])))
+    odd = ir_dd.copy()
+    odd[0] = np.nextafter(odd[0], F32(np.inf))
+    dump(out, "div_div_primref_odd", artifact(prog, x3, [ref], dict(jit_p, primitive_reference=[
+        {**t32([n]), "words": words32(odd)}])))
+    # x / broadcast(s) under jax.jit with its primitive reference: the reciprocal there too (one
+    # primitive computes the broadcast and the division), reproduced without jax.jit
+    dump(out, "recip_primref", artifact(prog_b, [x, np.asarray(s)], [recip], {
+        "reference_execution": "jit", "backend": "xla-cpu", "primitive_index": [0, 0],
+        "primitive_reference": [{**t32([n]), "words": words32(recip)}]}))
     # x / (y / z) = (x * z) / y
     prog = {"inputs": ins3, "constants": [], "nodes": [div("yz", 1, 2), div("q", 0, 3)], "outputs": [4]}
     ref = (x3[0] * x3[2]) / x3[1]
