@@ -11,6 +11,8 @@
  *                                                  nodes as wire records, outputs)
  *    "arguments": [TENSOR, ...],                   optional: one per program input
  *    "reference": {"outputs": [TENSOR, ...],       optional: one per program output
+ *                  "nodes": [{"node": K, "outputs": [TENSOR, ...]}, ...],
+ *                                                  optional: node K's values (one per output)
  *                  "producer": "..."},             optional text: what computed them
  *    "capture_constraints": ANY,                   optional: kept and reported, never checked
  *    "jaxpr": {"reference_execution": "jit" | "primitive", "backend": "xla-cpu",
@@ -73,7 +75,8 @@ CN_API const char *cn_finding_status_name (cn_finding_status s);   /* "passed", 
 /* The elements of one result that disagree with its reference (compare, compare_bitwise). */
 typedef struct cn_mismatch
 {
-  int output;               /* the program output */
+  int output;               /* the program output, or with NODE >= 0 that node's output */
+  int node;                 /* -1: a program output; else the node whose referenced value this is */
   cn_dtype dtype;           /* its sort (the words' width) */
   int64_t total;            /* its elements */
   int64_t n_diff;           /* elements that disagree under the check's NaN policy */

@@ -106,10 +106,13 @@ report_json (const char *path, const cn_check_report *r)
                   json_array_append_new (el, json_pack ("{s:I, s:s, s:s}", "position", (json_int_t) m->pos[j], "ir", a,
                                                         "reference", b));
                 }
-              json_array_append_new (ms, json_pack ("{s:i, s:s, s:I, s:I, s:I, s:o}", "result", m->output, "sort",
-                                                    cn_dtype_name (m->dtype), "total", (json_int_t) m->total,
-                                                    "differing", (json_int_t) m->n_diff, "nan_words",
-                                                    (json_int_t) m->nan_words, "elements", el));
+              json_t *mj = json_pack ("{s:i, s:s, s:I, s:I, s:I, s:o}", m->node >= 0 ? "node_output" : "result",
+                                      m->output, "sort", cn_dtype_name (m->dtype), "total", (json_int_t) m->total,
+                                      "differing", (json_int_t) m->n_diff, "nan_words", (json_int_t) m->nan_words,
+                                      "elements", el);
+              if (m->node >= 0)
+                json_object_set_new (mj, "node", json_integer (m->node));
+              json_array_append_new (ms, mj);
             }
           json_object_set_new (o, "mismatches", ms);
           json_t *cw = json_array ();
@@ -145,8 +148,12 @@ report_text (FILE *o, const char *path, const cn_check_report *r)
       for (int k = 0; k < f->n_mismatch; k++)
         {
           const cn_mismatch *m = &f->mismatch[k];
-          fprintf (o, "    result %d (%s): %lld of %lld elements differ, %lld NaN words\n", m->output,
-                   cn_dtype_name (m->dtype), (long long) m->n_diff, (long long) m->total, (long long) m->nan_words);
+          if (m->node >= 0)
+            fprintf (o, "    node %d output %d (%s): %lld of %lld elements differ, %lld NaN words\n", m->node, m->output,
+                     cn_dtype_name (m->dtype), (long long) m->n_diff, (long long) m->total, (long long) m->nan_words);
+          else
+            fprintf (o, "    result %d (%s): %lld of %lld elements differ, %lld NaN words\n", m->output,
+                     cn_dtype_name (m->dtype), (long long) m->n_diff, (long long) m->total, (long long) m->nan_words);
           for (int64_t j = 0; j < m->n_diff && j < TEXT_WORDS; j++)
             {
               char a[24], b[24];

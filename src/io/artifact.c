@@ -67,13 +67,13 @@ static const struct
                   "computed in binary32 and rounded once to its format, integer and Boolean values exact",
                   "anything about other arguments (not a theorem about all inputs)" },
   [C_COMPARE] = { "compare",
-                  "on the supplied arguments the IR's results equal the reference outputs element for element, two "
-                  "NaNs agreeing whatever their sign and payload",
+                  "on the supplied arguments the IR's results equal the reference outputs element for element, and "
+                  "so do the node values the reference gives, two NaNs agreeing whatever their sign and payload",
                   "anything about other arguments (not a theorem about all inputs), that the frontend translated "
                   "the program faithfully, or that the kernels that computed the reference are right" },
   [C_BITWISE] = { "compare_bitwise",
-                  "on the supplied arguments the IR's results equal the reference outputs word for word, NaNs "
-                  "included",
+                  "on the supplied arguments the IR's results (and the node values the reference gives) equal the "
+                  "reference's word for word, NaNs included",
                   "anything about other arguments (not a theorem about all inputs), that the frontend translated "
                   "the program faithfully, or that the kernels that computed the reference are right" },
   [C_UNKNOWN] = { NULL, "nothing: the check is not one this checker knows", "anything" },
@@ -95,6 +95,10 @@ typedef struct state
   cn_tensor *args, *refs;       /* decoded by types: one per input, one per output (NULL if absent) */
   int n_args, n_refs;
   cn_tensor *prim_refs;         /* the jaxpr record's primitive_reference, decoded by types (or NULL) */
+  int n_node_refs;              /* reference.nodes, decoded by types: */
+  int *node_ref_node;           /* per entry its node, */
+  cn_tensor **node_ref;         /* its reference values (one per output of the node), */
+  cn_tensor **node_val;         /* and execute's values of them */
   int execute;
   char execute_msg[MSG];
   cn_dtype sort;                /* the program's floating format */
@@ -253,7 +257,8 @@ structure (const json_t *root, char *msg)
   static const char *const jaxpr[] = { "reference_execution", "backend", "computation", "jit_computations",
                                        "primitive_index", "primitive_reference" };
   static const char *const prog[] = { "inputs", "constants", "nodes", "outputs" };
-  static const char *const ref[] = { "outputs", "producer" };
+  static const char *const ref[] = { "outputs", "producer", "nodes" };
+  static const char *const node_ref[] = { "node", "outputs" };
   static const char *const input[] = { "name", "sort", "shape" };
   static const char *const constant[] = { "name", "sort", "shape", "words" };
   static const char *const node[] = { "name", "op", "in" };
@@ -411,7 +416,7 @@ structure (const json_t *root, char *msg)
     {
       const json_t *ro = json_is_object (r) ? json_object_get (r, "outputs") : NULL,
                    *pr = json_is_object (r) ? json_object_get (r, "producer") : NULL;
-      if (!json_is_object (r) || !known_members (r, ref, 2, "reference", msg))
+      if (!json_is_object (r) || !known_members (r, ref, json_integer_value (v) >= 2 ? 3 : 2, "reference", msg))
         {
           if (!json_is_object (r))
             say (msg, "artifact: 'reference' is %s, not an object", jtype (r));
@@ -432,6 +437,51 @@ structure (const json_t *root, char *msg)
           snprintf (where, sizeof where, "reference output %zu", i);
           if (!tensor_object_ok (json_array_get (ro, i), where, msg))
             return 0;
+        }
+      const json_t *rn = json_object_get (r, "nodes");
+      if (rn != NULL && !json_is_array (rn))
+        {
+          say (msg, "reference: 'nodes' is %s, not a list", jtype (rn));
+          return 0;
+        }
+      for (size_t i = 0; rn != NULL && i < json_array_size (rn); i++)
+        {
+          const json_t *e = json_array_get (rn, i);
+          snprintf (where, sizeof where, "reference node %zu", i);
+          if (!json_is_object (e) || !known_members (e, node_ref, 2, where, msg))
+            {
+              if (!json_is_object (e))
+                say (msg, "%s: %s where an object is expected", where, jtype (e));
+              return 0;
+            }
+          const json_t *k = json_object_get (e, "node"), *no = json_object_get (e, "outputs");
+          if (k == NULL || !json_is_integer (k) || json_integer_value (k) < 0
+              || (size_t) json_integer_value (k) >= json_array_size (ns))
+            {
+              say (msg, "%s: 'node' must be one of the %zu node numbers", where, json_array_size (ns));
+              return 0;
+            }
+          for (size_t j = 0; j < i; j++)
+            if (json_integer_value (json_object_get (json_array_get (rn, j), "node")) == json_integer_value (k))
+              {
+                say (msg, "%s: node %" JSON_INTEGER_FORMAT " is referenced twice", where, json_integer_value (k));
+                return 0;
+              }
+          const json_t *op = json_object_get (json_array_get (ns, (size_t) json_integer_value (k)), "op");
+          int n_out = cn_op_n_outputs (cn_op_lookup (json_string_value (json_object_get (op, "tag"))));
+          n_out = n_out > 0 ? n_out : 1;
+          if (no == NULL || !json_is_array (no) || json_array_size (no) != (size_t) n_out)
+            {
+              say (msg, "%s: 'outputs' must list %d tensors, one per output of node %" JSON_INTEGER_FORMAT, where,
+                   n_out, json_integer_value (k));
+              return 0;
+            }
+          for (size_t j = 0; j < json_array_size (no); j++)
+            {
+              snprintf (where, sizeof where, "reference node %zu output %zu", i, j);
+              if (!tensor_object_ok (json_array_get (no, j), where, msg))
+                return 0;
+            }
         }
     }
   const json_t *jx = json_object_get (root, "jaxpr");
@@ -601,6 +651,44 @@ types (state *s)
       if ((rc = decode_tensors (ro, s->g, cn_graph_output, "reference output", &s->refs, s->types_msg)) != 1)
         return rc;
     }
+  const json_t *rn = r != NULL ? json_object_get (r, "nodes") : NULL;
+  if (rn != NULL && json_array_size (rn) > 0)
+    {
+      size_t n = json_array_size (rn);
+      s->node_ref_node = calloc (n, sizeof *s->node_ref_node);
+      s->node_ref = calloc (n, sizeof *s->node_ref);
+      s->node_val = calloc (n, sizeof *s->node_val);
+      if (s->node_ref_node == NULL || s->node_ref == NULL || s->node_val == NULL)
+        return -1;
+      s->n_node_refs = (int) n;
+      for (size_t i = 0; i < n; i++)
+        {
+          const json_t *e = json_array_get (rn, i), *to = json_object_get (e, "outputs");
+          int k = (int) json_integer_value (json_object_get (e, "node"));
+          s->node_ref_node[i] = k;
+          s->node_ref[i] = calloc (json_array_size (to) + 1, sizeof **s->node_ref);
+          if (s->node_ref[i] == NULL)
+            return -1;
+          for (size_t j = 0; j < json_array_size (to); j++)
+            {
+              char where[96];
+              cn_error e2;
+              cn_error_clear (&e2);
+              snprintf (where, sizeof where, "reference node %zu output %zu", i, j);
+              cn_status st2 = cn__wire_decode_tensor (json_array_get (to, j), where, &s->node_ref[i][j], &e2);
+              if (st2 == CN_ENOMEM)
+                return -1;
+              if (st2 != CN_OK)
+                {
+                  say (s->types_msg, "%s", e2.msg);
+                  return 0;
+                }
+              if (!matches_value (&s->node_ref[i][j], s->g, cn_graph_node_output (s->g, k, (int) j), where,
+                                  s->types_msg))
+                return 0;
+            }
+        }
+    }
   const json_t *jx = json_object_get (s->root, "jaxpr");
   const json_t *pr = jx != NULL ? json_object_get (jx, "primitive_reference") : NULL;
   if (pr != NULL && (rc = decode_tensors (pr, s->g, cn_graph_output, "primitive reference output", &s->prim_refs,
@@ -609,6 +697,62 @@ types (state *s)
   say (s->types_msg, "%d nodes decode and type-check%s%s", cn_graph_n_nodes (s->g),
        a != NULL ? "; the arguments match the inputs" : "", r != NULL ? "; the reference outputs match the outputs" : "");
   return 1;
+}
+
+/* Evaluates the program with the values of the nodes reference.nodes names: the program decoded
+ * again with those values among its outputs (the same value numbers), into S->outs and
+ * S->node_val. */
+static cn_status
+eval_with_nodes (state *s, cn_error *err)
+{
+  int no = cn_graph_n_outputs (s->g), extra = 0;
+  for (int i = 0; i < s->n_node_refs; i++)
+    extra += cn_graph_node_n_outputs (s->g, s->node_ref_node[i]);
+  json_t *p = json_deep_copy (json_object_get (s->root, "program")), *outs = json_array ();
+  cn_tensor *res = calloc ((size_t) (no + extra) + 1, sizeof *res);
+  cn_wire_op owner;
+  memset (&owner, 0, sizeof owner);
+  const cn_graph *g2 = NULL;
+  cn_status st = CN_OK;
+  if (p == NULL || outs == NULL || res == NULL)
+    st = cn_error_set (err, CN_ENOMEM, "execute: out of memory");
+  for (int i = 0; st == CN_OK && i < no; i++)
+    if (json_array_append_new (outs, json_integer (cn_graph_output (s->g, i))) < 0)
+      st = cn_error_set (err, CN_ENOMEM, "execute: out of memory");
+  for (int i = 0; st == CN_OK && i < s->n_node_refs; i++)
+    for (int j = 0; j < cn_graph_node_n_outputs (s->g, s->node_ref_node[i]); j++)
+      if (json_array_append_new (outs, json_integer (cn_graph_node_output (s->g, s->node_ref_node[i], j))) < 0)
+        st = cn_error_set (err, CN_ENOMEM, "execute: out of memory");
+  if (st == CN_OK && json_object_set (p, "outputs", outs) < 0)
+    st = cn_error_set (err, CN_ENOMEM, "execute: out of memory");
+  if (st == CN_OK)
+    st = cn__wire_decode_program (p, &owner, &g2, err);
+  if (st == CN_OK)
+    st = cn_graph_eval_declared (g2, s->args, res, err);
+  if (st == CN_OK)
+    {
+      for (int i = 0; i < no; i++)
+        s->outs[i] = res[i];
+      int r = no;
+      for (int i = 0; i < s->n_node_refs && st == CN_OK; i++)
+        {
+          int n = cn_graph_node_n_outputs (s->g, s->node_ref_node[i]);
+          if ((s->node_val[i] = calloc ((size_t) n, sizeof **s->node_val)) == NULL)
+            st = cn_error_set (err, CN_ENOMEM, "execute: out of memory");
+          for (int j = 0; j < n; j++, r++)
+            if (s->node_val[i] != NULL)
+              s->node_val[i][j] = res[r];
+            else
+              cn_tensor_clear (&res[r]);
+        }
+      for (; r < no + extra; r++)
+        cn_tensor_clear (&res[r]);
+    }
+  free (res);
+  cn_wire_op_clear (&owner);
+  json_decref (outs);
+  json_decref (p);
+  return st;
 }
 
 /* The execute check (types passed): RAN_OK, RAN_FAILED or UNSUPPORTED with the message; -1 out
@@ -645,7 +789,7 @@ execute (state *s)
     return -1;
   cn_error e;
   cn_error_clear (&e);
-  cn_status st = cn_graph_eval_declared (g, s->args, s->outs, &e);
+  cn_status st = s->n_node_refs > 0 ? eval_with_nodes (s, &e) : cn_graph_eval_declared (g, s->args, s->outs, &e);
   if (st == CN_ENOMEM)
     return -1;
   if (st != CN_OK)
@@ -697,75 +841,112 @@ is_nan_word (cn_dtype t, uint64_t w)
   return 0;
 }
 
-/* Compares execute's results with the references into F; -1 out of memory, else 0. */
+/* Compares the result A with its reference B into the next entry of F->mismatch when they differ
+ * (OUTPUT, NODE as cn_mismatch says); *DIFFER, *NANW, *TOTAL accumulate the counts.  -1 out of
+ * memory, 1 when they differ, else 0. */
+static int
+compare_tensor (const cn_tensor *a, const cn_tensor *b, int bitwise, int output, int node, cn_finding *f,
+                int64_t *differ, int64_t *nanw, int64_t *total)
+{
+  int64_t n = cn_tensor_numel (a), nd = 0, nw = 0;
+  for (int64_t i = 0; i < n; i++)
+    {
+      uint64_t x = word_of (a, i), y = word_of (b, i);
+      if (x == y)
+        continue;
+      int both_nan = is_nan_word (a->dtype, x) && is_nan_word (a->dtype, y);
+      nw += both_nan;
+      nd += bitwise || !both_nan;
+    }
+  *total += n;
+  *differ += nd;
+  *nanw += nw;
+  if (nd == 0)
+    return 0;
+  cn_mismatch *m = &f->mismatch[f->n_mismatch++];
+  m->output = output;
+  m->node = node;
+  m->dtype = a->dtype;
+  m->total = n;
+  m->n_diff = nd;
+  m->nan_words = nw;
+  m->pos = malloc ((size_t) nd * sizeof *m->pos);
+  m->ir_word = malloc ((size_t) nd * sizeof *m->ir_word);
+  m->ref_word = malloc ((size_t) nd * sizeof *m->ref_word);
+  if (m->pos == NULL || m->ir_word == NULL || m->ref_word == NULL)
+    return -1;
+  int64_t j = 0;
+  for (int64_t i = 0; i < n; i++)
+    {
+      uint64_t x = word_of (a, i), y = word_of (b, i);
+      if (x == y || (!bitwise && is_nan_word (a->dtype, x) && is_nan_word (a->dtype, y)))
+        continue;
+      m->pos[j] = i;
+      m->ir_word[j] = x;
+      m->ref_word[j] = y;
+      j++;
+    }
+  return 1;
+}
+
+/* Compares execute's results with the references into F, the program's outputs first, then the
+ * values of the nodes reference.nodes names; -1 out of memory, else 0. */
 static int
 compare (state *s, int bitwise, cn_finding *f, char *msg)
 {
-  int no = cn_graph_n_outputs (s->g), bad = 0;
+  int no = cn_graph_n_outputs (s->g), bad = 0, bad_nodes = 0, first = -1, n_vals = 0;
   int64_t total = 0, differ = 0, nanw = 0;
-  f->mismatch = calloc ((size_t) (no > 0 ? no : 1), sizeof *f->mismatch);
+  for (int i = 0; i < s->n_node_refs; i++)
+    n_vals += cn_graph_node_n_outputs (s->g, s->node_ref_node[i]);
+  f->mismatch = calloc ((size_t) (no + n_vals) + 1, sizeof *f->mismatch);
   if (f->mismatch == NULL)
     return -1;
   for (int k = 0; k < no; k++)
     {
       const cn_tensor *a = &s->outs[k], *b = &s->refs[k];
-      int64_t n = cn_tensor_numel (a), nd = 0, nw = 0;
       /* types made the reference's sort and shape the output's; the evaluator keeps both */
-      if (a->dtype != b->dtype || n != cn_tensor_numel (b))
+      if (a->dtype != b->dtype || cn_tensor_numel (a) != cn_tensor_numel (b))
         {
           say (msg, "result %d: the evaluation gave %s of %" PRId64 " elements, the reference %s of %" PRId64, k,
-               cn_dtype_name (a->dtype), n, cn_dtype_name (b->dtype), cn_tensor_numel (b));
+               cn_dtype_name (a->dtype), cn_tensor_numel (a), cn_dtype_name (b->dtype), cn_tensor_numel (b));
           f->status = CN_FINDING_FAILED;
           return 0;
         }
-      for (int64_t i = 0; i < n; i++)
-        {
-          uint64_t x = word_of (a, i), y = word_of (b, i);
-          if (x == y)
-            continue;
-          int both_nan = is_nan_word (a->dtype, x) && is_nan_word (a->dtype, y);
-          nw += both_nan;
-          nd += bitwise || !both_nan;
-        }
-      total += n;
-      differ += nd;
-      nanw += nw;
-      if (nd == 0)
-        continue;
-      cn_mismatch *m = &f->mismatch[f->n_mismatch++];
-      m->output = k;
-      m->dtype = a->dtype;
-      m->total = n;
-      m->n_diff = nd;
-      m->nan_words = nw;
-      m->pos = malloc ((size_t) nd * sizeof *m->pos);
-      m->ir_word = malloc ((size_t) nd * sizeof *m->ir_word);
-      m->ref_word = malloc ((size_t) nd * sizeof *m->ref_word);
-      if (m->pos == NULL || m->ir_word == NULL || m->ref_word == NULL)
+      int rc = compare_tensor (a, b, bitwise, k, -1, f, &differ, &nanw, &total);
+      if (rc < 0)
         return -1;
-      int64_t j = 0;
-      for (int64_t i = 0; i < n; i++)
-        {
-          uint64_t x = word_of (a, i), y = word_of (b, i);
-          if (x == y || (!bitwise && is_nan_word (a->dtype, x) && is_nan_word (a->dtype, y)))
-            continue;
-          m->pos[j] = i;
-          m->ir_word[j] = x;
-          m->ref_word[j] = y;
-          j++;
-        }
-      bad = 1;
+      bad += rc;
     }
-  f->status = bad ? CN_FINDING_FAILED : CN_FINDING_PASSED;
-  if (bad)
+  int n_bad_results = bad;
+  int64_t nd_differ = 0, nd_nanw = 0, nd_total = 0;   /* the node values' counts, apart */
+  for (int i = 0; i < s->n_node_refs; i++)
+    for (int j = 0; j < cn_graph_node_n_outputs (s->g, s->node_ref_node[i]); j++)
+      {
+        int rc = compare_tensor (&s->node_val[i][j], &s->node_ref[i][j], bitwise, j, s->node_ref_node[i], f,
+                                 &nd_differ, &nd_nanw, &nd_total);
+        if (rc < 0)
+          return -1;
+        bad_nodes += rc;
+        if (rc && (first < 0 || s->node_ref_node[i] < first))
+          first = s->node_ref_node[i];
+      }
+  f->status = bad || bad_nodes ? CN_FINDING_FAILED : CN_FINDING_PASSED;
+  char nodes[MSG / 2];
+  nodes[0] = '\0';
+  if (s->n_node_refs > 0 && bad_nodes)
+    snprintf (nodes, sizeof nodes, "; %d of %d node values differ (%" PRId64 " of %" PRId64 " elements), the first in "
+              "program order at node %d ('%.80s', %s)", bad_nodes, n_vals, nd_differ, nd_total, first,
+              cn_graph_node_name (s->g, first), cn_op_name (cn_graph_node_op (s->g, first)));
+  else if (s->n_node_refs > 0)
+    snprintf (nodes, sizeof nodes, "; the %d node values agree", n_vals);
+  if (bad || bad_nodes)
     say (msg, "%" PRId64 " of %" PRId64 " elements differ in %d of %d results (%" PRId64 " where both are NaNs of "
-         "different words%s)", differ, total, f->n_mismatch, no, nanw, bitwise ? ", counted as differing" : "");
+         "different words%s)%s", differ, total, n_bad_results, no, nanw, bitwise ? ", counted as differing" : "", nodes);
   else
-    say (msg, "%d results, %" PRId64 " elements, equal to the reference%s (%" PRId64 " NaNs of different words)", no,
-         total, bitwise ? " word for word" : "", nanw);
+    say (msg, "%d results, %" PRId64 " elements, equal to the reference%s (%" PRId64 " NaNs of different words)%s", no,
+         total, bitwise ? " word for word" : "", nanw, nodes);
   return 0;
 }
-
 static void
 state_clear (state *s)
 {
@@ -781,6 +962,24 @@ state_clear (state *s)
   for (int i = 0; s->prim_refs != NULL && i < cn_graph_n_outputs (s->g); i++)
     cn_tensor_clear (&s->prim_refs[i]);
   free (s->prim_refs);
+  for (int i = 0; i < s->n_node_refs; i++)
+    {
+      int n_out = s->node_ref_node != NULL && s->g != NULL ? cn_graph_node_n_outputs (s->g, s->node_ref_node[i]) : 0;
+      for (int j = 0; j < n_out; j++)
+        {
+          if (s->node_ref[i] != NULL)
+            cn_tensor_clear (&s->node_ref[i][j]);
+          if (s->node_val[i] != NULL)
+            cn_tensor_clear (&s->node_val[i][j]);
+        }
+      if (s->node_ref != NULL)
+        free (s->node_ref[i]);
+      if (s->node_val != NULL)
+        free (s->node_val[i]);
+    }
+  free (s->node_ref_node);
+  free (s->node_ref);
+  free (s->node_val);
   free (s->outs);
   cn_wire_op_clear (&s->owner);
   json_decref (s->root);
@@ -906,8 +1105,11 @@ explain (state *s, int bitwise, cn_finding *f, char *msg)
 {
   const json_t *jx = json_object_get (s->root, "jaxpr");
   const json_t *be = jx != NULL ? json_object_get (jx, "backend") : NULL;
-  if (be == NULL || strcmp (json_string_value (be), "xla-cpu") != 0)
-    return 0;
+  int outputs_differ = 0;
+  for (int i = 0; i < f->n_mismatch; i++)
+    outputs_differ |= f->mismatch[i].node < 0;
+  if (be == NULL || strcmp (json_string_value (be), "xla-cpu") != 0 || !outputs_differ)
+    return 0;   /* the emulation explains results; node values are not emulated */
   int nn = cn_graph_n_nodes (s->g);
   int *comp = calloc ((size_t) nn + 1, sizeof *comp);
   int *jits = calloc (json_array_size (json_object_get (jx, "jit_computations")) + 1, sizeof *jits);

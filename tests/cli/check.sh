@@ -89,6 +89,18 @@ if /usr/bin/python3 -c 'import numpy' 2> /dev/null; then
     expect 1 "result 0 \\($f\\): 1 of 16 elements differ" "$CERTNN" check "$TMP/redoff/$f.json"
     expect 1 'position 2: IR [0-9a-f]{4}, reference [0-9a-f]{4}' "$CERTNN" check "$TMP/redoff/$f.json"
   done
+  # reference.nodes: node values beside the outputs; one off is found and located
+  mkdir -p "$TMP/rednode"
+  /usr/bin/python3 "$SRC/tests/cli/reduced_ref.py" "$TMP/rednode" --node-off 2> /dev/null && ok || bad "reduced_ref.py --node-off failed"
+  expect 0 'the 2 node values agree' "$CERTNN" check "$TMP/red/f16.json"
+  for f in f16 bf16; do
+    expect 1 "0 of 48 elements differ in 0 of 3 results .*1 of 2 node values differ \\(1 of 32 elements\\), the first in program order at node 1 \\('p', mul\\)" \
+      "$CERTNN" check "$TMP/rednode/$f.json"
+    expect 1 'node 1 output 0 \('"$f"'\): 1 of 16 elements differ' "$CERTNN" check "$TMP/rednode/$f.json"
+    expect 1 '"node": 1' "$CERTNN" check "$TMP/rednode/$f.json" --json
+  done
+  sed 's/"nodes": \[{"node": 0/"nodes": [{"node": 99/' "$TMP/red/f16.json" > "$TMP/m.json"
+  expect 1 "^structure +failed +reference node 0: 'node' must be one of the 8 node numbers" "$CERTNN" check "$TMP/m.json"
   # an ONNX network with FLOAT16 and BFLOAT16 casts and a FLOAT16 initializer (tests/data/cli/
   # reduced_casts.onnx: y16 = float(half(x) * c16), c16 = [3, -0.1, 1000, 2^-20] in binary16;
   # yb = float(bfloat16(x))): certnn run (the reals, the casts rounding) and the artifact's

@@ -4,8 +4,10 @@
 # emulation written apart from certnn's C code: numpy's float16 for binary16 (numpy rounds each
 # float16 operation once, from binary32, which is the correctly rounded binary16 result for +, -,
 # *, / and sqrt), and for bfloat16 Python's exact rationals (fractions) rounded to nearest even in
-# integers.  Usage: reduced_ref.py DIR [--off]: writes DIR/f16.json and DIR/bf16.json; with --off
-# each first reference output has one element one word off, which compare must find.
+# integers.  Usage: reduced_ref.py DIR [--off] [--node-off]: writes DIR/f16.json and DIR/bf16.json,
+# with the reference values of nodes s and p beside the outputs (reference.nodes); with --off each
+# first reference output has one element one word off, with --node-off node p's value, which
+# compare must find.
 #
 # The program, for a sort R and inputs a, b of R[16]:
 #   s = a + b;  p = s * a;  q = p / b;  r = sqrt(|q|);  m = max(r, a);  w = cast(m -> f32) * 3
@@ -75,9 +77,10 @@ def reference(sort, a, b):
         r = np.sqrt(np.abs(q))
         m = np.maximum(r, a16)
         w = m.astype(np.float32) * np.float32(3)
-        return [float(v) for v in q], [float(v) for v in r], [float(v) for v in w]
+        fl = lambda v: [float(e) for e in v]
+        return fl(q), fl(r), fl(w), fl(s), fl(p)
     # bfloat16: each operation on exact rationals, rounded once
-    q, r, w = [], [], []
+    q, r, w, ss, pp = [], [], [], [], []
     for x, y in zip(a, b):
         x, y = Fraction(x), Fraction(y)
         s = bf16_round(x + y)
@@ -90,11 +93,13 @@ def reference(sort, a, b):
         m = max(rr, float(x))
         q.append(qq)
         r.append(rr)
+        ss.append(s)
+        pp.append(p)
         w.append(float(np.float32(m) * np.float32(3)))
-    return q, r, w
+    return q, r, w, ss, pp
 
 
-def artifact(sort, off):
+def artifact(sort, off, node_off):
     rng = np.random.default_rng(20261207)
     n = 16
     if sort == "f16":
@@ -108,7 +113,7 @@ def artifact(sort, off):
         b = [bf16_round(float(v)) for v in rng.uniform(0.25, 3, n)]
         a[0], b[0] = 2.0 ** -100, 2.0 ** 30        # a subnormal quotient
         a[1], b[1] = 2.0 ** 60, 2.0 ** -20         # bfloat16 overflow in the quotient
-    q, r, w = reference(sort, a, b)
+    q, r, w, sv, pv = reference(sort, a, b)
     t = {"sort": sort, "shape": [n]}
     t32 = {"sort": "f32", "shape": [n]}
     node = lambda name, tag, ins, sorts, fields=None: {
@@ -119,8 +124,13 @@ def artifact(sort, off):
         # the element after the first NaN-free one: one word up
         k = 4 * 2
         qw = qw[:k] + "%04x" % ((int(qw[k:k + 4], 16) + 1) & 0xFFFF) + qw[k + 4:]
+    pw = words(sort, pv)
+    if node_off:
+        # node p's value one word off at element 3 (the outputs stay right)
+        k = 4 * 3
+        pw = pw[:k] + "%04x" % ((int(pw[k:k + 4], 16) + 1) & 0xFFFF) + pw[k + 4:]
     return {
-        "format": "certnn-ir", "version": 1,
+        "format": "certnn-ir", "version": 2,
         "program": {
             "inputs": [{"name": "a", **t}, {"name": "b", **t}],
             "constants": [{"name": "three", **t32, "words": words("f32", [3.0] * n)}],
@@ -139,15 +149,18 @@ def artifact(sort, off):
         "arguments": [{**t, "words": words(sort, a)}, {**t, "words": words(sort, b)}],
         "reference": {"outputs": [{**t, "words": qw}, {**t, "words": words(sort, r)},
                                   {**t32, "words": words("f32", w)}],
+                      "nodes": [{"node": 0, "outputs": [{**t, "words": words(sort, sv)}]},
+                                {"node": 1, "outputs": [{**t, "words": pw}]}],
                       "producer": "tests/cli/reduced_ref.py (numpy float16; exact rationals for bfloat16)"}}
 
 
 def main():
     out = sys.argv[1]
     off = "--off" in sys.argv[2:]
+    node_off = "--node-off" in sys.argv[2:]
     for sort in ("f16", "bf16"):
         with open("%s/%s.json" % (out, sort), "w") as f:
-            json.dump(artifact(sort, off), f)
+            json.dump(artifact(sort, off, node_off), f)
 
 
 if __name__ == "__main__":
