@@ -248,6 +248,18 @@ tensor_object_ok (const json_t *j, const char *where, char *msg)
                        msg);
 }
 
+/* Whether J is an object with no member outside NAMES[0..N-1]; else 0 with the message. */
+static int
+object_of (const json_t *j, const char *const *names, int n, const char *where, char *msg)
+{
+  if (!json_is_object (j))
+    {
+      say (msg, "%s: %s where an object is expected", where, jtype (j));
+      return 0;
+    }
+  return known_members (j, names, n, where, msg);
+}
+
 /* The structure check: 1 if it passes, else 0 with the message in MSG. */
 static int
 structure (const json_t *root, char *msg)
@@ -312,12 +324,8 @@ structure (const json_t *root, char *msg)
     {
       const json_t *e = json_array_get (ins, i);
       snprintf (where, sizeof where, "program input %zu", i);
-      if (!json_is_object (e) || !known_members (e, input, 3, where, msg))
-        {
-          if (!json_is_object (e))
-            say (msg, "%s: %s where an object is expected", where, jtype (e));
-          return 0;
-        }
+      if (!object_of (e, input, 3, where, msg))
+        return 0;
       const json_t *nm = json_object_get (e, "name"), *so = json_object_get (e, "sort"), *sh = json_object_get (e, "shape");
       if (nm == NULL || !json_is_string (nm) || so == NULL || !json_is_string (so)
           || sort_named (json_string_value (so)) == CN_DTYPE_COUNT || sh == NULL || !json_is_array (sh))
@@ -448,12 +456,8 @@ structure (const json_t *root, char *msg)
         {
           const json_t *e = json_array_get (rn, i);
           snprintf (where, sizeof where, "reference node %zu", i);
-          if (!json_is_object (e) || !known_members (e, node_ref, 2, where, msg))
-            {
-              if (!json_is_object (e))
-                say (msg, "%s: %s where an object is expected", where, jtype (e));
-              return 0;
-            }
+          if (!object_of (e, node_ref, 2, where, msg))
+            return 0;
           const json_t *k = json_object_get (e, "node"), *no = json_object_get (e, "outputs");
           if (k == NULL || !json_is_integer (k) || json_integer_value (k) < 0
               || (size_t) json_integer_value (k) >= json_array_size (ns))
