@@ -38,7 +38,8 @@
  *
  * power_products.  Under jax.jit a power x^c (jitted, not folded) in binary16, binary32 or
  * binary64 whose exponent is a constant of one value 2, 3 or -1 (reached through broadcasts and
- * reshapes) is x * x, (x * x) * x, or the reciprocal 1 / x, each product rounded to the format.
+ * reshapes) is x * x, (x * x) * x, or the reciprocal 1 / x, each product rounded to the format
+ * (see half_source for a binary16 base).
  *
  * reciprocal_sqrt, power.  XLA's own rsqrt and pow are not the IR's: a result that one of them
  * computes, an rsqrt or pow node of binary32 or binary64 reached from the output through layout
@@ -49,9 +50,10 @@
  * conversions), so that XLA's function and the IR's read the same values.  A node of a reduced
  * format has no window (XLA computes it in binary32 and rounds once).
  *
- * Not emulated yet: the JAX importer's binary32 power of a binary16 base (which XLA computes in
- * binary16).  (A primitive-by-primitive reference beside a jax.jit one is checked by
- * src/io/artifact.c, with this emulation run without jax.jit.) */
+ * A binary32 power whose base converts a binary16 value (as the JAX importer writes a binary16
+ * power) is computed in binary16 and widened (half_source), since XLA rounds every product of a
+ * binary16 base to binary16.  A primitive-by-primitive reference beside a jax.jit one is checked
+ * by src/io/artifact.c, with this emulation run without jax.jit. */
 #include <config.h>
 #include <float.h>
 #include <stdio.h>
@@ -447,10 +449,25 @@ emit_division (build *b, int k, int num, int den, int num_g, int den_g, int fuel
   return binary (b, CN_OP_DIV, num, den, "division", out);
 }
 
+/* The binary16 value a binary32 value V of G converts (the seed's halfSource: the JAX importer
+ * writes the base of a binary16 power as a binary32 power of the converted base), as E reads it
+ * into *H; 0 when V is no such conversion. */
+static int
+half_source (build *b, int v, int *h)
+{
+  int p = cn_graph_value_producer (b->g, v);
+  if (p < 0 || cn_graph_node_op (b->g, p) != CN_OP_CAST || cn_graph_value_dtype (b->g, v) != CN_DTYPE_F32
+      || cn_graph_value_dtype (b->g, cn_graph_node_input (b->g, p, 0)) != CN_DTYPE_F16)
+    return 0;
+  return input_of (b, p, 0, h) == CN_OK;
+}
+
 /* x^c as XLA's CPU code computes it under jax.jit for c in {2, 3, -1} (power_products) into
- * *OUT; *DONE 0 (nothing emitted) for another power. */
+ * *OUT; *DONE 0 (nothing emitted) for another power.  X_G is the base in G: a binary32 power of
+ * a converted binary16 base is computed in binary16 (XLA rounds every product of a binary16 base
+ * to binary16) and widened. */
 static cn_status
-emit_power (build *b, int k, int x, int y_g, int *out, int *done)
+emit_power (build *b, int k, int x, int x_g, int y_g, int *out, int *done)
 {
   double c;
   cn_dtype t = cn_graph_value_dtype (b->e, x);
@@ -459,17 +476,27 @@ emit_power (build *b, int k, int x, int y_g, int *out, int *done)
       || !(c == 2 || c == 3 || c == -1))
     return CN_OK;
   cn_status st;
-  int sq;
+  int sq, h, r;
+  int half = half_source (b, x_g, &h);
+  if (half)
+    x = h;
   *done = 1;
   b->used[CN__XLA_POWER_PRODUCTS] = 1;
   if (c == -1)
-    return node (b, CN_OP_RECIPROCAL, NULL, 1, &x, "reciprocal", out);
-  if ((st = binary (b, CN_OP_MUL, x, x, "square", &sq)) != CN_OK || c == 2)
+    st = node (b, CN_OP_RECIPROCAL, NULL, 1, &x, "reciprocal", &r);
+  else if ((st = binary (b, CN_OP_MUL, x, x, "square", &sq)) == CN_OK)
     {
-      *out = sq;
+      r = sq;
+      if (c == 3)
+        st = binary (b, CN_OP_MUL, sq, x, "cube", &r);
+    }
+  if (st != CN_OK || !half)
+    {
+      *out = r;
       return st;
     }
-  return binary (b, CN_OP_MUL, sq, x, "cube", out);
+  cn_params_cast to32 = { CN_DTYPE_F32 };
+  return node (b, CN_OP_CAST, &to32, 1, &r, "widen", out);
 }
 
 static cn_status
@@ -527,8 +554,9 @@ build_emulation (build *b)
                               &first);
           done = 1;
         }
-      else if (op == CN_OP_POW && is_float && (st = emit_power (b, k, in[0], cn_graph_node_input (g, k, 1), &first,
-                                                                 &done)) != CN_OK)
+      else if (op == CN_OP_POW && is_float
+               && (st = emit_power (b, k, in[0], cn_graph_node_input (g, k, 0), cn_graph_node_input (g, k, 1), &first,
+                                    &done)) != CN_OK)
         break;
       if (!done)
         st = cn_graph_add_node (b->e, op, cn_graph_node_params (g, k), n_in, in, cn_graph_node_name (g, k), &first,

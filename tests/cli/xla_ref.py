@@ -20,6 +20,7 @@
 #   div_by_div.json    x / (y / z) under jax.jit: (x * z) / y
 #   div_sqrt.json      x / sqrt y under jax.jit: x * rsqrt y
 #   pow3.json          x ** 3 (a constant) under jax.jit: (x * x) * x
+#   pow3_half.json     float32(h) ** 3 of a binary16 h: (h * h) * h in binary16, widened
 #   rsqrt_in.json, rsqrt_in_below.json, rsqrt_out.json   one rsqrt word 2, -2 and 3 steps from
 #                      the IR's: inside, inside and outside XLA's rsqrt window (2 ulps)
 #   pow_in.json, pow_out.json   one exact power 1 and 2 steps off: inside and outside (1 ulp)
@@ -192,6 +193,19 @@ def main():
     ref = (xp * xp) * xp
     assert (ref != np.power(xp.astype(np.float64), 3).astype(F32)).any()
     dump(out, "pow3", artifact(prog, [xp], [ref], jit))
+
+    # the JAX importer's binary32 power of a binary16 base: XLA computes (h * h) * h in binary16
+    hv = rng.uniform(1, 9, n).astype(np.float16)
+    t16 = {"sort": "f16", "shape": [n]}
+    prog = {"inputs": [{"name": "h", **t16}],
+            "constants": [{"name": "three", **t32([n]), "words": words32(np.full(n, 3.0))}],
+            "nodes": [node("c", "cast", [0], [t16], {"to": "f32"}), node("p", "pow", [2, 1], tt)], "outputs": [3]}
+    ref = ((hv * hv) * hv).astype(F32)
+    assert (ref != np.power(hv.astype(np.float64), 3).astype(F32)).any()
+    dump(out, "pow3_half", {"format": "certnn-ir", "version": 2, "program": prog,
+                            "arguments": [{**t16, "words": "".join("%04x" % w for w in hv.view(np.uint16))}],
+                            "reference": {"outputs": [{**t32([n]), "words": words32(ref)}],
+                                          "producer": "tests/cli/xla_ref.py"}, "jaxpr": jit})
 
     # XLA's own rsqrt and pow: a word within 2 ulps (rsqrt) or 1 ulp (pow, both operands arguments)
     # of the IR's counts as reproduced; the windows' ends one word inside and one outside
