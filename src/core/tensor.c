@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "certnn/tensor.h"
+#include "core/reduced.h"
 
 static const struct
 {
@@ -114,6 +115,20 @@ cn_reduced_encode (cn_dtype t, double x)
   if (field >= emax_field)
     return (uint16_t) (sign | emax_field << f.m);   /* overflow: past the largest and its tie */
   return (uint16_t) (sign | field << f.m | ((uint16_t) n - (1 << f.m)));
+}
+
+int
+cn__reduced_limits (cn_dtype t, int *p, double *q, double *overflow)
+{
+  struct reduced f;
+  if (!reduced_of (t, &f))
+    return 0;
+  int bias = (1 << (f.e - 1)) - 1;
+  *p = f.m + 1;
+  *q = ldexp (1, 1 - bias - f.m);
+  /* the largest number (2^(M+1) - 1) 2^(bias-M), half its ulp 2^(bias-M-1) */
+  *overflow = ldexp (ldexp (1, f.m + 1) - 1, bias - f.m) + ldexp (1, bias - f.m - 1);
+  return 1;
 }
 
 double

@@ -260,6 +260,30 @@ object_of (const json_t *j, const char *const *names, int n, const char *where, 
   return known_members (j, names, n, where, msg);
 }
 
+/* Whether the jaxpr member NAME, A (absent: NULL), lists N_NODES entries, each a number in
+ * [0, INT_MAX) or null; else 0 with the message. */
+static int
+per_node_numbers (const json_t *a, const char *name, size_t n_nodes, char *msg)
+{
+  if (a == NULL)
+    return 1;
+  if (!json_is_array (a) || json_array_size (a) != n_nodes)
+    {
+      say (msg, "jaxpr: '%s' must list %zu entries, one per node", name, n_nodes);
+      return 0;
+    }
+  for (size_t i = 0; i < n_nodes; i++)
+    {
+      const json_t *x = json_array_get (a, i);
+      if (!json_is_null (x) && !(json_is_integer (x) && json_integer_value (x) >= 0 && json_integer_value (x) < INT_MAX))
+        {
+          say (msg, "jaxpr: %s %zu is neither a number nor null", name, i);
+          return 0;
+        }
+    }
+  return 1;
+}
+
 /* The structure check: 1 if it passes, else 0 with the message in MSG. */
 static int
 structure (const json_t *root, char *msg)
@@ -510,40 +534,16 @@ structure (const json_t *root, char *msg)
           say (msg, "jaxpr: 'backend' is %s, not a string", jtype (be));
           return 0;
         }
-      if (co != NULL && (!json_is_array (co) || json_array_size (co) != json_array_size (ns)))
-        {
-          say (msg, "jaxpr: 'computation' must list %zu entries, one per node", json_array_size (ns));
-          return 0;
-        }
-      for (size_t i = 0; co != NULL && i < json_array_size (co); i++)
-        {
-          const json_t *x = json_array_get (co, i);
-          if (!json_is_null (x) && !(json_is_integer (x) && json_integer_value (x) >= 0 && json_integer_value (x) < INT_MAX))
-            {
-              say (msg, "jaxpr: computation %zu is neither a computation number nor null", i);
-              return 0;
-            }
-        }
+      if (!per_node_numbers (co, "computation", json_array_size (ns), msg))
+        return 0;
       if (jc != NULL && !json_is_array (jc))
         {
           say (msg, "jaxpr: 'jit_computations' is %s, not a list", jtype (jc));
           return 0;
         }
       const json_t *pi = json_object_get (jx, "primitive_index"), *pr = json_object_get (jx, "primitive_reference");
-      if (pi != NULL && (!json_is_array (pi) || json_array_size (pi) != json_array_size (ns)))
-        {
-          say (msg, "jaxpr: 'primitive_index' must list %zu entries, one per node", json_array_size (ns));
-          return 0;
-        }
-      for (size_t i = 0; pi != NULL && i < json_array_size (pi); i++)
-        {
-          const json_t *x = json_array_get (pi, i);
-          if (!json_is_null (x) && !(json_is_integer (x) && json_integer_value (x) >= 0 && json_integer_value (x) < INT_MAX))
-            {
-              say (msg, "jaxpr: primitive_index %zu is neither a primitive number nor null", i);
-              return 0;
-            }
-        }
+      if (!per_node_numbers (pi, "primitive_index", json_array_size (ns), msg))
+        return 0;
       if (pr != NULL)
         {
           if (strcmp (json_string_value (re), "jit") != 0)
@@ -811,7 +811,7 @@ execute (state *s)
     for (int64_t i = 0; i < cn_tensor_numel (&s->outs[k]); i++, total++)
       nan += cn_dtype_is_float (s->outs[k].dtype) && isnan (cn_tensor_get_f64 (&s->outs[k], i));
   say (s->execute_msg, "%d nodes evaluated in %s%s: %d results, %" PRId64 " elements, %" PRId64 " NaN",
-       cn_graph_n_nodes (g), !seen ? "binary32" : s->sort == CN_DTYPE_F32 ? "binary32" : "binary64",
+       cn_graph_n_nodes (g), seen && s->sort == CN_DTYPE_F64 ? "binary64" : "binary32",
        reduced ? " (binary16 and bfloat16 values computed in binary32, rounded once per node)" : "", no, total, nan);
   return RAN_OK;
 }

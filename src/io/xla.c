@@ -588,9 +588,8 @@ build_emulation (build *b)
 
 /* The value of E that V flushes (V itself when it is no flush). */
 static int
-unflushed (const build *b, const int *flush_of, int v)
+unflushed (const int *flush_of, int v)
 {
-  (void) b;
   return flush_of != NULL && flush_of[v] >= 0 ? flush_of[v] : v;
 }
 
@@ -601,7 +600,7 @@ exact_argument (const build *b, const int *flush_of, int v)
 {
   for (int depth = 0; depth <= cn_graph_n_nodes (b->e); depth++)
     {
-      v = unflushed (b, flush_of, v);
+      v = unflushed (flush_of, v);
       int p = cn_graph_value_producer (b->e, v);
       if (p < 0)
         return cn_graph_value_constant (b->e, v) == NULL;
@@ -627,7 +626,7 @@ output_window (const build *b, const int *flush_of, int v, int *window, int *by)
   *by = -1;
   for (int depth = 0; depth <= cn_graph_n_nodes (b->e); depth++)
     {
-      v = unflushed (b, flush_of, v);
+      v = unflushed (flush_of, v);
       int p = cn_graph_value_producer (b->e, v);
       if (p < 0)
         return;

@@ -182,6 +182,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ops/unary_impl.h"
+#include "core/reduced.h"
 
 /* ---- shared helpers ------------------------------------------------------------------- */
 
@@ -1066,18 +1067,6 @@ mpfr_odd (mpfr_srcptr x)
   return d;
 }
 
-/* The reduced format R's precision P (significand bits), its least subnormal Q and the least
- * magnitude T that rounds to infinity (its largest number plus half its ulp). */
-static void
-reduced_limits (cn_dtype r, int *p, double *q, double *t)
-{
-  *p = r == CN_DTYPE_F16 ? 11 : 8;
-  *q = cn_reduced_decode (r, 1);
-  double max = cn_reduced_decode (r, r == CN_DTYPE_F16 ? 0x7bff : 0x7f7f);
-  double below = cn_reduced_decode (r, r == CN_DTYPE_F16 ? 0x7bfe : 0x7f7e);
-  *t = max + (max - below) / 2;   /* exact: a power of two times a short integer */
-}
-
 static cn_status
 cast_target_ok (const cn_params_cast *p, cn_error *err)
 {
@@ -1444,7 +1433,7 @@ cast_line (const cn_crown_step *st, int64_t j, double ylo, double yhi, cn__relax
     {
       int p;
       double q, t, m = fmax (fabs (l), fabs (u));
-      reduced_limits (to, &p, &q, &t);
+      cn__reduced_limits (to, &p, &q, &t);
       if (!(m < t))
         {
           /* the cast may overflow: the node's own box */

@@ -217,10 +217,12 @@ cast_to (cn__onnx_node *nc, cn_dtype to, const char *type_name)
   if (to == CN_DTYPE_COUNT)
     return cn_error_set (nc->err, CN_EUNSUPPORTED, "cast to %s is not supported", type_name);
   cn_dtype from = cn__onnx_sort (nc, 0);
-  int to_float = cn_dtype_is_float (to);
-  if ((cn_dtype_is_float (from) && to_float && !cn_dtype_is_reduced (from) && !cn_dtype_is_reduced (to)) || from == to)
+  /* the model's scalar into the model's scalar: FLOAT or DOUBLE on both sides */
+  int to_scalar = cn_dtype_is_float (to) && !cn_dtype_is_reduced (to);
+  int scalars = to_scalar && cn_dtype_is_float (from) && !cn_dtype_is_reduced (from);
+  if (scalars || from == to)
     return cn__onnx_out_alias (nc, 0, 0);
-  cn_params_cast p = { to_float && !cn_dtype_is_reduced (to) && !cn_dtype_is_reduced (from) ? CN_DTYPE_F64 : to };
+  cn_params_cast p = { to_scalar && !cn_dtype_is_reduced (from) ? CN_DTYPE_F64 : to };
   int x, v;
   cn_status st = cn__onnx_in (nc, 0, &x);
   if (st == CN_OK)
